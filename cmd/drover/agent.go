@@ -1,0 +1,130 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/drover-project/drover/internal/agent"
+	"github.com/drover-project/drover/internal/agent/config"
+)
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+// agentFlags are the command-line settings that override config files.
+type agentFlags struct {
+	dev             bool
+	configs         stringList
+	dataDir         string
+	bind            string
+	logLevel        string
+	server          bool
+	bootstrapExpect int
+}
+
+func parseAgentFlags(args []string, stderr io.Writer) (*agentFlags, error) {
+	f := &agentFlags{}
+	fs := flag.NewFlagSet("agent", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.BoolVar(&f.dev, "dev", false, "Start a single-process development agent: in-memory server (and client, once available) on 127.0.0.1, no config needed.")
+	fs.Var(&f.configs, "config", "Path to an HCL or JSON config file or directory. Repeatable; later ones win.")
+	fs.StringVar(&f.dataDir, "data-dir", "", "Directory for the agent's state (raft log and snapshots).")
+	fs.StringVar(&f.bind, "bind", "", "Address to bind the HTTP and RPC listeners to.")
+	fs.StringVar(&f.logLevel, "log-level", "", "Log level: TRACE, DEBUG, INFO, WARN or ERROR.")
+	fs.BoolVar(&f.server, "server", false, "Enable server mode.")
+	fs.IntVar(&f.bootstrapExpect, "bootstrap-expect", 0, "Number of servers to wait for before bootstrapping.")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "Usage: drover agent [options]\n\n  Starts a Drover agent and runs until interrupted (SIGINT or SIGTERM).\n\nOptions:\n")
+		fs.PrintDefaults()
+	}
+	return f, fs.Parse(args)
+}
+
+// loadAgentConfig builds the effective config: dev defaults or files, then flags.
+func loadAgentConfig(f *agentFlags) (*config.Config, error) {
+	var cfg *config.Config
+	switch {
+	case f.dev:
+		cfg = config.DevConfig()
+		if len(f.configs) > 0 {
+			fileCfg, err := config.Load(f.configs...)
+			if err != nil {
+				return nil, err
+			}
+			cfg = cfg.Merge(fileCfg)
+		}
+	case len(f.configs) > 0:
+		var err error
+		if cfg, err = config.Load(f.configs...); err != nil {
+			return nil, err
+		}
+	default:
+		cfg = config.Default()
+	}
+	applyAgentFlags(cfg, f)
+	return cfg, cfg.Validate()
+}
+
+func applyAgentFlags(cfg *config.Config, f *agentFlags) {
+	if f.dataDir != "" {
+		cfg.DataDir = f.dataDir
+	}
+	if f.bind != "" {
+		cfg.BindAddr = f.bind
+	}
+	if f.logLevel != "" {
+		cfg.LogLevel = f.logLevel
+	}
+	if f.server {
+		cfg.Server.Enabled = true
+	}
+	if f.bootstrapExpect != 0 {
+		cfg.Server.BootstrapExpect = f.bootstrapExpect
+	}
+}
+
+func runAgent(args []string, stdout, stderr io.Writer) int {
+	f, err := parseAgentFlags(args, stderr)
+	if err != nil {
+		return 1
+	}
+	cfg, err := loadAgentConfig(f)
+	if err != nil {
+		fmt.Fprintf(stderr, "drover agent: %v\n", err)
+		return 1
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.SlogLevel()}))
+	a, err := agent.New(cfg, log)
+	if err != nil {
+		fmt.Fprintf(stderr, "drover agent: %v\n", err)
+		return 1
+	}
+	log.Info("drover agent started", "version", agent.Version, "http", a.HTTPAddr(), "dev", cfg.DevMode, "data_dir", cfg.DataDir)
+	return waitForSignal(a, log)
+}
+
+// waitForSignal runs until SIGINT or SIGTERM, then shuts down cleanly.
+func waitForSignal(a *agent.Agent, log *slog.Logger) int {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	sig := <-sigs
+	log.Info("shutting down", "signal", sig.String())
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := a.Shutdown(ctx); err != nil {
+		log.Error("shutdown", "error", err)
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,64 @@
+package agent
+
+import (
+	"net/http"
+
+	"github.com/hashicorp/go-memdb"
+	"github.com/hashicorp/nomad/api"
+
+	"github.com/drover-project/drover/internal/agent/apiconv"
+	"github.com/drover-project/drover/internal/server"
+	"github.com/drover-project/drover/internal/state"
+	"github.com/drover-project/drover/internal/structs"
+)
+
+func (h *HTTPServer) allocRoutes() {
+	h.handle("GET /v1/allocations", h.allocList)
+	h.handle("GET /v1/allocation/{id}", h.allocGet)
+}
+
+func (h *HTTPServer) allocList(w http.ResponseWriter, r *http.Request) (any, error) {
+	q, err := parseQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	lo, err := parseList(r)
+	if err != nil {
+		return nil, err
+	}
+	var allocs []*structs.Allocation
+	meta, err := h.srv.BlockingQuery(r.Context(), q, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		var err error
+		allocs, err = st.AllocsByIDPrefix(ws, q.Namespace, lo.Prefix)
+		return st.Index("allocs"), err
+	})
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, meta)
+	return paginate(w, allocStubs(allocs), func(a *api.AllocationListStub) string { return a.ID }, lo)
+}
+
+func (h *HTTPServer) allocGet(w http.ResponseWriter, r *http.Request) (any, error) {
+	q, err := parseQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	id := r.PathValue("id")
+	var alloc *structs.Allocation
+	meta, err := h.srv.BlockingQuery(r.Context(), q, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		var err error
+		if alloc, err = st.AllocByID(ws, id); alloc != nil {
+			return alloc.ModifyIndex, err
+		}
+		return st.Index("allocs"), err
+	})
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, meta)
+	if alloc == nil {
+		return nil, server.NotFound("allocation %q not found", id)
+	}
+	return apiconv.AllocFromStructs(alloc), nil
+}

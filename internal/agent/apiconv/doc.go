@@ -1,0 +1,16 @@
+// Package apiconv converts between the wire types of the official Nomad Go
+// client (github.com/hashicorp/nomad/api) and Drover's internal structs.
+//
+// It is used only at the HTTP boundary: handlers decode api types, convert
+// them inbound with the *ToStructs functions, and convert results outbound
+// with the *FromStructs functions before encoding.
+//
+// Inbound conversion dereferences the api's optional pointers to zero values
+// and leaves defaulting to structs.Job.Canonicalize, with two exceptions that
+// need the pointer information structs no longer has (see inherit.go and
+// the "presence defaults" in taskgroup.go and job.go).
+//
+// Outbound conversion is full fidelity: every scalar pointer of the api type
+// is set (as Nomad does for canonicalized jobs), so that
+// JobToStructs(JobFromStructs(j)) equals j.
+package apiconv

@@ -1,0 +1,198 @@
+package apiconv
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/drover-project/drover/internal/structs"
+	"github.com/hashicorp/nomad/api"
+)
+
+// groupToStructs converts a task group. job is the api job it belongs to,
+// from which partial policy blocks inherit (see inherit.go).
+func groupToStructs(job *api.Job, g *api.TaskGroup) *structs.TaskGroup {
+	count := groupCount(g)
+	tg := &structs.TaskGroup{
+		Name:                      deref(g.Name),
+		Count:                     count,
+		Update:                    updatePtrToStructs(inheritUpdate(job.Update, g.Update)),
+		Migrate:                   migrateToStructs(inheritMigrate(job.Migrate, g.Migrate)),
+		Constraints:               constraintsToStructs(g.Constraints),
+		Affinities:                affinitiesToStructs(g.Affinities),
+		Spreads:                   spreadsToStructs(g.Spreads),
+		Scaling:                   scalingToStructs(g.Scaling, count),
+		RestartPolicy:             restartToStructs(g.RestartPolicy),
+		ReschedulePolicy:          rescheduleToStructs(inheritReschedule(job.Reschedule, g.ReschedulePolicy)),
+		Disconnect:                disconnectToStructs(g.Disconnect),
+		EphemeralDisk:             ephemeralDiskToStructs(g.EphemeralDisk),
+		Networks:                  networksToStructs(g.Networks),
+		Services:                  servicesToStructs(g.Services),
+		Meta:                      maps.Clone(g.Meta),
+		StopAfterClientDisconnect: clonePtr(g.StopAfterClientDisconnect),
+		MaxClientDisconnect:       clonePtr(g.MaxClientDisconnect),
+	}
+	tg.Tasks = convertPtrs(g.Tasks, func(t *api.Task) *structs.Task { return taskToStructs(g, t) })
+	return tg
+}
+
+// groupCount applies Nomad's presence default for count: the scaling
+// minimum if there is one, else 1. It cannot wait for Canonicalize because
+// count = 0 is a legal explicit value (a scaled-down group).
+func groupCount(g *api.TaskGroup) int {
+	if g.Count != nil {
+		return *g.Count
+	}
+	if g.Scaling != nil && g.Scaling.Min != nil {
+		return int(*g.Scaling.Min)
+	}
+	return 1
+}
+
+func groupFromStructs(tg *structs.TaskGroup) *api.TaskGroup {
+	return &api.TaskGroup{
+		Name:                      new(tg.Name),
+		Count:                     new(tg.Count),
+		Update:                    updatePtrFromStructs(tg.Update),
+		Migrate:                   migrateFromStructs(tg.Migrate),
+		Constraints:               constraintsFromStructs(tg.Constraints),
+		Affinities:                affinitiesFromStructs(tg.Affinities),
+		Spreads:                   spreadsFromStructs(tg.Spreads),
+		Scaling:                   scalingFromStructs(tg.Scaling),
+		RestartPolicy:             restartFromStructs(tg.RestartPolicy),
+		ReschedulePolicy:          rescheduleFromStructs(tg.ReschedulePolicy),
+		Disconnect:                disconnectFromStructs(tg.Disconnect),
+		EphemeralDisk:             ephemeralDiskFromStructs(tg.EphemeralDisk),
+		Networks:                  networksFromStructs(tg.Networks),
+		Services:                  servicesFromStructs(tg.Services),
+		Tasks:                     convertPtrs(tg.Tasks, taskFromStructs),
+		Meta:                      maps.Clone(tg.Meta),
+		StopAfterClientDisconnect: clonePtr(tg.StopAfterClientDisconnect),
+		MaxClientDisconnect:       clonePtr(tg.MaxClientDisconnect),
+	}
+}
+
+// clonePtr copies an optional value so the result shares nothing with the
+// request (stored objects are immutable; requests are not).
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	return new(*p)
+}
+
+// scalingToStructs applies Nomad's presence defaults for a scaling block:
+// enabled, and min = the group's count. As with count, false and 0 are legal
+// explicit values, so Canonicalize could not apply them later.
+func scalingToStructs(s *api.ScalingPolicy, count int) *structs.ScalingPolicy {
+	if s == nil {
+		return nil
+	}
+	return &structs.ScalingPolicy{
+		Min:     derefOr(s.Min, int64(count)),
+		Max:     deref(s.Max),
+		Enabled: derefOr(s.Enabled, true),
+		Policy:  copyConfig(s.Policy),
+	}
+}
+
+// scalingFromStructs leaves out the server-side fields (ID, Type, Target):
+// structs stores the group policy inline rather than as its own object.
+func scalingFromStructs(s *structs.ScalingPolicy) *api.ScalingPolicy {
+	if s == nil {
+		return nil
+	}
+	return &api.ScalingPolicy{
+		Min:     new(s.Min),
+		Max:     new(s.Max),
+		Enabled: new(s.Enabled),
+		Policy:  copyConfig(s.Policy),
+	}
+}
+
+func disconnectToStructs(d *api.DisconnectStrategy) *structs.DisconnectStrategy {
+	if d == nil {
+		return nil
+	}
+	return &structs.DisconnectStrategy{
+		LostAfter:         deref(d.LostAfter),
+		StopOnClientAfter: clonePtr(d.StopOnClientAfter),
+		Replace:           clonePtr(d.Replace),
+		Reconcile:         deref(d.Reconcile),
+	}
+}
+
+func disconnectFromStructs(d *structs.DisconnectStrategy) *api.DisconnectStrategy {
+	if d == nil {
+		return nil
+	}
+	return &api.DisconnectStrategy{
+		LostAfter:         new(d.LostAfter),
+		StopOnClientAfter: clonePtr(d.StopOnClientAfter),
+		Replace:           clonePtr(d.Replace),
+		Reconcile:         new(d.Reconcile),
+	}
+}
+
+func ephemeralDiskToStructs(e *api.EphemeralDisk) *structs.EphemeralDisk {
+	if e == nil {
+		return nil
+	}
+	return &structs.EphemeralDisk{Sticky: deref(e.Sticky), SizeMB: deref(e.SizeMB), Migrate: deref(e.Migrate)}
+}
+
+func ephemeralDiskFromStructs(e *structs.EphemeralDisk) *api.EphemeralDisk {
+	if e == nil {
+		return nil
+	}
+	return &api.EphemeralDisk{Sticky: new(e.Sticky), SizeMB: new(e.SizeMB), Migrate: new(e.Migrate)}
+}
+
+// servicesToStructs keeps the subset of a service block that structs stores
+// (discovery is not implemented yet); the rest is dropped on purpose.
+func servicesToStructs(in []*api.Service) []*structs.Service {
+	return convertPtrs(in, func(s *api.Service) *structs.Service {
+		return &structs.Service{
+			Name:      s.Name,
+			PortLabel: s.PortLabel,
+			Provider:  s.Provider,
+			Tags:      slices.Clone(s.Tags),
+			Checks:    convertSlice(s.Checks, checkToStructs),
+		}
+	})
+}
+
+func servicesFromStructs(in []*structs.Service) []*api.Service {
+	return convertPtrs(in, func(s *structs.Service) *api.Service {
+		return &api.Service{
+			Name:      s.Name,
+			PortLabel: s.PortLabel,
+			Provider:  s.Provider,
+			Tags:      slices.Clone(s.Tags),
+			Checks:    checksFromStructs(s.Checks),
+		}
+	})
+}
+
+func checkToStructs(c api.ServiceCheck) *structs.ServiceCheck {
+	return &structs.ServiceCheck{
+		Name: c.Name, Type: c.Type, Path: c.Path, Protocol: c.Protocol,
+		Interval: c.Interval, Timeout: c.Timeout,
+	}
+}
+
+// checksFromStructs drops nil checks: api.Service holds checks by value.
+func checksFromStructs(in []*structs.ServiceCheck) []api.ServiceCheck {
+	if in == nil {
+		return nil
+	}
+	out := make([]api.ServiceCheck, 0, len(in))
+	for _, c := range in {
+		if c != nil {
+			out = append(out, api.ServiceCheck{
+				Name: c.Name, Type: c.Type, Path: c.Path, Protocol: c.Protocol,
+				Interval: c.Interval, Timeout: c.Timeout,
+			})
+		}
+	}
+	return out
+}

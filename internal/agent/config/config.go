@@ -1,0 +1,176 @@
+// Package config holds the Drover agent configuration. It reads the same
+// keys as Nomad's agent configuration (HCL or JSON), so existing Nomad agent
+// files work unchanged for the subset Drover supports.
+package config
+
+import (
+	"log/slog"
+	"net"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is the fully decoded agent configuration.
+type Config struct {
+	Region     string
+	Datacenter string
+	Name       string
+	DataDir    string
+	BindAddr   string
+	LogLevel   string
+
+	Ports     Ports
+	Addresses Addresses
+	Server    ServerConfig
+	Client    ClientConfig
+	Plugins   []PluginConfig
+
+	// DevMode is set by the -dev flag, never from a file.
+	DevMode bool
+}
+
+// Ports are the TCP ports the agent listens on.
+type Ports struct {
+	HTTP int
+	RPC  int
+	Serf int
+}
+
+// Addresses optionally override BindAddr per listener.
+type Addresses struct {
+	HTTP string
+	RPC  string
+}
+
+// ServerConfig is the server { } block.
+type ServerConfig struct {
+	Enabled                bool
+	BootstrapExpect        int
+	NumSchedulers          int
+	EnabledSchedulers      []string
+	HeartbeatGrace         time.Duration
+	MinHeartbeatTTL        time.Duration
+	MaxHeartbeatsPerSecond float64
+	EvalGCThreshold        time.Duration
+	JobGCThreshold         time.Duration
+	NodeGCThreshold        time.Duration
+	DeploymentGCThreshold  time.Duration
+	ServerJoin             ServerJoin
+}
+
+// ServerJoin is the server_join { } block.
+type ServerJoin struct {
+	RetryJoin []string
+}
+
+// ClientConfig is the client { } block.
+type ClientConfig struct {
+	Enabled          bool
+	Servers          []string
+	NodeClass        string
+	NodePool         string
+	Meta             map[string]string
+	Options          map[string]string
+	StateDir         string
+	AllocDir         string
+	NetworkInterface string
+	CPUTotalCompute  int
+	MemoryTotalMB    int
+	Reserved         Reserved
+}
+
+// Reserved is the client's reserved { } block: resources withheld from
+// scheduling. ReservedPorts uses Nomad's "22,80,8000-8100" syntax.
+type Reserved struct {
+	CPU           int
+	MemoryMB      int
+	DiskMB        int
+	ReservedPorts string
+}
+
+// PluginConfig is one plugin "NAME" { } block. Config is the arbitrary
+// config { } body converted to plain Go values (string, bool, int, float64,
+// []any, map[string]any) so each driver can decode it its own way.
+type PluginConfig struct {
+	Name   string
+	Args   []string
+	Config map[string]any
+}
+
+// Default returns the configuration used before any file is applied. The
+// values mirror Nomad's defaults.
+func Default() *Config {
+	return &Config{
+		Region:     "global",
+		Datacenter: "dc1",
+		BindAddr:   "0.0.0.0",
+		LogLevel:   "INFO",
+		Ports:      Ports{HTTP: 4646, RPC: 4647, Serf: 4648},
+		Server: ServerConfig{
+			NumSchedulers:          runtime.NumCPU(),
+			HeartbeatGrace:         10 * time.Second,
+			MinHeartbeatTTL:        10 * time.Second,
+			MaxHeartbeatsPerSecond: 50,
+			EvalGCThreshold:        time.Hour,
+			JobGCThreshold:         4 * time.Hour,
+			NodeGCThreshold:        24 * time.Hour,
+			DeploymentGCThreshold:  time.Hour,
+		},
+		Client: ClientConfig{NodePool: "default"},
+	}
+}
+
+// DevConfig returns the -dev configuration: a single node that is both
+// server and client, listening only on loopback. Log level stays INFO
+// (Nomad uses DEBUG) so the dev agent's output remains readable.
+func DevConfig() *Config {
+	c := Default()
+	c.Name = "dev"
+	c.BindAddr = "127.0.0.1"
+	c.DevMode = true
+	c.Server.Enabled = true
+	c.Server.BootstrapExpect = 1
+	c.Client.Enabled = true
+	return c
+}
+
+// HTTPAddr is the host:port the HTTP API listens on.
+func (c *Config) HTTPAddr() string {
+	return hostPort(c.Addresses.HTTP, c.BindAddr, c.Ports.HTTP)
+}
+
+// RPCAddr is the host:port the server RPC listener uses.
+func (c *Config) RPCAddr() string {
+	return hostPort(c.Addresses.RPC, c.BindAddr, c.Ports.RPC)
+}
+
+func hostPort(override, bind string, port int) string {
+	host := bind
+	if override != "" {
+		host = override
+	}
+	return net.JoinHostPort(host, strconv.Itoa(port))
+}
+
+// LevelTrace is below slog's Debug; Nomad's TRACE level maps here.
+const LevelTrace = slog.LevelDebug - 4
+
+// logLevels maps Nomad's level names (case-insensitive) to slog levels.
+var logLevels = map[string]slog.Level{
+	"TRACE": LevelTrace,
+	"DEBUG": slog.LevelDebug,
+	"INFO":  slog.LevelInfo,
+	"WARN":  slog.LevelWarn,
+	"ERROR": slog.LevelError,
+}
+
+// SlogLevel converts LogLevel for log/slog; unknown names fall back to INFO
+// (Validate reports them).
+func (c *Config) SlogLevel() slog.Level {
+	if l, ok := logLevels[strings.ToUpper(c.LogLevel)]; ok {
+		return l
+	}
+	return slog.LevelInfo
+}

@@ -1,0 +1,156 @@
+package config
+
+import "maps"
+
+// Merge returns a new Config: c overlaid with every value o sets. A zero
+// value in o means "not set", so Merge cannot turn a bool off; Load applies
+// files field by field to avoid that. Maps merge per key, slices are
+// replaced, plugins merge by name. Neither input is modified.
+func (c *Config) Merge(o *Config) *Config {
+	r := c.Copy()
+	if o == nil {
+		return r
+	}
+	setNZ(&r.Region, o.Region)
+	setNZ(&r.Datacenter, o.Datacenter)
+	setNZ(&r.Name, o.Name)
+	setNZ(&r.DataDir, o.DataDir)
+	setNZ(&r.BindAddr, o.BindAddr)
+	setNZ(&r.LogLevel, o.LogLevel)
+	setNZ(&r.Ports.HTTP, o.Ports.HTTP)
+	setNZ(&r.Ports.RPC, o.Ports.RPC)
+	setNZ(&r.Ports.Serf, o.Ports.Serf)
+	setNZ(&r.Addresses.HTTP, o.Addresses.HTTP)
+	setNZ(&r.Addresses.RPC, o.Addresses.RPC)
+	r.Server.merge(&o.Server)
+	r.Client.merge(&o.Client)
+	r.Plugins = mergePlugins(r.Plugins, o.Plugins)
+	setNZ(&r.DevMode, o.DevMode)
+	return r
+}
+
+func (s *ServerConfig) merge(o *ServerConfig) {
+	setNZ(&s.Enabled, o.Enabled)
+	setNZ(&s.BootstrapExpect, o.BootstrapExpect)
+	setNZ(&s.NumSchedulers, o.NumSchedulers)
+	setSlice(&s.EnabledSchedulers, o.EnabledSchedulers)
+	setNZ(&s.HeartbeatGrace, o.HeartbeatGrace)
+	setNZ(&s.MinHeartbeatTTL, o.MinHeartbeatTTL)
+	setNZ(&s.MaxHeartbeatsPerSecond, o.MaxHeartbeatsPerSecond)
+	setNZ(&s.EvalGCThreshold, o.EvalGCThreshold)
+	setNZ(&s.JobGCThreshold, o.JobGCThreshold)
+	setNZ(&s.NodeGCThreshold, o.NodeGCThreshold)
+	setNZ(&s.DeploymentGCThreshold, o.DeploymentGCThreshold)
+	setSlice(&s.ServerJoin.RetryJoin, o.ServerJoin.RetryJoin)
+}
+
+func (c *ClientConfig) merge(o *ClientConfig) {
+	setNZ(&c.Enabled, o.Enabled)
+	setSlice(&c.Servers, o.Servers)
+	setNZ(&c.NodeClass, o.NodeClass)
+	setNZ(&c.NodePool, o.NodePool)
+	c.Meta = mergeMap(c.Meta, o.Meta)
+	c.Options = mergeMap(c.Options, o.Options)
+	setNZ(&c.StateDir, o.StateDir)
+	setNZ(&c.AllocDir, o.AllocDir)
+	setNZ(&c.NetworkInterface, o.NetworkInterface)
+	setNZ(&c.CPUTotalCompute, o.CPUTotalCompute)
+	setNZ(&c.MemoryTotalMB, o.MemoryTotalMB)
+	setNZ(&c.Reserved.CPU, o.Reserved.CPU)
+	setNZ(&c.Reserved.MemoryMB, o.Reserved.MemoryMB)
+	setNZ(&c.Reserved.DiskMB, o.Reserved.DiskMB)
+	setNZ(&c.Reserved.ReservedPorts, o.Reserved.ReservedPorts)
+}
+
+// Copy returns a deep copy, so merged results never alias their inputs.
+func (c *Config) Copy() *Config {
+	r := *c
+	r.Server.EnabledSchedulers = cloneSlice(c.Server.EnabledSchedulers)
+	r.Server.ServerJoin.RetryJoin = cloneSlice(c.Server.ServerJoin.RetryJoin)
+	r.Client.Servers = cloneSlice(c.Client.Servers)
+	r.Client.Meta = maps.Clone(c.Client.Meta)
+	r.Client.Options = maps.Clone(c.Client.Options)
+	r.Plugins = nil
+	for _, p := range c.Plugins {
+		r.Plugins = append(r.Plugins, p.copy())
+	}
+	return &r
+}
+
+func (p PluginConfig) copy() PluginConfig {
+	p.Args = cloneSlice(p.Args)
+	if p.Config != nil {
+		p.Config = deepCopy(p.Config).(map[string]any)
+	}
+	return p
+}
+
+// deepCopy copies the plain values produced by bodyToMap.
+func deepCopy(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(v))
+		for k, e := range v {
+			m[k] = deepCopy(e)
+		}
+		return m
+	case []any:
+		s := make([]any, len(v))
+		for i, e := range v {
+			s[i] = deepCopy(e)
+		}
+		return s
+	}
+	return v
+}
+
+// mergePlugins replaces same-named plugins in place and appends new ones,
+// keeping first-seen order stable for logs and tests.
+func mergePlugins(base, over []PluginConfig) []PluginConfig {
+	for _, p := range over {
+		p = p.copy()
+		replaced := false
+		for i := range base {
+			if base[i].Name == p.Name {
+				base[i], replaced = p, true
+			}
+		}
+		if !replaced {
+			base = append(base, p)
+		}
+	}
+	return base
+}
+
+// mergeMap overlays over onto base per key, allocating only when needed.
+func mergeMap(base, over map[string]string) map[string]string {
+	if len(over) == 0 {
+		return base
+	}
+	if base == nil {
+		base = make(map[string]string, len(over))
+	}
+	maps.Copy(base, over)
+	return base
+}
+
+// setNZ overwrites *dst when v is not the zero value ("set" for Merge).
+func setNZ[T comparable](dst *T, v T) {
+	var zero T
+	if v != zero {
+		*dst = v
+	}
+}
+
+func setSlice[T any](dst *[]T, v []T) {
+	if len(v) > 0 {
+		*dst = cloneSlice(v)
+	}
+}
+
+func cloneSlice[T any](s []T) []T {
+	if s == nil {
+		return nil
+	}
+	return append([]T(nil), s...)
+}

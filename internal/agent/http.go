@@ -1,0 +1,143 @@
+// Package agent runs a Drover agent (server and/or client) and serves
+// Nomad's HTTP API, converting between api types and internal structs at
+// the boundary.
+package agent
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/drover-project/drover/internal/server"
+)
+
+// MaxRequestBodyBytes bounds request bodies; larger ones get 413.
+const MaxRequestBodyBytes = 8 << 20
+
+// AgentInfo is what /v1/agent/self reports about this agent.
+type AgentInfo struct {
+	Name       string
+	Region     string
+	Datacenter string
+	HTTPAddr   string
+	RPCAddr    string
+	Config     map[string]any
+}
+
+// HTTPServer serves the /v1 API for one server.
+type HTTPServer struct {
+	srv  *server.Server
+	info AgentInfo
+	log  *slog.Logger
+	mux  *http.ServeMux
+}
+
+// NewHTTPServer returns the API handler for srv.
+func NewHTTPServer(srv *server.Server, info AgentInfo, log *slog.Logger) *HTTPServer {
+	h := &HTTPServer{srv: srv, info: info, log: log, mux: http.NewServeMux()}
+	h.routes()
+	return h
+}
+
+// ServeHTTP implements http.Handler.
+func (h *HTTPServer) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+
+// handlerFunc answers a request with an object to encode as JSON, or an error.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) (any, error)
+
+// handle registers fn for a pattern such as "GET /v1/jobs".
+func (h *HTTPServer) handle(pattern string, fn handlerFunc) {
+	h.mux.HandleFunc(pattern, h.wrap(fn))
+}
+
+// wrap turns a handlerFunc into an http.HandlerFunc: errors become their
+// status code with a plain-text message (as Nomad answers), results JSON.
+func (h *HTTPServer) wrap(fn handlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		out, err := fn(w, r)
+		if err != nil {
+			h.writeError(w, r, err)
+			return
+		}
+		if out == nil {
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		enc := json.NewEncoder(w)
+		if _, pretty := r.URL.Query()["pretty"]; pretty {
+			enc.SetIndent("", "    ")
+		}
+		if err := enc.Encode(out); err != nil {
+			h.log.Debug("http: write response", "path", r.URL.Path, "error", err)
+		}
+	}
+}
+
+func (h *HTTPServer) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	code := server.ErrorCode(err)
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		code = http.StatusRequestEntityTooLarge
+		err = fmt.Errorf("request body larger than %d bytes", tooBig.Limit)
+	}
+	if code >= 500 {
+		h.log.Error("http: request failed", "method", r.Method, "path", r.URL.Path, "error", err)
+	}
+	http.Error(w, err.Error(), code)
+}
+
+// decodeBody decodes a JSON request body into out, strictly: unknown
+// fields, trailing data and oversize bodies are errors naming the problem.
+func decodeBody(w http.ResponseWriter, r *http.Request, out any) error {
+	body := http.MaxBytesReader(w, r.Body, MaxRequestBodyBytes)
+	dec := json.NewDecoder(body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(out); err != nil {
+		return bodyError(err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return err
+		}
+		return server.BadRequest("request body: unexpected data after the JSON object")
+	}
+	return nil
+}
+
+// bodyError explains a JSON decoding failure, naming the field or offset.
+func bodyError(err error) error {
+	var tooBig *http.MaxBytesError
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &tooBig):
+		return err
+	case errors.Is(err, io.EOF):
+		return server.BadRequest("request body: empty, expected a JSON object")
+	case errors.As(err, &syntax):
+		return server.BadRequest("request body: malformed JSON at offset %d: %v", syntax.Offset, err)
+	case errors.As(err, &typ):
+		return server.BadRequest("request body: field %q: expected %s, got JSON %s", typ.Field, typ.Type, typ.Value)
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		return server.BadRequest("request body: unknown field %s", strings.TrimPrefix(err.Error(), "json: unknown field "))
+	}
+	return server.BadRequest("request body: %v", err)
+}
+
+// setMeta writes the query metadata headers Nomad's clients read.
+func setMeta(w http.ResponseWriter, m server.QueryMeta) {
+	w.Header().Set("X-Nomad-Index", strconv.FormatUint(m.Index, 10))
+	w.Header().Set("X-Nomad-KnownLeader", strconv.FormatBool(m.KnownLeader))
+	w.Header().Set("X-Nomad-LastContact", strconv.FormatInt(m.LastContact.Milliseconds(), 10))
+}
+
+// setIndex writes the index header of a write.
+func setIndex(w http.ResponseWriter, index uint64) {
+	w.Header().Set("X-Nomad-Index", strconv.FormatUint(index, 10))
+}

@@ -1,0 +1,214 @@
+package agent
+
+import (
+	"net/http"
+
+	"github.com/hashicorp/go-memdb"
+	"github.com/hashicorp/nomad/api"
+
+	"github.com/drover-project/drover/internal/agent/apiconv"
+	"github.com/drover-project/drover/internal/server"
+	"github.com/drover-project/drover/internal/state"
+	"github.com/drover-project/drover/internal/structs"
+)
+
+func (h *HTTPServer) jobRoutes() {
+	h.handle("GET /v1/jobs", h.jobList)
+	h.handle("PUT /v1/jobs", h.jobRegister)
+	h.handle("POST /v1/jobs", h.jobRegister)
+	h.handle("POST /v1/jobs/parse", h.jobParse)
+	h.handle("GET /v1/job/{id}", h.jobGet)
+	h.handle("PUT /v1/job/{id}", h.jobRegister)
+	h.handle("POST /v1/job/{id}", h.jobRegister)
+	h.handle("DELETE /v1/job/{id}", h.jobDeregister)
+	h.handle("GET /v1/job/{id}/versions", h.jobVersions)
+	h.handle("GET /v1/job/{id}/evaluations", h.jobEvaluations)
+	h.handle("GET /v1/job/{id}/allocations", h.jobAllocations)
+}
+
+func (h *HTTPServer) jobList(w http.ResponseWriter, r *http.Request) (any, error) {
+	q, err := parseQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	lo, err := parseList(r)
+	if err != nil {
+		return nil, err
+	}
+	var jobs []*structs.Job
+	meta, err := h.srv.BlockingQuery(r.Context(), q, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		var err error
+		jobs, err = st.JobsByIDPrefix(ws, q.Namespace, lo.Prefix)
+		return st.Index("jobs"), err
+	})
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, meta)
+	stubs := make([]*api.JobListStub, 0, len(jobs))
+	for _, j := range jobs {
+		stubs = append(stubs, apiconv.JobListStub(j, nil))
+	}
+	return paginate(w, stubs, func(s *api.JobListStub) string { return s.Namespace + "." + s.ID }, lo)
+}
+
+// jobRegister answers PUT /v1/jobs and PUT /v1/job/:id.
+func (h *HTTPServer) jobRegister(w http.ResponseWriter, r *http.Request) (any, error) {
+	var req api.JobRegisterRequest
+	if err := decodeBody(w, r, &req); err != nil {
+		return nil, err
+	}
+	if req.Job == nil {
+		return nil, server.BadRequest("Job: missing job in request body")
+	}
+	if id := r.PathValue("id"); id != "" && (req.Job.ID == nil || *req.Job.ID != id) {
+		return nil, server.BadRequest("Job.ID: does not match the job ID %q in the URL", id)
+	}
+	job := apiconv.JobToStructs(req.Job)
+	if job.Namespace == "" {
+		job.Namespace = r.URL.Query().Get("namespace")
+	}
+	reply, err := h.srv.Job.Register(&server.JobRegisterArgs{
+		Job: job, EnforceIndex: req.EnforceIndex, JobModifyIndex: req.JobModifyIndex,
+	})
+	if err != nil {
+		return nil, err
+	}
+	setIndex(w, reply.Index)
+	return &api.JobRegisterResponse{
+		EvalID: reply.EvalID, EvalCreateIndex: reply.EvalCreateIndex,
+		JobModifyIndex: reply.JobModifyIndex, Warnings: reply.Warnings,
+		QueryMeta: api.QueryMeta{LastIndex: reply.Index},
+	}, nil
+}
+
+// jobParse will turn HCL into a job once the jobspec parser lands (issue 6).
+func (h *HTTPServer) jobParse(w http.ResponseWriter, r *http.Request) (any, error) {
+	return nil, server.NewCodedError(http.StatusNotImplemented, "job parsing is not available yet: the HCL jobspec parser has not landed")
+}
+
+func (h *HTTPServer) jobGet(w http.ResponseWriter, r *http.Request) (any, error) {
+	q, err := parseQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	id := r.PathValue("id")
+	var job *structs.Job
+	meta, err := h.srv.BlockingQuery(r.Context(), q, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		var err error
+		job, err = st.JobByID(ws, q.Namespace, id)
+		if job != nil {
+			return job.ModifyIndex, err
+		}
+		return st.Index("jobs"), err
+	})
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, meta)
+	if job == nil {
+		return nil, server.NotFound("job %q not found", id)
+	}
+	return apiconv.JobFromStructs(job), nil
+}
+
+func (h *HTTPServer) jobDeregister(w http.ResponseWriter, r *http.Request) (any, error) {
+	purge, err := boolParam(r, "purge")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := boolParam(r, "global"); err != nil {
+		return nil, err
+	}
+	reply, err := h.srv.Job.Deregister(&server.JobDeregisterArgs{
+		Namespace: r.URL.Query().Get("namespace"), JobID: r.PathValue("id"), Purge: purge,
+	})
+	if err != nil {
+		return nil, err
+	}
+	setIndex(w, reply.Index)
+	return &api.JobDeregisterResponse{
+		EvalID: reply.EvalID, EvalCreateIndex: reply.EvalCreateIndex,
+		JobModifyIndex: reply.JobModifyIndex, QueryMeta: api.QueryMeta{LastIndex: reply.Index},
+	}, nil
+}
+
+func (h *HTTPServer) jobVersions(w http.ResponseWriter, r *http.Request) (any, error) {
+	q, err := parseQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	id := r.PathValue("id")
+	var versions []*structs.Job
+	meta, err := h.srv.BlockingQuery(r.Context(), q, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		var err error
+		versions, err = st.JobVersionsByID(ws, q.Namespace, id)
+		return st.Index("job_version"), err
+	})
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, meta)
+	if len(versions) == 0 {
+		return nil, server.NotFound("job %q not found", id)
+	}
+	out := &api.JobVersionsResponse{}
+	for _, v := range versions {
+		out.Versions = append(out.Versions, apiconv.JobFromStructs(v))
+	}
+	return out, nil
+}
+
+func (h *HTTPServer) jobEvaluations(w http.ResponseWriter, r *http.Request) (any, error) {
+	q, err := parseQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	id := r.PathValue("id")
+	var evals []*structs.Evaluation
+	meta, err := h.srv.BlockingQuery(r.Context(), q, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		var err error
+		evals, err = st.EvalsByJob(ws, q.Namespace, id)
+		return st.Index("evals"), err
+	})
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, meta)
+	out := make([]*api.Evaluation, 0, len(evals))
+	for _, e := range evals {
+		out = append(out, apiconv.EvalFromStructs(e))
+	}
+	return out, nil
+}
+
+func (h *HTTPServer) jobAllocations(w http.ResponseWriter, r *http.Request) (any, error) {
+	q, err := parseQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	all, err := boolParam(r, "all")
+	if err != nil {
+		return nil, err
+	}
+	id := r.PathValue("id")
+	var allocs []*structs.Allocation
+	meta, err := h.srv.BlockingQuery(r.Context(), q, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		var err error
+		allocs, err = st.AllocsByJob(ws, q.Namespace, id, all)
+		return st.Index("allocs"), err
+	})
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, meta)
+	return allocStubs(allocs), nil
+}
+
+func allocStubs(allocs []*structs.Allocation) []*api.AllocationListStub {
+	out := make([]*api.AllocationListStub, 0, len(allocs))
+	for _, a := range allocs {
+		out = append(out, apiconv.AllocStubFromStructs(a, false))
+	}
+	return out
+}

@@ -1,0 +1,99 @@
+package agent
+
+import (
+	"net/http"
+
+	"github.com/hashicorp/go-memdb"
+	"github.com/hashicorp/nomad/api"
+
+	"github.com/drover-project/drover/internal/agent/apiconv"
+	"github.com/drover-project/drover/internal/server"
+	"github.com/drover-project/drover/internal/state"
+	"github.com/drover-project/drover/internal/structs"
+)
+
+func (h *HTTPServer) nodeRoutes() {
+	h.handle("GET /v1/nodes", h.nodeList)
+	h.handle("GET /v1/node/{id}", h.nodeGet)
+	h.handle("GET /v1/node/{id}/allocations", h.nodeAllocations)
+}
+
+func (h *HTTPServer) nodeList(w http.ResponseWriter, r *http.Request) (any, error) {
+	q, err := parseQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	lo, err := parseList(r)
+	if err != nil {
+		return nil, err
+	}
+	var fields apiconv.NodeStubFields
+	if fields.Resources, err = boolParam(r, "resources"); err != nil {
+		return nil, err
+	}
+	if fields.OS, err = boolParam(r, "os"); err != nil {
+		return nil, err
+	}
+	var nodes []*structs.Node
+	meta, err := h.srv.BlockingQuery(r.Context(), q, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		var err error
+		nodes, err = st.NodesByIDPrefix(ws, lo.Prefix)
+		return st.Index("nodes"), err
+	})
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, meta)
+	stubs := make([]*api.NodeListStub, 0, len(nodes))
+	for _, n := range nodes {
+		stubs = append(stubs, apiconv.NodeStubFromStructs(n, fields))
+	}
+	return paginate(w, stubs, func(n *api.NodeListStub) string { return n.ID }, lo)
+}
+
+func (h *HTTPServer) nodeGet(w http.ResponseWriter, r *http.Request) (any, error) {
+	q, err := parseQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	id := r.PathValue("id")
+	var node *structs.Node
+	meta, err := h.srv.BlockingQuery(r.Context(), q, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		var err error
+		if node, err = st.NodeByID(ws, id); node != nil {
+			return node.ModifyIndex, err
+		}
+		return st.Index("nodes"), err
+	})
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, meta)
+	if node == nil {
+		return nil, server.NotFound("node %q not found", id)
+	}
+	return apiconv.NodeFromStructs(node), nil
+}
+
+func (h *HTTPServer) nodeAllocations(w http.ResponseWriter, r *http.Request) (any, error) {
+	q, err := parseQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	id := r.PathValue("id")
+	var allocs []*structs.Allocation
+	meta, err := h.srv.BlockingQuery(r.Context(), q, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		var err error
+		allocs, err = st.AllocsByNode(ws, id)
+		return st.Index("allocs"), err
+	})
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, meta)
+	out := make([]*api.Allocation, 0, len(allocs))
+	for _, a := range allocs {
+		out = append(out, apiconv.AllocFromStructs(a))
+	}
+	return out, nil
+}

@@ -1,0 +1,93 @@
+package agent
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/drover-project/drover/internal/server"
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// listOptions are the list-endpoint query parameters.
+type listOptions struct {
+	Prefix    string
+	PerPage   int
+	NextToken string
+	Filter    string
+	Reverse   bool
+}
+
+// parseQuery reads the blocking-query and namespace parameters.
+func parseQuery(r *http.Request) (server.QueryOptions, error) {
+	q := r.URL.Query()
+	opts := server.QueryOptions{Namespace: q.Get("namespace")}
+	if opts.Namespace == "" {
+		opts.Namespace = structs.DefaultNamespace
+	}
+	if v := q.Get("index"); v != "" {
+		idx, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return opts, server.BadRequest("index: %q is not a non-negative integer", v)
+		}
+		opts.MinQueryIndex = idx
+	}
+	if v := q.Get("wait"); v != "" {
+		d, err := parseWait(v)
+		if err != nil {
+			return opts, server.BadRequest("wait: %v", err)
+		}
+		opts.MaxQueryTime = d
+	}
+	return opts, nil
+}
+
+// parseWait accepts Go durations ("5s", "5000ms") and bare milliseconds.
+func parseWait(v string) (time.Duration, error) {
+	if n, err := strconv.ParseUint(v, 10, 64); err == nil {
+		return time.Duration(n) * time.Millisecond, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return 0, server.BadRequest("%q is not a duration", v)
+	}
+	return d, nil
+}
+
+// parseList reads the list-endpoint parameters.
+func parseList(r *http.Request) (listOptions, error) {
+	q := r.URL.Query()
+	lo := listOptions{Prefix: q.Get("prefix"), NextToken: q.Get("next_token"), Filter: q.Get("filter")}
+	if v := q.Get("per_page"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return lo, server.BadRequest("per_page: %q is not a non-negative integer", v)
+		}
+		lo.PerPage = n
+	}
+	if v := q.Get("reverse"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return lo, server.BadRequest("reverse: %q is not a boolean", v)
+		}
+		lo.Reverse = b
+	}
+	return lo, nil
+}
+
+// boolParam reads an optional boolean parameter.
+func boolParam(r *http.Request, name string) (bool, error) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, server.BadRequest("%s: %q is not a boolean", name, v)
+	}
+	return b, nil
+}
+
+// allNamespaces reports whether a list spans every namespace.
+func allNamespaces(ns string) bool { return strings.TrimSpace(ns) == "*" }

@@ -1,0 +1,54 @@
+package agent
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/nomad/api"
+
+	"github.com/drover-project/drover/internal/agent/config"
+)
+
+// testAgent starts an in-process agent on a free port and returns it with
+// an official Nomad API client pointed at it.
+func testAgent(t *testing.T, mutate func(*config.Config)) (*Agent, *api.Client) {
+	t.Helper()
+	cfg := config.DevConfig()
+	cfg.Ports.HTTP, cfg.Ports.RPC, cfg.Ports.Serf = freePort(t), freePort(t), freePort(t)
+	cfg.Client.Enabled = false
+	if mutate != nil {
+		mutate(cfg)
+	}
+	a, err := New(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatalf("start agent: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		a.Shutdown(ctx)
+	})
+	if err := a.Server().WaitForLeader(10 * time.Second); err != nil {
+		t.Fatalf("wait for leader: %v", err)
+	}
+	client, err := api.NewClient(&api.Config{Address: "http://" + a.HTTPAddr()})
+	if err != nil {
+		t.Fatalf("api client: %v", err)
+	}
+	return a, client
+}
+
+// freePort returns a TCP port that was free a moment ago.
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("find free port: %v", err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}

@@ -1,0 +1,202 @@
+package fsm
+
+import (
+	"fmt"
+
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// applierTable maps each log entry type to the function that applies it.
+func (f *FSM) applierTable() map[structs.MessageType]applier {
+	return map[structs.MessageType]applier{
+		structs.JobRegisterRequestType:           decodeAndApply(f.applyJobRegister),
+		structs.JobDeregisterRequestType:         decodeAndApply(f.applyJobDeregister),
+		structs.JobBatchDeregisterRequestType:    decodeAndApply(f.applyJobBatchDeregister),
+		structs.EvalUpdateRequestType:            decodeAndApply(f.applyEvalUpdate),
+		structs.EvalDeleteRequestType:            decodeAndApply(f.applyEvalDelete),
+		structs.NodeRegisterRequestType:          decodeAndApply(f.applyNodeRegister),
+		structs.NodeDeregisterRequestType:        decodeAndApply(f.applyNodeDeregister),
+		structs.NodeUpdateStatusRequestType:      decodeAndApply(f.applyNodeStatus),
+		structs.NodeUpdateDrainRequestType:       decodeAndApply(f.applyNodeDrain),
+		structs.NodeUpdateEligibilityType:        decodeAndApply(f.applyNodeEligibility),
+		structs.AllocUpdateRequestType:           decodeAndApply(f.applyAllocServerUpdate),
+		structs.AllocClientUpdateRequestType:     decodeAndApply(f.applyAllocClientUpdate),
+		structs.AllocUpdateDesiredTransitionType: decodeAndApply(f.applyAllocDesiredTransition),
+		structs.ApplyPlanResultsRequestType:      decodeAndApply(f.applyPlanResults),
+		structs.DeploymentStatusUpdateType:       decodeAndApply(f.applyDeploymentStatus),
+		structs.SchedulerConfigRequestType:       decodeAndApply(f.applySchedulerConfig),
+	}
+}
+
+// decodeAndApply decodes the payload into a fresh T and applies it.
+func decodeAndApply[T any](fn func(req *T, index uint64) error) applier {
+	return func(buf []byte, index uint64) error {
+		req := new(T)
+		if err := structs.Decode(buf, req); err != nil {
+			return fmt.Errorf("decode %T: %w", req, err)
+		}
+		return fn(req, index)
+	}
+}
+
+func (f *FSM) applyJobRegister(req *structs.JobRegisterRequest, index uint64) error {
+	if err := f.state.UpsertJob(index, req.SubmitTime, req.Job); err != nil {
+		return err
+	}
+	// The eval refers to the job version this entry writes, whose index is
+	// only known now. req was decoded fresh, so it is ours to change.
+	if req.Eval != nil {
+		req.Eval.JobModifyIndex = index
+	}
+	return f.upsertEvals(index, evalList(req.Eval))
+}
+
+func (f *FSM) applyJobDeregister(req *structs.JobDeregisterRequest, index uint64) error {
+	if err := f.deregisterJob(index, req); err != nil {
+		return err
+	}
+	if req.Eval != nil {
+		req.Eval.JobModifyIndex = index
+	}
+	return f.upsertEvals(index, evalList(req.Eval))
+}
+
+func (f *FSM) applyJobBatchDeregister(req *structs.JobBatchDeregisterRequest, index uint64) error {
+	for i := range req.Jobs {
+		if err := f.deregisterJob(index, &req.Jobs[i]); err != nil {
+			return err
+		}
+	}
+	return f.upsertEvals(index, req.Evals)
+}
+
+// deregisterJob purges the job or stores a stopped copy of it.
+func (f *FSM) deregisterJob(index uint64, req *structs.JobDeregisterRequest) error {
+	if req.Purge {
+		return f.state.DeleteJob(index, req.Namespace, req.JobID)
+	}
+	job, err := f.state.JobByID(nil, req.Namespace, req.JobID)
+	if err != nil || job == nil {
+		return err
+	}
+	if job.Stop {
+		return nil
+	}
+	stopped := job.Copy()
+	stopped.Stop = true
+	return f.state.UpsertJob(index, req.SubmitTime, stopped)
+}
+
+func (f *FSM) applyEvalUpdate(req *structs.EvalUpdateRequest, index uint64) error {
+	return f.upsertEvals(index, req.Evals)
+}
+
+func (f *FSM) applyEvalDelete(req *structs.EvalDeleteRequest, index uint64) error {
+	return f.state.DeleteEvals(index, req.Evals, req.Allocs)
+}
+
+func (f *FSM) applyNodeRegister(req *structs.NodeRegisterRequest, index uint64) error {
+	if err := f.state.UpsertNode(index, req.Node); err != nil {
+		return err
+	}
+	return f.upsertEvals(index, req.Evals)
+}
+
+func (f *FSM) applyNodeDeregister(req *structs.NodeDeregisterRequest, index uint64) error {
+	if err := f.state.DeleteNodes(index, req.NodeIDs); err != nil {
+		return err
+	}
+	return f.upsertEvals(index, req.Evals)
+}
+
+func (f *FSM) applyNodeStatus(req *structs.NodeUpdateStatusRequest, index uint64) error {
+	if err := f.state.UpdateNodeStatus(index, req.NodeID, req.Status, req.UpdatedAt, req.NodeEvent); err != nil {
+		return err
+	}
+	return f.upsertEvals(index, req.Evals)
+}
+
+func (f *FSM) applyNodeDrain(req *structs.NodeUpdateDrainRequest, index uint64) error {
+	if err := f.state.UpdateNodeDrain(index, req.NodeID, req.DrainStrategy, req.MarkEligible, req.UpdatedAt, req.NodeEvent); err != nil {
+		return err
+	}
+	return f.upsertEvals(index, req.Evals)
+}
+
+func (f *FSM) applyNodeEligibility(req *structs.NodeUpdateEligibilityRequest, index uint64) error {
+	if err := f.state.UpdateNodeEligibility(index, req.NodeID, req.Eligibility, req.UpdatedAt, req.NodeEvent); err != nil {
+		return err
+	}
+	return f.upsertEvals(index, req.Evals)
+}
+
+func (f *FSM) applyAllocServerUpdate(req *structs.AllocUpdateRequest, index uint64) error {
+	if err := f.state.UpsertAllocs(index, req.Allocs); err != nil {
+		return err
+	}
+	return f.upsertEvals(index, req.Evals)
+}
+
+func (f *FSM) applyAllocClientUpdate(req *structs.AllocUpdateRequest, index uint64) error {
+	if err := f.state.UpdateAllocsFromClient(index, req.Allocs); err != nil {
+		return err
+	}
+	return f.upsertEvals(index, req.Evals)
+}
+
+func (f *FSM) applyAllocDesiredTransition(req *structs.AllocUpdateDesiredTransitionRequest, index uint64) error {
+	if err := f.state.UpdateAllocsDesiredTransitions(index, req.Allocs, req.Evals); err != nil {
+		return err
+	}
+	f.notify(req.Evals)
+	return nil
+}
+
+func (f *FSM) applyPlanResults(req *structs.ApplyPlanResultsRequest, index uint64) error {
+	if err := f.state.UpsertPlanResults(index, req); err != nil {
+		return err
+	}
+	f.notify(req.PreemptionEvals)
+	return nil
+}
+
+func (f *FSM) applyDeploymentStatus(req *structs.DeploymentStatusUpdateRequest, index uint64) error {
+	if err := f.state.UpdateDeploymentStatus(index, req); err != nil {
+		return err
+	}
+	f.notify(evalList(req.Eval))
+	return nil
+}
+
+func (f *FSM) applySchedulerConfig(req *structs.SchedulerSetConfigRequest, index uint64) error {
+	if !req.CAS {
+		return f.state.SchedulerSetConfig(index, &req.Config)
+	}
+	ok, err := f.state.SchedulerCASConfig(index, req.Config.ModifyIndex, &req.Config)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return ErrCASConflict
+	}
+	return nil
+}
+
+// upsertEvals writes evals and hands them to the sink.
+func (f *FSM) upsertEvals(index uint64, evals []*structs.Evaluation) error {
+	if len(evals) == 0 {
+		return nil
+	}
+	if err := f.state.UpsertEvals(index, evals); err != nil {
+		return err
+	}
+	f.notify(evals)
+	return nil
+}
+
+func evalList(e *structs.Evaluation) []*structs.Evaluation {
+	if e == nil {
+		return nil
+	}
+	return []*structs.Evaluation{e}
+}

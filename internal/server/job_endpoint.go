@@ -1,0 +1,145 @@
+package server
+
+import (
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// JobEndpoint is the Job.* endpoint family.
+type JobEndpoint struct{ srv *Server }
+
+// JobRegisterArgs registers or updates a job.
+type JobRegisterArgs struct {
+	Job *structs.Job
+	// EnforceIndex makes the register conditional: it only applies if the
+	// job's current JobModifyIndex equals JobModifyIndex (0: must not exist).
+	EnforceIndex   bool
+	JobModifyIndex uint64
+}
+
+// JobRegisterReply tells the caller what the register wrote.
+type JobRegisterReply struct {
+	EvalID          string
+	EvalCreateIndex uint64
+	JobModifyIndex  uint64
+	Warnings        string
+	Index           uint64
+}
+
+// Register validates a job and writes it together with its job-register
+// evaluation in one raft entry. Periodic and parameterized parents get no
+// evaluation: they only launch children.
+func (e *JobEndpoint) Register(args *JobRegisterArgs) (*JobRegisterReply, error) {
+	if args.Job == nil {
+		return nil, BadRequest("Job: missing job")
+	}
+	job := args.Job.Copy()
+	job.Canonicalize()
+	if err := job.Validate(); err != nil {
+		return nil, BadRequest("invalid job: %v", err)
+	}
+	if err := e.checkEnforceIndex(job, args); err != nil {
+		return nil, err
+	}
+	now := e.srv.now()
+	req := &structs.JobRegisterRequest{Job: job, SubmitTime: now.UnixNano()}
+	if !job.IsMultiInstanceParent() {
+		req.Eval = e.srv.newJobEval(job, structs.EvalTriggerJobRegister)
+	}
+	index, err := e.srv.raftApply(structs.JobRegisterRequestType, req)
+	if err != nil {
+		return nil, err
+	}
+	reply := &JobRegisterReply{Index: index, JobModifyIndex: index}
+	if stored, err := e.srv.State().JobByID(nil, job.Namespace, job.ID); err == nil && stored != nil {
+		reply.JobModifyIndex = stored.JobModifyIndex
+	}
+	if req.Eval != nil {
+		reply.EvalID, reply.EvalCreateIndex = req.Eval.ID, index
+	}
+	return reply, nil
+}
+
+func (e *JobEndpoint) checkEnforceIndex(job *structs.Job, args *JobRegisterArgs) error {
+	if !args.EnforceIndex {
+		return nil
+	}
+	existing, err := e.srv.State().JobByID(nil, job.Namespace, job.ID)
+	if err != nil {
+		return err
+	}
+	var current uint64
+	if existing != nil {
+		current = existing.JobModifyIndex
+	}
+	if current != args.JobModifyIndex {
+		return BadRequest("EnforceIndex: job modify index %d does not match the current %d", args.JobModifyIndex, current)
+	}
+	return nil
+}
+
+// JobDeregisterArgs stops a job, or deletes it with Purge.
+type JobDeregisterArgs struct {
+	Namespace string
+	JobID     string
+	Purge     bool
+}
+
+// JobDeregisterReply tells the caller what the deregister wrote.
+type JobDeregisterReply struct {
+	EvalID          string
+	EvalCreateIndex uint64
+	JobModifyIndex  uint64
+	Index           uint64
+}
+
+// Deregister stops (or purges) a job and writes its job-deregister
+// evaluation in one raft entry, so the scheduler stops its allocations.
+func (e *JobEndpoint) Deregister(args *JobDeregisterArgs) (*JobDeregisterReply, error) {
+	if args.JobID == "" {
+		return nil, BadRequest("JobID: missing job ID")
+	}
+	ns := namespaceOrDefault(args.Namespace)
+	job, err := e.srv.State().JobByID(nil, ns, args.JobID)
+	if err != nil {
+		return nil, err
+	}
+	if job == nil {
+		return nil, NotFound("job %q not found in namespace %q", args.JobID, ns)
+	}
+	req := &structs.JobDeregisterRequest{Namespace: ns, JobID: job.ID, Purge: args.Purge, SubmitTime: e.srv.now().UnixNano()}
+	if !job.IsMultiInstanceParent() {
+		req.Eval = e.srv.newJobEval(job, structs.EvalTriggerJobDeregister)
+	}
+	index, err := e.srv.raftApply(structs.JobDeregisterRequestType, req)
+	if err != nil {
+		return nil, err
+	}
+	reply := &JobDeregisterReply{Index: index, JobModifyIndex: index}
+	if req.Eval != nil {
+		reply.EvalID, reply.EvalCreateIndex = req.Eval.ID, index
+	}
+	return reply, nil
+}
+
+// newJobEval creates a pending evaluation of a job for a trigger.
+func (s *Server) newJobEval(job *structs.Job, trigger string) *structs.Evaluation {
+	now := s.now().UnixNano()
+	return &structs.Evaluation{
+		ID:          s.config.NewID(),
+		Namespace:   job.Namespace,
+		Priority:    job.Priority,
+		Type:        job.Type,
+		TriggeredBy: trigger,
+		JobID:       job.ID,
+		Status:      structs.EvalStatusPending,
+		CreateTime:  now,
+		ModifyTime:  now,
+	}
+}
+
+func namespaceOrDefault(ns string) string {
+	if ns == "" {
+		return structs.DefaultNamespace
+	}
+	return ns
+}

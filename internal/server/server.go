@@ -1,0 +1,166 @@
+// Package server is a Drover server: raft, the FSM and state store, the
+// endpoints every transport (HTTP, client RPC, leader forwarding) calls, and
+// the leader's duties.
+package server
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/raft"
+
+	"github.com/drover-project/drover/internal/fsm"
+	"github.com/drover-project/drover/internal/state"
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// raftApplyTimeout bounds how long a write waits to be committed.
+const raftApplyTimeout = 30 * time.Second
+
+// Server is one Drover server.
+type Server struct {
+	config *Config
+	log    *slog.Logger
+
+	fsm    *fsm.FSM
+	raft   *raft.Raft
+	trans  raft.Transport
+	stores *raftStores
+
+	// Endpoints, callable in-process by every transport.
+	Job    *JobEndpoint
+	Status *StatusEndpoint
+
+	shutdownOnce sync.Once
+	shutdownCh   chan struct{}
+}
+
+// New starts a server: opens raft's stores, restores state from them and
+// joins (or bootstraps) the cluster.
+func New(cfg *Config) (*Server, error) {
+	c := cfg.withDefaults()
+	s := &Server{config: c, log: c.Logger.With("component", "server"), shutdownCh: make(chan struct{})}
+	f, err := fsm.New(c.Logger.With("component", "fsm"))
+	if err != nil {
+		return nil, err
+	}
+	s.fsm = f
+	if err := s.setupRaft(); err != nil {
+		return nil, err
+	}
+	s.Job = &JobEndpoint{srv: s}
+	s.Status = &StatusEndpoint{srv: s}
+	return s, nil
+}
+
+func (s *Server) setupRaft() error {
+	hlog := hclog.New(&hclog.LoggerOptions{Name: "raft", Level: hclog.Warn})
+	stores, err := openRaftStores(s.config, hlog)
+	if err != nil {
+		return err
+	}
+	s.stores = stores
+	s.trans = s.config.RaftTransport
+	if s.trans == nil {
+		_, s.trans = raft.NewInmemTransport(raft.ServerAddress(s.config.RaftAddr))
+	}
+	r, err := raft.NewRaft(raftConfig(s.config, hlog), s.fsm, stores.logs, stores.stable, stores.snaps, s.trans)
+	if err != nil {
+		stores.Close()
+		return fmt.Errorf("server: start raft: %w", err)
+	}
+	s.raft = r
+	return bootstrapIfNew(s.config, r, s.trans)
+}
+
+// State returns the server's state store. Objects read from it are
+// immutable: copy before changing.
+func (s *Server) State() *state.StateStore { return s.fsm.State() }
+
+// FSM returns the server's finite state machine.
+func (s *Server) FSM() *fsm.FSM { return s.fsm }
+
+// Config returns the server's effective configuration.
+func (s *Server) Config() *Config { return s.config }
+
+// IsLeader reports whether this server leads the cluster.
+func (s *Server) IsLeader() bool { return s.raft.State() == raft.Leader }
+
+// Leader returns the leader's address, or "" when there is none.
+func (s *Server) Leader() string {
+	addr, _ := s.raft.LeaderWithID()
+	return string(addr)
+}
+
+// LastContact is the time since this server last heard from the leader;
+// zero on the leader itself.
+func (s *Server) LastContact() time.Duration {
+	if s.IsLeader() {
+		return 0
+	}
+	last := s.raft.LastContact()
+	if last.IsZero() {
+		return 0
+	}
+	return time.Since(last)
+}
+
+// WaitForLeader blocks until the cluster has a leader or the timeout passes.
+func (s *Server) WaitForLeader(timeout time.Duration) error {
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for s.Leader() == "" {
+		select {
+		case <-deadline.C:
+			return ErrNoLeader
+		case <-s.shutdownCh:
+			return ErrShutdown
+		case <-tick.C:
+		}
+	}
+	return nil
+}
+
+// Shutdown stops raft and closes its stores. Acknowledged writes are
+// already durable in the log store; a snapshot is not required.
+func (s *Server) Shutdown() error {
+	var err error
+	s.shutdownOnce.Do(func() {
+		close(s.shutdownCh)
+		err = s.raft.Shutdown().Error()
+		if c, ok := s.trans.(interface{ Close() error }); ok {
+			_ = c.Close()
+		}
+		err = errors.Join(err, s.stores.Close())
+	})
+	return err
+}
+
+// raftApply proposes one typed entry and waits until it is applied,
+// returning its raft index. An error returned by the FSM is returned here.
+func (s *Server) raftApply(t structs.MessageType, msg any) (uint64, error) {
+	buf, err := structs.Encode(t, msg)
+	if err != nil {
+		return 0, fmt.Errorf("encode %T: %w", msg, err)
+	}
+	f := s.raft.Apply(buf, raftApplyTimeout)
+	if err := f.Error(); err != nil {
+		if errors.Is(err, raft.ErrNotLeader) || errors.Is(err, raft.ErrLeadershipLost) {
+			return 0, ErrNoLeader
+		}
+		return 0, err
+	}
+	if err, ok := f.Response().(error); ok && err != nil {
+		return 0, err
+	}
+	return f.Index(), nil
+}
+
+// now is the server's clock reading, used to stamp entries before raft.
+func (s *Server) now() time.Time { return s.config.Clock.Now() }

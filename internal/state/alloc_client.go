@@ -1,0 +1,110 @@
+package state
+
+import (
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// UpdateAllocsFromClient applies client reports. Only the client's fields
+// are taken from each update: client status and description, task states
+// and deployment health; everything else stays as the server wrote it.
+// ModifyIndex moves but AllocModifyIndex does not, since the server's
+// intent did not change. Allocs unknown to the store (already garbage
+// collected) are skipped.
+func (s *StateStore) UpdateAllocsFromClient(index uint64, allocs []*structs.Allocation) error {
+	return s.write(index, func(tx *writeTxn) error {
+		for _, u := range allocs {
+			if err := tx.updateAllocFromClient(u); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func (tx *writeTxn) updateAllocFromClient(u *structs.Allocation) error {
+	existing, err := allocByID(tx.Txn, nil, u.ID)
+	if err != nil || existing == nil {
+		return err
+	}
+	c := existing.CopySkipJob()
+	if u.ClientStatus != "" {
+		c.ClientStatus = u.ClientStatus
+		c.ClientDescription = u.ClientDescription
+	}
+	if u.TaskStates != nil {
+		c.TaskStates = u.CopySkipJob().TaskStates
+	}
+	if u.DeploymentStatus != nil {
+		c.DeploymentStatus = clientHealth(existing.DeploymentStatus, u.DeploymentStatus, tx.index)
+	}
+	if u.ModifyTime != 0 {
+		c.ModifyTime = u.ModifyTime
+	}
+	c.ModifyIndex = tx.index
+	if err := tx.countHealth(existing, c); err != nil {
+		return err
+	}
+	return tx.storeAlloc(c)
+}
+
+// clientHealth takes the health fields from the client's report and keeps
+// Canary, which is the server's.
+func clientHealth(stored, reported *structs.AllocDeploymentStatus, index uint64) *structs.AllocDeploymentStatus {
+	ds := &structs.AllocDeploymentStatus{}
+	if stored != nil {
+		ds.Canary = stored.Canary
+	}
+	ds.Healthy = copyBool(reported.Healthy)
+	ds.Timestamp = reported.Timestamp
+	ds.ModifyIndex = index
+	return ds
+}
+
+func copyBool(b *bool) *bool {
+	if b == nil {
+		return nil
+	}
+	v := *b
+	return &v
+}
+
+// UpdateAllocsDesiredTransitions merges desired transitions (drain
+// migration, forced reschedule) into allocs and writes the evals that act
+// on them, in one transaction. Only the transition flags an update sets
+// are changed. Unknown allocs are skipped.
+func (s *StateStore) UpdateAllocsDesiredTransitions(index uint64, allocs map[string]*structs.DesiredTransition, evals []*structs.Evaluation) error {
+	return s.write(index, func(tx *writeTxn) error {
+		for id, t := range allocs {
+			if err := tx.updateDesiredTransition(id, t); err != nil {
+				return err
+			}
+		}
+		return tx.upsertEvals(evals)
+	})
+}
+
+func (tx *writeTxn) updateDesiredTransition(id string, t *structs.DesiredTransition) error {
+	existing, err := allocByID(tx.Txn, nil, id)
+	if err != nil || existing == nil || t == nil {
+		return err
+	}
+	c := existing.CopySkipJob()
+	mergeTransition(&c.DesiredTransition, t)
+	c.ModifyIndex = tx.index
+	return tx.storeAlloc(c)
+}
+
+func mergeTransition(dst, src *structs.DesiredTransition) {
+	if src.Migrate != nil {
+		dst.Migrate = copyBool(src.Migrate)
+	}
+	if src.Reschedule != nil {
+		dst.Reschedule = copyBool(src.Reschedule)
+	}
+	if src.ForceReschedule != nil {
+		dst.ForceReschedule = copyBool(src.ForceReschedule)
+	}
+	if src.NoShutdownDelay != nil {
+		dst.NoShutdownDelay = copyBool(src.NoShutdownDelay)
+	}
+}

@@ -1,0 +1,171 @@
+package state
+
+import (
+	"github.com/hashicorp/go-memdb"
+
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// UpsertAllocs writes allocations as the server decided them (plans, alloc
+// stop). Fields the client owns are kept from the stored alloc, so a server
+// write never undoes a client report.
+//
+// The alloc is deep-copied except for its Job, which is shared: jobs are
+// immutable once handed to the store, and copying one per alloc would
+// dominate the cost of large plans.
+func (s *StateStore) UpsertAllocs(index uint64, allocs []*structs.Allocation) error {
+	return s.write(index, func(tx *writeTxn) error {
+		for _, a := range allocs {
+			if err := tx.upsertAlloc(a.CopySkipJob()); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// upsertAlloc stores c, which the caller has already copied and may modify.
+func (tx *writeTxn) upsertAlloc(c *structs.Allocation) error {
+	existing, err := allocByID(tx.Txn, nil, c.ID)
+	if err != nil {
+		return err
+	}
+	c.CreateIndex = tx.index
+	if existing != nil {
+		keepClientAllocFields(c, existing)
+	}
+	if c.Job == nil {
+		if c.Job, err = jobByID(tx.Txn, nil, c.Namespace, c.JobID); err != nil {
+			return err
+		}
+	}
+	c.ModifyIndex, c.AllocModifyIndex = tx.index, tx.index
+	if err := tx.countPlacement(c, existing); err != nil {
+		return err
+	}
+	return tx.storeAlloc(c)
+}
+
+// keepClientAllocFields carries the client's fields (and the creation
+// stamps) of the stored alloc into a server update. The exception is the
+// client status values only the server can know: lost and unknown, set when
+// the node stopped reporting.
+func keepClientAllocFields(c, existing *structs.Allocation) {
+	c.CreateIndex = existing.CreateIndex
+	if existing.CreateTime != 0 {
+		c.CreateTime = existing.CreateTime
+	}
+	if c.ClientStatus != structs.AllocClientStatusLost && c.ClientStatus != structs.AllocClientStatusUnknown {
+		c.ClientStatus, c.ClientDescription = existing.ClientStatus, existing.ClientDescription
+	}
+	c.TaskStates = existing.TaskStates
+	if c.Job == nil {
+		c.Job = existing.Job
+	}
+	c.DeploymentStatus = mergeDeploymentStatus(c, existing)
+}
+
+// mergeDeploymentStatus keeps the health the client reported within the
+// same deployment. The server owns Canary; a move to another deployment
+// starts the health over.
+func mergeDeploymentStatus(c, existing *structs.Allocation) *structs.AllocDeploymentStatus {
+	if existing.DeploymentStatus == nil || c.DeploymentID != existing.DeploymentID {
+		return c.DeploymentStatus
+	}
+	ds := existing.DeploymentStatus.Copy()
+	if c.DeploymentStatus != nil {
+		ds.Canary = c.DeploymentStatus.Canary
+	}
+	return ds
+}
+
+// storeAlloc inserts an alloc and queues its job's status.
+func (tx *writeTxn) storeAlloc(a *structs.Allocation) error {
+	if err := tx.insert(TableAllocs, a); err != nil {
+		return err
+	}
+	tx.checkJob(a.Namespace, a.JobID)
+	return nil
+}
+
+func (tx *writeTxn) deleteAlloc(id string) error {
+	a, err := allocByID(tx.Txn, nil, id)
+	if err != nil || a == nil {
+		return err
+	}
+	tx.checkJob(a.Namespace, a.JobID)
+	return tx.remove(TableAllocs, a)
+}
+
+// AllocByID returns the allocation, or nil.
+func (r reader) AllocByID(ws memdb.WatchSet, id string) (*structs.Allocation, error) {
+	return allocByID(r.txn(), ws, id)
+}
+
+func allocByID(txn *memdb.Txn, ws memdb.WatchSet, id string) (*structs.Allocation, error) {
+	return first[structs.Allocation](txn, ws, TableAllocs, "id", id)
+}
+
+func allocNamespace(a *structs.Allocation) string { return a.Namespace }
+
+// AllocsByIDPrefix returns the allocs of a namespace ("*" for all) whose ID
+// starts with prefix, sorted by ID.
+func (r reader) AllocsByIDPrefix(ws memdb.WatchSet, namespace, prefix string) ([]*structs.Allocation, error) {
+	return listWhere(r.txn(), ws, inNamespace(namespace, allocNamespace), TableAllocs, "id_prefix", prefix)
+}
+
+// Allocs returns the allocs of a namespace ("*" for all), sorted by ID.
+func (r reader) Allocs(ws memdb.WatchSet, namespace string) ([]*structs.Allocation, error) {
+	if namespace == AllNamespaces {
+		return list[structs.Allocation](r.txn(), ws, TableAllocs, "id")
+	}
+	return list[structs.Allocation](r.txn(), ws, TableAllocs, "namespace", namespace)
+}
+
+// AllocsByJob returns the allocs of a job. Unless anyCreateIndex, only the
+// allocs of the current incarnation of the job are returned (none if the
+// job does not exist): a job purged and registered again under the same ID
+// must not see the allocs of its predecessor.
+func (r reader) AllocsByJob(ws memdb.WatchSet, namespace, jobID string, anyCreateIndex bool) ([]*structs.Allocation, error) {
+	txn := r.txn()
+	allocs, err := allocsByJob(txn, ws, namespace, jobID)
+	if err != nil || anyCreateIndex {
+		return allocs, err
+	}
+	job, err := jobByID(txn, ws, namespace, jobID)
+	if err != nil || job == nil {
+		return nil, err
+	}
+	out := allocs[:0:0]
+	for _, a := range allocs {
+		if allocOfJobIncarnation(a, job) {
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}
+
+func allocsByJob(txn *memdb.Txn, ws memdb.WatchSet, namespace, jobID string) ([]*structs.Allocation, error) {
+	return list[structs.Allocation](txn, ws, TableAllocs, "job", namespace, jobID)
+}
+
+// AllocsByNode returns every alloc placed on a node.
+func (r reader) AllocsByNode(ws memdb.WatchSet, nodeID string) ([]*structs.Allocation, error) {
+	return list[structs.Allocation](r.txn(), ws, TableAllocs, "node", nodeID)
+}
+
+// AllocsByNodeTerminal returns the terminal (or the non-terminal) allocs of
+// a node; the watch only fires on changes to that half.
+func (r reader) AllocsByNodeTerminal(ws memdb.WatchSet, nodeID string, terminal bool) ([]*structs.Allocation, error) {
+	return list[structs.Allocation](r.txn(), ws, TableAllocs, "node_term", nodeID, terminal)
+}
+
+// AllocsByEval returns the allocs an evaluation created or updated.
+func (r reader) AllocsByEval(ws memdb.WatchSet, evalID string) ([]*structs.Allocation, error) {
+	return list[structs.Allocation](r.txn(), ws, TableAllocs, "eval", evalID)
+}
+
+// AllocsByDeployment returns the allocs of a deployment.
+func (r reader) AllocsByDeployment(ws memdb.WatchSet, deploymentID string) ([]*structs.Allocation, error) {
+	return list[structs.Allocation](r.txn(), ws, TableAllocs, "deployment", deploymentID)
+}

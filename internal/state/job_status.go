@@ -1,0 +1,77 @@
+package state
+
+import (
+	"github.com/hashicorp/go-memdb"
+
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// refreshJobStatus rewrites a job whose status no longer matches its allocs
+// and evals. It writes only on an actual change, so the jobs table index
+// (and blocking queries on it) move only when something visible changed.
+func (tx *writeTxn) refreshJobStatus(id structs.NamespacedID) error {
+	job, err := jobByID(tx.Txn, nil, id.Namespace, id.ID)
+	if err != nil || job == nil {
+		return err
+	}
+	status, err := jobStatus(tx.Txn, job, tx.evalsDeleted)
+	if err != nil || status == job.Status {
+		return err
+	}
+	// A shallow copy is enough: only top-level fields change and the nested
+	// objects it shares are immutable.
+	c := *job
+	c.Status = status
+	c.ModifyIndex = tx.index
+	return tx.insert(TableJobs, &c)
+}
+
+// jobStatus derives a job's status:
+//   - stopped: dead;
+//   - periodic or parameterized parent: running (it launches children);
+//   - any non-terminal alloc of this incarnation of the job: running;
+//   - else any non-terminal eval: pending;
+//   - else dead if it had allocs or evals (or they were just GC'd), pending
+//     if it never had any (registered, its first eval not yet written).
+func jobStatus(txn *memdb.Txn, job *structs.Job, evalsDeleted bool) (string, error) {
+	if job.Stop {
+		return structs.JobStatusDead, nil
+	}
+	if job.IsMultiInstanceParent() {
+		return structs.JobStatusRunning, nil
+	}
+	allocs, err := allocsByJob(txn, nil, job.Namespace, job.ID)
+	if err != nil {
+		return "", err
+	}
+	hadAllocs := false
+	for _, a := range allocs {
+		if !allocOfJobIncarnation(a, job) {
+			continue
+		}
+		if !a.TerminalStatus() {
+			return structs.JobStatusRunning, nil
+		}
+		hadAllocs = true
+	}
+	evals, err := evalsByJob(txn, nil, job.Namespace, job.ID)
+	if err != nil {
+		return "", err
+	}
+	for _, e := range evals {
+		if !e.TerminalStatus() {
+			return structs.JobStatusPending, nil
+		}
+	}
+	if hadAllocs || len(evals) > 0 || evalsDeleted {
+		return structs.JobStatusDead, nil
+	}
+	return structs.JobStatusPending, nil
+}
+
+// allocOfJobIncarnation reports whether a belongs to this incarnation of
+// job: a job purged and registered again gets a new CreateIndex, and the
+// allocs of the old one must not count for the new one.
+func allocOfJobIncarnation(a *structs.Allocation, job *structs.Job) bool {
+	return a.Job == nil || a.Job.CreateIndex == job.CreateIndex
+}

@@ -1,0 +1,126 @@
+package state
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/hashicorp/go-memdb"
+
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// UpsertJob registers a job or a new version of it. The version is bumped
+// only when the spec changed, so re-submitting the same job is a no-op for
+// its history. submitTime is decided by the endpoint, before raft.
+func (s *StateStore) UpsertJob(index uint64, submitTime int64, job *structs.Job) error {
+	return s.write(index, func(tx *writeTxn) error {
+		_, err := tx.upsertJob(submitTime, job)
+		return err
+	})
+}
+
+// upsertJob stores a copy of job and returns the stored object.
+func (tx *writeTxn) upsertJob(submitTime int64, job *structs.Job) (*structs.Job, error) {
+	existing, err := jobByID(tx.Txn, nil, job.Namespace, job.ID)
+	if err != nil {
+		return nil, err
+	}
+	c := job.Copy()
+	c.SubmitTime = submitTime
+	c.ModifyIndex = tx.index
+	switch {
+	case existing == nil:
+		c.CreateIndex, c.JobModifyIndex, c.Version = tx.index, tx.index, 0
+	case jobSpecEqual(existing, c):
+		c.CreateIndex, c.JobModifyIndex, c.Version = existing.CreateIndex, existing.JobModifyIndex, existing.Version
+	default:
+		c.CreateIndex, c.JobModifyIndex, c.Version = existing.CreateIndex, tx.index, existing.Version+1
+	}
+	if c.Status, err = jobStatus(tx.Txn, c, false); err != nil {
+		return nil, err
+	}
+	if err := tx.insert(TableJobs, c); err != nil {
+		return nil, err
+	}
+	return c, tx.insertJobVersion(c)
+}
+
+// jobSpecEqual reports whether two jobs differ only in fields the store or
+// the deployment watcher maintain (indexes, status, version, submit time,
+// stability), i.e. whether the user's spec is the same.
+func jobSpecEqual(a, b *structs.Job) bool {
+	return reflect.DeepEqual(specOnly(a), specOnly(b))
+}
+
+// specOnly returns a shallow copy with the maintained fields cleared; it is
+// only compared, never stored, so sharing nested objects is fine.
+func specOnly(j *structs.Job) structs.Job {
+	c := *j
+	c.Status, c.StatusDescription, c.Stable = "", "", false
+	c.Version, c.SubmitTime = 0, 0
+	c.CreateIndex, c.ModifyIndex, c.JobModifyIndex = 0, 0, 0
+	return c
+}
+
+// DeleteJob purges a job and all its versions. Its allocs and evals are
+// left for garbage collection.
+func (s *StateStore) DeleteJob(index uint64, namespace, jobID string) error {
+	return s.write(index, func(tx *writeTxn) error {
+		return tx.deleteJob(namespace, jobID)
+	})
+}
+
+func (tx *writeTxn) deleteJob(namespace, jobID string) error {
+	job, err := jobByID(tx.Txn, nil, namespace, jobID)
+	if err != nil {
+		return err
+	}
+	if job == nil {
+		return errNotFoundf("job %s/%s", namespace, jobID)
+	}
+	if err := tx.remove(TableJobs, job); err != nil {
+		return err
+	}
+	if _, err := tx.DeleteAll(TableJobVersion, "job", namespace, jobID); err != nil {
+		return fmt.Errorf("job versions delete failed: %w", err)
+	}
+	tx.touched[TableJobVersion] = true
+	return nil
+}
+
+// JobByID returns the job, or nil if it does not exist.
+func (r reader) JobByID(ws memdb.WatchSet, namespace, id string) (*structs.Job, error) {
+	return jobByID(r.txn(), ws, namespace, id)
+}
+
+func jobByID(txn *memdb.Txn, ws memdb.WatchSet, namespace, id string) (*structs.Job, error) {
+	return first[structs.Job](txn, ws, TableJobs, "id", namespace, id)
+}
+
+// JobsByIDPrefix returns the jobs whose ID starts with prefix, sorted by
+// namespace then ID. Namespace "*" searches every namespace.
+func (r reader) JobsByIDPrefix(ws memdb.WatchSet, namespace, prefix string) ([]*structs.Job, error) {
+	if namespace == AllNamespaces {
+		return listWhere(r.txn(), ws, func(j *structs.Job) bool {
+			return strings.HasPrefix(j.ID, prefix)
+		}, TableJobs, "id")
+	}
+	return list[structs.Job](r.txn(), ws, TableJobs, "id_prefix", namespace, prefix)
+}
+
+// Jobs returns the jobs of a namespace ("*" for all), sorted by namespace
+// then ID.
+func (r reader) Jobs(ws memdb.WatchSet, namespace string) ([]*structs.Job, error) {
+	return r.JobsByIDPrefix(ws, namespace, "")
+}
+
+// JobsByStatus returns the jobs with the given status.
+func (r reader) JobsByStatus(ws memdb.WatchSet, status string) ([]*structs.Job, error) {
+	return list[structs.Job](r.txn(), ws, TableJobs, "status", status)
+}
+
+// JobsByType returns the jobs of a scheduler type (e.g. every system job).
+func (r reader) JobsByType(ws memdb.WatchSet, jobType string) ([]*structs.Job, error) {
+	return list[structs.Job](r.txn(), ws, TableJobs, "type", jobType)
+}

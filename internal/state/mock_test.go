@@ -1,0 +1,125 @@
+package state
+
+import (
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-memdb"
+
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// t0 is a fixed instant; times in fixtures are UTC, as decoded ones are.
+var t0 = time.Unix(1_700_000_000, 123).UTC()
+
+func newStore(t testing.TB) *StateStore {
+	t.Helper()
+	s, err := NewStateStore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func mockJob(id string) *structs.Job {
+	j := &structs.Job{
+		ID: id, Namespace: structs.DefaultNamespace, Type: structs.JobTypeService,
+		Datacenters: []string{"dc1"},
+		Constraints: []*structs.Constraint{{LTarget: "${attr.kernel.name}", RTarget: "linux", Operand: "="}},
+		TaskGroups: []*structs.TaskGroup{{
+			Name: "web", Count: 2,
+			Tasks: []*structs.Task{{
+				Name: "web", Driver: "docker",
+				Config:    map[string]any{"image": "nginx", "args": []any{"-g", "daemon off;"}, "labels": map[string]any{"a": "b"}},
+				Env:       map[string]string{"PORT": "8080"},
+				Resources: &structs.Resources{CPU: 500, MemoryMB: 256},
+			}},
+		}},
+		Meta: map[string]string{"owner": "team-a"},
+	}
+	j.Canonicalize()
+	return j
+}
+
+func mockNode(id string) *structs.Node {
+	n := &structs.Node{
+		ID: id, SecretID: "secret-" + id, Datacenter: "dc1", Name: "node-" + id,
+		Attributes: map[string]string{"kernel.name": "linux"},
+		NodeResources: &structs.NodeResources{
+			CPU:      structs.NodeCPUResources{CpuShares: 4000, TotalCpuCores: 4, ReservableCpuCores: []uint16{0, 1, 2, 3}},
+			MemoryMB: 8192, DiskMB: 100000,
+		},
+		Drivers: map[string]*structs.DriverInfo{"docker": {Detected: true, Healthy: true, UpdateTime: t0, Attributes: map[string]string{"v": "1"}}},
+		Status:  structs.NodeStatusReady,
+		Events:  []*structs.NodeEvent{{Message: "registered", Subsystem: "cluster", Timestamp: t0}},
+	}
+	n.Canonicalize()
+	return n
+}
+
+func mockEval(id, jobID string) *structs.Evaluation {
+	return &structs.Evaluation{
+		ID: id, Namespace: structs.DefaultNamespace, Priority: 50, Type: structs.JobTypeService,
+		TriggeredBy: structs.EvalTriggerJobRegister, JobID: jobID, Status: structs.EvalStatusPending,
+		WaitUntil:         t0,
+		ClassEligibility:  map[string]bool{"v1:123": true},
+		QueuedAllocations: map[string]int{"web": 1},
+		FailedTGAllocs:    map[string]*structs.AllocMetric{"web": {NodesEvaluated: 3, DimensionExhausted: map[string]int{"cpu": 2}}},
+		CreateTime:        t0.UnixNano(), ModifyTime: t0.UnixNano(),
+	}
+}
+
+func mockAlloc(id string, job *structs.Job, nodeID string) *structs.Allocation {
+	return &structs.Allocation{
+		ID: id, Namespace: job.Namespace, EvalID: "eval-" + id, Name: structs.AllocName(job.ID, "web", 0),
+		NodeID: nodeID, JobID: job.ID, Job: job, TaskGroup: "web",
+		AllocatedResources: &structs.AllocatedResources{
+			Tasks:  map[string]*structs.AllocatedTaskResources{"web": {CpuShares: 500, MemoryMB: 256}},
+			Shared: structs.AllocatedSharedResources{DiskMB: 300, Ports: []structs.AllocatedPortMapping{{Label: "http", Value: 25000}}},
+		},
+		Metrics:       &structs.AllocMetric{NodesEvaluated: 1, ScoreMetaData: []*structs.NodeScoreMeta{{NodeID: nodeID, Scores: map[string]float64{"binpack": 0.5}}}},
+		DesiredStatus: structs.AllocDesiredStatusRun,
+		ClientStatus:  structs.AllocClientStatusPending,
+		CreateTime:    t0.UnixNano(), ModifyTime: t0.UnixNano(),
+	}
+}
+
+func mockDeployment(id string, job *structs.Job) *structs.Deployment {
+	return &structs.Deployment{
+		ID: id, Namespace: job.Namespace, JobID: job.ID, JobVersion: job.Version,
+		JobCreateIndex: job.CreateIndex, Status: structs.DeploymentStatusRunning,
+		TaskGroups: map[string]*structs.DeploymentState{"web": {
+			DesiredTotal: 2, ProgressDeadline: 10 * time.Minute, RequireProgressBy: t0,
+		}},
+		CreateTime: t0.UnixNano(), ModifyTime: t0.UnixNano(),
+	}
+}
+
+// watchFired reports whether any channel of ws is closed. memdb closes
+// watch channels inside Commit, so this needs no waiting.
+func watchFired(ws memdb.WatchSet) bool {
+	for ch := range ws {
+		select {
+		case <-ch:
+			return true
+		default:
+		}
+	}
+	return false
+}
+
+func wantIndex(t *testing.T, r interface{ Index(string) uint64 }, table string, want uint64) {
+	t.Helper()
+	if got := r.Index(table); got != want {
+		t.Fatalf("Index(%s) = %d, want %d", table, got, want)
+	}
+}

@@ -1,0 +1,119 @@
+package state
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/hashicorp/go-memdb"
+	"github.com/hashicorp/go-msgpack/v2/codec"
+
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// recordType tags each record of a snapshot stream with its table. The
+// values are persisted in raft snapshots: append only, never renumber.
+type recordType uint8
+
+// snapshotTable says how one table is written to and read from a snapshot.
+type snapshotTable struct {
+	tag   recordType
+	table string
+	new   func() any // a fresh object to decode a record into
+}
+
+// snapshotTables lists every table. Persist writes them in this order;
+// Restore accepts records in any order.
+var snapshotTables = []snapshotTable{
+	{1, TableIndex, func() any { return new(IndexEntry) }},
+	{2, TableJobs, func() any { return new(structs.Job) }},
+	{3, TableJobVersion, func() any { return new(structs.Job) }},
+	{4, TableNodes, func() any { return new(structs.Node) }},
+	{5, TableAllocs, func() any { return new(structs.Allocation) }},
+	{6, TableEvals, func() any { return new(structs.Evaluation) }},
+	{7, TableDeployment, func() any { return new(structs.Deployment) }},
+	{8, TableSchedulerConfig, func() any { return new(structs.SchedulerConfiguration) }},
+}
+
+func snapshotTableByTag(tag recordType) (snapshotTable, bool) {
+	for _, t := range snapshotTables {
+		if t.tag == tag {
+			return t, true
+		}
+	}
+	return snapshotTable{}, false
+}
+
+// Persist writes every table of the snapshot to w as a msgpack stream of
+// (tag, object) pairs, in table order and, within a table, in ID order.
+func (r reader) Persist(w io.Writer) error {
+	txn := r.txn()
+	enc := codec.NewEncoder(w, structs.MsgpackHandle)
+	for _, t := range snapshotTables {
+		if err := persistTable(txn, enc, t); err != nil {
+			return fmt.Errorf("persisting %s: %w", t.table, err)
+		}
+	}
+	return nil
+}
+
+func persistTable(txn *memdb.Txn, enc *codec.Encoder, t snapshotTable) error {
+	it, err := txn.Get(t.table, "id")
+	if err != nil {
+		return err
+	}
+	for obj := it.Next(); obj != nil; obj = it.Next() {
+		if err := enc.Encode(t.tag); err != nil {
+			return err
+		}
+		if err := enc.Encode(obj); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Restore replaces the store's contents with a Persist stream. The stream
+// is loaded into a new database, which is swapped in only once complete,
+// so readers see the old state or the new one, never a mix; on error the
+// store is unchanged. AbandonCh is then closed to wake blocking queries
+// watching the old database.
+func (s *StateStore) Restore(r io.Reader) error {
+	db, err := memdb.NewMemDB(stateSchema())
+	if err != nil {
+		return err
+	}
+	txn := db.Txn(true)
+	defer txn.Abort()
+	if err := restoreRecords(txn, codec.NewDecoder(r, structs.MsgpackHandle)); err != nil {
+		return err
+	}
+	txn.Commit()
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	s.swap(db)
+	return nil
+}
+
+func restoreRecords(txn *memdb.Txn, dec *codec.Decoder) error {
+	for {
+		var tag recordType
+		if err := dec.Decode(&tag); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return fmt.Errorf("reading record tag: %w", err)
+		}
+		t, ok := snapshotTableByTag(tag)
+		if !ok {
+			return fmt.Errorf("unknown snapshot record type %d", tag)
+		}
+		obj := t.new()
+		if err := dec.Decode(obj); err != nil {
+			return fmt.Errorf("reading %s record: %w", t.table, err)
+		}
+		if err := txn.Insert(t.table, obj); err != nil {
+			return fmt.Errorf("restoring %s record: %w", t.table, err)
+		}
+	}
+}

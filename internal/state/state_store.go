@@ -1,0 +1,111 @@
+// Package state is the server's state store: typed reads and writes over
+// go-memdb, watch sets for blocking queries, and raft snapshot/restore.
+//
+// Every write takes the raft index that carries it, and any timestamp it
+// stamps is decided before the entry was proposed, so applying the same log
+// on every server yields the same state.
+//
+// Objects returned by reads are shared with the store and with other
+// readers: callers must not modify them. Copy first (structs' Copy methods)
+// and write the copy back through raft.
+package state
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/hashicorp/go-memdb"
+)
+
+// ErrNotFound is returned by writes that address an object that is absent.
+var ErrNotFound = errors.New("not found")
+
+// ErrEligibleWhileDraining is returned when a draining node is marked
+// eligible: a drain must be ended (UpdateNodeDrain) first.
+var ErrEligibleWhileDraining = errors.New("cannot mark a draining node eligible")
+
+// StateStore is the live state. Reads see the latest committed write.
+type StateStore struct {
+	reader
+
+	// mu guards db and abandonCh, which Restore replaces.
+	mu        sync.RWMutex
+	db        *memdb.MemDB
+	abandonCh chan struct{}
+
+	// writeMu makes a write and a Restore exclusive, so no write can land in
+	// a database that is being swapped out.
+	writeMu sync.Mutex
+}
+
+// StateSnapshot is a point-in-time, read-only view of the store. It is
+// cheap to take and is unaffected by later writes.
+type StateSnapshot struct {
+	reader
+}
+
+// NewStateStore returns an empty store.
+func NewStateStore() (*StateStore, error) {
+	db, err := memdb.NewMemDB(stateSchema())
+	if err != nil {
+		return nil, err
+	}
+	s := &StateStore{db: db, abandonCh: make(chan struct{})}
+	s.reader = reader{db: s.currentDB}
+	return s, nil
+}
+
+func (s *StateStore) currentDB() *memdb.MemDB {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.db
+}
+
+// Snapshot returns a read-only view of the state as of now.
+func (s *StateStore) Snapshot() *StateSnapshot {
+	db := s.currentDB().Snapshot()
+	return &StateSnapshot{reader: reader{db: func() *memdb.MemDB { return db }}}
+}
+
+// AbandonCh is closed when a Restore replaces the store's contents. Watch
+// channels of the old contents never fire again, so blocking queries must
+// also watch this channel and re-run when it closes.
+func (s *StateStore) AbandonCh() <-chan struct{} {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.abandonCh
+}
+
+// swap installs a restored database and abandons the old one.
+func (s *StateStore) swap(db *memdb.MemDB) {
+	s.mu.Lock()
+	old := s.abandonCh
+	s.db = db
+	s.abandonCh = make(chan struct{})
+	s.mu.Unlock()
+	close(old)
+}
+
+// write runs fn in one write transaction at raft index idx and commits it
+// only if fn and the follow-up bookkeeping (job statuses, index rows)
+// succeed; on error nothing is written.
+func (s *StateStore) write(idx uint64, fn func(tx *writeTxn) error) error {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	tx := newWriteTxn(s.currentDB(), idx)
+	defer tx.Abort()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	if err := tx.finish(); err != nil {
+		return err
+	}
+	tx.Commit()
+	return nil
+}
+
+// errNotFoundf wraps ErrNotFound with what was not found.
+func errNotFoundf(format string, args ...any) error {
+	return fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), ErrNotFound)
+}

@@ -1,0 +1,74 @@
+package state
+
+import (
+	"fmt"
+
+	"github.com/hashicorp/go-memdb"
+
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// writeTxn is a memdb write transaction that remembers what it changed, so
+// that finish can bump the index row of every touched table and recompute
+// the status of every job whose evals or allocs changed. Write code then
+// cannot forget either.
+type writeTxn struct {
+	*memdb.Txn
+	index   uint64
+	touched map[string]bool
+	// jobs whose status may have changed in this transaction.
+	jobs map[structs.NamespacedID]bool
+	// evalsDeleted makes a job left with no evals and allocs dead rather
+	// than pending: it had work, which was garbage collected.
+	evalsDeleted bool
+}
+
+func newWriteTxn(db *memdb.MemDB, index uint64) *writeTxn {
+	return &writeTxn{
+		Txn:     db.Txn(true),
+		index:   index,
+		touched: map[string]bool{},
+		jobs:    map[structs.NamespacedID]bool{},
+	}
+}
+
+// insert stores obj and marks its table as touched.
+func (tx *writeTxn) insert(table string, obj any) error {
+	if err := tx.Insert(table, obj); err != nil {
+		return fmt.Errorf("%s insert failed: %w", table, err)
+	}
+	tx.touched[table] = true
+	return nil
+}
+
+// remove deletes obj and marks its table as touched.
+func (tx *writeTxn) remove(table string, obj any) error {
+	if err := tx.Delete(table, obj); err != nil {
+		return fmt.Errorf("%s delete failed: %w", table, err)
+	}
+	tx.touched[table] = true
+	return nil
+}
+
+// checkJob queues the job's status for recomputation at commit.
+func (tx *writeTxn) checkJob(namespace, jobID string) {
+	if jobID != "" {
+		tx.jobs[structs.NamespacedID{Namespace: namespace, ID: jobID}] = true
+	}
+}
+
+// finish recomputes job statuses and then writes the index rows; statuses
+// come first because they may touch the jobs table.
+func (tx *writeTxn) finish() error {
+	for id := range tx.jobs {
+		if err := tx.refreshJobStatus(id); err != nil {
+			return err
+		}
+	}
+	for table := range tx.touched {
+		if err := tx.Insert(TableIndex, &IndexEntry{Key: table, Value: tx.index}); err != nil {
+			return fmt.Errorf("index update failed: %w", err)
+		}
+	}
+	return nil
+}

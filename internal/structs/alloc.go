@@ -1,0 +1,245 @@
+package structs
+
+import "time"
+
+// Allocation desired statuses (written by the server).
+const (
+	AllocDesiredStatusRun   = "run"
+	AllocDesiredStatusStop  = "stop"
+	AllocDesiredStatusEvict = "evict"
+)
+
+// Allocation client statuses (written by the client).
+const (
+	AllocClientStatusPending  = "pending"
+	AllocClientStatusRunning  = "running"
+	AllocClientStatusComplete = "complete"
+	AllocClientStatusFailed   = "failed"
+	AllocClientStatusLost     = "lost"
+	AllocClientStatusUnknown  = "unknown"
+)
+
+// Allocation is one task group of one job version placed on one node.
+type Allocation struct {
+	ID                    string
+	Namespace             string
+	EvalID                string
+	Name                  string // job.group[index]
+	NodeID                string
+	NodeName              string
+	JobID                 string
+	Job                   *Job
+	TaskGroup             string
+	AllocatedResources    *AllocatedResources
+	Metrics               *AllocMetric
+	DesiredStatus         string
+	DesiredDescription    string
+	DesiredTransition     DesiredTransition
+	ClientStatus          string
+	ClientDescription     string
+	TaskStates            map[string]*TaskState
+	DeploymentID          string
+	DeploymentStatus      *AllocDeploymentStatus
+	RescheduleTracker     *RescheduleTracker
+	FollowupEvalID        string
+	PreviousAllocation    string
+	NextAllocation        string
+	PreemptedAllocations  []string
+	PreemptedByAllocation string
+	CreateIndex           uint64
+	ModifyIndex           uint64
+	AllocModifyIndex      uint64
+	CreateTime            int64 // unix nanoseconds
+	ModifyTime            int64 // unix nanoseconds
+}
+
+// TerminalStatus reports whether the alloc is finished, from either side.
+func (a *Allocation) TerminalStatus() bool {
+	return a.ServerTerminalStatus() || a.ClientTerminalStatus()
+}
+
+// ServerTerminalStatus reports whether the server wants the alloc stopped.
+func (a *Allocation) ServerTerminalStatus() bool {
+	return a.DesiredStatus == AllocDesiredStatusStop || a.DesiredStatus == AllocDesiredStatusEvict
+}
+
+// ClientTerminalStatus reports whether the client has finished the alloc.
+func (a *Allocation) ClientTerminalStatus() bool {
+	switch a.ClientStatus {
+	case AllocClientStatusComplete, AllocClientStatusFailed, AllocClientStatusLost:
+		return true
+	}
+	return false
+}
+
+// Index returns the alloc's index within its task group, parsed from Name.
+func (a *Allocation) Index() uint {
+	l := len(a.Name)
+	start := -1
+	for i := l - 1; i >= 0; i-- {
+		if a.Name[i] == '[' {
+			start = i + 1
+			break
+		}
+	}
+	if start < 0 || l == 0 || a.Name[l-1] != ']' {
+		return 0
+	}
+	var n uint
+	for _, c := range a.Name[start : l-1] {
+		if c < '0' || c > '9' {
+			return 0
+		}
+		n = n*10 + uint(c-'0')
+	}
+	return n
+}
+
+// AllocName returns the conventional name of an alloc: job.group[index].
+func AllocName(job, group string, index uint) string {
+	return job + "." + group + "[" + uitoa(index) + "]"
+}
+
+func uitoa(n uint) string {
+	if n == 0 {
+		return "0"
+	}
+	var b [20]byte
+	i := len(b)
+	for n > 0 {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	return string(b[i:])
+}
+
+// DesiredTransition carries server requests to move an alloc (drain, reschedule).
+type DesiredTransition struct {
+	Migrate         *bool
+	Reschedule      *bool
+	ForceReschedule *bool
+	NoShutdownDelay *bool
+}
+
+// AllocatedResources is what the scheduler granted an alloc.
+type AllocatedResources struct {
+	Tasks  map[string]*AllocatedTaskResources
+	Shared AllocatedSharedResources
+}
+
+// AllocatedTaskResources is what one task was granted.
+type AllocatedTaskResources struct {
+	CpuShares     int64
+	ReservedCores []uint16
+	MemoryMB      int64
+	MemoryMaxMB   int64
+	Networks      []*NetworkResource
+}
+
+// AllocatedSharedResources is granted to the whole group.
+type AllocatedSharedResources struct {
+	DiskMB   int64
+	Networks []*NetworkResource
+	Ports    []AllocatedPortMapping
+}
+
+// AllocatedPortMapping is a port granted to the group.
+type AllocatedPortMapping struct {
+	Label  string
+	Value  int
+	To     int
+	HostIP string
+}
+
+// Comparable flattens the allocated resources for fit checks.
+func (a *AllocatedResources) Comparable() *ComparableResources {
+	c := &ComparableResources{}
+	if a == nil {
+		return c
+	}
+	for _, t := range a.Tasks {
+		c.CpuShares += t.CpuShares
+		c.MemoryMB += t.MemoryMB
+		c.Cores += len(t.ReservedCores)
+	}
+	c.DiskMB = a.Shared.DiskMB
+	return c
+}
+
+// Task states.
+const (
+	TaskStatePending = "pending"
+	TaskStateRunning = "running"
+	TaskStateDead    = "dead"
+)
+
+// TaskState is the client's view of one task.
+type TaskState struct {
+	State       string
+	Failed      bool
+	Restarts    uint64
+	LastRestart time.Time
+	StartedAt   time.Time
+	FinishedAt  time.Time
+	Events      []*TaskEvent
+}
+
+// TaskEvent is one entry in a task's history.
+type TaskEvent struct {
+	Type           string
+	Time           int64 // unix nanoseconds
+	DisplayMessage string
+	Details        map[string]string
+	Message        string
+	ExitCode       int
+	Signal         int
+	KillTimeout    time.Duration
+	RestartReason  string
+	FailsTask      bool
+}
+
+// AllocDeploymentStatus is the alloc's health within a deployment.
+type AllocDeploymentStatus struct {
+	Healthy     *bool
+	Timestamp   time.Time
+	Canary      bool
+	ModifyIndex uint64
+}
+
+// RescheduleTracker records an alloc's earlier reschedules.
+type RescheduleTracker struct {
+	Events []*RescheduleEvent
+}
+
+// RescheduleEvent is one reschedule of an alloc.
+type RescheduleEvent struct {
+	RescheduleTime int64 // unix nanoseconds
+	PrevAllocID    string
+	PrevNodeID     string
+	Delay          time.Duration
+}
+
+// AllocMetric records how the scheduler chose (or failed to choose) a node.
+type AllocMetric struct {
+	NodesEvaluated     int
+	NodesFiltered      int
+	NodesInPool        int
+	NodesAvailable     map[string]int
+	ClassFiltered      map[string]int
+	ConstraintFiltered map[string]int
+	NodesExhausted     int
+	ClassExhausted     map[string]int
+	DimensionExhausted map[string]int
+	QuotaExhausted     []string
+	ScoreMetaData      []*NodeScoreMeta
+	AllocationTime     time.Duration
+	CoalescedFailures  int
+}
+
+// NodeScoreMeta is the score of one node for a placement.
+type NodeScoreMeta struct {
+	NodeID    string
+	Scores    map[string]float64
+	NormScore float64
+}

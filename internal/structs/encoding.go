@@ -1,0 +1,55 @@
+package structs
+
+import (
+	"bytes"
+	"reflect"
+
+	"github.com/hashicorp/go-msgpack/v2/codec"
+)
+
+// MsgpackHandle is the one encoding of raft log entries and snapshots.
+// Decoded strings stay strings and untyped maps become map[string]any so a
+// decoded Task.Config looks like the one that was encoded.
+var MsgpackHandle = func() *codec.MsgpackHandle {
+	h := &codec.MsgpackHandle{}
+	h.RawToString = true
+	h.WriteExt = true
+	h.MapType = reflect.TypeOf(map[string]any(nil))
+	return h
+}()
+
+// Encode prefixes the msgpack encoding of msg with its message type byte.
+func Encode(t MessageType, msg any) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteByte(byte(t))
+	err := codec.NewEncoder(&buf, MsgpackHandle).Encode(msg)
+	return buf.Bytes(), err
+}
+
+// Decode decodes a msgpack payload (without the type byte) into out.
+func Decode(buf []byte, out any) error {
+	return codec.NewDecoder(bytes.NewReader(buf), MsgpackHandle).Decode(out)
+}
+
+// MessageType is the first byte of every raft log entry.
+type MessageType uint8
+
+// Raft log entry types. Values are persisted: append only, never renumber.
+const (
+	JobRegisterRequestType           MessageType = 1
+	JobDeregisterRequestType         MessageType = 2
+	EvalUpdateRequestType            MessageType = 3
+	EvalDeleteRequestType            MessageType = 4
+	NodeRegisterRequestType          MessageType = 5
+	NodeDeregisterRequestType        MessageType = 6
+	NodeUpdateStatusRequestType      MessageType = 7
+	NodeUpdateDrainRequestType       MessageType = 8
+	NodeUpdateEligibilityType        MessageType = 9
+	AllocUpdateRequestType           MessageType = 10
+	AllocClientUpdateRequestType     MessageType = 11
+	ApplyPlanResultsRequestType      MessageType = 12
+	DeploymentStatusUpdateType       MessageType = 13
+	SchedulerConfigRequestType       MessageType = 14
+	JobBatchDeregisterRequestType    MessageType = 15
+	AllocUpdateDesiredTransitionType MessageType = 16
+)

@@ -1,0 +1,138 @@
+package structs
+
+import "time"
+
+// Node statuses.
+const (
+	NodeStatusInit         = "initializing"
+	NodeStatusReady        = "ready"
+	NodeStatusDown         = "down"
+	NodeStatusDisconnected = "disconnected"
+)
+
+// Node scheduling eligibility.
+const (
+	NodeSchedulingEligible   = "eligible"
+	NodeSchedulingIneligible = "ineligible"
+)
+
+// ValidNodeStatus reports whether s is a node status.
+func ValidNodeStatus(s string) bool {
+	switch s {
+	case NodeStatusInit, NodeStatusReady, NodeStatusDown, NodeStatusDisconnected:
+		return true
+	}
+	return false
+}
+
+// Node is a client machine that runs allocations.
+type Node struct {
+	ID                    string
+	SecretID              string
+	Datacenter            string
+	Name                  string
+	HTTPAddr              string
+	NodePool              string
+	NodeClass             string
+	ComputedClass         string
+	Attributes            map[string]string
+	Meta                  map[string]string
+	NodeResources         *NodeResources
+	ReservedResources     *NodeReservedResources
+	Drivers               map[string]*DriverInfo
+	Links                 map[string]string
+	Status                string
+	StatusDescription     string
+	StatusUpdatedAt       int64 // unix seconds
+	SchedulingEligibility string
+	DrainStrategy         *DrainStrategy
+	LastDrain             *DrainMetadata
+	Events                []*NodeEvent
+	CreateIndex           uint64
+	ModifyIndex           uint64
+}
+
+// Ready reports whether the scheduler may place new work on the node.
+func (n *Node) Ready() bool {
+	return n.Status == NodeStatusReady && n.DrainStrategy == nil && n.SchedulingEligibility == NodeSchedulingEligible
+}
+
+// TerminalStatus reports whether the node is down.
+func (n *Node) TerminalStatus() bool { return n.Status == NodeStatusDown }
+
+// Canonicalize fills in defaults for a registering node.
+func (n *Node) Canonicalize() {
+	if n.NodePool == "" {
+		n.NodePool = DefaultNodePool
+	}
+	if n.SchedulingEligibility == "" {
+		if n.DrainStrategy != nil {
+			n.SchedulingEligibility = NodeSchedulingIneligible
+		} else {
+			n.SchedulingEligibility = NodeSchedulingEligible
+		}
+	}
+	if n.Status == "" {
+		n.Status = NodeStatusInit
+	}
+}
+
+// NodeResources is what a node offers.
+type NodeResources struct {
+	CPU            NodeCPUResources
+	MemoryMB       int64
+	DiskMB         int64
+	Networks       []*NetworkResource
+	MinDynamicPort int
+	MaxDynamicPort int
+}
+
+// NodeCPUResources describes a node's processor.
+type NodeCPUResources struct {
+	CpuShares          int64 // total MHz
+	TotalCpuCores      uint16
+	ReservableCpuCores []uint16
+}
+
+// NodeReservedResources is held back from scheduling (for the OS, agents).
+type NodeReservedResources struct {
+	CpuShares     int64
+	MemoryMB      int64
+	DiskMB        int64
+	ReservedPorts string // e.g. "22,80,8000-8100"
+}
+
+// DriverInfo is a driver's fingerprint on a node.
+type DriverInfo struct {
+	Attributes        map[string]string
+	Detected          bool
+	Healthy           bool
+	HealthDescription string
+	UpdateTime        time.Time
+}
+
+// DrainStrategy describes an in-progress drain.
+type DrainStrategy struct {
+	Deadline         time.Duration // -1 means force, 0 means no deadline
+	IgnoreSystemJobs bool
+	ForceDeadline    time.Time
+	StartedAt        time.Time
+}
+
+// DrainMetadata records the last drain of a node.
+type DrainMetadata struct {
+	StartedAt  time.Time
+	UpdatedAt  time.Time
+	Status     string
+	AccessorID string
+	Meta       map[string]string
+}
+
+// NodeEvent is a notable change in a node's history.
+type NodeEvent struct {
+	Message     string
+	Subsystem   string
+	Details     map[string]string
+	Timestamp   time.Time
+	CreateIndex uint64
+}

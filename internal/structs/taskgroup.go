@@ -1,0 +1,257 @@
+package structs
+
+import "time"
+
+// TaskGroup is a set of tasks placed together on one node, `Count` times.
+type TaskGroup struct {
+	Name                      string
+	Count                     int
+	Update                    *UpdateStrategy
+	Migrate                   *MigrateStrategy
+	Constraints               []*Constraint
+	Affinities                []*Affinity
+	Spreads                   []*Spread
+	Scaling                   *ScalingPolicy
+	RestartPolicy             *RestartPolicy
+	ReschedulePolicy          *ReschedulePolicy
+	Disconnect                *DisconnectStrategy
+	EphemeralDisk             *EphemeralDisk
+	Networks                  []*NetworkResource
+	Services                  []*Service
+	Tasks                     []*Task
+	Meta                      map[string]string
+	StopAfterClientDisconnect *time.Duration
+	MaxClientDisconnect       *time.Duration
+}
+
+// LookupTask returns the named task, or nil.
+func (tg *TaskGroup) LookupTask(name string) *Task {
+	for _, t := range tg.Tasks {
+		if t.Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+// DisconnectStrategy is the group `disconnect` block.
+type DisconnectStrategy struct {
+	LostAfter         time.Duration
+	StopOnClientAfter *time.Duration
+	Replace           *bool
+	Reconcile         string
+}
+
+// ScalingPolicy is the group `scaling` block.
+type ScalingPolicy struct {
+	Min     int64
+	Max     int64
+	Enabled bool
+	Policy  map[string]any
+}
+
+// EphemeralDisk is the group `ephemeral_disk` block.
+type EphemeralDisk struct {
+	Sticky  bool
+	SizeMB  int
+	Migrate bool
+}
+
+// Service is a `service` block. Stored for later use by service discovery.
+type Service struct {
+	Name      string
+	PortLabel string
+	Provider  string
+	Tags      []string
+	Checks    []*ServiceCheck
+}
+
+// ServiceCheck is a `check` block inside a service.
+type ServiceCheck struct {
+	Name     string
+	Type     string
+	Path     string
+	Protocol string
+	Interval time.Duration
+	Timeout  time.Duration
+}
+
+// Task is one process, container or VM run by a driver.
+type Task struct {
+	Name            string
+	Driver          string
+	User            string
+	Config          map[string]any
+	Env             map[string]string
+	Constraints     []*Constraint
+	Affinities      []*Affinity
+	Resources       *Resources
+	RestartPolicy   *RestartPolicy
+	Lifecycle       *TaskLifecycleConfig
+	Meta            map[string]string
+	KillTimeout     time.Duration
+	KillSignal      string
+	LogConfig       *LogConfig
+	Artifacts       []*TaskArtifact
+	Templates       []*Template
+	Services        []*Service
+	Leader          bool
+	ShutdownDelay   time.Duration
+	DispatchPayload *DispatchPayloadConfig
+}
+
+// Task lifecycle hooks.
+const (
+	TaskLifecycleHookPrestart  = "prestart"
+	TaskLifecycleHookPoststart = "poststart"
+	TaskLifecycleHookPoststop  = "poststop"
+)
+
+// TaskLifecycleConfig is the task `lifecycle` block.
+type TaskLifecycleConfig struct {
+	Hook    string
+	Sidecar bool
+}
+
+// LogConfig is the task `logs` block.
+type LogConfig struct {
+	MaxFiles      int
+	MaxFileSizeMB int
+	Disabled      bool
+}
+
+// TaskArtifact is an `artifact` block (stored; fetched by the client later).
+type TaskArtifact struct {
+	GetterSource  string
+	GetterOptions map[string]string
+	GetterMode    string
+	RelativeDest  string
+}
+
+// Template is a `template` block (stored; rendered by the client later).
+type Template struct {
+	SourcePath   string
+	DestPath     string
+	EmbeddedTmpl string
+	ChangeMode   string
+	ChangeSignal string
+	Perms        string
+	Envvars      bool
+}
+
+// DispatchPayloadConfig is the task `dispatch_payload` block.
+type DispatchPayloadConfig struct {
+	File string
+}
+
+// Resources is what a task asks for.
+type Resources struct {
+	CPU         int // MHz
+	Cores       int
+	MemoryMB    int
+	MemoryMaxMB int
+	DiskMB      int
+	Networks    []*NetworkResource
+	Devices     []*RequestedDevice
+}
+
+// RequestedDevice asks for a number of devices of a kind.
+type RequestedDevice struct {
+	Name  string
+	Count uint64
+}
+
+// NetworkResource is a `network` block (request) or a node's interface (offer).
+type NetworkResource struct {
+	Mode          string
+	Device        string
+	CIDR          string
+	IP            string
+	MBits         int
+	ReservedPorts []Port
+	DynamicPorts  []Port
+}
+
+// Port is a labelled port; Value is fixed for reserved ports and assigned by
+// the scheduler for dynamic ones.
+type Port struct {
+	Label       string
+	Value       int
+	To          int
+	HostNetwork string
+}
+
+// Defaults for task groups and tasks that leave settings out (Nomad's).
+const (
+	DefaultKillTimeout = 5 * time.Second
+	DefaultCPU         = 100
+	DefaultMemoryMB    = 300
+	DefaultDiskMB      = 300
+)
+
+// DefaultRestartPolicy returns the restart policy for a job type.
+func DefaultRestartPolicy(jobType string) *RestartPolicy {
+	if jobType == JobTypeBatch || jobType == JobTypeSysBatch {
+		return &RestartPolicy{Attempts: 3, Interval: 24 * time.Hour, Delay: 15 * time.Second, Mode: RestartPolicyModeFail}
+	}
+	return &RestartPolicy{Attempts: 2, Interval: 30 * time.Minute, Delay: 15 * time.Second, Mode: RestartPolicyModeFail}
+}
+
+// DefaultReschedulePolicy returns the reschedule policy for a job type; nil
+// for system jobs, which are never rescheduled.
+func DefaultReschedulePolicy(jobType string) *ReschedulePolicy {
+	switch jobType {
+	case JobTypeService:
+		return &ReschedulePolicy{Delay: 30 * time.Second, DelayFunction: RescheduleDelayExponential, MaxDelay: time.Hour, Unlimited: true}
+	case JobTypeBatch:
+		return &ReschedulePolicy{Attempts: 1, Interval: 24 * time.Hour, Delay: 5 * time.Second, DelayFunction: RescheduleDelayConstant}
+	}
+	return nil
+}
+
+func (tg *TaskGroup) canonicalize(j *Job) {
+	if tg.RestartPolicy == nil {
+		tg.RestartPolicy = DefaultRestartPolicy(j.Type)
+	}
+	tg.RestartPolicy.canonicalize()
+	canonicalizePlacement(tg.Constraints, tg.Affinities, tg.Spreads)
+	if tg.ReschedulePolicy == nil {
+		tg.ReschedulePolicy = j.Reschedule.Copy()
+		if tg.ReschedulePolicy == nil {
+			tg.ReschedulePolicy = DefaultReschedulePolicy(j.Type)
+		}
+	}
+	if tg.EphemeralDisk == nil {
+		tg.EphemeralDisk = &EphemeralDisk{SizeMB: DefaultDiskMB}
+	}
+	if tg.Update == nil && j.Update.MaxParallel > 0 && (j.Type == JobTypeService || j.Type == JobTypeSystem) {
+		u := j.Update
+		tg.Update = &u
+	}
+	for _, t := range tg.Tasks {
+		t.canonicalize(tg)
+	}
+}
+
+func (t *Task) canonicalize(tg *TaskGroup) {
+	if t.Resources == nil {
+		t.Resources = &Resources{}
+	}
+	if t.Resources.CPU == 0 && t.Resources.Cores == 0 {
+		t.Resources.CPU = DefaultCPU
+	}
+	if t.Resources.MemoryMB == 0 {
+		t.Resources.MemoryMB = DefaultMemoryMB
+	}
+	if t.KillTimeout == 0 {
+		t.KillTimeout = DefaultKillTimeout
+	}
+	if t.RestartPolicy == nil {
+		t.RestartPolicy = tg.RestartPolicy.Copy()
+	}
+	t.RestartPolicy.canonicalize()
+	canonicalizePlacement(t.Constraints, t.Affinities, nil)
+	if t.LogConfig == nil {
+		t.LogConfig = &LogConfig{MaxFiles: 10, MaxFileSizeMB: 10}
+	}
+}
