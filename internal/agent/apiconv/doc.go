@@ -8,7 +8,7 @@
 // Inbound conversion dereferences the api's optional pointers to zero values
 // and leaves defaulting to structs.Job.Canonicalize, with two exceptions that
 // need the pointer information structs no longer has (see inherit.go and
-// the "presence defaults" in taskgroup.go and job.go).
+// the presence defaults in taskgroup.go and policies.go).
 //
 // Outbound conversion is full fidelity: every scalar pointer of the api type
 // is set (as Nomad does for canonicalized jobs), so that

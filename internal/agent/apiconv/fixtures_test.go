@@ -325,7 +325,7 @@ func fullStructsAlloc() *structs.Allocation {
 		JobID: "web-1", Job: fullStructsJob(), TaskGroup: "web",
 		AllocatedResources: &structs.AllocatedResources{
 			Tasks: map[string]*structs.AllocatedTaskResources{"server": {
-				CpuShares: 500, ReservedCores: []uint16{0, 1}, MemoryMB: 256, MemoryMaxMB: 512,
+				CpuShares: 500, ReservedCores: []uint16{1, 2}, MemoryMB: 256, MemoryMaxMB: 512,
 				Networks: []*structs.NetworkResource{fullStructsNetwork(3)},
 			}},
 			Shared: structs.AllocatedSharedResources{
@@ -396,7 +396,7 @@ func fullStructsDeployment() *structs.Deployment {
 		IsMultiregion: true,
 		TaskGroups: map[string]*structs.DeploymentState{"web": {
 			AutoRevert: true, AutoPromote: true, ProgressDeadline: time.Minute, RequireProgressBy: t0, Promoted: true,
-			PlacedCanaries: []string{"a1"}, DesiredCanaries: 1, DesiredTotal: 3, PlacedAllocs: 2, HealthyAllocs: 1, UnhealthyAllocs: 1,
+			PlacedCanaries: []string{"a1"}, DesiredCanaries: 1, DesiredTotal: 3, PlacedAllocs: 2, HealthyAllocs: 5, UnhealthyAllocs: 4,
 		}},
 		Status: "running", StatusDescription: "in progress", EvalPriority: 50,
 		CreateIndex: 73, ModifyIndex: 74, CreateTime: t0.UnixNano(), ModifyTime: t0.Add(time.Second).UnixNano(),

@@ -146,8 +146,6 @@ func TestJobToStructsInheritsPartialBlocks(t *testing.T) {
 	tg.Migrate = &api.MigrateStrategy{MaxParallel: new(0)}
 	tg.ReschedulePolicy = &api.ReschedulePolicy{Attempts: new(1)}
 	tg.Tasks[0].RestartPolicy = &api.RestartPolicy{Mode: new("fail")}
-	snapshot := fullAPIJob()
-	snapshot.TaskGroups[0] = tg
 
 	got := JobToStructs(in).TaskGroups[0]
 

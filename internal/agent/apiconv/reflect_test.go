@@ -167,8 +167,13 @@ func requireNoZero(t *testing.T, v any, skip ...string) {
 // field of the same name in the structs value b, descending through
 // pointers, slices, maps and nested structs, and tolerating the api's
 // pointers and differently typed numbers and named strings. Fields only one
-// side has are ignored; requireNoZero covers those.
-func sameByName(path string, a, b reflect.Value) []string {
+// side has are ignored (requireNoZero covers those), as are paths in skip.
+type nameMatcher struct{ skip map[string]bool }
+
+func (m nameMatcher) same(path string, a, b reflect.Value) []string {
+	if m.skip[strings.TrimPrefix(indexRE.ReplaceAllString(path, ""), ".")] {
+		return nil
+	}
 	a, b = derefValue(a), derefValue(b)
 	if !a.IsValid() || !b.IsValid() {
 		if a.IsValid() != b.IsValid() && !(a.IsValid() && a.IsZero()) && !(b.IsValid() && b.IsZero()) {
@@ -183,14 +188,14 @@ func sameByName(path string, a, b reflect.Value) []string {
 		}
 		return nil
 	case a.Kind() == reflect.Struct && b.Kind() == reflect.Struct:
-		return sameStructByName(path, a, b)
+		return m.sameStruct(path, a, b)
 	case a.Kind() == reflect.Slice && b.Kind() == reflect.Slice:
 		if a.Len() != b.Len() {
 			return []string{fmt.Sprintf("%s: len %d vs %d", path, a.Len(), b.Len())}
 		}
 		var out []string
 		for i := range a.Len() {
-			out = append(out, sameByName(fmt.Sprintf("%s[%d]", path, i), a.Index(i), b.Index(i))...)
+			out = append(out, m.same(fmt.Sprintf("%s[%d]", path, i), a.Index(i), b.Index(i))...)
 		}
 		return out
 	case a.Kind() == reflect.Map && b.Kind() == reflect.Map:
@@ -199,7 +204,7 @@ func sameByName(path string, a, b reflect.Value) []string {
 		}
 		var out []string
 		for _, k := range a.MapKeys() {
-			out = append(out, sameByName(fmt.Sprintf("%s[%v]", path, k), a.MapIndex(k), b.MapIndex(k))...)
+			out = append(out, m.same(fmt.Sprintf("%s[%v]", path, k), a.MapIndex(k), b.MapIndex(k))...)
 		}
 		return out
 	case a.CanInt() || a.CanUint() || a.CanFloat():
@@ -216,7 +221,7 @@ func sameByName(path string, a, b reflect.Value) []string {
 	return []string{fmt.Sprintf("%s: cannot compare %s with %s", path, a.Type(), b.Type())}
 }
 
-func sameStructByName(path string, a, b reflect.Value) []string {
+func (m nameMatcher) sameStruct(path string, a, b reflect.Value) []string {
 	var out []string
 	for i := range a.NumField() {
 		f := a.Type().Field(i)
@@ -224,11 +229,11 @@ func sameStructByName(path string, a, b reflect.Value) []string {
 			continue
 		}
 		if f.Anonymous {
-			out = append(out, sameByName(path, a.Field(i), b)...)
+			out = append(out, m.same(path, a.Field(i), b)...)
 			continue
 		}
 		if bf := b.FieldByName(f.Name); bf.IsValid() {
-			out = append(out, sameByName(path+"."+f.Name, a.Field(i), bf)...)
+			out = append(out, m.same(path+"."+f.Name, a.Field(i), bf)...)
 		}
 	}
 	return out
@@ -244,10 +249,15 @@ func derefValue(v reflect.Value) reflect.Value {
 	return v
 }
 
-// requireSameByName fails listing every same-named field whose values differ.
-func requireSameByName(t *testing.T, apiV, structsV any) {
+// requireSameByName fails listing every same-named field whose values
+// differ, except under the paths in skip.
+func requireSameByName(t *testing.T, apiV, structsV any, skip ...string) {
 	t.Helper()
-	if d := sameByName("", reflect.ValueOf(apiV), reflect.ValueOf(structsV)); len(d) > 0 {
+	m := nameMatcher{skip: map[string]bool{}}
+	for _, s := range skip {
+		m.skip[s] = true
+	}
+	if d := m.same("", reflect.ValueOf(apiV), reflect.ValueOf(structsV)); len(d) > 0 {
 		t.Fatalf("%T vs %T:\n  %s", apiV, structsV, strings.Join(d, "\n  "))
 	}
 }
