@@ -33,6 +33,7 @@ func (e *JobEndpoint) Register(args *JobRegisterArgs) (*JobRegisterReply, error)
 		return nil, BadRequest("Job: missing job")
 	}
 	job := args.Job.Copy()
+	clearServerOwnedFields(job)
 	job.Canonicalize()
 	if err := job.Validate(); err != nil {
 		return nil, BadRequest("invalid job: %v", err)
@@ -142,4 +143,12 @@ func namespaceOrDefault(ns string) string {
 		return structs.DefaultNamespace
 	}
 	return ns
+}
+
+// clearServerOwnedFields drops what a client may send but only the server
+// decides: versions, indexes, status and submit time.
+func clearServerOwnedFields(j *structs.Job) {
+	j.Status, j.StatusDescription, j.Stable = "", "", false
+	j.Version, j.SubmitTime = 0, 0
+	j.CreateIndex, j.ModifyIndex, j.JobModifyIndex = 0, 0, 0
 }

@@ -123,9 +123,10 @@ func (r reader) Allocs(ws memdb.WatchSet, namespace string) ([]*structs.Allocati
 }
 
 // AllocsByJob returns the allocs of a job. Unless anyCreateIndex, only the
-// allocs of the current incarnation of the job are returned (none if the
-// job does not exist): a job purged and registered again under the same ID
-// must not see the allocs of its predecessor.
+// allocs of the current incarnation of the job are returned: a job purged
+// and registered again under the same ID must not see the allocs of its
+// predecessor. If the job does not exist (purged), every alloc left under
+// its ID is returned, so that they can still be found and stopped.
 func (r reader) AllocsByJob(ws memdb.WatchSet, namespace, jobID string, anyCreateIndex bool) ([]*structs.Allocation, error) {
 	txn := r.txn()
 	allocs, err := allocsByJob(txn, ws, namespace, jobID)
@@ -134,7 +135,7 @@ func (r reader) AllocsByJob(ws memdb.WatchSet, namespace, jobID string, anyCreat
 	}
 	job, err := jobByID(txn, ws, namespace, jobID)
 	if err != nil || job == nil {
-		return nil, err
+		return allocs, err
 	}
 	out := allocs[:0:0]
 	for _, a := range allocs {

@@ -172,8 +172,8 @@ func TestAllocsByJob_AnyCreateIndex(t *testing.T) {
 		}
 	}
 	must(t, s.DeleteJob(14, "default", "web"))
-	if allocs, _ := s.AllocsByJob(nil, "default", "web", false); len(allocs) != 0 {
-		t.Fatal("allocs of a missing job returned without anyCreateIndex")
+	if allocs, _ := s.AllocsByJob(nil, "default", "web", false); len(allocs) != 2 {
+		t.Fatal("allocs of a purged job should all be returned")
 	}
 }
 

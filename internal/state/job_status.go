@@ -40,19 +40,12 @@ func jobStatus(txn *memdb.Txn, job *structs.Job, evalsDeleted bool) (string, err
 	if job.IsMultiInstanceParent() {
 		return structs.JobStatusRunning, nil
 	}
-	allocs, err := allocsByJob(txn, nil, job.Namespace, job.ID)
+	running, hadAllocs, err := jobAllocState(txn, job)
 	if err != nil {
 		return "", err
 	}
-	hadAllocs := false
-	for _, a := range allocs {
-		if !allocOfJobIncarnation(a, job) {
-			continue
-		}
-		if !a.TerminalStatus() {
-			return structs.JobStatusRunning, nil
-		}
-		hadAllocs = true
+	if running {
+		return structs.JobStatusRunning, nil
 	}
 	evals, err := evalsByJob(txn, nil, job.Namespace, job.ID)
 	if err != nil {
@@ -67,6 +60,27 @@ func jobStatus(txn *memdb.Txn, job *structs.Job, evalsDeleted bool) (string, err
 		return structs.JobStatusDead, nil
 	}
 	return structs.JobStatusPending, nil
+}
+
+// jobAllocState reports whether the job has a non-terminal alloc and
+// whether it has any. It stops at the first non-terminal alloc rather than
+// loading them all: jobs with many allocs are written often.
+func jobAllocState(txn *memdb.Txn, job *structs.Job) (running, hasAny bool, err error) {
+	it, err := txn.Get(TableAllocs, "job", job.Namespace, job.ID)
+	if err != nil {
+		return false, false, err
+	}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		a := raw.(*structs.Allocation)
+		if !allocOfJobIncarnation(a, job) {
+			continue
+		}
+		if !a.TerminalStatus() {
+			return true, true, nil
+		}
+		hasAny = true
+	}
+	return false, hasAny, nil
 }
 
 // allocOfJobIncarnation reports whether a belongs to this incarnation of

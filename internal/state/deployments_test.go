@@ -1,0 +1,91 @@
+package state
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/hashicorp/go-memdb"
+
+	"github.com/drover-project/drover/internal/structs"
+)
+
+func TestDeploymentReads(t *testing.T) {
+	s := newStore(t)
+	job := setupJob(t, s, 5, "web")
+	if d, _ := s.LatestDeploymentByJobID(nil, "default", "web"); d != nil {
+		t.Fatal("latest of none")
+	}
+	ws := memdb.NewWatchSet()
+	s.DeploymentsByJobID(ws, "default", "web")
+	must(t, s.UpsertDeployment(10, mockDeployment("d2", job)))
+	if !watchFired(ws) {
+		t.Fatal("watch did not fire")
+	}
+	must(t, s.UpsertDeployment(11, mockDeployment("d1", job)))
+	other := mockDeployment("d3", job)
+	other.Namespace, other.JobID = "prod", "api"
+	must(t, s.UpsertDeployment(12, other))
+
+	latest, _ := s.LatestDeploymentByJobID(nil, "default", "web")
+	if latest.ID != "d1" || latest.CreateIndex != 11 {
+		t.Fatalf("latest = %s@%d", latest.ID, latest.CreateIndex)
+	}
+	ids := func(ds []*structs.Deployment, err error) (out []string) {
+		must(t, err)
+		for _, d := range ds {
+			out = append(out, d.ID)
+		}
+		return out
+	}
+	if got := ids(s.DeploymentsByJobID(nil, "default", "web")); !equalStrings(got, []string{"d1", "d2"}) {
+		t.Fatalf("by job: %v", got)
+	}
+	if got := ids(s.Deployments(nil, "prod")); !equalStrings(got, []string{"d3"}) {
+		t.Fatalf("by namespace: %v", got)
+	}
+	if got := ids(s.Deployments(nil, "*")); len(got) != 3 {
+		t.Fatalf("all: %v", got)
+	}
+	wantIndex(t, s, TableDeployment, 12)
+}
+
+func TestUpdateDeploymentStatus(t *testing.T) {
+	s := newStore(t)
+	job := setupJob(t, s, 5, "web")
+	must(t, s.UpsertDeployment(10, mockDeployment("d1", job)))
+
+	revert := mockJob("web")
+	revert.TaskGroups[0].Count = 7
+	revert.SubmitTime = 4242
+	eval := mockEval("e1", "web")
+	eval.TriggeredBy = structs.EvalTriggerDeploymentWatcher
+	must(t, s.UpdateDeploymentStatus(11, &structs.DeploymentStatusUpdateRequest{
+		DeploymentUpdate: &structs.DeploymentStatusUpdate{DeploymentID: "d1", Status: structs.DeploymentStatusFailed, StatusDescription: "unhealthy"},
+		Job:              revert, Eval: eval, UpdatedAt: 888,
+	}))
+	d, _ := s.DeploymentByID(nil, "d1")
+	if d.Status != structs.DeploymentStatusFailed || d.StatusDescription != "unhealthy" || d.ModifyTime != 888 || d.ModifyIndex != 11 {
+		t.Fatalf("deployment %+v", d)
+	}
+	j, _ := s.JobByID(nil, "default", "web")
+	if j.Version != 1 || j.SubmitTime != 4242 || j.TaskGroups[0].Count != 7 {
+		t.Fatalf("job v%d submit=%d", j.Version, j.SubmitTime)
+	}
+	if e, _ := s.EvalByID(nil, "e1"); e == nil || e.CreateIndex != 11 {
+		t.Fatal("eval not written")
+	}
+	for _, table := range []string{TableDeployment, TableJobs, TableJobVersion, TableEvals} {
+		wantIndex(t, s, table, 11)
+	}
+
+	err := s.UpdateDeploymentStatus(12, &structs.DeploymentStatusUpdateRequest{
+		DeploymentUpdate: &structs.DeploymentStatusUpdate{DeploymentID: "nope"},
+		Eval:             mockEval("e2", "web"),
+	})
+	if !errors.Is(err, ErrNotFound) {
+		t.Fatalf("unknown deployment: %v", err)
+	}
+	if e, _ := s.EvalByID(nil, "e2"); e != nil {
+		t.Fatal("failed update wrote its eval")
+	}
+}

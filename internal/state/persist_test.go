@@ -1,0 +1,219 @@
+package state
+
+import (
+	"bytes"
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-memdb"
+
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// populate writes something into every table, with nested fields of every
+// kind (maps, slices, pointers, times, durations, untyped task config).
+func populate(t *testing.T, s *StateStore) {
+	t.Helper()
+	job := mockJob("web")
+	job.Periodic = nil
+	job.Update = structs.UpdateStrategy{MaxParallel: 1, MinHealthyTime: 10 * time.Second}
+	job.TaskGroups[0].StopAfterClientDisconnect = ptr(time.Minute)
+	must(t, s.UpsertJob(10, 100, job))
+	job2 := mockJob("web")
+	job2.TaskGroups[0].Count = 3
+	must(t, s.UpsertJob(11, 101, job2))
+	other := mockJob("api")
+	other.Namespace = "prod"
+	must(t, s.UpsertJob(12, 102, other))
+	stored, _ := s.JobByID(nil, "default", "web")
+
+	node := mockNode("n1")
+	node.Meta = map[string]string{"rack": "r1"}
+	node.ReservedResources = &structs.NodeReservedResources{CpuShares: 100, ReservedPorts: "22"}
+	must(t, s.UpsertNode(13, node))
+	must(t, s.UpsertNode(14, mockNode("n2")))
+	must(t, s.UpdateNodeDrain(15, "n2", &structs.DrainStrategy{Deadline: time.Hour, ForceDeadline: t0.Add(time.Hour), StartedAt: t0}, false, 1_700_000_000, &structs.NodeEvent{Message: "drain", Details: map[string]string{"k": "v"}, Timestamp: t0}))
+
+	e1 := mockEval("e1", "web")
+	e2 := mockEval("e2", "web")
+	e1.NextEval, e2.PreviousEval = "e2", "e1"
+	must(t, s.UpsertEvals(16, []*structs.Evaluation{e1, e2}))
+
+	must(t, s.UpsertDeployment(17, mockDeployment("d1", stored)))
+	a := mockAlloc("a1", stored, "n1")
+	a.DeploymentID = "d1"
+	a.RescheduleTracker = &structs.RescheduleTracker{Events: []*structs.RescheduleEvent{{RescheduleTime: 5, PrevAllocID: "x", Delay: time.Second}}}
+	a.PreemptedAllocations = []string{"p1"}
+	must(t, s.UpsertAllocs(18, []*structs.Allocation{a, mockAlloc("a2", stored, "n2")}))
+	must(t, s.UpdateAllocsFromClient(19, []*structs.Allocation{{
+		ID: "a1", ClientStatus: structs.AllocClientStatusRunning,
+		TaskStates: map[string]*structs.TaskState{"web": {
+			State: structs.TaskStateRunning, StartedAt: t0, LastRestart: t0.Add(time.Second),
+			Events: []*structs.TaskEvent{{Type: "Started", Time: 7, Details: map[string]string{"a": "b"}, KillTimeout: time.Second}},
+		}},
+		DeploymentStatus: &structs.AllocDeploymentStatus{Healthy: ptr(true), Timestamp: t0},
+	}}))
+	must(t, s.UpdateAllocsDesiredTransitions(20, map[string]*structs.DesiredTransition{"a2": {Migrate: ptr(true)}}, nil))
+	cfg := structs.DefaultSchedulerConfiguration()
+	cfg.MemoryOversubscriptionEnabled = true
+	must(t, s.SchedulerSetConfig(21, cfg))
+}
+
+// dumpTables returns every row of every table, keyed by table.
+func dumpTables(t *testing.T, r reader) map[string][]any {
+	t.Helper()
+	out := map[string][]any{}
+	txn := r.txn()
+	for _, st := range snapshotTables {
+		it, err := txn.Get(st.table, "id")
+		must(t, err)
+		for obj := it.Next(); obj != nil; obj = it.Next() {
+			out[st.table] = append(out[st.table], obj)
+		}
+	}
+	return out
+}
+
+func TestPersistRestore_RoundTrip(t *testing.T) {
+	src := newStore(t)
+	populate(t, src)
+	var buf bytes.Buffer
+	must(t, src.Snapshot().Persist(&buf))
+
+	dst := newStore(t)
+	abandon := dst.AbandonCh()
+	ws := memdb.NewWatchSet()
+	dst.Jobs(ws, "*")
+	must(t, dst.Restore(&buf))
+
+	select {
+	case <-abandon:
+	default:
+		t.Fatal("AbandonCh not closed by Restore")
+	}
+	select {
+	case <-dst.AbandonCh():
+		t.Fatal("new AbandonCh already closed")
+	default:
+	}
+
+	want, got := dumpTables(t, src.reader), dumpTables(t, dst.reader)
+	for _, st := range snapshotTables {
+		if len(want[st.table]) == 0 {
+			t.Errorf("fixture left table %s empty", st.table)
+		}
+		if len(got[st.table]) != len(want[st.table]) {
+			t.Errorf("%s: %d rows restored, want %d", st.table, len(got[st.table]), len(want[st.table]))
+			continue
+		}
+		for i := range want[st.table] {
+			if !reflect.DeepEqual(got[st.table][i], want[st.table][i]) {
+				t.Errorf("%s row %d differs:\n got %#v\nwant %#v", st.table, i, got[st.table][i], want[st.table][i])
+			}
+		}
+	}
+	if dst.LatestIndex() != 21 || src.LatestIndex() != 21 {
+		t.Fatalf("latest index %d / %d", dst.LatestIndex(), src.LatestIndex())
+	}
+	for _, table := range []string{TableJobs, TableJobVersion, TableNodes, TableAllocs, TableEvals, TableDeployment, TableSchedulerConfig} {
+		if dst.Index(table) != src.Index(table) {
+			t.Errorf("index %s: %d, want %d", table, dst.Index(table), src.Index(table))
+		}
+	}
+
+}
+
+func TestRestore_ReplacesContents(t *testing.T) {
+	src := newStore(t)
+	must(t, src.UpsertNode(5, mockNode("only")))
+	var buf bytes.Buffer
+	must(t, src.Snapshot().Persist(&buf))
+
+	dst := newStore(t)
+	populate(t, dst)
+	must(t, dst.Restore(&buf))
+	if nodes, _ := dst.Nodes(nil); len(nodes) != 1 || nodes[0].ID != "only" {
+		t.Fatalf("nodes after restore: %v", nodes)
+	}
+	if jobs, _ := dst.Jobs(nil, "*"); len(jobs) != 0 {
+		t.Fatal("old jobs survived restore")
+	}
+	if dst.LatestIndex() != 5 {
+		t.Fatalf("latest index %d", dst.LatestIndex())
+	}
+}
+
+func TestRestore_BadStreamLeavesStoreUnchanged(t *testing.T) {
+	s := newStore(t)
+	populate(t, s)
+	abandon := s.AbandonCh()
+	if err := s.Restore(bytes.NewReader([]byte{0x07, 0xc1, 0xff})); err == nil {
+		t.Fatal("garbage restored without error")
+	}
+	select {
+	case <-abandon:
+		t.Fatal("failed restore abandoned the store")
+	default:
+	}
+	if s.LatestIndex() != 21 {
+		t.Fatal("failed restore changed the store")
+	}
+}
+
+func TestSnapshotIsolation(t *testing.T) {
+	s := newStore(t)
+	must(t, s.UpsertNode(10, mockNode("n1")))
+	snap := s.Snapshot()
+	must(t, s.UpsertNode(11, mockNode("n2")))
+	must(t, s.UpdateNodeStatus(12, "n1", structs.NodeStatusDown, 0, nil))
+	nodes, _ := snap.Nodes(nil)
+	if len(nodes) != 1 || nodes[0].Status != structs.NodeStatusReady {
+		t.Fatalf("snapshot saw later writes: %+v", nodes)
+	}
+	if snap.Index(TableNodes) != 10 || snap.LatestIndex() != 10 || s.Index(TableNodes) != 12 {
+		t.Fatal("snapshot indexes not frozen")
+	}
+}
+
+// TestConcurrentReadsWritesRestore is for the race detector: reads on the
+// store and on snapshots run while writes and a Restore happen.
+func TestConcurrentReadsWritesRestore(t *testing.T) {
+	src := newStore(t)
+	populate(t, src)
+	var buf bytes.Buffer
+	must(t, src.Snapshot().Persist(&buf))
+
+	s := newStore(t)
+	populate(t, s)
+	done := make(chan struct{})
+	readers := make(chan struct{}, 2)
+	for i := 0; i < 2; i++ {
+		go func() {
+			defer func() { readers <- struct{}{} }()
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				s.AllocsByNode(nil, "n1")
+				s.Snapshot().Jobs(nil, "*")
+				_ = s.LatestIndex()
+				select {
+				case <-s.AbandonCh():
+				default:
+				}
+			}
+		}()
+	}
+	job, _ := s.JobByID(nil, "default", "web")
+	for i := 0; i < 50; i++ {
+		must(t, s.UpsertAllocs(uint64(100+i), []*structs.Allocation{mockAlloc(fmt.Sprint("c", i), job, "n1")}))
+	}
+	must(t, s.Restore(&buf))
+	close(done)
+	<-readers
+	<-readers
+}
