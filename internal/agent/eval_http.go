@@ -90,11 +90,18 @@ func (h *HTTPServer) evalGet(w http.ResponseWriter, r *http.Request) (any, error
 	if eval == nil {
 		return nil, server.NotFound("evaluation %q not found", id)
 	}
-	out := apiconv.EvalFromStructs(eval)
+	out := &evalWithTimeline{Evaluation: apiconv.EvalFromStructs(eval), Timeline: h.srv.EvalTimeline(eval)}
 	for _, s := range stubs {
 		out.RelatedEvals = append(out.RelatedEvals, relatedEvalStub(s))
 	}
 	return out, nil
+}
+
+// evalWithTimeline is Nomad's evaluation plus Drover's lifecycle timeline,
+// an extra field that Nomad clients ignore.
+type evalWithTimeline struct {
+	*api.Evaluation
+	Timeline []*structs.EvalTimelineEntry
 }
 
 func (h *HTTPServer) evalAllocations(w http.ResponseWriter, r *http.Request) (any, error) {

@@ -88,7 +88,11 @@ func (f *FSM) deregisterJob(index uint64, req *structs.JobDeregisterRequest) err
 }
 
 func (f *FSM) applyEvalUpdate(req *structs.EvalUpdateRequest, index uint64) error {
-	return f.upsertEvals(index, req.Evals)
+	if err := f.state.UpsertEvals(index, req.Evals); err != nil {
+		return err
+	}
+	f.notifyWithToken(req.Evals, req.EvalToken)
+	return nil
 }
 
 func (f *FSM) applyEvalDelete(req *structs.EvalDeleteRequest, index uint64) error {
@@ -99,6 +103,7 @@ func (f *FSM) applyNodeRegister(req *structs.NodeRegisterRequest, index uint64) 
 	if err := f.state.UpsertNode(index, req.Node); err != nil {
 		return err
 	}
+	f.capacityChanged(index, req.Node.ID)
 	return f.upsertEvals(index, req.Evals)
 }
 
@@ -113,6 +118,7 @@ func (f *FSM) applyNodeStatus(req *structs.NodeUpdateStatusRequest, index uint64
 	if err := f.state.UpdateNodeStatus(index, req.NodeID, req.Status, req.UpdatedAt, req.NodeEvent); err != nil {
 		return err
 	}
+	f.capacityChanged(index, req.NodeID)
 	return f.upsertEvals(index, req.Evals)
 }
 
@@ -120,6 +126,7 @@ func (f *FSM) applyNodeDrain(req *structs.NodeUpdateDrainRequest, index uint64) 
 	if err := f.state.UpdateNodeDrain(index, req.NodeID, req.DrainStrategy, req.MarkEligible, req.UpdatedAt, req.NodeEvent); err != nil {
 		return err
 	}
+	f.capacityChanged(index, req.NodeID)
 	return f.upsertEvals(index, req.Evals)
 }
 
@@ -127,6 +134,7 @@ func (f *FSM) applyNodeEligibility(req *structs.NodeUpdateEligibilityRequest, in
 	if err := f.state.UpdateNodeEligibility(index, req.NodeID, req.Eligibility, req.UpdatedAt, req.NodeEvent); err != nil {
 		return err
 	}
+	f.capacityChanged(index, req.NodeID)
 	return f.upsertEvals(index, req.Evals)
 }
 
@@ -134,6 +142,7 @@ func (f *FSM) applyAllocServerUpdate(req *structs.AllocUpdateRequest, index uint
 	if err := f.state.UpsertAllocs(index, req.Allocs); err != nil {
 		return err
 	}
+	f.capacityChanged(index, f.nodesOfTerminalAllocs(req.Allocs)...)
 	return f.upsertEvals(index, req.Evals)
 }
 
@@ -141,6 +150,7 @@ func (f *FSM) applyAllocClientUpdate(req *structs.AllocUpdateRequest, index uint
 	if err := f.state.UpdateAllocsFromClient(index, req.Allocs); err != nil {
 		return err
 	}
+	f.capacityChanged(index, f.nodesOfTerminalAllocs(req.Allocs)...)
 	return f.upsertEvals(index, req.Evals)
 }
 
@@ -156,6 +166,11 @@ func (f *FSM) applyPlanResults(req *structs.ApplyPlanResultsRequest, index uint6
 	if err := f.state.UpsertPlanResults(index, req); err != nil {
 		return err
 	}
+	var stoppedOn []string
+	for _, a := range append(req.AllocsStopped, req.AllocsPreempted...) {
+		stoppedOn = append(stoppedOn, f.allocNode(a.ID))
+	}
+	f.capacityChanged(index, stoppedOn...)
 	f.notify(req.PreemptionEvals)
 	return nil
 }
@@ -199,4 +214,23 @@ func evalList(e *structs.Evaluation) []*structs.Evaluation {
 		return nil
 	}
 	return []*structs.Evaluation{e}
+}
+
+// nodesOfTerminalAllocs returns the nodes of the allocs that are now
+// terminal: their resources are free again.
+func (f *FSM) nodesOfTerminalAllocs(updates []*structs.Allocation) []string {
+	var nodes []string
+	for _, u := range updates {
+		if a, err := f.state.AllocByID(nil, u.ID); err == nil && a != nil && a.TerminalStatus() {
+			nodes = append(nodes, a.NodeID)
+		}
+	}
+	return nodes
+}
+
+func (f *FSM) allocNode(id string) string {
+	if a, err := f.state.AllocByID(nil, id); err == nil && a != nil {
+		return a.NodeID
+	}
+	return ""
 }

@@ -19,7 +19,14 @@ import (
 // blocked-evals tracker can take them. The FSM never decides whether this
 // server is the leader: the sink does (and ignores calls when it is not).
 type EvalSink interface {
-	EvalsWritten(evals []*structs.Evaluation)
+	// EvalsWritten receives evals just written. token is the broker token
+	// of the worker that wrote them ("" for everyone else): a worker that
+	// re-blocks the eval it holds passes it, so an unblock racing its ack
+	// requeues the eval instead of losing it.
+	EvalsWritten(evals []*structs.Evaluation, token string)
+	// CapacityChanged reports that a node may have room for more work (it
+	// registered, became ready or eligible, or allocs on it stopped).
+	CapacityChanged(node *structs.Node, index uint64)
 }
 
 // FSM is the raft finite state machine over a state store.
@@ -31,6 +38,7 @@ type FSM struct {
 	sink EvalSink
 
 	appliers map[structs.MessageType]applier
+	applied  *appliedIndex
 }
 
 // applier applies one entry's payload at a raft index.
@@ -42,7 +50,7 @@ func New(log *slog.Logger) (*FSM, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &FSM{log: log, state: st}
+	f := &FSM{log: log, state: st, applied: newAppliedIndex()}
 	f.appliers = f.applierTable()
 	return f, nil
 }
@@ -60,6 +68,7 @@ func (f *FSM) SetEvalSink(s EvalSink) {
 // Apply applies one committed raft log entry. The returned value reaches the
 // proposer through raft's ApplyFuture.Response: nil or an error.
 func (f *FSM) Apply(l *raft.Log) any {
+	defer f.applied.advance(l.Index)
 	if l.Type != raft.LogCommand || len(l.Data) == 0 {
 		return nil
 	}
@@ -79,7 +88,9 @@ func (f *FSM) Apply(l *raft.Log) any {
 
 // notify hands the stored copies of written evals (with their raft
 // indexes set) to the sink.
-func (f *FSM) notify(evals []*structs.Evaluation) {
+func (f *FSM) notify(evals []*structs.Evaluation) { f.notifyWithToken(evals, "") }
+
+func (f *FSM) notifyWithToken(evals []*structs.Evaluation, token string) {
 	f.mu.RLock()
 	s := f.sink
 	f.mu.RUnlock()
@@ -92,7 +103,31 @@ func (f *FSM) notify(evals []*structs.Evaluation) {
 			stored = append(stored, got)
 		}
 	}
-	s.EvalsWritten(stored)
+	s.EvalsWritten(stored, token)
+}
+
+func (f *FSM) currentSink() EvalSink {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	return f.sink
+}
+
+// capacityChanged tells the sink that these nodes may have room now.
+func (f *FSM) capacityChanged(index uint64, nodeIDs ...string) {
+	s := f.currentSink()
+	if s == nil {
+		return
+	}
+	seen := map[string]bool{}
+	for _, id := range nodeIDs {
+		if id == "" || seen[id] {
+			continue
+		}
+		seen[id] = true
+		if n, err := f.state.NodeByID(nil, id); err == nil && n != nil && n.Ready() {
+			s.CapacityChanged(n, index)
+		}
+	}
 }
 
 // Snapshot captures the state for raft. Persist runs concurrently with
@@ -104,7 +139,11 @@ func (f *FSM) Snapshot() (raft.FSMSnapshot, error) {
 // Restore replaces the whole state with a raft snapshot.
 func (f *FSM) Restore(r io.ReadCloser) error {
 	defer r.Close()
-	return f.state.Restore(r)
+	if err := f.state.Restore(r); err != nil {
+		return err
+	}
+	f.applied.advance(f.state.LatestIndex())
+	return nil
 }
 
 type snapshot struct{ snap *state.StateSnapshot }

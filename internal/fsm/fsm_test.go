@@ -117,7 +117,11 @@ func TestFSM_JobDeregister_StopsOrPurges(t *testing.T) {
 
 type recordingSink struct{ got []*structs.Evaluation }
 
-func (r *recordingSink) EvalsWritten(evals []*structs.Evaluation) { r.got = append(r.got, evals...) }
+func (r *recordingSink) EvalsWritten(evals []*structs.Evaluation, token string) {
+	r.got = append(r.got, evals...)
+}
+
+func (r *recordingSink) CapacityChanged(node *structs.Node, index uint64) {}
 
 func TestFSM_HandsWrittenEvalsToSinkWithIndexes(t *testing.T) {
 	f := newTestFSM(t)

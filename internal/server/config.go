@@ -2,10 +2,15 @@ package server
 
 import (
 	"log/slog"
+	"math/rand/v2"
 	"runtime"
 	"time"
 
 	"github.com/hashicorp/raft"
+
+	"github.com/drover-project/drover/internal/clock"
+	"github.com/drover-project/drover/internal/scheduler"
+	"github.com/drover-project/drover/internal/server/broker"
 )
 
 // Config configures a server.
@@ -33,9 +38,28 @@ type Config struct {
 	// the mode (fast in DevMode).
 	RaftTimings *RaftTimings
 
+	// Broker configures the eval broker (nack timeout, delivery limit...).
+	Broker broker.Config
+	// Schedulers maps eval types to scheduler factories; nil means the
+	// built-in schedulers. EnabledSchedulers limits what workers dequeue.
+	Schedulers        map[string]scheduler.Factory
+	EnabledSchedulers []string
+	// LeaderPausedWorkersPercent of the workers pause while this server
+	// leads (at least one keeps running), leaving CPU to the plan applier.
+	LeaderPausedWorkersPercent int
+	// FailedFollowUpBaseDelay plus up to FailedFollowUpJitter delays each
+	// failed-follow-up eval.
+	FailedFollowUpBaseDelay time.Duration
+	FailedFollowUpJitter    time.Duration
+	// UnblockFailedInterval is how often evals blocked by max-plan-attempts
+	// are retried.
+	UnblockFailedInterval time.Duration
+
 	Logger *slog.Logger
-	Clock  Clock
-	NewID  func() string
+	Clock  clock.Clock
+	// Rand drives random choices (jitter); seed it for determinism.
+	Rand  *rand.Rand
+	NewID func() string
 }
 
 // RaftTimings are raft's failure-detection timeouts.
@@ -61,7 +85,25 @@ func (c *Config) withDefaults() *Config {
 		out.Logger = slog.Default()
 	}
 	if out.Clock == nil {
-		out.Clock = SystemClock{}
+		out.Clock = clock.Real{}
+	}
+	if out.Rand == nil {
+		out.Rand = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
+	}
+	if out.LeaderPausedWorkersPercent == 0 {
+		out.LeaderPausedWorkersPercent = 75
+	}
+	if out.FailedFollowUpBaseDelay == 0 {
+		out.FailedFollowUpBaseDelay = time.Minute
+	}
+	if out.FailedFollowUpJitter == 0 {
+		out.FailedFollowUpJitter = 5 * time.Minute
+	}
+	if out.UnblockFailedInterval == 0 {
+		out.UnblockFailedInterval = time.Minute
+	}
+	if out.NumSchedulers <= 0 {
+		out.NumSchedulers = runtime.NumCPU()
 	}
 	if out.NewID == nil {
 		out.NewID = NewUUID

@@ -4,16 +4,23 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
 
 	"github.com/drover-project/drover/internal/fsm"
+	"github.com/drover-project/drover/internal/scheduler"
+	"github.com/drover-project/drover/internal/server/blockedevals"
+	"github.com/drover-project/drover/internal/server/broker"
+	"github.com/drover-project/drover/internal/server/planapply"
 	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
 )
@@ -35,6 +42,23 @@ type Server struct {
 	Job    *JobEndpoint
 	Status *StatusEndpoint
 
+	// The evaluation pipeline. The broker, blocked tracker, plan queue and
+	// applier act only while this server leads; workers run everywhere.
+	broker     *broker.Broker
+	blocked    *blockedevals.Tracker
+	planQueue  *planapply.PlanQueue
+	applier    *planapply.Applier
+	workers    []*Worker
+	timeline   *Timeline
+	schedulers map[string]scheduler.Factory
+
+	leaderActive   atomic.Bool
+	failedEvals    *evalQueue
+	cancelableWake chan struct{}
+	randMu         sync.Mutex
+
+	bg           sync.WaitGroup
+	stopWorkers  context.CancelFunc
 	shutdownOnce sync.Once
 	shutdownCh   chan struct{}
 }
@@ -49,16 +73,56 @@ func New(cfg *Config) (*Server, error) {
 		return nil, err
 	}
 	s.fsm = f
+	s.setupPipeline()
+	f.SetEvalSink(leaderSink{s})
 	if err := s.setupRaft(); err != nil {
 		return nil, err
 	}
 	s.Job = &JobEndpoint{srv: s}
 	s.Status = &StatusEndpoint{srv: s}
+	s.startWorkers()
+	s.bg.Add(1)
+	go s.monitorLeadership()
 	return s, nil
 }
 
+// setupPipeline builds the evaluation pipeline's components (disabled
+// until this server leads).
+func (s *Server) setupPipeline() {
+	c := s.config
+	s.timeline = NewTimeline(c.Clock)
+	s.broker = broker.New(c.Broker, c.Clock)
+	s.broker.SetObserver(func(evalID, status string, _ time.Time) {
+		s.timeline.Record(evalID, status, "", "")
+	})
+	s.blocked = blockedevals.New(s.broker, c.Clock)
+	s.planQueue = planapply.NewPlanQueue()
+	s.applier = planapply.NewApplier(s.planQueue, s.broker, stateSource{s}, planRaft{s}, c.Clock, s.log.With("component", "plan_applier"), c.NewID)
+	s.schedulers = c.Schedulers
+	if s.schedulers == nil {
+		s.schedulers = defaultSchedulers()
+	}
+	s.failedEvals = newEvalQueue()
+	s.cancelableWake = make(chan struct{}, 1)
+}
+
+// startWorkers starts NumSchedulers workers.
+func (s *Server) startWorkers() {
+	ctx, cancel := context.WithCancel(context.Background())
+	s.stopWorkers = cancel
+	for i := 0; i < s.config.NumSchedulers; i++ {
+		w := newWorker(s, fmt.Sprintf("worker-%d", i))
+		s.workers = append(s.workers, w)
+		s.bg.Add(1)
+		go func() {
+			defer s.bg.Done()
+			w.run(ctx)
+		}()
+	}
+}
+
 func (s *Server) setupRaft() error {
-	hlog := hclog.New(&hclog.LoggerOptions{Name: "raft", Level: hclog.Warn})
+	hlog := hclog.New(&hclog.LoggerOptions{Name: "raft", Level: hclog.Warn, Output: slogWriter{s.log.With("component", "raft")}, DisableTime: true})
 	stores, err := openRaftStores(s.config, hlog)
 	if err != nil {
 		return err
@@ -133,6 +197,10 @@ func (s *Server) Shutdown() error {
 	var err error
 	s.shutdownOnce.Do(func() {
 		close(s.shutdownCh)
+		s.stopWorkers()
+		s.broker.SetEnabled(false)
+		s.planQueue.SetEnabled(false)
+		s.bg.Wait()
 		err = s.raft.Shutdown().Error()
 		if c, ok := s.trans.(interface{ Close() error }); ok {
 			_ = c.Close()
@@ -164,3 +232,11 @@ func (s *Server) raftApply(t structs.MessageType, msg any) (uint64, error) {
 
 // now is the server's clock reading, used to stamp entries before raft.
 func (s *Server) now() time.Time { return s.config.Clock.Now() }
+
+// slogWriter forwards raft's hclog lines into our structured log.
+type slogWriter struct{ log *slog.Logger }
+
+func (w slogWriter) Write(p []byte) (int, error) {
+	w.log.Warn(strings.TrimSpace(string(p)))
+	return len(p), nil
+}

@@ -609,8 +609,12 @@ func (e *Evaluation) Copy() *Evaluation {
 	c.FailedTGAllocs = copyEachValue(e.FailedTGAllocs, (*AllocMetric).Copy)
 	c.ClassEligibility = maps.Clone(e.ClassEligibility)
 	c.QueuedAllocations = maps.Clone(e.QueuedAllocations)
+	c.Timeline = copyEach(e.Timeline, (*EvalTimelineEntry).Copy)
 	return &c
 }
+
+// Copy returns a copy of the timeline entry.
+func (t *EvalTimelineEntry) Copy() *EvalTimelineEntry { return copyPtr(t) }
 
 // Copy returns a copy of the evaluation stub.
 func (s *EvaluationStub) Copy() *EvaluationStub { return copyPtr(s) }

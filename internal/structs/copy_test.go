@@ -260,6 +260,7 @@ var copyCases = map[string]func(*testing.T){
 	"NodeScoreMeta":            func(t *testing.T) { checkDeepCopy(t, (*NodeScoreMeta).Copy) },
 	"Evaluation":               func(t *testing.T) { checkDeepCopy(t, (*Evaluation).Copy) },
 	"EvaluationStub":           func(t *testing.T) { checkDeepCopy(t, (*EvaluationStub).Copy) },
+	"EvalTimelineEntry":        func(t *testing.T) { checkDeepCopy(t, (*EvalTimelineEntry).Copy) },
 	"Deployment":               func(t *testing.T) { checkDeepCopy(t, (*Deployment).Copy) },
 	"DeploymentState":          func(t *testing.T) { checkDeepCopy(t, (*DeploymentState).Copy) },
 	"DeploymentStatusUpdate":   func(t *testing.T) { checkDeepCopy(t, (*DeploymentStatusUpdate).Copy) },

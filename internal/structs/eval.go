@@ -80,10 +80,22 @@ type Evaluation struct {
 	QueuedAllocations    map[string]int
 	LeaderACL            string
 	SnapshotIndex        uint64
-	CreateIndex          uint64
-	ModifyIndex          uint64
-	CreateTime           int64 // unix nanoseconds
-	ModifyTime           int64 // unix nanoseconds
+	// Timeline records when the eval entered each status and quasi-status
+	// (pending, delayed, scheduling, applying, final) and which worker held
+	// it. Drover-specific; Nomad clients ignore it.
+	Timeline    []*EvalTimelineEntry
+	CreateIndex uint64
+	ModifyIndex uint64
+	CreateTime  int64 // unix nanoseconds
+	ModifyTime  int64 // unix nanoseconds
+}
+
+// EvalTimelineEntry is one step of an evaluation's lifecycle.
+type EvalTimelineEntry struct {
+	Status string // a stored status or a quasi-status
+	Time   int64  // unix nanoseconds
+	Worker string // the worker that held the eval, when one did
+	Note   string // why, e.g. "plan rejected on 1 node; refresh to index 42"
 }
 
 // EvaluationStub is the summary of an evaluation used in related-eval lists.

@@ -1,0 +1,40 @@
+package blockedevals
+
+import (
+	"sort"
+
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// Untrack drops every blocked eval of the job (job-wide and per node)
+// without enqueueing them: the job got a newer eval or was deregistered,
+// and the caller cancels the dropped evals. Nothing is returned because
+// the caller finds them in state.
+func (t *Tracker) Untrack(namespace, jobID string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, en := range t.set.matchJob(jobKey{namespace, jobID}) {
+		t.set.remove(en.eval.ID)
+	}
+}
+
+// HasBlocked returns the job's tracked blocked eval. The job-wide eval is
+// preferred; for a system job blocked only per node, the one on the lowest
+// node ID is returned so the answer is deterministic.
+func (t *Tracker) HasBlocked(namespace, jobID string) (*structs.Evaluation, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	perNode := t.set.byJob[jobKey{namespace, jobID}]
+	if en, ok := perNode[""]; ok {
+		return en.eval, true
+	}
+	if len(perNode) == 0 {
+		return nil, false
+	}
+	nodes := make([]string, 0, len(perNode))
+	for node := range perNode {
+		nodes = append(nodes, node)
+	}
+	sort.Strings(nodes)
+	return perNode[nodes[0]].eval, true
+}

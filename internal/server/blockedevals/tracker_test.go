@@ -1,0 +1,111 @@
+package blockedevals
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/drover-project/drover/internal/structs"
+)
+
+func TestBlockedEvals_DisableFlushes(t *testing.T) {
+	tr, enq, _ := newTestTracker(t)
+	tr.Block(mkEval(job("web")))
+	tr.Block(mkEval(job("web"))) // first becomes a duplicate
+	tr.Unblock("cx", 100)        // would release at Block, were it kept
+	tr.Block(mkEval(job("api"), snapshot(1), withClasses(map[string]bool{"cx": false})))
+	calls := enq.numCalls()
+
+	tr.SetEnabled(false)
+	if tr.Enabled() {
+		t.Fatal("still enabled")
+	}
+	if st := tr.Stats(); st.TotalBlocked != 0 || st.TotalDuplicates != 0 {
+		t.Fatalf("state survived disable: %+v", st)
+	}
+	if _, ok := tr.HasBlocked("default", "api"); ok {
+		t.Fatal("HasBlocked after disable")
+	}
+
+	// Disabled: calls are ignored.
+	tr.Block(mkEval(job("db")))
+	tr.Unblock("any", 200)
+	tr.UnblockFailed()
+	if st := tr.Stats(); st.TotalBlocked != 0 {
+		t.Fatalf("disabled tracker tracked: %+v", st)
+	}
+
+	// Re-enabled: empty, and old index records are gone too.
+	tr.SetEnabled(true)
+	ev := mkEval(snapshot(50), withClasses(map[string]bool{"cx": true}))
+	tr.Block(ev)
+	if enq.numCalls() != calls {
+		t.Fatal("released by an index recorded before the flush")
+	}
+	if got := trackedIDs(t, tr); !reflect.DeepEqual(got, []string{ev.ID}) {
+		t.Fatalf("tracked %v", got)
+	}
+}
+
+func TestBlockedEvals_Untrack(t *testing.T) {
+	tr, enq, _ := newTestTracker(t)
+	wide := mkEval(job("web"))
+	n1 := mkEval(job("web"), onNode("n1"))
+	other := mkEval(job("api"))
+	otherNS := mkEval(job("web"))
+	otherNS.Namespace = "prod"
+	for _, ev := range []*structs.Evaluation{wide, n1, other, otherNS} {
+		tr.Block(ev)
+	}
+	tr.Untrack("default", "web")
+	if got, want := trackedIDs(t, tr), ids([]*structs.Evaluation{other, otherNS}); !reflect.DeepEqual(got, want) {
+		t.Fatalf("tracked %v, want %v", got, want)
+	}
+	if enq.numCalls() != 0 || len(tr.TakeDuplicates()) != 0 {
+		t.Fatal("Untrack must neither enqueue nor report duplicates")
+	}
+	tr.Untrack("default", "missing") // no-op
+}
+
+func TestBlockedEvals_HasBlocked(t *testing.T) {
+	tr, _, _ := newTestTracker(t)
+	if _, ok := tr.HasBlocked("default", "web"); ok {
+		t.Fatal("empty tracker has a blocked eval")
+	}
+	n2 := mkEval(job("web"), onNode("n2"))
+	n1 := mkEval(job("web"), onNode("n1"))
+	tr.Block(n2)
+	tr.Block(n1)
+	if got, ok := tr.HasBlocked("default", "web"); !ok || got != n1 {
+		t.Fatalf("per-node only: got %v, want lowest node's eval", got)
+	}
+	wide := mkEval(job("web"))
+	tr.Block(wide)
+	if got, ok := tr.HasBlocked("default", "web"); !ok || got != wide {
+		t.Fatal("job-wide eval not preferred")
+	}
+	if _, ok := tr.HasBlocked("prod", "web"); ok {
+		t.Fatal("namespaces not separated")
+	}
+}
+
+func TestBlockedEvals_Stats(t *testing.T) {
+	tr, _, _ := newTestTracker(t)
+	tr.Block(mkEval(withClasses(map[string]bool{"c1": true, "c2": false})))
+	tr.Block(mkEval(withClasses(map[string]bool{"c1": true})))
+	tr.Block(mkEval(escaped()))
+	tr.Block(mkEval(onNode("n1")))
+	tr.Block(mkEval(job("dup")))
+	tr.Block(mkEval(job("dup")))
+	want := Stats{
+		TotalBlocked: 5, TotalEscaped: 1, TotalCaptured: 3, TotalPerNode: 1,
+		TotalDuplicates: 1, EligibleByClass: map[string]int{"c1": 2},
+	}
+	if got := tr.Stats(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("stats %+v, want %+v", got, want)
+	}
+	tr.Unblock("c1", 1)
+	want = Stats{TotalBlocked: 1, TotalPerNode: 1, TotalDuplicates: 1, EligibleByClass: map[string]int{}}
+	if got := tr.Stats(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("after unblock %+v, want %+v", got, want)
+	}
+}

@@ -1,0 +1,81 @@
+package server
+
+import (
+	"context"
+	"time"
+
+	"github.com/drover-project/drover/internal/scheduler"
+	"github.com/drover-project/drover/internal/state"
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// defaultSchedulers are the built-in schedulers by eval type.
+func defaultSchedulers() map[string]scheduler.Factory {
+	out := map[string]scheduler.Factory{}
+	for t, f := range builtinSchedulers {
+		out[t] = f
+	}
+	return out
+}
+
+// builtinSchedulers is replaced by scheduler.BuiltinSchedulers when the
+// schedulers land (integration in progress).
+var builtinSchedulers = map[string]scheduler.Factory{}
+
+// schedulerFactory returns the scheduler for an eval type.
+func (s *Server) schedulerFactory(evalType string) (scheduler.Factory, bool) {
+	f, ok := s.schedulers[evalType]
+	return f, ok
+}
+
+// enabledSchedulers lists the eval types workers dequeue.
+func (s *Server) enabledSchedulers() []string {
+	if len(s.config.EnabledSchedulers) > 0 {
+		return s.config.EnabledSchedulers
+	}
+	return []string{structs.JobTypeService, structs.JobTypeBatch, structs.JobTypeSystem,
+		structs.JobTypeSysBatch, structs.JobTypeCore}
+}
+
+// snapshotMinIndex waits until local state has applied index, then
+// snapshots it.
+func (s *Server) snapshotMinIndex(index uint64, timeout time.Duration) (*state.StateSnapshot, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	if err := s.fsm.WaitForIndex(ctx, index); err != nil {
+		return nil, err
+	}
+	return s.State().Snapshot(), nil
+}
+
+// submitPlan queues a plan with the leader's plan applier and waits.
+func (s *Server) submitPlan(plan *structs.Plan) (*structs.PlanResult, error) {
+	future, err := s.planQueue.Enqueue(plan)
+	if err != nil {
+		return nil, err
+	}
+	return future.Wait()
+}
+
+// planRaft commits plan results for the applier: one raft entry each.
+type planRaft struct{ s *Server }
+
+func (p planRaft) ApplyPlanResults(req *structs.ApplyPlanResultsRequest) (uint64, error) {
+	return p.s.raftApply(structs.ApplyPlanResultsRequestType, req)
+}
+
+func (s *Server) randInt63n(n int64) int64 {
+	s.randMu.Lock()
+	defer s.randMu.Unlock()
+	return s.config.Rand.Int64N(n)
+}
+
+// stateSource gives the plan applier snapshots that include a raft index.
+type stateSource struct{ s *Server }
+
+func (ss stateSource) SnapshotMinIndex(ctx context.Context, index uint64) (*state.StateSnapshot, error) {
+	if err := ss.s.fsm.WaitForIndex(ctx, index); err != nil {
+		return nil, err
+	}
+	return ss.s.State().Snapshot(), nil
+}

@@ -1,0 +1,224 @@
+package planapply
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/drover-project/drover/internal/clock"
+	"github.com/drover-project/drover/internal/state"
+	"github.com/drover-project/drover/internal/structs"
+)
+
+var t0 = time.Unix(1_700_000_000, 0).UTC()
+
+// harness is a leader in miniature: a real state store, a fake raft that
+// applies entries to it at increasing indexes, a fake broker's tokens.
+type harness struct {
+	t      testing.TB
+	store  *state.StateStore
+	raft   *fakeRaft
+	tokens *fakeTokens
+	clock  *clock.Manual
+	queue  *PlanQueue
+	app    *Applier
+	ids    int
+}
+
+func newHarness(t testing.TB) *harness {
+	t.Helper()
+	store, err := state.NewStateStore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{t: t, store: store, clock: clock.NewManual(t0), queue: NewPlanQueue()}
+	h.raft = &fakeRaft{store: store}
+	h.tokens = &fakeTokens{held: map[string]string{}}
+	h.queue.SetEnabled(true)
+	h.app = NewApplier(h.queue, h.tokens, StoreSource{Store: store}, h.raft, h.clock, nil, h.newID)
+	return h
+}
+
+func (h *harness) newID() string {
+	h.ids++
+	return fmt.Sprintf("gen-%04d", h.ids)
+}
+
+func (h *harness) must(err error) {
+	h.t.Helper()
+	if err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+func (h *harness) upsertNode(n *structs.Node) {
+	h.t.Helper()
+	h.must(h.store.UpsertNode(h.raft.next(), n))
+}
+func (h *harness) upsertJob(j *structs.Job) {
+	h.t.Helper()
+	h.must(h.store.UpsertJob(h.raft.next(), 0, j))
+}
+func (h *harness) upsertAllocs(as ...*structs.Allocation) {
+	h.t.Helper()
+	h.must(h.store.UpsertAllocs(h.raft.next(), as))
+}
+
+// plan returns an empty plan for job whose eval is held by a worker.
+func (h *harness) plan(evalID string, job *structs.Job) *structs.Plan {
+	token := "token-" + evalID
+	h.tokens.hold(evalID, token)
+	return &structs.Plan{EvalID: evalID, EvalToken: token, Priority: job.Priority, Job: job}
+}
+
+// submit enqueues a plan, applies it synchronously, and returns the answer.
+func (h *harness) submit(p *structs.Plan) (*structs.PlanResult, error) {
+	h.t.Helper()
+	f, err := h.queue.Enqueue(p)
+	h.must(err)
+	pending := h.queue.TryDequeue()
+	if pending == nil {
+		h.t.Fatal("queue empty after enqueue")
+	}
+	_ = h.app.ApplyOne(pending)
+	return f.Wait()
+}
+
+func (h *harness) alloc(id string) *structs.Allocation {
+	h.t.Helper()
+	a, err := h.store.AllocByID(nil, id)
+	h.must(err)
+	return a
+}
+
+// fakeRaft applies each request straight to the store at the next index.
+type fakeRaft struct {
+	mu    sync.Mutex
+	store *state.StateStore
+	index uint64
+	calls int
+	reqs  []*structs.ApplyPlanResultsRequest
+	fail  error
+}
+
+func (r *fakeRaft) next() uint64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.index++
+	return r.index
+}
+
+func (r *fakeRaft) ApplyPlanResults(req *structs.ApplyPlanResultsRequest) (uint64, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.calls++
+	if r.fail != nil {
+		return 0, r.fail
+	}
+	r.index++
+	r.reqs = append(r.reqs, req)
+	if err := r.store.UpsertPlanResults(r.index, req); err != nil {
+		return 0, err
+	}
+	return r.index, nil
+}
+
+type fakeTokens struct {
+	mu   sync.Mutex
+	held map[string]string
+}
+
+func (f *fakeTokens) hold(evalID, token string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.held[evalID] = token
+}
+
+func (f *fakeTokens) Outstanding(evalID string) (string, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	t, ok := f.held[evalID]
+	return t, ok
+}
+
+var errRaft = errors.New("raft: leadership lost")
+
+// Fixtures. Nodes offer 4000 MHz, 4 cores, 8 GiB, 100 GB disk; port 22
+// is reserved.
+
+func mockNode(id string) *structs.Node {
+	n := &structs.Node{
+		ID: id, Datacenter: "dc1", Name: "node-" + id, Status: structs.NodeStatusReady,
+		NodeResources: &structs.NodeResources{
+			CPU:      structs.NodeCPUResources{CpuShares: 4000, TotalCpuCores: 4, ReservableCpuCores: []uint16{0, 1, 2, 3}},
+			MemoryMB: 8192, DiskMB: 100_000,
+		},
+		ReservedResources: &structs.NodeReservedResources{ReservedPorts: "22"},
+	}
+	n.Canonicalize()
+	return n
+}
+
+func mockJob(id string, priority int) *structs.Job {
+	j := &structs.Job{
+		ID: id, Namespace: structs.DefaultNamespace, Type: structs.JobTypeService, Priority: priority,
+		Datacenters: []string{"dc1"},
+		TaskGroups: []*structs.TaskGroup{{
+			Name: "web", Count: 1,
+			Tasks: []*structs.Task{{Name: "web", Driver: "exec", Resources: &structs.Resources{CPU: 500, MemoryMB: 256}}},
+		}},
+	}
+	j.Canonicalize()
+	return j
+}
+
+// mockAlloc is a running alloc of job on node using cpu MHz, mem MB and
+// disk MB.
+func mockAlloc(id string, job *structs.Job, nodeID string, cpu, mem, disk int64) *structs.Allocation {
+	return &structs.Allocation{
+		ID: id, Namespace: job.Namespace, EvalID: "eval-setup", Name: structs.AllocName(job.ID, "web", 0),
+		NodeID: nodeID, JobID: job.ID, Job: job, TaskGroup: "web",
+		AllocatedResources: &structs.AllocatedResources{
+			Tasks:  map[string]*structs.AllocatedTaskResources{"web": {CpuShares: cpu, MemoryMB: mem}},
+			Shared: structs.AllocatedSharedResources{DiskMB: disk},
+		},
+		DesiredStatus: structs.AllocDesiredStatusRun, ClientStatus: structs.AllocClientStatusPending,
+	}
+}
+
+func withPort(a *structs.Allocation, port int) *structs.Allocation {
+	a.AllocatedResources.Shared.Ports = append(a.AllocatedResources.Shared.Ports,
+		structs.AllocatedPortMapping{Label: "http", Value: port})
+	return a
+}
+
+func withCores(a *structs.Allocation, cores ...uint16) *structs.Allocation {
+	a.AllocatedResources.Tasks["web"].ReservedCores = cores
+	return a
+}
+
+func stopped(a *structs.Allocation) *structs.Allocation {
+	c := a.Copy()
+	c.DesiredStatus = structs.AllocDesiredStatusStop
+	c.DesiredDescription = "alloc not needed"
+	return c
+}
+
+func preempted(a *structs.Allocation, by string) *structs.Allocation {
+	c := a.Copy()
+	c.DesiredStatus = structs.AllocDesiredStatusEvict
+	c.DesiredDescription = "preempted by alloc " + by
+	c.PreemptedByAllocation = by
+	return c
+}
+
+func addTo(m *map[string][]*structs.Allocation, as ...*structs.Allocation) {
+	if *m == nil {
+		*m = map[string][]*structs.Allocation{}
+	}
+	for _, a := range as {
+		(*m)[a.NodeID] = append((*m)[a.NodeID], a)
+	}
+}

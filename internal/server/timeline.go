@@ -1,0 +1,93 @@
+package server
+
+import (
+	"sync"
+
+	"github.com/drover-project/drover/internal/clock"
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// maxTrackedTimelines bounds the in-memory timelines; the oldest are
+// dropped first (a finished eval's timeline is also stored in the eval).
+const maxTrackedTimelines = 50_000
+
+// Timeline records, per evaluation, when it entered each status and
+// quasi-status on this server. Workers store it in the eval when they
+// write its final status; GET /v1/evaluation/:id shows live ones.
+type Timeline struct {
+	clk   clock.Clock
+	mu    sync.Mutex
+	byID  map[string][]*structs.EvalTimelineEntry
+	order []string
+}
+
+// NewTimeline returns an empty timeline recorder.
+func NewTimeline(clk clock.Clock) *Timeline {
+	return &Timeline{clk: clk, byID: map[string][]*structs.EvalTimelineEntry{}}
+}
+
+// Record appends a step for an eval, skipping exact repeats of the last one.
+func (t *Timeline) Record(evalID, status, worker, note string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	entries, known := t.byID[evalID]
+	if n := len(entries); n > 0 && entries[n-1].Status == status {
+		last := entries[n-1]
+		if last.Worker == worker && last.Note == note {
+			return
+		}
+		if last.Worker == "" && last.Note == "" {
+			// The broker saw the step first; the worker names who took it.
+			entries[n-1] = &structs.EvalTimelineEntry{Status: status, Time: last.Time, Worker: worker, Note: note}
+			return
+		}
+	}
+	if !known {
+		t.order = append(t.order, evalID)
+		t.evictOldest()
+	}
+	t.byID[evalID] = append(entries, &structs.EvalTimelineEntry{
+		Status: status, Time: t.clk.Now().UnixNano(), Worker: worker, Note: note,
+	})
+}
+
+func (t *Timeline) evictOldest() {
+	for len(t.order) > maxTrackedTimelines {
+		delete(t.byID, t.order[0])
+		t.order = t.order[1:]
+	}
+}
+
+// Entries returns a copy of an eval's recorded steps.
+func (t *Timeline) Entries(evalID string) []*structs.EvalTimelineEntry {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]*structs.EvalTimelineEntry, 0, len(t.byID[evalID]))
+	for _, e := range t.byID[evalID] {
+		out = append(out, e.Copy())
+	}
+	return out
+}
+
+// Merge returns the stored timeline extended with live steps recorded after
+// its last entry.
+func (t *Timeline) Merge(stored []*structs.EvalTimelineEntry, evalID string) []*structs.EvalTimelineEntry {
+	live := t.Entries(evalID)
+	if len(stored) == 0 {
+		return live
+	}
+	last := stored[len(stored)-1].Time
+	out := append([]*structs.EvalTimelineEntry(nil), stored...)
+	for _, e := range live {
+		if e.Time > last {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// EvalTimeline returns an eval's lifecycle: what was stored with it plus
+// the live steps this server has seen since.
+func (s *Server) EvalTimeline(e *structs.Evaluation) []*structs.EvalTimelineEntry {
+	return s.timeline.Merge(e.Timeline, e.ID)
+}

@@ -1,0 +1,208 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/drover-project/drover/internal/scheduler"
+	"github.com/drover-project/drover/internal/state"
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// How long a worker waits for its state to catch up with an eval before
+// nacking it, so another (less lagging) worker or a retry can take it.
+const workerStateWaitTimeout = 5 * time.Second
+
+// Worker dequeues evaluations and runs the scheduler for each. While it
+// processes one it is that scheduler's Planner.
+type Worker struct {
+	id  string
+	srv *Server
+	log *slog.Logger
+
+	pauseMu sync.Mutex
+	paused  bool
+	resume  *sync.Cond
+
+	// Set while processing one eval.
+	eval  *structs.Evaluation
+	token string
+	snap  *state.StateSnapshot
+}
+
+func newWorker(srv *Server, id string) *Worker {
+	w := &Worker{id: id, srv: srv, log: srv.log.With("worker", id)}
+	w.resume = sync.NewCond(&w.pauseMu)
+	return w
+}
+
+// ID names the worker in logs and eval timelines.
+func (w *Worker) ID() string { return w.id }
+
+// SetPaused pauses or resumes dequeuing (the leader pauses most workers to
+// leave room for the plan applier).
+func (w *Worker) SetPaused(p bool) {
+	w.pauseMu.Lock()
+	w.paused = p
+	w.pauseMu.Unlock()
+	w.resume.Broadcast()
+}
+
+func (w *Worker) waitUnpaused(ctx context.Context) {
+	w.pauseMu.Lock()
+	defer w.pauseMu.Unlock()
+	for w.paused && ctx.Err() == nil {
+		w.resume.Wait()
+	}
+}
+
+// run dequeues and processes evals until ctx is done.
+func (w *Worker) run(ctx context.Context) {
+	stop := context.AfterFunc(ctx, func() { w.resume.Broadcast() })
+	defer stop()
+	for ctx.Err() == nil {
+		w.waitUnpaused(ctx)
+		eval, token, err := w.srv.broker.DequeueCtx(ctx, w.srv.enabledSchedulers())
+		if err != nil || eval == nil {
+			if ctx.Err() == nil {
+				w.backoff(ctx)
+			}
+			continue
+		}
+		w.Process(eval, token)
+	}
+}
+
+// backoff waits briefly after a failed dequeue (broker disabled: not leader).
+func (w *Worker) backoff(ctx context.Context) {
+	select {
+	case <-ctx.Done():
+	case <-time.After(100 * time.Millisecond):
+	}
+}
+
+// Process handles one dequeued evaluation to its ack or nack. It is the
+// synchronous step the simulator drives.
+func (w *Worker) Process(eval *structs.Evaluation, token string) {
+	w.eval, w.token = eval, token
+	defer func() { w.eval, w.token, w.snap = nil, "", nil }()
+	w.srv.timeline.Record(eval.ID, structs.EvalQuasiStatusScheduling, w.id, "")
+
+	snap, err := w.srv.snapshotMinIndex(eval.ModifyIndex, workerStateWaitTimeout)
+	if err != nil {
+		w.log.Warn("state behind eval; nacking", "eval", eval.ID, "error", err)
+		w.nack()
+		return
+	}
+	w.snap = snap
+	if err := w.invokeScheduler(eval); err != nil {
+		w.log.Error("scheduler failed; nacking", "eval", eval.ID, "type", eval.Type, "error", err)
+		w.nack()
+		return
+	}
+	w.ack()
+}
+
+// invokeScheduler runs the scheduler for the eval's type. An unknown type
+// is a bug in whoever wrote the eval: the eval is marked failed.
+func (w *Worker) invokeScheduler(eval *structs.Evaluation) error {
+	factory, ok := w.srv.schedulerFactory(eval.Type)
+	if !ok {
+		failed := eval.Copy()
+		failed.Status = structs.EvalStatusFailed
+		failed.StatusDescription = fmt.Sprintf("wrong eval type: no scheduler for type %q", eval.Type)
+		return w.UpdateEval(failed)
+	}
+	sched := factory(w.log.With("eval", eval.ID, "job", eval.JobID), w.snap, w)
+	return sched.Process(eval)
+}
+
+func (w *Worker) ack() {
+	if err := w.srv.broker.Ack(w.eval.ID, w.token); err != nil {
+		w.log.Warn("ack failed", "eval", w.eval.ID, "error", err)
+		return
+	}
+	w.srv.notifyAcked()
+}
+
+func (w *Worker) nack() {
+	if err := w.srv.broker.Nack(w.eval.ID, w.token); err != nil {
+		w.log.Warn("nack failed", "eval", w.eval.ID, "error", err)
+	}
+}
+
+// SubmitPlan sends a plan to the leader's plan queue and waits for the
+// result. When part was rejected it returns a snapshot at least as new as
+// the result's refresh index, for the scheduler to replan against.
+func (w *Worker) SubmitPlan(plan *structs.Plan) (*structs.PlanResult, scheduler.State, error) {
+	plan.EvalID, plan.EvalToken = w.eval.ID, w.token
+	plan.SnapshotIndex = w.snap.LatestIndex()
+	if err := w.srv.broker.OutstandingReset(w.eval.ID, w.token); err != nil {
+		return nil, nil, fmt.Errorf("eval no longer held by this worker: %w", err)
+	}
+	w.srv.timeline.Record(w.eval.ID, structs.EvalQuasiStatusApplying, w.id, "")
+	result, err := w.srv.submitPlan(plan)
+	if err != nil {
+		return nil, nil, err
+	}
+	if result.RefreshIndex == 0 {
+		w.srv.timeline.Record(w.eval.ID, structs.EvalQuasiStatusScheduling, w.id, "plan committed")
+		return result, nil, nil
+	}
+	note := fmt.Sprintf("plan rejected on %d node(s); refreshing to index %d", len(result.RejectedNodes), result.RefreshIndex)
+	w.srv.timeline.Record(w.eval.ID, structs.EvalQuasiStatusScheduling, w.id, note)
+	snap, err := w.srv.snapshotMinIndex(result.RefreshIndex, workerStateWaitTimeout)
+	if err != nil {
+		return nil, nil, err
+	}
+	w.snap = snap
+	return result, snap, nil
+}
+
+// UpdateEval writes the final state of the eval being processed, with its
+// timeline, so the lifecycle survives the leader.
+func (w *Worker) UpdateEval(eval *structs.Evaluation) error {
+	e := eval.Copy()
+	e.SnapshotIndex = w.snap.LatestIndex()
+	e.ModifyTime = w.srv.now().UnixNano()
+	w.srv.timeline.Record(e.ID, e.Status, w.id, e.StatusDescription)
+	e.Timeline = w.srv.timeline.Entries(e.ID)
+	return w.srv.UpsertEvals([]*structs.Evaluation{e})
+}
+
+// CreateEval writes a follow-up eval (blocked, delayed or rolling). The
+// FSM hands it to the broker or the blocked tracker.
+func (w *Worker) CreateEval(eval *structs.Evaluation) error {
+	e := eval.Copy()
+	e.SnapshotIndex = w.snap.LatestIndex()
+	now := w.srv.now().UnixNano()
+	if e.CreateTime == 0 {
+		e.CreateTime = now
+	}
+	e.ModifyTime = now
+	w.srv.timeline.Record(e.ID, e.Status, "", "created by "+w.id+" for "+w.eval.ID)
+	return w.srv.UpsertEvals([]*structs.Evaluation{e})
+}
+
+// ReblockEval re-blocks the blocked eval being processed: its status stays
+// blocked (with the new class eligibility) and the tracker takes it back
+// under this worker's token, so an unblock racing the ack is not lost.
+func (w *Worker) ReblockEval(eval *structs.Evaluation) error {
+	e := eval.Copy()
+	e.SnapshotIndex = w.snap.LatestIndex()
+	e.ModifyTime = w.srv.now().UnixNano()
+	w.srv.timeline.Record(e.ID, structs.EvalStatusBlocked, w.id, "reblocked")
+	_, err := w.srv.raftApply(structs.EvalUpdateRequestType, &structs.EvalUpdateRequest{
+		Evals: []*structs.Evaluation{e}, EvalToken: w.token,
+	})
+	return err
+}
+
+func (w *Worker) isPaused() bool {
+	w.pauseMu.Lock()
+	defer w.pauseMu.Unlock()
+	return w.paused
+}
