@@ -310,7 +310,9 @@ func fullStructsEval() *structs.Evaluation {
 		QueuedAllocations:    map[string]int{"web": 2},
 		LeaderACL:            "secret-token",
 		SnapshotIndex:        40,
-		CreateIndex:          41, ModifyIndex: 42,
+		// Timeline is served beside the api eval by the HTTP layer.
+		Timeline:    []*structs.EvalTimelineEntry{{Status: "pending", Time: 1, Worker: "w", Note: "n"}},
+		CreateIndex: 41, ModifyIndex: 42,
 		CreateTime: t0.UnixNano(), ModifyTime: t0.Add(time.Second).UnixNano(),
 	}
 	related := *e
