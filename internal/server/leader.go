@@ -15,9 +15,21 @@ func (s *Server) monitorLeadership() {
 	defer s.bg.Done()
 	var stop context.CancelFunc
 	var duties *sync.WaitGroup
+	raftLeader := s.raft.LeaderCh()
 	for {
+		var isLeader bool
 		select {
-		case isLeader := <-s.raft.LeaderCh():
+		case isLeader = <-raftLeader:
+		case isLeader = <-s.leadershipOverride:
+		case <-s.shutdownCh:
+			if stop != nil {
+				stop()
+				duties.Wait()
+				s.revokeLeadership()
+			}
+			return
+		}
+		{
 			if isLeader && stop == nil {
 				var ctx context.Context
 				ctx, stop = context.WithCancel(context.Background())
@@ -36,13 +48,7 @@ func (s *Server) monitorLeadership() {
 				s.revokeLeadership()
 				stop = nil
 			}
-		case <-s.shutdownCh:
-			if stop != nil {
-				stop()
-				duties.Wait()
-				s.revokeLeadership()
-			}
-			return
+			s.leadershipSettled <- isLeader
 		}
 	}
 }

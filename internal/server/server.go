@@ -53,6 +53,11 @@ type Server struct {
 	schedulers map[string]scheduler.Factory
 
 	leaderActive   atomic.Bool
+	// leadershipOverride feeds the leadership monitor like raft does; tests
+	// use it to step the leader down and up. leadershipSettled reports
+	// each handled change.
+	leadershipOverride chan bool
+	leadershipSettled  chan bool
 	failedEvals    *evalQueue
 	cancelableWake chan struct{}
 	randMu         sync.Mutex
@@ -103,6 +108,8 @@ func (s *Server) setupPipeline() {
 		s.schedulers = defaultSchedulers()
 	}
 	s.failedEvals = newEvalQueue()
+	s.leadershipOverride = make(chan bool)
+	s.leadershipSettled = make(chan bool, 16)
 	s.cancelableWake = make(chan struct{}, 1)
 }
 

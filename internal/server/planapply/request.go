@@ -8,9 +8,9 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-// JobLookup finds the job of a preempted alloc that does not carry one;
+// jobLookup finds the job of a preempted alloc that does not carry one;
 // *state.StateSnapshot satisfies it.
-type JobLookup interface {
+type jobLookup interface {
 	StateReader
 	JobByID(ws memdb.WatchSet, namespace, id string) (*structs.Job, error)
 }
@@ -18,7 +18,7 @@ type JobLookup interface {
 // buildRequest turns the accepted part of a plan into the one raft entry
 // that commits it. Nodes are walked in ID order so the entry, and hence
 // every server's state, is the same whatever Go's map order.
-func buildRequest(snap JobLookup, plan *structs.Plan, res *structs.PlanResult, now int64, newID func() string) (*structs.ApplyPlanResultsRequest, error) {
+func buildRequest(snap jobLookup, plan *structs.Plan, res *structs.PlanResult, now int64, newID func() string) (*structs.ApplyPlanResultsRequest, error) {
 	req := &structs.ApplyPlanResultsRequest{
 		Job:               plan.Job,
 		Deployment:        res.Deployment,
@@ -88,7 +88,7 @@ func preemptDiff(a *structs.Allocation) *structs.Allocation {
 // deliberately carry no PreviousEval: the preempting plan's eval did not
 // cause the victim job's state in any way its history should show (see
 // seeds/eval-status.md, applying -> pending).
-func preemptions(snap JobLookup, res *structs.PlanResult, now int64, newID func() string) ([]*structs.Allocation, []*structs.Evaluation, error) {
+func preemptions(snap jobLookup, res *structs.PlanResult, now int64, newID func() string) ([]*structs.Allocation, []*structs.Evaluation, error) {
 	var diffs []*structs.Allocation
 	var evals []*structs.Evaluation
 	seen := map[structs.NamespacedID]bool{}
@@ -115,7 +115,7 @@ func preemptions(snap JobLookup, res *structs.PlanResult, now int64, newID func(
 // preemptedJob finds the job of a preempted alloc: its own copy, else the
 // stored alloc's, else the stored job. Nil means the job is gone, and
 // there is nothing to reschedule.
-func preemptedJob(snap JobLookup, a *structs.Allocation) (*structs.Job, error) {
+func preemptedJob(snap jobLookup, a *structs.Allocation) (*structs.Job, error) {
 	if a.Job != nil {
 		return a.Job, nil
 	}
