@@ -52,15 +52,15 @@ type Server struct {
 	timeline   *Timeline
 	schedulers map[string]scheduler.Factory
 
-	leaderActive   atomic.Bool
+	leaderActive atomic.Bool
 	// leadershipOverride feeds the leadership monitor like raft does; tests
 	// use it to step the leader down and up. leadershipSettled reports
 	// each handled change.
 	leadershipOverride chan bool
 	leadershipSettled  chan bool
-	failedEvals    *evalQueue
-	cancelableWake chan struct{}
-	randMu         sync.Mutex
+	failedEvals        *evalQueue
+	cancelableWake     chan struct{}
+	randMu             sync.Mutex
 
 	bg           sync.WaitGroup
 	stopWorkers  context.CancelFunc
