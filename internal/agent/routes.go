@@ -15,6 +15,7 @@ func (h *HTTPServer) routes() {
 	h.nodeRoutes()
 	h.statusRoutes()
 	h.metricsRoutes()
+	h.systemRoutes()
 	h.handle("/", func(w http.ResponseWriter, r *http.Request) (any, error) {
 		return nil, server.NotFound("no such endpoint: %s %s", r.Method, r.URL.Path)
 	})

@@ -54,6 +54,12 @@ type Config struct {
 	// UnblockFailedInterval is how often evals blocked by max-plan-attempts
 	// are retried.
 	UnblockFailedInterval time.Duration
+	// GCInterval is how often the leader schedules garbage collection;
+	// terminal evals older than EvalGCThreshold and stopped jobs older than
+	// JobGCThreshold are deleted.
+	GCInterval      time.Duration
+	EvalGCThreshold time.Duration
+	JobGCThreshold  time.Duration
 
 	Logger *slog.Logger
 	Clock  clock.Clock
@@ -101,6 +107,15 @@ func (c *Config) withDefaults() *Config {
 	}
 	if out.UnblockFailedInterval == 0 {
 		out.UnblockFailedInterval = time.Minute
+	}
+	if out.GCInterval == 0 {
+		out.GCInterval = 5 * time.Minute
+	}
+	if out.EvalGCThreshold == 0 {
+		out.EvalGCThreshold = time.Hour
+	}
+	if out.JobGCThreshold == 0 {
+		out.JobGCThreshold = 4 * time.Hour
 	}
 	if out.NumSchedulers <= 0 {
 		out.NumSchedulers = runtime.NumCPU()

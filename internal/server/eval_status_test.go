@@ -396,3 +396,57 @@ func countSteps(e *structs.Evaluation, status string) int {
 	}
 	return n
 }
+
+func TestEvalStatus_TerminalToDeleted_GarbageCollected(t *testing.T) {
+	p := newPipeline(t, 1, func(e *structs.Evaluation, st scheduler.State, pl scheduler.Planner) error {
+		switch e.JobID {
+		case "fails":
+			failed := e.Copy()
+			failed.Status = structs.EvalStatusFailed
+			failed.StatusDescription = descWrongEvalType + ": test"
+			return pl.UpdateEval(failed)
+		}
+		return complete(e, pl)
+	})
+	completed := p.register(testJob("done"))
+	failed := p.register(testJob("fails"))
+	p.waitStatus(completed, structs.EvalStatusComplete)
+	p.waitStatus(failed, structs.EvalStatusFailed)
+	canceled := &structs.Evaluation{ID: "canceled-1", Namespace: "default", Priority: 50, Type: "service",
+		TriggeredBy: structs.EvalTriggerJobRegister, JobID: "done", Status: structs.EvalStatusCanceled,
+		ModifyTime: p.clk.Now().UnixNano()}
+	if err := p.srv.UpsertEvals([]*structs.Evaluation{canceled}); err != nil {
+		t.Fatal(err)
+	}
+	// Young evals survive a GC pass.
+	if err := p.srv.CreateCoreEvals(CoreJobEvalGC); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return countCoreEvals(p, structs.EvalStatusComplete) == 1 })
+	for _, id := range []string{completed, failed, "canceled-1"} {
+		if p.eval(id) == nil {
+			t.Fatalf("eval %s collected before the threshold", id)
+		}
+	}
+	p.clk.Advance(2 * time.Hour)
+	if err := p.srv.CreateCoreEvals(CoreJobEvalGC); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool {
+		return p.eval(completed) == nil && p.eval(failed) == nil && p.eval("canceled-1") == nil
+	})
+	steps := p.srv.timeline.Entries(completed)
+	if steps[len(steps)-1].Status != structs.EvalQuasiStatusDeleted {
+		t.Errorf("timeline does not end in deleted: %+v", steps[len(steps)-1])
+	}
+}
+
+func countCoreEvals(p *pipeline, status string) int {
+	n := 0
+	for _, e := range p.evalsOf(CoreJobEvalGC) {
+		if e.Status == status && e.TriggeredBy == structs.EvalTriggerScheduled && e.Type == structs.JobTypeCore {
+			n++
+		}
+	}
+	return n
+}

@@ -78,6 +78,7 @@ func (s *Server) establishLeadership(ctx context.Context, duties *sync.WaitGroup
 	s.startDuty(ctx, duties, s.reapCancelableEvals)
 	s.startDuty(ctx, duties, s.reapDuplicateBlockedEvals)
 	s.startDuty(ctx, duties, s.periodicUnblockFailed)
+	s.startDuty(ctx, duties, s.periodicGC)
 	s.log.Info("leadership established")
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -103,9 +104,12 @@ func (s *Server) setupPipeline() {
 	s.blocked = blockedevals.New(s.broker, c.Clock)
 	s.planQueue = planapply.NewPlanQueue()
 	s.applier = planapply.NewApplier(s.planQueue, s.broker, stateSource{s}, planRaft{s}, c.Clock, s.log.With("component", "plan_applier"), c.NewID)
-	s.schedulers = c.Schedulers
-	if s.schedulers == nil {
-		s.schedulers = defaultSchedulers()
+	s.schedulers = defaultSchedulers()
+	if c.Schedulers != nil {
+		s.schedulers = maps.Clone(c.Schedulers)
+	}
+	if _, ok := s.schedulers[structs.JobTypeCore]; !ok {
+		s.schedulers[structs.JobTypeCore] = s.coreSchedulerFactory()
 	}
 	s.failedEvals = newEvalQueue()
 	s.leadershipOverride = make(chan bool)

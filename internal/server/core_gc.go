@@ -1,0 +1,191 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/drover-project/drover/internal/scheduler"
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// Core GC jobs: the JobID of a `_core` eval names the collection it runs.
+const (
+	CoreJobEvalGC  = "eval-gc"
+	CoreJobJobGC   = "job-gc"
+	CoreJobForceGC = "force-gc"
+)
+
+// gcBatchSize bounds how many evals one GC raft entry deletes.
+const gcBatchSize = 2048
+
+// coreScheduler runs housekeeping for `_core` evals: it deletes terminal
+// evals (complete, failed, canceled -> deleted) and their terminal allocs,
+// and purges stopped jobs with nothing left running, once they are older
+// than the configured thresholds (or at once for force-gc).
+type coreScheduler struct {
+	srv *Server
+	st  scheduler.State
+	log *slog.Logger
+}
+
+func (s *Server) coreSchedulerFactory() scheduler.Factory {
+	return func(log *slog.Logger, st scheduler.State, p scheduler.Planner) scheduler.Scheduler {
+		return &coreScheduler{srv: s, st: st, log: log}
+	}
+}
+
+func (c *coreScheduler) Process(eval *structs.Evaluation) error {
+	now := c.srv.now()
+	evalCutoff, jobCutoff := now.Add(-c.srv.config.EvalGCThreshold), now.Add(-c.srv.config.JobGCThreshold)
+	switch eval.JobID {
+	case CoreJobEvalGC:
+		jobCutoff = time.Time{}
+	case CoreJobJobGC:
+		evalCutoff = time.Time{}
+	case CoreJobForceGC:
+		evalCutoff, jobCutoff = now, now
+	default:
+		return fmt.Errorf("core scheduler: unknown core job %q", eval.JobID)
+	}
+	if err := c.collectJobs(jobCutoff); err != nil {
+		return err
+	}
+	if err := c.collectEvals(evalCutoff, eval.ID); err != nil {
+		return err
+	}
+	done := eval.Copy()
+	done.Status = structs.EvalStatusComplete
+	return c.srv.workerUpdate(done)
+}
+
+// collectEvals deletes terminal evals last modified before cutoff whose
+// allocs are all terminal, with those allocs.
+func (c *coreScheduler) collectEvals(cutoff time.Time, self string) error {
+	if cutoff.IsZero() {
+		return nil
+	}
+	evals, err := c.srv.State().Evals(nil, "*")
+	if err != nil {
+		return err
+	}
+	var evalIDs, allocIDs []string
+	for _, e := range evals {
+		allocs, ok := c.collectable(e, cutoff, self)
+		if !ok {
+			continue
+		}
+		evalIDs, allocIDs = append(evalIDs, e.ID), append(allocIDs, allocs...)
+		if len(evalIDs) >= gcBatchSize {
+			if err := c.deleteEvals(evalIDs, allocIDs); err != nil {
+				return err
+			}
+			evalIDs, allocIDs = nil, nil
+		}
+	}
+	return c.deleteEvals(evalIDs, allocIDs)
+}
+
+// collectable reports whether an eval may be deleted, with its allocs.
+func (c *coreScheduler) collectable(e *structs.Evaluation, cutoff time.Time, self string) ([]string, bool) {
+	if !e.TerminalStatus() || e.ID == self || e.ModifyTime > cutoff.UnixNano() {
+		return nil, false
+	}
+	allocs, err := c.srv.State().AllocsByEval(nil, e.ID)
+	if err != nil {
+		return nil, false
+	}
+	ids := make([]string, 0, len(allocs))
+	for _, a := range allocs {
+		if !a.TerminalStatus() || a.ModifyTime > cutoff.UnixNano() {
+			return nil, false // something still runs (or just stopped): keep the eval that explains it
+		}
+		ids = append(ids, a.ID)
+	}
+	return ids, true
+}
+
+func (c *coreScheduler) deleteEvals(evalIDs, allocIDs []string) error {
+	if len(evalIDs) == 0 {
+		return nil
+	}
+	for _, id := range evalIDs {
+		c.srv.timeline.Record(id, structs.EvalQuasiStatusDeleted, "", "garbage collected")
+	}
+	_, err := c.srv.raftApply(structs.EvalDeleteRequestType, &structs.EvalDeleteRequest{Evals: evalIDs, Allocs: allocIDs})
+	return err
+}
+
+// collectJobs purges stopped jobs submitted before cutoff whose evals and
+// allocs are all terminal.
+func (c *coreScheduler) collectJobs(cutoff time.Time) error {
+	if cutoff.IsZero() {
+		return nil
+	}
+	jobs, err := c.srv.State().Jobs(nil, "*")
+	if err != nil {
+		return err
+	}
+	var purge []structs.JobDeregisterRequest
+	for _, j := range jobs {
+		if c.jobCollectable(j, cutoff) {
+			purge = append(purge, structs.JobDeregisterRequest{Namespace: j.Namespace, JobID: j.ID, Purge: true})
+		}
+	}
+	if len(purge) == 0 {
+		return nil
+	}
+	_, err = c.srv.raftApply(structs.JobBatchDeregisterRequestType, &structs.JobBatchDeregisterRequest{Jobs: purge, SubmitTime: c.srv.now().UnixNano()})
+	return err
+}
+
+func (c *coreScheduler) jobCollectable(j *structs.Job, cutoff time.Time) bool {
+	if !j.Stop || j.SubmitTime > cutoff.UnixNano() {
+		return false
+	}
+	evals, _ := c.srv.State().EvalsByJob(nil, j.Namespace, j.ID)
+	for _, e := range evals {
+		if !e.TerminalStatus() {
+			return false
+		}
+	}
+	allocs, _ := c.srv.State().AllocsByJob(nil, j.Namespace, j.ID, true)
+	for _, a := range allocs {
+		if !a.TerminalStatus() {
+			return false
+		}
+	}
+	return true
+}
+
+// workerUpdate writes an eval's final status outside a worker's planner.
+func (s *Server) workerUpdate(e *structs.Evaluation) error {
+	e.ModifyTime = s.now().UnixNano()
+	s.timeline.Record(e.ID, e.Status, "", e.StatusDescription)
+	e.Timeline = s.timeline.Entries(e.ID)
+	return s.UpsertEvals([]*structs.Evaluation{e})
+}
+
+// periodicGC creates one `scheduled` core eval per GC kind every interval.
+func (s *Server) periodicGC(ctx context.Context) {
+	s.every(ctx, s.config.GCInterval, func() {
+		if err := s.CreateCoreEvals(CoreJobEvalGC, CoreJobJobGC); err != nil {
+			s.log.Warn("scheduling GC failed", "error", err)
+		}
+	})
+}
+
+// CreateCoreEvals writes one pending `_core` eval per core job, in one entry.
+func (s *Server) CreateCoreEvals(coreJobs ...string) error {
+	now := s.now().UnixNano()
+	evals := make([]*structs.Evaluation, 0, len(coreJobs))
+	for _, job := range coreJobs {
+		evals = append(evals, &structs.Evaluation{
+			ID: s.config.NewID(), Namespace: structs.DefaultNamespace, Priority: structs.CoreJobPriority,
+			Type: structs.JobTypeCore, TriggeredBy: structs.EvalTriggerScheduled, JobID: job,
+			Status: structs.EvalStatusPending, CreateTime: now, ModifyTime: now,
+		})
+	}
+	return s.UpsertEvals(evals)
+}
