@@ -49,15 +49,18 @@ func New(cfg *config.Config, log *slog.Logger) (*Agent, error) {
 func (a *Agent) serverConfig() *server.Config {
 	c := a.config
 	return &server.Config{
-		NodeName:        c.Name,
-		Region:          c.Region,
-		Datacenter:      c.Datacenter,
-		DataDir:         c.DataDir,
-		DevMode:         c.DevMode,
-		RaftAddr:        c.RPCAddr(),
-		BootstrapExpect: c.Server.BootstrapExpect,
-		NumSchedulers:   c.Server.NumSchedulers,
-		Logger:          a.log,
+		NodeName:          c.Name,
+		Region:            c.Region,
+		Datacenter:        c.Datacenter,
+		DataDir:           c.DataDir,
+		DevMode:           c.DevMode,
+		RaftAddr:          c.RPCAddr(),
+		BootstrapExpect:   c.Server.BootstrapExpect,
+		NumSchedulers:     c.Server.NumSchedulers,
+		EnabledSchedulers: c.Server.EnabledSchedulers,
+		EvalGCThreshold:   c.Server.EvalGCThreshold,
+		JobGCThreshold:    c.Server.JobGCThreshold,
+		Logger:            a.log,
 	}
 }
 

@@ -20,6 +20,9 @@ func testAgent(t *testing.T, mutate func(*config.Config)) (*Agent, *api.Client) 
 	cfg := config.DevConfig()
 	cfg.Ports.HTTP, cfg.Ports.RPC, cfg.Ports.Serf = freePort(t), freePort(t), freePort(t)
 	cfg.Client.Enabled = false
+	// HTTP-surface tests inspect evals as written: workers take only core
+	// evals, so job evals stay pending.
+	cfg.Server.EnabledSchedulers = []string{"_core"}
 	if mutate != nil {
 		mutate(cfg)
 	}
