@@ -41,6 +41,7 @@ type Server struct {
 
 	// Endpoints, callable in-process by every transport.
 	Job    *JobEndpoint
+	Node   *NodeEndpoint
 	Status *StatusEndpoint
 
 	// The evaluation pipeline. The broker, blocked tracker, plan queue and
@@ -85,6 +86,7 @@ func New(cfg *Config) (*Server, error) {
 		return nil, err
 	}
 	s.Job = &JobEndpoint{srv: s}
+	s.Node = &NodeEndpoint{srv: s}
 	s.Status = &StatusEndpoint{srv: s}
 	s.startWorkers()
 	s.bg.Add(1)

@@ -1,0 +1,164 @@
+package server
+
+import (
+	"maps"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/drover-project/drover/internal/scheduler"
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// NodeEndpoint is the Node.* endpoint family: how clients (and simulated
+// nodes) join the cluster and report their status.
+type NodeEndpoint struct{ srv *Server }
+
+// NodeUpdateReply tells a node what its update wrote.
+type NodeUpdateReply struct {
+	EvalIDs         []string
+	EvalCreateIndex uint64
+	NodeModifyIndex uint64
+	Index           uint64
+}
+
+// Register adds a node or re-registers it (fingerprint change). A node
+// that becomes ready, or changes while ready, gets its node-update evals in
+// the same raft entry: one per job with allocs on it plus one per system or
+// sysbatch job whose datacenters and pool include it.
+func (e *NodeEndpoint) Register(node *structs.Node) (*NodeUpdateReply, error) {
+	if node == nil {
+		return nil, BadRequest("Node: missing node")
+	}
+	n := node.Copy()
+	n.Canonicalize()
+	if err := n.Validate(); err != nil {
+		return nil, BadRequest("invalid node: %v", err)
+	}
+	existing, err := e.srv.State().NodeByID(nil, n.ID)
+	if err != nil {
+		return nil, err
+	}
+	if existing != nil && existing.SecretID != "" && existing.SecretID != n.SecretID {
+		return nil, BadRequest("SecretID: does not match the registered node %s", n.ID)
+	}
+	n.ComputedClass = scheduler.ComputeClass(n)
+	now := e.srv.now()
+	n.StatusUpdatedAt = now.Unix()
+	var evals []*structs.Evaluation
+	if n.Status == structs.NodeStatusReady && (existing == nil || nodeChanged(existing, n)) {
+		if evals, err = e.srv.nodeUpdateEvals(n); err != nil {
+			return nil, err
+		}
+	}
+	index, err := e.srv.raftApply(structs.NodeRegisterRequestType, &structs.NodeRegisterRequest{Node: n, Evals: evals, UpdatedAt: now.Unix()})
+	if err != nil {
+		return nil, err
+	}
+	return nodeReply(index, evals), nil
+}
+
+// nodeChanged reports whether a re-registration changes what schedulers see.
+func nodeChanged(old, n *structs.Node) bool {
+	return old.Status != n.Status || old.ComputedClass != n.ComputedClass ||
+		old.SchedulingEligibility != n.SchedulingEligibility || old.Datacenter != n.Datacenter || old.NodePool != n.NodePool
+}
+
+// UpdateStatus changes a node's status (ready, down, disconnected). A real
+// change writes the node-update evals in the same raft entry; the
+// schedulers then mark allocs on a down node lost and replace them.
+func (e *NodeEndpoint) UpdateStatus(nodeID, status string) (*NodeUpdateReply, error) {
+	if !structs.ValidNodeStatus(status) {
+		return nil, BadRequest("Status: %q is not a node status", status)
+	}
+	node, err := e.srv.State().NodeByID(nil, nodeID)
+	if err != nil {
+		return nil, err
+	}
+	if node == nil {
+		return nil, NotFound("node %q not found", nodeID)
+	}
+	var evals []*structs.Evaluation
+	if node.Status != status {
+		changed := node.Copy()
+		changed.Status = status
+		if evals, err = e.srv.nodeUpdateEvals(changed); err != nil {
+			return nil, err
+		}
+	}
+	now := e.srv.now()
+	index, err := e.srv.raftApply(structs.NodeUpdateStatusRequestType, &structs.NodeUpdateStatusRequest{
+		NodeID: nodeID, Status: status, Evals: evals, UpdatedAt: now.Unix(),
+		NodeEvent: &structs.NodeEvent{Message: "Node status changed to " + status, Subsystem: "Cluster", Timestamp: now},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return nodeReply(index, evals), nil
+}
+
+func nodeReply(index uint64, evals []*structs.Evaluation) *NodeUpdateReply {
+	r := &NodeUpdateReply{Index: index, NodeModifyIndex: index}
+	for _, ev := range evals {
+		r.EvalIDs = append(r.EvalIDs, ev.ID)
+	}
+	if len(evals) > 0 {
+		r.EvalCreateIndex = index
+	}
+	return r
+}
+
+// nodeUpdateEvals creates the node-update evals for a node change: one per
+// job with a non-terminal alloc on the node, plus one per system/sysbatch
+// job that may run on it.
+func (s *Server) nodeUpdateEvals(node *structs.Node) ([]*structs.Evaluation, error) {
+	jobs := map[structs.NamespacedID]*structs.Job{}
+	allocs, err := s.State().AllocsByNode(nil, node.ID)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range allocs {
+		if a.TerminalStatus() {
+			continue
+		}
+		if job, err := s.State().JobByID(nil, a.Namespace, a.JobID); err == nil && job != nil {
+			jobs[job.NamespacedID()] = job
+		}
+	}
+	for _, t := range []string{structs.JobTypeSystem, structs.JobTypeSysBatch} {
+		sys, err := s.State().JobsByType(nil, t)
+		if err != nil {
+			return nil, err
+		}
+		for _, job := range sys {
+			if !job.Stop && jobMayRunOn(job, node) {
+				jobs[job.NamespacedID()] = job
+			}
+		}
+	}
+	// Create in a fixed order so IDs are assigned deterministically.
+	ordered := slices.SortedFunc(maps.Values(jobs), func(a, b *structs.Job) int {
+		return strings.Compare(a.NamespacedID().String(), b.NamespacedID().String())
+	})
+	evals := make([]*structs.Evaluation, 0, len(ordered))
+	for _, job := range ordered {
+		ev := s.newJobEval(job, structs.EvalTriggerNodeUpdate)
+		ev.NodeID = node.ID
+		evals = append(evals, ev)
+	}
+	return evals, nil
+}
+
+// jobMayRunOn reports whether the node is in one of the job's datacenters
+// (glob patterns) and in its node pool.
+func jobMayRunOn(job *structs.Job, node *structs.Node) bool {
+	if job.NodePool != structs.AllNodePools && job.NodePool != node.NodePool {
+		return false
+	}
+	for _, dc := range job.Datacenters {
+		if ok, _ := path.Match(dc, node.Datacenter); ok {
+			return true
+		}
+	}
+	return false
+}
