@@ -1,0 +1,142 @@
+package scheduler
+
+import (
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// consider runs feasibility, resource fit and scoring for one node; nil
+// when the node is infeasible or full (recorded in m).
+func (g *groupStack) consider(n *structs.Node, m *structs.AllocMetric, penalty map[string]bool) *option {
+	if !g.feas.feasible(n, m) {
+		return nil
+	}
+	ctx := g.s.ctx
+	u, err := ctx.nodeUsage(n)
+	if err != nil {
+		return nil
+	}
+	need := u.used
+	ask := g.ask
+	ask.CpuShares += int64(g.coreAsk) * mhzPerCore(n)
+	need.Add(&ask)
+	if ok, dim := u.capacity.Superset(&need); !ok {
+		exhausted(ctx, m, n, dim)
+		return nil
+	}
+	opt := &option{node: n}
+	if g.coreAsk > 0 {
+		if opt.cores = assignCores(u, g.tg); opt.cores == nil {
+			exhausted(ctx, m, n, "cores")
+			return nil
+		}
+	}
+	if g.ports {
+		offer, reason := assignPorts(u, g.tg, ctx.rng)
+		if offer == nil {
+			exhausted(ctx, m, n, reason)
+			return nil
+		}
+		opt.offer = offer
+	}
+	g.score(opt, u, &need, penalty)
+	return opt
+}
+
+func exhausted(ctx *evalContext, m *structs.AllocMetric, n *structs.Node, dim string) {
+	m.NodesExhausted++
+	incr(&m.DimensionExhausted, dim)
+	incr(&m.ClassExhausted, ctx.classOf(n))
+}
+
+// score fills the option's components and final score.
+func (g *groupStack) score(opt *option, u *nodeUsage, after *structs.ComparableResources, penalty map[string]bool) {
+	ctx := g.s.ctx
+	opt.scores.add(scoreFit, fitScore(ctx.cfg.EffectiveAlgorithm(), &u.capacity, after))
+	if !g.s.system {
+		opt.scores.add(scoreAntiAffinity, antiAffinityScore(u.countGroup(g.s.job.ID, g.tg.Name), g.tg.Count))
+	}
+	if len(penalty) > 0 {
+		p := 0.0
+		if penalty[opt.node.ID] {
+			p = -1
+		}
+		opt.scores.add(scorePenalty, p)
+	}
+	if g.aff.active() {
+		opt.scores.add(scoreAffinity, g.aff.score(opt.node))
+	}
+	if g.spread.active() {
+		opt.scores.add(scoreSpread, g.spread.score(opt.node))
+	}
+	opt.final = opt.scores.mean()
+}
+
+// mhzPerCore is the CPU a reserved core brings, for tasks that ask for cores.
+func mhzPerCore(n *structs.Node) int64 {
+	if n.NodeResources == nil || n.NodeResources.CPU.TotalCpuCores == 0 {
+		return 0
+	}
+	return n.NodeResources.CPU.CpuShares / int64(n.NodeResources.CPU.TotalCpuCores)
+}
+
+// assignCores picks free reservable cores for each task that asks for
+// cores, lowest first; nil when there are not enough.
+func assignCores(u *nodeUsage, tg *structs.TaskGroup) map[string][]uint16 {
+	cpu := u.node.NodeResources.CPU
+	avail := cpu.ReservableCpuCores
+	if len(avail) == 0 {
+		for c := uint16(0); c < cpu.TotalCpuCores; c++ {
+			avail = append(avail, c)
+		}
+	}
+	taken := map[uint16]bool{}
+	out := map[string][]uint16{}
+	for _, t := range tg.Tasks {
+		if t.Resources == nil || t.Resources.Cores == 0 {
+			continue
+		}
+		for _, c := range avail {
+			if len(out[t.Name]) == t.Resources.Cores {
+				break
+			}
+			if !u.cores[c] && !taken[c] {
+				taken[c] = true
+				out[t.Name] = append(out[t.Name], c)
+			}
+		}
+		if len(out[t.Name]) < t.Resources.Cores {
+			return nil
+		}
+	}
+	return out
+}
+
+// resources builds what the placement is granted on the chosen node.
+func (g *groupStack) resources(opt *option) *structs.AllocatedResources {
+	ar := &structs.AllocatedResources{Tasks: map[string]*structs.AllocatedTaskResources{}}
+	oversubscribe := g.s.ctx.cfg.MemoryOversubscriptionEnabled
+	for _, t := range g.tg.Tasks {
+		tr := &structs.AllocatedTaskResources{}
+		if r := t.Resources; r != nil {
+			tr.CpuShares = int64(r.CPU)
+			tr.MemoryMB = int64(r.MemoryMB)
+			if oversubscribe && r.MemoryMaxMB > r.MemoryMB {
+				tr.MemoryMaxMB = int64(r.MemoryMaxMB)
+			}
+			if r.Cores > 0 {
+				tr.ReservedCores = opt.cores[t.Name]
+				tr.CpuShares = int64(r.Cores) * mhzPerCore(opt.node)
+			}
+		}
+		if opt.offer != nil {
+			tr.Networks = opt.offer.tasks[t.Name]
+		}
+		ar.Tasks[t.Name] = tr
+	}
+	ar.Shared.DiskMB = g.ask.DiskMB
+	if opt.offer != nil {
+		ar.Shared.Networks = opt.offer.shared
+		ar.Shared.Ports = opt.offer.ports
+	}
+	return ar
+}

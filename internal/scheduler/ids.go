@@ -1,0 +1,22 @@
+package scheduler
+
+import (
+	"hash/fnv"
+	"math/rand/v2"
+
+	"github.com/google/uuid"
+)
+
+// newID makes IDs for allocations, evaluations and deployments. Tests swap
+// it for a deterministic sequence.
+var newID = uuid.NewString
+
+// evalRand returns the random source for one eval, seeded from its ID, so
+// that processing the same eval against the same state gives the same plan
+// (node sampling order, dynamic ports).
+func evalRand(evalID string) *rand.Rand {
+	h := fnv.New64a()
+	h.Write([]byte(evalID))
+	seed := h.Sum64()
+	return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+}

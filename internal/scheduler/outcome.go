@@ -1,0 +1,97 @@
+package scheduler
+
+import (
+	"maps"
+	"time"
+
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// Descriptions of the follow-up evals a scheduler creates.
+const (
+	blockedEvalDescQueued       = "created to place remaining allocations"
+	blockedEvalDescMaxPlans     = "created due to placement conflicts"
+	evalDescUnhandledTrigger    = "scheduler cannot handle '%s' evaluation reason"
+	evalDescSupersededByVersion = "canceled: superseded by job version %d"
+)
+
+// outcome is what a scheduler writes back on the eval it processed, and the
+// follow-ups it created; shared by every scheduler type.
+type outcome struct {
+	planner    Planner
+	eval       *structs.Evaluation // the eval being processed (a copy)
+	failed     map[string]*structs.AllocMetric
+	queued     map[string]int
+	blocked    *structs.Evaluation // blocked follow-up, if created
+	next       *structs.Evaluation // rolling follow-up, if created
+	deployment string
+}
+
+// finish writes the eval's final status with its outcomes and pointers.
+func (o *outcome) finish(status, desc string) error {
+	e := o.eval.Copy()
+	e.Status, e.StatusDescription = status, desc
+	if o.blocked != nil {
+		e.BlockedEval = o.blocked.ID
+	}
+	if o.next != nil {
+		e.NextEval = o.next.ID
+	}
+	e.FailedTGAllocs = copyMetrics(o.failed)
+	e.QueuedAllocations = maps.Clone(o.queued)
+	if o.deployment != "" {
+		e.DeploymentID = o.deployment
+	}
+	return o.planner.UpdateEval(e)
+}
+
+// createBlocked writes a blocked follow-up eval (queued-allocs, or
+// max-plan-attempts when planFailure) carrying the class eligibility, so
+// the blocked-evals tracker wakes it only for nodes that could help.
+func (o *outcome) createBlocked(planFailure bool, ctx *evalContext, now time.Time) error {
+	var classes map[string]bool
+	escaped := false
+	if ctx != nil {
+		classes, escaped = ctx.classEligibility(), ctx.escaped
+	}
+	b := o.eval.CreateBlockedEval(newID(), classes, escaped, "", copyMetrics(o.failed), now)
+	b.StatusDescription = blockedEvalDescQueued
+	if planFailure {
+		b.TriggeredBy = structs.EvalTriggerMaxPlans
+		b.StatusDescription = blockedEvalDescMaxPlans
+	}
+	o.blocked = b
+	return o.planner.CreateEval(b)
+}
+
+// reblock re-blocks the blocked eval being processed with the latest
+// eligibility instead of creating another blocked eval.
+func (o *outcome) reblock(ctx *evalContext) error {
+	e := o.eval.Copy()
+	e.ClassEligibility = ctx.classEligibility()
+	e.EscapedComputedClass = ctx.escaped
+	e.FailedTGAllocs = copyMetrics(o.failed)
+	e.QueuedAllocations = maps.Clone(o.queued)
+	return o.planner.ReblockEval(e)
+}
+
+func copyMetrics(m map[string]*structs.AllocMetric) map[string]*structs.AllocMetric {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]*structs.AllocMetric, len(m))
+	for k, v := range m {
+		out[k] = v.Copy()
+	}
+	return out
+}
+
+// handledTriggers are the triggers the job schedulers act on; anything
+// else (e.g. the core scheduler's "scheduled") fails the eval.
+var handledTriggers = func() map[string]bool {
+	m := map[string]bool{}
+	for _, t := range structs.AllEvalTriggers {
+		m[t] = t != structs.EvalTriggerScheduled
+	}
+	return m
+}()

@@ -1,0 +1,159 @@
+package scheduler
+
+import (
+	"math"
+
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// Score components, named as in AllocMetric.ScoreMetaData.
+const (
+	ScoreBinpack           = "binpack"
+	ScoreJobAntiAffinity   = "job-anti-affinity"
+	ScoreReschedulePenalty = "node-reschedule-penalty"
+	ScoreNodeAffinity      = "node-affinity"
+	ScoreSpread            = "allocation-spread"
+)
+
+type scoreKind int
+
+const (
+	scoreFit scoreKind = iota
+	scoreAntiAffinity
+	scorePenalty
+	scoreAffinity
+	scoreSpread
+	numScores
+)
+
+var scoreNames = [numScores]string{ScoreBinpack, ScoreJobAntiAffinity, ScoreReschedulePenalty, ScoreNodeAffinity, ScoreSpread}
+
+// scores holds a candidate's components without a map, since most
+// candidates are scored and thrown away; maps are made only for the few
+// recorded in the metrics.
+type scores struct {
+	v   [numScores]float64
+	set [numScores]bool
+}
+
+func (s *scores) add(k scoreKind, v float64) { s.v[k], s.set[k] = v, true }
+
+// mean is the final score: the mean of the components that apply. A
+// component applies to a placement, not to a node (anti-affinity scores 0
+// on a node without collisions rather than being left out), so every
+// candidate of a placement is averaged over the same components and their
+// scores are comparable.
+func (s *scores) mean() float64 {
+	sum, n := 0.0, 0
+	for k := range numScores {
+		if s.set[k] {
+			sum += s.v[k]
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return sum / float64(n)
+}
+
+func (s *scores) asMap() map[string]float64 {
+	m := map[string]float64{}
+	for k := range numScores {
+		if s.set[k] {
+			m[scoreNames[k]] = s.v[k]
+		}
+	}
+	return m
+}
+
+// maxFitScore is the best raw fit score: 20 minus the floor of 10^free
+// summed over the two dimensions (2, when the node is full).
+const maxFitScore = 18.0
+
+// fitScore scores how full the node would be after the placement, from
+// its free CPU and memory fractions. Binpack rewards fuller nodes (raw score
+// 20 - (10^freeCPU + 10^freeMem)); spread rewards emptier ones (the sum
+// minus 2). Both are normalised to 0..1.
+func fitScore(algorithm string, capacity, used *structs.ComparableResources) float64 {
+	freeCPU := freeFraction(used.CpuShares, capacity.CpuShares)
+	freeMem := freeFraction(used.MemoryMB, capacity.MemoryMB)
+	total := math.Pow(10, freeCPU) + math.Pow(10, freeMem)
+	raw := 20 - total
+	if algorithm == structs.SchedulerAlgorithmSpread {
+		raw = total - 2
+	}
+	return math.Min(math.Max(raw, 0), maxFitScore) / maxFitScore
+}
+
+func freeFraction(used, capacity int64) float64 {
+	if capacity <= 0 {
+		return 0
+	}
+	return 1 - float64(used)/float64(capacity)
+}
+
+// antiAffinityScore penalises nodes that already run allocs of the same
+// job and group, more so the larger the share of the group they would hold.
+func antiAffinityScore(collisions, count int) float64 {
+	if collisions == 0 || count <= 0 {
+		return 0
+	}
+	return -float64(collisions+1) / float64(count)
+}
+
+// affinityScorer scores a node by the weights of the affinities it
+// matches, normalised by the sum of absolute weights to -1..1.
+type affinityScorer struct {
+	ctx        *evalContext
+	affinities []*structs.Affinity
+	cacheable  bool
+	byClass    map[string]float64
+}
+
+func newAffinityScorer(ctx *evalContext, job *structs.Job, tg *structs.TaskGroup) *affinityScorer {
+	a := &affinityScorer{ctx: ctx, cacheable: true, byClass: map[string]float64{}}
+	a.affinities = append(a.affinities, job.Affinities...)
+	a.affinities = append(a.affinities, tg.Affinities...)
+	for _, t := range tg.Tasks {
+		a.affinities = append(a.affinities, t.Affinities...)
+	}
+	for _, af := range a.affinities {
+		if escapesClass(af.LTarget) || escapesClass(af.RTarget) {
+			a.cacheable = false
+		}
+	}
+	return a
+}
+
+func (a *affinityScorer) active() bool { return len(a.affinities) > 0 }
+
+func (a *affinityScorer) score(n *structs.Node) float64 {
+	if !a.cacheable {
+		return a.compute(n)
+	}
+	class := a.ctx.classOf(n)
+	if s, ok := a.byClass[class]; ok {
+		return s
+	}
+	s := a.compute(n)
+	a.byClass[class] = s
+	return s
+}
+
+func (a *affinityScorer) compute(n *structs.Node) float64 {
+	var total, matched float64
+	for _, af := range a.affinities {
+		w := float64(af.Weight)
+		total += math.Abs(w)
+		l, lok := resolveTarget(af.LTarget, n)
+		r, rok := resolveTarget(af.RTarget, n)
+		if a.ctx.checkOperator(af.Operand, l, lok, r, rok) {
+			matched += w
+		}
+	}
+	if total == 0 {
+		return 0
+	}
+	return matched / total
+}
