@@ -68,7 +68,7 @@ func (s *genericScheduler) Process(eval *structs.Evaluation) error {
 	var maxErr *maxAttemptsError
 	switch {
 	case errors.As(err, &maxErr):
-		if err := s.out.createBlocked(true, s.ctx, s.now()); err != nil {
+		if err := s.out.createBlocked(true, s.ctx, s.now(), ""); err != nil {
 			return err
 		}
 		return s.out.finish(structs.EvalStatusFailed, err.Error())
@@ -96,7 +96,7 @@ func (s *genericScheduler) attempt() (bool, error) {
 	}
 	delayInstead := len(res.followUps) > 0 && s.eval.WaitUntil.IsZero()
 	if s.eval.Status != structs.EvalStatusBlocked && len(s.out.failed) > 0 && s.out.blocked == nil && !delayInstead {
-		if err := s.out.createBlocked(false, s.ctx, s.now()); err != nil {
+		if err := s.out.createBlocked(false, s.ctx, s.now(), ""); err != nil {
 			return false, err
 		}
 	}

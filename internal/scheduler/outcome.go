@@ -47,8 +47,9 @@ func (o *outcome) finish(status, desc string) error {
 
 // createBlocked writes a blocked follow-up eval (queued-allocs, or
 // max-plan-attempts when planFailure) carrying the class eligibility, so
-// the blocked-evals tracker wakes it only for nodes that could help.
-func (o *outcome) createBlocked(planFailure bool, ctx *evalContext, now time.Time) error {
+// the blocked-evals tracker wakes it only for nodes that could help. A
+// system job's blocked eval may be tied to the one node that lacked room.
+func (o *outcome) createBlocked(planFailure bool, ctx *evalContext, now time.Time, nodeID string) error {
 	var classes map[string]bool
 	escaped := false
 	if ctx != nil {
@@ -56,6 +57,7 @@ func (o *outcome) createBlocked(planFailure bool, ctx *evalContext, now time.Tim
 	}
 	b := o.eval.CreateBlockedEval(newID(), classes, escaped, "", copyMetrics(o.failed), now)
 	b.StatusDescription = blockedEvalDescQueued
+	b.NodeID = nodeID
 	if planFailure {
 		b.TriggeredBy = structs.EvalTriggerMaxPlans
 		b.StatusDescription = blockedEvalDescMaxPlans

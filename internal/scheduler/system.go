@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"slices"
 	"time"
 
@@ -65,7 +66,7 @@ func (s *systemScheduler) Process(eval *structs.Evaluation) error {
 	var maxErr *maxAttemptsError
 	switch {
 	case errors.As(err, &maxErr):
-		if err := s.out.createBlocked(true, s.ctx, s.now()); err != nil {
+		if err := s.out.createBlocked(true, s.ctx, s.now(), ""); err != nil {
 			return err
 		}
 		return s.out.finish(structs.EvalStatusFailed, err.Error())
@@ -125,10 +126,13 @@ func (s *systemScheduler) attempt() (bool, error) {
 // eval was, or when a single node lacked room, so the tracker can wake it
 // on that node's capacity change.
 func (s *systemScheduler) createBlocked() error {
-	if err := s.out.createBlocked(false, s.ctx, s.now()); err != nil {
-		return err
+	nodeID := s.eval.NodeID
+	if nodeID == "" && len(s.failedNode) == 1 {
+		for id := range s.failedNode {
+			nodeID = id
+		}
 	}
-	return nil
+	return s.out.createBlocked(false, s.ctx, s.now(), nodeID)
 }
 
 // createRollingEval writes the next stagger step of a rolling update.
@@ -178,26 +182,7 @@ func (s *systemScheduler) computePlan() error {
 		s.reconcileGroup(stack, tg, in, byNodeGroup, du)
 	}
 	s.stopRemovedGroups(in.allocs, desired)
-	s.setBlockedNode()
 	return nil
-}
-
-// setBlockedNode makes the blocked eval node-specific when one node is
-// the only one that lacked room.
-func (s *systemScheduler) setBlockedNode() {
-	if s.out.blocked != nil || len(s.failedNode) != 1 {
-		return
-	}
-	for id := range s.failedNode {
-		s.eval.NodeID = firstNonEmpty(s.eval.NodeID, id)
-	}
-}
-
-func firstNonEmpty(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 func groupByNode(allocs []*structs.Allocation) map[[2]string][]*structs.Allocation {
@@ -247,7 +232,7 @@ func (s *systemScheduler) stopRemovedGroups(allocs []*structs.Allocation, desire
 // time), and places the group where it is missing.
 func (s *systemScheduler) reconcileGroup(stack *placementStack, tg *structs.TaskGroup, in *jobState, byNode map[[2]string][]*structs.Allocation, du *structs.DesiredUpdates) {
 	g := stack.group(tg, nil)
-	budget := systemBudget(tg, in.allocs, s.job)
+	budget := systemBudget(tg)
 	eligible := map[string]bool{}
 	for _, n := range stack.nodes {
 		eligible[n.ID] = true
@@ -290,9 +275,9 @@ func (s *systemScheduler) stopOnMissingNodes(tg *structs.TaskGroup, in *jobState
 }
 
 // systemBudget is how many destructive updates a stagger step may do.
-func systemBudget(tg *structs.TaskGroup, allocs []*structs.Allocation, job *structs.Job) int {
+func systemBudget(tg *structs.TaskGroup) int {
 	if tg.Update == nil || tg.Update.MaxParallel <= 0 {
-		return len(allocs) + 1
+		return math.MaxInt
 	}
 	return tg.Update.MaxParallel
 }
@@ -332,7 +317,8 @@ func (s *systemScheduler) splitLive(allocs []*structs.Allocation) (live []*struc
 // updateExisting keeps, updates in place, replaces, or stops (when the
 // node no longer satisfies the job) the group's alloc on a node.
 func (s *systemScheduler) updateExisting(g *groupStack, n *structs.Node, a *structs.Allocation, budget *int, du *structs.DesiredUpdates) {
-	if !g.feas.feasible(n, g.s.newMetric()) {
+	// Only the class-level checks: distinct_* would count this very alloc.
+	if !g.feas.classFeasible(n) {
 		s.ctx.appendStop(a, allocNodeInfeasible, "")
 		du.Stop++
 		return

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"maps"
 	"time"
 
 	"github.com/drover-project/drover/internal/scheduler"
@@ -11,16 +12,8 @@ import (
 
 // defaultSchedulers are the built-in schedulers by eval type.
 func defaultSchedulers() map[string]scheduler.Factory {
-	out := map[string]scheduler.Factory{}
-	for t, f := range builtinSchedulers {
-		out[t] = f
-	}
-	return out
+	return maps.Clone(scheduler.BuiltinSchedulers)
 }
-
-// builtinSchedulers is replaced by scheduler.BuiltinSchedulers when the
-// schedulers land (integration in progress).
-var builtinSchedulers = map[string]scheduler.Factory{}
 
 // schedulerFactory returns the scheduler for an eval type.
 func (s *Server) schedulerFactory(evalType string) (scheduler.Factory, bool) {

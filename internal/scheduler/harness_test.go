@@ -1,0 +1,241 @@
+package scheduler
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/drover-project/drover/internal/state"
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// t0 is the fake clock's time.
+var t0 = time.Unix(1_700_000_000, 0).UTC()
+
+// harness is a fake Planner over a real state store: accepted plans are
+// applied to the store, so retries and later evals see them.
+type harness struct {
+	t       testing.TB
+	mu      sync.Mutex
+	store   *state.StateStore
+	index   uint64
+	now     time.Time
+	plans   []*structs.Plan
+	updated []*structs.Evaluation
+	created []*structs.Evaluation
+	reblock []*structs.Evaluation
+	// rejectPlans rejects this many plans entirely before accepting.
+	rejectPlans int
+}
+
+func newHarness(t testing.TB) *harness {
+	t.Helper()
+	s, err := state.NewStateStore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &harness{t: t, store: s, index: 100, now: t0}
+}
+
+func (h *harness) next() uint64 { h.index++; return h.index }
+
+func (h *harness) must(err error) {
+	h.t.Helper()
+	if err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+func (h *harness) SubmitPlan(p *structs.Plan) (*structs.PlanResult, State, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.plans = append(h.plans, p)
+	if h.rejectPlans > 0 {
+		h.rejectPlans--
+		return &structs.PlanResult{RefreshIndex: h.index}, h.store.Snapshot(), nil
+	}
+	req := &structs.ApplyPlanResultsRequest{
+		Job: p.Job, Deployment: p.Deployment, DeploymentUpdates: p.DeploymentUpdates,
+		EvalID: p.EvalID, UpdatedAt: h.now.UnixNano(),
+	}
+	for _, allocs := range p.NodeAllocation {
+		req.AllocsUpdated = append(req.AllocsUpdated, allocs...)
+	}
+	for _, allocs := range p.NodeUpdate {
+		req.AllocsStopped = append(req.AllocsStopped, allocs...)
+	}
+	idx := h.next()
+	if err := h.store.UpsertPlanResults(idx, req); err != nil {
+		return nil, nil, err
+	}
+	h.checkNodes()
+	return &structs.PlanResult{
+		NodeUpdate: p.NodeUpdate, NodeAllocation: p.NodeAllocation,
+		Deployment: p.Deployment, DeploymentUpdates: p.DeploymentUpdates, AllocIndex: idx,
+	}, nil, nil
+}
+
+// checkNodes asserts the invariants a plan applier guarantees: no node
+// over-committed, no port claimed twice on a node.
+func (h *harness) checkNodes() {
+	nodes, err := h.store.Nodes(nil)
+	h.must(err)
+	for _, n := range nodes {
+		allocs, err := h.store.AllocsByNodeTerminal(nil, n.ID, false)
+		h.must(err)
+		if ok, dim, _ := structs.AllocsFit(n, allocs); !ok {
+			h.t.Fatalf("node %s over-committed on %s", n.ID, dim)
+		}
+		ports := map[int]string{}
+		for _, a := range allocs {
+			forEachPort(a, func(p int) {
+				if other, dup := ports[p]; dup {
+					h.t.Fatalf("port %d on node %s claimed by %s and %s", p, n.ID, other, a.ID)
+				}
+				ports[p] = a.ID
+			})
+		}
+	}
+}
+
+func (h *harness) UpdateEval(e *structs.Evaluation) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.updated = append(h.updated, e)
+	return h.store.UpsertEvals(h.next(), []*structs.Evaluation{e})
+}
+
+func (h *harness) CreateEval(e *structs.Evaluation) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.created = append(h.created, e)
+	return h.store.UpsertEvals(h.next(), []*structs.Evaluation{e})
+}
+
+func (h *harness) ReblockEval(e *structs.Evaluation) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.reblock = append(h.reblock, e)
+	return h.store.UpsertEvals(h.next(), []*structs.Evaluation{e})
+}
+
+// process runs the eval through the scheduler of its type.
+func (h *harness) process(e *structs.Evaluation) {
+	h.t.Helper()
+	f := BuiltinSchedulersWithClock(func() time.Time { return h.now })[e.Type]
+	h.must(f(nil, h.store.Snapshot(), h).Process(e))
+}
+
+// lastEval is the final write of the processed eval.
+func (h *harness) lastEval() *structs.Evaluation {
+	h.t.Helper()
+	if len(h.updated) == 0 {
+		h.t.Fatal("eval was never updated")
+	}
+	return h.updated[len(h.updated)-1]
+}
+
+func (h *harness) upsertNode(n *structs.Node) *structs.Node {
+	h.must(h.store.UpsertNode(h.next(), n))
+	return n
+}
+
+func (h *harness) upsertJob(j *structs.Job) *structs.Job {
+	h.must(h.store.UpsertJob(h.next(), h.now.UnixNano(), j))
+	stored, err := h.store.JobByID(nil, j.Namespace, j.ID)
+	h.must(err)
+	return stored
+}
+
+func (h *harness) upsertAllocs(allocs ...*structs.Allocation) {
+	h.must(h.store.UpsertAllocs(h.next(), allocs))
+}
+
+// liveAllocs are the job's allocs that are not terminal.
+func (h *harness) liveAllocs(j *structs.Job) []*structs.Allocation {
+	all, err := h.store.AllocsByJob(nil, j.Namespace, j.ID, true)
+	h.must(err)
+	var out []*structs.Allocation
+	for _, a := range all {
+		if !a.TerminalStatus() {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// setClient changes client-owned fields of a stored alloc.
+func (h *harness) setClient(a *structs.Allocation, change func(*structs.Allocation)) {
+	c := a.CopySkipJob()
+	change(c)
+	h.must(h.store.UpdateAllocsFromClient(h.next(), []*structs.Allocation{c}))
+}
+
+var nodeSeq int
+
+func mockNode() *structs.Node {
+	nodeSeq++
+	id := fmt.Sprintf("node-%04d", nodeSeq)
+	n := &structs.Node{
+		ID: id, SecretID: "s-" + id, Datacenter: "dc1", Name: id,
+		Attributes: map[string]string{"kernel.name": "linux", "os.version": "22.04", "unique.hostname": id},
+		Meta:       map[string]string{"rack": "r1"},
+		NodeResources: &structs.NodeResources{
+			CPU:      structs.NodeCPUResources{CpuShares: 4000, TotalCpuCores: 4, ReservableCpuCores: []uint16{0, 1, 2, 3}},
+			MemoryMB: 8192, DiskMB: 100 * 1024,
+		},
+		Drivers: map[string]*structs.DriverInfo{"exec": {Detected: true, Healthy: true}},
+		Status:  structs.NodeStatusReady,
+	}
+	n.Canonicalize()
+	return n
+}
+
+func mockJob(id string, count int) *structs.Job {
+	j := &structs.Job{
+		ID: id, Namespace: structs.DefaultNamespace, Type: structs.JobTypeService,
+		Datacenters: []string{"dc1"},
+		TaskGroups: []*structs.TaskGroup{{
+			Name: "web", Count: count,
+			Tasks: []*structs.Task{{
+				Name: "web", Driver: "exec", Config: map[string]any{"command": "/bin/web"},
+				Resources: &structs.Resources{CPU: 500, MemoryMB: 256},
+			}},
+		}},
+	}
+	j.Canonicalize()
+	return j
+}
+
+func mockBatchJob(id string, count int) *structs.Job {
+	j := mockJob(id, count)
+	j.Type = structs.JobTypeBatch
+	j.TaskGroups[0].ReschedulePolicy = nil
+	j.TaskGroups[0].RestartPolicy = nil
+	j.Canonicalize()
+	return j
+}
+
+var evalSeq int
+
+func mockEval(j *structs.Job, trigger string) *structs.Evaluation {
+	evalSeq++
+	return &structs.Evaluation{
+		ID: fmt.Sprintf("eval-%04d", evalSeq), Namespace: j.Namespace, Priority: j.Priority, Type: j.Type,
+		TriggeredBy: trigger, JobID: j.ID, JobModifyIndex: j.JobModifyIndex, Status: structs.EvalStatusPending,
+		CreateTime: t0.UnixNano(), ModifyTime: t0.UnixNano(),
+	}
+}
+
+// register stores the job and processes its job-register eval.
+func (h *harness) register(j *structs.Job) (*structs.Job, *structs.Evaluation) {
+	h.t.Helper()
+	stored := h.upsertJob(j)
+	e := mockEval(stored, structs.EvalTriggerJobRegister)
+	h.must(h.store.UpsertEvals(h.next(), []*structs.Evaluation{e}))
+	h.process(e)
+	return stored, e
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,381 @@
+package scheduler
+
+import (
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// allocsOf builds stored allocs of job's group "web" with the given
+// indexes, round-robin over nodes.
+func (h *harness) seedAllocs(job *structs.Job, nodes []*structs.Node, idx ...uint) []*structs.Allocation {
+	var out []*structs.Allocation
+	for i, x := range idx {
+		n := nodes[i%len(nodes)]
+		out = append(out, &structs.Allocation{
+			ID: newID(), Namespace: job.Namespace, EvalID: "seed", Name: structs.AllocName(job.ID, "web", x),
+			NodeID: n.ID, NodeName: n.Name, JobID: job.ID, Job: job, TaskGroup: "web",
+			AllocatedResources: &structs.AllocatedResources{
+				Tasks:  map[string]*structs.AllocatedTaskResources{"web": {CpuShares: 500, MemoryMB: 256}},
+				Shared: structs.AllocatedSharedResources{DiskMB: 300},
+			},
+			DesiredStatus: structs.AllocDesiredStatusRun, ClientStatus: structs.AllocClientStatusRunning,
+			CreateTime: t0.UnixNano(), ModifyTime: t0.UnixNano(),
+		})
+	}
+	h.upsertAllocs(out...)
+	return out
+}
+
+func namesOf(allocs []*structs.Allocation) []string {
+	var out []string
+	for _, a := range allocs {
+		out = append(out, a.Name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func planned(p *structs.Plan) (placed, stopped []*structs.Allocation) {
+	for _, as := range p.NodeAllocation {
+		placed = append(placed, as...)
+	}
+	for _, as := range p.NodeUpdate {
+		stopped = append(stopped, as...)
+	}
+	return placed, stopped
+}
+
+func nodes(h *harness, n int) []*structs.Node {
+	var out []*structs.Node
+	for i := 0; i < n; i++ {
+		out = append(out, h.upsertNode(mockNode()))
+	}
+	return out
+}
+
+func TestReconcile_Decisions(t *testing.T) {
+	cases := []struct {
+		name string
+		run  func(t *testing.T, h *harness)
+	}{
+		{"place missing fills lowest free indexes", func(t *testing.T, h *harness) {
+			ns := nodes(h, 3)
+			job := h.upsertJob(mockJob("web", 4))
+			h.seedAllocs(job, ns, 0, 2)
+			h.process(mockEval(job, structs.EvalTriggerJobRegister))
+			placed, _ := planned(h.plans[0])
+			if got := namesOf(placed); len(got) != 2 || got[0] != "web.web[1]" || got[1] != "web.web[3]" {
+				t.Fatalf("placed %v", got)
+			}
+			if du := h.plans[0].Annotations.DesiredTGUpdates["web"]; du.Place != 2 || du.Ignore != 2 {
+				t.Fatalf("annotations %+v", du)
+			}
+		}},
+		{"count lowered stops highest indexes", func(t *testing.T, h *harness) {
+			ns := nodes(h, 2)
+			job := h.upsertJob(mockJob("web", 2))
+			h.seedAllocs(job, ns, 0, 1, 2, 3)
+			h.process(mockEval(job, structs.EvalTriggerJobRegister))
+			_, stopped := planned(h.plans[0])
+			if got := namesOf(stopped); len(got) != 2 || got[0] != "web.web[2]" || got[1] != "web.web[3]" {
+				t.Fatalf("stopped %v", got)
+			}
+			if stopped[0].DesiredDescription != allocNotNeeded {
+				t.Fatalf("desc %q", stopped[0].DesiredDescription)
+			}
+		}},
+		{"job stopped stops all", func(t *testing.T, h *harness) {
+			ns := nodes(h, 2)
+			job := h.upsertJob(mockJob("web", 3))
+			h.seedAllocs(job, ns, 0, 1, 2)
+			stop := job.Copy()
+			stop.Stop = true
+			stop = h.upsertJob(stop)
+			h.process(mockEval(stop, structs.EvalTriggerJobDeregister))
+			if live := h.liveAllocs(job); len(live) != 0 {
+				t.Fatalf("%d allocs still live", len(live))
+			}
+			if h.lastEval().Status != structs.EvalStatusComplete {
+				t.Fatal("eval not complete")
+			}
+		}},
+		{"job purged stops all", func(t *testing.T, h *harness) {
+			ns := nodes(h, 1)
+			job := h.upsertJob(mockJob("web", 2))
+			h.seedAllocs(job, ns, 0, 1)
+			h.must(h.store.DeleteJob(h.next(), job.Namespace, job.ID))
+			h.process(mockEval(job, structs.EvalTriggerJobDeregister))
+			if live := h.liveAllocs(job); len(live) != 0 {
+				t.Fatalf("%d allocs still live", len(live))
+			}
+		}},
+		{"lost alloc on down node is stopped as lost and replaced", func(t *testing.T, h *harness) {
+			ns := nodes(h, 2)
+			job := h.upsertJob(mockJob("web", 1))
+			old := h.seedAllocs(job, ns[:1], 0)[0]
+			h.must(h.store.UpdateNodeStatus(h.next(), ns[0].ID, structs.NodeStatusDown, t0.Unix(), nil))
+			h.process(mockEval(job, structs.EvalTriggerNodeUpdate))
+			placed, stopped := planned(h.plans[0])
+			if len(stopped) != 1 || stopped[0].ClientStatus != structs.AllocClientStatusLost || stopped[0].DesiredDescription != allocLost {
+				t.Fatalf("stopped %+v", stopped)
+			}
+			if len(placed) != 1 || placed[0].PreviousAllocation != old.ID || placed[0].NodeID != ns[1].ID || placed[0].Name != old.Name {
+				t.Fatalf("placed %+v", placed)
+			}
+		}},
+		{"draining alloc with migrate transition is migrated", func(t *testing.T, h *harness) {
+			ns := nodes(h, 2)
+			job := h.upsertJob(mockJob("web", 1))
+			old := h.seedAllocs(job, ns[:1], 0)[0]
+			h.must(h.store.UpdateNodeDrain(h.next(), ns[0].ID, &structs.DrainStrategy{Deadline: time.Hour}, false, t0.Unix(), nil))
+			h.must(h.store.UpdateAllocsDesiredTransitions(h.next(), map[string]*structs.DesiredTransition{old.ID: {Migrate: ptr(true)}}, nil))
+			h.process(mockEval(job, structs.EvalTriggerNodeDrain))
+			placed, stopped := planned(h.plans[0])
+			if len(stopped) != 1 || stopped[0].DesiredDescription != allocMigrating || len(placed) != 1 || placed[0].NodeID != ns[1].ID {
+				t.Fatalf("placed %v stopped %v", placed, stopped)
+			}
+			if du := h.plans[0].Annotations.DesiredTGUpdates["web"]; du.Migrate != 1 {
+				t.Fatalf("annotations %+v", du)
+			}
+		}},
+		{"meta-only change is an in-place update", func(t *testing.T, h *harness) {
+			ns := nodes(h, 1)
+			job := h.upsertJob(mockJob("web", 1))
+			old := h.seedAllocs(job, ns, 0)[0]
+			v2 := job.Copy()
+			v2.TaskGroups[0].Meta = map[string]string{"owner": "b"}
+			v2.TaskGroups[0].Count = 1
+			v2 = h.upsertJob(v2)
+			h.process(mockEval(v2, structs.EvalTriggerJobRegister))
+			placed, stopped := planned(h.plans[0])
+			if len(stopped) != 0 || len(placed) != 1 || placed[0].ID != old.ID || placed[0].Job.Version != v2.Version {
+				t.Fatalf("placed %v stopped %v", placed, stopped)
+			}
+			if du := h.plans[0].Annotations.DesiredTGUpdates["web"]; du.InPlaceUpdate != 1 {
+				t.Fatalf("annotations %+v", du)
+			}
+		}},
+		{"config change is a destructive update", func(t *testing.T, h *harness) {
+			ns := nodes(h, 1)
+			job := h.upsertJob(mockJob("web", 1))
+			old := h.seedAllocs(job, ns, 0)[0]
+			v2 := job.Copy()
+			v2.TaskGroups[0].Tasks[0].Config = map[string]any{"command": "/bin/web2"}
+			v2 = h.upsertJob(v2)
+			h.process(mockEval(v2, structs.EvalTriggerJobRegister))
+			placed, stopped := planned(h.plans[0])
+			if len(stopped) != 1 || stopped[0].ID != old.ID || stopped[0].DesiredDescription != allocUpdating {
+				t.Fatalf("stopped %v", stopped)
+			}
+			if len(placed) != 1 || placed[0].ID == old.ID || placed[0].PreviousAllocation != old.ID || placed[0].Name != old.Name {
+				t.Fatalf("placed %+v", placed)
+			}
+			if du := h.plans[0].Annotations.DesiredTGUpdates["web"]; du.DestructiveUpdate != 1 {
+				t.Fatalf("annotations %+v", du)
+			}
+		}},
+		{"destructive update that cannot be placed keeps the old alloc", func(t *testing.T, h *harness) {
+			ns := nodes(h, 1)
+			job := h.upsertJob(mockJob("web", 1))
+			h.seedAllocs(job, ns, 0)
+			v2 := job.Copy()
+			v2.TaskGroups[0].Tasks[0].Resources.MemoryMB = 100000
+			v2 = h.upsertJob(v2)
+			h.process(mockEval(v2, structs.EvalTriggerJobRegister))
+			if len(h.plans) != 0 {
+				_, stopped := planned(h.plans[0])
+				if len(stopped) != 0 {
+					t.Fatalf("stopped %v though the replacement failed", stopped)
+				}
+			}
+			if live := h.liveAllocs(job); len(live) != 1 {
+				t.Fatalf("%d live allocs", len(live))
+			}
+		}},
+		{"failed alloc rescheduled now with penalty and tracker", func(t *testing.T, h *harness) {
+			ns := nodes(h, 2)
+			j := mockJob("web", 1)
+			j.TaskGroups[0].ReschedulePolicy = &structs.ReschedulePolicy{Attempts: 2, Interval: time.Hour, Delay: 5 * time.Second, DelayFunction: structs.RescheduleDelayConstant}
+			job := h.upsertJob(j)
+			old := h.seedAllocs(job, ns[:1], 0)[0]
+			h.setClient(old, func(a *structs.Allocation) {
+				a.ClientStatus = structs.AllocClientStatusFailed
+				a.TaskStates = map[string]*structs.TaskState{"web": {State: structs.TaskStateDead, Failed: true, FinishedAt: t0.Add(-time.Minute)}}
+			})
+			h.process(mockEval(job, structs.EvalTriggerRetryFailedAlloc))
+			placed, _ := planned(h.plans[0])
+			if len(placed) != 1 || placed[0].PreviousAllocation != old.ID || placed[0].NodeID == old.NodeID {
+				t.Fatalf("placed %+v (old node %s)", placed, old.NodeID)
+			}
+			tr := placed[0].RescheduleTracker
+			if tr == nil || len(tr.Events) != 1 || tr.Events[0].PrevAllocID != old.ID || tr.Events[0].Delay != 5*time.Second {
+				t.Fatalf("tracker %+v", tr)
+			}
+			if s := placed[0].Metrics.ScoreMetaData; len(s) == 0 {
+				t.Fatal("no score metadata")
+			}
+		}},
+		{"failed alloc rescheduled later via follow-up eval", func(t *testing.T, h *harness) {
+			ns := nodes(h, 2)
+			j := mockJob("web", 1)
+			j.TaskGroups[0].ReschedulePolicy = &structs.ReschedulePolicy{Delay: time.Minute, DelayFunction: structs.RescheduleDelayExponential, MaxDelay: time.Hour, Unlimited: true}
+			job := h.upsertJob(j)
+			old := h.seedAllocs(job, ns[:1], 0)[0]
+			h.setClient(old, func(a *structs.Allocation) {
+				a.ClientStatus = structs.AllocClientStatusFailed
+				a.TaskStates = map[string]*structs.TaskState{"web": {State: structs.TaskStateDead, Failed: true, FinishedAt: t0}}
+			})
+			e := mockEval(job, structs.EvalTriggerRetryFailedAlloc)
+			h.process(e)
+			if len(h.created) != 1 {
+				t.Fatalf("created %d evals", len(h.created))
+			}
+			f := h.created[0]
+			if f.TriggeredBy != structs.EvalTriggerRetryFailedAlloc || !f.WaitUntil.Equal(t0.Add(time.Minute)) || f.PreviousEval != e.ID || f.Status != structs.EvalStatusPending {
+				t.Fatalf("follow-up %+v", f)
+			}
+			stored, _ := h.store.AllocByID(nil, old.ID)
+			if stored.FollowupEvalID != f.ID {
+				t.Fatalf("alloc follow-up %q, want %q", stored.FollowupEvalID, f.ID)
+			}
+			// The follow-up, once due, replaces the alloc.
+			h.now = t0.Add(time.Minute)
+			h.process(f)
+			if live := h.liveAllocs(job); len(live) != 1 || live[0].PreviousAllocation != old.ID {
+				t.Fatalf("live after follow-up %v", live)
+			}
+		}},
+		{"failed alloc past its attempts is not replaced", func(t *testing.T, h *harness) {
+			ns := nodes(h, 2)
+			j := mockJob("web", 1)
+			j.TaskGroups[0].ReschedulePolicy = &structs.ReschedulePolicy{Attempts: 1, Interval: time.Hour, Delay: time.Second, DelayFunction: structs.RescheduleDelayConstant}
+			job := h.upsertJob(j)
+			old := h.seedAllocs(job, ns[:1], 0)[0]
+			h.setClient(old, func(a *structs.Allocation) { a.ClientStatus = structs.AllocClientStatusFailed })
+			c := old.CopySkipJob()
+			c.RescheduleTracker = &structs.RescheduleTracker{Events: []*structs.RescheduleEvent{{RescheduleTime: t0.Add(-time.Minute).UnixNano(), PrevAllocID: "x", PrevNodeID: ns[1].ID}}}
+			h.upsertAllocs(c)
+			h.process(mockEval(job, structs.EvalTriggerRetryFailedAlloc))
+			if len(h.plans) != 0 || h.lastEval().Status != structs.EvalStatusComplete {
+				t.Fatalf("plans %d", len(h.plans))
+			}
+		}},
+		{"batch complete allocs are never replaced", func(t *testing.T, h *harness) {
+			ns := nodes(h, 1)
+			job := h.upsertJob(mockBatchJob("b", 2))
+			done := h.seedAllocs(job, ns, 0, 1)
+			for _, a := range done {
+				h.setClient(a, func(a *structs.Allocation) { a.ClientStatus = structs.AllocClientStatusComplete })
+			}
+			h.process(mockEval(job, structs.EvalTriggerNodeUpdate))
+			if len(h.plans) != 0 {
+				t.Fatalf("batch replaced complete allocs: %v", h.plans[0].NodeAllocation)
+			}
+		}},
+		{"service complete allocs are replaced", func(t *testing.T, h *harness) {
+			ns := nodes(h, 1)
+			job := h.upsertJob(mockJob("web", 1))
+			done := h.seedAllocs(job, ns, 0)[0]
+			h.setClient(done, func(a *structs.Allocation) { a.ClientStatus = structs.AllocClientStatusComplete })
+			h.process(mockEval(job, structs.EvalTriggerNodeUpdate))
+			placed, _ := planned(h.plans[0])
+			if len(placed) != 1 || placed[0].Name != done.Name {
+				t.Fatalf("placed %v", placed)
+			}
+		}},
+		{"removed group is stopped", func(t *testing.T, h *harness) {
+			ns := nodes(h, 1)
+			job := h.upsertJob(mockJob("web", 1))
+			h.seedAllocs(job, ns, 0)
+			v2 := job.Copy()
+			v2.TaskGroups[0].Name = "api"
+			v2 = h.upsertJob(v2)
+			h.process(mockEval(v2, structs.EvalTriggerJobRegister))
+			placed, stopped := planned(h.plans[0])
+			if len(stopped) != 1 || stopped[0].TaskGroup != "web" || len(placed) != 1 || placed[0].TaskGroup != "api" {
+				t.Fatalf("placed %v stopped %v", placed, stopped)
+			}
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) { tc.run(t, newHarness(t)) })
+	}
+}
+
+func TestTasksUpdated(t *testing.T) {
+	base := mockJob("web", 1).TaskGroups[0]
+	cases := []struct {
+		name        string
+		change      func(tg *structs.TaskGroup)
+		destructive bool
+	}{
+		{"nothing", func(tg *structs.TaskGroup) {}, false},
+		{"count", func(tg *structs.TaskGroup) { tg.Count = 7 }, false},
+		{"update block", func(tg *structs.TaskGroup) { tg.Update = &structs.UpdateStrategy{MaxParallel: 3} }, false},
+		{"migrate block", func(tg *structs.TaskGroup) { tg.Migrate = &structs.MigrateStrategy{MaxParallel: 2} }, false},
+		{"reschedule block", func(tg *structs.TaskGroup) { tg.ReschedulePolicy = &structs.ReschedulePolicy{Attempts: 9} }, false},
+		{"unused meta", func(tg *structs.TaskGroup) { tg.Meta = map[string]string{"a": "b"} }, false},
+		{"interpolated meta", func(tg *structs.TaskGroup) {
+			tg.Meta = map[string]string{"a": "b"}
+			tg.Tasks[0].Env = map[string]string{"A": "${NOMAD_META_a}"}
+		}, true},
+		{"driver", func(tg *structs.TaskGroup) { tg.Tasks[0].Driver = "docker" }, true},
+		{"config", func(tg *structs.TaskGroup) { tg.Tasks[0].Config["command"] = "/bin/x" }, true},
+		{"env", func(tg *structs.TaskGroup) { tg.Tasks[0].Env = map[string]string{"X": "1"} }, true},
+		{"resources", func(tg *structs.TaskGroup) { tg.Tasks[0].Resources.CPU = 900 }, true},
+		{"artifact", func(tg *structs.TaskGroup) {
+			tg.Tasks[0].Artifacts = []*structs.TaskArtifact{{GetterSource: "http://x"}}
+		}, true},
+		{"template", func(tg *structs.TaskGroup) { tg.Tasks[0].Templates = []*structs.Template{{DestPath: "a"}} }, true},
+		{"constraint", func(tg *structs.TaskGroup) {
+			tg.Constraints = []*structs.Constraint{{LTarget: "${attr.a}", RTarget: "b", Operand: "="}}
+		}, true},
+		{"network", func(tg *structs.TaskGroup) {
+			tg.Networks = []*structs.NetworkResource{{DynamicPorts: []structs.Port{{Label: "http"}}}}
+		}, true},
+		{"task added", func(tg *structs.TaskGroup) { tg.Tasks = append(tg.Tasks, &structs.Task{Name: "side"}) }, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			b := base.Copy()
+			tc.change(b)
+			if got := tasksUpdated(base, b); got != tc.destructive {
+				t.Fatalf("tasksUpdated = %v, want %v", got, tc.destructive)
+			}
+		})
+	}
+}
+
+func TestRescheduleDelay_Functions(t *testing.T) {
+	ev := func(d ...time.Duration) *structs.RescheduleTracker {
+		tr := &structs.RescheduleTracker{}
+		for _, x := range d {
+			tr.Events = append(tr.Events, &structs.RescheduleEvent{Delay: x})
+		}
+		return tr
+	}
+	s := time.Second
+	cases := []struct {
+		fn    string
+		prior []time.Duration
+		max   time.Duration
+		want  time.Duration
+	}{
+		{structs.RescheduleDelayConstant, nil, 0, 5 * s},
+		{structs.RescheduleDelayConstant, []time.Duration{5 * s}, 0, 5 * s},
+		{structs.RescheduleDelayExponential, nil, 0, 5 * s},
+		{structs.RescheduleDelayExponential, []time.Duration{5 * s, 10 * s}, 0, 20 * s},
+		{structs.RescheduleDelayExponential, []time.Duration{40 * s}, 60 * s, 60 * s},
+		{structs.RescheduleDelayFibonacci, []time.Duration{5 * s}, 0, 5 * s},
+		{structs.RescheduleDelayFibonacci, []time.Duration{5 * s, 5 * s, 10 * s}, 0, 15 * s},
+	}
+	for _, tc := range cases {
+		p := &structs.ReschedulePolicy{Delay: 5 * s, DelayFunction: tc.fn, MaxDelay: tc.max, Unlimited: true}
+		if got := nextRescheduleDelay(p, ev(tc.prior...)); got != tc.want {
+			t.Errorf("%s after %v: %v, want %v", tc.fn, tc.prior, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,132 @@
+package server
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// realServer is a dev server with the built-in schedulers.
+func realServer(t *testing.T) *Server {
+	t.Helper()
+	s, err := New(&Config{NodeName: "e2e", DevMode: true, RaftAddr: fmt.Sprintf("e2e-%d", time.Now().UnixNano()),
+		NumSchedulers: 2, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Shutdown() })
+	if err := s.WaitForLeader(10 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return s.leaderActive.Load() })
+	return s
+}
+
+func e2eNode(i int, cpu, mem int64) *structs.Node {
+	n := pipelineNode(fmt.Sprintf("00000000-0000-4000-8000-%012d", i), cpu, mem)
+	n.ComputedClass = ""
+	n.Attributes = map[string]string{"driver.exec": "1", "kernel.name": "linux"}
+	n.Drivers = map[string]*structs.DriverInfo{"exec": {Detected: true, Healthy: true}}
+	return n
+}
+
+func e2eJob(id string, count int, cpu, mem int) *structs.Job {
+	j := testJob(id)
+	j.TaskGroups[0].Count = count
+	j.TaskGroups[0].Tasks[0].Resources = &structs.Resources{CPU: cpu, MemoryMB: mem}
+	return j
+}
+
+func waitEval(t *testing.T, s *Server, id string, status string) *structs.Evaluation {
+	t.Helper()
+	var e *structs.Evaluation
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		if e, _ = s.State().EvalByID(nil, id); e != nil && e.Status == status {
+			return e
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("eval %s: %s, want %s", id, statusOf(e), status)
+	return nil
+}
+
+func liveAllocs(t *testing.T, s *Server, job string) []*structs.Allocation {
+	allocs, err := s.State().AllocsByJob(nil, "default", job, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var live []*structs.Allocation
+	for _, a := range allocs {
+		if !a.TerminalStatus() {
+			live = append(live, a)
+		}
+	}
+	return live
+}
+
+// TestScheduling_EndToEnd_PlacesOnFeasibleNodes registers simulated nodes
+// and a service job of count 5 that lands on them, within capacity.
+func TestScheduling_EndToEnd_PlacesOnFeasibleNodes(t *testing.T) {
+	s := realServer(t)
+	for i := 1; i <= 3; i++ {
+		if _, err := s.Node.Register(e2eNode(i, 4000, 8192)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reply, err := s.Job.Register(&JobRegisterArgs{Job: e2eJob("web", 5, 1000, 1024)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitEval(t, s, reply.EvalID, structs.EvalStatusComplete)
+	allocs := liveAllocs(t, s, "web")
+	if len(allocs) != 5 {
+		t.Fatalf("%d allocs, want 5", len(allocs))
+	}
+	perNode := map[string]int{}
+	for _, a := range allocs {
+		perNode[a.NodeID]++
+	}
+	for node, n := range perNode {
+		if n > 4 {
+			t.Errorf("node %s has %d allocs of 1000 MHz on 4000 MHz", node, n)
+		}
+	}
+}
+
+// TestScheduling_EndToEnd_BlockedUntilNodeAdded: a job that fits nowhere
+// leaves a queued-allocs blocked eval, unblocked and placed when a big
+// enough node registers.
+func TestScheduling_EndToEnd_BlockedUntilNodeAdded(t *testing.T) {
+	s := realServer(t)
+	if _, err := s.Node.Register(e2eNode(1, 1000, 1024)); err != nil {
+		t.Fatal(err)
+	}
+	reply, err := s.Job.Register(&JobRegisterArgs{Job: e2eJob("big", 1, 3000, 2048)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := waitEval(t, s, reply.EvalID, structs.EvalStatusComplete)
+	if done.BlockedEval == "" || len(done.FailedTGAllocs) == 0 {
+		t.Fatalf("eval %+v: want a blocked eval and failed TG allocs", done)
+	}
+	blocked := waitEval(t, s, done.BlockedEval, structs.EvalStatusBlocked)
+	if blocked.PreviousEval != done.ID || blocked.TriggeredBy != structs.EvalTriggerQueuedAllocs {
+		t.Fatalf("blocked eval %+v", blocked)
+	}
+	if n := len(liveAllocs(t, s, "big")); n != 0 {
+		t.Fatalf("%d allocs placed on a node too small", n)
+	}
+	if _, err := s.Node.Register(e2eNode(2, 8000, 8192)); err != nil {
+		t.Fatal(err)
+	}
+	waitEval(t, s, blocked.ID, structs.EvalStatusComplete)
+	allocs := liveAllocs(t, s, "big")
+	if len(allocs) != 1 || allocs[0].NodeID != e2eNode(2, 0, 0).ID {
+		t.Fatalf("allocs after unblock: %+v", allocs)
+	}
+}
