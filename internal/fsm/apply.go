@@ -40,51 +40,54 @@ func decodeAndApply[T any](fn func(req *T, index uint64) error) applier {
 }
 
 func (f *FSM) applyJobRegister(req *structs.JobRegisterRequest, index uint64) error {
-	if err := f.state.UpsertJob(index, req.SubmitTime, req.Job); err != nil {
-		return err
-	}
 	// The eval refers to the job version this entry writes, whose index is
 	// only known now. req was decoded fresh, so it is ours to change.
 	if req.Eval != nil {
 		req.Eval.JobModifyIndex = index
 	}
-	return f.upsertEvals(index, evalList(req.Eval))
+	if err := f.state.UpsertJob(index, req.SubmitTime, req.Job, evalList(req.Eval)...); err != nil {
+		return err
+	}
+	f.notify(evalList(req.Eval))
+	return nil
 }
 
 func (f *FSM) applyJobDeregister(req *structs.JobDeregisterRequest, index uint64) error {
-	if err := f.deregisterJob(index, req); err != nil {
-		return err
-	}
 	if req.Eval != nil {
 		req.Eval.JobModifyIndex = index
 	}
-	return f.upsertEvals(index, evalList(req.Eval))
+	if err := f.deregisterJob(index, req, evalList(req.Eval)); err != nil {
+		return err
+	}
+	f.notify(evalList(req.Eval))
+	return nil
 }
 
 func (f *FSM) applyJobBatchDeregister(req *structs.JobBatchDeregisterRequest, index uint64) error {
 	for i := range req.Jobs {
-		if err := f.deregisterJob(index, &req.Jobs[i]); err != nil {
+		if err := f.deregisterJob(index, &req.Jobs[i], nil); err != nil {
 			return err
 		}
 	}
 	return f.upsertEvals(index, req.Evals)
 }
 
-// deregisterJob purges the job or stores a stopped copy of it.
-func (f *FSM) deregisterJob(index uint64, req *structs.JobDeregisterRequest) error {
+// deregisterJob purges the job or stores a stopped copy of it, writing
+// evals in the same transaction.
+func (f *FSM) deregisterJob(index uint64, req *structs.JobDeregisterRequest, evals []*structs.Evaluation) error {
 	if req.Purge {
-		return f.state.DeleteJob(index, req.Namespace, req.JobID)
+		return f.state.DeleteJob(index, req.Namespace, req.JobID, evals...)
 	}
 	job, err := f.state.JobByID(nil, req.Namespace, req.JobID)
-	if err != nil || job == nil {
+	if err != nil {
 		return err
 	}
-	if job.Stop {
-		return nil
+	if job == nil || job.Stop {
+		return f.state.UpsertEvals(index, evals)
 	}
 	stopped := job.Copy()
 	stopped.Stop = true
-	return f.state.UpsertJob(index, req.SubmitTime, stopped)
+	return f.state.UpsertJob(index, req.SubmitTime, stopped, evals...)
 }
 
 func (f *FSM) applyEvalUpdate(req *structs.EvalUpdateRequest, index uint64) error {
@@ -100,58 +103,65 @@ func (f *FSM) applyEvalDelete(req *structs.EvalDeleteRequest, index uint64) erro
 }
 
 func (f *FSM) applyNodeRegister(req *structs.NodeRegisterRequest, index uint64) error {
-	if err := f.state.UpsertNode(index, req.Node); err != nil {
+	if err := f.state.UpsertNode(index, req.Node, req.Evals...); err != nil {
 		return err
 	}
 	f.capacityChanged(index, req.Node.ID)
-	return f.upsertEvals(index, req.Evals)
+	f.notify(req.Evals)
+	return nil
 }
 
 func (f *FSM) applyNodeDeregister(req *structs.NodeDeregisterRequest, index uint64) error {
-	if err := f.state.DeleteNodes(index, req.NodeIDs); err != nil {
+	if err := f.state.DeleteNodes(index, req.NodeIDs, req.Evals...); err != nil {
 		return err
 	}
-	return f.upsertEvals(index, req.Evals)
+	f.notify(req.Evals)
+	return nil
 }
 
 func (f *FSM) applyNodeStatus(req *structs.NodeUpdateStatusRequest, index uint64) error {
-	if err := f.state.UpdateNodeStatus(index, req.NodeID, req.Status, req.UpdatedAt, req.NodeEvent); err != nil {
+	if err := f.state.UpdateNodeStatus(index, req.NodeID, req.Status, req.UpdatedAt, req.NodeEvent, req.Evals...); err != nil {
 		return err
 	}
 	f.capacityChanged(index, req.NodeID)
-	return f.upsertEvals(index, req.Evals)
+	f.notify(req.Evals)
+	return nil
 }
 
 func (f *FSM) applyNodeDrain(req *structs.NodeUpdateDrainRequest, index uint64) error {
-	if err := f.state.UpdateNodeDrain(index, req.NodeID, req.DrainStrategy, req.MarkEligible, req.UpdatedAt, req.NodeEvent); err != nil {
+	if err := f.state.UpdateNodeDrain(index, req.NodeID, req.DrainStrategy, req.MarkEligible, req.UpdatedAt, req.NodeEvent, req.Evals...); err != nil {
 		return err
 	}
 	f.capacityChanged(index, req.NodeID)
-	return f.upsertEvals(index, req.Evals)
+	f.notify(req.Evals)
+	return nil
 }
 
 func (f *FSM) applyNodeEligibility(req *structs.NodeUpdateEligibilityRequest, index uint64) error {
-	if err := f.state.UpdateNodeEligibility(index, req.NodeID, req.Eligibility, req.UpdatedAt, req.NodeEvent); err != nil {
+	if err := f.state.UpdateNodeEligibility(index, req.NodeID, req.Eligibility, req.UpdatedAt, req.NodeEvent, req.Evals...); err != nil {
 		return err
 	}
 	f.capacityChanged(index, req.NodeID)
-	return f.upsertEvals(index, req.Evals)
+	f.notify(req.Evals)
+	return nil
 }
 
 func (f *FSM) applyAllocServerUpdate(req *structs.AllocUpdateRequest, index uint64) error {
-	if err := f.state.UpsertAllocs(index, req.Allocs); err != nil {
+	if err := f.state.UpsertAllocs(index, req.Allocs, req.Evals...); err != nil {
 		return err
 	}
 	f.capacityChanged(index, f.nodesOfTerminalAllocs(req.Allocs)...)
-	return f.upsertEvals(index, req.Evals)
+	f.notify(req.Evals)
+	return nil
 }
 
 func (f *FSM) applyAllocClientUpdate(req *structs.AllocUpdateRequest, index uint64) error {
-	if err := f.state.UpdateAllocsFromClient(index, req.Allocs); err != nil {
+	if err := f.state.UpdateAllocsFromClient(index, req.Allocs, req.Evals...); err != nil {
 		return err
 	}
 	f.capacityChanged(index, f.nodesOfTerminalAllocs(req.Allocs)...)
-	return f.upsertEvals(index, req.Evals)
+	f.notify(req.Evals)
+	return nil
 }
 
 func (f *FSM) applyAllocDesiredTransition(req *structs.AllocUpdateDesiredTransitionRequest, index uint64) error {

@@ -10,7 +10,7 @@ import (
 // ModifyIndex moves but AllocModifyIndex does not, since the server's
 // intent did not change. Allocs unknown to the store (already garbage
 // collected) are skipped.
-func (s *StateStore) UpdateAllocsFromClient(index uint64, allocs []*structs.Allocation) error {
+func (s *StateStore) UpdateAllocsFromClient(index uint64, allocs []*structs.Allocation, evals ...*structs.Evaluation) error {
 	return s.write(index, func(tx *writeTxn) error {
 		for _, u := range allocs {
 			if err := tx.updateAllocFromClient(u); err != nil {
@@ -18,7 +18,7 @@ func (s *StateStore) UpdateAllocsFromClient(index uint64, allocs []*structs.Allo
 			}
 		}
 		return nil
-	})
+	}, evals...)
 }
 
 func (tx *writeTxn) updateAllocFromClient(u *structs.Allocation) error {

@@ -13,7 +13,7 @@ import (
 // The alloc is deep-copied except for its Job, which is shared: jobs are
 // immutable once handed to the store, and copying one per alloc would
 // dominate the cost of large plans.
-func (s *StateStore) UpsertAllocs(index uint64, allocs []*structs.Allocation) error {
+func (s *StateStore) UpsertAllocs(index uint64, allocs []*structs.Allocation, evals ...*structs.Evaluation) error {
 	return s.write(index, func(tx *writeTxn) error {
 		for _, a := range allocs {
 			if err := tx.upsertAlloc(a.CopySkipJob()); err != nil {
@@ -21,7 +21,7 @@ func (s *StateStore) UpsertAllocs(index uint64, allocs []*structs.Allocation) er
 			}
 		}
 		return nil
-	})
+	}, evals...)
 }
 
 // upsertAlloc stores c, which the caller has already copied and may modify.

@@ -13,11 +13,11 @@ import (
 // UpsertJob registers a job or a new version of it. The version is bumped
 // only when the spec changed, so re-submitting the same job is a no-op for
 // its history. submitTime is decided by the endpoint, before raft.
-func (s *StateStore) UpsertJob(index uint64, submitTime int64, job *structs.Job) error {
+func (s *StateStore) UpsertJob(index uint64, submitTime int64, job *structs.Job, evals ...*structs.Evaluation) error {
 	return s.write(index, func(tx *writeTxn) error {
 		_, err := tx.upsertJob(submitTime, job)
 		return err
-	})
+	}, evals...)
 }
 
 // upsertJob stores a copy of job and returns the stored object.
@@ -65,10 +65,10 @@ func specOnly(j *structs.Job) structs.Job {
 
 // DeleteJob purges a job and all its versions. Its allocs and evals are
 // left for garbage collection.
-func (s *StateStore) DeleteJob(index uint64, namespace, jobID string) error {
+func (s *StateStore) DeleteJob(index uint64, namespace, jobID string, evals ...*structs.Evaluation) error {
 	return s.write(index, func(tx *writeTxn) error {
 		return tx.deleteJob(namespace, jobID)
-	})
+	}, evals...)
 }
 
 func (tx *writeTxn) deleteJob(namespace, jobID string) error {

@@ -22,7 +22,7 @@ const (
 // UpsertNode registers a node or re-registers it. Drain, eligibility and
 // drain history are the server's: a re-registering client that leaves them
 // empty does not reset them.
-func (s *StateStore) UpsertNode(index uint64, node *structs.Node) error {
+func (s *StateStore) UpsertNode(index uint64, node *structs.Node, evals ...*structs.Evaluation) error {
 	return s.write(index, func(tx *writeTxn) error {
 		existing, err := nodeByID(tx.Txn, nil, node.ID)
 		if err != nil {
@@ -38,7 +38,7 @@ func (s *StateStore) UpsertNode(index uint64, node *structs.Node) error {
 			c.SchedulingEligibility = eligibilityFor(c.DrainStrategy)
 		}
 		return tx.insert(TableNodes, c)
-	})
+	}, evals...)
 }
 
 // keepServerNodeFields carries over what the server owns into a
@@ -81,7 +81,7 @@ func capEvents(events []*structs.NodeEvent) []*structs.NodeEvent {
 }
 
 // DeleteNodes removes nodes. If any is unknown nothing is removed.
-func (s *StateStore) DeleteNodes(index uint64, nodeIDs []string) error {
+func (s *StateStore) DeleteNodes(index uint64, nodeIDs []string, evals ...*structs.Evaluation) error {
 	return s.write(index, func(tx *writeTxn) error {
 		for _, id := range nodeIDs {
 			n, err := nodeByID(tx.Txn, nil, id)
@@ -96,13 +96,13 @@ func (s *StateStore) DeleteNodes(index uint64, nodeIDs []string) error {
 			}
 		}
 		return nil
-	})
+	}, evals...)
 }
 
 // updateNode applies change to a copy of the node and stores it, with the
 // common bookkeeping of every node update: the status timestamp (unix
 // seconds, decided before raft) and an optional event.
-func (s *StateStore) updateNode(index uint64, nodeID string, updatedAt int64, event *structs.NodeEvent, change func(*structs.Node) error) error {
+func (s *StateStore) updateNode(index uint64, nodeID string, updatedAt int64, event *structs.NodeEvent, change func(*structs.Node) error, evals []*structs.Evaluation) error {
 	return s.write(index, func(tx *writeTxn) error {
 		existing, err := nodeByID(tx.Txn, nil, nodeID)
 		if err != nil {
@@ -123,23 +123,23 @@ func (s *StateStore) updateNode(index uint64, nodeID string, updatedAt int64, ev
 			c.Events = capEvents(append(c.Events, ev))
 		}
 		return tx.insert(TableNodes, c)
-	})
+	}, evals...)
 }
 
 // UpdateNodeStatus sets a node's status (ready, down, disconnected...).
-func (s *StateStore) UpdateNodeStatus(index uint64, nodeID, status string, updatedAt int64, event *structs.NodeEvent) error {
+func (s *StateStore) UpdateNodeStatus(index uint64, nodeID, status string, updatedAt int64, event *structs.NodeEvent, evals ...*structs.Evaluation) error {
 	if !structs.ValidNodeStatus(status) {
 		return fmt.Errorf("invalid node status %q", status)
 	}
 	return s.updateNode(index, nodeID, updatedAt, event, func(n *structs.Node) error {
 		n.Status = status
 		return nil
-	})
+	}, evals)
 }
 
 // UpdateNodeEligibility sets a node's scheduling eligibility. A draining
 // node cannot be made eligible: the drain would immediately be violated.
-func (s *StateStore) UpdateNodeEligibility(index uint64, nodeID, eligibility string, updatedAt int64, event *structs.NodeEvent) error {
+func (s *StateStore) UpdateNodeEligibility(index uint64, nodeID, eligibility string, updatedAt int64, event *structs.NodeEvent, evals ...*structs.Evaluation) error {
 	if eligibility != structs.NodeSchedulingEligible && eligibility != structs.NodeSchedulingIneligible {
 		return fmt.Errorf("invalid scheduling eligibility %q", eligibility)
 	}
@@ -149,13 +149,13 @@ func (s *StateStore) UpdateNodeEligibility(index uint64, nodeID, eligibility str
 		}
 		n.SchedulingEligibility = eligibility
 		return nil
-	})
+	}, evals)
 }
 
 // UpdateNodeDrain starts, changes (drain != nil) or ends (drain == nil) a
 // drain. A draining node is always ineligible; ending a drain leaves it
 // ineligible unless markEligible.
-func (s *StateStore) UpdateNodeDrain(index uint64, nodeID string, drain *structs.DrainStrategy, markEligible bool, updatedAt int64, event *structs.NodeEvent) error {
+func (s *StateStore) UpdateNodeDrain(index uint64, nodeID string, drain *structs.DrainStrategy, markEligible bool, updatedAt int64, event *structs.NodeEvent, evals ...*structs.Evaluation) error {
 	return s.updateNode(index, nodeID, updatedAt, event, func(n *structs.Node) error {
 		n.LastDrain = nextDrainMetadata(n, drain != nil, time.Unix(updatedAt, 0).UTC())
 		n.DrainStrategy = drain.Copy()
@@ -166,7 +166,7 @@ func (s *StateStore) UpdateNodeDrain(index uint64, nodeID string, drain *structs
 			n.SchedulingEligibility = structs.NodeSchedulingEligible
 		}
 		return nil
-	})
+	}, evals)
 }
 
 // nextDrainMetadata records the start, update or end of a drain.

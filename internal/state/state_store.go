@@ -16,6 +16,8 @@ import (
 	"sync"
 
 	"github.com/hashicorp/go-memdb"
+
+	"github.com/drover-project/drover/internal/structs"
 )
 
 // ErrNotFound is returned by writes that address an object that is absent.
@@ -90,12 +92,18 @@ func (s *StateStore) swap(db *memdb.MemDB) {
 // write runs fn in one write transaction at raft index idx and commits it
 // only if fn and the follow-up bookkeeping (job statuses, index rows)
 // succeed; on error nothing is written.
-func (s *StateStore) write(idx uint64, fn func(tx *writeTxn) error) error {
+//
+// evals are upserted in the same transaction: a raft entry that carries a
+// change and the evals it causes becomes visible as one, or not at all.
+func (s *StateStore) write(idx uint64, fn func(tx *writeTxn) error, evals ...*structs.Evaluation) error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	tx := newWriteTxn(s.currentDB(), idx)
 	defer tx.Abort()
 	if err := fn(tx); err != nil {
+		return err
+	}
+	if err := tx.upsertEvals(evals); err != nil {
 		return err
 	}
 	if err := tx.finish(); err != nil {
