@@ -25,6 +25,7 @@ func (f *FSM) applierTable() map[structs.MessageType]applier {
 		structs.ApplyPlanResultsRequestType:      decodeAndApply(f.applyPlanResults),
 		structs.DeploymentStatusUpdateType:       decodeAndApply(f.applyDeploymentStatus),
 		structs.SchedulerConfigRequestType:       decodeAndApply(f.applySchedulerConfig),
+		structs.DeploymentPromoteRequestType:     decodeAndApply(f.applyDeploymentPromote),
 	}
 }
 
@@ -187,6 +188,14 @@ func (f *FSM) applyPlanResults(req *structs.ApplyPlanResultsRequest, index uint6
 
 func (f *FSM) applyDeploymentStatus(req *structs.DeploymentStatusUpdateRequest, index uint64) error {
 	if err := f.state.UpdateDeploymentStatus(index, req); err != nil {
+		return err
+	}
+	f.notify(evalList(req.Eval))
+	return nil
+}
+
+func (f *FSM) applyDeploymentPromote(req *structs.DeploymentPromoteRequest, index uint64) error {
+	if err := f.state.PromoteDeployment(index, req); err != nil {
 		return err
 	}
 	f.notify(evalList(req.Eval))

@@ -4,16 +4,21 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-// consider runs feasibility, resource fit and scoring for one node; nil
-// when the node is infeasible or full (recorded in m).
-func (g *groupStack) consider(n *structs.Node, m *structs.AllocMetric, penalty map[string]bool) *option {
+// consider runs feasibility, resource fit and scoring for one node into
+// opt; false when the node is infeasible or full (recorded in m). The
+// option is filled in place because most candidates are discarded.
+func (g *groupStack) consider(n *structs.Node, m *structs.AllocMetric, penalty map[string]bool, opt *option) bool {
 	if !g.feas.feasible(n, m) {
-		return nil
+		return false
 	}
 	ctx := g.s.ctx
 	u, err := ctx.nodeUsage(n)
 	if err != nil {
-		return nil
+		return false
+	}
+	if g.coreAsk > 0 && u.used.Cores+g.coreAsk > u.capacity.Cores {
+		exhausted(ctx, m, n, "cores") // the root cause, though CPU is short too
+		return false
 	}
 	need := u.used
 	ask := g.ask
@@ -21,25 +26,25 @@ func (g *groupStack) consider(n *structs.Node, m *structs.AllocMetric, penalty m
 	need.Add(&ask)
 	if ok, dim := u.capacity.Superset(&need); !ok {
 		exhausted(ctx, m, n, dim)
-		return nil
+		return false
 	}
-	opt := &option{node: n}
+	*opt = option{node: n}
 	if g.coreAsk > 0 {
 		if opt.cores = assignCores(u, g.tg); opt.cores == nil {
 			exhausted(ctx, m, n, "cores")
-			return nil
+			return false
 		}
 	}
 	if g.ports {
 		offer, reason := assignPorts(u, g.tg, ctx.rng)
 		if offer == nil {
 			exhausted(ctx, m, n, reason)
-			return nil
+			return false
 		}
 		opt.offer = offer
 	}
 	g.score(opt, u, &need, penalty)
-	return opt
+	return true
 }
 
 func exhausted(ctx *evalContext, m *structs.AllocMetric, n *structs.Node, dim string) {

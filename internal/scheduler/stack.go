@@ -179,11 +179,14 @@ func (g *groupStack) selectNode(penalty map[string]bool) (*option, *structs.Allo
 	m := g.s.newMetric()
 	var top []*option
 	var seen map[string]bool
+	var cand option
 	if len(g.recent) > 0 {
 		seen = make(map[string]bool, len(g.recent))
 		for _, n := range g.recent {
 			seen[n.ID] = true
-			top = keepTop(top, g.consider(n, m, penalty))
+			if g.consider(n, m, penalty, &cand) {
+				top = keepTop(top, &cand)
+			}
 		}
 	}
 	nodes := g.s.nodes
@@ -194,16 +197,15 @@ func (g *groupStack) selectNode(penalty map[string]bool) (*option, *structs.Allo
 		if seen[n.ID] {
 			continue
 		}
-		opt := g.consider(n, m, penalty)
-		if opt == nil {
+		if !g.consider(n, m, penalty, &cand) {
 			continue
 		}
-		if opt.final < 0 && skipped < maxSkip {
+		if cand.final < 0 && skipped < maxSkip {
 			skipped++
 		} else {
 			found++
 		}
-		top = keepTop(top, opt)
+		top = keepTop(top, &cand)
 	}
 	return g.finish(top, m, start)
 }
@@ -212,7 +214,12 @@ func (g *groupStack) selectNode(penalty map[string]bool) (*option, *structs.Allo
 func (g *groupStack) selectOn(n *structs.Node) (*option, *structs.AllocMetric) {
 	start := time.Now()
 	m := g.s.newMetric()
-	return g.finish(keepTop(nil, g.consider(n, m, nil)), m, start)
+	var cand option
+	var top []*option
+	if g.consider(n, m, nil, &cand) {
+		top = keepTop(nil, &cand)
+	}
+	return g.finish(top, m, start)
 }
 
 func (g *groupStack) finish(top []*option, m *structs.AllocMetric, start time.Time) (*option, *structs.AllocMetric) {
@@ -226,12 +233,9 @@ func (g *groupStack) finish(top []*option, m *structs.AllocMetric, start time.Ti
 	return top[0], m
 }
 
-// keepTop inserts o into the best-first list of at most topScores options;
-// on equal scores the earlier one stays ahead.
+// keepTop inserts a copy of o into the best-first list of at most
+// topScores options; on equal scores the earlier one stays ahead.
 func keepTop(top []*option, o *option) []*option {
-	if o == nil {
-		return top
-	}
 	i := len(top)
 	for i > 0 && top[i-1].final < o.final {
 		i--
@@ -239,9 +243,10 @@ func keepTop(top []*option, o *option) []*option {
 	if i >= topScores {
 		return top
 	}
+	kept := *o
 	top = append(top, nil)
 	copy(top[i+1:], top[i:])
-	top[i] = o
+	top[i] = &kept
 	if len(top) > topScores {
 		top = top[:topScores]
 	}

@@ -79,6 +79,7 @@ func (s *Server) establishLeadership(ctx context.Context, duties *sync.WaitGroup
 	s.startDuty(ctx, duties, s.reapDuplicateBlockedEvals)
 	s.startDuty(ctx, duties, s.periodicUnblockFailed)
 	s.startDuty(ctx, duties, s.periodicGC)
+	s.startDuty(ctx, duties, s.watchDeployments)
 	s.log.Info("leadership established")
 	return nil
 }

@@ -290,6 +290,7 @@ var notCopied = map[string]string{
 	"AllocUpdateDesiredTransitionRequest": "raft payload",
 	"ApplyPlanResultsRequest":             "raft payload",
 	"DeploymentStatusUpdateRequest":       "raft payload",
+	"DeploymentPromoteRequest":            "raft payload",
 	"SchedulerSetConfigRequest":           "raft payload",
 	// Errors are values handed to callers, not stored state.
 	"ValidationError": "error value",

@@ -52,4 +52,5 @@ const (
 	SchedulerConfigRequestType       MessageType = 14
 	JobBatchDeregisterRequestType    MessageType = 15
 	AllocUpdateDesiredTransitionType MessageType = 16
+	DeploymentPromoteRequestType     MessageType = 17
 )

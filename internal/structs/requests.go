@@ -132,3 +132,14 @@ type SchedulerSetConfigRequest struct {
 	Config SchedulerConfiguration
 	CAS    bool
 }
+
+// DeploymentPromoteRequest promotes the canaries of a deployment's groups
+// (all of them with All), optionally with the eval that takes the next
+// step, in one entry.
+type DeploymentPromoteRequest struct {
+	DeploymentID string
+	All          bool
+	Groups       []string
+	Eval         *Evaluation
+	UpdatedAt    int64
+}

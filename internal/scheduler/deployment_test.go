@@ -1,0 +1,118 @@
+package scheduler
+
+import (
+	"testing"
+
+	"github.com/drover-project/drover/internal/structs"
+)
+
+func rollingJob(count, maxParallel, canary int) *structs.Job {
+	j := mockJob("web", count)
+	j.TaskGroups[0].Update = &structs.UpdateStrategy{MaxParallel: maxParallel, Canary: canary}
+	return j
+}
+
+func TestDeployment_FirstVersionCreatesDeployment(t *testing.T) {
+	h := newHarness(t)
+	nodes(h, 3)
+	job, e := h.register(rollingJob(3, 1, 0))
+	d := h.plans[0].Deployment
+	if d == nil || d.JobVersion != job.Version || d.Status != structs.DeploymentStatusRunning || d.TaskGroups["web"].DesiredTotal != 3 {
+		t.Fatalf("deployment %+v", d)
+	}
+	for _, a := range h.liveAllocs(job) {
+		if a.DeploymentID != d.ID {
+			t.Fatalf("alloc not in deployment")
+		}
+	}
+	if h.lastEval().DeploymentID != d.ID || h.lastEval().ID != e.ID {
+		t.Fatal("eval does not point at the deployment")
+	}
+}
+
+func TestDeployment_MaxParallelLimitsDestructiveUpdates(t *testing.T) {
+	h := newHarness(t)
+	nodes(h, 3)
+	job, _ := h.register(rollingJob(4, 2, 0))
+	first := h.plans[0].Deployment
+
+	v2 := job.Copy()
+	v2.TaskGroups[0].Tasks[0].Env = map[string]string{"V": "2"}
+	v2 = h.upsertJob(v2)
+	h.process(mockEval(v2, structs.EvalTriggerJobRegister))
+	p := h.plans[len(h.plans)-1]
+	placed, stopped := planned(p)
+	if len(placed) != 2 || len(stopped) != 2 {
+		t.Fatalf("placed %d stopped %d, want max_parallel 2", len(placed), len(stopped))
+	}
+	if len(p.DeploymentUpdates) != 1 || p.DeploymentUpdates[0].DeploymentID != first.ID || p.DeploymentUpdates[0].Status != structs.DeploymentStatusCancelled {
+		t.Fatalf("old deployment not cancelled: %+v", p.DeploymentUpdates)
+	}
+	if p.Deployment == nil || p.Deployment.JobVersion != v2.Version {
+		t.Fatalf("new deployment %+v", p.Deployment)
+	}
+	// Until the new allocs are healthy, nothing more is replaced.
+	plans := len(h.plans)
+	h.process(mockEval(v2, structs.EvalTriggerDeploymentWatcher))
+	if len(h.plans) != plans {
+		t.Fatalf("replaced more while the first step is unhealthy")
+	}
+	// Once healthy, the next step goes.
+	for _, a := range placed {
+		stored, _ := h.store.AllocByID(nil, a.ID)
+		h.setClient(stored, func(a *structs.Allocation) {
+			a.ClientStatus = structs.AllocClientStatusRunning
+			a.DeploymentStatus = &structs.AllocDeploymentStatus{Healthy: ptr(true)}
+		})
+	}
+	h.process(mockEval(v2, structs.EvalTriggerDeploymentWatcher))
+	placed, stopped = planned(h.plans[len(h.plans)-1])
+	if len(placed) != 2 || len(stopped) != 2 {
+		t.Fatalf("second step placed %d stopped %d", len(placed), len(stopped))
+	}
+}
+
+func TestDeployment_CanariesPlacedBeforeRollout(t *testing.T) {
+	h := newHarness(t)
+	nodes(h, 3)
+	job, _ := h.register(rollingJob(3, 1, 1))
+
+	v2 := job.Copy()
+	v2.TaskGroups[0].Tasks[0].Env = map[string]string{"V": "2"}
+	v2 = h.upsertJob(v2)
+	h.process(mockEval(v2, structs.EvalTriggerJobRegister))
+	p := h.plans[len(h.plans)-1]
+	placed, stopped := planned(p)
+	if len(placed) != 1 || len(stopped) != 0 || placed[0].DeploymentStatus == nil || !placed[0].DeploymentStatus.Canary {
+		t.Fatalf("placed %v stopped %v", placed, stopped)
+	}
+	st := p.Deployment.TaskGroups["web"]
+	if st.DesiredCanaries != 1 || len(st.PlacedCanaries) != 1 || st.PlacedCanaries[0] != placed[0].ID {
+		t.Fatalf("deployment state %+v", st)
+	}
+	if du := p.Annotations.DesiredTGUpdates["web"]; du.Canary != 1 || du.DestructiveUpdate != 0 {
+		t.Fatalf("annotations %+v", du)
+	}
+	// Re-evaluating before promotion changes nothing.
+	plans := len(h.plans)
+	h.process(mockEval(v2, structs.EvalTriggerDeploymentWatcher))
+	if len(h.plans) != plans {
+		_, st2 := planned(h.plans[len(h.plans)-1])
+		t.Fatalf("unpromoted canary deployment moved on: stopped %d", len(st2))
+	}
+	// After promotion, the old alloc sharing the canary's name is stopped
+	// and the rollout continues max_parallel at a time.
+	d, _ := h.store.DeploymentByID(nil, p.Deployment.ID)
+	promoted := d.Copy()
+	promoted.TaskGroups["web"].Promoted = true
+	h.must(h.store.UpsertDeployment(h.next(), promoted))
+	stored, _ := h.store.AllocByID(nil, placed[0].ID)
+	h.setClient(stored, func(a *structs.Allocation) {
+		a.DeploymentStatus = &structs.AllocDeploymentStatus{Healthy: ptr(true), Canary: true}
+	})
+	h.process(mockEval(v2, structs.EvalTriggerDeploymentWatcher))
+	placed2, stopped2 := planned(h.plans[len(h.plans)-1])
+	if len(stopped2) != 2 || len(placed2) != 1 {
+		t.Fatalf("after promotion placed %d stopped %d", len(placed2), len(stopped2))
+	}
+}

@@ -1,0 +1,161 @@
+package scheduler
+
+import (
+	"testing"
+	"time"
+
+	"github.com/drover-project/drover/internal/structs"
+)
+
+func mockSystemJob(id string, sysbatch bool) *structs.Job {
+	j := mockJob(id, 1)
+	j.Type = structs.JobTypeSystem
+	if sysbatch {
+		j.Type = structs.JobTypeSysBatch
+	}
+	j.TaskGroups[0].ReschedulePolicy = nil
+	j.Canonicalize()
+	return j
+}
+
+func TestSystemSched_OneAllocPerFeasibleNode(t *testing.T) {
+	h := newHarness(t)
+	ns := nodes(h, 3)
+	windows := mockNode()
+	windows.Attributes["kernel.name"] = "windows"
+	h.upsertNode(windows)
+	j := mockSystemJob("sys", false)
+	j.Constraints = []*structs.Constraint{{LTarget: "${attr.kernel.name}", RTarget: "linux", Operand: "="}}
+	job, _ := h.register(j)
+
+	perNode := map[string]int{}
+	for _, a := range h.liveAllocs(job) {
+		perNode[a.NodeID]++
+	}
+	if len(perNode) != 3 || perNode[windows.ID] != 0 {
+		t.Fatalf("per node %v", perNode)
+	}
+	for _, n := range ns {
+		if perNode[n.ID] != 1 {
+			t.Fatalf("node %s has %d", n.ID, perNode[n.ID])
+		}
+	}
+	if e := h.lastEval(); e.Status != structs.EvalStatusComplete || len(e.FailedTGAllocs) != 0 || len(h.created) != 0 {
+		t.Fatalf("eval %s failed=%v created=%d", e.Status, e.FailedTGAllocs, len(h.created))
+	}
+}
+
+func TestSystemSched_NewNodeGetsAlloc(t *testing.T) {
+	h := newHarness(t)
+	nodes(h, 2)
+	job, _ := h.register(mockSystemJob("sys", false))
+	n := h.upsertNode(mockNode())
+	h.process(mockEval(job, structs.EvalTriggerNodeUpdate))
+	placed, _ := planned(h.plans[len(h.plans)-1])
+	if len(placed) != 1 || placed[0].NodeID != n.ID || len(h.liveAllocs(job)) != 3 {
+		t.Fatalf("placed %v", placed)
+	}
+}
+
+func TestSystemSched_StopsOnIneligibleNode(t *testing.T) {
+	h := newHarness(t)
+	ns := nodes(h, 2)
+	job, _ := h.register(mockSystemJob("sys", false))
+	h.must(h.store.UpdateNodeEligibility(h.next(), ns[0].ID, structs.NodeSchedulingIneligible, t0.Unix(), nil))
+	h.process(mockEval(job, structs.EvalTriggerNodeUpdate))
+	_, stopped := planned(h.plans[len(h.plans)-1])
+	if len(stopped) != 1 || stopped[0].NodeID != ns[0].ID || stopped[0].DesiredDescription != allocNodeTainted {
+		t.Fatalf("stopped %v", stopped)
+	}
+}
+
+func TestSystemSched_DownNodeAllocMarkedLost(t *testing.T) {
+	h := newHarness(t)
+	ns := nodes(h, 2)
+	job, _ := h.register(mockSystemJob("sys", false))
+	h.must(h.store.UpdateNodeStatus(h.next(), ns[1].ID, structs.NodeStatusDown, t0.Unix(), nil))
+	h.process(mockEval(job, structs.EvalTriggerNodeUpdate))
+	_, stopped := planned(h.plans[len(h.plans)-1])
+	if len(stopped) != 1 || stopped[0].ClientStatus != structs.AllocClientStatusLost {
+		t.Fatalf("stopped %v", stopped)
+	}
+}
+
+func TestEvalStatus_SchedulingToPending_SystemRollingUpdate_SetsPointers(t *testing.T) {
+	h := newHarness(t)
+	nodes(h, 5)
+	j := mockSystemJob("sys", false)
+	job, _ := h.register(j)
+
+	v2 := job.Copy()
+	v2.TaskGroups[0].Tasks[0].Config = map[string]any{"command": "/bin/v2"}
+	v2.TaskGroups[0].Update = &structs.UpdateStrategy{MaxParallel: 2, Stagger: 30 * time.Second}
+	v2 = h.upsertJob(v2)
+	e := mockEval(v2, structs.EvalTriggerJobRegister)
+	h.process(e)
+
+	_, stopped := planned(h.plans[len(h.plans)-1])
+	if len(stopped) != 2 {
+		t.Fatalf("stagger step replaced %d, want 2", len(stopped))
+	}
+	if len(h.created) != 1 {
+		t.Fatalf("created %d evals", len(h.created))
+	}
+	next := h.created[0]
+	if next.TriggeredBy != structs.EvalTriggerRollingUpdate || next.PreviousEval != e.ID || next.Status != structs.EvalStatusPending || !next.WaitUntil.Equal(t0.Add(30*time.Second)) {
+		t.Fatalf("rolling eval %+v", next)
+	}
+	if last := h.lastEval(); last.NextEval != next.ID || last.Status != structs.EvalStatusComplete {
+		t.Fatalf("eval next=%q status=%s", last.NextEval, last.Status)
+	}
+	if du := h.plans[len(h.plans)-1].Annotations.DesiredTGUpdates["web"]; du.DestructiveUpdate != 2 || du.Ignore != 3 {
+		t.Fatalf("annotations %+v", du)
+	}
+}
+
+func TestSysBatchSched_CompletedAllocsNotRerun(t *testing.T) {
+	h := newHarness(t)
+	nodes(h, 2)
+	job, _ := h.register(mockSystemJob("sb", true))
+	for _, a := range h.liveAllocs(job) {
+		h.setClient(a, func(a *structs.Allocation) { a.ClientStatus = structs.AllocClientStatusComplete })
+	}
+	plans := len(h.plans)
+	h.process(mockEval(job, structs.EvalTriggerNodeUpdate))
+	if len(h.plans) != plans {
+		t.Fatalf("sysbatch re-ran completed allocs: %v", h.plans[len(h.plans)-1].NodeAllocation)
+	}
+}
+
+func TestSystemSched_FullNodeCreatesNodeSpecificBlockedEval(t *testing.T) {
+	h := newHarness(t)
+	small := mockNode()
+	small.NodeResources.MemoryMB = 100
+	h.upsertNode(small)
+	nodes(h, 1)
+	_, e := h.register(mockSystemJob("sys", false))
+	if len(h.created) != 1 {
+		t.Fatalf("created %d", len(h.created))
+	}
+	b := h.created[0]
+	if b.Status != structs.EvalStatusBlocked || b.NodeID != small.ID || b.PreviousEval != e.ID {
+		t.Fatalf("blocked %+v", b)
+	}
+	last := h.lastEval()
+	if last.BlockedEval != b.ID || last.FailedTGAllocs["web"].DimensionExhausted["memory"] != 1 || last.QueuedAllocations["web"] != 1 {
+		t.Fatalf("eval %+v", last)
+	}
+}
+
+func TestSystemSched_JobStoppedStopsAll(t *testing.T) {
+	h := newHarness(t)
+	nodes(h, 3)
+	job, _ := h.register(mockSystemJob("sys", false))
+	stop := job.Copy()
+	stop.Stop = true
+	stop = h.upsertJob(stop)
+	h.process(mockEval(stop, structs.EvalTriggerJobDeregister))
+	if live := h.liveAllocs(job); len(live) != 0 {
+		t.Fatalf("%d live", len(live))
+	}
+}

@@ -1,0 +1,116 @@
+package server
+
+import (
+	"testing"
+	"time"
+
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// markHealthy reports every running-desired alloc of the job healthy, as a
+// client would after its checks pass: one client update per batch.
+func markHealthy(t *testing.T, s *Server, job string) int {
+	t.Helper()
+	var updates []*structs.Allocation
+	for _, a := range liveAllocs(t, s, job) {
+		if a.DeploymentStatus != nil && a.DeploymentStatus.Healthy != nil {
+			continue
+		}
+		healthy := true
+		updates = append(updates, &structs.Allocation{ID: a.ID, ClientStatus: structs.AllocClientStatusRunning,
+			DeploymentStatus: &structs.AllocDeploymentStatus{Healthy: &healthy, Timestamp: s.now()}})
+	}
+	if len(updates) > 0 {
+		if _, err := s.raftApply(structs.AllocClientUpdateRequestType, &structs.AllocUpdateRequest{Allocs: updates}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return len(updates)
+}
+
+func evalsByTrigger(t *testing.T, s *Server, job, trigger string) []*structs.Evaluation {
+	evals, err := s.State().EvalsByJob(nil, "default", job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*structs.Evaluation
+	for _, e := range evals {
+		if e.TriggeredBy == trigger {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// TestEvalStatus_CompleteToPending_DeploymentWatcher_OneEvalPerStepNoPointers is the
+// seeds' example: a service job of count 3 updated with max_parallel = 1
+// and canary = 1 (auto-promoted) takes 1 job-register eval and 3
+// deployment-watcher evals, one per healthy step, and the deployment-
+// watcher evals break the chain (no PreviousEval).
+func TestEvalStatus_CompleteToPending_DeploymentWatcher_OneEvalPerStepNoPointers(t *testing.T) {
+	s := realServer(t)
+	for i := 1; i <= 4; i++ {
+		if _, err := s.Node.Register(e2eNode(i, 8000, 16384)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	job := e2eJob("web", 3, 500, 256)
+	job.Update = structs.UpdateStrategy{MaxParallel: 1, Canary: 1, AutoPromote: true,
+		MinHealthyTime: time.Second, HealthyDeadline: time.Minute, ProgressDeadline: 10 * time.Minute}
+	first, err := s.Job.Register(&JobRegisterArgs{Job: job})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitEval(t, s, first.EvalID, structs.EvalStatusComplete)
+	markHealthy(t, s, "web")
+	waitFor(t, func() bool { return deploymentStatus(t, s, "web", 0) == structs.DeploymentStatusSuccessful })
+
+	v1 := job.Copy()
+	v1.TaskGroups[0].Tasks[0].Config = map[string]any{"command": "/bin/true", "v": "2"} // destructive
+	update, err := s.Job.Register(&JobRegisterArgs{Job: v1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitEval(t, s, update.EvalID, structs.EvalStatusComplete)
+	before := len(evalsByTrigger(t, s, "web", structs.EvalTriggerDeploymentWatcher))
+	// Each healthy report moves the rollout one step: canary, then two old
+	// allocs replaced one at a time.
+	waitFor(t, func() bool {
+		markHealthy(t, s, "web")
+		return deploymentStatus(t, s, "web", 1) == structs.DeploymentStatusSuccessful
+	})
+	dw := evalsByTrigger(t, s, "web", structs.EvalTriggerDeploymentWatcher)[before:]
+	if len(dw) != 3 {
+		t.Fatalf("%d deployment-watcher evals for the update, want 3", len(dw))
+	}
+	for _, e := range dw {
+		if e.PreviousEval != "" || e.DeploymentID == "" {
+			t.Errorf("deployment-watcher eval %s: PreviousEval %q DeploymentID %q", e.ID, e.PreviousEval, e.DeploymentID)
+		}
+	}
+	if regs := evalsByTrigger(t, s, "web", structs.EvalTriggerJobRegister); len(regs) != 2 {
+		t.Errorf("%d job-register evals, want 2 (initial + update)", len(regs))
+	}
+	live := liveAllocs(t, s, "web")
+	if len(live) != 3 {
+		t.Fatalf("%d live allocs after the rollout, want 3", len(live))
+	}
+	for _, a := range live {
+		if a.Job.Version != 1 {
+			t.Errorf("alloc %s still on version %d", a.ID, a.Job.Version)
+		}
+	}
+}
+
+func deploymentStatus(t *testing.T, s *Server, job string, version uint64) string {
+	ds, err := s.State().DeploymentsByJobID(nil, "default", job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range ds {
+		if d.JobVersion == version {
+			return d.Status
+		}
+	}
+	return ""
+}

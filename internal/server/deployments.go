@@ -1,0 +1,85 @@
+package server
+
+import (
+	"context"
+	"time"
+
+	"github.com/hashicorp/go-memdb"
+
+	"github.com/drover-project/drover/internal/server/deploywatch"
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// deploymentIdleRecheck bounds how long the watcher sleeps without a
+// change, so deadlines are noticed even on a quiet cluster.
+const deploymentIdleRecheck = time.Minute
+
+// watchDeployments runs the deployment watcher on the leader: each time a
+// deployment changes (alloc health is counted into it by the state store)
+// or a progress deadline passes, it steps the watcher and writes what the
+// step asks for.
+func (s *Server) watchDeployments(ctx context.Context) {
+	w := deploywatch.New()
+	for ctx.Err() == nil {
+		ws := memdb.NewWatchSet()
+		deployments, err := s.State().Deployments(ws, "*")
+		if err != nil {
+			s.log.Error("deployment watcher: read deployments", "error", err)
+			return
+		}
+		for _, a := range w.Step(deployments, s.now()) {
+			if err := s.applyDeploymentAction(a); err != nil && ctx.Err() == nil {
+				s.log.Warn("deployment watcher: write failed", "deployment", a.Deployment.ID, "error", err)
+			}
+		}
+		s.waitForDeploymentChange(ctx, ws, deploywatch.NextDeadline(deployments))
+	}
+}
+
+// waitForDeploymentChange waits for a watched change, the next deadline
+// (on the injected clock) or the idle recheck.
+func (s *Server) waitForDeploymentChange(ctx context.Context, ws memdb.WatchSet, deadline time.Time) {
+	wait := deploymentIdleRecheck
+	if !deadline.IsZero() {
+		wait = min(wait, max(deadline.Sub(s.now())+time.Millisecond, time.Millisecond))
+	}
+	waitCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	timer := s.config.Clock.AfterFunc(wait, cancel)
+	defer timer.Stop()
+	_ = ws.WatchCtx(waitCtx)
+}
+
+// applyDeploymentAction writes one watcher decision: a status change or a
+// promotion, each with its deployment-watcher eval in the same entry, or
+// the eval alone. The eval starts a new chain: no PreviousEval.
+func (s *Server) applyDeploymentAction(a deploywatch.Action) error {
+	d := a.Deployment
+	var eval *structs.Evaluation
+	if a.CreateEval {
+		job, err := s.State().JobByID(nil, d.Namespace, d.JobID)
+		if err != nil {
+			return err
+		}
+		if job != nil {
+			eval = s.newJobEval(job, structs.EvalTriggerDeploymentWatcher)
+			eval.DeploymentID = d.ID
+		}
+	}
+	now := s.now().UnixNano()
+	switch {
+	case a.Update != nil:
+		_, err := s.raftApply(structs.DeploymentStatusUpdateType, &structs.DeploymentStatusUpdateRequest{
+			DeploymentUpdate: a.Update, Eval: eval, UpdatedAt: now,
+		})
+		return err
+	case len(a.Promote) > 0:
+		_, err := s.raftApply(structs.DeploymentPromoteRequestType, &structs.DeploymentPromoteRequest{
+			DeploymentID: d.ID, Groups: a.Promote, Eval: eval, UpdatedAt: now,
+		})
+		return err
+	case eval != nil:
+		return s.UpsertEvals([]*structs.Evaluation{eval})
+	}
+	return nil
+}

@@ -1,0 +1,68 @@
+package state
+
+import (
+	"fmt"
+
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// PromoteDeployment marks the canaries of the named groups (or all groups)
+// promoted, so the scheduler replaces the old allocs, and writes the
+// request's eval in the same transaction. Promoting a group whose canaries
+// are not all healthy is an error: it would roll out an unproven version.
+func (s *StateStore) PromoteDeployment(index uint64, req *structs.DeploymentPromoteRequest) error {
+	return s.write(index, func(tx *writeTxn) error {
+		d, err := deploymentByID(tx.Txn, nil, req.DeploymentID)
+		if err != nil {
+			return err
+		}
+		if d == nil {
+			return errNotFoundf("deployment %s", req.DeploymentID)
+		}
+		if !d.Active() {
+			return fmt.Errorf("deployment %s is %s, not active", d.ID, d.Status)
+		}
+		c := d.Copy()
+		if err := promoteGroups(c, req); err != nil {
+			return err
+		}
+		c.ModifyIndex = index
+		if req.UpdatedAt != 0 {
+			c.ModifyTime = req.UpdatedAt
+		}
+		return tx.insert(TableDeployment, c)
+	}, evalsOf(req.Eval)...)
+}
+
+func promoteGroups(d *structs.Deployment, req *structs.DeploymentPromoteRequest) error {
+	names := req.Groups
+	if req.All {
+		names = nil
+		for name, g := range d.TaskGroups {
+			if g.DesiredCanaries > 0 {
+				names = append(names, name)
+			}
+		}
+	}
+	if len(names) == 0 {
+		return fmt.Errorf("deployment %s has no canaries to promote", d.ID)
+	}
+	for _, name := range names {
+		g := d.TaskGroups[name]
+		if g == nil {
+			return fmt.Errorf("deployment %s has no task group %q", d.ID, name)
+		}
+		if g.DesiredCanaries > 0 && g.HealthyAllocs < g.DesiredCanaries {
+			return fmt.Errorf("task group %q has %d of %d canaries healthy", name, g.HealthyAllocs, g.DesiredCanaries)
+		}
+		g.Promoted = true
+	}
+	return nil
+}
+
+func evalsOf(e *structs.Evaluation) []*structs.Evaluation {
+	if e == nil {
+		return nil
+	}
+	return []*structs.Evaluation{e}
+}
