@@ -16,6 +16,7 @@ func (h *HTTPServer) routes() {
 	h.statusRoutes()
 	h.metricsRoutes()
 	h.systemRoutes()
+	h.operatorRoutes()
 	h.handle("/", func(w http.ResponseWriter, r *http.Request) (any, error) {
 		return nil, server.NotFound("no such endpoint: %s %s", r.Method, r.URL.Path)
 	})

@@ -40,9 +40,10 @@ type Server struct {
 	stores *raftStores
 
 	// Endpoints, callable in-process by every transport.
-	Job    *JobEndpoint
-	Node   *NodeEndpoint
-	Status *StatusEndpoint
+	Job      *JobEndpoint
+	Node     *NodeEndpoint
+	Operator *OperatorEndpoint
+	Status   *StatusEndpoint
 
 	// The evaluation pipeline. The broker, blocked tracker, plan queue and
 	// applier act only while this server leads; workers run everywhere.
@@ -87,6 +88,7 @@ func New(cfg *Config) (*Server, error) {
 	}
 	s.Job = &JobEndpoint{srv: s}
 	s.Node = &NodeEndpoint{srv: s}
+	s.Operator = &OperatorEndpoint{srv: s}
 	s.Status = &StatusEndpoint{srv: s}
 	s.startWorkers()
 	s.bg.Add(1)
