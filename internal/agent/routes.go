@@ -10,6 +10,8 @@ import (
 // routes registers every /v1 endpoint. Unknown paths get a 404 naming them.
 func (h *HTTPServer) routes() {
 	h.jobRoutes()
+	h.jobActionRoutes()
+	h.deploymentRoutes()
 	h.evalRoutes()
 	h.allocRoutes()
 	h.nodeRoutes()

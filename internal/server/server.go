@@ -40,10 +40,12 @@ type Server struct {
 	stores *raftStores
 
 	// Endpoints, callable in-process by every transport.
-	Job      *JobEndpoint
-	Node     *NodeEndpoint
-	Operator *OperatorEndpoint
-	Status   *StatusEndpoint
+	Job        *JobEndpoint
+	Alloc      *AllocEndpoint
+	Deployment *DeploymentEndpoint
+	Node       *NodeEndpoint
+	Operator   *OperatorEndpoint
+	Status     *StatusEndpoint
 
 	// The evaluation pipeline. The broker, blocked tracker, plan queue and
 	// applier act only while this server leads; workers run everywhere.
@@ -88,6 +90,8 @@ func New(cfg *Config) (*Server, error) {
 	}
 	s.Job = &JobEndpoint{srv: s}
 	s.Node = &NodeEndpoint{srv: s}
+	s.Alloc = &AllocEndpoint{srv: s}
+	s.Deployment = &DeploymentEndpoint{srv: s}
 	s.Operator = &OperatorEndpoint{srv: s}
 	s.Status = &StatusEndpoint{srv: s}
 	s.startWorkers()

@@ -1,0 +1,133 @@
+package server
+
+import (
+	"fmt"
+
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// DeploymentEndpoint is the Deployment.* endpoint family: the operator's
+// controls over a rollout. Each change writes its eval in the same entry
+// so the scheduler acts on it at once.
+type DeploymentEndpoint struct{ srv *Server }
+
+// DeploymentReply tells the caller what a deployment change wrote.
+type DeploymentReply struct {
+	EvalID          string
+	EvalCreateIndex uint64
+	Index           uint64
+}
+
+// Promote promotes the canaries of the named groups (or all).
+func (e *DeploymentEndpoint) Promote(id string, all bool, groups []string) (*DeploymentReply, error) {
+	d, job, err := e.active(id)
+	if err != nil {
+		return nil, err
+	}
+	if !all && len(groups) == 0 {
+		return nil, BadRequest("Groups: name the groups to promote, or set All")
+	}
+	if err := checkPromotable(d, all, groups); err != nil {
+		return nil, err
+	}
+	eval := e.deploymentEval(d, job)
+	index, err := e.srv.raftApply(structs.DeploymentPromoteRequestType, &structs.DeploymentPromoteRequest{
+		DeploymentID: id, All: all, Groups: groups, Eval: eval, UpdatedAt: e.srv.now().UnixNano(),
+	})
+	return evalReply(eval, index, err)
+}
+
+// checkPromotable rejects a promotion the state store would refuse, so the
+// caller gets a 400 naming the group rather than a failed raft apply.
+func checkPromotable(d *structs.Deployment, all bool, groups []string) error {
+	names := groups
+	if all {
+		names = nil
+		for name, g := range d.TaskGroups {
+			if g.DesiredCanaries > 0 {
+				names = append(names, name)
+			}
+		}
+		if len(names) == 0 {
+			return BadRequest("deployment %s has no canaries to promote", d.ID)
+		}
+	}
+	for _, name := range names {
+		g := d.TaskGroups[name]
+		if g == nil {
+			return BadRequest("Groups: deployment %s has no task group %q", d.ID, name)
+		}
+		if g.HealthyAllocs < g.DesiredCanaries {
+			return BadRequest("Groups: task group %q has %d of %d canaries healthy", name, g.HealthyAllocs, g.DesiredCanaries)
+		}
+	}
+	return nil
+}
+
+// Fail marks a deployment failed (the scheduler stops rolling it out).
+func (e *DeploymentEndpoint) Fail(id string) (*DeploymentReply, error) {
+	return e.setStatus(id, structs.DeploymentStatusFailed, "Deployment marked as failed by an operator", true)
+}
+
+// Pause pauses or resumes a deployment.
+func (e *DeploymentEndpoint) Pause(id string, pause bool) (*DeploymentReply, error) {
+	if pause {
+		return e.setStatus(id, structs.DeploymentStatusPaused, "Deployment is paused", false)
+	}
+	return e.setStatus(id, structs.DeploymentStatusRunning, "Deployment is running", true)
+}
+
+func (e *DeploymentEndpoint) setStatus(id, status, desc string, withEval bool) (*DeploymentReply, error) {
+	d, job, err := e.active(id)
+	if err != nil {
+		return nil, err
+	}
+	var eval *structs.Evaluation
+	if withEval {
+		eval = e.deploymentEval(d, job)
+	}
+	index, err := e.srv.raftApply(structs.DeploymentStatusUpdateType, &structs.DeploymentStatusUpdateRequest{
+		DeploymentUpdate: &structs.DeploymentStatusUpdate{DeploymentID: id, Status: status, StatusDescription: desc},
+		Eval:             eval, UpdatedAt: e.srv.now().UnixNano(),
+	})
+	return evalReply(eval, index, err)
+}
+
+// active returns an active deployment and its job, or a 4xx.
+func (e *DeploymentEndpoint) active(id string) (*structs.Deployment, *structs.Job, error) {
+	d, err := e.srv.State().DeploymentByID(nil, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	if d == nil {
+		return nil, nil, NotFound("deployment %q not found", id)
+	}
+	if !d.Active() {
+		return nil, nil, BadRequest("deployment %s is %s: only active deployments can change", id, d.Status)
+	}
+	job, err := e.srv.State().JobByID(nil, d.Namespace, d.JobID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if job == nil {
+		return nil, nil, NotFound("job %q of deployment %s not found", d.JobID, id)
+	}
+	return d, job, nil
+}
+
+func (e *DeploymentEndpoint) deploymentEval(d *structs.Deployment, job *structs.Job) *structs.Evaluation {
+	eval := e.srv.newJobEval(job, structs.EvalTriggerDeploymentWatcher)
+	eval.DeploymentID = d.ID
+	return eval
+}
+
+func evalReply(eval *structs.Evaluation, index uint64, err error) (*DeploymentReply, error) {
+	if err != nil {
+		return nil, fmt.Errorf("deployment change: %w", err)
+	}
+	r := &DeploymentReply{Index: index}
+	if eval != nil {
+		r.EvalID, r.EvalCreateIndex = eval.ID, index
+	}
+	return r, nil
+}
