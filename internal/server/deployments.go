@@ -10,9 +10,9 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-// deploymentIdleRecheck bounds how long the watcher sleeps without a
-// change, so deadlines are noticed even on a quiet cluster.
-const deploymentIdleRecheck = time.Minute
+// idleRecheck bounds how long a leader loop sleeps without a change, so
+// deadlines are noticed even on a quiet cluster.
+const idleRecheck = time.Minute
 
 // watchDeployments runs the deployment watcher on the leader: each time a
 // deployment changes (alloc health is counted into it by the state store)
@@ -32,14 +32,14 @@ func (s *Server) watchDeployments(ctx context.Context) {
 				s.log.Warn("deployment watcher: write failed", "deployment", a.Deployment.ID, "error", err)
 			}
 		}
-		s.waitForDeploymentChange(ctx, ws, deploywatch.NextDeadline(deployments))
+		s.waitForChange(ctx, ws, deploywatch.NextDeadline(deployments))
 	}
 }
 
-// waitForDeploymentChange waits for a watched change, the next deadline
-// (on the injected clock) or the idle recheck.
-func (s *Server) waitForDeploymentChange(ctx context.Context, ws memdb.WatchSet, deadline time.Time) {
-	wait := deploymentIdleRecheck
+// waitForChange waits for a watched change, the next deadline (on the
+// injected clock) or the idle recheck, whichever comes first.
+func (s *Server) waitForChange(ctx context.Context, ws memdb.WatchSet, deadline time.Time) {
+	wait := idleRecheck
 	if !deadline.IsZero() {
 		wait = min(wait, max(deadline.Sub(s.now())+time.Millisecond, time.Millisecond))
 	}

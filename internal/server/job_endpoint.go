@@ -1,6 +1,7 @@
 package server
 
 import (
+	"github.com/drover-project/drover/internal/server/periodic"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -37,6 +38,11 @@ func (e *JobEndpoint) Register(args *JobRegisterArgs) (*JobRegisterReply, error)
 	job.Canonicalize()
 	if err := job.Validate(); err != nil {
 		return nil, BadRequest("invalid job: %v", err)
+	}
+	if job.IsPeriodic() {
+		if err := periodic.Validate(job.Periodic); err != nil {
+			return nil, BadRequest("invalid job: %v", err)
+		}
 	}
 	if err := e.checkEnforceIndex(job, args); err != nil {
 		return nil, err

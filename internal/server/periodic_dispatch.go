@@ -1,0 +1,150 @@
+package server
+
+import (
+	"context"
+	"time"
+
+	"github.com/hashicorp/go-memdb"
+
+	"github.com/drover-project/drover/internal/server/periodic"
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// runPeriodicDispatcher launches periodic jobs on the leader: it tracks the
+// next launch of every periodic parent, wakes at the earliest one (on the
+// injected clock) or when jobs change, and registers each due child with
+// its periodic-job eval in one raft entry.
+func (s *Server) runPeriodicDispatcher(ctx context.Context) {
+	launched := map[structs.NamespacedID]time.Time{} // last launch time per parent
+	for ctx.Err() == nil {
+		ws := memdb.NewWatchSet()
+		parents, err := s.periodicParents(ws)
+		if err != nil {
+			s.log.Error("periodic dispatcher: read jobs", "error", err)
+			return
+		}
+		now := s.now()
+		var earliest time.Time
+		for _, p := range parents {
+			next := s.launchIfDue(p, launched, now)
+			if !next.IsZero() && (earliest.IsZero() || next.Before(earliest)) {
+				earliest = next
+			}
+		}
+		s.waitForChange(ctx, ws, earliest)
+	}
+}
+
+// periodicParents lists the enabled, running periodic parents.
+func (s *Server) periodicParents(ws memdb.WatchSet) ([]*structs.Job, error) {
+	jobs, err := s.State().Jobs(ws, "*")
+	if err != nil {
+		return nil, err
+	}
+	var out []*structs.Job
+	for _, j := range jobs {
+		if j.IsPeriodic() && !j.Stop {
+			out = append(out, j)
+		}
+	}
+	return out, nil
+}
+
+// launchIfDue launches the parent if a launch fell due since its last one,
+// and returns its next launch time. A parent first seen (new job, or a
+// new leader) counts from its submit time, and of several missed launches
+// only the latest runs, once: a child that exists already is not launched
+// again, so leader changes neither lose nor repeat a launch.
+func (s *Server) launchIfDue(p *structs.Job, launched map[structs.NamespacedID]time.Time, now time.Time) time.Time {
+	key := p.NamespacedID()
+	last, seen := launched[key]
+	if !seen {
+		last = time.Unix(0, p.SubmitTime)
+	}
+	due, err := latestDue(p.Periodic, last, now)
+	if err != nil {
+		return time.Time{}
+	}
+	if !due.IsZero() {
+		launched[key] = due
+		if _, err := s.launchPeriodic(p, due); err != nil {
+			s.log.Warn("periodic launch failed", "job", p.ID, "launch", due, "error", err)
+		}
+		last = due
+	} else if !seen {
+		launched[key] = last
+	}
+	next, _ := periodic.Next(p.Periodic, last)
+	return next
+}
+
+// maxCatchUpSteps bounds the walk over missed launches (a per-minute spec
+// missed for a week is ~10k steps).
+const maxCatchUpSteps = 20_000
+
+// latestDue returns the latest launch after last and at or before now;
+// zero when none is due.
+func latestDue(p *structs.PeriodicConfig, last, now time.Time) (time.Time, error) {
+	var due time.Time
+	for i := 0; i < maxCatchUpSteps; i++ {
+		next, err := periodic.Next(p, last)
+		if err != nil || next.IsZero() || next.After(now) {
+			return due, err
+		}
+		due, last = next, next
+	}
+	return due, nil
+}
+
+// launchPeriodic registers the child launched at t with its periodic-job
+// eval, unless prohibit_overlap holds it back because a child still runs.
+func (s *Server) launchPeriodic(parent *structs.Job, t time.Time) (*JobRegisterReply, error) {
+	if parent.Periodic.ProhibitOverlap {
+		running, err := s.childRunning(parent)
+		if err != nil || running {
+			return nil, err
+		}
+	}
+	child := periodic.Child(parent, t)
+	if existing, err := s.State().JobByID(nil, child.Namespace, child.ID); err != nil || existing != nil {
+		return nil, err // launched already (e.g. before a leader change)
+	}
+	eval := s.newJobEval(child, structs.EvalTriggerPeriodicJob)
+	index, err := s.raftApply(structs.JobRegisterRequestType, &structs.JobRegisterRequest{
+		Job: child, Eval: eval, SubmitTime: s.now().UnixNano(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &JobRegisterReply{EvalID: eval.ID, EvalCreateIndex: index, JobModifyIndex: index, Index: index}, nil
+}
+
+// childRunning reports whether any child of the parent is not dead.
+func (s *Server) childRunning(parent *structs.Job) (bool, error) {
+	jobs, err := s.State().Jobs(nil, parent.Namespace)
+	if err != nil {
+		return false, err
+	}
+	for _, j := range jobs {
+		if j.ParentID == parent.ID && j.Status != structs.JobStatusDead {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// PeriodicForce launches a periodic job now, as `job periodic force` does.
+func (e *JobEndpoint) PeriodicForce(namespace, jobID string) (*JobRegisterReply, error) {
+	job, err := e.lookup(namespace, jobID)
+	if err != nil {
+		return nil, err
+	}
+	if !job.IsPeriodic() {
+		return nil, BadRequest("job %q is not periodic", job.ID)
+	}
+	reply, err := e.srv.launchPeriodic(job, e.srv.now())
+	if err == nil && reply == nil {
+		return nil, BadRequest("job %q was not launched: a child is still running (prohibit_overlap) or one was launched this second", job.ID)
+	}
+	return reply, err
+}
