@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/nomad/api"
 
 	"github.com/drover-project/drover/internal/agent/apiconv"
+	"github.com/drover-project/drover/internal/jobspec"
 	"github.com/drover-project/drover/internal/server"
 	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
@@ -17,6 +18,7 @@ func (h *HTTPServer) jobRoutes() {
 	h.handle("PUT /v1/jobs", h.jobRegister)
 	h.handle("POST /v1/jobs", h.jobRegister)
 	h.handle("POST /v1/jobs/parse", h.jobParse)
+	h.handle("PUT /v1/jobs/parse", h.jobParse)
 	h.handle("GET /v1/job/{id}", h.jobGet)
 	h.handle("PUT /v1/job/{id}", h.jobRegister)
 	h.handle("POST /v1/job/{id}", h.jobRegister)
@@ -82,9 +84,31 @@ func (h *HTTPServer) jobRegister(w http.ResponseWriter, r *http.Request) (any, e
 	}, nil
 }
 
-// jobParse will turn HCL into a job once the jobspec parser lands (issue 6).
+// jobParse answers POST /v1/jobs/parse: HCL2 to the API job, exactly what
+// `drover job run` would submit. Variables is the content of a variables
+// file; the server's own NOMAD_VAR_* environment never applies.
 func (h *HTTPServer) jobParse(w http.ResponseWriter, r *http.Request) (any, error) {
-	return nil, server.NewCodedError(http.StatusNotImplemented, "job parsing is not available yet: the HCL jobspec parser has not landed")
+	var req api.JobsParseRequest
+	if err := decodeBody(w, r, &req); err != nil {
+		return nil, err
+	}
+	if req.JobHCL == "" {
+		return nil, server.BadRequest("JobHCL: missing job specification")
+	}
+	opts := jobspec.ParseOptions{Env: []string{}}
+	if req.Variables != "" {
+		opts.VarContents = []jobspec.VarContent{{Name: "variables.hcl", Content: []byte(req.Variables)}}
+	}
+	job, _, err := jobspec.Parse("job.nomad.hcl", []byte(req.JobHCL), opts)
+	if err != nil {
+		return nil, server.BadRequest("%v", err)
+	}
+	if req.Canonicalize {
+		j := apiconv.JobToStructs(job)
+		j.Canonicalize()
+		job = apiconv.JobFromStructs(j)
+	}
+	return job, nil
 }
 
 func (h *HTTPServer) jobGet(w http.ResponseWriter, r *http.Request) (any, error) {

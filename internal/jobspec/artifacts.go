@@ -1,0 +1,90 @@
+package jobspec
+
+import (
+	"github.com/hashicorp/nomad/api"
+)
+
+// Templates and artifacts are stored as written: the client renders and
+// fetches them, so the parser only checks their shape.
+
+var templateSchema = schema([]string{"source", "destination", "data", "change_mode", "change_signal",
+	"once", "splay", "perms", "uid", "gid", "left_delimiter", "right_delimiter", "env", "vault_grace",
+	"error_on_missing_key"}, "change_script", "wait")
+
+func (b *block) templates() []*api.Template {
+	var out []*api.Template
+	for _, hb := range b.all("template") {
+		tb := b.d.openBlock(hb, templateSchema)
+		t := &api.Template{}
+		tb.strPtr("source", &t.SourcePath)
+		tb.strPtr("destination", &t.DestPath)
+		tb.strPtr("data", &t.EmbeddedTmpl)
+		tb.strPtr("change_mode", &t.ChangeMode)
+		tb.strPtr("change_signal", &t.ChangeSignal)
+		tb.boolPtr("once", &t.Once)
+		tb.durPtr("splay", &t.Splay)
+		tb.strPtr("perms", &t.Perms)
+		tb.intPtr("uid", &t.Uid)
+		tb.intPtr("gid", &t.Gid)
+		tb.strPtr("left_delimiter", &t.LeftDelim)
+		tb.strPtr("right_delimiter", &t.RightDelim)
+		tb.boolPtr("env", &t.Envvars)
+		tb.durPtr("vault_grace", &t.VaultGrace)
+		tb.boolPtr("error_on_missing_key", &t.ErrMissingKey)
+		t.ChangeScript = tb.changeScript()
+		t.Wait = tb.wait()
+		out = append(out, t)
+	}
+	return out
+}
+
+var changeScriptSchema = schema([]string{"command", "args", "timeout", "fail_on_error", "run_on_first_render"})
+
+func (b *block) changeScript() *api.ChangeScript {
+	hb := b.one("change_script")
+	if hb == nil {
+		return nil
+	}
+	cb := b.d.openBlock(hb, changeScriptSchema)
+	c := &api.ChangeScript{}
+	cb.strPtr("command", &c.Command)
+	cb.strList("args", &c.Args)
+	cb.durPtr("timeout", &c.Timeout)
+	cb.boolPtr("fail_on_error", &c.FailOnError)
+	cb.boolPtr("run_on_first_render", &c.RunOnFirstRender)
+	return c
+}
+
+var waitSchema = schema([]string{"min", "max"})
+
+func (b *block) wait() *api.WaitConfig {
+	hb := b.one("wait")
+	if hb == nil {
+		return nil
+	}
+	wb := b.d.openBlock(hb, waitSchema)
+	w := &api.WaitConfig{}
+	wb.durPtr("min", &w.Min)
+	wb.durPtr("max", &w.Max)
+	return w
+}
+
+var artifactSchema = schema([]string{"source", "destination", "mode", "insecure", "chown", "options", "headers"},
+	"options", "headers")
+
+func (b *block) artifacts() []*api.TaskArtifact {
+	var out []*api.TaskArtifact
+	for _, hb := range b.all("artifact") {
+		ab := b.d.openBlock(hb, artifactSchema)
+		a := &api.TaskArtifact{}
+		ab.strPtr("source", &a.GetterSource)
+		ab.strPtr("destination", &a.RelativeDest)
+		ab.strPtr("mode", &a.GetterMode)
+		ab.boolPtr("insecure", &a.GetterInsecure)
+		ab.boolean("chown", &a.Chown)
+		a.GetterOptions = ab.meta("options")
+		a.GetterHeaders = ab.meta("headers")
+		out = append(out, a)
+	}
+	return out
+}

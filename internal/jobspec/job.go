@@ -1,0 +1,49 @@
+package jobspec
+
+import (
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/nomad/api"
+)
+
+var jobSchema = schema(
+	[]string{"region", "namespace", "id", "name", "type", "priority", "all_at_once",
+		"datacenters", "node_pool", "meta", "vault_token", "consul_token"},
+	"group:name", "constraint", "affinity", "spread", "update", "migrate", "reschedule",
+	"periodic", "parameterized", "meta", "multiregion", "ui", "vault", "consul",
+)
+
+// job decodes the job block. The label is the job ID and, as in Nomad's
+// parser, the name defaults to the ID; nothing else is defaulted.
+func (d *decoder) job(hb *hcl.Block) *api.Job {
+	b := d.openBlock(hb, jobSchema)
+	id := hb.Labels[0]
+	j := &api.Job{ID: &id}
+	b.strPtr("id", &j.ID)
+	b.strPtr("name", &j.Name)
+	if j.Name == nil {
+		name := *j.ID
+		j.Name = &name
+	}
+	b.strPtr("region", &j.Region)
+	b.strPtr("namespace", &j.Namespace)
+	b.strPtr("type", &j.Type)
+	b.intPtr("priority", &j.Priority)
+	b.boolPtr("all_at_once", &j.AllAtOnce)
+	b.strList("datacenters", &j.Datacenters)
+	b.strPtr("node_pool", &j.NodePool)
+	j.Meta = b.meta("meta")
+	j.Constraints = b.constraints()
+	j.Affinities = b.affinities()
+	j.Spreads = b.spreads()
+	j.Update = b.update()
+	j.Migrate = b.migrate()
+	j.Reschedule = b.reschedule()
+	j.Periodic = b.periodic()
+	j.ParameterizedJob = b.parameterized()
+	for _, g := range b.all("group") {
+		j.TaskGroups = append(j.TaskGroups, d.group(g))
+	}
+	b.ignore("multiregion", "ui", "vault", "consul")
+	b.ignoreAttrs("vault_token", "consul_token")
+	return j
+}

@@ -1,0 +1,59 @@
+package jobspec
+
+import (
+	"github.com/hashicorp/nomad/api"
+)
+
+var resourcesSchema = schema([]string{"cpu", "cores", "memory", "memory_max", "disk", "iops", "secrets"},
+	"network", "device:name", "numa")
+var deviceSchema = schema([]string{"count"}, "constraint", "affinity")
+var numaSchema = schema([]string{"affinity", "devices"})
+
+// resources decodes a task's resources block; unset amounts stay nil for
+// the server's defaults.
+func (b *block) resources() *api.Resources {
+	hb := b.one("resources")
+	if hb == nil {
+		return nil
+	}
+	rb := b.d.openBlock(hb, resourcesSchema)
+	r := &api.Resources{}
+	rb.intPtr("cpu", &r.CPU)
+	rb.intPtr("cores", &r.Cores)
+	rb.intPtr("memory", &r.MemoryMB)
+	rb.intPtr("memory_max", &r.MemoryMaxMB)
+	rb.intPtr("disk", &r.DiskMB)
+	rb.intPtr("iops", &r.IOPS)
+	rb.intPtr("secrets", &r.SecretsMB)
+	r.Networks = rb.networks()
+	r.Devices = rb.devices()
+	r.NUMA = rb.numa()
+	return r
+}
+
+// devices decodes requested devices ("nvidia/gpu") with their own
+// constraints and affinities.
+func (b *block) devices() []*api.RequestedDevice {
+	var out []*api.RequestedDevice
+	for _, hb := range b.all("device") {
+		db := b.d.openBlock(hb, deviceSchema)
+		dev := &api.RequestedDevice{Name: hb.Labels[0]}
+		db.uint64Ptr("count", &dev.Count)
+		dev.Constraints = db.constraints()
+		dev.Affinities = db.affinities()
+		out = append(out, dev)
+	}
+	return out
+}
+
+func (b *block) numa() *api.NUMAResource {
+	hb := b.one("numa")
+	if hb == nil {
+		return nil
+	}
+	nb := b.d.openBlock(hb, numaSchema)
+	n := &api.NUMAResource{}
+	nb.str("affinity", &n.Affinity)
+	nb.strList("devices", &n.Devices)
+	return n
+}

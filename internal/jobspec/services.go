@@ -1,0 +1,137 @@
+package jobspec
+
+import (
+	"github.com/hashicorp/nomad/api"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// Services and checks are stored as written (Drover registers them later);
+// Consul-only parts such as connect are accepted with a warning.
+
+var serviceSchema = schema(
+	[]string{"name", "tags", "canary_tags", "enable_tag_override", "port", "address_mode", "address",
+		"task", "on_update", "provider", "cluster", "kind", "meta", "canary_meta", "tagged_addresses"},
+	"check", "check_restart", "connect", "meta", "canary_meta", "tagged_addresses", "identity", "weights",
+)
+
+func (b *block) services() []*api.Service {
+	var out []*api.Service
+	for _, hb := range b.all("service") {
+		out = append(out, b.d.service(b.d.openBlock(hb, serviceSchema)))
+	}
+	return out
+}
+
+func (d *decoder) service(b *block) *api.Service {
+	s := &api.Service{}
+	b.str("name", &s.Name)
+	b.strList("tags", &s.Tags)
+	b.strList("canary_tags", &s.CanaryTags)
+	b.boolean("enable_tag_override", &s.EnableTagOverride)
+	b.str("port", &s.PortLabel)
+	b.str("address_mode", &s.AddressMode)
+	b.str("address", &s.Address)
+	b.str("task", &s.TaskName)
+	b.str("on_update", &s.OnUpdate)
+	b.str("provider", &s.Provider)
+	b.str("cluster", &s.Cluster)
+	b.str("kind", &s.Kind)
+	s.Meta = b.meta("meta")
+	s.CanaryMeta = b.meta("canary_meta")
+	s.TaggedAddresses = b.meta("tagged_addresses")
+	s.CheckRestart = b.checkRestart()
+	s.Weights = b.weights()
+	for _, hb := range b.all("check") {
+		s.Checks = append(s.Checks, d.check(d.openBlock(hb, checkSchema)))
+	}
+	b.ignore("connect", "identity")
+	return s
+}
+
+var checkSchema = schema(
+	[]string{"name", "type", "command", "args", "path", "protocol", "port", "expose", "address_mode",
+		"advertise", "interval", "timeout", "initial_status", "notes", "tls_server_name", "tls_skip_verify",
+		"method", "grpc_service", "grpc_use_tls", "task", "success_before_passing",
+		"failures_before_critical", "failures_before_warning", "body", "on_update"},
+	"header", "check_restart",
+)
+
+func (d *decoder) check(b *block) api.ServiceCheck {
+	c := api.ServiceCheck{}
+	b.str("name", &c.Name)
+	b.str("type", &c.Type)
+	b.str("command", &c.Command)
+	b.str("path", &c.Path)
+	b.str("protocol", &c.Protocol)
+	b.str("port", &c.PortLabel)
+	b.str("address_mode", &c.AddressMode)
+	b.str("advertise", &c.Advertise)
+	b.str("initial_status", &c.InitialStatus)
+	b.str("notes", &c.Notes)
+	b.str("tls_server_name", &c.TLSServerName)
+	b.str("method", &c.Method)
+	b.str("grpc_service", &c.GRPCService)
+	b.str("task", &c.TaskName)
+	b.str("body", &c.Body)
+	b.str("on_update", &c.OnUpdate)
+	b.strList("args", &c.Args)
+	b.boolean("expose", &c.Expose)
+	b.boolean("tls_skip_verify", &c.TLSSkipVerify)
+	b.boolean("grpc_use_tls", &c.GRPCUseTLS)
+	b.dur("interval", &c.Interval)
+	b.dur("timeout", &c.Timeout)
+	b.intVal("success_before_passing", &c.SuccessBeforePassing)
+	b.intVal("failures_before_critical", &c.FailuresBeforeCritical)
+	b.intVal("failures_before_warning", &c.FailuresBeforeWarning)
+	c.Header = b.header()
+	c.CheckRestart = b.checkRestart()
+	return c
+}
+
+// header decodes an HTTP check's header block: each header takes a list
+// of values, as in HTTP.
+func (b *block) header() map[string][]string {
+	hb := b.one("header")
+	if hb == nil {
+		return nil
+	}
+	attrs, diags := hb.Body.JustAttributes()
+	b.d.diags = append(b.d.diags, diags...)
+	fields := &block{d: b.d, attrs: attrs, rng: hb.DefRange}
+	out := map[string][]string{}
+	for _, k := range sortedKeys(attrs) {
+		if v, ok := read(fields, k, cty.List(cty.String), ctyStrings); ok {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+var checkRestartSchema = schema([]string{"limit", "grace", "ignore_warnings"})
+
+func (b *block) checkRestart() *api.CheckRestart {
+	hb := b.one("check_restart")
+	if hb == nil {
+		return nil
+	}
+	cb := b.d.openBlock(hb, checkRestartSchema)
+	r := &api.CheckRestart{}
+	cb.intVal("limit", &r.Limit)
+	cb.durPtr("grace", &r.Grace)
+	cb.boolean("ignore_warnings", &r.IgnoreWarnings)
+	return r
+}
+
+var weightsSchema = schema([]string{"passing", "warning"})
+
+func (b *block) weights() *api.ServiceWeights {
+	hb := b.one("weights")
+	if hb == nil {
+		return nil
+	}
+	wb := b.d.openBlock(hb, weightsSchema)
+	w := &api.ServiceWeights{}
+	wb.intVal("passing", &w.Passing)
+	wb.intVal("warning", &w.Warning)
+	return w
+}

@@ -1,0 +1,2 @@
+image = "nginx:file"
+count = 3
