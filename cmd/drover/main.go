@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/drover-project/drover/internal/command"
 )
 
 func main() {
@@ -15,6 +17,17 @@ func main() {
 var commands = map[string]func(args []string, stdout, stderr io.Writer) int{
 	"agent":   runAgent,
 	"version": runVersion,
+
+	// Every CLI command lives in internal/command and talks HTTP only.
+	"alloc":      command.Group("alloc"),
+	"deployment": command.Group("deployment"),
+	"eval":       command.Group("eval"),
+	"job":        command.Group("job"),
+	"node":       command.Group("node"),
+	"operator":   command.Group("operator"),
+	"server":     command.Group("server"),
+	"status":     command.Group("status"),
+	"system":     command.Group("system"),
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -37,10 +50,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 func usage(w io.Writer) {
 	fmt.Fprint(w, `Usage: drover <command> [options]
 
-Commands:
+Agent commands:
     agent      Run a Drover agent (server, and later client)
     version    Print the version
 
+`)
+	fmt.Fprint(w, command.Usage())
+	fmt.Fprint(w, `
 Run "drover <command> -h" for a command's options.
 `)
 }

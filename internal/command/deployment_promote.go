@@ -1,0 +1,31 @@
+package command
+
+import (
+	"flag"
+
+	"github.com/hashicorp/nomad/api"
+)
+
+func init() { register("deployment promote", deploymentPromoteCmd) }
+
+func deploymentPromoteCmd() *cmd {
+	var groups strList
+	c := &cmd{
+		Name: "deployment promote", Args: "<deployment>", MinArgs: 1, MaxArgs: 1,
+		Synopsis: "Promote a deployment's canaries",
+	}
+	c.Flags = func(fs *flag.FlagSet) {
+		fs.Var(&groups, "group", "Promote only this task group's canaries. Repeatable.")
+	}
+	c.Run = func(e *env, args []string) error {
+		return e.deploymentUpdate(args[0], "promoting", func(d *api.Deployments, id string) (*api.DeploymentUpdateResponse, error) {
+			if len(groups) > 0 {
+				r, _, err := d.PromoteGroups(id, groups, e.write())
+				return r, err
+			}
+			r, _, err := d.PromoteAll(id, e.write())
+			return r, err
+		})
+	}
+	return c
+}

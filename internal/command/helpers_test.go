@@ -1,0 +1,141 @@
+package command
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/nomad/api"
+
+	"github.com/drover-project/drover/internal/agent"
+	"github.com/drover-project/drover/internal/agent/config"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+
+// testAgent starts an in-process agent on free ports and returns its
+// address. Only the core scheduler runs unless mutate changes that, so job
+// evals stay pending and output is deterministic.
+func testAgent(t *testing.T, mutate func(*config.Config)) (string, *api.Client) {
+	t.Helper()
+	cfg := config.DevConfig()
+	cfg.Ports.HTTP, cfg.Ports.RPC, cfg.Ports.Serf = freePort(t), freePort(t), freePort(t)
+	cfg.Client.Enabled = false
+	cfg.Server.EnabledSchedulers = []string{"_core"}
+	if mutate != nil {
+		mutate(cfg)
+	}
+	a, err := agent.New(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatalf("start agent: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		a.Shutdown(ctx)
+	})
+	if err := a.Server().WaitForLeader(10 * time.Second); err != nil {
+		t.Fatalf("wait for leader: %v", err)
+	}
+	addr := "http://" + a.HTTPAddr()
+	c, err := api.NewClient(&api.Config{Address: addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return addr, c
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("find free port: %v", err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// result is one CLI invocation's outcome.
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// run invokes the CLI in-process with times and durations replaced by
+// fixed strings of a realistic width, so columns still line up.
+func run(t *testing.T, args ...string) result {
+	t.Helper()
+	var out, errb bytes.Buffer
+	e := newEnv(&out, &errb, func(string) string { return "" })
+	e.relTime = func(time.Time) string { return "1m ago" }
+	e.absTimeFmt = func(time.Time) string { return "2026-01-02T03:04:05Z" }
+	e.dur = func(time.Duration) string { return "1ms" }
+	code := e.dispatch(args)
+	return result{out.String(), errb.String(), code}
+}
+
+var (
+	uuidRE  = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	shortRE = regexp.MustCompile(`\b[0-9a-f]{8}\b`)
+	portRE  = regexp.MustCompile(`127\.0\.0\.1:\d+`)
+	// Index-like numbers in JSON vary with raft timing.
+	indexRE = regexp.MustCompile(`("(?:Create|Modify|JobModify|JobCreate|Snapshot|Submit|JobSpecModify)(?:Index|Time)": )\d+`)
+	nanosRE = regexp.MustCompile(`("(?:Time|CreateTime|ModifyTime|SubmitTime)": )\d{16,}`)
+)
+
+// normalise replaces IDs by same-width placeholders numbered in order of
+// first appearance (a short ID maps to its full ID's number), and ports,
+// indexes and timestamps by fixed values.
+func normalise(s string) string {
+	ids := map[string]int{}
+	num := func(prefix string) int {
+		if n, ok := ids[prefix]; ok {
+			return n
+		}
+		ids[prefix] = len(ids) + 1
+		return ids[prefix]
+	}
+	s = uuidRE.ReplaceAllStringFunc(s, func(id string) string {
+		return fmt.Sprintf("id%06d-0000-0000-0000-000000000000", num(id[:8]))
+	})
+	s = shortRE.ReplaceAllStringFunc(s, func(id string) string {
+		return fmt.Sprintf("id%06d", num(id))
+	})
+	s = portRE.ReplaceAllStringFunc(s, func(hp string) string {
+		if hp == "127.0.0.1:4646" { // the documented default stays visible
+			return hp
+		}
+		return "127.0.0.1:PORT"
+	})
+	s = indexRE.ReplaceAllString(s, "${1}1")
+	return nanosRE.ReplaceAllString(s, "${1}1000000000000000000")
+}
+
+// golden compares got with testdata/golden/name, rewriting it with -update.
+func golden(t *testing.T, name string, r result) {
+	t.Helper()
+	got := normalise(fmt.Sprintf("exit %d\n--- stdout\n%s--- stderr\n%s", r.code, r.stdout, r.stderr))
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read golden (run with -update to create): %v", err)
+	}
+	if string(want) != got {
+		t.Errorf("%s differs from golden (-want +got):\n--- want\n%s\n--- got\n%s", name, want, got)
+	}
+}

@@ -1,0 +1,41 @@
+package command
+
+import (
+	"flag"
+	"fmt"
+	"strconv"
+)
+
+func init() { register("job revert", jobRevertCmd) }
+
+func jobRevertCmd() *cmd {
+	var detach bool
+	c := &cmd{
+		Name: "job revert", Args: "<job> <version>", MinArgs: 2, MaxArgs: 2,
+		Synopsis: "Revert a job to an earlier version",
+	}
+	c.Flags = func(fs *flag.FlagSet) {
+		fs.BoolVar(&detach, "detach", false, "Return right away with the evaluation ID.")
+	}
+	c.Run = func(e *env, args []string) error {
+		version, err := strconv.ParseUint(args[1], 10, 64)
+		if err != nil {
+			return errorf("version %q is not a non-negative integer", args[1])
+		}
+		id, err := e.resolveJob(args[0])
+		if err != nil {
+			return err
+		}
+		cl, _ := e.api()
+		resp, _, err := cl.Jobs().Revert(id, version, nil, e.write(), "", "")
+		if err != nil {
+			return apiError("reverting job "+id, err)
+		}
+		if detach || resp.EvalID == "" {
+			fmt.Fprintf(e.stdout, "Job %q reverted to version %d\nEvaluation ID: %s\n", id, version, orNone(resp.EvalID))
+			return nil
+		}
+		return e.monitor(resp.EvalID)
+	}
+	return c
+}

@@ -1,0 +1,49 @@
+package command
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestMisc(t *testing.T) {
+	addr, _ := testAgent(t, nil)
+	golden(t, "node_status_empty", run(t, "node", "status", "-address", addr))
+	golden(t, "node_status_unknown", run(t, "node", "status", "-address", addr, "abcd"))
+	golden(t, "unknown_command", run(t, "frobnicate"))
+	golden(t, "group_usage", run(t, "eval"))
+	golden(t, "help_job_run", run(t, "job", "run", "-h"))
+	golden(t, "help_eval_status", run(t, "eval", "status", "-help"))
+	golden(t, "bad_flag", run(t, "job", "status", "-nope"))
+	golden(t, "wrong_args", run(t, "eval", "status"))
+	golden(t, "bad_address", run(t, "status", "-address", "http://127.0.0.1:1"))
+
+	registerExample(t, addr)
+	if r := run(t, "job", "run", "-address", addr, "-detach", "testdata/jobs/example-batch.json"); r.code != 0 {
+		t.Fatalf("register batch job: %+v", r)
+	}
+	golden(t, "status_two_jobs", run(t, "status", "-address", addr))
+	golden(t, "job_status_ambiguous", run(t, "job", "status", "-address", addr, "ex"))
+	golden(t, "job_inspect", run(t, "job", "inspect", "-address", addr, "example"))
+	golden(t, "job_inspect_template", run(t, "job", "inspect", "-address", addr, "-t", "{{.ID}} {{len .TaskGroups}}\n", "example"))
+	golden(t, "job_history", run(t, "job", "history", "-address", addr, "example"))
+	golden(t, "json_and_template", run(t, "status", "-address", addr, "-json", "-t", "x"))
+	golden(t, "bad_template", run(t, "status", "-address", addr, "-t", "{{.Nope"))
+
+	// Endpoints the agent lacks yet: a clear error, exit 1 (plan: 255).
+	golden(t, "job_plan_missing_endpoint", run(t, "job", "plan", "-address", addr, "testdata/jobs/example.json"))
+	golden(t, "job_eval_missing_endpoint", run(t, "job", "eval", "-address", addr, "-detach", "example"))
+
+	golden(t, "job_stop_detach", run(t, "job", "stop", "-address", addr, "-detach", "example-batch"))
+	golden(t, "job_stop_purge", run(t, "job", "stop", "-address", addr, "-detach", "-purge", "example-batch"))
+	golden(t, "status_after_purge", run(t, "status", "-address", addr))
+}
+
+// TestEveryCommandHasHelp runs -h on every registered command.
+func TestEveryCommandHasHelp(t *testing.T) {
+	for name := range registry {
+		r := run(t, append(strings.Fields(name), "-h")...)
+		if r.code != 0 || !strings.HasPrefix(r.stdout, "Usage: drover "+name) {
+			t.Errorf("%s -h: exit %d, stdout %q, stderr %q", name, r.code, r.stdout, r.stderr)
+		}
+	}
+}
