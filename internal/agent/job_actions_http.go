@@ -16,6 +16,7 @@ import (
 func (h *HTTPServer) jobActionRoutes() {
 	for _, m := range []string{"PUT", "POST"} {
 		h.handle(m+" /v1/job/{id}/scale", h.jobScale)
+		h.handle(m+" /v1/job/{id}/plan", h.jobPlan)
 		h.handle(m+" /v1/job/{id}/evaluate", h.jobEvaluate)
 		h.handle(m+" /v1/job/{id}/revert", h.jobRevert)
 		h.handle(m+" /v1/validate/job", h.jobValidate)

@@ -106,3 +106,16 @@ func allocMetricFromStructs(m *structs.AllocMetric) *api.AllocationMetric {
 func scoreMetaFromStructs(s *structs.NodeScoreMeta) *api.NodeScoreMeta {
 	return &api.NodeScoreMeta{NodeID: s.NodeID, Scores: maps.Clone(s.Scores), NormScore: s.NormScore}
 }
+
+// AllocMetricsFromStructs converts per-group placement metrics (an eval's
+// FailedTGAllocs, a plan's failures).
+func AllocMetricsFromStructs(in map[string]*structs.AllocMetric) map[string]*api.AllocationMetric {
+	if in == nil {
+		return nil
+	}
+	out := make(map[string]*api.AllocationMetric, len(in))
+	for k, m := range in {
+		out[k] = allocMetricFromStructs(m)
+	}
+	return out
+}

@@ -1,0 +1,113 @@
+package server
+
+import (
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/hashicorp/go-memdb"
+
+	"github.com/drover-project/drover/internal/scheduler"
+	"github.com/drover-project/drover/internal/server/periodic"
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// JobPlanReply is the outcome of a dry run: what the scheduler would do.
+type JobPlanReply struct {
+	Old, New           *structs.Job // Old is nil for a new job
+	Annotations        *structs.PlanAnnotations
+	FailedTGAllocs     map[string]*structs.AllocMetric
+	CreatedEvals       []*structs.Evaluation
+	JobModifyIndex     uint64
+	NextPeriodicLaunch time.Time
+}
+
+// Plan runs the job's scheduler against a snapshot in which the proposed
+// job replaces the stored one, and reports its plan without submitting
+// anything: nothing is written.
+func (e *JobEndpoint) Plan(job *structs.Job) (*JobPlanReply, error) {
+	proposed, err := e.Validate(job)
+	if err != nil {
+		return nil, BadRequest("invalid job: %v", err)
+	}
+	snap := e.srv.State().Snapshot()
+	old, err := snap.JobByID(nil, proposed.Namespace, proposed.ID)
+	if err != nil {
+		return nil, err
+	}
+	reply := &JobPlanReply{Old: old, New: proposed}
+	if old != nil {
+		reply.JobModifyIndex = old.JobModifyIndex
+	}
+	if proposed.IsPeriodic() {
+		reply.NextPeriodicLaunch, _ = periodic.Next(proposed.Periodic, e.srv.now())
+	}
+	if proposed.IsMultiInstanceParent() {
+		return reply, nil // parents are never scheduled themselves
+	}
+	factory, ok := e.srv.schedulerFactory(proposed.Type)
+	if !ok {
+		return nil, BadRequest("Type: no scheduler for job type %q", proposed.Type)
+	}
+	st := &planState{State: snap, job: asStoredVersion(proposed, old, snap.LatestIndex())}
+	capture := &planCapture{}
+	eval := e.srv.newJobEval(proposed, structs.EvalTriggerJobRegister)
+	eval.AnnotatePlan = true
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if err := factory(quiet, st, capture).Process(eval); err != nil {
+		return nil, err
+	}
+	if capture.plan != nil {
+		reply.Annotations = capture.plan.Annotations
+	}
+	if capture.final != nil {
+		reply.FailedTGAllocs = capture.final.FailedTGAllocs
+	}
+	reply.CreatedEvals = capture.created
+	return reply, nil
+}
+
+// asStoredVersion dresses the proposed job as the state store would store
+// it, so the scheduler treats it as the job's next version.
+func asStoredVersion(proposed, old *structs.Job, index uint64) *structs.Job {
+	j := proposed.Copy()
+	next := index + 1
+	j.ModifyIndex, j.JobModifyIndex = next, next
+	j.CreateIndex = next
+	if old != nil {
+		j.CreateIndex = old.CreateIndex
+		j.Version = old.Version + 1
+	}
+	return j
+}
+
+// planState is a snapshot whose copy of one job is replaced.
+type planState struct {
+	scheduler.State
+	job *structs.Job
+}
+
+func (p *planState) JobByID(ws memdb.WatchSet, namespace, id string) (*structs.Job, error) {
+	if namespace == p.job.Namespace && id == p.job.ID {
+		return p.job, nil
+	}
+	return p.State.JobByID(ws, namespace, id)
+}
+
+// planCapture is a Planner that records instead of acting: every plan
+// "commits" in full and no eval is written.
+type planCapture struct {
+	plan    *structs.Plan
+	final   *structs.Evaluation
+	created []*structs.Evaluation
+}
+
+func (c *planCapture) SubmitPlan(p *structs.Plan) (*structs.PlanResult, scheduler.State, error) {
+	c.plan = p
+	return &structs.PlanResult{NodeUpdate: p.NodeUpdate, NodeAllocation: p.NodeAllocation,
+		NodePreemptions: p.NodePreemptions, Deployment: p.Deployment, DeploymentUpdates: p.DeploymentUpdates}, nil, nil
+}
+
+func (c *planCapture) UpdateEval(e *structs.Evaluation) error  { c.final = e; return nil }
+func (c *planCapture) CreateEval(e *structs.Evaluation) error  { c.created = append(c.created, e); return nil }
+func (c *planCapture) ReblockEval(e *structs.Evaluation) error { return nil }
