@@ -29,9 +29,10 @@ func TestMisc(t *testing.T) {
 	golden(t, "json_and_template", run(t, "status", "-address", addr, "-json", "-t", "x"))
 	golden(t, "bad_template", run(t, "status", "-address", addr, "-t", "{{.Nope"))
 
-	// Endpoints the agent lacks yet: a clear error, exit 1 (plan: 255).
-	golden(t, "job_plan_missing_endpoint", run(t, "job", "plan", "-address", addr, "testdata/jobs/example.json"))
-	golden(t, "job_eval_missing_endpoint", run(t, "job", "eval", "-address", addr, "-detach", "example"))
+	// A dry run of the registered job (no nodes: it would not place; exit 1
+	// because the plan has changes), and a forced evaluation.
+	golden(t, "job_plan", run(t, "job", "plan", "-address", addr, "testdata/jobs/example.json"))
+	golden(t, "job_eval_detach", run(t, "job", "eval", "-address", addr, "-detach", "example"))
 
 	golden(t, "job_stop_detach", run(t, "job", "stop", "-address", addr, "-detach", "example-batch"))
 	golden(t, "job_stop_purge", run(t, "job", "stop", "-address", addr, "-detach", "-purge", "example-batch"))

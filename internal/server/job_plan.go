@@ -108,6 +108,9 @@ func (c *planCapture) SubmitPlan(p *structs.Plan) (*structs.PlanResult, schedule
 		NodePreemptions: p.NodePreemptions, Deployment: p.Deployment, DeploymentUpdates: p.DeploymentUpdates}, nil, nil
 }
 
-func (c *planCapture) UpdateEval(e *structs.Evaluation) error  { c.final = e; return nil }
-func (c *planCapture) CreateEval(e *structs.Evaluation) error  { c.created = append(c.created, e); return nil }
+func (c *planCapture) UpdateEval(e *structs.Evaluation) error { c.final = e; return nil }
+func (c *planCapture) CreateEval(e *structs.Evaluation) error {
+	c.created = append(c.created, e)
+	return nil
+}
 func (c *planCapture) ReblockEval(e *structs.Evaluation) error { return nil }
