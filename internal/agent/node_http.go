@@ -2,6 +2,7 @@ package agent
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/hashicorp/go-memdb"
 	"github.com/hashicorp/nomad/api"
@@ -96,4 +97,49 @@ func (h *HTTPServer) nodeAllocations(w http.ResponseWriter, r *http.Request) (an
 		out = append(out, apiconv.AllocFromStructs(a))
 	}
 	return out, nil
+}
+
+func (h *HTTPServer) nodeWriteRoutes() {
+	for _, m := range []string{"PUT", "POST"} {
+		h.handle(m+" /v1/node/{id}/drain", h.nodeDrain)
+		h.handle(m+" /v1/node/{id}/eligibility", h.nodeEligibility)
+	}
+}
+
+// nodeDrain answers POST /v1/node/:id/drain: a DrainSpec starts (or
+// changes) a drain, none cancels it.
+func (h *HTTPServer) nodeDrain(w http.ResponseWriter, r *http.Request) (any, error) {
+	var req api.NodeUpdateDrainRequest
+	if err := decodeBody(w, r, &req); err != nil {
+		return nil, err
+	}
+	if req.NodeID != "" && req.NodeID != r.PathValue("id") {
+		return nil, server.BadRequest("NodeID: %q does not match the node %q in the URL", req.NodeID, r.PathValue("id"))
+	}
+	var deadline time.Duration
+	var ignoreSystem bool
+	if req.DrainSpec != nil {
+		deadline, ignoreSystem = req.DrainSpec.Deadline, req.DrainSpec.IgnoreSystemJobs
+	}
+	reply, err := h.srv.Node.UpdateDrain(r.PathValue("id"), deadline, ignoreSystem, req.DrainSpec != nil, req.MarkEligible)
+	if err != nil {
+		return nil, err
+	}
+	setIndex(w, reply.Index)
+	return &api.NodeDrainUpdateResponse{NodeModifyIndex: reply.NodeModifyIndex, EvalIDs: reply.EvalIDs,
+		EvalCreateIndex: reply.EvalCreateIndex, WriteMeta: api.WriteMeta{LastIndex: reply.Index}}, nil
+}
+
+func (h *HTTPServer) nodeEligibility(w http.ResponseWriter, r *http.Request) (any, error) {
+	var req api.NodeUpdateEligibilityRequest
+	if err := decodeBody(w, r, &req); err != nil {
+		return nil, err
+	}
+	reply, err := h.srv.Node.UpdateEligibility(r.PathValue("id"), req.Eligibility)
+	if err != nil {
+		return nil, err
+	}
+	setIndex(w, reply.Index)
+	return &api.NodeEligibilityUpdateResponse{NodeModifyIndex: reply.NodeModifyIndex,
+		WriteMeta: api.WriteMeta{LastIndex: reply.Index}}, nil
 }

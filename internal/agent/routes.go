@@ -15,6 +15,7 @@ func (h *HTTPServer) routes() {
 	h.evalRoutes()
 	h.allocRoutes()
 	h.nodeRoutes()
+	h.nodeWriteRoutes()
 	h.statusRoutes()
 	h.metricsRoutes()
 	h.systemRoutes()

@@ -81,6 +81,7 @@ func (s *Server) establishLeadership(ctx context.Context, duties *sync.WaitGroup
 	s.startDuty(ctx, duties, s.periodicGC)
 	s.startDuty(ctx, duties, s.watchDeployments)
 	s.startDuty(ctx, duties, s.runPeriodicDispatcher)
+	s.startDuty(ctx, duties, s.runDrainer)
 	s.log.Info("leadership established")
 	return nil
 }

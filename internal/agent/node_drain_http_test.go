@@ -1,0 +1,124 @@
+package agent
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/nomad/api"
+)
+
+// TestEvalTrigger_NodeDrain_AllocsMigrateWithOneEvalPerJob drains a node
+// running allocs of two jobs: each job gets node-drain evals, its allocs
+// move to the other node, and the drain completes with the node left
+// ineligible.
+func TestEvalTrigger_NodeDrain_AllocsMigrateWithOneEvalPerJob(t *testing.T) {
+	a, c := testAgent(t, allSchedulers)
+	drained := simNode(1, 8000, 16384)
+	if _, err := a.Server().Node.Register(drained); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"web", "api"} {
+		job := testAPIJob(id)
+		job.TaskGroups[0].Count = pointer(2)
+		job.TaskGroups[0].Tasks[0].Resources = &api.Resources{CPU: pointer(200), MemoryMB: pointer(128)}
+		job.TaskGroups[0].Migrate = &api.MigrateStrategy{MaxParallel: pointer(2)}
+		if _, _, err := c.Jobs().Register(job, nil); err != nil {
+			t.Fatal(err)
+		}
+		waitAllocs(t, c, id, 2)
+	}
+	if _, err := a.Server().Node.Register(simNode(2, 8000, 16384)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Nodes().UpdateDrain(drained.ID, &api.DrainSpec{Deadline: time.Hour}, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		node, _, err := c.Nodes().Info(drained.ID, nil)
+		if err == nil && node.DrainStrategy == nil && onlyOn(t, c, "web", "api", simNode(2, 0, 0).ID) {
+			if node.SchedulingEligibility != "ineligible" {
+				t.Fatalf("drained node eligibility %q", node.SchedulingEligibility)
+			}
+			for _, id := range []string{"web", "api"} {
+				evals, _, _ := c.Jobs().Evaluations(id, nil)
+				if n := countTrigger(evals, "node-drain"); n == 0 {
+					t.Errorf("job %s has no node-drain eval", id)
+				}
+			}
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("drain did not complete with every alloc moved")
+}
+
+func onlyOn(t *testing.T, c *api.Client, job1, job2, nodeID string) bool {
+	for _, job := range []string{job1, job2} {
+		allocs, _, err := c.Jobs().Allocations(job, false, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		live := 0
+		for _, a := range allocs {
+			if a.DesiredStatus == "run" {
+				if a.NodeID != nodeID {
+					return false
+				}
+				live++
+			}
+		}
+		if live != 2 {
+			return false
+		}
+	}
+	return true
+}
+
+func countTrigger(evals []*api.Evaluation, trigger string) int {
+	n := 0
+	for _, e := range evals {
+		if e.TriggeredBy == trigger {
+			n++
+		}
+	}
+	return n
+}
+
+func TestNodeEligibility_ToggleAndRejectWhileDraining(t *testing.T) {
+	a, c := testAgent(t, allSchedulers)
+	n := simNode(1, 1000, 1000)
+	if _, err := a.Server().Node.Register(n); err != nil {
+		t.Fatal(err)
+	}
+	// A batch alloc keeps the drain open until its deadline.
+	batch := testAPIJob("batch")
+	batch.Type = pointer("batch")
+	batch.TaskGroups[0].Count = pointer(1)
+	batch.TaskGroups[0].Tasks[0].Resources = &api.Resources{CPU: pointer(100), MemoryMB: pointer(64)}
+	if _, _, err := c.Jobs().Register(batch, nil); err != nil {
+		t.Fatal(err)
+	}
+	waitAllocs(t, c, "batch", 1)
+	if _, err := c.Nodes().ToggleEligibility(n.ID, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	info, _, _ := c.Nodes().Info(n.ID, nil)
+	if info.SchedulingEligibility != "ineligible" {
+		t.Fatalf("eligibility %q", info.SchedulingEligibility)
+	}
+	if _, err := c.Nodes().UpdateDrain(n.ID, &api.DrainSpec{Deadline: time.Minute}, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Nodes().ToggleEligibility(n.ID, true, nil); err == nil || !strings.Contains(err.Error(), "draining") {
+		t.Fatalf("eligible while draining: %v", err)
+	}
+	if _, err := c.Nodes().UpdateDrain(n.ID, nil, true, nil); err != nil {
+		t.Fatal(err)
+	}
+	info, _, _ = c.Nodes().Info(n.ID, nil)
+	if info.DrainStrategy != nil || info.SchedulingEligibility != "eligible" {
+		t.Fatalf("after cancel: drain %v eligibility %q", info.DrainStrategy, info.SchedulingEligibility)
+	}
+}

@@ -1,0 +1,79 @@
+package drainer
+
+import "github.com/drover-project/drover/internal/structs"
+
+// defaultMaxParallel applies to groups without a migrate block, as in Nomad.
+const defaultMaxParallel = 1
+
+// maxParallel is the group's migrate.max_parallel: the group's block, else
+// the job's, else 1. An explicit 0 is kept: as in Nomad, such a group does
+// not migrate before the drain deadline (with no deadline the operator has
+// to force the drain).
+func maxParallel(job *structs.Job, a *structs.Allocation) int {
+	tg := lookupGroup(job, a.TaskGroup)
+	if tg == nil {
+		tg = lookupGroup(a.Job, a.TaskGroup) // group removed from the job since
+	}
+	switch {
+	case tg != nil && tg.Migrate != nil:
+		return tg.Migrate.MaxParallel
+	case job != nil && job.Migrate != nil:
+		return job.Migrate.MaxParallel
+	}
+	return defaultMaxParallel
+}
+
+func lookupGroup(job *structs.Job, name string) *structs.TaskGroup {
+	if job == nil {
+		return nil
+	}
+	return job.LookupTaskGroup(name)
+}
+
+// inFlight counts the group's migrations still under way, across all
+// nodes. A migration of alloc M (DesiredTransition.Migrate set) is in
+// flight while
+//
+//   - M itself is still live (the scheduler has not yet stopped it and
+//     placed its replacement), or
+//   - a live replacement R (R.PreviousAllocation == M.ID) is not yet
+//     healthy.
+//
+// Each migration counts once even when both hold. A migration whose
+// replacement is terminal, or that has no live replacement after M
+// stopped (e.g. unplaceable, or the group was scaled down), no longer
+// counts: waiting on it could stall the drain forever, and the drain
+// deadline bounds the capacity lost meanwhile.
+func inFlight(jobAllocs []*structs.Allocation, group string) int {
+	migrated := map[string]bool{}
+	for _, a := range jobAllocs {
+		if a.TaskGroup == group && migrating(a) {
+			migrated[a.ID] = !a.TerminalStatus()
+		}
+	}
+	n := 0
+	for _, live := range migrated {
+		if live {
+			n++
+		}
+	}
+	for _, r := range jobAllocs {
+		live, ok := migrated[r.PreviousAllocation]
+		if r.TaskGroup != group || !ok || live || r.TerminalStatus() || healthy(r) || migrating(r) {
+			continue // a migrating replacement is counted as its own migration
+		}
+		migrated[r.PreviousAllocation] = true // count once per migration
+		n++
+	}
+	return n
+}
+
+// healthy reports whether a replacement has come up: running, and healthy
+// in its deployment when it is part of one (the client sets
+// DeploymentStatus.Healthy after the migrate/update health checks pass).
+func healthy(a *structs.Allocation) bool {
+	if a.ClientStatus != structs.AllocClientStatusRunning {
+		return false
+	}
+	return a.DeploymentStatus == nil || a.DeploymentStatus.Healthy != nil && *a.DeploymentStatus.Healthy
+}
