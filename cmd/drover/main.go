@@ -6,10 +6,16 @@ import (
 	"io"
 	"os"
 
+	execdriver "github.com/drover-project/drover/internal/client/drivers/exec"
 	"github.com/drover-project/drover/internal/command"
 )
 
 func main() {
+	// The exec driver re-runs this binary as the isolated task's first
+	// process (namespaces, cgroup, chroot); it never returns.
+	if len(os.Args) > 1 && os.Args[1] == execdriver.ExecutorArg {
+		execdriver.ExecutorMain()
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

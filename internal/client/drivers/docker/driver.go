@@ -1,0 +1,99 @@
+package docker
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/drover-project/drover/internal/client/drivers"
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// Name is the driver's name in job files.
+const Name = "docker"
+
+// fingerprintTimeout bounds the daemon check so a hung daemon does not
+// stall the client's fingerprinting.
+const fingerprintTimeout = 5 * time.Second
+
+// Driver is the docker driver.
+type Driver struct {
+	client *Client
+	logger *slog.Logger
+
+	mu    sync.Mutex
+	tasks map[string]*task
+}
+
+// New builds the driver from its plugin config; it is the Factory.
+func New(config map[string]any, env drivers.Env) (drivers.Driver, error) {
+	var pc PluginConfig
+	if err := drivers.Decode(config, &pc); err != nil {
+		return nil, err
+	}
+	c, err := NewClient(pc.Endpoint)
+	if err != nil {
+		return nil, err
+	}
+	logger := env.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	return &Driver{client: c, logger: logger, tasks: map[string]*task{}}, nil
+}
+
+// Name implements drivers.Driver.
+func (d *Driver) Name() string { return Name }
+
+// Fingerprint is healthy when the daemon answers.
+func (d *Driver) Fingerprint(ctx context.Context) *structs.DriverInfo {
+	ctx, cancel := context.WithTimeout(ctx, fingerprintTimeout)
+	defer cancel()
+	info := &structs.DriverInfo{Attributes: map[string]string{}}
+	v, err := d.client.Version(ctx)
+	if err != nil {
+		info.HealthDescription = "docker daemon unreachable: " + err.Error()
+		return info
+	}
+	info.Detected, info.Healthy, info.HealthDescription = true, true, "healthy"
+	info.Attributes["driver.docker"] = "1"
+	info.Attributes["driver.docker.version"] = v.Version
+	info.Attributes["driver.docker.api_version"] = v.APIVersion
+	return info
+}
+
+// ValidateConfig implements drivers.Driver.
+func (d *Driver) ValidateConfig(cfg map[string]any) error {
+	_, err := DecodeTaskConfig(cfg)
+	return err
+}
+
+func (d *Driver) get(id string) (*task, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	t, ok := d.tasks[id]
+	if !ok {
+		return nil, drivers.ErrTaskNotFound
+	}
+	return t, nil
+}
+
+func (d *Driver) add(t *task) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if _, ok := d.tasks[t.id]; ok {
+		return drivers.ErrTaskExists
+	}
+	d.tasks[t.id] = t
+	return nil
+}
+
+// Wait implements drivers.Driver.
+func (d *Driver) Wait(ctx context.Context, taskID string) (<-chan *drivers.ExitResult, error) {
+	t, err := d.get(taskID)
+	if err != nil {
+		return nil, err
+	}
+	return t.exit.Chan(ctx), nil
+}

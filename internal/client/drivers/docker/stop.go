@@ -1,0 +1,131 @@
+package docker
+
+import (
+	"context"
+	"errors"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/drover-project/drover/internal/client/drivers"
+)
+
+// Stop implements drivers.Driver. Docker's own stop endpoint only takes
+// a custom signal from API 1.42, so the signal-then-kill sequence is ours.
+func (d *Driver) Stop(taskID string, timeout time.Duration, signal string) error {
+	t, err := d.get(taskID)
+	if err != nil {
+		return err
+	}
+	sig, err := drivers.ParseSignal(signal)
+	if err != nil {
+		return err
+	}
+	if t.exit.Exited() {
+		return nil
+	}
+	if sig != syscall.SIGKILL {
+		if err := d.kill(t, drivers.SignalName(sig)); err != nil {
+			return err
+		}
+		select {
+		case <-t.exit.Done():
+			return nil
+		case <-time.After(timeout):
+		}
+	}
+	if err := d.kill(t, "SIGKILL"); err != nil {
+		return err
+	}
+	select {
+	case <-t.exit.Done():
+		return nil
+	case <-time.After(killGrace):
+		return errors.New("container did not exit after SIGKILL")
+	}
+}
+
+// kill signals the container; one that already stopped is fine.
+func (d *Driver) kill(t *task, signal string) error {
+	err := d.client.KillContainer(context.Background(), t.state.ContainerID, signal)
+	if err == nil || isConflict(err) || IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// Signal implements drivers.Driver.
+func (d *Driver) Signal(taskID string, signal string) error {
+	t, err := d.get(taskID)
+	if err != nil {
+		return err
+	}
+	sig, err := drivers.ParseSignal(signal)
+	if err != nil {
+		return err
+	}
+	if t.exit.Exited() {
+		return drivers.ErrTaskGone
+	}
+	return d.client.KillContainer(context.Background(), t.state.ContainerID, drivers.SignalName(sig))
+}
+
+// Destroy implements drivers.Driver: it removes the container.
+func (d *Driver) Destroy(taskID string, force bool) error {
+	t, err := d.get(taskID)
+	if err != nil {
+		return err
+	}
+	if !t.exit.Exited() && !force {
+		return drivers.ErrTaskRunning
+	}
+	err = d.client.RemoveContainer(context.Background(), t.state.ContainerID, true)
+	if err != nil && !IsNotFound(err) {
+		return err
+	}
+	if t.cancel != nil {
+		t.cancel()
+	}
+	d.mu.Lock()
+	delete(d.tasks, taskID)
+	d.mu.Unlock()
+	return nil
+}
+
+// Stats implements drivers.Driver.
+func (d *Driver) Stats(ctx context.Context, taskID string) (*drivers.TaskStats, error) {
+	t, err := d.get(taskID)
+	if err != nil {
+		return nil, err
+	}
+	s, err := d.client.Stats(ctx, t.state.ContainerID)
+	if err != nil {
+		return nil, err
+	}
+	cpu := s.CPUStats.CPUUsage
+	rss := s.MemoryStats.Stats.RSS
+	if rss == 0 {
+		rss = s.MemoryStats.Stats.Anon // cgroup v2 daemons
+	}
+	return &drivers.TaskStats{
+		Timestamp: time.Now(), CPUTotalNanos: cpu.TotalUsage, CPUUserNanos: cpu.UsageInUsermode, CPUSystemNanos: cpu.UsageInKernelmode,
+		MemoryRSSBytes: rss, MemoryUsageBytes: s.MemoryStats.Usage, MemoryMaxUsageBytes: s.MemoryStats.MaxUsage,
+		Measured: []string{drivers.MeasuredCPUTotal, drivers.MeasuredCPUUser, drivers.MeasuredCPUSystem, drivers.MeasuredMemRSS, drivers.MeasuredMemUsage, drivers.MeasuredMemMaxUsage},
+	}, nil
+}
+
+// logsSince is where a re-attached log stream resumes: the logs' last
+// write, so output from while the client was down is kept (a line or two
+// around that instant may repeat).
+func logsSince(st taskState) time.Time {
+	var since time.Time
+	for _, p := range []string{st.StdoutPath, st.StderrPath} {
+		if fi, err := os.Stat(p); err == nil && fi.ModTime().After(since) {
+			since = fi.ModTime()
+		}
+	}
+	if since.IsZero() {
+		return time.Now()
+	}
+	return since
+}

@@ -1,0 +1,156 @@
+package exec
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"syscall"
+	"time"
+
+	"github.com/drover-project/drover/internal/client/drivers"
+	"github.com/drover-project/drover/internal/client/drivers/procutil"
+)
+
+// setupTimeout bounds how long Start waits for the executor's status.
+const setupTimeout = 30 * time.Second
+
+// ErrNoTaskDir is returned for a task without a dir to chroot into.
+var ErrNoTaskDir = errors.New("exec needs TaskDir.Dir to chroot into")
+
+// namespaces the executor (and so the task) gets.
+const cloneFlags = syscall.CLONE_NEWNS | syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC | syscall.CLONE_NEWUTS
+
+// Start implements drivers.Driver.
+func (d *Driver) Start(ctx context.Context, tc *drivers.TaskConfig) (*drivers.TaskHandle, error) {
+	if reason, ok := d.usable(); !ok {
+		return nil, errors.New(reason)
+	}
+	cfg, err := DecodeTaskConfig(tc.Config)
+	if err != nil {
+		return nil, err
+	}
+	if tc.TaskDir.Dir == "" {
+		return nil, ErrNoTaskDir
+	}
+	cg, err := newCgroup(DetectCgroups(), d.opts.CgroupParent, safeName(tc.ID))
+	if err != nil {
+		return nil, err
+	}
+	t, err := d.launch(ctx, tc, cfg, cg)
+	if err != nil {
+		_ = cg.destroy()
+		return nil, err
+	}
+	if err := d.add(t); err != nil {
+		_ = d.kill(t)
+		return nil, err
+	}
+	return t.handle()
+}
+
+var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9_.-]`)
+
+// safeName turns a task ID ("alloc/task") into a file and cgroup name.
+func safeName(id string) string { return unsafeChars.ReplaceAllString(id, "_") }
+
+func (d *Driver) launch(ctx context.Context, tc *drivers.TaskConfig, cfg *TaskConfig, cg *cgroup) (*task, error) {
+	if err := cg.setLimits(tc.Resources); err != nil {
+		return nil, err
+	}
+	spec := d.buildSpec(tc, cfg, cg)
+	_ = os.Remove(spec.ExitFile) // a stale one from an earlier run would lie
+	cmd, err := d.startExecutor(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	t := &task{id: tc.ID, cg: cg, exit: drivers.NewExitWaiter()}
+	t.state = taskState{ExecutorPID: cmd.Process.Pid, ExitFile: spec.ExitFile, Cgroup: cg.cgroupState, StartedAt: time.Now()}
+	t.state.ExecutorStartTime, _ = procutil.StartTime(cmd.Process.Pid)
+	go func() { t.finish(procutil.ExitFromState(cmd.ProcessState, cmd.Wait())) }()
+	return t, nil
+}
+
+func (d *Driver) buildSpec(tc *drivers.TaskConfig, cfg *TaskConfig, cg *cgroup) *executorSpec {
+	stateDir := d.opts.StateDir
+	if stateDir == "" {
+		stateDir = filepath.Dir(filepath.Clean(tc.TaskDir.Dir))
+	}
+	return &executorSpec{
+		Command: cfg.Command, Args: cfg.Args, Env: drivers.EnvList(tc.Env), User: tc.User,
+		Root:     tc.TaskDir.Dir,
+		ReadOnly: readOnlyMounts(d.cfg.ChrootEnv), ReadWrite: taskMounts(tc.TaskDir),
+		Hostname:   tc.TaskName,
+		StdoutPath: tc.StdoutPath, StderrPath: tc.StderrPath,
+		CgroupProcs: cg.procsFiles(),
+		ExitFile:    filepath.Join(stateDir, "exec-"+safeName(tc.ID)+".exit.json"),
+	}
+}
+
+// startExecutor launches the executor in fresh namespaces and waits for
+// its status line: setup errors (a missing command, a failed mount)
+// surface here, as Start errors, rather than as an odd exit later.
+func (d *Driver) startExecutor(ctx context.Context, spec *executorSpec) (*exec.Cmd, error) {
+	in, err := json.Marshal(spec)
+	if err != nil {
+		return nil, err
+	}
+	statusR, statusW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	defer statusR.Close()
+	cmd := exec.Command(d.opts.ExecutorCommand[0], d.opts.ExecutorCommand[1:]...)
+	cmd.Env = d.opts.ExecutorEnv
+	cmd.Stdin = bytes.NewReader(in)
+	cmd.ExtraFiles = []*os.File{statusW}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: cloneFlags, Setsid: true}
+	if stderr, err := drivers.OpenLog(spec.StderrPath); err == nil {
+		cmd.Stderr = stderr // executor crashes land in the task's stderr
+		defer stderr.Close()
+	}
+	err = cmd.Start()
+	statusW.Close()
+	if err != nil {
+		return nil, fmt.Errorf("start executor: %w", err)
+	}
+	if err := readStatus(ctx, statusR); err != nil {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return nil, err
+	}
+	return cmd, nil
+}
+
+func readStatus(ctx context.Context, r *os.File) error {
+	done := make(chan error, 1)
+	go func() {
+		var st executorStatus
+		line, err := bufio.NewReader(r).ReadBytes('\n')
+		if err == nil {
+			err = json.Unmarshal(line, &st)
+		}
+		switch {
+		case err != nil:
+			done <- fmt.Errorf("executor exited without reporting status: %w", err)
+		case st.Error != "":
+			done <- errors.New(st.Error)
+		default:
+			done <- nil
+		}
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(setupTimeout):
+		return fmt.Errorf("executor did not report within %s", setupTimeout)
+	}
+}

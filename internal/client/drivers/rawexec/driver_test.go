@@ -1,0 +1,232 @@
+package rawexec
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/drover-project/drover/internal/client/drivers"
+	"github.com/drover-project/drover/internal/client/drivers/procutil"
+)
+
+func newDriver(t *testing.T) drivers.Driver {
+	t.Helper()
+	d, err := New(map[string]any{"enabled": true}, drivers.Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func newTask(t *testing.T, cfg map[string]any) *drivers.TaskConfig {
+	t.Helper()
+	dir := t.TempDir()
+	return &drivers.TaskConfig{
+		ID: "alloc1/web", AllocID: "alloc1", TaskName: "web", Config: cfg,
+		Env:        map[string]string{"GREETING": "hi"},
+		TaskDir:    drivers.TaskDir{Dir: dir, LocalDir: dir},
+		StdoutPath: filepath.Join(dir, "stdout.0"), StderrPath: filepath.Join(dir, "stderr.0"),
+	}
+}
+
+func waitExit(t *testing.T, d drivers.Driver, id string, within time.Duration) *drivers.ExitResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), within)
+	defer cancel()
+	ch, err := d.Wait(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, ok := <-ch
+	if !ok {
+		t.Fatalf("task %s did not exit within %s", id, within)
+	}
+	return res
+}
+
+func TestValidateConfig(t *testing.T) {
+	d := newDriver(t)
+	cases := []struct {
+		name  string
+		cfg   map[string]any
+		field string // "" means valid
+	}{
+		{"valid", map[string]any{"command": "/bin/true", "args": []any{"a"}}, ""},
+		{"valid string list", map[string]any{"command": "/bin/true", "args": []string{"a"}}, ""},
+		{"missing command", map[string]any{"args": []any{"a"}}, "command"},
+		{"empty command", map[string]any{"command": ""}, "command"},
+		{"unknown field", map[string]any{"command": "x", "comand": "y"}, "comand"},
+		{"args wrong type", map[string]any{"command": "x", "args": "a b"}, "args"},
+		{"command wrong type", map[string]any{"command": 3}, "command"},
+		{"args element wrong type", map[string]any{"command": "x", "args": []any{"a", 1}}, "args"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := d.ValidateConfig(tc.cfg)
+			if tc.field == "" {
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				return
+			}
+			var ce *drivers.ConfigError
+			if !errors.As(err, &ce) || ce.Field != tc.field {
+				t.Fatalf("want error naming %q, got %v", tc.field, err)
+			}
+		})
+	}
+}
+
+func TestDisabledByDefault(t *testing.T) {
+	d, err := New(nil, drivers.Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info := d.Fingerprint(context.Background()); info.Detected || info.HealthDescription != DisabledDescription {
+		t.Fatalf("fingerprint = %+v", info)
+	}
+	_, err = d.Start(context.Background(), newTask(t, map[string]any{"command": "/bin/true"}))
+	if !errors.Is(err, drivers.ErrDriverDisabled) {
+		t.Fatalf("start = %v", err)
+	}
+}
+
+func TestRunExitCodeAndLogs(t *testing.T) {
+	d := newDriver(t)
+	task := newTask(t, map[string]any{"command": "/bin/sh", "args": []any{"-c", "echo $GREETING; echo oops >&2; exit 3"}})
+	if _, err := d.Start(context.Background(), task); err != nil {
+		t.Fatal(err)
+	}
+	res := waitExit(t, d, task.ID, 10*time.Second)
+	if res.ExitCode != 3 || res.Signal != 0 || res.Err != nil {
+		t.Fatalf("exit = %+v", res)
+	}
+	if out, _ := os.ReadFile(task.StdoutPath); string(out) != "hi\n" {
+		t.Fatalf("stdout = %q", out)
+	}
+	if out, _ := os.ReadFile(task.StderrPath); string(out) != "oops\n" {
+		t.Fatalf("stderr = %q", out)
+	}
+	if err := d.Destroy(task.ID, false); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestMissingCommand(t *testing.T) {
+	d := newDriver(t)
+	_, err := d.Start(context.Background(), newTask(t, map[string]any{"command": "/no/such/binary"}))
+	if err == nil || !strings.Contains(err.Error(), "/no/such/binary") {
+		t.Fatalf("start = %v", err)
+	}
+}
+
+// startTree starts a shell that ignores SIGTERM (as does its child, since
+// ignored signals survive exec) and records its child's PID.
+func startTree(t *testing.T, d drivers.Driver) (*drivers.TaskConfig, *drivers.TaskHandle, int) {
+	t.Helper()
+	task := newTask(t, map[string]any{"command": "/bin/sh", "args": []any{"-c", `trap "" TERM; sleep 300 & echo $! > child.pid; wait`}})
+	h, err := d.Start(context.Background(), task)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pidFile := filepath.Join(task.TaskDir.Dir, "child.pid")
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if b, err := os.ReadFile(pidFile); err == nil && strings.HasSuffix(string(b), "\n") {
+			pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+			return task, h, pid
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("child pid never written")
+	return nil, nil, 0
+}
+
+func TestStopKillsTreeAfterTimeout(t *testing.T) {
+	d := newDriver(t)
+	task, _, child := startTree(t, d)
+	childStart, err := procutil.StartTime(child)
+	if err != nil {
+		t.Fatal(err)
+	}
+	begin := time.Now()
+	if err := d.Stop(task.ID, 300*time.Millisecond, "SIGTERM"); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(begin); took > 3*time.Second {
+		t.Fatalf("stop took %s", took)
+	}
+	res := waitExit(t, d, task.ID, 5*time.Second)
+	if res.Signal != 9 || res.ExitCode != 137 {
+		t.Fatalf("exit = %+v", res)
+	}
+	// The child is in the group, so it got the SIGKILL too. It is our
+	// grandchild, reparented to init (or a subreaper), so poll.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := procutil.WaitGone(ctx, child, childStart); err != nil {
+		t.Fatalf("child %d survived the stop", child)
+	}
+}
+
+func TestStopWithTermExitsEarly(t *testing.T) {
+	d := newDriver(t)
+	task := newTask(t, map[string]any{"command": "/bin/sleep", "args": []any{"300"}})
+	if _, err := d.Start(context.Background(), task); err != nil {
+		t.Fatal(err)
+	}
+	begin := time.Now()
+	if err := d.Stop(task.ID, 30*time.Second, ""); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(begin); took > 5*time.Second {
+		t.Fatalf("stop waited for the timeout: %s", took)
+	}
+	if res := waitExit(t, d, task.ID, time.Second); res.Signal != 15 {
+		t.Fatalf("exit = %+v", res)
+	}
+}
+
+func TestRecoverAfterRestart(t *testing.T) {
+	d1 := newDriver(t)
+	task := newTask(t, map[string]any{"command": "/bin/sleep", "args": []any{"300"}})
+	h, err := d1.Start(context.Background(), task)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A restarted client has only the persisted handle and a new driver.
+	d2 := newDriver(t)
+	if err := d2.Recover(h); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := d2.Stats(context.Background(), task.ID); err != nil || st.CPUTotalNanos > uint64(time.Minute) {
+		t.Fatalf("stats = %+v, %v", st, err)
+	}
+	if err := d2.Stop(task.ID, 5*time.Second, "SIGTERM"); err != nil {
+		t.Fatal(err)
+	}
+	res := waitExit(t, d2, task.ID, 5*time.Second)
+	if !errors.Is(res.Err, drivers.ErrExitStatusUnknown) {
+		t.Fatalf("exit = %+v", res)
+	}
+	// The old instance (still our parent here) saw the real status.
+	if res := waitExit(t, d1, task.ID, 5*time.Second); res.Signal != 15 {
+		t.Fatalf("original exit = %+v", res)
+	}
+	// A handle to a finished task no longer recovers.
+	if err := newDriver(t).Recover(h); !errors.Is(err, drivers.ErrTaskGone) {
+		t.Fatalf("recover of dead task = %v", err)
+	}
+}
+
+func TestRecoverRejectsForeignHandle(t *testing.T) {
+	err := newDriver(t).Recover(&drivers.TaskHandle{Driver: "docker", Version: handleVersion})
+	if !errors.Is(err, drivers.ErrHandleMismatch) {
+		t.Fatalf("recover = %v", err)
+	}
+}
