@@ -57,6 +57,13 @@ type Config struct {
 	// GCInterval is how often the leader schedules garbage collection;
 	// terminal evals older than EvalGCThreshold and stopped jobs older than
 	// JobGCThreshold are deleted.
+	// Heartbeats: each node gets a TTL of at least MinHeartbeatTTL, scaled
+	// so the cluster does at most MaxHeartbeatsPerSecond, and is marked
+	// down HeartbeatGrace after its TTL passes without a heartbeat.
+	MinHeartbeatTTL        time.Duration
+	MaxHeartbeatsPerSecond float64
+	HeartbeatGrace         time.Duration
+
 	GCInterval      time.Duration
 	EvalGCThreshold time.Duration
 	JobGCThreshold  time.Duration
@@ -107,6 +114,15 @@ func (c *Config) withDefaults() *Config {
 	}
 	if out.UnblockFailedInterval == 0 {
 		out.UnblockFailedInterval = time.Minute
+	}
+	if out.MinHeartbeatTTL == 0 {
+		out.MinHeartbeatTTL = 10 * time.Second
+	}
+	if out.MaxHeartbeatsPerSecond == 0 {
+		out.MaxHeartbeatsPerSecond = 50
+	}
+	if out.HeartbeatGrace == 0 {
+		out.HeartbeatGrace = 10 * time.Second
 	}
 	if out.GCInterval == 0 {
 		out.GCInterval = 5 * time.Minute

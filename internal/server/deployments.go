@@ -41,7 +41,11 @@ func (s *Server) watchDeployments(ctx context.Context) {
 func (s *Server) waitForChange(ctx context.Context, ws memdb.WatchSet, deadline time.Time) {
 	wait := idleRecheck
 	if !deadline.IsZero() {
-		wait = min(wait, max(deadline.Sub(s.now())+time.Millisecond, time.Millisecond))
+		until := deadline.Sub(s.now())
+		if until <= 0 {
+			return // passed while we were busy: step again now
+		}
+		wait = min(wait, until)
 	}
 	waitCtx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -227,8 +227,11 @@ func TestEvalStatus_BlockedToScheduling_UnblockedByNodeRegister(t *testing.T) {
 func TestEvalStatus_SchedulingToFailed_WrongEvalType(t *testing.T) {
 	p := newPipeline(t, 1, func(e *structs.Evaluation, st scheduler.State, pl scheduler.Planner) error {
 		return complete(e, pl)
+	}, func(c *Config) {
+		// Workers take "quantum" evals, but no scheduler exists for them.
+		c.EnabledSchedulers = []string{structs.JobTypeService, "quantum"}
 	})
-	bad := &structs.Evaluation{ID: "sys-1", Namespace: "default", Priority: 50, Type: structs.JobTypeSystem,
+	bad := &structs.Evaluation{ID: "sys-1", Namespace: "default", Priority: 50, Type: "quantum",
 		TriggeredBy: structs.EvalTriggerJobRegister, JobID: "web", Status: structs.EvalStatusPending}
 	if err := p.srv.UpsertEvals([]*structs.Evaluation{bad}); err != nil {
 		t.Fatal(err)

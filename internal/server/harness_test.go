@@ -44,7 +44,7 @@ type pipeline struct {
 	ids   atomic.Int64
 }
 
-func newPipeline(t *testing.T, workers int, fn script) *pipeline {
+func newPipeline(t *testing.T, workers int, fn script, opts ...func(*Config)) *pipeline {
 	t.Helper()
 	p := &pipeline{t: t, clk: clock.NewManual(time.Unix(1_700_000_000, 0)), calls: &atomic.Int64{}, fn: fn}
 	factory := func(log *slog.Logger, st scheduler.State, planner scheduler.Planner) scheduler.Scheduler {
@@ -61,8 +61,12 @@ func newPipeline(t *testing.T, workers int, fn script) *pipeline {
 		Broker: broker.Config{NackTimeout: time.Minute, InitialNackDelay: time.Second, SubsequentNackDelay: 20 * time.Second, DeliveryLimit: 3},
 		Schedulers: map[string]scheduler.Factory{
 			structs.JobTypeService: factory, structs.JobTypeBatch: factory,
+			structs.JobTypeSystem: factory, structs.JobTypeSysBatch: factory,
 		},
 		FailedFollowUpBaseDelay: time.Minute, FailedFollowUpJitter: time.Second,
+	}
+	for _, opt := range opts {
+		opt(cfg)
 	}
 	s, err := New(cfg)
 	if err != nil {

@@ -72,6 +72,9 @@ func (s *Server) establishLeadership(ctx context.Context, duties *sync.WaitGroup
 	if err := s.restoreEvals(); err != nil {
 		return err
 	}
+	if err := s.heartbeat.rearmAll(); err != nil {
+		return err
+	}
 	s.pauseWorkersForLeader(true)
 	s.startDuty(ctx, duties, s.applier.Run)
 	s.startDuty(ctx, duties, s.reapFailedEvals)
@@ -90,6 +93,7 @@ func (s *Server) establishLeadership(ctx context.Context, duties *sync.WaitGroup
 // leader rebuilds them from the state store.
 func (s *Server) revokeLeadership() {
 	s.leaderActive.Store(false)
+	s.heartbeat.stopAll()
 	s.broker.SetEnabled(false)
 	s.blocked.SetEnabled(false)
 	s.planQueue.SetEnabled(false)

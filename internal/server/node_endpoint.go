@@ -47,7 +47,7 @@ func (e *NodeEndpoint) Register(node *structs.Node) (*NodeUpdateReply, error) {
 	n.StatusUpdatedAt = now.Unix()
 	var evals []*structs.Evaluation
 	if n.Status == structs.NodeStatusReady && (existing == nil || nodeChanged(existing, n)) {
-		if evals, err = e.srv.nodeUpdateEvals(n); err != nil {
+		if evals, err = e.srv.nodeUpdateEvals(n, structs.EvalTriggerNodeUpdate); err != nil {
 			return nil, err
 		}
 	}
@@ -82,9 +82,12 @@ func (e *NodeEndpoint) UpdateStatus(nodeID, status string) (*NodeUpdateReply, er
 	if node.Status != status {
 		changed := node.Copy()
 		changed.Status = status
-		if evals, err = e.srv.nodeUpdateEvals(changed); err != nil {
+		if evals, err = e.srv.nodeUpdateEvals(changed, statusChangeTrigger(node.Status, status)); err != nil {
 			return nil, err
 		}
+	}
+	if status == structs.NodeStatusDown {
+		e.srv.heartbeat.clear(nodeID)
 	}
 	now := e.srv.now()
 	index, err := e.srv.raftApply(structs.NodeUpdateStatusRequestType, &structs.NodeUpdateStatusRequest{
@@ -95,6 +98,15 @@ func (e *NodeEndpoint) UpdateStatus(nodeID, status string) (*NodeUpdateReply, er
 		return nil, err
 	}
 	return nodeReply(index, evals), nil
+}
+
+// statusChangeTrigger names the evals of a status change: a disconnected
+// node coming back is a reconnect; every other change is a node-update.
+func statusChangeTrigger(from, to string) string {
+	if from == structs.NodeStatusDisconnected && to == structs.NodeStatusReady {
+		return structs.EvalTriggerReconnect
+	}
+	return structs.EvalTriggerNodeUpdate
 }
 
 func nodeReply(index uint64, evals []*structs.Evaluation) *NodeUpdateReply {
@@ -111,7 +123,7 @@ func nodeReply(index uint64, evals []*structs.Evaluation) *NodeUpdateReply {
 // nodeUpdateEvals creates the node-update evals for a node change: one per
 // job with a non-terminal alloc on the node, plus one per system/sysbatch
 // job that may run on it.
-func (s *Server) nodeUpdateEvals(node *structs.Node) ([]*structs.Evaluation, error) {
+func (s *Server) nodeUpdateEvals(node *structs.Node, trigger string) ([]*structs.Evaluation, error) {
 	jobs := map[structs.NamespacedID]*structs.Job{}
 	allocs, err := s.State().AllocsByNode(nil, node.ID)
 	if err != nil {
@@ -142,7 +154,7 @@ func (s *Server) nodeUpdateEvals(node *structs.Node) ([]*structs.Evaluation, err
 	})
 	evals := make([]*structs.Evaluation, 0, len(ordered))
 	for _, job := range ordered {
-		ev := s.newJobEval(job, structs.EvalTriggerNodeUpdate)
+		ev := s.newJobEval(job, trigger)
 		ev.NodeID = node.ID
 		evals = append(evals, ev)
 	}

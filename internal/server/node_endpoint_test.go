@@ -33,7 +33,6 @@ func TestEvalTrigger_NodeUpdate_OnePerJobOnNodePlusSystemJobs(t *testing.T) {
 	p := newPipeline(t, 1, func(e *structs.Evaluation, st scheduler.State, pl scheduler.Planner) error {
 		return complete(e, pl)
 	})
-	p.srv.schedulers[structs.JobTypeSystem] = p.srv.schedulers[structs.JobTypeService]
 	if _, err := p.srv.Node.Register(simNode(nodeA, "dc1")); err != nil {
 		t.Fatal(err)
 	}

@@ -55,6 +55,7 @@ type Server struct {
 	applier    *planapply.Applier
 	workers    []*Worker
 	timeline   *Timeline
+	heartbeat  *heartbeats
 	schedulers map[string]scheduler.Factory
 
 	leaderActive atomic.Bool
@@ -105,6 +106,7 @@ func New(cfg *Config) (*Server, error) {
 func (s *Server) setupPipeline() {
 	c := s.config
 	s.timeline = NewTimeline(c.Clock)
+	s.heartbeat = newHeartbeats(s)
 	s.broker = broker.New(c.Broker, c.Clock)
 	s.broker.SetObserver(func(evalID, status string, _ time.Time) {
 		s.timeline.Record(evalID, status, "", "")

@@ -291,6 +291,13 @@ var notCopied = map[string]string{
 	"ApplyPlanResultsRequest":             "raft payload",
 	"DeploymentStatusUpdateRequest":       "raft payload",
 	"DeploymentPromoteRequest":            "raft payload",
+	"NodeRegisterArgs":                    "RPC payload",
+	"NodeHeartbeatArgs":                   "RPC payload",
+	"NodeUpdateResponse":                  "RPC payload",
+	"NodeAllocsArgs":                      "RPC payload",
+	"NodeAllocsResponse":                  "RPC payload",
+	"AllocClientUpdateArgs":               "RPC payload",
+	"GenericResponse":                     "RPC payload",
 	"SchedulerSetConfigRequest":           "raft payload",
 	// Errors are values handed to callers, not stored state.
 	"ValidationError": "error value",

@@ -1,0 +1,102 @@
+package server
+
+import (
+	"sync"
+	"time"
+
+	"github.com/drover-project/drover/internal/clock"
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// heartbeats keeps one timer per node on the leader: a node that does not
+// heartbeat within its TTL plus the grace period is marked down (which
+// writes its node-update evals and gets its allocs replaced).
+type heartbeats struct {
+	s      *Server
+	mu     sync.Mutex
+	timers map[string]clock.Timer
+}
+
+func newHeartbeats(s *Server) *heartbeats {
+	return &heartbeats{s: s, timers: map[string]clock.Timer{}}
+}
+
+// ttl spreads heartbeats so the cluster does at most
+// MaxHeartbeatsPerSecond, never below MinHeartbeatTTL, with random
+// stagger so nodes registered together do not heartbeat together.
+func (h *heartbeats) ttl() time.Duration {
+	c := h.s.config
+	h.mu.Lock()
+	n := len(h.timers)
+	h.mu.Unlock()
+	ttl := c.MinHeartbeatTTL
+	if c.MaxHeartbeatsPerSecond > 0 {
+		ttl = max(ttl, time.Duration(float64(n)/c.MaxHeartbeatsPerSecond*float64(time.Second)))
+	}
+	return ttl + time.Duration(h.s.randInt63n(int64(ttl)))
+}
+
+// reset (re)arms a node's timer for ttl plus the grace period.
+func (h *heartbeats) reset(nodeID string, ttl time.Duration) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if t, ok := h.timers[nodeID]; ok {
+		t.Stop()
+	}
+	h.timers[nodeID] = h.s.config.Clock.AfterFunc(ttl+h.s.config.HeartbeatGrace, func() { h.expire(nodeID) })
+}
+
+// clear stops a node's timer (node deregistered or marked down).
+func (h *heartbeats) clear(nodeID string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if t, ok := h.timers[nodeID]; ok {
+		t.Stop()
+		delete(h.timers, nodeID)
+	}
+}
+
+// stopAll stops every timer (leadership lost).
+func (h *heartbeats) stopAll() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for id, t := range h.timers {
+		t.Stop()
+		delete(h.timers, id)
+	}
+}
+
+// expire marks a silent node down. It runs in its own goroutine (the
+// clock's AfterFunc), so it may write through raft.
+func (h *heartbeats) expire(nodeID string) {
+	h.mu.Lock()
+	delete(h.timers, nodeID)
+	h.mu.Unlock()
+	if !h.s.leaderActive.Load() {
+		return
+	}
+	node, err := h.s.State().NodeByID(nil, nodeID)
+	if err != nil || node == nil || node.Status == structs.NodeStatusDown {
+		return
+	}
+	h.s.log.Warn("node missed its heartbeat; marking it down", "node", nodeID)
+	if _, err := h.s.Node.UpdateStatus(nodeID, structs.NodeStatusDown); err != nil {
+		h.s.log.Error("marking node down failed", "node", nodeID, "error", err)
+	}
+}
+
+// rearmAll gives every live node a fresh timer when this server becomes
+// leader: TTL plus grace from now, so nodes have time to find the new
+// leader before being marked down.
+func (h *heartbeats) rearmAll() error {
+	nodes, err := h.s.State().Nodes(nil)
+	if err != nil {
+		return err
+	}
+	for _, n := range nodes {
+		if n.Status != structs.NodeStatusDown {
+			h.reset(n.ID, h.s.config.MinHeartbeatTTL)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,153 @@
+package server
+
+import (
+	"context"
+
+	"github.com/hashicorp/go-memdb"
+
+	"github.com/drover-project/drover/internal/state"
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// ClientRegister registers a client node and arms its heartbeat timer; the
+// reply tells the client its heartbeat TTL.
+func (e *NodeEndpoint) ClientRegister(args *structs.NodeRegisterArgs) (*structs.NodeUpdateResponse, error) {
+	if args == nil || args.Node == nil {
+		return nil, BadRequest("Node: missing node")
+	}
+	reply, err := e.Register(args.Node)
+	if err != nil {
+		return nil, err
+	}
+	return e.alive(args.Node.ID, reply), nil
+}
+
+// Heartbeat records that a node is alive (or reports another status). A
+// node that had been marked down and heartbeats again becomes ready, with
+// its node-update (or, from disconnected, reconnect) evals.
+func (e *NodeEndpoint) Heartbeat(args *structs.NodeHeartbeatArgs) (*structs.NodeUpdateResponse, error) {
+	node, err := e.authenticate(args.NodeID, args.SecretID)
+	if err != nil {
+		return nil, err
+	}
+	status := args.Status
+	if status == "" {
+		status = structs.NodeStatusReady
+	}
+	reply := &NodeUpdateReply{}
+	if node.Status != status {
+		if reply, err = e.UpdateStatus(node.ID, status); err != nil {
+			return nil, err
+		}
+	}
+	if status == structs.NodeStatusDown {
+		return &structs.NodeUpdateResponse{EvalIDs: reply.EvalIDs, Index: reply.Index}, nil
+	}
+	return e.alive(node.ID, reply), nil
+}
+
+// alive arms the node's heartbeat timer and builds the reply.
+func (e *NodeEndpoint) alive(nodeID string, r *NodeUpdateReply) *structs.NodeUpdateResponse {
+	ttl := e.srv.heartbeat.ttl()
+	e.srv.heartbeat.reset(nodeID, ttl)
+	leader := e.srv.Leader()
+	return &structs.NodeUpdateResponse{HeartbeatTTL: ttl, EvalIDs: r.EvalIDs, Index: r.Index,
+		LeaderRPCAddr: leader, Servers: []string{leader}}
+}
+
+// authenticate returns the node if the secret matches.
+func (e *NodeEndpoint) authenticate(nodeID, secretID string) (*structs.Node, error) {
+	if nodeID == "" {
+		return nil, BadRequest("NodeID: missing")
+	}
+	node, err := e.srv.State().NodeByID(nil, nodeID)
+	if err != nil {
+		return nil, err
+	}
+	if node == nil {
+		return nil, NotFound("node %q not found", nodeID)
+	}
+	if node.SecretID != "" && node.SecretID != secretID {
+		return nil, NewCodedError(403, "SecretID: does not match node %s", nodeID)
+	}
+	return node, nil
+}
+
+// GetClientAllocs returns a node's allocations (with their jobs), blocking
+// until they change past MinQueryIndex.
+func (e *NodeEndpoint) GetClientAllocs(ctx context.Context, args *structs.NodeAllocsArgs) (*structs.NodeAllocsResponse, error) {
+	if _, err := e.authenticate(args.NodeID, args.SecretID); err != nil {
+		return nil, err
+	}
+	out := &structs.NodeAllocsResponse{}
+	opts := QueryOptions{MinQueryIndex: args.MinQueryIndex, MaxQueryTime: args.MaxQueryTime}
+	meta, err := e.srv.BlockingQuery(ctx, opts, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		allocs, err := st.AllocsByNode(ws, args.NodeID)
+		if err != nil {
+			return 0, err
+		}
+		out.Allocs = allocs
+		index := uint64(0)
+		for _, a := range allocs {
+			index = max(index, a.ModifyIndex)
+		}
+		return max(index, st.Index("allocs")), nil
+	})
+	out.Index = meta.Index
+	return out, err
+}
+
+// UpdateAllocs takes a client's batch of alloc updates (client status,
+// task states, deployment health) in one raft entry, with one alloc-failure
+// eval per job that has newly failed allocs so the scheduler reschedules
+// them per the reschedule policy.
+func (e *NodeEndpoint) UpdateAllocs(args *structs.AllocClientUpdateArgs) (*structs.GenericResponse, error) {
+	if _, err := e.authenticate(args.NodeID, args.SecretID); err != nil {
+		return nil, err
+	}
+	updates, evals, err := e.clientUpdates(args)
+	if err != nil {
+		return nil, err
+	}
+	if len(updates) == 0 {
+		return &structs.GenericResponse{Index: e.srv.State().LatestIndex()}, nil
+	}
+	index, err := e.srv.raftApply(structs.AllocClientUpdateRequestType, &structs.AllocUpdateRequest{
+		Allocs: updates, Evals: evals, UpdatedAt: e.srv.now().UnixNano(),
+	})
+	return &structs.GenericResponse{Index: index}, err
+}
+
+// clientUpdates keeps the updates for allocs on this node and creates the
+// alloc-failure evals.
+func (e *NodeEndpoint) clientUpdates(args *structs.AllocClientUpdateArgs) ([]*structs.Allocation, []*structs.Evaluation, error) {
+	var updates []*structs.Allocation
+	var evals []*structs.Evaluation
+	failedJobs := map[structs.NamespacedID]bool{}
+	for _, u := range args.Allocs {
+		if u == nil {
+			continue
+		}
+		existing, err := e.srv.State().AllocByID(nil, u.ID)
+		if err != nil {
+			return nil, nil, err
+		}
+		if existing == nil || existing.NodeID != args.NodeID {
+			continue // not this node's: never let a client write another's alloc
+		}
+		updates = append(updates, u)
+		key := structs.NamespacedID{Namespace: existing.Namespace, ID: existing.JobID}
+		if newlyFailed(existing, u) && !failedJobs[key] {
+			failedJobs[key] = true
+			if job, _ := e.srv.State().JobByID(nil, key.Namespace, key.ID); job != nil && !job.Stop {
+				evals = append(evals, e.srv.newJobEval(job, structs.EvalTriggerRetryFailedAlloc))
+			}
+		}
+	}
+	return updates, evals, nil
+}
+
+func newlyFailed(existing, update *structs.Allocation) bool {
+	return update.ClientStatus == structs.AllocClientStatusFailed &&
+		existing.ClientStatus != structs.AllocClientStatusFailed && existing.DesiredStatus == structs.AllocDesiredStatusRun
+}

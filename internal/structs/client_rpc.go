@@ -1,0 +1,59 @@
+package structs
+
+import "time"
+
+// Wire types of the client <-> server RPC (see docs/architecture.md). They
+// live here so the client and the server share them without importing
+// each other.
+
+// NodeRegisterArgs registers (or re-registers) a client node.
+type NodeRegisterArgs struct {
+	Node *Node
+}
+
+// NodeHeartbeatArgs reports a node alive (Status ready), or another status.
+type NodeHeartbeatArgs struct {
+	NodeID   string
+	SecretID string
+	Status   string
+}
+
+// NodeUpdateResponse answers register and heartbeat calls.
+type NodeUpdateResponse struct {
+	// HeartbeatTTL is how long the server waits for the next heartbeat
+	// before it marks the node down (plus a grace period).
+	HeartbeatTTL time.Duration
+	EvalIDs      []string
+	Index        uint64
+	// LeaderRPCAddr and Servers let the client fail over between servers.
+	LeaderRPCAddr string
+	Servers       []string
+}
+
+// NodeAllocsArgs asks for a node's allocations, blocking until the index
+// passes MinQueryIndex or MaxQueryTime passes.
+type NodeAllocsArgs struct {
+	NodeID        string
+	SecretID      string
+	MinQueryIndex uint64
+	MaxQueryTime  time.Duration
+}
+
+// NodeAllocsResponse carries the node's allocations (with their jobs).
+type NodeAllocsResponse struct {
+	Allocs []*Allocation
+	Index  uint64
+}
+
+// AllocClientUpdateArgs reports client-side alloc state in one batch: the
+// client status, description, task states and deployment health of each.
+type AllocClientUpdateArgs struct {
+	NodeID   string
+	SecretID string
+	Allocs   []*Allocation
+}
+
+// GenericResponse answers calls that only report success and an index.
+type GenericResponse struct {
+	Index uint64
+}
