@@ -19,9 +19,10 @@ type Agent struct {
 	config *config.Config
 	log    *slog.Logger
 
-	server   *server.Server
-	listener net.Listener
-	http     *http.Server
+	server      *server.Server
+	listener    net.Listener
+	rpcListener net.Listener
+	http        *http.Server
 }
 
 // New starts an agent: the server, then the HTTP API on the configured
@@ -39,6 +40,10 @@ func New(cfg *config.Config, log *slog.Logger) (*Agent, error) {
 		return nil, err
 	}
 	a.server = srv
+	if err := a.serveRPC(); err != nil {
+		srv.Shutdown()
+		return nil, err
+	}
 	if err := a.serveHTTP(); err != nil {
 		srv.Shutdown()
 		return nil, err
@@ -46,21 +51,37 @@ func New(cfg *config.Config, log *slog.Logger) (*Agent, error) {
 	return a, nil
 }
 
+// serveRPC listens for client agents on the rpc address.
+func (a *Agent) serveRPC() error {
+	ln, err := net.Listen("tcp", a.config.RPCAddr())
+	if err != nil {
+		return fmt.Errorf("agent: listen on %s: %w", a.config.RPCAddr(), err)
+	}
+	a.rpcListener = ln
+	return a.server.ServeRPC(ln)
+}
+
+// RPCAddr returns the address the internal RPC listens on.
+func (a *Agent) RPCAddr() string { return a.rpcListener.Addr().String() }
+
 func (a *Agent) serverConfig() *server.Config {
 	c := a.config
 	return &server.Config{
-		NodeName:          c.Name,
-		Region:            c.Region,
-		Datacenter:        c.Datacenter,
-		DataDir:           c.DataDir,
-		DevMode:           c.DevMode,
-		RaftAddr:          c.RPCAddr(),
-		BootstrapExpect:   c.Server.BootstrapExpect,
-		NumSchedulers:     c.Server.NumSchedulers,
-		EnabledSchedulers: c.Server.EnabledSchedulers,
-		EvalGCThreshold:   c.Server.EvalGCThreshold,
-		JobGCThreshold:    c.Server.JobGCThreshold,
-		Logger:            a.log,
+		NodeName:               c.Name,
+		Region:                 c.Region,
+		Datacenter:             c.Datacenter,
+		DataDir:                c.DataDir,
+		DevMode:                c.DevMode,
+		RaftAddr:               c.RPCAddr(),
+		BootstrapExpect:        c.Server.BootstrapExpect,
+		NumSchedulers:          c.Server.NumSchedulers,
+		EnabledSchedulers:      c.Server.EnabledSchedulers,
+		EvalGCThreshold:        c.Server.EvalGCThreshold,
+		MinHeartbeatTTL:        c.Server.MinHeartbeatTTL,
+		MaxHeartbeatsPerSecond: c.Server.MaxHeartbeatsPerSecond,
+		HeartbeatGrace:         c.Server.HeartbeatGrace,
+		JobGCThreshold:         c.Server.JobGCThreshold,
+		Logger:                 a.log,
 	}
 }
 

@@ -57,3 +57,16 @@ type AllocClientUpdateArgs struct {
 type GenericResponse struct {
 	Index uint64
 }
+
+// RPCMultiplexByte is the first byte of a client's RPC connection: the
+// rest is a yamux session whose streams each carry one net/rpc call in
+// msgpack. Other first bytes are reserved (raft between servers, later).
+const RPCMultiplexByte byte = 0x01
+
+// RPC method names.
+const (
+	RPCNodeRegister        = "Node.Register"
+	RPCNodeUpdateStatus    = "Node.UpdateStatus"
+	RPCNodeGetClientAllocs = "Node.GetClientAllocs"
+	RPCNodeUpdateAlloc     = "Node.UpdateAlloc"
+)

@@ -1,0 +1,181 @@
+// Package rpcclient is the client agent's side of the internal RPC: one
+// yamux-multiplexed TCP connection to a server, one net/rpc call (msgpack)
+// per stream, failing over to the next listed server when a connection
+// breaks. It implements client.Servers.
+package rpcclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/rpc"
+	"strings"
+	"sync"
+	"time"
+
+	msgpackrpc "github.com/hashicorp/net-rpc-msgpackrpc/v2"
+	"github.com/hashicorp/yamux"
+
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// dialTimeout bounds one connection attempt to one server.
+const dialTimeout = 5 * time.Second
+
+// Client calls the servers' Node endpoints.
+type Client struct {
+	mu      sync.Mutex
+	servers []string
+	next    int // index of the server to try next
+	session *yamux.Session
+}
+
+// New returns a client for the listed server RPC addresses (host:port).
+func New(servers []string) (*Client, error) {
+	if len(servers) == 0 {
+		return nil, errors.New("rpcclient: no servers configured (client { servers = [...] })")
+	}
+	return &Client{servers: append([]string(nil), servers...)}, nil
+}
+
+// SetServers replaces the server list (e.g. from a register reply).
+func (c *Client) SetServers(servers []string) {
+	if len(servers) == 0 {
+		return
+	}
+	c.mu.Lock()
+	c.servers = append([]string(nil), servers...)
+	c.next = 0
+	c.mu.Unlock()
+}
+
+// Close closes the connection.
+func (c *Client) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.session != nil {
+		err := c.session.Close()
+		c.session = nil
+		return err
+	}
+	return nil
+}
+
+// Register registers the node.
+func (c *Client) Register(ctx context.Context, args *structs.NodeRegisterArgs) (*structs.NodeUpdateResponse, error) {
+	var out structs.NodeUpdateResponse
+	return &out, c.call(ctx, structs.RPCNodeRegister, args, &out)
+}
+
+// Heartbeat reports the node alive.
+func (c *Client) Heartbeat(ctx context.Context, args *structs.NodeHeartbeatArgs) (*structs.NodeUpdateResponse, error) {
+	var out structs.NodeUpdateResponse
+	return &out, c.call(ctx, structs.RPCNodeUpdateStatus, args, &out)
+}
+
+// GetAllocs pulls the node's allocations (a blocking query).
+func (c *Client) GetAllocs(ctx context.Context, args *structs.NodeAllocsArgs) (*structs.NodeAllocsResponse, error) {
+	var out structs.NodeAllocsResponse
+	return &out, c.call(ctx, structs.RPCNodeGetClientAllocs, args, &out)
+}
+
+// UpdateAllocs reports a batch of client alloc updates.
+func (c *Client) UpdateAllocs(ctx context.Context, args *structs.AllocClientUpdateArgs) (*structs.GenericResponse, error) {
+	var out structs.GenericResponse
+	return &out, c.call(ctx, structs.RPCNodeUpdateAlloc, args, &out)
+}
+
+// call performs one RPC, failing over once per listed server when the
+// connection (not the server's answer) fails.
+func (c *Client) call(ctx context.Context, method string, args, reply any) error {
+	var lastErr error
+	for attempt := 0; attempt < c.serverCount(); attempt++ {
+		session, err := c.getSession(ctx)
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		err = callOnSession(ctx, session, method, args, reply)
+		var serverErr rpc.ServerError
+		if err == nil || errors.As(err, &serverErr) || ctx.Err() != nil {
+			return asError(err)
+		}
+		lastErr = err
+		c.dropSession(session)
+	}
+	return fmt.Errorf("rpcclient: %s: no server reachable: %w", method, lastErr)
+}
+
+func (c *Client) serverCount() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.servers)
+}
+
+// getSession returns the open session, dialing the next server if needed.
+func (c *Client) getSession(ctx context.Context) (*yamux.Session, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.session != nil && !c.session.IsClosed() {
+		return c.session, nil
+	}
+	addr := c.servers[c.next%len(c.servers)]
+	c.next++
+	d := net.Dialer{Timeout: dialTimeout}
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := conn.Write([]byte{structs.RPCMultiplexByte}); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	cfg := yamux.DefaultConfig()
+	cfg.LogOutput = io.Discard
+	session, err := yamux.Client(conn, cfg)
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	c.session = session
+	return session, nil
+}
+
+func (c *Client) dropSession(s *yamux.Session) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.session == s {
+		c.session.Close()
+		c.session = nil
+	}
+}
+
+// callOnSession runs one call on its own stream; ctx cancels it by
+// closing the stream.
+func callOnSession(ctx context.Context, session *yamux.Session, method string, args, reply any) error {
+	stream, err := session.Open()
+	if err != nil {
+		return err
+	}
+	defer stream.Close()
+	stop := context.AfterFunc(ctx, func() { stream.Close() })
+	defer stop()
+	codec := msgpackrpc.NewCodecFromHandle(true, true, stream, structs.MsgpackHandle)
+	return msgpackrpc.CallWithCodec(codec, method, args, reply)
+}
+
+// ErrNodeNotFound is returned when the server does not know the node, so
+// the client should register again.
+var ErrNodeNotFound = errors.New("node not found")
+
+// asError turns a server's error string back into errors the client can
+// act on.
+func asError(err error) error {
+	var serverErr rpc.ServerError
+	if errors.As(err, &serverErr) && strings.Contains(string(serverErr), "not found") && strings.HasPrefix(string(serverErr), "node ") {
+		return fmt.Errorf("%w: %s", ErrNodeNotFound, string(serverErr))
+	}
+	return err
+}
