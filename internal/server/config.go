@@ -11,6 +11,7 @@ import (
 	"github.com/drover-project/drover/internal/clock"
 	"github.com/drover-project/drover/internal/scheduler"
 	"github.com/drover-project/drover/internal/server/broker"
+	"github.com/drover-project/drover/internal/server/planapply"
 )
 
 // Config configures a server.
@@ -67,6 +68,9 @@ type Config struct {
 	GCInterval      time.Duration
 	EvalGCThreshold time.Duration
 	JobGCThreshold  time.Duration
+
+	// PlanRejectHook injects plan rejections (tests and the simulator).
+	PlanRejectHook planapply.RejectHook
 
 	Logger *slog.Logger
 	Clock  clock.Clock

@@ -114,6 +114,7 @@ func (s *Server) setupPipeline() {
 	s.blocked = blockedevals.New(s.broker, c.Clock)
 	s.planQueue = planapply.NewPlanQueue()
 	s.applier = planapply.NewApplier(s.planQueue, s.broker, stateSource{s}, planRaft{s}, c.Clock, s.log.With("component", "plan_applier"), c.NewID)
+	s.applier.SetRejectHook(c.PlanRejectHook)
 	s.schedulers = defaultSchedulers()
 	if c.Schedulers != nil {
 		s.schedulers = maps.Clone(c.Schedulers)

@@ -46,8 +46,9 @@ type Applier struct {
 
 	// mu makes steps exclusive, so Run and ApplyOne never interleave and
 	// lastIndex is the index of the latest commit when a step starts.
-	mu        sync.Mutex
-	lastIndex uint64
+	mu         sync.Mutex
+	lastIndex  uint64
+	rejectHook RejectHook
 }
 
 // NewApplier returns an applier; newID makes preemption eval IDs.
@@ -97,6 +98,7 @@ func (a *Applier) process(ctx context.Context, plan *structs.Plan) (*structs.Pla
 	if err != nil {
 		return nil, fmt.Errorf("plan apply: evaluate: %w", err)
 	}
+	a.injectRejections(plan, out.Result, snap.LatestIndex())
 	a.logRejections(plan, out.Rejections)
 	if !hasChanges(out.Result) {
 		return out.Result, nil
