@@ -166,3 +166,46 @@ func namespaceParam(r *http.Request, body string) string {
 	}
 	return r.URL.Query().Get("namespace")
 }
+
+func (h *HTTPServer) jobLaunchRoutes() {
+	for _, m := range []string{"PUT", "POST"} {
+		h.handle(m+" /v1/job/{id}/periodic/force", h.jobPeriodicForce)
+		h.handle(m+" /v1/job/{id}/dispatch", h.jobDispatch)
+	}
+}
+
+// jobPeriodicForce answers POST /v1/job/:id/periodic/force: launch now.
+func (h *HTTPServer) jobPeriodicForce(w http.ResponseWriter, r *http.Request) (any, error) {
+	reply, err := h.srv.Job.PeriodicForce(r.URL.Query().Get("namespace"), r.PathValue("id"))
+	if err != nil {
+		return nil, err
+	}
+	setIndex(w, reply.Index)
+	return &periodicForceResponse{EvalID: reply.EvalID, EvalCreateIndex: reply.EvalCreateIndex, Index: reply.Index}, nil
+}
+
+// periodicForceResponse is Nomad's periodic force reply (unexported in
+// the api package, which reads EvalID).
+type periodicForceResponse struct {
+	EvalID          string
+	EvalCreateIndex uint64
+	Index           uint64
+}
+
+// jobDispatch answers POST /v1/job/:id/dispatch for parameterized jobs.
+func (h *HTTPServer) jobDispatch(w http.ResponseWriter, r *http.Request) (any, error) {
+	var req api.JobDispatchRequest
+	if err := decodeBody(w, r, &req); err != nil {
+		return nil, err
+	}
+	reply, err := h.srv.Job.Dispatch(&server.JobDispatchArgs{
+		Namespace: r.URL.Query().Get("namespace"), JobID: r.PathValue("id"),
+		Payload: req.Payload, Meta: req.Meta, IDPrefix: req.IdPrefixTemplate, Priority: req.Priority,
+	})
+	if err != nil {
+		return nil, err
+	}
+	setIndex(w, reply.Index)
+	return &api.JobDispatchResponse{DispatchedJobID: reply.DispatchedJobID, EvalID: reply.EvalID,
+		EvalCreateIndex: reply.EvalCreateIndex, JobCreateIndex: reply.Index, WriteMeta: api.WriteMeta{LastIndex: reply.Index}}, nil
+}

@@ -11,6 +11,7 @@ import (
 func (h *HTTPServer) routes() {
 	h.jobRoutes()
 	h.jobActionRoutes()
+	h.jobLaunchRoutes()
 	h.deploymentRoutes()
 	h.evalRoutes()
 	h.allocRoutes()
