@@ -134,3 +134,24 @@ func relatedEvalStub(s *structs.EvaluationStub) *api.EvaluationStub {
 		CreateTime: s.CreateTime, ModifyTime: s.ModifyTime,
 	}
 }
+
+func (h *HTTPServer) evalDeleteRoutes() {
+	h.handle("DELETE /v1/evaluations", h.evalDelete)
+}
+
+// evalDelete answers DELETE /v1/evaluations with a body of EvalIDs.
+func (h *HTTPServer) evalDelete(w http.ResponseWriter, r *http.Request) (any, error) {
+	var req api.EvalDeleteRequest
+	if err := decodeBody(w, r, &req); err != nil {
+		return nil, err
+	}
+	if req.Filter != "" {
+		return nil, server.BadRequest("Filter: deleting by filter is not supported; list the EvalIDs")
+	}
+	n, index, err := h.srv.DeleteEvals(req.EvalIDs)
+	if err != nil {
+		return nil, err
+	}
+	setIndex(w, index)
+	return &api.EvalDeleteResponse{Count: n}, nil
+}

@@ -14,6 +14,7 @@ func (h *HTTPServer) routes() {
 	h.jobLaunchRoutes()
 	h.deploymentRoutes()
 	h.evalRoutes()
+	h.evalDeleteRoutes()
 	h.allocRoutes()
 	h.nodeRoutes()
 	h.nodeWriteRoutes()

@@ -1,0 +1,47 @@
+package agent
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestEvalDelete_OnlyTerminalEvals(t *testing.T) {
+	a, c := runningJob(t)
+	done := ""
+	for start := time.Now(); done == "" && time.Since(start) < 10*time.Second; {
+		evals, _, _ := c.Jobs().Evaluations("web", nil)
+		for _, e := range evals {
+			if e.Status == "complete" {
+				done = e.ID
+			}
+		}
+	}
+	if _, err := c.Evaluations().Delete([]string{done}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.Evaluations().Info(done, nil); err == nil || !strings.Contains(err.Error(), "404") {
+		t.Fatalf("deleted eval still readable: %v", err)
+	}
+	// A pending eval is refused and nothing is deleted.
+	big := testAPIJob("big")
+	big.TaskGroups[0].Tasks[0].Resources.CPU = pointer(1_000_000)
+	resp, _, err := c.Jobs().Register(big, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blockedID := ""
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) && blockedID == "" {
+		e, _, _ := c.Evaluations().Info(resp.EvalID, nil)
+		blockedID = e.BlockedEval
+		time.Sleep(10 * time.Millisecond)
+	}
+	before := a.Server().State().LatestIndex()
+	if _, err := c.Evaluations().Delete([]string{blockedID}, nil); err == nil || !strings.Contains(err.Error(), "blocked") {
+		t.Fatalf("deleting a blocked eval: %v", err)
+	}
+	if a.Server().State().LatestIndex() != before {
+		t.Fatal("refused delete moved the index")
+	}
+}
