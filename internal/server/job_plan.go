@@ -68,8 +68,12 @@ func (e *JobEndpoint) Plan(job *structs.Job) (*JobPlanReply, error) {
 }
 
 // asStoredVersion dresses the proposed job as the state store would store
-// it, so the scheduler treats it as the job's next version.
+// it: the stored job itself when the spec is unchanged (so the scheduler
+// ignores its allocs), else the job's next version.
 func asStoredVersion(proposed, old *structs.Job, index uint64) *structs.Job {
+	if old != nil && old.SpecEqual(proposed) {
+		return old
+	}
 	j := proposed.Copy()
 	next := index + 1
 	j.ModifyIndex, j.JobModifyIndex = next, next

@@ -2,7 +2,6 @@ package state
 
 import (
 	"fmt"
-	"reflect"
 	"strings"
 
 	"github.com/hashicorp/go-memdb"
@@ -32,7 +31,7 @@ func (tx *writeTxn) upsertJob(submitTime int64, job *structs.Job) (*structs.Job,
 	switch {
 	case existing == nil:
 		c.CreateIndex, c.JobModifyIndex, c.Version = tx.index, tx.index, 0
-	case jobSpecEqual(existing, c):
+	case existing.SpecEqual(c):
 		c.CreateIndex, c.JobModifyIndex, c.Version = existing.CreateIndex, existing.JobModifyIndex, existing.Version
 	default:
 		c.CreateIndex, c.JobModifyIndex, c.Version = existing.CreateIndex, tx.index, existing.Version+1
@@ -44,23 +43,6 @@ func (tx *writeTxn) upsertJob(submitTime int64, job *structs.Job) (*structs.Job,
 		return nil, err
 	}
 	return c, tx.insertJobVersion(c)
-}
-
-// jobSpecEqual reports whether two jobs differ only in fields the store or
-// the deployment watcher maintain (indexes, status, version, submit time,
-// stability), i.e. whether the user's spec is the same.
-func jobSpecEqual(a, b *structs.Job) bool {
-	return reflect.DeepEqual(specOnly(a), specOnly(b))
-}
-
-// specOnly returns a shallow copy with the maintained fields cleared; it is
-// only compared, never stored, so sharing nested objects is fine.
-func specOnly(j *structs.Job) structs.Job {
-	c := *j
-	c.Status, c.StatusDescription, c.Stable = "", "", false
-	c.Version, c.SubmitTime = 0, 0
-	c.CreateIndex, c.ModifyIndex, c.JobModifyIndex = 0, 0, 0
-	return c
 }
 
 // DeleteJob purges a job and all its versions. Its allocs and evals are

@@ -1,6 +1,9 @@
 package structs
 
-import "time"
+import (
+	"reflect"
+	"time"
+)
 
 // Job types, each also the name of the scheduler that places it.
 const (
@@ -262,3 +265,21 @@ const (
 	DispatchPayloadOptional  = "optional"
 	DispatchPayloadRequired  = "required"
 )
+
+// SpecEqual reports whether two jobs differ only in fields the server
+// maintains (indexes, status, version, submit time, stability), i.e.
+// whether the user's specification is the same. Registering an equal spec
+// creates no new version.
+func (j *Job) SpecEqual(o *Job) bool {
+	return reflect.DeepEqual(j.specOnly(), o.specOnly())
+}
+
+// specOnly is a shallow copy without the maintained fields; it is only
+// compared, never stored, so sharing nested objects is fine.
+func (j *Job) specOnly() Job {
+	c := *j
+	c.Status, c.StatusDescription, c.Stable = "", "", false
+	c.Version, c.SubmitTime = 0, 0
+	c.CreateIndex, c.ModifyIndex, c.JobModifyIndex = 0, 0, 0
+	return c
+}

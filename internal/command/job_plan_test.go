@@ -1,0 +1,62 @@
+package command
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/drover-project/drover/internal/agent"
+	"github.com/drover-project/drover/internal/agent/config"
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// schedulingAgent starts an agent with the real schedulers and one
+// simulated node with a healthy docker driver.
+func schedulingAgent(t *testing.T) string {
+	t.Helper()
+	cfg := config.DevConfig()
+	cfg.Ports.HTTP, cfg.Ports.RPC, cfg.Ports.Serf = freePort(t), freePort(t), freePort(t)
+	cfg.Client.Enabled = false
+	a, err := agent.New(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		a.Shutdown(ctx)
+	})
+	if err := a.Server().WaitForLeader(10 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	node := &structs.Node{ID: "22222222-0000-4000-8000-000000000001", Name: "sim-1", Datacenter: "dc1",
+		Status: structs.NodeStatusReady, Attributes: map[string]string{"driver.docker": "1"},
+		Drivers:       map[string]*structs.DriverInfo{"docker": {Detected: true, Healthy: true}},
+		NodeResources: &structs.NodeResources{CPU: structs.NodeCPUResources{CpuShares: 4000}, MemoryMB: 8192, DiskMB: 50000}}
+	if _, err := a.Server().Node.Register(node); err != nil {
+		t.Fatal(err)
+	}
+	return "http://" + a.HTTPAddr()
+}
+
+// TestJobPlan_ChangedFileShowsDiffAndUpdateKind runs a Nomad HCL2 job file
+// unchanged, then plans two edits of it: a count change (in place) and an
+// image change (create/destroy), as `drover job plan` shows them.
+func TestJobPlan_ChangedFileShowsDiffAndUpdateKind(t *testing.T) {
+	addr := schedulingAgent(t)
+	if r := run(t, "job", "run", "-address", addr, "-detach", "testdata/jobs/example.nomad.hcl"); r.code != 0 {
+		t.Fatalf("job run: %+v", r)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if r := run(t, "job", "plan", "-address", addr, "testdata/jobs/example.nomad.hcl"); r.code == 0 {
+			break // placed: re-planning the same file changes nothing
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	golden(t, "job_plan_unchanged", run(t, "job", "plan", "-address", addr, "testdata/jobs/example.nomad.hcl"))
+	golden(t, "job_plan_count_in_place", run(t, "job", "plan", "-address", addr, "testdata/jobs/example-count3.nomad.hcl"))
+	golden(t, "job_plan_image_destructive", run(t, "job", "plan", "-address", addr, "testdata/jobs/example-image.nomad.hcl"))
+}
