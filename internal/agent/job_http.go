@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/nomad/api"
 
 	"github.com/drover-project/drover/internal/agent/apiconv"
+	"github.com/drover-project/drover/internal/agent/jobdiff"
 	"github.com/drover-project/drover/internal/jobspec"
 	"github.com/drover-project/drover/internal/server"
 	"github.com/drover-project/drover/internal/state"
@@ -179,6 +180,15 @@ func (h *HTTPServer) jobVersions(w http.ResponseWriter, r *http.Request) (any, e
 	out := &api.JobVersionsResponse{}
 	for _, v := range versions {
 		out.Versions = append(out.Versions, apiconv.JobFromStructs(v))
+	}
+	if diffs, err := boolParam(r, "diffs"); err != nil {
+		return nil, err
+	} else if diffs {
+		// Versions are newest first: Diffs[i] is what version i changed
+		// from the one before it.
+		for i := 0; i+1 < len(versions); i++ {
+			out.Diffs = append(out.Diffs, jobdiff.Diff(versions[i+1], versions[i], false))
+		}
 	}
 	return out, nil
 }

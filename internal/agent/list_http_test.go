@@ -117,6 +117,10 @@ func TestJobVersions_BumpOnChange(t *testing.T) {
 	if *versions[0].TaskGroups[0].Count != 5 || *versions[1].TaskGroups[0].Count != 3 {
 		t.Errorf("version contents wrong")
 	}
+	_, diffs, _, err := c.Jobs().Versions("web", true, nil)
+	if err != nil || len(diffs) != 1 || diffs[0].Type != "Edited" || diffs[0].TaskGroups[0].Fields[0].Name != "Count" {
+		t.Fatalf("version diffs: %v %+v", err, diffs)
+	}
 }
 
 // TestEvalInfo_RelatedEvals follows the PreviousEval / BlockedEval pointers

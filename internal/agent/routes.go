@@ -22,6 +22,7 @@ func (h *HTTPServer) routes() {
 	h.metricsRoutes()
 	h.systemRoutes()
 	h.operatorRoutes()
+	h.snapshotRoutes()
 	h.handle("/", func(w http.ResponseWriter, r *http.Request) (any, error) {
 		return nil, server.NotFound("no such endpoint: %s %s", r.Method, r.URL.Path)
 	})

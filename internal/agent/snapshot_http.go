@@ -1,0 +1,56 @@
+package agent
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+)
+
+func (h *HTTPServer) snapshotRoutes() {
+	h.mux.HandleFunc("GET /v1/operator/snapshot", h.snapshotSave)
+	h.handle("PUT /v1/operator/snapshot", h.snapshotRestore)
+	h.handle("POST /v1/operator/snapshot", h.snapshotRestore)
+}
+
+// snapshotSave answers GET /v1/operator/snapshot with the whole state. The
+// snapshot goes to a temporary file first: the reply's Digest header
+// (sha-256, which Nomad's client verifies) must precede the body.
+func (h *HTTPServer) snapshotSave(w http.ResponseWriter, r *http.Request) {
+	f, err := os.CreateTemp("", "drover-snapshot-*")
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	defer os.Remove(f.Name())
+	defer f.Close()
+	sum := sha256.New()
+	if err := h.srv.WriteSnapshot(io.MultiWriter(f, sum)); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	size, err := f.Seek(0, io.SeekCurrent)
+	if err == nil {
+		_, err = f.Seek(0, io.SeekStart)
+	}
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Header().Set("Content-Length", strconv.FormatInt(size, 10))
+	w.Header().Set("Digest", "sha-256="+base64.StdEncoding.EncodeToString(sum.Sum(nil)))
+	setIndex(w, h.srv.State().LatestIndex())
+	if _, err := io.Copy(w, f); err != nil {
+		h.log.Debug("snapshot: client went away", "error", err)
+	}
+}
+
+// snapshotRestore replaces the cluster state with an uploaded snapshot.
+// The body is not size-limited like JSON bodies: a snapshot is as large
+// as the state.
+func (h *HTTPServer) snapshotRestore(w http.ResponseWriter, r *http.Request) (any, error) {
+	return nil, h.srv.RestoreSnapshot(r.Body)
+}
