@@ -18,45 +18,33 @@ func (h *HTTPServer) allocRoutes() {
 }
 
 func (h *HTTPServer) allocList(w http.ResponseWriter, r *http.Request) (any, error) {
-	q, err := parseQuery(r)
-	if err != nil {
-		return nil, err
-	}
 	lo, err := parseList(r)
 	if err != nil {
 		return nil, err
 	}
 	var allocs []*structs.Allocation
-	meta, err := h.srv.BlockingQuery(r.Context(), q, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+	if err := h.read(w, r, func(q server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		var err error
 		allocs, err = st.AllocsByIDPrefix(ws, q.Namespace, lo.Prefix)
 		return st.Index("allocs"), err
-	})
-	if err != nil {
+	}); err != nil {
 		return nil, err
 	}
-	setMeta(w, meta)
 	return paginate(w, allocStubs(allocs), func(a *api.AllocationListStub) string { return a.ID }, lo)
 }
 
 func (h *HTTPServer) allocGet(w http.ResponseWriter, r *http.Request) (any, error) {
-	q, err := parseQuery(r)
-	if err != nil {
-		return nil, err
-	}
 	id := r.PathValue("id")
 	var alloc *structs.Allocation
-	meta, err := h.srv.BlockingQuery(r.Context(), q, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+	if err := h.read(w, r, func(q server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		var err error
 		if alloc, err = st.AllocByID(ws, id); alloc != nil {
 			return alloc.ModifyIndex, err
 		}
 		return st.Index("allocs"), err
-	})
-	if err != nil {
+	}); err != nil {
 		return nil, err
 	}
-	setMeta(w, meta)
 	if alloc == nil {
 		return nil, server.NotFound("allocation %q not found", id)
 	}

@@ -34,24 +34,18 @@ func deploymentsToAPI(ds []*structs.Deployment) []*api.Deployment {
 }
 
 func (h *HTTPServer) deploymentList(w http.ResponseWriter, r *http.Request) (any, error) {
-	q, err := parseQuery(r)
-	if err != nil {
-		return nil, err
-	}
 	lo, err := parseList(r)
 	if err != nil {
 		return nil, err
 	}
 	var ds []*structs.Deployment
-	meta, err := h.srv.BlockingQuery(r.Context(), q, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+	if err := h.read(w, r, func(q server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		var err error
 		ds, err = st.Deployments(ws, q.Namespace)
 		return st.Index("deployment"), err
-	})
-	if err != nil {
+	}); err != nil {
 		return nil, err
 	}
-	setMeta(w, meta)
 	var matching []*structs.Deployment
 	for _, d := range ds {
 		if len(d.ID) >= len(lo.Prefix) && d.ID[:len(lo.Prefix)] == lo.Prefix {
@@ -62,23 +56,17 @@ func (h *HTTPServer) deploymentList(w http.ResponseWriter, r *http.Request) (any
 }
 
 func (h *HTTPServer) deploymentGet(w http.ResponseWriter, r *http.Request) (any, error) {
-	q, err := parseQuery(r)
-	if err != nil {
-		return nil, err
-	}
 	id := r.PathValue("id")
 	var d *structs.Deployment
-	meta, err := h.srv.BlockingQuery(r.Context(), q, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+	if err := h.read(w, r, func(q server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		var err error
 		if d, err = st.DeploymentByID(ws, id); d != nil {
 			return d.ModifyIndex, err
 		}
 		return st.Index("deployment"), err
-	})
-	if err != nil {
+	}); err != nil {
 		return nil, err
 	}
-	setMeta(w, meta)
 	if d == nil {
 		return nil, server.NotFound("deployment %q not found", id)
 	}
@@ -86,58 +74,40 @@ func (h *HTTPServer) deploymentGet(w http.ResponseWriter, r *http.Request) (any,
 }
 
 func (h *HTTPServer) deploymentAllocations(w http.ResponseWriter, r *http.Request) (any, error) {
-	q, err := parseQuery(r)
-	if err != nil {
-		return nil, err
-	}
 	var allocs []*structs.Allocation
-	meta, err := h.srv.BlockingQuery(r.Context(), q, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+	if err := h.read(w, r, func(q server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		var err error
 		allocs, err = st.AllocsByDeployment(ws, r.PathValue("id"))
 		return st.Index("allocs"), err
-	})
-	if err != nil {
+	}); err != nil {
 		return nil, err
 	}
-	setMeta(w, meta)
 	return allocStubs(allocs), nil
 }
 
 func (h *HTTPServer) jobDeployments(w http.ResponseWriter, r *http.Request) (any, error) {
-	q, err := parseQuery(r)
-	if err != nil {
-		return nil, err
-	}
 	var ds []*structs.Deployment
-	meta, err := h.srv.BlockingQuery(r.Context(), q, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+	if err := h.read(w, r, func(q server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		var err error
 		ds, err = st.DeploymentsByJobID(ws, q.Namespace, r.PathValue("id"))
 		return st.Index("deployment"), err
-	})
-	if err != nil {
+	}); err != nil {
 		return nil, err
 	}
-	setMeta(w, meta)
 	return deploymentsToAPI(ds), nil
 }
 
 // jobLatestDeployment answers GET /v1/job/:id/deployment: the newest
 // deployment, or JSON null when the job has none (as Nomad does).
 func (h *HTTPServer) jobLatestDeployment(w http.ResponseWriter, r *http.Request) (any, error) {
-	q, err := parseQuery(r)
-	if err != nil {
-		return nil, err
-	}
 	var d *structs.Deployment
-	meta, err := h.srv.BlockingQuery(r.Context(), q, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+	if err := h.read(w, r, func(q server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		var err error
 		d, err = st.LatestDeploymentByJobID(ws, q.Namespace, r.PathValue("id"))
 		return st.Index("deployment"), err
-	})
-	if err != nil {
+	}); err != nil {
 		return nil, err
 	}
-	setMeta(w, meta)
 	if d == nil {
 		return jsonNull{}, nil
 	}

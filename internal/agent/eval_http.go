@@ -19,10 +19,6 @@ func (h *HTTPServer) evalRoutes() {
 }
 
 func (h *HTTPServer) evalList(w http.ResponseWriter, r *http.Request) (any, error) {
-	q, err := parseQuery(r)
-	if err != nil {
-		return nil, err
-	}
 	lo, err := parseList(r)
 	if err != nil {
 		return nil, err
@@ -32,15 +28,13 @@ func (h *HTTPServer) evalList(w http.ResponseWriter, r *http.Request) (any, erro
 		return nil, server.BadRequest("status: %q is not an evaluation status", status)
 	}
 	var evals []*structs.Evaluation
-	meta, err := h.srv.BlockingQuery(r.Context(), q, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+	if err := h.read(w, r, func(q server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		var err error
 		evals, err = st.EvalsByIDPrefix(ws, q.Namespace, lo.Prefix)
 		return st.Index("evals"), err
-	})
-	if err != nil {
+	}); err != nil {
 		return nil, err
 	}
-	setMeta(w, meta)
 	out := make([]*api.Evaluation, 0, len(evals))
 	for _, e := range evals {
 		if (jobID == "" || e.JobID == jobID) && (status == "" || e.Status == status) {
@@ -62,10 +56,6 @@ func validEvalStatus(s string) bool {
 // evalGet answers GET /v1/evaluation/:id; with related=true the reply lists
 // every eval linked to it through PreviousEval, NextEval and BlockedEval.
 func (h *HTTPServer) evalGet(w http.ResponseWriter, r *http.Request) (any, error) {
-	q, err := parseQuery(r)
-	if err != nil {
-		return nil, err
-	}
 	related, err := boolParam(r, "related")
 	if err != nil {
 		return nil, err
@@ -73,7 +63,7 @@ func (h *HTTPServer) evalGet(w http.ResponseWriter, r *http.Request) (any, error
 	id := r.PathValue("id")
 	var eval *structs.Evaluation
 	var stubs []*structs.EvaluationStub
-	meta, err := h.srv.BlockingQuery(r.Context(), q, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+	if err := h.read(w, r, func(q server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		var err error
 		if eval, err = st.EvalByID(ws, id); err != nil || eval == nil {
 			return st.Index("evals"), err
@@ -82,11 +72,9 @@ func (h *HTTPServer) evalGet(w http.ResponseWriter, r *http.Request) (any, error
 			stubs, err = st.EvalsRelatedToID(ws, id)
 		}
 		return eval.ModifyIndex, err
-	})
-	if err != nil {
+	}); err != nil {
 		return nil, err
 	}
-	setMeta(w, meta)
 	if eval == nil {
 		return nil, server.NotFound("evaluation %q not found", id)
 	}
@@ -105,21 +93,15 @@ type evalWithTimeline struct {
 }
 
 func (h *HTTPServer) evalAllocations(w http.ResponseWriter, r *http.Request) (any, error) {
-	q, err := parseQuery(r)
-	if err != nil {
-		return nil, err
-	}
 	id := r.PathValue("id")
 	var allocs []*structs.Allocation
-	meta, err := h.srv.BlockingQuery(r.Context(), q, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+	if err := h.read(w, r, func(q server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		var err error
 		allocs, err = st.AllocsByEval(ws, id)
 		return st.Index("allocs"), err
-	})
-	if err != nil {
+	}); err != nil {
 		return nil, err
 	}
-	setMeta(w, meta)
 	return allocStubs(allocs), nil
 }
 

@@ -120,13 +120,9 @@ func (h *HTTPServer) allocStop(w http.ResponseWriter, r *http.Request) (any, err
 }
 
 func (h *HTTPServer) jobSummary(w http.ResponseWriter, r *http.Request) (any, error) {
-	q, err := parseQuery(r)
-	if err != nil {
-		return nil, err
-	}
 	id := r.PathValue("id")
 	var sum *server.JobSummary
-	meta, err := h.srv.BlockingQuery(r.Context(), q, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+	if err := h.read(w, r, func(q server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		job, err := st.JobByID(ws, q.Namespace, id)
 		if err != nil || job == nil {
 			sum = nil
@@ -136,11 +132,9 @@ func (h *HTTPServer) jobSummary(w http.ResponseWriter, r *http.Request) (any, er
 			return 0, err
 		}
 		return max(st.Index("allocs"), st.Index("jobs"), st.Index("evals")), nil
-	})
-	if err != nil {
+	}); err != nil {
 		return nil, err
 	}
-	setMeta(w, meta)
 	if sum == nil {
 		return nil, server.NotFound("job %q not found", id)
 	}

@@ -30,24 +30,18 @@ func (h *HTTPServer) jobRoutes() {
 }
 
 func (h *HTTPServer) jobList(w http.ResponseWriter, r *http.Request) (any, error) {
-	q, err := parseQuery(r)
-	if err != nil {
-		return nil, err
-	}
 	lo, err := parseList(r)
 	if err != nil {
 		return nil, err
 	}
 	var jobs []*structs.Job
-	meta, err := h.srv.BlockingQuery(r.Context(), q, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+	if err := h.read(w, r, func(q server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		var err error
 		jobs, err = st.JobsByIDPrefix(ws, q.Namespace, lo.Prefix)
 		return st.Index("jobs"), err
-	})
-	if err != nil {
+	}); err != nil {
 		return nil, err
 	}
-	setMeta(w, meta)
 	stubs := make([]*api.JobListStub, 0, len(jobs))
 	for _, j := range jobs {
 		stubs = append(stubs, apiconv.JobListStub(j, nil))
@@ -113,24 +107,18 @@ func (h *HTTPServer) jobParse(w http.ResponseWriter, r *http.Request) (any, erro
 }
 
 func (h *HTTPServer) jobGet(w http.ResponseWriter, r *http.Request) (any, error) {
-	q, err := parseQuery(r)
-	if err != nil {
-		return nil, err
-	}
 	id := r.PathValue("id")
 	var job *structs.Job
-	meta, err := h.srv.BlockingQuery(r.Context(), q, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+	if err := h.read(w, r, func(q server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		var err error
 		job, err = st.JobByID(ws, q.Namespace, id)
 		if job != nil {
 			return job.ModifyIndex, err
 		}
 		return st.Index("jobs"), err
-	})
-	if err != nil {
+	}); err != nil {
 		return nil, err
 	}
-	setMeta(w, meta)
 	if job == nil {
 		return nil, server.NotFound("job %q not found", id)
 	}
@@ -159,21 +147,15 @@ func (h *HTTPServer) jobDeregister(w http.ResponseWriter, r *http.Request) (any,
 }
 
 func (h *HTTPServer) jobVersions(w http.ResponseWriter, r *http.Request) (any, error) {
-	q, err := parseQuery(r)
-	if err != nil {
-		return nil, err
-	}
 	id := r.PathValue("id")
 	var versions []*structs.Job
-	meta, err := h.srv.BlockingQuery(r.Context(), q, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+	if err := h.read(w, r, func(q server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		var err error
 		versions, err = st.JobVersionsByID(ws, q.Namespace, id)
 		return st.Index("job_version"), err
-	})
-	if err != nil {
+	}); err != nil {
 		return nil, err
 	}
-	setMeta(w, meta)
 	if len(versions) == 0 {
 		return nil, server.NotFound("job %q not found", id)
 	}
@@ -194,21 +176,15 @@ func (h *HTTPServer) jobVersions(w http.ResponseWriter, r *http.Request) (any, e
 }
 
 func (h *HTTPServer) jobEvaluations(w http.ResponseWriter, r *http.Request) (any, error) {
-	q, err := parseQuery(r)
-	if err != nil {
-		return nil, err
-	}
 	id := r.PathValue("id")
 	var evals []*structs.Evaluation
-	meta, err := h.srv.BlockingQuery(r.Context(), q, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+	if err := h.read(w, r, func(q server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		var err error
 		evals, err = st.EvalsByJob(ws, q.Namespace, id)
 		return st.Index("evals"), err
-	})
-	if err != nil {
+	}); err != nil {
 		return nil, err
 	}
-	setMeta(w, meta)
 	out := make([]*api.Evaluation, 0, len(evals))
 	for _, e := range evals {
 		out = append(out, apiconv.EvalFromStructs(e))
@@ -217,25 +193,19 @@ func (h *HTTPServer) jobEvaluations(w http.ResponseWriter, r *http.Request) (any
 }
 
 func (h *HTTPServer) jobAllocations(w http.ResponseWriter, r *http.Request) (any, error) {
-	q, err := parseQuery(r)
-	if err != nil {
-		return nil, err
-	}
 	all, err := boolParam(r, "all")
 	if err != nil {
 		return nil, err
 	}
 	id := r.PathValue("id")
 	var allocs []*structs.Allocation
-	meta, err := h.srv.BlockingQuery(r.Context(), q, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+	if err := h.read(w, r, func(q server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		var err error
 		allocs, err = st.AllocsByJob(ws, q.Namespace, id, all)
 		return st.Index("allocs"), err
-	})
-	if err != nil {
+	}); err != nil {
 		return nil, err
 	}
-	setMeta(w, meta)
 	return allocStubs(allocs), nil
 }
 

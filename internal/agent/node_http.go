@@ -20,10 +20,6 @@ func (h *HTTPServer) nodeRoutes() {
 }
 
 func (h *HTTPServer) nodeList(w http.ResponseWriter, r *http.Request) (any, error) {
-	q, err := parseQuery(r)
-	if err != nil {
-		return nil, err
-	}
 	lo, err := parseList(r)
 	if err != nil {
 		return nil, err
@@ -36,15 +32,13 @@ func (h *HTTPServer) nodeList(w http.ResponseWriter, r *http.Request) (any, erro
 		return nil, err
 	}
 	var nodes []*structs.Node
-	meta, err := h.srv.BlockingQuery(r.Context(), q, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+	if err := h.read(w, r, func(q server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		var err error
 		nodes, err = st.NodesByIDPrefix(ws, lo.Prefix)
 		return st.Index("nodes"), err
-	})
-	if err != nil {
+	}); err != nil {
 		return nil, err
 	}
-	setMeta(w, meta)
 	stubs := make([]*api.NodeListStub, 0, len(nodes))
 	for _, n := range nodes {
 		stubs = append(stubs, apiconv.NodeStubFromStructs(n, fields))
@@ -53,23 +47,17 @@ func (h *HTTPServer) nodeList(w http.ResponseWriter, r *http.Request) (any, erro
 }
 
 func (h *HTTPServer) nodeGet(w http.ResponseWriter, r *http.Request) (any, error) {
-	q, err := parseQuery(r)
-	if err != nil {
-		return nil, err
-	}
 	id := r.PathValue("id")
 	var node *structs.Node
-	meta, err := h.srv.BlockingQuery(r.Context(), q, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+	if err := h.read(w, r, func(q server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		var err error
 		if node, err = st.NodeByID(ws, id); node != nil {
 			return node.ModifyIndex, err
 		}
 		return st.Index("nodes"), err
-	})
-	if err != nil {
+	}); err != nil {
 		return nil, err
 	}
-	setMeta(w, meta)
 	if node == nil {
 		return nil, server.NotFound("node %q not found", id)
 	}
@@ -77,21 +65,15 @@ func (h *HTTPServer) nodeGet(w http.ResponseWriter, r *http.Request) (any, error
 }
 
 func (h *HTTPServer) nodeAllocations(w http.ResponseWriter, r *http.Request) (any, error) {
-	q, err := parseQuery(r)
-	if err != nil {
-		return nil, err
-	}
 	id := r.PathValue("id")
 	var allocs []*structs.Allocation
-	meta, err := h.srv.BlockingQuery(r.Context(), q, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+	if err := h.read(w, r, func(q server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		var err error
 		allocs, err = st.AllocsByNode(ws, id)
 		return st.Index("allocs"), err
-	})
-	if err != nil {
+	}); err != nil {
 		return nil, err
 	}
-	setMeta(w, meta)
 	out := make([]*api.Allocation, 0, len(allocs))
 	for _, a := range allocs {
 		out = append(out, apiconv.AllocFromStructs(a))

@@ -21,20 +21,14 @@ func (h *HTTPServer) operatorRoutes() {
 }
 
 func (h *HTTPServer) schedulerConfigGet(w http.ResponseWriter, r *http.Request) (any, error) {
-	q, err := parseQuery(r)
-	if err != nil {
-		return nil, err
-	}
 	var cfg *structs.SchedulerConfiguration
-	meta, err := h.srv.BlockingQuery(r.Context(), q, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+	if err := h.read(w, r, func(q server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		var err error
 		cfg, err = st.SchedulerConfig(ws)
 		return st.Index("scheduler_config"), err
-	})
-	if err != nil {
+	}); err != nil {
 		return nil, err
 	}
-	setMeta(w, meta)
 	if cfg == nil {
 		cfg = structs.DefaultSchedulerConfiguration()
 	}

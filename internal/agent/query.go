@@ -6,7 +6,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hashicorp/go-memdb"
+
 	"github.com/drover-project/drover/internal/server"
+	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -91,3 +94,24 @@ func boolParam(r *http.Request, name string) (bool, error) {
 
 // allNamespaces reports whether a list spans every namespace.
 func allNamespaces(ns string) bool { return strings.TrimSpace(ns) == "*" }
+
+// readFunc is one blocking read: it may use the query's namespace, adds
+// what it reads to ws, and returns the answer's index.
+type readFunc func(q server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (uint64, error)
+
+// read parses the blocking-query parameters, runs fn as a blocking query
+// and writes the X-Nomad-* headers of its answer.
+func (h *HTTPServer) read(w http.ResponseWriter, r *http.Request, fn readFunc) error {
+	q, err := parseQuery(r)
+	if err != nil {
+		return err
+	}
+	meta, err := h.srv.BlockingQuery(r.Context(), q, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		return fn(q, ws, st)
+	})
+	if err != nil {
+		return err
+	}
+	setMeta(w, meta)
+	return nil
+}
