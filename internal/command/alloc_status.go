@@ -1,6 +1,7 @@
 package command
 
 import (
+	"flag"
 	"fmt"
 
 	"github.com/hashicorp/nomad/api"
@@ -9,18 +10,53 @@ import (
 func init() { register("alloc status", allocStatusCmd) }
 
 func allocStatusCmd() *cmd {
+	var stats bool
 	c := &cmd{
 		Name: "alloc status", Args: "<alloc>", MinArgs: 1, MaxArgs: 1, Read: true,
 		Synopsis: "Display the status of an allocation and its tasks",
+	}
+	c.Flags = func(fs *flag.FlagSet) {
+		fs.BoolVar(&stats, "stats", false, "Also show the tasks' resource usage, as the node's client measures it.")
 	}
 	c.Run = func(e *env, args []string) error {
 		a, err := e.fetchAlloc(args[0])
 		if err != nil {
 			return err
 		}
-		return e.output(a, func() error { e.printAlloc(a); return nil })
+		// Usage belongs to the human view: -json and -t print the
+		// allocation alone, as their callers expect one document.
+		return e.output(a, func() error {
+			e.printAlloc(a)
+			if stats {
+				return e.printAllocStats(a)
+			}
+			return nil
+		})
 	}
 	return c
+}
+
+// printAllocStats shows the resource usage the node's client reports for
+// each task (the client endpoint /v1/client/allocation/:id/stats).
+func (e *env) printAllocStats(a *api.Allocation) error {
+	cl, _ := e.api()
+	usage, err := cl.Allocations().Stats(a, e.query())
+	if err != nil {
+		return apiError("reading resource usage of allocation "+a.ID, err)
+	}
+	heading(e.stdout, "Resource Usage")
+	rows := [][]string{{"Task", "CPU (MHz)", "Memory (RSS)"}}
+	for _, task := range sortedKeys(usage.Tasks) {
+		ru := usage.Tasks[task].ResourceUsage
+		if ru == nil || ru.CpuStats == nil || ru.MemoryStats == nil {
+			rows = append(rows, []string{task, "<none>", "<none>"})
+			continue
+		}
+		rows = append(rows, []string{task, fmt.Sprintf("%.0f", ru.CpuStats.TotalTicks),
+			fmt.Sprintf("%d MiB", ru.MemoryStats.RSS/(1<<20))})
+	}
+	writeColumns(e.stdout, rows)
+	return nil
 }
 
 func (e *env) printAlloc(a *api.Allocation) {

@@ -66,10 +66,13 @@ func lookup(args []string) (string, []string) {
 // unknown explains an unknown command; a known group (e.g. `drover job`)
 // without a subcommand lists the group's subcommands instead.
 func (e *env) unknown(args []string) int {
-	if len(args) > 0 {
-		if subs := subcommands(args[0]); len(subs) > 0 && (len(args) == 1 || isHelp(args[1])) {
-			e.groupUsage(args[0], subs)
-			return boolExit(len(args) == 1)
+	// The longest group wins, so `drover operator snapshot` lists the
+	// snapshot commands rather than every operator command.
+	for n := len(args); n > 0; n-- {
+		group := strings.Join(args[:n], " ")
+		if subs := subcommands(group); len(subs) > 0 && (n == len(args) || isHelp(args[n])) {
+			e.groupUsage(group, subs)
+			return boolExit(n == len(args))
 		}
 	}
 	fmt.Fprintf(e.stderr, "drover: unknown command %q\n\n", strings.Join(args, " "))

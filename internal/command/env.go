@@ -28,6 +28,9 @@ type env struct {
 	absTime bool
 	client  *api.Client
 
+	// tty: stdout is a terminal, so live views may redraw in place.
+	tty bool
+
 	// Time and duration formatting; tests replace them to get stable
 	// output without losing column alignment.
 	relTime    func(t time.Time) string
@@ -36,7 +39,7 @@ type env struct {
 }
 
 func newEnv(stdout, stderr io.Writer, getenv func(string) string) *env {
-	return &env{stdout: stdout, stderr: stderr, getenv: getenv,
+	return &env{stdout: stdout, stderr: stderr, getenv: getenv, tty: isTerminal(stdout, getenv),
 		relTime: relativeTime, absTimeFmt: absoluteTime, dur: shortDuration}
 }
 

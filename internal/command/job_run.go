@@ -11,19 +11,23 @@ func init() { register("job run", jobRunCmd) }
 
 func jobRunCmd() *cmd {
 	var (
-		detach   bool
-		checkIdx optUint
-		jf       jobFileFlags
+		detach, followDeploy bool
+		checkIdx             optUint
+		jf                   jobFileFlags
 	)
 	c := &cmd{
 		Name: "job run", Args: "<file>", MinArgs: 1, MaxArgs: 1,
 		Synopsis: "Run a new job or update an existing one",
 		Help: "Submits the job file (HCL2, or JSON as `job inspect` prints it; \"-\" reads\n" +
-			"stdin), then monitors the evaluation it creates until it finishes.\n\n" +
-			"Exit codes: 0 all placed (or -detach), 1 error, 2 placement failures.",
+			"stdin), then monitors the evaluation it creates until it finishes and,\n" +
+			"when the new version rolls out through a deployment, the deployment\n" +
+			"until it succeeds, fails or waits for `drover deployment promote`.\n\n" +
+			"Exit codes: 0 all placed and deployed (or -detach), 1 error or failed\n" +
+			"deployment, 2 placement failures.",
 	}
 	c.Flags = func(fs *flag.FlagSet) {
 		fs.BoolVar(&detach, "detach", false, "Return right after submitting, with the evaluation ID.")
+		fs.BoolVar(&followDeploy, "monitor-deployment", true, "After the evaluation, follow the deployment it started (-monitor-deployment=false stops after the evaluation).")
 		fs.Var(&checkIdx, "check-index", "Register only if the job's modify index matches (0: the job must not exist).")
 		jf.register(fs)
 	}
@@ -32,25 +36,40 @@ func jobRunCmd() *cmd {
 		if err != nil {
 			return err
 		}
-		evalID, err := e.register(job, checkIdx.v, checkIdx.set)
-		if err != nil || evalID == "" {
+		resp, err := e.register(job, checkIdx.v, checkIdx.set)
+		if err != nil || resp.EvalID == "" {
 			return err
 		}
 		if detach {
-			fmt.Fprintf(e.stdout, "Job registration successful\nEvaluation ID: %s\n", evalID)
+			fmt.Fprintf(e.stdout, "Job registration successful\nEvaluation ID: %s\n", resp.EvalID)
 			return nil
 		}
-		return e.monitor(evalID)
+		last, err := e.monitorEval(resp.EvalID)
+		if err != nil || !followDeploy {
+			return err
+		}
+		return e.followRollout(derefStr(job.ID), resp.JobModifyIndex, last)
 	}
 	return c
 }
 
+// followRollout monitors the deployment of the submitted version, if any.
+// It runs only when every placement succeeded: with placement failures the
+// run already exits 2 and the rollout cannot finish until capacity comes.
+func (e *env) followRollout(jobID string, specIndex uint64, last *api.Evaluation) error {
+	id, err := e.submittedDeployment(jobID, specIndex, last)
+	if err != nil || id == "" {
+		return err
+	}
+	return e.monitorDeployment(id)
+}
+
 // register submits the job; periodic and parameterized jobs create no
-// eval, so the empty eval ID means "nothing to monitor".
-func (e *env) register(job *api.Job, checkIdx uint64, enforce bool) (string, error) {
+// eval, so an empty EvalID means "nothing to monitor".
+func (e *env) register(job *api.Job, checkIdx uint64, enforce bool) (*api.JobRegisterResponse, error) {
 	c, err := e.api()
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	if e.namespace != "" && job.Namespace == nil {
 		job.Namespace = &e.namespace
@@ -58,7 +77,7 @@ func (e *env) register(job *api.Job, checkIdx uint64, enforce bool) (string, err
 	opts := &api.RegisterOptions{EnforceIndex: enforce, ModifyIndex: checkIdx}
 	resp, _, err := c.Jobs().RegisterOpts(job, opts, e.write())
 	if err != nil {
-		return "", apiError("submitting job", err)
+		return nil, apiError("submitting job", err)
 	}
 	if resp.Warnings != "" {
 		fmt.Fprintf(e.stderr, "Job warnings:\n%s\n", resp.Warnings)
@@ -66,5 +85,5 @@ func (e *env) register(job *api.Job, checkIdx uint64, enforce bool) (string, err
 	if resp.EvalID == "" {
 		fmt.Fprintln(e.stdout, "Job registration successful (periodic or parameterized: no evaluation created)")
 	}
-	return resp.EvalID, nil
+	return resp, nil
 }

@@ -26,6 +26,7 @@ func TestMisc(t *testing.T) {
 	golden(t, "job_inspect", run(t, "job", "inspect", "-address", addr, "example"))
 	golden(t, "job_inspect_template", run(t, "job", "inspect", "-address", addr, "-t", "{{.ID}} {{len .TaskGroups}}\n", "example"))
 	golden(t, "job_history", run(t, "job", "history", "-address", addr, "example"))
+	golden(t, "job_history_diff_single", run(t, "job", "history", "-address", addr, "-p", "example"))
 	golden(t, "json_and_template", run(t, "status", "-address", addr, "-json", "-t", "x"))
 	golden(t, "bad_template", run(t, "status", "-address", addr, "-t", "{{.Nope"))
 
@@ -45,6 +46,26 @@ func TestEveryCommandHasHelp(t *testing.T) {
 		r := run(t, append(strings.Fields(name), "-h")...)
 		if r.code != 0 || !strings.HasPrefix(r.stdout, "Usage: drover "+name) {
 			t.Errorf("%s -h: exit %d, stdout %q, stderr %q", name, r.code, r.stdout, r.stderr)
+		}
+	}
+}
+
+// TestEveryCommandRejectsBadUsage: an unknown flag, and too few
+// arguments, exit 1 with the error and the usage on stderr, before any
+// request is made (no agent runs here).
+func TestEveryCommandRejectsBadUsage(t *testing.T) {
+	for name, ctor := range registry {
+		args := strings.Fields(name)
+		r := run(t, append(args, "-no-such-flag")...)
+		if r.code != 1 || !strings.HasPrefix(r.stderr, "Error: flag provided but not defined") || r.stdout != "" {
+			t.Errorf("%s -no-such-flag: exit %d, stdout %q, stderr %q", name, r.code, r.stdout, r.stderr)
+		}
+		if ctor().MinArgs == 0 {
+			continue
+		}
+		r = run(t, args...)
+		if r.code != 1 || !strings.Contains(r.stderr, "Error: "+name+" takes") || !strings.Contains(r.stderr, "Usage: drover "+name) {
+			t.Errorf("%s without arguments: exit %d, stderr %q", name, r.code, r.stderr)
 		}
 	}
 }

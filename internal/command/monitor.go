@@ -20,20 +20,26 @@ const monitorWait = 30 * time.Second
 // follows NextEval (rolling updates, failed follow-ups). It returns an
 // exitError with 2 when something could not be placed or the eval failed.
 func (e *env) monitor(evalID string) error {
+	_, err := e.monitorEval(evalID)
+	return err
+}
+
+// monitorEval is monitor returning the last eval of the chain, whose
+// DeploymentID tells `job run` which rollout to follow next.
+func (e *env) monitorEval(evalID string) (*api.Evaluation, error) {
 	e.say("==> ", "Monitoring evaluation %q", e.short(evalID))
-	for evalID != "" {
+	for {
 		ev, err := e.watchEval(evalID)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		next, err := e.reportFinished(ev)
 		if err != nil || next == "" {
-			return err
+			return ev, err
 		}
 		e.say("==> ", "Monitoring next evaluation %q", e.short(next))
 		evalID = next
 	}
-	return nil
 }
 
 // say prints one timestamped monitor line.

@@ -84,6 +84,8 @@ func TestJobToStructsNilPointersBecomeZero(t *testing.T) {
 	got := JobToStructs(in)
 	want := &structs.Job{
 		ID: "j",
+		// A present but empty update block takes Nomad's defaults.
+		Update: defaultUpdate,
 		TaskGroups: []*structs.TaskGroup{{
 			Count: 1,
 			Tasks: []*structs.Task{{Name: "t", Resources: &structs.Resources{}, LogConfig: &structs.LogConfig{}}},

@@ -2,6 +2,7 @@ package apiconv
 
 import (
 	"slices"
+	"time"
 
 	"github.com/drover-project/drover/internal/structs"
 	"github.com/hashicorp/nomad/api"
@@ -11,17 +12,28 @@ import (
 // migrate, reschedule and restart. Outbound, every pointer is set so the
 // output reads like a canonicalized Nomad job.
 
+// Nomad's defaults for the fields an update block leaves out. They are
+// applied here, where "left out" (a nil pointer) can still be told from an
+// explicit zero (max_parallel = 0 disables rolling updates).
+var defaultUpdate = structs.UpdateStrategy{
+	Stagger: 30 * time.Second, MaxParallel: 1, HealthCheck: "checks",
+	MinHealthyTime: 10 * time.Second, HealthyDeadline: 5 * time.Minute, ProgressDeadline: 10 * time.Minute,
+}
+
+// updateToStructs converts an update block; an absent block is the zero
+// strategy (no rolling updates), a present one gets Nomad's defaults.
 func updateToStructs(u *api.UpdateStrategy) structs.UpdateStrategy {
 	if u == nil {
 		return structs.UpdateStrategy{}
 	}
+	d := defaultUpdate
 	return structs.UpdateStrategy{
-		Stagger:          deref(u.Stagger),
-		MaxParallel:      deref(u.MaxParallel),
-		HealthCheck:      deref(u.HealthCheck),
-		MinHealthyTime:   deref(u.MinHealthyTime),
-		HealthyDeadline:  deref(u.HealthyDeadline),
-		ProgressDeadline: deref(u.ProgressDeadline),
+		Stagger:          derefOr(u.Stagger, d.Stagger),
+		MaxParallel:      derefOr(u.MaxParallel, d.MaxParallel),
+		HealthCheck:      derefOr(u.HealthCheck, d.HealthCheck),
+		MinHealthyTime:   derefOr(u.MinHealthyTime, d.MinHealthyTime),
+		HealthyDeadline:  derefOr(u.HealthyDeadline, d.HealthyDeadline),
+		ProgressDeadline: derefOr(u.ProgressDeadline, d.ProgressDeadline),
 		Canary:           deref(u.Canary),
 		AutoRevert:       deref(u.AutoRevert),
 		AutoPromote:      deref(u.AutoPromote),
