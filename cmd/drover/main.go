@@ -22,6 +22,8 @@ func main() {
 // commands maps each subcommand to its implementation.
 var commands = map[string]func(args []string, stdout, stderr io.Writer) int{
 	"agent":   runAgent,
+	"bench":   runBench,
+	"sim":     runSim,
 	"version": runVersion,
 
 	// Every CLI command lives in internal/command and talks HTTP only.

@@ -116,3 +116,17 @@ func (t *manualTimer) Stop() bool {
 	delete(t.c.timers, t.id)
 	return pending
 }
+
+// Next returns when the earliest scheduled callback is due; ok is false
+// when none is. The simulator steps time from one due callback to the next
+// so it can let the system settle after each.
+func (c *Manual) Next() (at time.Time, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, tm := range c.timers {
+		if !ok || tm.at.Before(at) {
+			at, ok = tm.at, true
+		}
+	}
+	return at, ok
+}

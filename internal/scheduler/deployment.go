@@ -48,7 +48,7 @@ func (r *reconciler) cancelDeployment(d *structs.Deployment, desc string) {
 func (r *reconciler) ensureDeployment(tg *structs.TaskGroup) *structs.DeploymentState {
 	if r.deployment == nil {
 		r.deployment = &structs.Deployment{
-			ID: newID(), Namespace: r.job.Namespace, JobID: r.job.ID, JobVersion: r.job.Version,
+			ID: idFrom(r.ids), Namespace: r.job.Namespace, JobID: r.job.ID, JobVersion: r.job.Version,
 			JobModifyIndex: r.job.ModifyIndex, JobSpecModifyIndex: r.job.JobModifyIndex,
 			JobCreateIndex: r.job.CreateIndex, TaskGroups: map[string]*structs.DeploymentState{},
 			Status: structs.DeploymentStatusRunning, StatusDescription: DeploymentDescRunning,

@@ -18,6 +18,7 @@ type genericScheduler struct {
 	planner Planner
 	batch   bool
 	now     func() time.Time
+	ids     func() string // nil: newID
 
 	eval       *structs.Evaluation
 	job        *structs.Job
@@ -56,7 +57,7 @@ func newGenericScheduler(log *slog.Logger, state State, planner Planner, batch b
 // Process handles one evaluation.
 func (s *genericScheduler) Process(eval *structs.Evaluation) error {
 	s.eval = eval.Copy()
-	s.out = outcome{planner: s.planner, eval: s.eval}
+	s.out = outcome{planner: s.planner, eval: s.eval, ids: s.ids}
 	if !handledTriggers[eval.TriggeredBy] {
 		return s.out.finish(structs.EvalStatusFailed, fmt.Sprintf(evalDescUnhandledTrigger, eval.TriggeredBy))
 	}
@@ -181,6 +182,7 @@ func (s *genericScheduler) computePlan() (*reconcileResults, error) {
 
 	r := newReconciler(in.job, s.batch, in.allocs, in.nodeMap, s.eval, in.latest, now)
 	r.followUpID = s.followUpID
+	r.ids = s.ids
 	res := r.compute()
 	s.applyReconcile(res)
 	if err := s.placeAll(res); err != nil {
@@ -294,7 +296,7 @@ func (s *genericScheduler) recordCanary(active *structs.Deployment, group, alloc
 func (s *genericScheduler) newAlloc(g *groupStack, opt *option, metric *structs.AllocMetric, req placeRequest, active *structs.Deployment) *structs.Allocation {
 	now := s.ctx.now.UnixNano()
 	a := &structs.Allocation{
-		ID: newID(), Namespace: s.job.Namespace, EvalID: s.eval.ID, Name: req.name,
+		ID: idFrom(s.ids), Namespace: s.job.Namespace, EvalID: s.eval.ID, Name: req.name,
 		NodeID: opt.node.ID, NodeName: opt.node.Name, JobID: s.job.ID, Job: s.job,
 		TaskGroup: req.tg.Name, AllocatedResources: g.resources(opt), Metrics: metric,
 		DesiredStatus: structs.AllocDesiredStatusRun, ClientStatus: structs.AllocClientStatusPending,

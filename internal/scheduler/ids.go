@@ -20,3 +20,12 @@ func evalRand(evalID string) *rand.Rand {
 	seed := h.Sum64()
 	return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 }
+
+// idFrom makes an ID with the injected source, or newID when there is none
+// (read at call time, so tests that swap newID still see their sequence).
+func idFrom(ids func() string) string {
+	if ids != nil {
+		return ids()
+	}
+	return newID()
+}

@@ -8,8 +8,8 @@ import (
 type jobState struct {
 	job     *structs.Job // nil when purged
 	allocs  []*structs.Allocation
-	nodes   []*structs.Node
-	nodeMap map[string]*structs.Node
+	nodes   []*structs.Node          // shared with other evals: read only
+	nodeMap map[string]*structs.Node // shared with other evals: read only
 	cfg     *structs.SchedulerConfiguration
 	latest  *structs.Deployment
 }
@@ -23,12 +23,8 @@ func readJobState(st State, eval *structs.Evaluation) (*jobState, error) {
 	if in.allocs, err = st.AllocsByJob(nil, eval.Namespace, eval.JobID, false); err != nil {
 		return nil, err
 	}
-	if in.nodes, err = st.Nodes(nil); err != nil {
+	if in.nodes, in.nodeMap, err = st.NodeSet(nil); err != nil {
 		return nil, err
-	}
-	in.nodeMap = make(map[string]*structs.Node, len(in.nodes))
-	for _, n := range in.nodes {
-		in.nodeMap[n.ID] = n
 	}
 	if in.cfg, err = st.SchedulerConfig(nil); err != nil {
 		return nil, err

@@ -25,6 +25,7 @@ type outcome struct {
 	blocked    *structs.Evaluation // blocked follow-up, if created
 	next       *structs.Evaluation // rolling follow-up, if created
 	deployment string
+	ids        func() string // nil: newID
 }
 
 // finish writes the eval's final status with its outcomes and pointers.
@@ -55,7 +56,7 @@ func (o *outcome) createBlocked(planFailure bool, ctx *evalContext, now time.Tim
 	if ctx != nil {
 		classes, escaped = ctx.classEligibility(), ctx.escaped
 	}
-	b := o.eval.CreateBlockedEval(newID(), classes, escaped, "", copyMetrics(o.failed), now)
+	b := o.eval.CreateBlockedEval(idFrom(o.ids), classes, escaped, "", copyMetrics(o.failed), now)
 	b.StatusDescription = blockedEvalDescQueued
 	b.NodeID = nodeID
 	if planFailure {

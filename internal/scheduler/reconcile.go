@@ -74,6 +74,7 @@ type reconciler struct {
 	// followUpID lets the scheduler reuse a follow-up eval made by an
 	// earlier attempt for the same time; nil keeps the new one.
 	followUpID func(*structs.Evaluation) *structs.Evaluation
+	ids        func() string // nil: newID
 }
 
 type laterReschedule struct {
@@ -424,7 +425,7 @@ func (r *reconciler) createFollowUps() {
 
 func (r *reconciler) followUpEval(at time.Time) *structs.Evaluation {
 	return &structs.Evaluation{
-		ID: newID(), Namespace: r.eval.Namespace, Priority: r.eval.Priority, Type: r.eval.Type,
+		ID: idFrom(r.ids), Namespace: r.eval.Namespace, Priority: r.eval.Priority, Type: r.eval.Type,
 		TriggeredBy: structs.EvalTriggerRetryFailedAlloc, JobID: r.eval.JobID,
 		JobModifyIndex: r.job.JobModifyIndex, Status: structs.EvalStatusPending,
 		WaitUntil: at, PreviousEval: r.eval.ID,

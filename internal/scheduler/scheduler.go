@@ -16,6 +16,9 @@ import (
 type State interface {
 	JobByID(ws memdb.WatchSet, namespace, id string) (*structs.Job, error)
 	Nodes(ws memdb.WatchSet) ([]*structs.Node, error)
+	// NodeSet is every node sorted by ID and by ID, shared with other
+	// readers (not to be modified) so each eval does not rebuild them.
+	NodeSet(ws memdb.WatchSet) ([]*structs.Node, map[string]*structs.Node, error)
 	NodeByID(ws memdb.WatchSet, id string) (*structs.Node, error)
 	AllocsByJob(ws memdb.WatchSet, namespace, jobID string, anyCreateIndex bool) ([]*structs.Allocation, error)
 	AllocsByNode(ws memdb.WatchSet, nodeID string) ([]*structs.Allocation, error)

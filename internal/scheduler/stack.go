@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"github.com/drover-project/drover/internal/structs"
@@ -34,7 +35,7 @@ type placementStack struct {
 	batch          bool
 	system         bool            // one alloc per node: no anti-affinity
 	nodes          []*structs.Node // ready nodes in the job's datacenters and pool, shuffled
-	nodesAvailable map[string]int  // ready nodes per datacenter
+	nodesAvailable map[string]int  // ready nodes per datacenter; shared, read only
 	nodesInPool    int
 	groups         map[string]*groupStack
 }
@@ -42,22 +43,9 @@ type placementStack struct {
 // newPlacementStack selects the candidate nodes: ready, in one of the
 // job's datacenters and in its pool; shuffled with the eval's seed.
 func newPlacementStack(ctx *evalContext, job *structs.Job, batch bool, all []*structs.Node) *placementStack {
-	s := &placementStack{ctx: ctx, job: job, batch: batch, nodesAvailable: map[string]int{}, groups: map[string]*groupStack{}}
-	ready, dc, pool := readyFilter(), datacenterFilter(job), poolFilter(job)
-	for _, n := range all {
-		if ok, _ := pool.filter(n); !ok {
-			continue
-		}
-		s.nodesInPool++
-		if ok, _ := dc.filter(n); !ok {
-			continue
-		}
-		if ok, _ := ready.filter(n); !ok {
-			continue
-		}
-		s.nodesAvailable[n.Datacenter]++
-		s.nodes = append(s.nodes, n)
-	}
+	c := jobCandidates(job, all)
+	s := &placementStack{ctx: ctx, job: job, batch: batch, groups: map[string]*groupStack{},
+		nodes: slices.Clone(c.nodes), nodesAvailable: c.nodesAvailable, nodesInPool: c.nodesInPool}
 	ctx.rng.Shuffle(len(s.nodes), func(i, j int) { s.nodes[i], s.nodes[j] = s.nodes[j], s.nodes[i] })
 	return s
 }

@@ -26,6 +26,7 @@ type systemScheduler struct {
 	planner  Planner
 	sysbatch bool
 	now      func() time.Time
+	ids      func() string // nil: newID
 
 	eval       *structs.Evaluation
 	job        *structs.Job
@@ -58,7 +59,7 @@ func newSystemScheduler(log *slog.Logger, state State, planner Planner, sysbatch
 // Process handles one evaluation.
 func (s *systemScheduler) Process(eval *structs.Evaluation) error {
 	s.eval = eval.Copy()
-	s.out = outcome{planner: s.planner, eval: s.eval}
+	s.out = outcome{planner: s.planner, eval: s.eval, ids: s.ids}
 	if !handledTriggers[eval.TriggeredBy] {
 		return s.out.finish(structs.EvalStatusFailed, fmt.Sprintf(evalDescUnhandledTrigger, eval.TriggeredBy))
 	}
@@ -127,6 +128,12 @@ func (s *systemScheduler) attempt() (bool, error) {
 // on that node's capacity change.
 func (s *systemScheduler) createBlocked() error {
 	nodeID := s.eval.NodeID
+	if !s.failedNode[nodeID] {
+		// The eval's node had room (a node-update eval coalesced with
+		// another node's event names that node): tie the blocked eval to
+		// the node that lacked room, or to none.
+		nodeID = ""
+	}
 	if nodeID == "" && len(s.failedNode) == 1 {
 		for id := range s.failedNode {
 			nodeID = id
@@ -146,7 +153,7 @@ func (s *systemScheduler) createRollingEval() error {
 	if stagger == 0 {
 		stagger = s.job.Update.Stagger
 	}
-	next := s.eval.NextRollingEval(newID(), stagger, s.now())
+	next := s.eval.NextRollingEval(idFrom(s.ids), stagger, s.now())
 	if err := s.planner.CreateEval(next); err != nil {
 		return err
 	}
@@ -373,7 +380,7 @@ func (s *systemScheduler) placeOn(g *groupStack, n *structs.Node, prev *structs.
 	s.out.queued[name]++
 	now := s.ctx.now.UnixNano()
 	a := &structs.Allocation{
-		ID: newID(), Namespace: s.job.Namespace, EvalID: s.eval.ID, Name: structs.AllocName(s.job.ID, name, 0),
+		ID: idFrom(s.ids), Namespace: s.job.Namespace, EvalID: s.eval.ID, Name: structs.AllocName(s.job.ID, name, 0),
 		NodeID: n.ID, NodeName: n.Name, JobID: s.job.ID, Job: s.job, TaskGroup: name,
 		AllocatedResources: g.resources(opt), Metrics: metric,
 		DesiredStatus: structs.AllocDesiredStatusRun, ClientStatus: structs.AllocClientStatusPending,

@@ -48,7 +48,12 @@ func (s *Server) monitorLeadership() {
 				s.revokeLeadership()
 				stop = nil
 			}
-			s.leadershipSettled <- isLeader
+			// Only tests and the simulator read this; never block the
+			// monitor when nobody does.
+			select {
+			case s.leadershipSettled <- isLeader:
+			default:
+			}
 		}
 	}
 }

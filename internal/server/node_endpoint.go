@@ -51,11 +51,16 @@ func (e *NodeEndpoint) Register(node *structs.Node) (*NodeUpdateReply, error) {
 			return nil, err
 		}
 	}
+	evals, covered := e.srv.coalesceNodeEvals(evals)
 	index, err := e.srv.raftApply(structs.NodeRegisterRequestType, &structs.NodeRegisterRequest{Node: n, Evals: evals, UpdatedAt: now.Unix()})
 	if err != nil {
 		return nil, err
 	}
-	return nodeReply(index, evals), nil
+	late, err := e.srv.writeUncovered(covered)
+	if err != nil {
+		return nil, err
+	}
+	return nodeReply(index, append(evals, late...)), nil
 }
 
 // nodeChanged reports whether a re-registration changes what schedulers see.
@@ -90,6 +95,7 @@ func (e *NodeEndpoint) UpdateStatus(nodeID, status string) (*NodeUpdateReply, er
 		e.srv.heartbeat.clear(nodeID)
 	}
 	now := e.srv.now()
+	evals, covered := e.srv.coalesceNodeEvals(evals)
 	index, err := e.srv.raftApply(structs.NodeUpdateStatusRequestType, &structs.NodeUpdateStatusRequest{
 		NodeID: nodeID, Status: status, Evals: evals, UpdatedAt: now.Unix(),
 		NodeEvent: &structs.NodeEvent{Message: "Node status changed to " + status, Subsystem: "Cluster", Timestamp: now},
@@ -97,7 +103,11 @@ func (e *NodeEndpoint) UpdateStatus(nodeID, status string) (*NodeUpdateReply, er
 	if err != nil {
 		return nil, err
 	}
-	return nodeReply(index, evals), nil
+	late, err := e.srv.writeUncovered(covered)
+	if err != nil {
+		return nil, err
+	}
+	return nodeReply(index, append(evals, late...)), nil
 }
 
 // statusChangeTrigger names the evals of a status change: a disconnected

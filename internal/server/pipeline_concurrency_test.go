@@ -9,17 +9,8 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-// stepLeadership feeds a leadership change to the monitor and waits until
-// it has been handled.
-func (p *pipeline) stepLeadership(leader bool) {
-	p.t.Helper()
-	p.srv.leadershipOverride <- leader
-	for got := range p.srv.leadershipSettled {
-		if got == leader {
-			return
-		}
-	}
-}
+// stepLeadership steps the leader down or up and waits until handled.
+func (p *pipeline) stepLeadership(leader bool) { p.srv.StepLeadership(leader) }
 
 // firstFit places one alloc of 500 MHz on the first node with room in the
 // scheduler's snapshot, retrying on rejection; with no room it blocks.

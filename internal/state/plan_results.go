@@ -37,7 +37,10 @@ func (s *StateStore) UpsertPlanResults(index uint64, req *structs.ApplyPlanResul
 // upsertPlanJob writes the plan's job and returns the job to attach to the
 // plan's allocs that carry none. A plan computed against an older version
 // than the stored one must not roll the job back, so then it is only
-// attached, not written.
+// attached, not written. A plan of the stored version attaches the stored
+// job: rewriting it (a deep copy, a spec comparison and a version row on
+// every plan) changed nothing but could undo a newer server-side change
+// such as Stable.
 func (tx *writeTxn) upsertPlanJob(job *structs.Job) (*structs.Job, error) {
 	if job == nil {
 		return nil, nil
@@ -46,8 +49,11 @@ func (tx *writeTxn) upsertPlanJob(job *structs.Job) (*structs.Job, error) {
 	if err != nil {
 		return nil, err
 	}
-	if existing != nil && existing.JobModifyIndex > job.JobModifyIndex {
+	switch {
+	case existing != nil && existing.JobModifyIndex > job.JobModifyIndex:
 		return job.Copy(), nil
+	case existing != nil && existing.JobModifyIndex == job.JobModifyIndex && existing.Version == job.Version:
+		return existing, nil
 	}
 	return tx.upsertJob(job.SubmitTime, job)
 }

@@ -10,7 +10,8 @@ import (
 // snapshots: each call opens a read transaction on whatever database db
 // returns (the current one for the store, a frozen one for a snapshot).
 type reader struct {
-	db func() *memdb.MemDB
+	db    func() *memdb.MemDB
+	nodes *nodeSetCache // shared by the store and its snapshots
 }
 
 func (r reader) txn() *memdb.Txn { return r.db().Txn(false) }

@@ -54,7 +54,7 @@ func NewStateStore() (*StateStore, error) {
 		return nil, err
 	}
 	s := &StateStore{db: db, abandonCh: make(chan struct{})}
-	s.reader = reader{db: s.currentDB}
+	s.reader = reader{db: s.currentDB, nodes: &nodeSetCache{}}
 	return s, nil
 }
 
@@ -67,7 +67,7 @@ func (s *StateStore) currentDB() *memdb.MemDB {
 // Snapshot returns a read-only view of the state as of now.
 func (s *StateStore) Snapshot() *StateSnapshot {
 	db := s.currentDB().Snapshot()
-	return &StateSnapshot{reader: reader{db: func() *memdb.MemDB { return db }}}
+	return &StateSnapshot{reader: reader{db: func() *memdb.MemDB { return db }, nodes: s.nodes}}
 }
 
 // AbandonCh is closed when a Restore replaces the store's contents. Watch

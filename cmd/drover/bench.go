@@ -1,0 +1,109 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/drover-project/drover/internal/bench"
+)
+
+// runBench runs the end-to-end benchmarks of internal/bench on in-process
+// dev servers and prints one table row per scenario and cluster size.
+func runBench(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	nodesFlag := fs.String("nodes", "1000,5000,10000", "comma-separated cluster sizes")
+	scenFlag := fs.String("scenario", strings.Join(bench.Scenarios, ","),
+		"comma-separated scenarios: a) 1000 jobs x 10, 8 submitters; b) 10 jobs x 1000; "+
+			"c) 1 job x 50000; d) state store heap per node and alloc; e) 100000-eval backlog over 1000 jobs")
+	quick := fs.Bool("quick", false, "a tenth of the work per scenario")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: drover bench [-nodes 1000,5000,10000] [-scenario a,b,c,d,e] [-quick]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	specs, err := benchSpecs(*nodesFlag, *scenFlag, *quick)
+	if err != nil {
+		fmt.Fprintln(stderr, "drover bench:", err)
+		return 2
+	}
+	printBenchHeader(stdout)
+	for _, spec := range specs {
+		res, err := bench.Run(spec)
+		if err != nil {
+			fmt.Fprintln(stderr, "drover bench:", err)
+			return 1
+		}
+		printBenchRow(stdout, res)
+	}
+	return 0
+}
+
+// benchSpecs is every scenario crossed with every cluster size, scenario
+// by scenario.
+func benchSpecs(nodesList, scenarios string, quick bool) ([]bench.Spec, error) {
+	var sizes []int
+	for _, f := range strings.Split(nodesList, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("-nodes: %q is not a positive number", f)
+		}
+		sizes = append(sizes, n)
+	}
+	var specs []bench.Spec
+	for _, sc := range strings.Split(scenarios, ",") {
+		for _, n := range sizes {
+			spec, err := bench.DefaultSpec(strings.TrimSpace(sc), n, quick)
+			if err != nil {
+				return nil, err
+			}
+			specs = append(specs, spec)
+		}
+	}
+	return specs, nil
+}
+
+const benchRowFormat = "%-3s %6s  %-22s %8s %9s %12s %9s %9s  %s\n"
+
+func printBenchHeader(w io.Writer) {
+	fmt.Fprintf(w, benchRowFormat, "SC", "NODES", "WORK", "SETUP", "ELAPSED", "RATE/S", "EVAL P50", "EVAL P99", "NOTES")
+}
+
+// printBenchRow prints a row as soon as its run ends, so a long table
+// shows progress.
+func printBenchRow(w io.Writer, r *bench.Result) {
+	work := fmt.Sprintf("%d jobs x %d", r.Jobs, r.Count)
+	rate, notes := fmt.Sprintf("%.0f", r.PerSecond), ""
+	switch r.Scenario {
+	case bench.ManyJobs, bench.BigJobs, bench.OneHugeJob:
+		notes = fmt.Sprintf("%d placements, %d submitters", r.Placements, r.Submitters)
+	case bench.StateMemory:
+		rate = "-"
+		notes = fmt.Sprintf("%.0f B/node, %.0f B/alloc (%d allocs)", r.PerNode, r.PerAlloc, r.Placements)
+	case bench.EvalBacklog:
+		work = fmt.Sprintf("%d evals / %d jobs", r.Evals, r.Jobs)
+		notes = fmt.Sprintf("evals/s; %d processed, %d canceled", r.Processed, r.Canceled)
+	}
+	fmt.Fprintf(w, benchRowFormat, r.Scenario, strconv.Itoa(r.Nodes), work, dur(r.Setup), dur(r.Elapsed),
+		rate, dur(r.EvalP50), dur(r.EvalP99), notes)
+}
+
+// dur prints a duration with three significant digits, "-" for none.
+func dur(d time.Duration) string {
+	switch {
+	case d == 0:
+		return "-"
+	case d < time.Millisecond:
+		return fmt.Sprintf("%.0fµs", float64(d)/1e3)
+	case d < time.Second:
+		return fmt.Sprintf("%.1fms", float64(d)/1e6)
+	default:
+		return fmt.Sprintf("%.2fs", d.Seconds())
+	}
+}

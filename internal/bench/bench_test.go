@@ -1,0 +1,115 @@
+package bench
+
+import (
+	"fmt"
+	"testing"
+)
+
+// benchNodes are the cluster sizes of the issue's table.
+var benchNodes = []int{1000, 5000, 10000}
+
+// benchScenario runs one scenario per cluster size. Each iteration builds
+// a fresh cluster, so ns/op includes setup; the figures to read are the
+// reported metrics. Run one iteration: -benchtime=1x.
+func benchScenario(b *testing.B, scenario string) {
+	for _, n := range benchNodes {
+		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
+			spec, err := DefaultSpec(scenario, n, false)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for range b.N {
+				res, err := Run(spec)
+				if err != nil {
+					b.Fatal(err)
+				}
+				report(b, res)
+			}
+		})
+	}
+}
+
+func report(b *testing.B, r *Result) {
+	b.ReportMetric(r.Setup.Seconds(), "setup-s")
+	metric := func(v float64, unit string) {
+		if v != 0 {
+			b.ReportMetric(v, unit)
+		}
+	}
+	metric(r.Elapsed.Seconds(), "elapsed-s")
+	metric(r.PerSecond, "per-s")
+	metric(float64(r.EvalP50.Microseconds())/1000, "p50-ms")
+	metric(float64(r.EvalP99.Microseconds())/1000, "p99-ms")
+	metric(float64(r.Processed), "processed")
+	metric(float64(r.Canceled), "canceled")
+	metric(r.PerNode, "B/node")
+	metric(r.PerAlloc, "B/alloc")
+}
+
+// (a) 1000 service jobs of count 10 from 8 submitters: per-s = placements/s.
+func BenchmarkE2E_ManyJobs(b *testing.B) { benchScenario(b, ManyJobs) }
+
+// (b) 10 jobs of count 1000.
+func BenchmarkE2E_BigJobs(b *testing.B) { benchScenario(b, BigJobs) }
+
+// (c) one job of count 50000.
+func BenchmarkE2E_OneHugeJob(b *testing.B) { benchScenario(b, OneHugeJob) }
+
+// (d) state store heap per node and per alloc.
+func BenchmarkE2E_StateMemory(b *testing.B) { benchScenario(b, StateMemory) }
+
+// (e) 100000 pending evals for 1000 jobs: per-s = evals drained per second.
+func BenchmarkE2E_EvalBacklog(b *testing.B) { benchScenario(b, EvalBacklog) }
+
+// TestScenariosSmoke runs every scenario at a tiny scale so the measuring
+// code stays correct without making `go test ./...` slow.
+func TestScenariosSmoke(t *testing.T) {
+	for _, sc := range Scenarios {
+		t.Run(sc, func(t *testing.T) {
+			spec, err := DefaultSpec(sc, 50, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			spec.shrink(10) // quick, then ten times smaller again
+			res, err := Run(spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkResult(t, res)
+		})
+	}
+}
+
+func checkResult(t *testing.T, r *Result) {
+	t.Helper()
+	switch r.Scenario {
+	case ManyJobs, BigJobs, OneHugeJob:
+		if r.Placements != r.Jobs*r.Count || r.PerSecond <= 0 || r.EvalP99 < r.EvalP50 {
+			t.Errorf("result %+v", r)
+		}
+	case StateMemory:
+		if r.PerNode <= 0 || r.PerAlloc <= 0 {
+			t.Errorf("result %+v", r)
+		}
+	case EvalBacklog:
+		if r.Processed+r.Canceled != r.Evals || r.Processed == 0 {
+			t.Errorf("result %+v", r)
+		}
+	}
+}
+
+func TestDefaultSpec(t *testing.T) {
+	for sc, want := range map[string]int{ManyJobs: 10_000, BigJobs: 10_000, OneHugeJob: 50_000} {
+		s, err := DefaultSpec(sc, 1000, false)
+		if err != nil || s.Jobs*s.Count != want || s.Submitters != 8 {
+			t.Errorf("%s: %+v, %v", sc, s, err)
+		}
+		q, _ := DefaultSpec(sc, 1000, true)
+		if q.Jobs*q.Count != want/10 {
+			t.Errorf("%s quick: %+v", sc, q)
+		}
+	}
+	if _, err := DefaultSpec("z", 1, false); err == nil {
+		t.Error("unknown scenario accepted")
+	}
+}

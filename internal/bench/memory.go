@@ -1,0 +1,105 @@
+package bench
+
+import (
+	"fmt"
+	"runtime"
+
+	"github.com/drover-project/drover/internal/state"
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// runMemory places the spec's jobs through the real pipeline, then loads
+// copies of the resulting nodes, jobs and allocs into an empty state store
+// and measures the heap it grows by. Measuring a separate store keeps the
+// raft log, broker and timeline out of the figure, while the objects are
+// exactly what the scheduler and plan applier produced.
+func runMemory(c *Cluster, res *Result) error {
+	evalIDs, err := submitJobs(c, res.Spec)
+	if err != nil {
+		return err
+	}
+	if _, err := waitEvals(c.Srv.State(), evalIDs); err != nil {
+		return err
+	}
+	snap := c.Srv.State().Snapshot()
+	nodes, err := snap.Nodes(nil)
+	if err != nil {
+		return err
+	}
+	jobs, err := snap.Jobs(nil, structs.DefaultNamespace)
+	if err != nil {
+		return err
+	}
+	allocs, err := snap.Allocs(nil, structs.DefaultNamespace)
+	if err != nil {
+		return err
+	}
+	res.Placements = len(allocs)
+	res.PerNode, res.PerAlloc, err = storeFootprint(nodes, jobs, allocs)
+	return err
+}
+
+// storeFootprint returns the heap bytes one node and one alloc add to a
+// state store (allocs with their index entries; jobs are shared by their
+// allocs and counted apart, in neither figure).
+func storeFootprint(nodes []*structs.Node, jobs []*structs.Job, allocs []*structs.Allocation) (perNode, perAlloc float64, err error) {
+	if len(nodes) == 0 || len(allocs) == 0 {
+		return 0, 0, fmt.Errorf("nothing to measure: %d nodes, %d allocs", len(nodes), len(allocs))
+	}
+	st, err := state.NewStateStore()
+	if err != nil {
+		return 0, 0, err
+	}
+	index := uint64(1)
+	base := liveHeap()
+	for _, n := range nodes {
+		if err := st.UpsertNode(index, n.Copy()); err != nil {
+			return 0, 0, err
+		}
+		index++
+	}
+	withNodes := liveHeap()
+	for _, j := range jobs {
+		if err := st.UpsertJob(index, j.SubmitTime, j.Copy()); err != nil {
+			return 0, 0, err
+		}
+		index++
+	}
+	withJobs := liveHeap()
+	if err := upsertAllocsByJob(st, &index, allocs); err != nil {
+		return 0, 0, err
+	}
+	withAllocs := liveHeap()
+	runtime.KeepAlive(st)
+	perNode = float64(withNodes-base) / float64(len(nodes))
+	perAlloc = float64(withAllocs-withJobs) / float64(len(allocs))
+	return perNode, perAlloc, nil
+}
+
+// upsertAllocsByJob writes the allocs one job per transaction, like plan
+// results. UpsertAllocs deep-copies each alloc; clearing Job on a shallow
+// copy makes the new store attach its own job instead of the source's.
+func upsertAllocsByJob(st *state.StateStore, index *uint64, allocs []*structs.Allocation) error {
+	byJob := map[string][]*structs.Allocation{}
+	for _, a := range allocs {
+		c := *a
+		c.Job = nil
+		byJob[a.JobID] = append(byJob[a.JobID], &c)
+	}
+	for _, batch := range byJob {
+		if err := st.UpsertAllocs(*index, batch); err != nil {
+			return err
+		}
+		*index++
+	}
+	return nil
+}
+
+// liveHeap is the heap in use after a full collection.
+func liveHeap() int64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapAlloc)
+}

@@ -1,0 +1,208 @@
+package bench
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/drover-project/drover/internal/server"
+	"github.com/drover-project/drover/internal/state"
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// The scenarios of issue 7, item 4.
+const (
+	ManyJobs    = "a" // 1000 service jobs of count 10, 8 concurrent submitters
+	BigJobs     = "b" // 10 jobs of count 1000
+	OneHugeJob  = "c" // one job of count 50000
+	StateMemory = "d" // heap bytes per node and per alloc in the state store
+	EvalBacklog = "e" // 100000 pending evals for 1000 jobs, drained
+)
+
+// Scenarios lists every scenario in table order.
+var Scenarios = []string{ManyJobs, BigJobs, OneHugeJob, StateMemory, EvalBacklog}
+
+// waitTimeout bounds every wait of a run; a run that needs longer is broken.
+const waitTimeout = 10 * time.Minute
+
+// Spec is one run: a scenario on a cluster of Nodes nodes.
+type Spec struct {
+	Scenario   string
+	Nodes      int
+	Jobs       int // jobs registered
+	Count      int // allocs per job
+	Submitters int // goroutines registering jobs
+	Evals      int // backlog evals written (e)
+}
+
+// DefaultSpec is the issue's shape for a scenario; quick divides the work
+// by ten so a whole table runs in seconds.
+func DefaultSpec(scenario string, nodes int, quick bool) (Spec, error) {
+	s := Spec{Scenario: scenario, Nodes: nodes, Submitters: 8}
+	switch scenario {
+	case ManyJobs:
+		s.Jobs, s.Count = 1000, 10
+	case BigJobs:
+		s.Jobs, s.Count = 10, 1000
+	case OneHugeJob:
+		s.Jobs, s.Count = 1, 50_000
+	case StateMemory:
+		s.Jobs, s.Count = 10, 1000
+	case EvalBacklog:
+		s.Jobs, s.Count, s.Evals = 1000, 10, 100_000
+	default:
+		return s, fmt.Errorf("unknown scenario %q (want one of %v)", scenario, Scenarios)
+	}
+	if quick {
+		s.shrink(10)
+	}
+	return s, nil
+}
+
+// shrink divides the work by f, keeping at least one job of one alloc.
+func (s *Spec) shrink(f int) {
+	if s.Jobs >= 10*f {
+		s.Jobs /= f
+	} else {
+		s.Count = max(1, s.Count/f)
+	}
+	s.Evals /= f
+}
+
+// Result is what one run measured. Zero fields do not apply.
+type Result struct {
+	Spec
+	Setup      time.Duration // starting the server and registering nodes
+	Placements int           // allocs in the state store at the end
+	Elapsed    time.Duration // first submit (or write) to the end
+	PerSecond  float64       // placements (a-c) or evals drained (e) per second
+	EvalP50    time.Duration // eval CreateTime -> ModifyTime of complete
+	EvalP99    time.Duration
+	Processed  int // backlog evals completed by a scheduler (e)
+	Canceled   int // backlog evals canceled by the broker as superseded (e)
+	PerNode    float64
+	PerAlloc   float64
+}
+
+// Run runs one spec on a fresh cluster.
+func Run(spec Spec) (*Result, error) {
+	start := time.Now()
+	c, err := StartCluster(spec.Nodes)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	res := &Result{Spec: spec, Setup: time.Since(start)}
+	switch spec.Scenario {
+	case ManyJobs, BigJobs, OneHugeJob:
+		err = runPlacement(c, res)
+	case StateMemory:
+		err = runMemory(c, res)
+	case EvalBacklog:
+		err = runBacklog(c, res)
+	default:
+		err = fmt.Errorf("unknown scenario %q", spec.Scenario)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("scenario %s, %d nodes: %w", spec.Scenario, spec.Nodes, err)
+	}
+	return res, nil
+}
+
+// runPlacement registers the spec's jobs from concurrent submitters and
+// waits until every job's register eval is complete; the scheduler marks
+// an eval complete only after its plan's allocs are committed.
+func runPlacement(c *Cluster, res *Result) error {
+	start := time.Now()
+	evalIDs, err := submitJobs(c, res.Spec)
+	if err != nil {
+		return err
+	}
+	evals, err := waitEvals(c.Srv.State(), evalIDs)
+	if err != nil {
+		return err
+	}
+	res.Elapsed = time.Since(start)
+	if res.Placements, err = countAllocs(c.Srv.State(), res.Jobs); err != nil {
+		return err
+	}
+	if want := res.Jobs * res.Count; res.Placements != want {
+		return fmt.Errorf("placed %d allocs, want %d", res.Placements, want)
+	}
+	res.PerSecond = float64(res.Placements) / res.Elapsed.Seconds()
+	res.EvalP50, res.EvalP99 = evalLatency(evals)
+	return nil
+}
+
+func jobID(i int) string { return fmt.Sprintf("bench-job-%05d", i) }
+
+// submitJobs registers spec.Jobs jobs from spec.Submitters goroutines and
+// returns their register evals in job order.
+func submitJobs(c *Cluster, spec Spec) ([]string, error) {
+	evalIDs := make([]string, spec.Jobs)
+	err := parallel(spec.Jobs, spec.Submitters, func(i int) error {
+		reply, err := c.Srv.Job.Register(&server.JobRegisterArgs{Job: NewJob(jobID(i), spec.Count)})
+		if err != nil {
+			return fmt.Errorf("register %s: %w", jobID(i), err)
+		}
+		evalIDs[i] = reply.EvalID
+		return nil
+	})
+	return evalIDs, err
+}
+
+// waitEvals waits until every eval is terminal and returns them. Evals
+// finish roughly in submit order, so a cursor over the list makes each
+// poll cost about one lookup instead of one per eval.
+func waitEvals(st *state.StateStore, ids []string) ([]*structs.Evaluation, error) {
+	evals := make([]*structs.Evaluation, len(ids))
+	next := 0
+	err := waitUntil(waitTimeout, time.Millisecond, func() bool {
+		for ; next < len(ids); next++ {
+			e, err := st.EvalByID(nil, ids[next])
+			if err != nil || e == nil || !e.TerminalStatus() {
+				return false
+			}
+			evals[next] = e
+		}
+		return true
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%d of %d evals done: %w", next, len(ids), err)
+	}
+	return evals, nil
+}
+
+// countAllocs counts the non-terminal allocs of the first n bench jobs.
+func countAllocs(st *state.StateStore, n int) (int, error) {
+	total := 0
+	for i := range n {
+		allocs, err := st.AllocsByJob(nil, structs.DefaultNamespace, jobID(i), false)
+		if err != nil {
+			return 0, err
+		}
+		for _, a := range allocs {
+			if !a.TerminalStatus() {
+				total++
+			}
+		}
+	}
+	return total, nil
+}
+
+// evalLatency is the p50 and p99 of create-to-modify time of completed
+// evals: the worker stamps ModifyTime when it writes the final status.
+func evalLatency(evals []*structs.Evaluation) (p50, p99 time.Duration) {
+	var lat []time.Duration
+	for _, e := range evals {
+		if e.Status == structs.EvalStatusComplete {
+			lat = append(lat, time.Duration(e.ModifyTime-e.CreateTime))
+		}
+	}
+	if len(lat) == 0 {
+		return 0, 0
+	}
+	slices.Sort(lat)
+	at := func(q float64) time.Duration { return lat[min(len(lat)-1, int(q*float64(len(lat))))] }
+	return at(0.50), at(0.99)
+}

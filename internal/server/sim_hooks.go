@@ -1,0 +1,39 @@
+package server
+
+// StepLeadership feeds a leadership change to the leadership monitor, as
+// raft would, and waits until the monitor has handled it: stepping down
+// disables and flushes the broker, blocked tracker and plan queue; stepping
+// up rebuilds them from the state store. The simulator uses it to inject a
+// leader change (raft itself stays leader, so writes keep working).
+func (s *Server) StepLeadership(leader bool) {
+	s.drainSettled() // earlier changes nobody waited for
+	select {
+	case s.leadershipOverride <- leader:
+	case <-s.shutdownCh:
+		return
+	}
+	for {
+		select {
+		case got := <-s.leadershipSettled:
+			if got == leader {
+				return
+			}
+		case <-s.shutdownCh:
+			return
+		}
+	}
+}
+
+// LeaderActive reports whether this server's leader duties are running
+// (the broker, blocked tracker and plan queue are enabled).
+func (s *Server) LeaderActive() bool { return s.leaderActive.Load() }
+
+func (s *Server) drainSettled() {
+	for {
+		select {
+		case <-s.leadershipSettled:
+		default:
+			return
+		}
+	}
+}

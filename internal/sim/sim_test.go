@@ -1,0 +1,56 @@
+package sim
+
+import (
+	"testing"
+	"time"
+)
+
+func newTestSim(t *testing.T, seed int64) *Sim {
+	t.Helper()
+	s, err := New(seed, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// smallCluster runs a short story touching most operations.
+func smallCluster(t *testing.T, seed int64) History {
+	s := newTestSim(t, seed)
+	for _, n := range []string{"n1", "n2", "n3"} {
+		_, err := s.AddNode(NodeSpec{Name: n})
+		must(t, err)
+	}
+	must(t, s.RegisterJob(JobSpec{Name: "sys", Type: "system"}))
+	must(t, s.RegisterJob(JobSpec{Name: "web", Count: 4, CPU: 500}))
+	must(t, s.AdvanceTime(30*time.Second))
+	must(t, s.MissHeartbeats("n2"))
+	must(t, s.AdvanceTime(40*time.Second))
+	must(t, s.Resume("n2"))
+	must(t, s.Scale("web", 6))
+	must(t, s.FailAlloc("web"))
+	must(t, s.AdvanceTime(2*time.Minute))
+	h, err := s.History()
+	must(t, err)
+	return h
+}
+
+func TestSim_SameSeedSameHistory(t *testing.T) {
+	a := smallCluster(t, 42)
+	b := smallCluster(t, 42)
+	if d := Diff(a, b); d != "" {
+		t.Fatalf("histories differ:\n%s", d)
+	}
+	if len(a.Evals) == 0 || len(a.Allocs) == 0 {
+		t.Fatalf("empty history:\n%s", a)
+	}
+	t.Logf("\n%s", a)
+}
