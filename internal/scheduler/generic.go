@@ -183,12 +183,21 @@ func (s *genericScheduler) computePlan() (*reconcileResults, error) {
 	r := newReconciler(in.job, s.batch, in.allocs, in.nodeMap, s.eval, in.latest, now)
 	r.followUpID = s.followUpID
 	r.ids = s.ids
+	r.followUpPending = s.followUpPending
 	res := r.compute()
 	s.applyReconcile(res)
 	if err := s.placeAll(res); err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// followUpPending reports whether an alloc's follow-up eval still exists
+// and has yet to run: then the alloc waits for it rather than getting
+// another one from every eval that passes by.
+func (s *genericScheduler) followUpPending(evalID string) bool {
+	e, err := s.state.EvalByID(nil, evalID)
+	return err == nil && e != nil && !e.TerminalStatus()
 }
 
 // followUpID reuses the follow-up eval of an earlier attempt for the same

@@ -74,7 +74,10 @@ type reconciler struct {
 	// followUpID lets the scheduler reuse a follow-up eval made by an
 	// earlier attempt for the same time; nil keeps the new one.
 	followUpID func(*structs.Evaluation) *structs.Evaluation
-	ids        func() string // nil: newID
+	// followUpPending reports whether a follow-up eval has yet to run; nil
+	// means none is known to.
+	followUpPending func(evalID string) bool
+	ids             func() string // nil: newID
 }
 
 type laterReschedule struct {
@@ -366,7 +369,9 @@ func (r *reconciler) act(tg *structs.TaskGroup, entries []entry, canaries []*str
 			r.result.place = append(r.result.place, req)
 		case actLater:
 			du.Ignore++
-			r.later = append(r.later, laterReschedule{alloc: e.alloc, at: e.at})
+			if !r.awaitingFollowUp(e.alloc) {
+				r.later = append(r.later, laterReschedule{alloc: e.alloc, at: e.at})
+			}
 		}
 	}
 	missing := r.placeMissing(tg, len(entries), used, du)
@@ -400,6 +405,12 @@ func (r *reconciler) placeMissing(tg *structs.TaskGroup, have int, used map[uint
 		du.Place++
 	}
 	return missing
+}
+
+// awaitingFollowUp reports whether a failed alloc already has a pending
+// follow-up eval (made by an earlier eval): it waits for that one.
+func (r *reconciler) awaitingFollowUp(a *structs.Allocation) bool {
+	return a.FollowupEvalID != "" && r.followUpPending != nil && r.followUpPending(a.FollowupEvalID)
 }
 
 // createFollowUps makes one delayed alloc-failure eval per window of

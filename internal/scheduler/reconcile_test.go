@@ -248,6 +248,30 @@ func TestReconcile_Decisions(t *testing.T) {
 				t.Fatalf("live after follow-up %v", live)
 			}
 		}},
+		{"an eval passing by leaves a failed alloc to its pending follow-up", func(t *testing.T, h *harness) {
+			ns := nodes(h, 2)
+			j := mockJob("web", 1)
+			j.TaskGroups[0].ReschedulePolicy = &structs.ReschedulePolicy{Delay: time.Minute, DelayFunction: structs.RescheduleDelayConstant, Unlimited: true}
+			job := h.upsertJob(j)
+			old := h.seedAllocs(job, ns[:1], 0)[0]
+			h.setClient(old, func(a *structs.Allocation) {
+				a.ClientStatus = structs.AllocClientStatusFailed
+				a.TaskStates = map[string]*structs.TaskState{"web": {State: structs.TaskStateDead, Failed: true, FinishedAt: t0}}
+			})
+			h.process(mockEval(job, structs.EvalTriggerRetryFailedAlloc))
+			if len(h.created) != 1 {
+				t.Fatalf("created %d follow-ups, want 1", len(h.created))
+			}
+			h.now = t0.Add(10 * time.Second) // before the follow-up is due
+			h.process(mockEval(job, structs.EvalTriggerNodeUpdate))
+			if len(h.created) != 1 {
+				t.Fatalf("a second eval wrote %d more follow-ups for the same failed alloc", len(h.created)-1)
+			}
+			stored, _ := h.store.AllocByID(nil, old.ID)
+			if stored.FollowupEvalID != h.created[0].ID {
+				t.Fatalf("alloc follow-up %q, want %q", stored.FollowupEvalID, h.created[0].ID)
+			}
+		}},
 		{"failed alloc past its attempts is not replaced", func(t *testing.T, h *harness) {
 			ns := nodes(h, 2)
 			j := mockJob("web", 1)

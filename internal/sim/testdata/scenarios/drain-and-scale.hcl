@@ -34,13 +34,12 @@ at "5m" {
       status  = "complete"
       count   = 1
     }
-    # The failure's eval and its delayed reschedule follow-up, plus a second
-    # follow-up for the same failed alloc written by the node-drain eval
-    # (it does not reuse the alloc's FollowupEvalID: reported to the lead;
-    # lower this to 2 when that is fixed).
+    # The failure's eval and its delayed reschedule follow-up; the
+    # node-drain eval that passes by meanwhile leaves the failed alloc to
+    # its pending follow-up instead of writing another.
     evals {
       trigger = "alloc-failure"
-      count   = 3
+      count   = 2
     }
     evals {
       trigger = "node-drain"
