@@ -7,9 +7,12 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/drover-project/drover/internal/agent/config"
+	"github.com/drover-project/drover/internal/client"
+	"github.com/drover-project/drover/internal/client/rpcclient"
 	"github.com/drover-project/drover/internal/server"
 )
 
@@ -22,6 +25,10 @@ type Agent struct {
 	server      *server.Server
 	listener    net.Listener
 	rpcListener net.Listener
+
+	client      atomic.Pointer[client.Client] // set once the client runs; read by HTTP handlers
+	clientRPC   *rpcclient.Client
+	tempDataDir string
 	http        *http.Server
 }
 
@@ -31,24 +38,39 @@ func New(cfg *config.Config, log *slog.Logger) (*Agent, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if !cfg.Server.Enabled {
-		return nil, errors.New("agent: only server agents are supported until the client lands (server { enabled = true })")
-	}
 	a := &Agent{config: cfg, log: log}
-	srv, err := server.New(a.serverConfig())
-	if err != nil {
-		return nil, err
-	}
-	a.server = srv
-	if err := a.serveRPC(); err != nil {
-		srv.Shutdown()
-		return nil, err
-	}
-	if err := a.serveHTTP(); err != nil {
-		srv.Shutdown()
+	if err := a.start(); err != nil {
+		a.Shutdown(context.Background())
 		return nil, err
 	}
 	return a, nil
+}
+
+// start brings up the server (if enabled), the HTTP API, then the client
+// (if enabled), which registers with the servers over RPC.
+func (a *Agent) start() error {
+	if a.config.Server.Enabled {
+		srv, err := server.New(a.serverConfig())
+		if err != nil {
+			return err
+		}
+		a.server = srv
+		if err := a.serveRPC(); err != nil {
+			return err
+		}
+	}
+	if err := a.serveHTTP(); err != nil {
+		return err
+	}
+	if a.config.Client.Enabled {
+		if a.server != nil {
+			// Registering before our own server has a leader only fails
+			// and retries; waiting a moment keeps the log honest.
+			_ = a.server.WaitForLeader(10 * time.Second)
+		}
+		return a.startClient()
+	}
+	return nil
 }
 
 // serveRPC listens for client agents on the rpc address.
@@ -95,8 +117,11 @@ func (a *Agent) serveHTTP() error {
 		Name: a.config.Name, Region: a.config.Region, Datacenter: a.config.Datacenter,
 		HTTPAddr: ln.Addr().String(), RPCAddr: a.config.RPCAddr(), Config: a.selfConfig(),
 	}
+	if a.rpcListener != nil {
+		info.RPCAddr = a.RPCAddr()
+	}
 	a.http = &http.Server{
-		Handler:           NewHTTPServer(a.server, info, a.log.With("component", "http")),
+		Handler:           NewHTTPServer(a.server, a.Client, info, a.log.With("component", "http")),
 		ReadHeaderTimeout: 10 * time.Second,
 	}
 	go func() {
@@ -130,12 +155,19 @@ func (a *Agent) Server() *server.Server { return a.server }
 // HTTPAddr returns the address the API listens on.
 func (a *Agent) HTTPAddr() string { return a.listener.Addr().String() }
 
-// Shutdown stops the HTTP API (letting requests in flight finish, bounded
-// by ctx) and then the server.
+// Shutdown stops the client, the HTTP API (letting requests in flight
+// finish, bounded by ctx) and then the server.
 func (a *Agent) Shutdown(ctx context.Context) error {
-	httpErr := a.http.Shutdown(ctx)
-	if errors.Is(httpErr, context.DeadlineExceeded) {
-		httpErr = a.http.Close()
+	errs := []error{a.stopClient()}
+	if a.http != nil {
+		httpErr := a.http.Shutdown(ctx)
+		if errors.Is(httpErr, context.DeadlineExceeded) {
+			httpErr = a.http.Close()
+		}
+		errs = append(errs, httpErr)
 	}
-	return errors.Join(httpErr, a.server.Shutdown())
+	if a.server != nil {
+		errs = append(errs, a.server.Shutdown())
+	}
+	return errors.Join(errs...)
 }

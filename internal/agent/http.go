@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/drover-project/drover/internal/client"
 	"github.com/drover-project/drover/internal/server"
 )
 
@@ -29,17 +30,22 @@ type AgentInfo struct {
 	Config     map[string]any
 }
 
-// HTTPServer serves the /v1 API for one server.
+// HTTPServer serves the /v1 API of one agent.
 type HTTPServer struct {
-	srv  *server.Server
-	info AgentInfo
-	log  *slog.Logger
-	mux  *http.ServeMux
+	srv    *server.Server        // nil on a client-only agent
+	client func() *client.Client // the local client, nil until (or unless) it runs
+	info   AgentInfo
+	log    *slog.Logger
+	mux    *http.ServeMux
 }
 
-// NewHTTPServer returns the API handler for srv.
-func NewHTTPServer(srv *server.Server, info AgentInfo, log *slog.Logger) *HTTPServer {
-	h := &HTTPServer{srv: srv, info: info, log: log, mux: http.NewServeMux()}
+// NewHTTPServer returns the API handler for an agent's server (may be nil)
+// and client (reached through localClient, which may return nil).
+func NewHTTPServer(srv *server.Server, localClient func() *client.Client, info AgentInfo, log *slog.Logger) *HTTPServer {
+	if localClient == nil {
+		localClient = func() *client.Client { return nil }
+	}
+	h := &HTTPServer{srv: srv, client: localClient, info: info, log: log, mux: http.NewServeMux()}
 	h.routes()
 	return h
 }

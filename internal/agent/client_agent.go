@@ -1,0 +1,121 @@
+package agent
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+
+	"github.com/drover-project/drover/internal/client"
+	"github.com/drover-project/drover/internal/client/rpcclient"
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// defaultRPCPort is added to server addresses given without a port.
+const defaultRPCPort = 4647
+
+// startClient runs the client agent: it reaches the servers over the
+// internal RPC (this agent's own server first when it runs one).
+func (a *Agent) startClient() error {
+	servers, err := a.clientServers()
+	if err != nil {
+		return err
+	}
+	rpc, err := rpcclient.New(servers)
+	if err != nil {
+		return err
+	}
+	dataDir, err := a.clientDataDir()
+	if err != nil {
+		return err
+	}
+	c, err := client.New(a.clientConfig(dataDir, rpc))
+	if err != nil {
+		rpc.Close()
+		return fmt.Errorf("agent: start client: %w", err)
+	}
+	a.clientRPC = rpc
+	a.client.Store(c)
+	return nil
+}
+
+// clientServers lists the servers' RPC addresses: client.servers, else
+// this agent's own server.
+func (a *Agent) clientServers() ([]string, error) {
+	var out []string
+	for _, s := range a.config.Client.Servers {
+		if _, _, err := net.SplitHostPort(s); err != nil {
+			s = net.JoinHostPort(s, strconv.Itoa(defaultRPCPort))
+		}
+		out = append(out, s)
+	}
+	if len(out) == 0 && a.server != nil {
+		out = []string{a.RPCAddr()}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("agent: client.servers is empty and this agent runs no server")
+	}
+	return out, nil
+}
+
+// clientDataDir is data_dir, or in -dev a temporary directory removed on
+// shutdown (dev state is not meant to survive).
+func (a *Agent) clientDataDir() (string, error) {
+	if a.config.DataDir != "" {
+		return a.config.DataDir, nil
+	}
+	if !a.config.DevMode {
+		return "", fmt.Errorf("agent: the client needs data_dir")
+	}
+	dir, err := os.MkdirTemp("", "drover-dev-")
+	if err != nil {
+		return "", err
+	}
+	a.tempDataDir = dir
+	return dir, nil
+}
+
+func (a *Agent) clientConfig(dataDir string, servers client.Servers) *client.Config {
+	c := a.config
+	plugins := map[string]map[string]any{}
+	for _, p := range c.Plugins {
+		plugins[p.Name] = p.Config
+	}
+	return &client.Config{
+		DataDir: dataDir, StateDir: c.Client.StateDir, AllocDir: c.Client.AllocDir,
+		Name: c.Name, Datacenter: c.Datacenter, Region: c.Region,
+		NodeClass: c.Client.NodeClass, NodePool: c.Client.NodePool,
+		HTTPAddr: a.HTTPAddr(), Meta: c.Client.Meta, Options: c.Client.Options, Plugins: plugins,
+		Reserved: structs.NodeReservedResources{
+			CpuShares: int64(c.Client.Reserved.CPU), MemoryMB: int64(c.Client.Reserved.MemoryMB),
+			DiskMB: int64(c.Client.Reserved.DiskMB), ReservedPorts: c.Client.Reserved.ReservedPorts,
+		},
+		CPUTotalCompute: c.Client.CPUTotalCompute, MemoryTotalMB: c.Client.MemoryTotalMB,
+		NetworkInterface: c.Client.NetworkInterface, DevMode: c.DevMode,
+		Logger: a.log, Servers: servers,
+	}
+}
+
+// stopClient stops the client. In -dev its allocs are stopped and the
+// temporary data dir removed; otherwise tasks keep running for the next
+// client start to re-attach to.
+func (a *Agent) stopClient() error {
+	c := a.client.Swap(nil)
+	if c == nil {
+		return nil
+	}
+	var err error
+	if a.config.DevMode {
+		err = c.Destroy()
+	} else {
+		err = c.Shutdown()
+	}
+	a.clientRPC.Close()
+	if a.tempDataDir != "" {
+		os.RemoveAll(a.tempDataDir)
+	}
+	return err
+}
+
+// Client returns the agent's client, or nil.
+func (a *Agent) Client() *client.Client { return a.client.Load() }

@@ -1,0 +1,131 @@
+package client
+
+import (
+	"time"
+
+	"github.com/drover-project/drover/internal/client/allocrunner"
+	"github.com/drover-project/drover/internal/client/state"
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// allocSyncLoop pulls the node's allocations with blocking queries, once
+// registered, and applies what changed.
+func (c *Client) allocSyncLoop() {
+	select {
+	case <-c.registered:
+	case <-c.ctx.Done():
+		return
+	}
+	var index uint64
+	failures := 0
+	for {
+		resp, err := c.servers.GetAllocs(c.ctx, &structs.NodeAllocsArgs{NodeID: c.nodeID, SecretID: c.secretID,
+			MinQueryIndex: index, MaxQueryTime: c.cfg.MaxQueryTime})
+		if c.ctx.Err() != nil {
+			return
+		}
+		if err != nil {
+			failures++
+			c.logger.Warn("pull allocs failed", "error", err, "attempt", failures)
+			if alive, _ := c.sleep(backoff(failures, 30*time.Second), nil); !alive {
+				return
+			}
+			continue
+		}
+		failures = 0
+		if resp.Index == index && index > 0 {
+			continue // the query timed out with nothing new
+		}
+		c.applyAllocs(resp.Allocs)
+		// An index of 0 would make the next query return at once.
+		index = max(resp.Index, 1)
+	}
+}
+
+// applyAllocs runs new allocs, updates changed ones (by AllocModifyIndex,
+// or a changed desired status) and destroys those the servers dropped.
+func (c *Client) applyAllocs(allocs []*structs.Allocation) {
+	seen := make(map[string]bool, len(allocs))
+	for _, a := range allocs {
+		if a == nil || a.ID == "" {
+			continue
+		}
+		seen[a.ID] = true
+		c.mu.Lock()
+		r := c.runners[a.ID]
+		c.mu.Unlock()
+		switch {
+		case r == nil:
+			c.addAlloc(a)
+		case changed(r.Alloc(), a):
+			if err := c.store.PutAlloc(a); err != nil {
+				c.logger.Error("persist alloc", "alloc_id", a.ID, "error", err)
+			}
+			r.Update(a)
+		}
+	}
+	c.mu.Lock()
+	var gone []*allocrunner.Runner
+	for id, r := range c.runners {
+		if !seen[id] {
+			gone = append(gone, r)
+			delete(c.runners, id)
+		}
+	}
+	c.mu.Unlock()
+	for _, r := range gone {
+		go func() {
+			if err := r.Destroy(); err != nil {
+				c.logger.Warn("destroy alloc", "alloc_id", r.ID(), "error", err)
+			}
+		}()
+	}
+}
+
+func changed(old, cur *structs.Allocation) bool {
+	return cur.AllocModifyIndex > old.AllocModifyIndex || cur.DesiredStatus != old.DesiredStatus
+}
+
+// addAlloc starts a runner for an alloc this client has not seen. One the
+// servers already consider finished is not run.
+func (c *Client) addAlloc(a *structs.Allocation) {
+	if a.TerminalStatus() {
+		return
+	}
+	if err := c.store.PutAlloc(a); err != nil {
+		c.logger.Error("persist alloc", "alloc_id", a.ID, "error", err)
+	}
+	r := c.newRunner(a, nil)
+	c.mu.Lock()
+	c.runners[a.ID] = r
+	c.mu.Unlock()
+	r.Run()
+}
+
+func (c *Client) newRunner(a *structs.Allocation, rec *state.AllocRecord) *allocrunner.Runner {
+	return allocrunner.New(allocrunner.Config{
+		Alloc: a, AllocDirRoot: c.cfg.AllocDir, Drivers: c.drivers, Node: c.Node, Region: c.cfg.Region,
+		Clock: c.clock, Logger: c.cfg.Logger, Store: c.store, OnUpdate: c.batch.queue, Restore: rec,
+		LogPollInterval: c.cfg.LogPollInterval,
+	})
+}
+
+// restore brings back the allocs an earlier client persisted; their task
+// runners re-attach to tasks still running.
+func (c *Client) restore() {
+	recs, bad, err := c.store.LoadAll()
+	if err != nil {
+		c.logger.Error("load client state", "error", err)
+	}
+	for id, err := range bad {
+		c.logger.Warn("dropping unreadable alloc state", "alloc_id", id, "error", err)
+		_ = c.store.DeleteAlloc(id)
+	}
+	for _, rec := range recs {
+		r := c.newRunner(rec.Alloc, rec)
+		c.mu.Lock()
+		c.runners[rec.Alloc.ID] = r
+		c.mu.Unlock()
+		r.Run()
+	}
+}

@@ -1,0 +1,94 @@
+package client
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/drover-project/drover/internal/client/drivers"
+	"github.com/drover-project/drover/internal/client/fingerprint"
+	"github.com/drover-project/drover/internal/clock"
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// Defaults for the Config's tuning fields.
+const (
+	DefaultFingerprintInterval = 30 * time.Second
+	DefaultUpdateBatchInterval = 200 * time.Millisecond
+	DefaultMaxQueryTime        = 5 * time.Minute
+	DefaultHeartbeatTTL        = 10 * time.Second
+)
+
+// Config configures a client. The agent maps its client { } block and
+// plugin blocks onto it (see the field comments).
+type Config struct {
+	DataDir  string // agent data_dir; the node ID lives in DataDir/client
+	StateDir string // client.state_dir; default DataDir/client
+	AllocDir string // client.alloc_dir; default DataDir/alloc
+	// NodeID overrides the persisted node ID (tests, the simulator).
+	NodeID     string
+	Name       string // node name; default the hostname
+	Datacenter string // agent datacenter; default dc1
+	Region     string // agent region; default global (NOMAD_REGION, ${node.region})
+	NodeClass  string
+	NodePool   string // default "default"
+	HTTPAddr   string // advertised HTTP address of this agent
+	Meta       map[string]string
+	Options    map[string]string
+	// Plugins are the agent's plugin "NAME" { config { } } bodies.
+	Plugins          map[string]map[string]any
+	Reserved         structs.NodeReservedResources
+	CPUTotalCompute  int
+	MemoryTotalMB    int
+	NetworkInterface string
+	// DevMode enables raw_exec and adds the mock driver.
+	DevMode bool
+	Logger  *slog.Logger
+	Clock   clock.Clock
+	Servers Servers
+
+	// Drivers replaces the built-in registry (tests: a mock driver on a
+	// manual clock).
+	Drivers *drivers.Registry
+	// Fingerprint replaces machine fingerprinting (tests).
+	Fingerprint func(cfg fingerprint.Config) (*fingerprint.Result, error)
+
+	FingerprintInterval time.Duration // default 30s
+	UpdateBatchInterval time.Duration // default 200ms
+	MaxQueryTime        time.Duration // default 5m
+	LogPollInterval     time.Duration // default logmon.DefaultPollInterval
+}
+
+func (c *Config) withDefaults() *Config {
+	out := *c
+	if out.Clock == nil {
+		out.Clock = clock.Real{}
+	}
+	if out.Logger == nil {
+		out.Logger = slog.Default()
+	}
+	if out.StateDir == "" {
+		out.StateDir = joinDir(out.DataDir, "client")
+	}
+	if out.AllocDir == "" {
+		out.AllocDir = joinDir(out.DataDir, "alloc")
+	}
+	if out.Datacenter == "" {
+		out.Datacenter = "dc1"
+	}
+	if out.Region == "" {
+		out.Region = "global"
+	}
+	if out.NodePool == "" {
+		out.NodePool = structs.DefaultNodePool
+	}
+	if out.FingerprintInterval <= 0 {
+		out.FingerprintInterval = DefaultFingerprintInterval
+	}
+	if out.UpdateBatchInterval <= 0 {
+		out.UpdateBatchInterval = DefaultUpdateBatchInterval
+	}
+	if out.MaxQueryTime <= 0 {
+		out.MaxQueryTime = DefaultMaxQueryTime
+	}
+	return &out
+}

@@ -1,0 +1,134 @@
+package client
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/drover-project/drover/internal/clock"
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// fakeServers is an in-process Servers: it records calls and serves
+// allocs with blocking-query semantics (a channel closed on each change).
+type fakeServers struct {
+	clock clock.Clock
+
+	mu             sync.Mutex
+	ttl            time.Duration
+	registers      []*structs.Node
+	registerTimes  []time.Time
+	heartbeatTimes []time.Time
+	failHeartbeats int // next N heartbeats answer "node not found"
+	updates        [][]*structs.Allocation
+	allocs         map[string]*structs.Allocation
+	index          uint64
+	changed        chan struct{}
+}
+
+func newFakeServers(c clock.Clock, ttl time.Duration) *fakeServers {
+	return &fakeServers{clock: c, ttl: ttl, allocs: map[string]*structs.Allocation{}, index: 1, changed: make(chan struct{})}
+}
+
+func (f *fakeServers) Register(_ context.Context, args *structs.NodeRegisterArgs) (*structs.NodeUpdateResponse, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.registers = append(f.registers, args.Node.Copy())
+	f.registerTimes = append(f.registerTimes, f.clock.Now())
+	return &structs.NodeUpdateResponse{HeartbeatTTL: f.ttl}, nil
+}
+
+func (f *fakeServers) Heartbeat(_ context.Context, args *structs.NodeHeartbeatArgs) (*structs.NodeUpdateResponse, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.heartbeatTimes = append(f.heartbeatTimes, f.clock.Now())
+	if f.failHeartbeats > 0 {
+		f.failHeartbeats--
+		return nil, errNodeGone
+	}
+	return &structs.NodeUpdateResponse{HeartbeatTTL: f.ttl}, nil
+}
+
+type rpcError string
+
+func (e rpcError) Error() string { return string(e) }
+
+// errNodeGone is how a server's "unknown node" looks after an RPC hop.
+var errNodeGone = rpcError(`node "x" not found`)
+
+func (f *fakeServers) GetAllocs(ctx context.Context, args *structs.NodeAllocsArgs) (*structs.NodeAllocsResponse, error) {
+	for {
+		f.mu.Lock()
+		if f.index > args.MinQueryIndex {
+			resp := &structs.NodeAllocsResponse{Index: f.index}
+			for _, a := range f.allocs {
+				resp.Allocs = append(resp.Allocs, a)
+			}
+			f.mu.Unlock()
+			return resp, nil
+		}
+		ch := f.changed
+		f.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+func (f *fakeServers) UpdateAllocs(_ context.Context, args *structs.AllocClientUpdateArgs) (*structs.GenericResponse, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	batch := make([]*structs.Allocation, len(args.Allocs))
+	for i, a := range args.Allocs {
+		batch[i] = a.Copy()
+	}
+	f.updates = append(f.updates, batch)
+	return &structs.GenericResponse{Index: f.index}, nil
+}
+
+// upsert stores allocs as a server write would: a new index, which is
+// also their AllocModifyIndex.
+func (f *fakeServers) upsert(allocs ...*structs.Allocation) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.index++
+	for _, a := range allocs {
+		a = a.Copy()
+		a.AllocModifyIndex = f.index
+		a.ModifyIndex = f.index
+		f.allocs[a.ID] = a
+	}
+	close(f.changed)
+	f.changed = make(chan struct{})
+}
+
+// stop sets an alloc's desired status to stop.
+func (f *fakeServers) stop(id string) {
+	f.mu.Lock()
+	a := f.allocs[id].Copy()
+	f.mu.Unlock()
+	a.DesiredStatus = structs.AllocDesiredStatusStop
+	f.upsert(a)
+}
+
+// lastUpdate returns the most recent reported state of an alloc.
+func (f *fakeServers) lastUpdate(id string) *structs.Allocation {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i := len(f.updates) - 1; i >= 0; i-- {
+		for _, a := range f.updates[i] {
+			if a.ID == id {
+				return a
+			}
+		}
+	}
+	return nil
+}
+
+func (f *fakeServers) counts() (registers, heartbeats, updates int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.registers), len(f.heartbeatTimes), len(f.updates)
+}

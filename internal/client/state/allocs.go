@@ -1,0 +1,69 @@
+package state
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/hashicorp/go-msgpack/v2/codec"
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// allocBucket returns the alloc's bucket, creating it when create is set;
+// nil when it does not exist.
+func allocBucket(tx *bolt.Tx, allocID string, create bool) (*bolt.Bucket, error) {
+	root := tx.Bucket(bucketAllocs)
+	if create {
+		return root.CreateBucketIfNotExists([]byte(allocID))
+	}
+	return root.Bucket([]byte(allocID)), nil
+}
+
+// PutAlloc stores the alloc as the server sent it. msgpack (the server's
+// encoding) keeps Task.Config's values in the shapes drivers decode.
+func (s *Store) PutAlloc(alloc *structs.Allocation) error {
+	var buf bytes.Buffer
+	if err := codec.NewEncoder(&buf, structs.MsgpackHandle).Encode(alloc); err != nil {
+		return fmt.Errorf("encode alloc %s: %w", alloc.ID, err)
+	}
+	return s.db.Update(func(tx *bolt.Tx) error {
+		b, err := allocBucket(tx, alloc.ID, true)
+		if err != nil {
+			return err
+		}
+		return b.Put(keyAlloc, buf.Bytes())
+	})
+}
+
+// PutDeploymentStatus stores the health this client decided for an alloc,
+// so a restarted client neither re-decides nor forgets it.
+func (s *Store) PutDeploymentStatus(allocID string, ds *structs.AllocDeploymentStatus) error {
+	return s.putJSON(allocID, keyDeploy, ds)
+}
+
+func (s *Store) putJSON(allocID string, key []byte, v any) error {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return s.db.Update(func(tx *bolt.Tx) error {
+		b, err := allocBucket(tx, allocID, true)
+		if err != nil {
+			return err
+		}
+		return b.Put(key, raw)
+	})
+}
+
+// DeleteAlloc forgets an alloc and its tasks.
+func (s *Store) DeleteAlloc(allocID string) error {
+	return s.db.Update(func(tx *bolt.Tx) error {
+		err := tx.Bucket(bucketAllocs).DeleteBucket([]byte(allocID))
+		if err == bolt.ErrBucketNotFound {
+			return nil
+		}
+		return err
+	})
+}

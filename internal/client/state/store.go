@@ -1,0 +1,55 @@
+package state
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// FileName is the database file inside the state dir.
+const FileName = "client.db"
+
+var (
+	bucketAllocs = []byte("allocs")
+	bucketTasks  = []byte("tasks")
+	keyAlloc     = []byte("alloc")
+	keyDeploy    = []byte("deploy")
+	keyState     = []byte("state")
+	keyHandle    = []byte("handle")
+)
+
+// ErrClosed is returned after Close.
+var ErrClosed = errors.New("client state store is closed")
+
+// Store is the client's bbolt database. It is safe for concurrent use.
+type Store struct {
+	db *bolt.DB
+}
+
+// Open opens (creating) the database in dir. The lock timeout keeps a
+// second client on the same dir from hanging forever.
+func Open(dir string) (*Store, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("client state dir: %w", err)
+	}
+	db, err := bolt.Open(filepath.Join(dir, FileName), 0o600, &bolt.Options{Timeout: 5 * time.Second})
+	if err != nil {
+		return nil, fmt.Errorf("open client state: %w", err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		_, err := tx.CreateBucketIfNotExists(bucketAllocs)
+		return err
+	})
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return &Store{db: db}, nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }

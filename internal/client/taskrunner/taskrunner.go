@@ -1,0 +1,188 @@
+// Package taskrunner runs one task of an allocation through its driver:
+// it builds the task's directories, environment and interpolated config,
+// starts it, captures its logs, waits for it, applies the restart policy,
+// kills it with its kill_signal and kill_timeout, re-attaches to it after a
+// client restart, and records all of it as a structs.TaskState with
+// Nomad's task events. The alloc runner decides when a task starts (its
+// lifecycle phase) and when it is killed.
+package taskrunner
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/drover-project/drover/internal/client/allocdir"
+	"github.com/drover-project/drover/internal/client/drivers"
+	"github.com/drover-project/drover/internal/client/state"
+	"github.com/drover-project/drover/internal/clock"
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// Persister stores a task's state and handle (the client's state DB).
+type Persister interface {
+	PutTaskState(allocID, task string, ts *structs.TaskState) error
+	PutTaskHandle(allocID, task string, h *drivers.TaskHandle) error
+}
+
+// DriverSource looks drivers up by name; *drivers.Registry is one.
+type DriverSource interface {
+	Get(name string) (drivers.Driver, error)
+}
+
+// Config is what a task runner needs.
+type Config struct {
+	Alloc    *structs.Allocation // with its Job
+	Task     *structs.Task
+	AllocDir *allocdir.AllocDir
+	Drivers  DriverSource
+	Node     func() *structs.Node // the current node, for env and interpolation
+	Region   string
+	Clock    clock.Clock
+	Logger   *slog.Logger
+	Store    Persister
+	// OnChange is called after every state change, never with a lock held.
+	OnChange func()
+	// Restore is what an earlier client persisted for this task.
+	Restore *state.TaskRecord
+	// LogPollInterval is how often logs are copied (0: logmon's default).
+	LogPollInterval time.Duration
+}
+
+// TaskRunner runs one task.
+type TaskRunner struct {
+	cfg     Config
+	allocID string
+	name    string
+	taskID  string // the driver's ID: alloc ID + "/" + task name
+	clock   clock.Clock
+	logger  *slog.Logger
+
+	mu        sync.Mutex
+	alloc     *structs.Allocation
+	task      *structs.Task
+	state     *structs.TaskState
+	handle    *drivers.TaskHandle
+	restarts  *restartTracker
+	logs      *taskLogs
+	runCalled bool
+	setupDone bool
+
+	runCtx     context.Context
+	cancelRun  context.CancelFunc
+	killCh     chan struct{}
+	killOnce   sync.Once
+	restartCh  chan *structs.TaskEvent
+	shutdownCh chan struct{}
+	shutOnce   sync.Once
+	doneCh     chan struct{}
+	doneOnce   sync.Once
+}
+
+// New builds a task runner; nothing runs until Run.
+func New(cfg Config) *TaskRunner {
+	if cfg.Clock == nil {
+		cfg.Clock = clock.Real{}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.OnChange == nil {
+		cfg.OnChange = func() {}
+	}
+	tr := &TaskRunner{
+		cfg: cfg, allocID: cfg.Alloc.ID, name: cfg.Task.Name, taskID: cfg.Alloc.ID + "/" + cfg.Task.Name,
+		clock: cfg.Clock, logger: cfg.Logger.With("alloc_id", cfg.Alloc.ID, "task", cfg.Task.Name),
+		alloc: cfg.Alloc, task: cfg.Task,
+		killCh: make(chan struct{}), restartCh: make(chan *structs.TaskEvent, 1),
+		shutdownCh: make(chan struct{}), doneCh: make(chan struct{}),
+	}
+	tr.runCtx, tr.cancelRun = context.WithCancel(context.Background())
+	tr.restarts = newRestartTracker(tr.restartPolicy(), jobType(cfg.Alloc), cfg.Task)
+	tr.state = &structs.TaskState{State: structs.TaskStatePending}
+	if r := cfg.Restore; r != nil && r.State != nil {
+		tr.state = r.State.Copy()
+		tr.handle = r.Handle
+		tr.setupDone = true
+	} else {
+		tr.state.Events = appendEvent(nil, NewEvent(tr.clock.Now(), EventReceived, "Task received by client"))
+	}
+	return tr
+}
+
+func (tr *TaskRunner) restartPolicy() *structs.RestartPolicy {
+	if tr.task.RestartPolicy != nil {
+		return tr.task.RestartPolicy
+	}
+	if tg := group(tr.alloc); tg != nil {
+		return tg.RestartPolicy
+	}
+	return nil
+}
+
+func jobType(a *structs.Allocation) string {
+	if a.Job == nil {
+		return ""
+	}
+	return a.Job.Type
+}
+
+// group returns the alloc's task group, or nil for a malformed alloc.
+func group(a *structs.Allocation) *structs.TaskGroup {
+	if a.Job == nil {
+		return nil
+	}
+	for _, tg := range a.Job.TaskGroups {
+		if tg.Name == a.TaskGroup {
+			return tg
+		}
+	}
+	return nil
+}
+
+// Name is the task's name.
+func (tr *TaskRunner) Name() string { return tr.name }
+
+// Task returns the task definition in use.
+func (tr *TaskRunner) Task() *structs.Task {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	return tr.task
+}
+
+// State returns a copy of the task's state.
+func (tr *TaskRunner) State() *structs.TaskState {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	return tr.state.Copy()
+}
+
+// Done is closed once the task is dead for good, or the runner shut down.
+func (tr *TaskRunner) Done() <-chan struct{} { return tr.doneCh }
+
+// Started reports whether Run has been called (or the task was killed
+// before it ever ran).
+func (tr *TaskRunner) Started() bool {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	return tr.runCalled
+}
+
+func (tr *TaskRunner) killed() bool {
+	select {
+	case <-tr.killCh:
+		return true
+	default:
+		return false
+	}
+}
+
+func (tr *TaskRunner) shuttingDown() bool {
+	select {
+	case <-tr.shutdownCh:
+		return true
+	default:
+		return false
+	}
+}
