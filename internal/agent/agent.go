@@ -66,7 +66,7 @@ func (a *Agent) start() error {
 		if a.server != nil {
 			// Registering before our own server has a leader only fails
 			// and retries; waiting a moment keeps the log honest.
-			_ = a.server.WaitForLeader(10 * time.Second)
+			_ = a.server.WaitUntilReady(10 * time.Second)
 		}
 		return a.startClient()
 	}

@@ -35,7 +35,7 @@ func testAgent(t *testing.T, mutate func(*config.Config)) (*Agent, *api.Client) 
 		defer cancel()
 		a.Shutdown(ctx)
 	})
-	if err := a.Server().WaitForLeader(10 * time.Second); err != nil {
+	if err := a.Server().WaitUntilReady(10 * time.Second); err != nil {
 		t.Fatalf("wait for leader: %v", err)
 	}
 	client, err := api.NewClient(&api.Config{Address: "http://" + a.HTTPAddr()})

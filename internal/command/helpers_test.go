@@ -43,7 +43,7 @@ func testAgent(t *testing.T, mutate func(*config.Config)) (string, *api.Client) 
 		defer cancel()
 		a.Shutdown(ctx)
 	})
-	if err := a.Server().WaitForLeader(10 * time.Second); err != nil {
+	if err := a.Server().WaitUntilReady(10 * time.Second); err != nil {
 		t.Fatalf("wait for leader: %v", err)
 	}
 	addr := "http://" + a.HTTPAddr()

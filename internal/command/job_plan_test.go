@@ -43,7 +43,7 @@ func schedulingAgentNode(t *testing.T) (string, *agent.Agent) {
 		defer cancel()
 		a.Shutdown(ctx)
 	})
-	if err := a.Server().WaitForLeader(10 * time.Second); err != nil {
+	if err := a.Server().WaitUntilReady(10 * time.Second); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.Server().Node.Register(simNode.Copy()); err != nil {

@@ -262,3 +262,25 @@ func (w slogWriter) Write(p []byte) (int, error) {
 	w.log.Warn(strings.TrimSpace(string(p)))
 	return len(p), nil
 }
+
+// WaitUntilReady blocks until the cluster has a leader and, when this
+// server is that leader, its leader duties are established (broker and
+// tracker rebuilt, default scheduler configuration written), or the
+// timeout passes. Before that, a write can race the leader's own setup.
+func (s *Server) WaitUntilReady(timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	if err := s.WaitForLeader(timeout); err != nil {
+		return err
+	}
+	for s.IsLeader() && !s.leaderActive.Load() {
+		if time.Now().After(deadline) {
+			return ErrNoLeader
+		}
+		select {
+		case <-s.shutdownCh:
+			return ErrShutdown
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	return nil
+}

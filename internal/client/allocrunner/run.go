@@ -18,8 +18,14 @@ func (r *Runner) loop() {
 	}
 	for {
 		r.step()
+		// Decide "all dead" before reporting: a task dying between a
+		// report and the check would end the loop with the final state
+		// (complete or failed) never reported. Dead tasks stay dead, so a
+		// report after the check includes them; a change after the
+		// report wakes the loop again.
+		dead := r.allDead()
 		r.report()
-		if r.allDead() {
+		if dead {
 			r.doneOnce.Do(func() { close(r.doneCh) })
 			return
 		}

@@ -160,7 +160,13 @@ func callOnSession(ctx context.Context, session *yamux.Session, method string, a
 		return err
 	}
 	defer stream.Close()
-	stop := context.AfterFunc(ctx, func() { stream.Close() })
+	// Close only half-closes a yamux stream: a reader blocked on the
+	// server's answer (a blocking query) would wait for it. The deadline
+	// ends that read now.
+	stop := context.AfterFunc(ctx, func() {
+		_ = stream.SetReadDeadline(time.Now())
+		stream.Close()
+	})
 	defer stop()
 	codec := msgpackrpc.NewCodecFromHandle(true, true, stream, structs.MsgpackHandle)
 	return msgpackrpc.CallWithCodec(codec, method, args, reply)
