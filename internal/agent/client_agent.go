@@ -85,7 +85,7 @@ func (a *Agent) clientConfig(dataDir string, servers client.Servers) *client.Con
 		DataDir: dataDir, StateDir: c.Client.StateDir, AllocDir: c.Client.AllocDir,
 		Name: c.Name, Datacenter: c.Datacenter, Region: c.Region,
 		NodeClass: c.Client.NodeClass, NodePool: c.Client.NodePool,
-		HTTPAddr: a.HTTPAddr(), Meta: c.Client.Meta, Options: c.Client.Options, Plugins: plugins,
+		HTTPAddr: c.AdvertiseHTTPAddr(a.HTTPAddr()), Meta: c.Client.Meta, Options: c.Client.Options, Plugins: plugins,
 		Reserved: structs.NodeReservedResources{
 			CpuShares: int64(c.Client.Reserved.CPU), MemoryMB: int64(c.Client.Reserved.MemoryMB),
 			DiskMB: int64(c.Client.Reserved.DiskMB), ReservedPorts: c.Client.Reserved.ReservedPorts,

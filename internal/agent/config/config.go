@@ -23,6 +23,9 @@ type Config struct {
 
 	Ports     Ports
 	Addresses Addresses
+	// Advertise is what other agents use to reach this one (host or
+	// host:port), when the bind address is not reachable (0.0.0.0, NAT).
+	Advertise Addresses
 	Server    ServerConfig
 	Client    ClientConfig
 	Plugins   []PluginConfig
@@ -173,4 +176,19 @@ func (c *Config) SlogLevel() slog.Level {
 		return l
 	}
 	return slog.LevelInfo
+}
+
+// AdvertiseHTTPAddr is the HTTP address other agents should use for this
+// one: advertise.http (the HTTP port added when it has none), else the
+// address the listener got.
+func (c *Config) AdvertiseHTTPAddr(listening string) string {
+	a := c.Advertise.HTTP
+	if a == "" {
+		return listening
+	}
+	if _, _, err := net.SplitHostPort(a); err != nil {
+		_, port, _ := net.SplitHostPort(listening)
+		return net.JoinHostPort(a, port)
+	}
+	return a
 }

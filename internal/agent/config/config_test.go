@@ -318,3 +318,25 @@ func TestSlogLevel(t *testing.T) {
 		}
 	}
 }
+
+func TestAdvertise_HTTPAddr(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "a.hcl")
+	if err := os.WriteFile(path, []byte("advertise {\n  http = \"10.1.2.3\"\n  rpc = \"10.1.2.3:4647\"\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.AdvertiseHTTPAddr("0.0.0.0:4646"); got != "10.1.2.3:4646" {
+		t.Fatalf("advertised %q", got)
+	}
+	if got := Default().AdvertiseHTTPAddr("127.0.0.1:5000"); got != "127.0.0.1:5000" {
+		t.Fatalf("without advertise: %q", got)
+	}
+	c.Advertise.HTTP = "host.example:8080"
+	if got := c.AdvertiseHTTPAddr("0.0.0.0:4646"); got != "host.example:8080" {
+		t.Fatalf("with port: %q", got)
+	}
+}

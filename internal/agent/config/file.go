@@ -22,6 +22,7 @@ type fileConfig struct {
 	LogLevel   *string        `hcl:"log_level,optional"`
 	Ports      *filePorts     `hcl:"ports,block"`
 	Addresses  *fileAddresses `hcl:"addresses,block"`
+	Advertise  *fileAddresses `hcl:"advertise,block"`
 	Server     *fileServer    `hcl:"server,block"`
 	Client     *fileClient    `hcl:"client,block"`
 	Plugins    []filePlugin   `hcl:"plugin,block"`
@@ -115,6 +116,10 @@ func (fc *fileConfig) apply(c *Config) hcl.Diagnostics {
 	if a := fc.Addresses; a != nil {
 		set(&c.Addresses.HTTP, a.HTTP)
 		set(&c.Addresses.RPC, a.RPC)
+	}
+	if a := fc.Advertise; a != nil {
+		set(&c.Advertise.HTTP, a.HTTP)
+		set(&c.Advertise.RPC, a.RPC)
 	}
 	var diags hcl.Diagnostics
 	if fc.Server != nil {

@@ -22,6 +22,8 @@ func (c *Config) Merge(o *Config) *Config {
 	setNZ(&r.Ports.Serf, o.Ports.Serf)
 	setNZ(&r.Addresses.HTTP, o.Addresses.HTTP)
 	setNZ(&r.Addresses.RPC, o.Addresses.RPC)
+	setNZ(&r.Advertise.HTTP, o.Advertise.HTTP)
+	setNZ(&r.Advertise.RPC, o.Advertise.RPC)
 	r.Server.merge(&o.Server)
 	r.Client.merge(&o.Client)
 	r.Plugins = mergePlugins(r.Plugins, o.Plugins)
