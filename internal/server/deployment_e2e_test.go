@@ -1,6 +1,7 @@
 package server
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -113,4 +114,84 @@ func deploymentStatus(t *testing.T, s *Server, job string, version uint64) strin
 		}
 	}
 	return ""
+}
+
+// reportHealth reports every live alloc of the job without health yet as
+// healthy or unhealthy, as clients would.
+func reportHealth(t *testing.T, s *Server, job string, healthy bool) {
+	t.Helper()
+	var updates []*structs.Allocation
+	for _, a := range liveAllocs(t, s, job) {
+		if a.DeploymentStatus != nil && a.DeploymentStatus.Healthy != nil {
+			continue
+		}
+		h := healthy
+		status := structs.AllocClientStatusRunning
+		updates = append(updates, &structs.Allocation{ID: a.ID, ClientStatus: status,
+			DeploymentStatus: &structs.AllocDeploymentStatus{Healthy: &h, Timestamp: s.now()}})
+	}
+	if len(updates) > 0 {
+		if _, err := s.raftApply(structs.AllocClientUpdateRequestType, &structs.AllocUpdateRequest{Allocs: updates}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestDeployment_SuccessMarksVersionStable_FailureAutoRevertsToIt(t *testing.T) {
+	s := realServer(t)
+	for i := 1; i <= 3; i++ {
+		if _, err := s.Node.Register(e2eNode(i, 8000, 16384)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	job := e2eJob("web", 2, 500, 256)
+	job.Update = structs.UpdateStrategy{MaxParallel: 1, AutoRevert: true, MinHealthyTime: time.Second,
+		HealthyDeadline: time.Minute, ProgressDeadline: 10 * time.Minute}
+	if _, err := s.Job.Register(&JobRegisterArgs{Job: job}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool {
+		reportHealth(t, s, "web", true)
+		return deploymentStatus(t, s, "web", 0) == structs.DeploymentStatusSuccessful
+	})
+	waitFor(t, func() bool {
+		j, _ := s.State().JobByID(nil, "default", "web")
+		return j.Stable && j.Version == 0
+	})
+	versions, _ := s.State().JobVersionsByID(nil, "default", "web")
+	if !versions[0].Stable {
+		t.Fatal("version 0 not marked stable in the version history")
+	}
+
+	bad := job.Copy()
+	bad.TaskGroups[0].Tasks[0].Config = map[string]any{"command": "/bin/false"}
+	if _, err := s.Job.Register(&JobRegisterArgs{Job: bad}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool {
+		reportHealth(t, s, "web", false)
+		return deploymentStatus(t, s, "web", 1) == structs.DeploymentStatusFailed
+	})
+	var current *structs.Job
+	waitFor(t, func() bool {
+		current, _ = s.State().JobByID(nil, "default", "web")
+		return current.Version == 2
+	})
+	if !current.SpecEqual(versionOf(t, s, "web", 0)) {
+		t.Fatal("auto-revert did not register version 0's spec")
+	}
+	ds, _ := s.State().DeploymentsByJobID(nil, "default", "web")
+	for _, d := range ds {
+		if d.JobVersion == 1 && !strings.Contains(d.StatusDescription, "rolling back to job version 0") {
+			t.Errorf("failed deployment description %q", d.StatusDescription)
+		}
+	}
+}
+
+func versionOf(t *testing.T, s *Server, job string, v uint64) *structs.Job {
+	j, err := s.State().JobByIDAndVersion(nil, "default", job, v)
+	if err != nil || j == nil {
+		t.Fatalf("version %d of %s: %v", v, job, err)
+	}
+	return j
 }

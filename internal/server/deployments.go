@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/hashicorp/go-memdb"
@@ -73,9 +74,11 @@ func (s *Server) applyDeploymentAction(a deploywatch.Action) error {
 	now := s.now().UnixNano()
 	switch {
 	case a.Update != nil:
-		_, err := s.raftApply(structs.DeploymentStatusUpdateType, &structs.DeploymentStatusUpdateRequest{
-			DeploymentUpdate: a.Update, Eval: eval, UpdatedAt: now,
-		})
+		req := &structs.DeploymentStatusUpdateRequest{DeploymentUpdate: a.Update, Eval: eval, UpdatedAt: now}
+		if err := s.deploymentJobChange(d, req); err != nil {
+			return err
+		}
+		_, err := s.raftApply(structs.DeploymentStatusUpdateType, req)
 		return err
 	case len(a.Promote) > 0:
 		_, err := s.raftApply(structs.DeploymentPromoteRequestType, &structs.DeploymentPromoteRequest{
@@ -86,4 +89,59 @@ func (s *Server) applyDeploymentAction(a deploywatch.Action) error {
 		return s.UpsertEvals([]*structs.Evaluation{eval})
 	}
 	return nil
+}
+
+// deploymentJobChange adds the job write a finished deployment implies, in
+// the same entry as its status: a successful deployment marks its job
+// version stable; a failed one with auto_revert registers the job's
+// latest stable version again (the eval then rolls it out).
+func (s *Server) deploymentJobChange(d *structs.Deployment, req *structs.DeploymentStatusUpdateRequest) error {
+	job, err := s.State().JobByID(nil, d.Namespace, d.JobID)
+	if err != nil || job == nil || job.Version != d.JobVersion || job.Stop {
+		return err // gone, stopped or superseded: nothing to mark or revert
+	}
+	switch req.DeploymentUpdate.Status {
+	case structs.DeploymentStatusSuccessful:
+		stable := job.Copy()
+		stable.Stable = true
+		req.Job = stable
+	case structs.DeploymentStatusFailed:
+		if !autoRevert(d) {
+			return nil
+		}
+		target, err := s.latestStableVersion(job)
+		if err != nil || target == nil {
+			return err
+		}
+		revert := target.Copy()
+		clearServerOwnedFields(revert)
+		revert.SubmitTime = s.now().UnixNano()
+		req.Job = revert
+		req.DeploymentUpdate.StatusDescription += fmt.Sprintf(" - rolling back to job version %d", target.Version)
+	}
+	return nil
+}
+
+func autoRevert(d *structs.Deployment) bool {
+	for _, g := range d.TaskGroups {
+		if g.AutoRevert {
+			return true
+		}
+	}
+	return false
+}
+
+// latestStableVersion is the newest stable version older than the job's
+// current one whose spec differs from it; nil when there is none.
+func (s *Server) latestStableVersion(job *structs.Job) (*structs.Job, error) {
+	versions, err := s.State().JobVersionsByID(nil, job.Namespace, job.ID)
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range versions { // newest first
+		if v.Version < job.Version && v.Stable && !v.SpecEqual(job) {
+			return v, nil
+		}
+	}
+	return nil, nil
 }
