@@ -15,28 +15,7 @@ func resolveTarget(target string, n *structs.Node) (string, bool) {
 	if !strings.HasPrefix(target, "${") || !strings.HasSuffix(target, "}") {
 		return target, true
 	}
-	key := target[2 : len(target)-1]
-	switch key {
-	case "node.unique.id":
-		return n.ID, true
-	case "node.unique.name":
-		return n.Name, true
-	case "node.datacenter":
-		return n.Datacenter, true
-	case "node.class":
-		return n.NodeClass, true
-	case "node.pool":
-		return n.NodePool, true
-	}
-	if attr, ok := strings.CutPrefix(key, "attr."); ok {
-		v, found := n.Attributes[attr]
-		return v, found
-	}
-	if meta, ok := strings.CutPrefix(key, "meta."); ok {
-		v, found := n.Meta[meta]
-		return v, found
-	}
-	return "", false
+	return n.LookupVariable(target[2 : len(target)-1])
 }
 
 // escapesClass reports whether a target reads a value unique to each node,

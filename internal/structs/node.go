@@ -1,6 +1,9 @@
 package structs
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Node statuses.
 const (
@@ -135,4 +138,33 @@ type NodeEvent struct {
 	Details     map[string]string
 	Timestamp   time.Time
 	CreateIndex uint64
+}
+
+// LookupVariable resolves a node variable as job files reference it
+// (without "${}"): node.unique.id, node.unique.name, node.datacenter,
+// node.class, node.pool, attr.<name> and meta.<name>. ok is false when the
+// node does not have it. Constraints (scheduler) and task interpolation
+// (client) both resolve through here, so they can never disagree.
+func (n *Node) LookupVariable(name string) (string, bool) {
+	switch name {
+	case "node.unique.id":
+		return n.ID, true
+	case "node.unique.name":
+		return n.Name, true
+	case "node.datacenter":
+		return n.Datacenter, true
+	case "node.class":
+		return n.NodeClass, true
+	case "node.pool":
+		return n.NodePool, true
+	}
+	if k, ok := strings.CutPrefix(name, "attr."); ok {
+		v, found := n.Attributes[k]
+		return v, found
+	}
+	if k, ok := strings.CutPrefix(name, "meta."); ok {
+		v, found := n.Meta[k]
+		return v, found
+	}
+	return "", false
 }

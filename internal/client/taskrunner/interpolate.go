@@ -59,29 +59,10 @@ func (ip *Interpolator) lookup(name string) (string, bool) {
 	if n == nil {
 		return "", false
 	}
-	if k, ok := strings.CutPrefix(name, "attr."); ok {
-		v, ok := n.Attributes[k]
-		return v, ok
+	if name == "node.region" {
+		return ip.region, true // the agent's region: not a node field
 	}
-	if k, ok := strings.CutPrefix(name, "meta."); ok {
-		v, ok := n.Meta[k]
-		return v, ok
-	}
-	switch name {
-	case "node.unique.id":
-		return n.ID, true
-	case "node.unique.name":
-		return n.Name, true
-	case "node.datacenter":
-		return n.Datacenter, true
-	case "node.class":
-		return n.NodeClass, true
-	case "node.pool":
-		return n.NodePool, true
-	case "node.region":
-		return ip.region, true
-	}
-	return "", false
+	return n.LookupVariable(name)
 }
 
 // Value interpolates every string inside v (maps, lists, nested blocks)
