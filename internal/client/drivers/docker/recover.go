@@ -18,7 +18,7 @@ func (d *Driver) Recover(h *drivers.TaskHandle) error {
 	if err := json.Unmarshal(h.State, &st); err != nil {
 		return fmt.Errorf("decode docker handle: %w", err)
 	}
-	if _, err := d.get(h.TaskID); err == nil {
+	if _, err := d.tasks.Get(h.TaskID); err == nil {
 		return nil
 	}
 	info, err := d.client.InspectContainer(context.Background(), st.ContainerID)
@@ -29,7 +29,7 @@ func (d *Driver) Recover(h *drivers.TaskHandle) error {
 		return err
 	}
 	t := &task{id: h.TaskID, state: st, exit: drivers.NewExitWaiter()}
-	if err := d.add(t); err != nil {
+	if err := d.tasks.Add(t.id, t); err != nil {
 		return err
 	}
 	if info.State.Running {

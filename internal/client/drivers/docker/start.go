@@ -42,7 +42,7 @@ func (d *Driver) Start(ctx context.Context, tc *drivers.TaskConfig) (*drivers.Ta
 	}
 	t := &task{id: tc.ID, exit: drivers.NewExitWaiter(),
 		state: taskState{ContainerID: id, StdoutPath: tc.StdoutPath, StderrPath: tc.StderrPath, StartedAt: time.Now()}}
-	if err := d.add(t); err != nil {
+	if err := d.tasks.Add(t.id, t); err != nil {
 		_ = d.client.RemoveContainer(context.Background(), id, true)
 		return nil, err
 	}

@@ -13,7 +13,7 @@ import (
 // Stop implements drivers.Driver. Docker's own stop endpoint only takes
 // a custom signal from API 1.42, so the signal-then-kill sequence is ours.
 func (d *Driver) Stop(taskID string, timeout time.Duration, signal string) error {
-	t, err := d.get(taskID)
+	t, err := d.tasks.Get(taskID)
 	if err != nil {
 		return err
 	}
@@ -56,7 +56,7 @@ func (d *Driver) kill(t *task, signal string) error {
 
 // Signal implements drivers.Driver.
 func (d *Driver) Signal(taskID string, signal string) error {
-	t, err := d.get(taskID)
+	t, err := d.tasks.Get(taskID)
 	if err != nil {
 		return err
 	}
@@ -72,7 +72,7 @@ func (d *Driver) Signal(taskID string, signal string) error {
 
 // Destroy implements drivers.Driver: it removes the container.
 func (d *Driver) Destroy(taskID string, force bool) error {
-	t, err := d.get(taskID)
+	t, err := d.tasks.Get(taskID)
 	if err != nil {
 		return err
 	}
@@ -86,15 +86,13 @@ func (d *Driver) Destroy(taskID string, force bool) error {
 	if t.cancel != nil {
 		t.cancel()
 	}
-	d.mu.Lock()
-	delete(d.tasks, taskID)
-	d.mu.Unlock()
+	d.tasks.Remove(taskID)
 	return nil
 }
 
 // Stats implements drivers.Driver.
 func (d *Driver) Stats(ctx context.Context, taskID string) (*drivers.TaskStats, error) {
-	t, err := d.get(taskID)
+	t, err := d.tasks.Get(taskID)
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"sync"
 
 	"github.com/drover-project/drover/internal/client/drivers"
 )
@@ -33,8 +32,7 @@ type Driver struct {
 	opts   Options
 	logger *slog.Logger
 
-	mu    sync.Mutex
-	tasks map[string]*task
+	tasks drivers.TaskSet[*task]
 }
 
 // New builds the driver with default Options; it is the Factory.
@@ -65,7 +63,7 @@ func NewWithOptions(config map[string]any, env drivers.Env, opts Options) (*Driv
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Driver{cfg: pc, opts: opts, logger: logger, tasks: map[string]*task{}}, nil
+	return &Driver{cfg: pc, opts: opts, logger: logger}, nil
 }
 
 // Name implements drivers.Driver.
@@ -77,29 +75,9 @@ func (d *Driver) ValidateConfig(cfg map[string]any) error {
 	return err
 }
 
-func (d *Driver) get(id string) (*task, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	t, ok := d.tasks[id]
-	if !ok {
-		return nil, drivers.ErrTaskNotFound
-	}
-	return t, nil
-}
-
-func (d *Driver) add(t *task) error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if _, ok := d.tasks[t.id]; ok {
-		return drivers.ErrTaskExists
-	}
-	d.tasks[t.id] = t
-	return nil
-}
-
 // Wait implements drivers.Driver.
 func (d *Driver) Wait(ctx context.Context, taskID string) (<-chan *drivers.ExitResult, error) {
-	t, err := d.get(taskID)
+	t, err := d.tasks.Get(taskID)
 	if err != nil {
 		return nil, err
 	}

@@ -242,7 +242,7 @@ func TestStopKillsTreeAfterTimeout(t *testing.T) {
 	if res := waitExit(t, d, task.ID, time.Second); res.Signal != 9 {
 		t.Fatalf("exit = %+v", res)
 	}
-	tk, _ := d.get(task.ID)
+	tk, _ := d.tasks.Get(task.ID)
 	for _, f := range tk.cg.procsFiles() {
 		if b, _ := os.ReadFile(f); strings.TrimSpace(string(b)) != "" {
 			t.Fatalf("processes left in cgroup: %s", b)

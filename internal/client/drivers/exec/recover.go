@@ -21,7 +21,7 @@ func (d *Driver) Recover(h *drivers.TaskHandle) error {
 	if err := json.Unmarshal(h.State, &st); err != nil {
 		return fmt.Errorf("decode exec handle: %w", err)
 	}
-	if _, err := d.get(h.TaskID); err == nil {
+	if _, err := d.tasks.Get(h.TaskID); err == nil {
 		return nil
 	}
 	alive := st.ExecutorPID > 0 && procutil.Alive(st.ExecutorPID, st.ExecutorStartTime)
@@ -29,7 +29,7 @@ func (d *Driver) Recover(h *drivers.TaskHandle) error {
 		return fmt.Errorf("executor pid %d: %w", st.ExecutorPID, drivers.ErrTaskGone)
 	}
 	t := &task{id: h.TaskID, state: st, cg: &cgroup{st.Cgroup}, exit: drivers.NewExitWaiter()}
-	if err := d.add(t); err != nil {
+	if err := d.tasks.Add(t.id, t); err != nil {
 		return err
 	}
 	go func() {

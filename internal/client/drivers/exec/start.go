@@ -48,7 +48,7 @@ func (d *Driver) Start(ctx context.Context, tc *drivers.TaskConfig) (*drivers.Ta
 		_ = cg.destroy()
 		return nil, err
 	}
-	if err := d.add(t); err != nil {
+	if err := d.tasks.Add(t.id, t); err != nil {
 		_ = d.kill(t)
 		return nil, err
 	}

@@ -19,7 +19,7 @@ const exitGrace = 5 * time.Second
 // itself, and as PID 1 of the task's namespace its death takes every
 // process of the task with it.
 func (d *Driver) Stop(taskID string, timeout time.Duration, signal string) error {
-	t, err := d.get(taskID)
+	t, err := d.tasks.Get(taskID)
 	if err != nil {
 		return err
 	}
@@ -66,7 +66,7 @@ func (d *Driver) signalExecutor(t *task, sig syscall.Signal) error {
 
 // Signal implements drivers.Driver.
 func (d *Driver) Signal(taskID string, signal string) error {
-	t, err := d.get(taskID)
+	t, err := d.tasks.Get(taskID)
 	if err != nil {
 		return err
 	}
@@ -83,7 +83,7 @@ func (d *Driver) Signal(taskID string, signal string) error {
 // Destroy implements drivers.Driver: it removes the task's cgroup and
 // exit file.
 func (d *Driver) Destroy(taskID string, force bool) error {
-	t, err := d.get(taskID)
+	t, err := d.tasks.Get(taskID)
 	if err != nil {
 		return err
 	}
@@ -99,15 +99,13 @@ func (d *Driver) Destroy(taskID string, force bool) error {
 		return err
 	}
 	_ = os.Remove(t.state.ExitFile)
-	d.mu.Lock()
-	delete(d.tasks, taskID)
-	d.mu.Unlock()
+	d.tasks.Remove(taskID)
 	return nil
 }
 
 // Stats implements drivers.Driver from the task's cgroup.
 func (d *Driver) Stats(_ context.Context, taskID string) (*drivers.TaskStats, error) {
-	t, err := d.get(taskID)
+	t, err := d.tasks.Get(taskID)
 	if err != nil {
 		return nil, err
 	}

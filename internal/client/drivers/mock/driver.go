@@ -2,7 +2,6 @@ package mock
 
 import (
 	"context"
-	"sync"
 
 	"github.com/drover-project/drover/internal/client/drivers"
 	"github.com/drover-project/drover/internal/clock"
@@ -16,8 +15,7 @@ const Name = "mock"
 type Driver struct {
 	clock clock.Clock
 
-	mu    sync.Mutex
-	tasks map[string]*task
+	tasks drivers.TaskSet[*task]
 }
 
 // New builds the driver on env.Clock (the wall clock when nil); it is the
@@ -35,7 +33,7 @@ func NewWithClock(c clock.Clock) *Driver {
 	if c == nil {
 		c = clock.Real{}
 	}
-	return &Driver{clock: c, tasks: map[string]*task{}}
+	return &Driver{clock: c}
 }
 
 // Name implements drivers.Driver.
@@ -53,29 +51,9 @@ func (d *Driver) ValidateConfig(cfg map[string]any) error {
 	return err
 }
 
-func (d *Driver) get(id string) (*task, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	t, ok := d.tasks[id]
-	if !ok {
-		return nil, drivers.ErrTaskNotFound
-	}
-	return t, nil
-}
-
-func (d *Driver) add(t *task) error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if _, ok := d.tasks[t.id]; ok {
-		return drivers.ErrTaskExists
-	}
-	d.tasks[t.id] = t
-	return nil
-}
-
 // Wait implements drivers.Driver.
 func (d *Driver) Wait(ctx context.Context, taskID string) (<-chan *drivers.ExitResult, error) {
-	t, err := d.get(taskID)
+	t, err := d.tasks.Get(taskID)
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +62,7 @@ func (d *Driver) Wait(ctx context.Context, taskID string) (<-chan *drivers.ExitR
 
 // Signals lists the signals a task received through Signal, for tests.
 func (d *Driver) Signals(taskID string) []string {
-	t, err := d.get(taskID)
+	t, err := d.tasks.Get(taskID)
 	if err != nil {
 		return nil
 	}

@@ -21,7 +21,7 @@ func mkTask(id string, cfg map[string]any) *drivers.TaskConfig {
 // exited returns the task's result if it has one now.
 func exited(t *testing.T, d *Driver, id string) *drivers.ExitResult {
 	t.Helper()
-	tk, err := d.get(id)
+	tk, err := d.tasks.Get(id)
 	if err != nil {
 		t.Fatal(err)
 	}

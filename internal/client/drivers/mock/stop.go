@@ -14,7 +14,7 @@ import (
 // Stop implements drivers.Driver on the clock: the task dies kill_after
 // after the signal, or is SIGKILLed at the timeout if that comes first.
 func (d *Driver) Stop(taskID string, timeout time.Duration, signal string) error {
-	t, err := d.get(taskID)
+	t, err := d.tasks.Get(taskID)
 	if err != nil {
 		return err
 	}
@@ -45,7 +45,7 @@ func (d *Driver) Stop(taskID string, timeout time.Duration, signal string) error
 
 // Signal implements drivers.Driver.
 func (d *Driver) Signal(taskID string, signal string) error {
-	t, err := d.get(taskID)
+	t, err := d.tasks.Get(taskID)
 	if err != nil {
 		return err
 	}
@@ -66,7 +66,7 @@ func (d *Driver) Signal(taskID string, signal string) error {
 
 // Destroy implements drivers.Driver.
 func (d *Driver) Destroy(taskID string, force bool) error {
-	t, err := d.get(taskID)
+	t, err := d.tasks.Get(taskID)
 	if err != nil {
 		return err
 	}
@@ -76,9 +76,7 @@ func (d *Driver) Destroy(taskID string, force bool) error {
 		}
 		t.killed(syscall.SIGKILL)
 	}
-	d.mu.Lock()
-	delete(d.tasks, taskID)
-	d.mu.Unlock()
+	d.tasks.Remove(taskID)
 	return nil
 }
 
@@ -96,11 +94,11 @@ func (d *Driver) Recover(h *drivers.TaskHandle) error {
 	if err != nil {
 		return err
 	}
-	if _, err := d.get(h.TaskID); err == nil {
+	if _, err := d.tasks.Get(h.TaskID); err == nil {
 		return nil
 	}
 	t := &task{id: h.TaskID, cfg: cfg, state: st, exit: drivers.NewExitWaiter()}
-	if err := d.add(t); err != nil {
+	if err := d.tasks.Add(t.id, t); err != nil {
 		return err
 	}
 	d.run(t, cfg.RunFor-d.clock.Now().Sub(st.StartedAt))
@@ -109,7 +107,7 @@ func (d *Driver) Recover(h *drivers.TaskHandle) error {
 
 // Stats implements drivers.Driver with fixed figures.
 func (d *Driver) Stats(_ context.Context, taskID string) (*drivers.TaskStats, error) {
-	t, err := d.get(taskID)
+	t, err := d.tasks.Get(taskID)
 	if err != nil {
 		return nil, err
 	}

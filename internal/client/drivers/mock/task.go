@@ -56,7 +56,7 @@ func (d *Driver) Start(ctx context.Context, tc *drivers.TaskConfig) (*drivers.Ta
 		}
 	}
 	t := &task{id: tc.ID, cfg: cfg, exit: drivers.NewExitWaiter(), state: taskState{Config: tc.Config, StartedAt: d.clock.Now()}}
-	if err := d.add(t); err != nil {
+	if err := d.tasks.Add(t.id, t); err != nil {
 		return nil, err
 	}
 	d.run(t, cfg.RunFor)

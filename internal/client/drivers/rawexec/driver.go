@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"runtime"
-	"sync"
 
 	"github.com/drover-project/drover/internal/client/drivers"
 	"github.com/drover-project/drover/internal/structs"
@@ -25,8 +24,7 @@ type Driver struct {
 	cfg    PluginConfig
 	logger *slog.Logger
 
-	mu    sync.Mutex
-	tasks map[string]*task
+	tasks drivers.TaskSet[*task]
 }
 
 // New builds the driver from its plugin config.
@@ -39,7 +37,7 @@ func New(config map[string]any, env drivers.Env) (drivers.Driver, error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Driver{cfg: pc, logger: logger, tasks: map[string]*task{}}, nil
+	return &Driver{cfg: pc, logger: logger}, nil
 }
 
 // Name implements drivers.Driver.
@@ -67,30 +65,9 @@ func (d *Driver) ValidateConfig(cfg map[string]any) error {
 	return err
 }
 
-func (d *Driver) get(id string) (*task, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	t, ok := d.tasks[id]
-	if !ok {
-		return nil, drivers.ErrTaskNotFound
-	}
-	return t, nil
-}
-
-// add registers t unless the ID is taken.
-func (d *Driver) add(t *task) error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if _, ok := d.tasks[t.id]; ok {
-		return drivers.ErrTaskExists
-	}
-	d.tasks[t.id] = t
-	return nil
-}
-
 // Wait implements drivers.Driver.
 func (d *Driver) Wait(ctx context.Context, taskID string) (<-chan *drivers.ExitResult, error) {
-	t, err := d.get(taskID)
+	t, err := d.tasks.Get(taskID)
 	if err != nil {
 		return nil, err
 	}

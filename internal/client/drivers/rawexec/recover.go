@@ -19,14 +19,14 @@ func (d *Driver) Recover(h *drivers.TaskHandle) error {
 	if err := json.Unmarshal(h.State, &st); err != nil {
 		return fmt.Errorf("decode raw_exec handle: %w", err)
 	}
-	if _, err := d.get(h.TaskID); err == nil {
+	if _, err := d.tasks.Get(h.TaskID); err == nil {
 		return nil // already known: nothing to re-attach
 	}
 	if st.PID <= 0 || !procutil.Alive(st.PID, st.StartTime) {
 		return fmt.Errorf("pid %d: %w", st.PID, drivers.ErrTaskGone)
 	}
 	t := &task{id: h.TaskID, state: st, exit: drivers.NewExitWaiter()}
-	if err := d.add(t); err != nil {
+	if err := d.tasks.Add(t.id, t); err != nil {
 		return err
 	}
 	go func() {

@@ -38,7 +38,7 @@ func (d *Driver) Start(_ context.Context, tc *drivers.TaskConfig) (*drivers.Task
 	t.state = taskState{PID: cmd.Process.Pid, StartedAt: time.Now()}
 	t.state.StartTime, _ = procutil.StartTime(t.state.PID)
 	go func() { t.exit.Set(procutil.ExitFromState(cmd.ProcessState, cmd.Wait())) }()
-	if err := d.add(t); err != nil {
+	if err := d.tasks.Add(t.id, t); err != nil {
 		_ = procutil.SignalGroup(t.state.PID, syscall.SIGKILL)
 		return nil, err
 	}

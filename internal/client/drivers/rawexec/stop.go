@@ -13,7 +13,7 @@ import (
 // group, SIGKILL follows after timeout (and always at the end, for
 // stragglers the leader left behind).
 func (d *Driver) Stop(taskID string, timeout time.Duration, signal string) error {
-	t, err := d.get(taskID)
+	t, err := d.tasks.Get(taskID)
 	if err != nil {
 		return err
 	}
@@ -37,7 +37,7 @@ func (d *Driver) Stop(taskID string, timeout time.Duration, signal string) error
 
 // Signal implements drivers.Driver.
 func (d *Driver) Signal(taskID string, signal string) error {
-	t, err := d.get(taskID)
+	t, err := d.tasks.Get(taskID)
 	if err != nil {
 		return err
 	}
@@ -53,7 +53,7 @@ func (d *Driver) Signal(taskID string, signal string) error {
 
 // Destroy implements drivers.Driver.
 func (d *Driver) Destroy(taskID string, force bool) error {
-	t, err := d.get(taskID)
+	t, err := d.tasks.Get(taskID)
 	if err != nil {
 		return err
 	}
@@ -65,15 +65,13 @@ func (d *Driver) Destroy(taskID string, force bool) error {
 			return err
 		}
 	}
-	d.mu.Lock()
-	delete(d.tasks, taskID)
-	d.mu.Unlock()
+	d.tasks.Remove(taskID)
 	return nil
 }
 
 // Stats implements drivers.Driver by summing over the process group.
 func (d *Driver) Stats(_ context.Context, taskID string) (*drivers.TaskStats, error) {
-	t, err := d.get(taskID)
+	t, err := d.tasks.Get(taskID)
 	if err != nil {
 		return nil, err
 	}
