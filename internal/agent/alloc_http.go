@@ -34,19 +34,11 @@ func (h *HTTPServer) allocList(w http.ResponseWriter, r *http.Request) (any, err
 }
 
 func (h *HTTPServer) allocGet(w http.ResponseWriter, r *http.Request) (any, error) {
-	id := r.PathValue("id")
-	var alloc *structs.Allocation
-	if err := h.read(w, r, func(q server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
-		var err error
-		if alloc, err = st.AllocByID(ws, id); alloc != nil {
-			return alloc.ModifyIndex, err
-		}
-		return st.Index("allocs"), err
-	}); err != nil {
+	alloc, err := readOne(h, w, r, "allocation", "allocs", func(_ server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (*structs.Allocation, error) {
+		return st.AllocByID(ws, r.PathValue("id"))
+	}, func(a *structs.Allocation) uint64 { return a.ModifyIndex })
+	if err != nil {
 		return nil, err
-	}
-	if alloc == nil {
-		return nil, server.NotFound("allocation %q not found", id)
 	}
 	return apiconv.AllocFromStructs(alloc), nil
 }

@@ -56,19 +56,11 @@ func (h *HTTPServer) deploymentList(w http.ResponseWriter, r *http.Request) (any
 }
 
 func (h *HTTPServer) deploymentGet(w http.ResponseWriter, r *http.Request) (any, error) {
-	id := r.PathValue("id")
-	var d *structs.Deployment
-	if err := h.read(w, r, func(q server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
-		var err error
-		if d, err = st.DeploymentByID(ws, id); d != nil {
-			return d.ModifyIndex, err
-		}
-		return st.Index("deployment"), err
-	}); err != nil {
+	d, err := readOne(h, w, r, "deployment", "deployment", func(_ server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (*structs.Deployment, error) {
+		return st.DeploymentByID(ws, r.PathValue("id"))
+	}, func(d *structs.Deployment) uint64 { return d.ModifyIndex })
+	if err != nil {
 		return nil, err
-	}
-	if d == nil {
-		return nil, server.NotFound("deployment %q not found", id)
 	}
 	return apiconv.DeploymentFromStructs(d), nil
 }

@@ -107,20 +107,11 @@ func (h *HTTPServer) jobParse(w http.ResponseWriter, r *http.Request) (any, erro
 }
 
 func (h *HTTPServer) jobGet(w http.ResponseWriter, r *http.Request) (any, error) {
-	id := r.PathValue("id")
-	var job *structs.Job
-	if err := h.read(w, r, func(q server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
-		var err error
-		job, err = st.JobByID(ws, q.Namespace, id)
-		if job != nil {
-			return job.ModifyIndex, err
-		}
-		return st.Index("jobs"), err
-	}); err != nil {
+	job, err := readOne(h, w, r, "job", "jobs", func(q server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (*structs.Job, error) {
+		return st.JobByID(ws, q.Namespace, r.PathValue("id"))
+	}, func(j *structs.Job) uint64 { return j.ModifyIndex })
+	if err != nil {
 		return nil, err
-	}
-	if job == nil {
-		return nil, server.NotFound("job %q not found", id)
 	}
 	return apiconv.JobFromStructs(job), nil
 }

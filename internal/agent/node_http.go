@@ -47,19 +47,11 @@ func (h *HTTPServer) nodeList(w http.ResponseWriter, r *http.Request) (any, erro
 }
 
 func (h *HTTPServer) nodeGet(w http.ResponseWriter, r *http.Request) (any, error) {
-	id := r.PathValue("id")
-	var node *structs.Node
-	if err := h.read(w, r, func(q server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
-		var err error
-		if node, err = st.NodeByID(ws, id); node != nil {
-			return node.ModifyIndex, err
-		}
-		return st.Index("nodes"), err
-	}); err != nil {
+	node, err := readOne(h, w, r, "node", "nodes", func(_ server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (*structs.Node, error) {
+		return st.NodeByID(ws, r.PathValue("id"))
+	}, func(n *structs.Node) uint64 { return n.ModifyIndex })
+	if err != nil {
 		return nil, err
-	}
-	if node == nil {
-		return nil, server.NotFound("node %q not found", id)
 	}
 	return apiconv.NodeFromStructs(node), nil
 }

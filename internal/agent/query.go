@@ -115,3 +115,24 @@ func (h *HTTPServer) read(w http.ResponseWriter, r *http.Request, fn readFunc) e
 	setMeta(w, meta)
 	return nil
 }
+
+// readOne answers a single-object GET: a blocking read of get, whose
+// answer's index is the object's modify index (or the table's while it
+// is absent), and a 404 naming what when there is none.
+func readOne[T any](h *HTTPServer, w http.ResponseWriter, r *http.Request, what, table string,
+	get func(q server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (*T, error), modifyIndex func(*T) uint64) (*T, error) {
+	var obj *T
+	if err := h.read(w, r, func(q server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		var err error
+		if obj, err = get(q, ws, st); obj != nil {
+			return modifyIndex(obj), err
+		}
+		return st.Index(table), err
+	}); err != nil {
+		return nil, err
+	}
+	if obj == nil {
+		return nil, server.NotFound("%s %q not found", what, r.PathValue("id"))
+	}
+	return obj, nil
+}
