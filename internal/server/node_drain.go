@@ -80,25 +80,16 @@ func (s *Server) runDrainer(ctx context.Context) {
 	d := drainer.New(s.config.NewID)
 	for ctx.Err() == nil {
 		ws := memdb.NewWatchSet()
-		nodes, err := s.State().Nodes(ws)
+		nodes, err := s.State().NodesDraining(ws)
 		if err != nil {
 			s.log.Error("drainer: read nodes", "error", err)
 			return
 		}
-		if draining(nodes) {
+		if len(nodes) > 0 {
 			s.applyDrainActions(d.Step(s.drainInput(ws, nodes)))
 		}
 		s.waitForChange(ctx, ws, drainer.NextDeadlineAfter(nodes, s.now()))
 	}
-}
-
-func draining(nodes []*structs.Node) bool {
-	for _, n := range nodes {
-		if n.DrainStrategy != nil {
-			return true
-		}
-	}
-	return false
 }
 
 // drainInput reads what the drainer needs, watching the allocs it saw.

@@ -208,3 +208,9 @@ func (r reader) NodesByIDPrefix(ws memdb.WatchSet, prefix string) ([]*structs.No
 func (r reader) Nodes(ws memdb.WatchSet) ([]*structs.Node, error) {
 	return list[structs.Node](r.txn(), ws, TableNodes, "id")
 }
+
+// NodesDraining returns the nodes with a drain strategy, watching only
+// them: changes to other nodes do not fire ws.
+func (r reader) NodesDraining(ws memdb.WatchSet) ([]*structs.Node, error) {
+	return list[structs.Node](r.txn(), ws, TableNodes, "draining", true)
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/go-memdb"
 
@@ -162,4 +163,33 @@ func TestDeleteNodesAndReads(t *testing.T) {
 		t.Fatalf("after delete: %v", got)
 	}
 	wantIndex(t, s, TableNodes, 21)
+}
+
+func TestNodesDraining_ReadsAndWatchesOnlyDrainingNodes(t *testing.T) {
+	s := newStore(t)
+	for i, id := range []string{"n1", "n2", "n3"} {
+		if err := s.UpsertNode(uint64(10+i), mockNode(id)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.UpdateNodeDrain(20, "n2", &structs.DrainStrategy{Deadline: time.Hour}, false, 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	ws := memdb.NewWatchSet()
+	got, err := s.NodesDraining(ws)
+	if err != nil || len(got) != 1 || got[0].ID != "n2" {
+		t.Fatalf("draining = %v, %v", got, err)
+	}
+	if err := s.UpsertNode(21, mockNode("n4")); err != nil { // not draining
+		t.Fatal(err)
+	}
+	if !ws.Watch(time.After(50 * time.Millisecond)) {
+		t.Fatal("a non-draining node's registration woke the drain watch")
+	}
+	if err := s.UpdateNodeDrain(22, "n2", nil, true, 2, nil); err != nil {
+		t.Fatal(err)
+	}
+	if ws.Watch(time.After(time.Second)) {
+		t.Fatal("ending the drain did not wake the drain watch")
+	}
 }

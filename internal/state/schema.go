@@ -73,9 +73,20 @@ func jobVersionTable() *memdb.TableSchema {
 }
 
 func nodesTable() *memdb.TableSchema {
+	// "draining" lets the drainer read and watch only draining nodes, so
+	// node registrations elsewhere do not wake it (O(N) each, O(N^2) as a
+	// cluster fills).
+	draining := &memdb.ConditionalIndex{Conditional: func(obj any) (bool, error) {
+		n, ok := obj.(*structs.Node)
+		if !ok {
+			return false, fmt.Errorf("unexpected type %T", obj)
+		}
+		return n.DrainStrategy != nil, nil
+	}}
 	return &memdb.TableSchema{Name: TableNodes, Indexes: map[string]*memdb.IndexSchema{
 		"id":        unique("id", str("ID")),
 		"secret_id": {Name: "secret_id", Unique: true, AllowMissing: true, Indexer: str("SecretID")},
+		"draining":  {Name: "draining", Indexer: draining},
 	}}
 }
 
