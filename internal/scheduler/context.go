@@ -24,7 +24,7 @@ type evalContext struct {
 	classes  map[string]string     // node ID -> computed class, when not stored
 	eligible map[string]bool       // computed class -> feasible for some group
 	escaped  bool                  // some constraint escaped the class cache
-	stopped  map[string]bool       // alloc IDs the plan stops
+	stopped  map[string]bool       // alloc IDs the plan stops or preempts
 
 	nodes      map[string]*structs.Node // every node in the snapshot, by ID
 	jobAllocs  []*structs.Allocation    // the job's stored allocs

@@ -8,9 +8,12 @@ import (
 // opt; false when the node is infeasible or full (recorded in m). The
 // option is filled in place because most candidates are discarded.
 func (g *groupStack) consider(n *structs.Node, m *structs.AllocMetric, penalty map[string]bool, opt *option) bool {
-	if !g.feas.feasible(n, m) {
-		return false
-	}
+	return g.feas.feasible(n, m) && g.fit(n, m, penalty, opt)
+}
+
+// fit checks the resources of a node already known to be feasible and
+// scores it; preemption calls it again once victims are out of the usage.
+func (g *groupStack) fit(n *structs.Node, m *structs.AllocMetric, penalty map[string]bool, opt *option) bool {
 	ctx := g.s.ctx
 	u, err := ctx.nodeUsage(n)
 	if err != nil {

@@ -271,7 +271,7 @@ func (s *genericScheduler) placeOne(g *groupStack, req placeRequest, active *str
 	if req.reschedule {
 		penalty = penaltyNodes(prev)
 	}
-	opt, metric := g.selectNode(penalty)
+	opt, metric, victims := g.selectOrPreempt(penalty)
 	if opt == nil {
 		if prev != nil && req.stopPrevious {
 			s.ctx.popStop(prev)
@@ -283,6 +283,7 @@ func (s *genericScheduler) placeOne(g *groupStack, req placeRequest, active *str
 		return nil
 	}
 	a := s.newAlloc(g, opt, metric, req, active)
+	s.ctx.appendPreemptions(a, victims)
 	s.ctx.appendAlloc(a)
 	g.placed(opt.node)
 	s.placed[a.ID] = req.tg.Name

@@ -65,13 +65,18 @@ func (h *harness) SubmitPlan(p *structs.Plan) (*structs.PlanResult, State, error
 	for _, allocs := range p.NodeUpdate {
 		req.AllocsStopped = append(req.AllocsStopped, allocs...)
 	}
+	// Evictions as the plan applier commits them (its preemption evals
+	// are left out: the tests look at the plan).
+	for _, allocs := range p.NodePreemptions {
+		req.AllocsPreempted = append(req.AllocsPreempted, allocs...)
+	}
 	idx := h.next()
 	if err := h.store.UpsertPlanResults(idx, req); err != nil {
 		return nil, nil, err
 	}
 	h.checkNodes()
 	return &structs.PlanResult{
-		NodeUpdate: p.NodeUpdate, NodeAllocation: p.NodeAllocation,
+		NodeUpdate: p.NodeUpdate, NodeAllocation: p.NodeAllocation, NodePreemptions: p.NodePreemptions,
 		Deployment: p.Deployment, DeploymentUpdates: p.DeploymentUpdates, AllocIndex: idx,
 	}, nil, nil
 }

@@ -38,6 +38,7 @@ type placementStack struct {
 	nodesAvailable map[string]int  // ready nodes per datacenter; shared, read only
 	nodesInPool    int
 	groups         map[string]*groupStack
+	preempt        *preemptor // nil: the job may not preempt
 }
 
 // newPlacementStack selects the candidate nodes: ready, in one of the
@@ -45,7 +46,8 @@ type placementStack struct {
 func newPlacementStack(ctx *evalContext, job *structs.Job, batch bool, all []*structs.Node) *placementStack {
 	c := jobCandidates(job, all)
 	s := &placementStack{ctx: ctx, job: job, batch: batch, groups: map[string]*groupStack{},
-		nodes: slices.Clone(c.nodes), nodesAvailable: c.nodesAvailable, nodesInPool: c.nodesInPool}
+		nodes: slices.Clone(c.nodes), nodesAvailable: c.nodesAvailable, nodesInPool: c.nodesInPool,
+		preempt: newPreemptor(ctx, job)}
 	ctx.rng.Shuffle(len(s.nodes), func(i, j int) { s.nodes[i], s.nodes[j] = s.nodes[j], s.nodes[i] })
 	return s
 }

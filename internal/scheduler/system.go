@@ -361,7 +361,7 @@ func (s *systemScheduler) placeOn(g *groupStack, n *structs.Node, prev *structs.
 	if prev != nil {
 		s.ctx.appendStop(prev, allocUpdating, "")
 	}
-	opt, metric := g.selectOn(n)
+	opt, metric, victims := g.selectOnOrPreempt(n)
 	if opt == nil {
 		if prev != nil {
 			s.ctx.popStop(prev)
@@ -389,6 +389,7 @@ func (s *systemScheduler) placeOn(g *groupStack, n *structs.Node, prev *structs.
 	if prev != nil {
 		a.PreviousAllocation = prev.ID
 	}
+	s.ctx.appendPreemptions(a, victims)
 	s.ctx.appendAlloc(a)
 	s.placed[a.ID] = name
 }

@@ -130,3 +130,52 @@ func TestScheduling_EndToEnd_BlockedUntilNodeAdded(t *testing.T) {
 		t.Fatalf("allocs after unblock: %+v", allocs)
 	}
 }
+
+// TestEvalStatus_ApplyingToPending_Preemption_EndToEnd: a high-priority
+// system job that does not fit on a full node preempts a lower-priority
+// service alloc there; the plan applier writes one preemption eval for the
+// service job, with no PreviousEval (the chain breaks, as the seeds say).
+func TestEvalStatus_ApplyingToPending_Preemption_EndToEnd(t *testing.T) {
+	s := realServer(t)
+	if _, err := s.Node.Register(e2eNode(1, 1000, 2048)); err != nil {
+		t.Fatal(err)
+	}
+	svc := e2eJob("low", 1, 800, 512)
+	svc.Priority = 30
+	reply, err := s.Job.Register(&JobRegisterArgs{Job: svc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitEval(t, s, reply.EvalID, structs.EvalStatusComplete)
+	victim := liveAllocs(t, s, "low")[0]
+
+	sys := e2eJob("agent", 1, 500, 256)
+	sys.Type, sys.Priority = structs.JobTypeSystem, 90
+	reply, err = s.Job.Register(&JobRegisterArgs{Job: sys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitEval(t, s, reply.EvalID, structs.EvalStatusComplete)
+	placed := liveAllocs(t, s, "agent")
+	if len(placed) != 1 || len(placed[0].PreemptedAllocations) != 1 || placed[0].PreemptedAllocations[0] != victim.ID {
+		t.Fatalf("system alloc %+v", placed)
+	}
+	evicted, _ := s.State().AllocByID(nil, victim.ID)
+	if evicted.DesiredStatus != structs.AllocDesiredStatusEvict || evicted.PreemptedByAllocation != placed[0].ID {
+		t.Fatalf("victim %+v", evicted)
+	}
+	var pre []*structs.Evaluation
+	waitFor(t, func() bool {
+		pre = nil
+		evals, _ := s.State().EvalsByJob(nil, "default", "low")
+		for _, e := range evals {
+			if e.TriggeredBy == structs.EvalTriggerPreemption {
+				pre = append(pre, e)
+			}
+		}
+		return len(pre) == 1
+	})
+	if pre[0].PreviousEval != "" {
+		t.Fatalf("preemption eval has PreviousEval %q", pre[0].PreviousEval)
+	}
+}
