@@ -12,6 +12,7 @@ import (
 	"github.com/drover-project/drover/internal/scheduler"
 	"github.com/drover-project/drover/internal/server/broker"
 	"github.com/drover-project/drover/internal/server/planapply"
+	"github.com/drover-project/drover/internal/structs"
 )
 
 // Config configures a server.
@@ -71,6 +72,9 @@ type Config struct {
 
 	// PlanRejectHook injects plan rejections (tests and the simulator).
 	PlanRejectHook planapply.RejectHook
+	// RaftApplyHook runs before every raft entry is proposed and may block:
+	// the simulator delays applies with it, as a slow disk or network would.
+	RaftApplyHook func(structs.MessageType)
 
 	Logger *slog.Logger
 	Clock  clock.Clock

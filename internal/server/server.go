@@ -235,6 +235,9 @@ func (s *Server) Shutdown() error {
 // raftApply proposes one typed entry and waits until it is applied,
 // returning its raft index. An error returned by the FSM is returned here.
 func (s *Server) raftApply(t structs.MessageType, msg any) (uint64, error) {
+	if h := s.config.RaftApplyHook; h != nil {
+		h(t)
+	}
 	buf, err := structs.Encode(t, msg)
 	if err != nil {
 		return 0, fmt.Errorf("encode %T: %w", msg, err)

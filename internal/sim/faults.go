@@ -22,6 +22,9 @@ type faults struct {
 	rejected     int             // plans rejected so far
 	workerDeaths int             // scheduler runs still to kill
 	killed       int
+	slowApplies  int           // raft entries still to delay
+	applyDelay   time.Duration // how long each is held
+	delayed      int
 }
 
 func newFaults() *faults { return &faults{rejectJobs: map[string]bool{}} }
@@ -123,4 +126,37 @@ func (w *simScheduler) Process(eval *structs.Evaluation) error {
 	}
 	factory := scheduler.BuiltinSchedulersWith(w.now, w.sim.ids.forEval(eval.ID))[w.typ]
 	return factory(w.log, w.st, w.p).Process(eval)
+}
+
+// applyHook is the server's RaftApplyHook: it holds the next slowApplies
+// raft entries for applyDelay of real time before they are proposed, as a
+// slow disk or a lagging network would. Workers then wait for their
+// snapshot index and the plan applier for its commits; nothing may be
+// lost or reordered.
+func (f *faults) applyHook(structs.MessageType) {
+	f.mu.Lock()
+	if f.slowApplies == 0 {
+		f.mu.Unlock()
+		return
+	}
+	f.slowApplies--
+	f.delayed++
+	d := f.applyDelay
+	f.mu.Unlock()
+	time.Sleep(d)
+}
+
+// DelayRaftApply holds each of the next n raft entries for d of real time
+// before it is proposed.
+func (s *Sim) DelayRaftApply(n int, d time.Duration) {
+	s.faults.mu.Lock()
+	s.faults.slowApplies, s.faults.applyDelay = n, d
+	s.faults.mu.Unlock()
+}
+
+// DelayedApplies reports how many raft entries were delayed so far.
+func (s *Sim) DelayedApplies() int {
+	s.faults.mu.Lock()
+	defer s.faults.mu.Unlock()
+	return s.faults.delayed
 }

@@ -129,6 +129,7 @@ func (s *Sim) serverConfig(clk clock.Clock) *server.Config {
 		}},
 		Schedulers:              s.schedulerFactories(clk.Now),
 		PlanRejectHook:          s.faults.rejectHook,
+		RaftApplyHook:           s.faults.applyHook,
 		MinHeartbeatTTL:         s.opts.MinHeartbeatTTL,
 		HeartbeatGrace:          s.opts.HeartbeatGrace,
 		FailedFollowUpBaseDelay: s.opts.FailedFollowUpDelay,

@@ -54,3 +54,31 @@ func TestSim_SameSeedSameHistory(t *testing.T) {
 	}
 	t.Logf("\n%s", a)
 }
+
+// TestSim_DelayedRaftApply_SameOutcome: with raft applies held back (a
+// slow disk or network), the cluster converges to the same history as
+// without: workers wait for their snapshot index, nothing is lost.
+func TestSim_DelayedRaftApply_SameOutcome(t *testing.T) {
+	run := func(delay bool) History {
+		s := newTestSim(t, 7)
+		for _, n := range []string{"n1", "n2"} {
+			_, err := s.AddNode(NodeSpec{Name: n})
+			must(t, err)
+		}
+		if delay {
+			s.DelayRaftApply(8, 20*time.Millisecond)
+		}
+		must(t, s.RegisterJob(JobSpec{Name: "web", Count: 3, CPU: 500}))
+		must(t, s.Scale("web", 5))
+		must(t, s.AdvanceTime(30*time.Second))
+		if delay && s.DelayedApplies() != 8 {
+			t.Fatalf("%d applies delayed, want 8", s.DelayedApplies())
+		}
+		h, err := s.History()
+		must(t, err)
+		return h
+	}
+	if d := Diff(run(false), run(true)); d != "" {
+		t.Fatalf("delayed raft applies changed the outcome:\n%s", d)
+	}
+}
