@@ -5,6 +5,7 @@ import (
 
 	"github.com/drover-project/drover/internal/client/allocrunner"
 	"github.com/drover-project/drover/internal/client/state"
+	"github.com/drover-project/drover/internal/client/taskrunner"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -106,7 +107,8 @@ func (c *Client) newRunner(a *structs.Allocation, rec *state.AllocRecord) *alloc
 	return allocrunner.New(allocrunner.Config{
 		Alloc: a, AllocDirRoot: c.cfg.AllocDir, Drivers: c.drivers, Node: c.Node, Region: c.cfg.Region,
 		Clock: c.clock, Logger: c.cfg.Logger, Store: c.store, OnUpdate: c.batch.queue, Restore: rec,
-		LogPollInterval: c.cfg.LogPollInterval,
+		LogPollInterval:    c.cfg.LogPollInterval,
+		AllowHostArtifacts: c.cfg.Options[taskrunner.OptionAllowHostArtifacts] == "true",
 	})
 }
 

@@ -34,9 +34,11 @@ type Config struct {
 	Drivers      taskrunner.DriverSource
 	Node         func() *structs.Node
 	Region       string
-	Clock        clock.Clock
-	Logger       *slog.Logger
-	Store        Persister
+	// AllowHostArtifacts: see taskrunner.Config.
+	AllowHostArtifacts bool
+	Clock              clock.Clock
+	Logger             *slog.Logger
+	Store              Persister
 	// OnUpdate receives the alloc's client-side fields whenever they
 	// change; it must not block for long (the client batches).
 	OnUpdate func(*structs.Allocation)
@@ -145,6 +147,7 @@ func (r *Runner) buildTasks() {
 			Alloc: r.alloc, Task: t, AllocDir: r.allocDir, Drivers: r.cfg.Drivers, Node: r.cfg.Node,
 			Region: r.cfg.Region, Clock: r.clock, Logger: r.cfg.Logger, Store: r.cfg.Store,
 			OnChange: r.notify, Restore: rec, LogPollInterval: r.cfg.LogPollInterval,
+			AllowHostArtifacts: r.cfg.AllowHostArtifacts,
 		})
 	}
 }

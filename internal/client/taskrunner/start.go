@@ -14,6 +14,9 @@ func (tr *TaskRunner) start(drv drivers.Driver) bool {
 	tr.emitSetupOnce()
 	tc, typ, err := tr.taskConfig(drv)
 	if err != nil {
+		if tr.abortStart() {
+			return false // a download cut short by a kill or shutdown
+		}
 		tr.failWith(typ, err.Error())
 		return false
 	}
@@ -23,12 +26,7 @@ func (tr *TaskRunner) start(drv drivers.Driver) bool {
 	}
 	h, err := drv.Start(tr.runCtx, tc)
 	if err != nil {
-		if tr.shuttingDown() {
-			tr.finish()
-			return false
-		}
-		if tr.killed() {
-			tr.markDead(false, nil)
+		if tr.abortStart() {
 			return false
 		}
 		tr.failWith(EventDriverFailure, err.Error())
@@ -37,6 +35,21 @@ func (tr *TaskRunner) start(drv drivers.Driver) bool {
 	tr.setHandle(h)
 	tr.markRunning(NewEvent(tr.clock.Now(), EventStarted, "Task started by client"))
 	return true
+}
+
+// abortStart ends a start that failed because the runner was told to
+// stop meanwhile: a kill is not a task failure, and a shutdown leaves the
+// task for the next client. It reports whether it ended the start.
+func (tr *TaskRunner) abortStart() bool {
+	if tr.shuttingDown() {
+		tr.finish()
+		return true
+	}
+	if tr.killed() {
+		tr.markDead(false, nil)
+		return true
+	}
+	return false
 }
 
 func (tr *TaskRunner) emitSetupOnce() {
@@ -64,6 +77,9 @@ func (tr *TaskRunner) taskConfig(drv drivers.Driver) (*drivers.TaskConfig, strin
 		node = tr.cfg.Node()
 	}
 	env := BuildEnv(EnvInputs{Alloc: alloc, Task: task, Group: group(alloc), Node: node, Region: tr.cfg.Region, TaskDir: td})
+	if typ, err := tr.prestart(task, td, env, node); err != nil {
+		return nil, typ, err
+	}
 	cfg := NewInterpolator(env, node, tr.cfg.Region).Config(task.Config)
 	if err := drv.ValidateConfig(cfg); err != nil {
 		return nil, EventDriverFailure, fmt.Errorf("failed to validate task config: %w", err)

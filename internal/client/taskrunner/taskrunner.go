@@ -39,9 +39,14 @@ type Config struct {
 	Drivers  DriverSource
 	Node     func() *structs.Node // the current node, for env and interpolation
 	Region   string
-	Clock    clock.Clock
-	Logger   *slog.Logger
-	Store    Persister
+	// AllowHostArtifacts lets artifact sources be local paths anywhere on
+	// the host. Off (the default), a local source must be inside the
+	// alloc dir, so a job cannot copy the client's own files (e.g.
+	// /etc/shadow when the client runs as root) into its task dir.
+	AllowHostArtifacts bool
+	Clock              clock.Clock
+	Logger             *slog.Logger
+	Store              Persister
 	// OnChange is called after every state change, never with a lock held.
 	OnChange func()
 	// Restore is what an earlier client persisted for this task.
@@ -68,6 +73,8 @@ type TaskRunner struct {
 	logs      *taskLogs
 	runCalled bool
 	setupDone bool
+
+	prestartState prestartState // artifacts and templates; run goroutine only
 
 	runCtx     context.Context
 	cancelRun  context.CancelFunc

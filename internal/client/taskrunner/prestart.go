@@ -1,0 +1,54 @@
+package taskrunner
+
+import (
+	"fmt"
+	"maps"
+
+	"github.com/drover-project/drover/internal/client/drivers"
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// Task event types of the prestart steps. The artifact ones are Nomad's;
+// Nomad reports a failed template through a kill whose message starts
+// with "Template failed:", which the display message here keeps.
+const (
+	EventDownloadingArtifacts   = "Downloading Artifacts"
+	EventArtifactDownloadFailed = "Failed Artifact Download"
+	EventTemplateFailure        = "Template Failure"
+)
+
+// prestartState is what the prestart steps leave for later starts of the
+// same task. Only the run goroutine touches it, so it needs no lock.
+type prestartState struct {
+	done bool
+	env  map[string]string // from templates with env = true
+}
+
+// prestart fetches the task's artifacts, then renders its templates (the
+// order Nomad uses, so a template may read an artifact), before the driver
+// starts the task. Both run once per task runner, as in Nomad: a restart
+// of the task reuses what the first start fetched and rendered. Templates
+// with env = true add their variables to env. On failure the returned
+// event type says which step failed.
+func (tr *TaskRunner) prestart(task *structs.Task, td drivers.TaskDir, env map[string]string, node *structs.Node) (string, error) {
+	ps := &tr.prestartState
+	if !ps.done {
+		ip := NewInterpolator(env, node, tr.cfg.Region)
+		if len(task.Artifacts) > 0 {
+			tr.emit(NewEvent(tr.clock.Now(), EventDownloadingArtifacts, "Client is downloading artifacts"))
+			if err := fetchArtifacts(tr.runCtx, td.Dir, task.Artifacts, ip, tr.cfg.AllowHostArtifacts); err != nil {
+				return EventArtifactDownloadFailed, err
+			}
+		}
+		tenv, err := renderTemplates(td.Dir, task.Templates, env, ip)
+		if err != nil {
+			// Capitalised: the error becomes the event's display message,
+			// worded as Nomad's.
+			return EventTemplateFailure, fmt.Errorf("Template failed: %w", err)
+		}
+		ps.env, ps.done = tenv, true
+	}
+	// Template variables win over the task's env block, as in Nomad.
+	maps.Copy(env, ps.env)
+	return "", nil
+}
