@@ -50,12 +50,20 @@ func New(cfg *config.Config, log *slog.Logger) (*Agent, error) {
 // (if enabled), which registers with the servers over RPC.
 func (a *Agent) start() error {
 	if a.config.Server.Enabled {
+		// Listen first: the RPC listener's real address (port 0 picks a
+		// free one) is the server's raft address.
+		ln, err := net.Listen("tcp", a.config.RPCAddr())
+		if err != nil {
+			return fmt.Errorf("agent: listen on %s: %w", a.config.RPCAddr(), err)
+		}
+		a.rpcListener = ln
 		srv, err := server.New(a.serverConfig())
 		if err != nil {
+			ln.Close()
 			return err
 		}
 		a.server = srv
-		if err := a.serveRPC(); err != nil {
+		if err := srv.ServeRPC(ln); err != nil {
 			return err
 		}
 	}
@@ -73,16 +81,6 @@ func (a *Agent) start() error {
 	return nil
 }
 
-// serveRPC listens for client agents on the rpc address.
-func (a *Agent) serveRPC() error {
-	ln, err := net.Listen("tcp", a.config.RPCAddr())
-	if err != nil {
-		return fmt.Errorf("agent: listen on %s: %w", a.config.RPCAddr(), err)
-	}
-	a.rpcListener = ln
-	return a.server.ServeRPC(ln)
-}
-
 // RPCAddr returns the address the internal RPC listens on.
 func (a *Agent) RPCAddr() string { return a.rpcListener.Addr().String() }
 
@@ -94,7 +92,7 @@ func (a *Agent) serverConfig() *server.Config {
 		Datacenter:             c.Datacenter,
 		DataDir:                c.DataDir,
 		DevMode:                c.DevMode,
-		RaftAddr:               c.RPCAddr(),
+		RaftAddr:               a.RPCAddr(),
 		BootstrapExpect:        c.Server.BootstrapExpect,
 		NumSchedulers:          c.Server.NumSchedulers,
 		EnabledSchedulers:      c.Server.EnabledSchedulers,

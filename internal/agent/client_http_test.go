@@ -280,7 +280,7 @@ func clientOnlyAgent(t *testing.T, serverRPC string) *Agent {
 	cfg.Server.Enabled = false
 	cfg.Client.Servers = []string{serverRPC}
 	cfg.DataDir = t.TempDir()
-	cfg.Ports.HTTP, cfg.Ports.RPC, cfg.Ports.Serf = freePort(t), freePort(t), freePort(t)
+	cfg.Ports.HTTP, cfg.Ports.RPC, cfg.Ports.Serf = 0, 0, 0
 	a, err := New(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatalf("start client agent: %v", err)

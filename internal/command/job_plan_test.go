@@ -32,7 +32,7 @@ var simNode = &structs.Node{ID: "22222222-0000-4000-8000-000000000001", SecretID
 func schedulingAgentNode(t *testing.T) (string, *agent.Agent) {
 	t.Helper()
 	cfg := config.DevConfig()
-	cfg.Ports.HTTP, cfg.Ports.RPC, cfg.Ports.Serf = freePort(t), freePort(t), freePort(t)
+	cfg.Ports.HTTP, cfg.Ports.RPC, cfg.Ports.Serf = 0, 0, 0 // free ports, picked by the listeners
 	cfg.Client.Enabled = false
 	a, err := agent.New(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {

@@ -268,7 +268,8 @@ func TestValidate(t *testing.T) {
 	}{
 		{"valid", func(*Config) {}, nil},
 		{"lowercase level ok", func(c *Config) { c.LogLevel = "warn" }, nil},
-		{"port range", func(c *Config) { c.Ports.HTTP = 0; c.Ports.Serf = 70000 }, []string{"ports.http = 0", "ports.serf = 70000"}},
+		{"port range", func(c *Config) { c.Ports.HTTP = -1; c.Ports.Serf = 70000 }, []string{"ports.http = -1", "ports.serf = 70000"}},
+		{"port 0 picks a free port", func(c *Config) { c.Ports.HTTP, c.Ports.RPC = 0, 0 }, nil},
 		{"port clash", func(c *Config) { c.Ports.RPC = 4646 }, []string{"ports.rpc = 4646 is already used by ports.http"}},
 		{"nothing enabled", func(c *Config) { c.Server.Enabled = false }, []string{"server.enabled or client.enabled"}},
 		{"data_dir", func(c *Config) { c.DataDir = "" }, []string{"data_dir is required"}},

@@ -34,9 +34,12 @@ func (c *Config) validatePorts(add func(string, ...any)) {
 		name string
 		port int
 	}{{"http", c.Ports.HTTP}, {"rpc", c.Ports.RPC}, {"serf", c.Ports.Serf}} {
-		if p.port < 1 || p.port > 65535 {
-			add("ports.%s = %d is outside 1..65535", p.name, p.port)
+		if p.port < 0 || p.port > 65535 {
+			add("ports.%s = %d is outside 0..65535 (0 picks a free port)", p.name, p.port)
 			continue
+		}
+		if p.port == 0 {
+			continue // each 0 gets its own free port
 		}
 		if other, dup := seen[p.port]; dup {
 			add("ports.%s = %d is already used by ports.%s", p.name, p.port, other)
