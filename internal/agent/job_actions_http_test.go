@@ -21,10 +21,14 @@ func runningJob(t *testing.T) (*Agent, *api.Client) {
 	job := testAPIJob("web")
 	job.TaskGroups[0].Count = pointer(2)
 	job.TaskGroups[0].Tasks[0].Resources = &api.Resources{CPU: pointer(200), MemoryMB: pointer(128)}
-	if _, _, err := c.Jobs().Register(job, nil); err != nil {
+	resp, _, err := c.Jobs().Register(job, nil)
+	if err != nil {
 		t.Fatal(err)
 	}
 	waitAllocs(t, c, "web", 2)
+	// The eval's final status is written after its plan: wait for it, so
+	// callers checking that nothing else writes start from a quiet state.
+	waitEvalDone(t, c, resp.EvalID)
 	return a, c
 }
 

@@ -72,6 +72,10 @@ type ServiceCheck struct {
 	Type     string
 	Path     string
 	Protocol string
+	// PortLabel overrides the service's port for this check ("" keeps it).
+	PortLabel string
+	// Method is the HTTP method of an http check ("" means GET).
+	Method   string
 	Interval time.Duration
 	Timeout  time.Duration
 }

@@ -23,7 +23,7 @@ func fullStructsNetwork(seed int) *structs.NetworkResource {
 func fullStructsServices() []*structs.Service {
 	return []*structs.Service{{
 		Name: "web", PortLabel: "http", Provider: "nomad", Tags: []string{"a", "b"},
-		Checks: []*structs.ServiceCheck{{Name: "alive", Type: "http", Path: "/health", Protocol: "https", Interval: 10 * time.Second, Timeout: 2 * time.Second}},
+		Checks: []*structs.ServiceCheck{{Name: "alive", Type: "http", Path: "/health", Protocol: "https", PortLabel: "admin", Method: "HEAD", Interval: 10 * time.Second, Timeout: 2 * time.Second}},
 	}}
 }
 
@@ -143,9 +143,9 @@ var (
 	apiOnlyServiceFields = []string{
 		"CanaryTags", "EnableTagOverride", "AddressMode", "Address", "CheckRestart", "Connect", "Meta", "CanaryMeta",
 		"TaggedAddresses", "TaskName", "OnUpdate", "Identity", "Weights", "Cluster", "Kind",
-		"Checks.Command", "Checks.Args", "Checks.PortLabel", "Checks.Expose", "Checks.AddressMode", "Checks.Advertise",
+		"Checks.Command", "Checks.Args", "Checks.Expose", "Checks.AddressMode", "Checks.Advertise",
 		"Checks.InitialStatus", "Checks.Notes", "Checks.TLSServerName", "Checks.TLSSkipVerify", "Checks.Header",
-		"Checks.Method", "Checks.CheckRestart", "Checks.GRPCService", "Checks.GRPCUseTLS", "Checks.TaskName",
+		"Checks.CheckRestart", "Checks.GRPCService", "Checks.GRPCUseTLS", "Checks.TaskName",
 		"Checks.SuccessBeforePassing", "Checks.FailuresBeforeCritical", "Checks.FailuresBeforeWarning", "Checks.Body",
 		"Checks.OnUpdate",
 	}
@@ -178,7 +178,7 @@ func fullAPINetwork(seed int) *api.NetworkResource {
 func fullAPIServices() []*api.Service {
 	return []*api.Service{{
 		Name: "api", PortLabel: "metrics", Provider: "consul", Tags: []string{"x"},
-		Checks: []api.ServiceCheck{{Name: "tcp", Type: "tcp", Path: "/p", Protocol: "http", Interval: 5 * time.Second, Timeout: time.Second}},
+		Checks: []api.ServiceCheck{{Name: "tcp", Type: "tcp", Path: "/p", Protocol: "http", PortLabel: "metrics2", Method: "POST", Interval: 5 * time.Second, Timeout: time.Second}},
 	}}
 }
 

@@ -175,7 +175,7 @@ func servicesFromStructs(in []*structs.Service) []*api.Service {
 
 func checkToStructs(c api.ServiceCheck) *structs.ServiceCheck {
 	return &structs.ServiceCheck{
-		Name: c.Name, Type: c.Type, Path: c.Path, Protocol: c.Protocol,
+		Name: c.Name, Type: c.Type, Path: c.Path, Protocol: c.Protocol, PortLabel: c.PortLabel, Method: c.Method,
 		Interval: c.Interval, Timeout: c.Timeout,
 	}
 }
@@ -189,7 +189,7 @@ func checksFromStructs(in []*structs.ServiceCheck) []api.ServiceCheck {
 	for _, c := range in {
 		if c != nil {
 			out = append(out, api.ServiceCheck{
-				Name: c.Name, Type: c.Type, Path: c.Path, Protocol: c.Protocol,
+				Name: c.Name, Type: c.Type, Path: c.Path, Protocol: c.Protocol, PortLabel: c.PortLabel, Method: c.Method,
 				Interval: c.Interval, Timeout: c.Timeout,
 			})
 		}

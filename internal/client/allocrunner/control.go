@@ -16,9 +16,12 @@ func (r *Runner) Update(alloc *structs.Allocation) {
 	r.mu.Lock()
 	old := r.alloc
 	r.alloc = alloc
+	if r.malformed == "" {
+		r.updateChecks(alloc)
+	}
 	if alloc.DeploymentID != old.DeploymentID && r.malformed == "" {
 		r.health.stop()
-		r.health = newHealthTracker(alloc, nil)
+		r.health = newHealthTracker(alloc, nil, r.checker != nil)
 	}
 	trs := make([]*taskrunner.TaskRunner, 0, len(r.tasks))
 	for _, tr := range r.tasks {
@@ -50,6 +53,7 @@ func (r *Runner) Shutdown() {
 	r.mu.Lock()
 	r.health.stop()
 	r.mu.Unlock()
+	r.stopChecks()
 	for _, tr := range r.Tasks() {
 		tr.Shutdown()
 	}

@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/drover-project/drover/internal/client/checks"
 	"github.com/drover-project/drover/internal/clock"
 	"github.com/drover-project/drover/internal/structs"
 )
@@ -14,34 +15,41 @@ const (
 	defaultHealthyDeadline = 5 * time.Minute
 )
 
-// healthTracker decides an alloc's deployment health with the
-// "task_states" semantics (also used for "checks", since this client runs
-// no service checks): healthy once every long-running task has been
-// running, without a restart, for min_healthy_time; unhealthy when one
-// fails, or when healthy_deadline passes first. The decision is made once
-// per deployment.
+// healthTracker decides an alloc's deployment health, once per
+// deployment: healthy once every long-running task has been running,
+// without a restart, for min_healthy_time (with "checks" and a group that
+// has checks, every check must also have been passing for that long);
+// unhealthy when a task fails, or when healthy_deadline passes first.
 type healthTracker struct {
 	enabled      bool
+	useChecks    bool
 	deploymentID string
 	canary       bool
 	minHealthy   time.Duration
 	deadline     time.Duration
 
 	decided      *structs.AllocDeploymentStatus
-	since        time.Time
+	since        time.Time // when the tasks were last seen all running
 	restarts     uint64
+	due          time.Time // when timer fires
 	timer        clock.Timer
 	deadlineT    clock.Timer
 	deadlinePast atomic.Bool // set by the deadline timer
 }
 
-func newHealthTracker(a *structs.Allocation, restored *structs.AllocDeploymentStatus) *healthTracker {
+// newHealthTracker builds the tracker for the alloc's deployment;
+// hasChecks says whether the alloc has checks this client runs (without
+// them "checks" falls back to the task states, as there is nothing else
+// to wait for).
+func newHealthTracker(a *structs.Allocation, restored *structs.AllocDeploymentStatus, hasChecks bool) *healthTracker {
 	h := &healthTracker{deploymentID: a.DeploymentID}
 	tg := group(a)
 	if a.DeploymentID == "" || tg == nil || tg.Update == nil || tg.Update.HealthCheck == structs.UpdateHealthCheckManual {
 		return h
 	}
 	h.enabled = true
+	mode := tg.Update.HealthCheck
+	h.useChecks = hasChecks && (mode == structs.UpdateHealthCheckChecks || mode == "")
 	h.minHealthy, h.deadline = tg.Update.MinHealthyTime, tg.Update.HealthyDeadline
 	if h.minHealthy <= 0 {
 		h.minHealthy = defaultMinHealthyTime
@@ -78,37 +86,77 @@ func (h *healthTracker) stop() {
 	}
 }
 
-// observe looks at the tasks at now and returns the decision when one is
-// made by this call.
-func (h *healthTracker) observe(c clock.Clock, now time.Time, vs []view, wake func()) *structs.AllocDeploymentStatus {
+// observe looks at the tasks and check results at now and returns the
+// decision when one is made by this call.
+func (h *healthTracker) observe(c clock.Clock, now time.Time, vs []view, results []checks.Result, wake func()) *structs.AllocDeploymentStatus {
 	if !h.enabled || h.decided != nil {
 		return nil
 	}
 	allRunning, failed, restarts := healthInputs(vs)
-	switch {
-	case failed:
-		return h.decide(now, false)
-	case h.deadlinePast.Load():
+	if failed || h.deadlinePast.Load() {
 		return h.decide(now, false)
 	}
-	if !allRunning || restarts != h.restarts {
-		h.since, h.restarts = time.Time{}, restarts
-		if h.timer != nil {
-			h.timer.Stop()
-			h.timer = nil
-		}
-		if !allRunning {
-			return nil
-		}
+	h.trackTasks(now, allRunning, restarts)
+	since, ready := h.readySince(results)
+	if !ready {
+		h.disarm()
+		return nil
 	}
-	if h.since.IsZero() {
-		h.since = now
-		h.timer = c.AfterFunc(h.minHealthy, func() { wake() })
-	}
-	if now.Sub(h.since) >= h.minHealthy {
+	due := since.Add(h.minHealthy)
+	if !now.Before(due) {
 		return h.decide(now, true)
 	}
+	h.rearm(c, now, due, wake)
 	return nil
+}
+
+// trackTasks restarts the tasks' running streak when a task stops
+// running or restarts.
+func (h *healthTracker) trackTasks(now time.Time, allRunning bool, restarts uint64) {
+	if !allRunning || restarts != h.restarts {
+		h.since, h.restarts = time.Time{}, restarts
+	}
+	if allRunning && h.since.IsZero() {
+		h.since = now
+	}
+}
+
+// readySince is when the alloc last became ready (tasks running and, in
+// checks mode, every check passing); ready is false while it is not.
+// Check results carry their own transition times, so a check that failed
+// and recovered between two observations still restarts the streak.
+func (h *healthTracker) readySince(results []checks.Result) (since time.Time, ready bool) {
+	if h.since.IsZero() {
+		return time.Time{}, false
+	}
+	if !h.useChecks {
+		return h.since, true
+	}
+	passing, ok := checks.PassingSince(results)
+	if !ok || len(results) == 0 {
+		return time.Time{}, false
+	}
+	if passing.After(h.since) {
+		return passing, true
+	}
+	return h.since, true
+}
+
+// rearm makes sure a wake-up is scheduled for due.
+func (h *healthTracker) rearm(c clock.Clock, now, due time.Time, wake func()) {
+	if h.timer != nil && h.due.Equal(due) {
+		return
+	}
+	h.disarm()
+	h.due = due
+	h.timer = c.AfterFunc(due.Sub(now), func() { wake() })
+}
+
+func (h *healthTracker) disarm() {
+	if h.timer != nil {
+		h.timer.Stop()
+		h.timer = nil
+	}
 }
 
 func (h *healthTracker) decide(now time.Time, healthy bool) *structs.AllocDeploymentStatus {

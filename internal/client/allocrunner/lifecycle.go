@@ -165,6 +165,9 @@ func (r *Runner) beginStop(reason func() *structs.TaskEvent) {
 		return
 	}
 	r.stopping = true
+	if r.checker != nil {
+		r.checker.Stop() // a stopping alloc's checks could only fail
+	}
 	if reason == nil {
 		return
 	}

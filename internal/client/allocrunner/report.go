@@ -44,6 +44,7 @@ func ClientStatus(states map[string]*structs.TaskState) (status, desc string) {
 // fields when they differ from the last report.
 func (r *Runner) report() {
 	vs := r.views()
+	r.startChecks(vs)
 	r.observeHealth(vs)
 	states := make(map[string]*structs.TaskState, len(vs))
 	for _, v := range vs {
@@ -78,7 +79,7 @@ func (r *Runner) observeHealth(vs []view) {
 	r.mu.Lock()
 	h := r.health
 	r.health.arm(r.clock, r.notify)
-	ds := h.observe(r.clock, r.clock.Now(), vs, r.notify)
+	ds := h.observe(r.clock, r.clock.Now(), vs, r.checkSnapshot(), r.notify)
 	r.mu.Unlock()
 	if ds == nil || r.cfg.Store == nil {
 		return

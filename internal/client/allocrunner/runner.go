@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/drover-project/drover/internal/client/allocdir"
+	"github.com/drover-project/drover/internal/client/checks"
 	"github.com/drover-project/drover/internal/client/drivers"
 	"github.com/drover-project/drover/internal/client/state"
 	"github.com/drover-project/drover/internal/client/taskrunner"
@@ -62,6 +63,7 @@ type Runner struct {
 	stopping   bool
 	stopReason map[string]*structs.TaskEvent // event recorded on each task killed
 	health     *healthTracker
+	checker    *checks.Checker // nil: no service checks to run
 	lastReport *structs.Allocation
 	malformed  string
 
@@ -95,12 +97,13 @@ func New(cfg Config) *Runner {
 	r.malformed = validate(cfg.Alloc)
 	if r.malformed == "" {
 		r.buildTasks()
+		r.checker = r.newChecker(cfg.Alloc)
 	}
 	var restored *structs.AllocDeploymentStatus
 	if cfg.Restore != nil {
 		restored = cfg.Restore.Deployment
 	}
-	r.health = newHealthTracker(cfg.Alloc, restored)
+	r.health = newHealthTracker(cfg.Alloc, restored, r.checker != nil)
 	return r
 }
 

@@ -1,0 +1,182 @@
+package checks
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/drover-project/drover/internal/clock"
+)
+
+// Check statuses.
+const (
+	StatusPending = "pending" // not run yet
+	StatusPassing = "passing"
+	StatusFailing = "failing"
+)
+
+// Result is a check's latest outcome.
+type Result struct {
+	Check  Check
+	Status string
+	Output string
+	// Timestamp is when the check last ran; Since is when Status last
+	// changed, so a passing result says how long it has passed without a
+	// break.
+	Timestamp time.Time
+	Since     time.Time
+}
+
+// Config is what a Checker needs.
+type Config struct {
+	Clock clock.Clock
+	// OnChange is called after a check's status or output changes, outside
+	// the checker's lock; it must not block for long.
+	OnChange func()
+}
+
+// Checker runs a fixed set of checks until stopped.
+type Checker struct {
+	cfg    Config
+	http   *http.Client
+	ctx    context.Context // cancelled by Stop, aborting probes in flight
+	cancel context.CancelFunc
+
+	mu      sync.Mutex
+	results []Result
+	timers  []clock.Timer
+	started bool
+	stopped bool
+}
+
+// New builds a checker for checks; nothing runs before Start.
+func New(cfg Config, checks []Check) *Checker {
+	if cfg.Clock == nil {
+		cfg.Clock = clock.Real{}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	c := &Checker{cfg: cfg, http: newHTTPClient(), ctx: ctx, cancel: cancel,
+		results: make([]Result, len(checks)), timers: make([]clock.Timer, len(checks))}
+	for i, ch := range checks {
+		c.results[i] = Result{Check: ch, Status: StatusPending}
+	}
+	return c
+}
+
+// Start runs every check as soon as the clock allows, then on its
+// interval. Starting twice, or after Stop, does nothing.
+func (c *Checker) Start() {
+	c.mu.Lock()
+	if c.started || c.stopped {
+		c.mu.Unlock()
+		return
+	}
+	c.started = true
+	c.mu.Unlock()
+	for i := range c.results {
+		c.schedule(i, 0)
+	}
+}
+
+// Started reports whether Start was called.
+func (c *Checker) Started() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.started
+}
+
+// Stop cancels pending runs and aborts probes in flight; results stay
+// readable.
+func (c *Checker) Stop() {
+	c.mu.Lock()
+	c.stopped = true
+	for _, t := range c.timers {
+		if t != nil {
+			t.Stop()
+		}
+	}
+	c.mu.Unlock()
+	c.cancel()
+	c.http.CloseIdleConnections()
+}
+
+// Checks returns the definitions the checker runs.
+func (c *Checker) Checks() []Check {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]Check, len(c.results))
+	for i, r := range c.results {
+		out[i] = r.Check
+	}
+	return out
+}
+
+// Snapshot returns every check's latest result, in definition order.
+func (c *Checker) Snapshot() []Result {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]Result(nil), c.results...)
+}
+
+func (c *Checker) schedule(i int, d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stopped {
+		return
+	}
+	c.timers[i] = c.cfg.Clock.AfterFunc(d, func() { c.run(i) })
+}
+
+// run probes check i once, records the outcome and schedules the next
+// run. A probe's timeout is wall-clock time: it bounds real network I/O.
+func (c *Checker) run(i int) {
+	c.mu.Lock()
+	chk := c.results[i].Check
+	c.mu.Unlock()
+	ctx, cancel := context.WithTimeout(c.ctx, chk.Timeout)
+	passing, out := probe(ctx, c.http, chk)
+	cancel()
+	if c.record(i, passing, out) && c.cfg.OnChange != nil {
+		c.cfg.OnChange()
+	}
+	c.schedule(i, chk.Interval)
+}
+
+// record stores an outcome and reports whether it changed anything a
+// reader would see; outcomes arriving after Stop are dropped.
+func (c *Checker) record(i int, passing bool, out string) bool {
+	now := c.cfg.Clock.Now()
+	status := StatusFailing
+	if passing {
+		status = StatusPassing
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stopped {
+		return false
+	}
+	r := &c.results[i]
+	changed := r.Status != status || r.Output != out
+	if r.Status != status {
+		r.Since = now
+	}
+	r.Status, r.Output, r.Timestamp = status, out, now
+	return changed
+}
+
+// PassingSince reports whether every result is passing and, if so, since
+// when all of them have been (the latest of their Since times). With no
+// results it is vacuously true from the zero time.
+func PassingSince(results []Result) (time.Time, bool) {
+	var since time.Time
+	for _, r := range results {
+		if r.Status != StatusPassing {
+			return time.Time{}, false
+		}
+		if r.Since.After(since) {
+			since = r.Since
+		}
+	}
+	return since, true
+}

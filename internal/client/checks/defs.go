@@ -1,0 +1,193 @@
+// Package checks runs an allocation's service checks on the client, as
+// Nomad's own service provider does: http and tcp checks against the
+// ports the alloc was granted, each on its interval (scheduled on the
+// injected clock) and bounded by its timeout. The alloc runner reads the
+// results to decide deployment health when update.health_check is
+// "checks".
+package checks
+
+import (
+	"fmt"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/drover-project/drover/internal/client/drivers"
+	"github.com/drover-project/drover/internal/client/taskrunner"
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// Check types this client runs. Others (script, grpc) need Consul or an
+// exec hook Drover lacks; they are left out rather than reported failing,
+// so they never block a deployment.
+const (
+	TypeHTTP = "http"
+	TypeTCP  = "tcp"
+)
+
+// Timing defaults and bounds for checks that leave them out or ask for
+// less than Nomad allows.
+const (
+	DefaultInterval = 10 * time.Second
+	DefaultTimeout  = 5 * time.Second
+	MinInterval     = time.Second
+)
+
+// LoopbackIP is dialled when a port was granted without a host IP.
+const LoopbackIP = "127.0.0.1"
+
+// Check is one check ready to run, its target resolved from the alloc.
+type Check struct {
+	// ID is unique within the alloc: scope/service/check name.
+	ID       string
+	Task     string // "" for a group-level service
+	Service  string
+	Name     string
+	Type     string
+	Protocol string
+	Method   string
+	Path     string
+	// Address is host:port; "" when the port label matches nothing
+	// granted (the check then fails with that reason).
+	Address  string
+	PortNote string // why Address is empty
+	Interval time.Duration
+	Timeout  time.Duration
+}
+
+// FromAlloc lists the runnable checks of the alloc's group services and
+// task services, in job order. Tasks that are expected to end (prestart
+// and poststart hooks that are not sidecars, poststop tasks) are skipped:
+// their checks would fail forever once they finish.
+func FromAlloc(a *structs.Allocation) []Check {
+	tg := group(a)
+	if tg == nil {
+		return nil
+	}
+	seen := map[string]int{}
+	var out []Check
+	for _, s := range tg.Services {
+		out = appendService(out, seen, a, "", s)
+	}
+	for _, t := range tg.Tasks {
+		if t == nil || ephemeral(t) {
+			continue
+		}
+		for _, s := range t.Services {
+			out = appendService(out, seen, a, t.Name, s)
+		}
+	}
+	return out
+}
+
+func group(a *structs.Allocation) *structs.TaskGroup {
+	if a == nil || a.Job == nil {
+		return nil
+	}
+	for _, tg := range a.Job.TaskGroups {
+		if tg != nil && tg.Name == a.TaskGroup {
+			return tg
+		}
+	}
+	return nil
+}
+
+func ephemeral(t *structs.Task) bool {
+	lc := t.Lifecycle
+	if lc == nil || lc.Hook == "" {
+		return false
+	}
+	return lc.Hook == structs.TaskLifecycleHookPoststop || !lc.Sidecar
+}
+
+func appendService(out []Check, seen map[string]int, a *structs.Allocation, task string, s *structs.Service) []Check {
+	if s == nil {
+		return out
+	}
+	for _, sc := range s.Checks {
+		if sc == nil || (sc.Type != TypeHTTP && sc.Type != TypeTCP) {
+			continue
+		}
+		c := build(a, task, s, sc)
+		// Unnamed or repeated names still need distinct IDs.
+		if n := seen[c.ID]; n > 0 {
+			seen[c.ID] = n + 1
+			c.ID = fmt.Sprintf("%s#%d", c.ID, n)
+		} else {
+			seen[c.ID] = 1
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+func build(a *structs.Allocation, task string, s *structs.Service, sc *structs.ServiceCheck) Check {
+	name := sc.Name
+	if name == "" {
+		name = fmt.Sprintf("service: %q check", s.Name) // Nomad's default name
+	}
+	scope := "group"
+	if task != "" {
+		scope = "task/" + task
+	}
+	c := Check{
+		ID: scope + "/" + s.Name + "/" + name, Task: task, Service: s.Name, Name: name,
+		Type: sc.Type, Protocol: sc.Protocol, Method: sc.Method, Path: sc.Path,
+		Interval: sc.Interval, Timeout: sc.Timeout,
+	}
+	if c.Interval <= 0 {
+		c.Interval = DefaultInterval
+	}
+	c.Interval = max(c.Interval, MinInterval)
+	if c.Timeout <= 0 {
+		c.Timeout = DefaultTimeout
+	}
+	label := sc.PortLabel
+	if label == "" {
+		label = s.PortLabel
+	}
+	c.Address, c.PortNote = address(a, task, label)
+	return c
+}
+
+// address resolves a port label to host:port: a granted port of that
+// label (the task's own for a task service; the group's, then any task's,
+// for a group service), else a literal port number on the loopback.
+func address(a *structs.Allocation, task, label string) (addr, note string) {
+	if label == "" {
+		return "", "service has no port"
+	}
+	for _, p := range candidatePorts(a, task) {
+		if p.Label == label {
+			return net.JoinHostPort(hostIP(p.HostIP), strconv.Itoa(p.Value)), ""
+		}
+	}
+	if n, err := strconv.Atoi(label); err == nil && n > 0 && n < 65536 {
+		return net.JoinHostPort(LoopbackIP, label), ""
+	}
+	return "", fmt.Sprintf("port label %q not found in the alloc's ports", label)
+}
+
+func candidatePorts(a *structs.Allocation, task string) []drivers.PortMapping {
+	if task != "" {
+		return taskrunner.Ports(a, task)
+	}
+	out := taskrunner.Ports(a, "")
+	if tg := group(a); tg != nil {
+		for _, t := range tg.Tasks {
+			if t != nil {
+				out = append(out, taskrunner.Ports(a, t.Name)...)
+			}
+		}
+	}
+	return out
+}
+
+// hostIP replaces a missing or wildcard host IP with the loopback: a port
+// bound on every interface answers there.
+func hostIP(ip string) string {
+	if p := net.ParseIP(ip); p == nil || p.IsUnspecified() {
+		return LoopbackIP
+	}
+	return ip
+}

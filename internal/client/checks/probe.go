@@ -1,0 +1,94 @@
+package checks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+)
+
+// MaxOutputBytes caps how much of an http check's response body is kept
+// as its output.
+const MaxOutputBytes = 1024
+
+// newHTTPClient builds the client http checks share. Redirects are not
+// followed (a 3xx answer already shows the service is up) and keep-alives
+// are off so every probe tests that the service still accepts connections.
+func newHTTPClient() *http.Client {
+	return &http.Client{
+		Transport: &http.Transport{DisableKeepAlives: true, Proxy: nil},
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		},
+	}
+}
+
+// probe runs the check once; ctx carries the check's timeout.
+func probe(ctx context.Context, hc *http.Client, c Check) (passing bool, output string) {
+	if c.Address == "" {
+		return false, c.PortNote
+	}
+	switch c.Type {
+	case TypeHTTP:
+		return probeHTTP(ctx, hc, c)
+	case TypeTCP:
+		return probeTCP(ctx, c)
+	}
+	return false, fmt.Sprintf("unsupported check type %q", c.Type)
+}
+
+func probeTCP(ctx context.Context, c Check) (bool, string) {
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", c.Address)
+	if err != nil {
+		return false, "TCP connect " + c.Address + ": " + err.Error()
+	}
+	_ = conn.Close()
+	return true, "TCP connect " + c.Address + ": Success"
+}
+
+func probeHTTP(ctx context.Context, hc *http.Client, c Check) (bool, string) {
+	url, method := checkURL(c), c.Method
+	if method == "" {
+		method = http.MethodGet
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, nil)
+	if err != nil {
+		return false, err.Error()
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return false, fmt.Sprintf("HTTP %s %s: %s", method, url, describeErr(err))
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, MaxOutputBytes))
+	out := fmt.Sprintf("HTTP %s %s: %s", method, url, resp.Status)
+	if len(body) > 0 {
+		out += " Output: " + strings.TrimSpace(string(body))
+	}
+	return resp.StatusCode >= 200 && resp.StatusCode < 400, out
+}
+
+func checkURL(c Check) string {
+	scheme := c.Protocol
+	if scheme == "" {
+		scheme = "http"
+	}
+	path := c.Path
+	if !strings.HasPrefix(path, "/") {
+		path = "/" + path
+	}
+	return scheme + "://" + c.Address + path
+}
+
+// describeErr says "timed out" plainly instead of the transport's wrapped
+// context error.
+func describeErr(err error) string {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return "timed out"
+	}
+	return err.Error()
+}
