@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"maps"
 	"time"
 
 	"github.com/drover-project/drover/internal/scheduler"
@@ -10,9 +9,10 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-// defaultSchedulers are the built-in schedulers by eval type.
-func defaultSchedulers() map[string]scheduler.Factory {
-	return maps.Clone(scheduler.BuiltinSchedulers)
+// defaultSchedulers are the built-in schedulers by eval type, reading the
+// server's injected clock (reschedule delays, alloc and eval times).
+func defaultSchedulers(now func() time.Time) map[string]scheduler.Factory {
+	return scheduler.BuiltinSchedulersWithClock(now)
 }
 
 // schedulerFactory returns the scheduler for an eval type.

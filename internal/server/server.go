@@ -115,7 +115,7 @@ func (s *Server) setupPipeline() {
 	s.planQueue = planapply.NewPlanQueue()
 	s.applier = planapply.NewApplier(s.planQueue, s.broker, stateSource{s}, planRaft{s}, c.Clock, s.log.With("component", "plan_applier"), c.NewID)
 	s.applier.SetRejectHook(c.PlanRejectHook)
-	s.schedulers = defaultSchedulers()
+	s.schedulers = defaultSchedulers(c.Clock.Now)
 	if c.Schedulers != nil {
 		s.schedulers = maps.Clone(c.Schedulers)
 	}
