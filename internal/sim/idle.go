@@ -29,8 +29,11 @@ func (s *Sim) RunUntilIdle() error {
 			return err
 		}
 		reported, err := s.sweepNodes()
-		if err != nil || !reported {
+		if err != nil {
 			return err
+		}
+		if !reported {
+			return s.CheckInvariants()
 		}
 	}
 	return fmt.Errorf("sim: still busy after %d node sweeps", maxSweeps)
