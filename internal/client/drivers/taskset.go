@@ -1,6 +1,9 @@
 package drivers
 
-import "sync"
+import (
+	"sync"
+	"syscall"
+)
 
 // TaskSet is a driver's tasks by ID, safe for concurrent use. The zero
 // value is empty and ready.
@@ -40,4 +43,15 @@ func (s *TaskSet[T]) Remove(id string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.m, id)
+}
+
+// WithSignal returns the task and the parsed signal: the start of every
+// driver's Stop and Signal.
+func (s *TaskSet[T]) WithSignal(id, signal string) (T, syscall.Signal, error) {
+	t, err := s.Get(id)
+	if err != nil {
+		return t, 0, err
+	}
+	sig, err := ParseSignal(signal)
+	return t, sig, err
 }

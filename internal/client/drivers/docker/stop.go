@@ -2,7 +2,6 @@ package docker
 
 import (
 	"context"
-	"errors"
 	"os"
 	"syscall"
 	"time"
@@ -13,36 +12,21 @@ import (
 // Stop implements drivers.Driver. Docker's own stop endpoint only takes
 // a custom signal from API 1.42, so the signal-then-kill sequence is ours.
 func (d *Driver) Stop(taskID string, timeout time.Duration, signal string) error {
-	t, err := d.tasks.Get(taskID)
-	if err != nil {
-		return err
-	}
-	sig, err := drivers.ParseSignal(signal)
+	t, sig, err := d.tasks.WithSignal(taskID, signal)
 	if err != nil {
 		return err
 	}
 	if t.exit.Exited() {
 		return nil
 	}
-	if sig != syscall.SIGKILL {
-		if err := d.kill(t, drivers.SignalName(sig)); err != nil {
-			return err
-		}
-		select {
-		case <-t.exit.Done():
-			return nil
-		case <-time.After(timeout):
-		}
+	exited, err := drivers.SignalThenWait(sig, timeout, t.exit.Done(), func(s syscall.Signal) error { return d.kill(t, drivers.SignalName(s)) })
+	if exited || err != nil {
+		return err
 	}
 	if err := d.kill(t, "SIGKILL"); err != nil {
 		return err
 	}
-	select {
-	case <-t.exit.Done():
-		return nil
-	case <-time.After(killGrace):
-		return errors.New("container did not exit after SIGKILL")
-	}
+	return drivers.AwaitKill(t.exit.Done(), killGrace)
 }
 
 // kill signals the container; one that already stopped is fine.
@@ -56,11 +40,7 @@ func (d *Driver) kill(t *task, signal string) error {
 
 // Signal implements drivers.Driver.
 func (d *Driver) Signal(taskID string, signal string) error {
-	t, err := d.tasks.Get(taskID)
-	if err != nil {
-		return err
-	}
-	sig, err := drivers.ParseSignal(signal)
+	t, sig, err := d.tasks.WithSignal(taskID, signal)
 	if err != nil {
 		return err
 	}

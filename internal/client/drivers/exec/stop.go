@@ -19,26 +19,16 @@ const exitGrace = 5 * time.Second
 // itself, and as PID 1 of the task's namespace its death takes every
 // process of the task with it.
 func (d *Driver) Stop(taskID string, timeout time.Duration, signal string) error {
-	t, err := d.tasks.Get(taskID)
-	if err != nil {
-		return err
-	}
-	sig, err := drivers.ParseSignal(signal)
+	t, sig, err := d.tasks.WithSignal(taskID, signal)
 	if err != nil {
 		return err
 	}
 	if t.exit.Exited() {
 		return nil
 	}
-	if sig != syscall.SIGKILL {
-		if err := d.signalExecutor(t, sig); err != nil {
-			return err
-		}
-		select {
-		case <-t.exit.Done():
-			return nil
-		case <-time.After(timeout):
-		}
+	exited, err := drivers.SignalThenWait(sig, timeout, t.exit.Done(), func(s syscall.Signal) error { return d.signalExecutor(t, s) })
+	if exited || err != nil {
+		return err
 	}
 	return d.kill(t)
 }
@@ -48,12 +38,7 @@ func (d *Driver) Stop(taskID string, timeout time.Duration, signal string) error
 func (d *Driver) kill(t *task) error {
 	_ = d.signalExecutor(t, syscall.SIGKILL)
 	t.cg.killAll()
-	select {
-	case <-t.exit.Done():
-		return nil
-	case <-time.After(exitGrace):
-		return errors.New("task did not exit after SIGKILL")
-	}
+	return drivers.AwaitKill(t.exit.Done(), exitGrace)
 }
 
 func (d *Driver) signalExecutor(t *task, sig syscall.Signal) error {
@@ -66,11 +51,7 @@ func (d *Driver) signalExecutor(t *task, sig syscall.Signal) error {
 
 // Signal implements drivers.Driver.
 func (d *Driver) Signal(taskID string, signal string) error {
-	t, err := d.tasks.Get(taskID)
-	if err != nil {
-		return err
-	}
-	sig, err := drivers.ParseSignal(signal)
+	t, sig, err := d.tasks.WithSignal(taskID, signal)
 	if err != nil {
 		return err
 	}

@@ -14,11 +14,7 @@ import (
 // Stop implements drivers.Driver on the clock: the task dies kill_after
 // after the signal, or is SIGKILLed at the timeout if that comes first.
 func (d *Driver) Stop(taskID string, timeout time.Duration, signal string) error {
-	t, err := d.tasks.Get(taskID)
-	if err != nil {
-		return err
-	}
-	sig, err := drivers.ParseSignal(signal)
+	t, sig, err := d.tasks.WithSignal(taskID, signal)
 	if err != nil {
 		return err
 	}

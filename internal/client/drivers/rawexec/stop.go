@@ -13,11 +13,7 @@ import (
 // group, SIGKILL follows after timeout (and always at the end, for
 // stragglers the leader left behind).
 func (d *Driver) Stop(taskID string, timeout time.Duration, signal string) error {
-	t, err := d.tasks.Get(taskID)
-	if err != nil {
-		return err
-	}
-	sig, err := drivers.ParseSignal(signal)
+	t, sig, err := d.tasks.WithSignal(taskID, signal)
 	if err != nil {
 		return err
 	}
@@ -37,11 +33,7 @@ func (d *Driver) Stop(taskID string, timeout time.Duration, signal string) error
 
 // Signal implements drivers.Driver.
 func (d *Driver) Signal(taskID string, signal string) error {
-	t, err := d.tasks.Get(taskID)
-	if err != nil {
-		return err
-	}
-	sig, err := drivers.ParseSignal(signal)
+	t, sig, err := d.tasks.WithSignal(taskID, signal)
 	if err != nil {
 		return err
 	}
