@@ -68,12 +68,3 @@ func (s *Server) queryMeta(index uint64) QueryMeta {
 	// Index 0 would make clients spin on ?index=0; 1 is "nothing yet".
 	return QueryMeta{Index: max(index, 1), KnownLeader: s.Leader() != "", LastContact: s.LastContact()}
 }
-
-// MaxIndex returns the largest of the named tables' indexes.
-func MaxIndex(st *state.StateStore, tables ...string) uint64 {
-	var m uint64
-	for _, t := range tables {
-		m = max(m, st.Index(t))
-	}
-	return m
-}

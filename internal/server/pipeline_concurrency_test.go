@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/drover-project/drover/internal/scheduler"
 	"github.com/drover-project/drover/internal/structs"
@@ -189,5 +190,34 @@ func TestPipeline_LeaderStepDownAndUp_RebuildsBrokerAndBlockedFromState(t *testi
 			allocs, _ := p.srv.State().AllocsByJob(nil, "default", job, true)
 			return len(allocs) == 1
 		})
+	}
+}
+
+// TestWorker_PlanWaitingOnApplierIsNotNacked: a plan held in the leader's
+// applier past the nack timeout does not get its eval redelivered to
+// another worker: the nack timer is paused while the plan waits.
+func TestWorker_PlanWaitingOnApplierIsNotNacked(t *testing.T) {
+	entered, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	p := newPipeline(t, 1, func(e *structs.Evaluation, st scheduler.State, pl scheduler.Planner) error {
+		if _, _, err := pl.SubmitPlan(placeOn(e, st, "n1", 100, 64)); err != nil {
+			return err
+		}
+		return complete(e, pl)
+	}, func(c *Config) {
+		c.PlanRejectHook = func(*structs.Plan) []string {
+			once.Do(func() { close(entered) })
+			<-release // a slow applier
+			return nil
+		}
+	})
+	p.addNode("n1", 4000, 8192)
+	id := p.register(testJob("web"))
+	<-entered
+	p.clk.Advance(2 * time.Minute) // the nack timeout is one minute
+	close(release)
+	p.waitStatus(id, structs.EvalStatusComplete)
+	if n := p.calls.Load(); n != 1 {
+		t.Fatalf("scheduler ran %d times: the eval was redelivered while its plan waited", n)
 	}
 }

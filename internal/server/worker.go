@@ -140,11 +140,17 @@ func (w *Worker) nack() {
 func (w *Worker) SubmitPlan(plan *structs.Plan) (*structs.PlanResult, scheduler.State, error) {
 	plan.EvalID, plan.EvalToken = w.eval.ID, w.token
 	plan.SnapshotIndex = w.snap.LatestIndex()
-	if err := w.srv.broker.OutstandingReset(w.eval.ID, w.token); err != nil {
+	// While the plan waits on the leader's applier the worker is not idle:
+	// pause the nack timer so a long plan queue does not redeliver the
+	// eval under it, and restart it in full once the result is back.
+	if err := w.srv.broker.PauseNackTimeout(w.eval.ID, w.token); err != nil {
 		return nil, nil, fmt.Errorf("eval no longer held by this worker: %w", err)
 	}
 	w.srv.timeline.Record(w.eval.ID, structs.EvalQuasiStatusApplying, w.id, "")
 	result, err := w.srv.submitPlan(plan)
+	if rerr := w.srv.broker.ResumeNackTimeout(w.eval.ID, w.token); rerr != nil && err == nil {
+		err = fmt.Errorf("eval no longer held by this worker: %w", rerr)
+	}
 	if err != nil {
 		return nil, nil, err
 	}

@@ -40,17 +40,6 @@ func New(servers []string) (*Client, error) {
 	return &Client{servers: append([]string(nil), servers...)}, nil
 }
 
-// SetServers replaces the server list (e.g. from a register reply).
-func (c *Client) SetServers(servers []string) {
-	if len(servers) == 0 {
-		return
-	}
-	c.mu.Lock()
-	c.servers = append([]string(nil), servers...)
-	c.next = 0
-	c.mu.Unlock()
-}
-
 // Close closes the connection.
 func (c *Client) Close() error {
 	c.mu.Lock()
