@@ -48,6 +48,7 @@ var rules = []rule{
 	{"internal/server", never("internal/agent", "internal/client", "internal/command")},
 	{"internal/command", only("internal/jobspec")},
 	{"internal/jobspec", only()},
+	{"internal/acl", only()},
 	{"internal/sim", never("internal/command")},
 }
 
