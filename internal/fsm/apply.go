@@ -26,6 +26,11 @@ func (f *FSM) applierTable() map[structs.MessageType]applier {
 		structs.DeploymentStatusUpdateType:       decodeAndApply(f.applyDeploymentStatus),
 		structs.SchedulerConfigRequestType:       decodeAndApply(f.applySchedulerConfig),
 		structs.DeploymentPromoteRequestType:     decodeAndApply(f.applyDeploymentPromote),
+		structs.ACLPolicyUpsertRequestType:       decodeAndApply(f.applyACLPolicyUpsert),
+		structs.ACLPolicyDeleteRequestType:       decodeAndApply(f.applyACLPolicyDelete),
+		structs.ACLTokenUpsertRequestType:        decodeAndApply(f.applyACLTokenUpsert),
+		structs.ACLTokenDeleteRequestType:        decodeAndApply(f.applyACLTokenDelete),
+		structs.ACLTokenBootstrapRequestType:     decodeAndApply(f.applyACLTokenBootstrap),
 	}
 }
 

@@ -89,6 +89,22 @@ func populate(t *testing.T, f *FSM) {
 	job2 := testJob("api")
 	applyEntry(t, f, 17, structs.JobRegisterRequestType, &structs.JobRegisterRequest{Job: job2, Eval: testEval("e4", "api", structs.EvalTriggerJobRegister)})
 	applyEntry(t, f, 18, structs.JobDeregisterRequestType, &structs.JobDeregisterRequest{Namespace: "default", JobID: "api", Eval: testEval("e5", "api", structs.EvalTriggerJobDeregister)})
+	populateACL(t, f)
+}
+
+// populateACL writes every ACL entry type, leaving one policy and two
+// tokens (one of them the bootstrap token).
+func populateACL(t *testing.T, f *FSM) {
+	applyEntry(t, f, 19, structs.ACLPolicyUpsertRequestType, &structs.ACLPolicyUpsertRequest{Policies: []*structs.ACLPolicy{
+		{Name: "readonly", Rules: `namespace "default" { policy = "read" }`}, {Name: "gone", Rules: `node { policy = "read" }`}}})
+	applyEntry(t, f, 20, structs.ACLPolicyDeleteRequestType, &structs.ACLPolicyDeleteRequest{Names: []string{"gone"}})
+	exp := time.Unix(1_800_000_000, 0).UTC()
+	applyEntry(t, f, 21, structs.ACLTokenBootstrapRequestType, &structs.ACLTokenBootstrapRequest{Token: &structs.ACLToken{
+		AccessorID: "00000000-0000-0000-0000-000000000001", SecretID: "00000000-0000-0000-0000-000000000002", Type: structs.ACLManagementToken}})
+	applyEntry(t, f, 22, structs.ACLTokenUpsertRequestType, &structs.ACLTokenUpsertRequest{Tokens: []*structs.ACLToken{
+		{AccessorID: "00000000-0000-0000-0000-000000000003", SecretID: "00000000-0000-0000-0000-000000000004", Type: structs.ACLClientToken, Policies: []string{"readonly"}, ExpirationTime: &exp},
+		{AccessorID: "00000000-0000-0000-0000-000000000005", SecretID: "00000000-0000-0000-0000-000000000006", Type: structs.ACLClientToken}}})
+	applyEntry(t, f, 23, structs.ACLTokenDeleteRequestType, &structs.ACLTokenDeleteRequest{AccessorIDs: []string{"00000000-0000-0000-0000-000000000005"}})
 }
 
 func TestFSM_JobRegister_WritesJobAndEvalAtOneIndex(t *testing.T) {
@@ -183,7 +199,13 @@ func assertSameState(t *testing.T, a, b *state.StateStore) {
 	add("nodes", func(s *state.StateStore) any { v, _ := s.Nodes(nil); return v })
 	add("deployments", func(s *state.StateStore) any { v, _ := s.Deployments(nil, "*"); return v })
 	add("scheduler_config", func(s *state.StateStore) any { v, _ := s.SchedulerConfig(nil); return v })
-	for _, table := range []string{"jobs", "job_version", "nodes", "allocs", "evals", "deployment", "scheduler_config"} {
+	add("acl_policies", func(s *state.StateStore) any { v, _ := s.ACLPolicies(nil, ""); return v })
+	add("acl_tokens", func(s *state.StateStore) any { v, _ := s.ACLTokens(nil, ""); return v })
+	pairs["acl_bootstrap"] = [2]any{a.ACLBootstrapIndex(), b.ACLBootstrapIndex()}
+	if a.ACLBootstrapIndex() == 0 {
+		t.Error("fixture did not bootstrap ACLs")
+	}
+	for _, table := range []string{"jobs", "job_version", "nodes", "allocs", "evals", "deployment", "scheduler_config", "acl_policy", "acl_token"} {
 		pairs["index:"+table] = [2]any{a.Index(table), b.Index(table)}
 	}
 	for name, p := range pairs {

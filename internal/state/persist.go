@@ -33,6 +33,9 @@ var snapshotTables = []snapshotTable{
 	{6, TableEvals, func() any { return new(structs.Evaluation) }},
 	{7, TableDeployment, func() any { return new(structs.Deployment) }},
 	{8, TableSchedulerConfig, func() any { return new(structs.SchedulerConfiguration) }},
+	// ACL tags are numbered apart so tables added in parallel do not collide.
+	{40, TableACLPolicies, func() any { return new(structs.ACLPolicy) }},
+	{41, TableACLTokens, func() any { return new(structs.ACLToken) }},
 }
 
 func snapshotTableByTag(tag recordType) (snapshotTable, bool) {

@@ -59,6 +59,16 @@ func populate(t *testing.T, s *StateStore) {
 	cfg := structs.DefaultSchedulerConfiguration()
 	cfg.MemoryOversubscriptionEnabled = true
 	must(t, s.SchedulerSetConfig(21, cfg))
+	must(t, s.UpsertACLPolicies(22, []*structs.ACLPolicy{{Name: "readonly", Rules: `namespace "default" { policy = "read" }`}}))
+	exp := t0.Add(time.Hour)
+	must(t, s.UpsertACLTokens(23, []*structs.ACLToken{{
+		AccessorID: "00000000-0000-0000-0000-000000000001", SecretID: "00000000-0000-0000-0000-000000000002",
+		Type: structs.ACLClientToken, Policies: []string{"readonly"}, CreateTime: t0, ExpirationTime: &exp, ExpirationTTL: time.Hour,
+	}}))
+	must(t, s.BootstrapACLToken(24, 0, &structs.ACLToken{
+		AccessorID: "00000000-0000-0000-0000-000000000003", SecretID: "00000000-0000-0000-0000-000000000004",
+		Type: structs.ACLManagementToken, CreateTime: t0,
+	}))
 }
 
 // dumpTables returns every row of every table, keyed by table.
@@ -114,10 +124,10 @@ func TestPersistRestore_RoundTrip(t *testing.T) {
 			}
 		}
 	}
-	if dst.LatestIndex() != 21 || src.LatestIndex() != 21 {
+	if dst.LatestIndex() != 24 || src.LatestIndex() != 24 {
 		t.Fatalf("latest index %d / %d", dst.LatestIndex(), src.LatestIndex())
 	}
-	for _, table := range []string{TableJobs, TableJobVersion, TableNodes, TableAllocs, TableEvals, TableDeployment, TableSchedulerConfig} {
+	for _, table := range []string{TableJobs, TableJobVersion, TableNodes, TableAllocs, TableEvals, TableDeployment, TableSchedulerConfig, TableACLPolicies, TableACLTokens, ACLBootstrapKey} {
 		if dst.Index(table) != src.Index(table) {
 			t.Errorf("index %s: %d, want %d", table, dst.Index(table), src.Index(table))
 		}
@@ -157,7 +167,7 @@ func TestRestore_BadStreamLeavesStoreUnchanged(t *testing.T) {
 		t.Fatal("failed restore abandoned the store")
 	default:
 	}
-	if s.LatestIndex() != 21 {
+	if s.LatestIndex() != 24 {
 		t.Fatal("failed restore changed the store")
 	}
 }

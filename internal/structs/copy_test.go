@@ -270,6 +270,8 @@ var copyCases = map[string]func(*testing.T){
 	"PlanResult":               func(t *testing.T) { checkDeepCopy(t, (*PlanResult).Copy) },
 	"SchedulerConfiguration":   func(t *testing.T) { checkDeepCopy(t, (*SchedulerConfiguration).Copy) },
 	"PreemptionConfig":         func(t *testing.T) { checkDeepCopy(t, (*PreemptionConfig).Copy) },
+	"ACLPolicy":                func(t *testing.T) { checkDeepCopy(t, (*ACLPolicy).Copy) },
+	"ACLToken":                 func(t *testing.T) { checkDeepCopy(t, (*ACLToken).Copy) },
 }
 
 // notCopied lists struct types deliberately without Copy, with the reason.
@@ -299,6 +301,11 @@ var notCopied = map[string]string{
 	"AllocClientUpdateArgs":               "RPC payload",
 	"GenericResponse":                     "RPC payload",
 	"SchedulerSetConfigRequest":           "raft payload",
+	"ACLPolicyUpsertRequest":              "raft payload",
+	"ACLPolicyDeleteRequest":              "raft payload",
+	"ACLTokenUpsertRequest":               "raft payload",
+	"ACLTokenDeleteRequest":               "raft payload",
+	"ACLTokenBootstrapRequest":            "raft payload",
 	// Errors are values handed to callers, not stored state.
 	"ValidationError": "error value",
 }

@@ -54,3 +54,13 @@ const (
 	AllocUpdateDesiredTransitionType MessageType = 16
 	DeploymentPromoteRequestType     MessageType = 17
 )
+
+// ACL entry types. Numbered apart from the others so branches adding
+// entry types in parallel do not collide.
+const (
+	ACLPolicyUpsertRequestType   MessageType = 40
+	ACLPolicyDeleteRequestType   MessageType = 41
+	ACLTokenUpsertRequestType    MessageType = 42
+	ACLTokenDeleteRequestType    MessageType = 43
+	ACLTokenBootstrapRequestType MessageType = 44
+)

@@ -1,0 +1,195 @@
+package state
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/hashicorp/go-memdb"
+
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// ACL tables and the index-table key that records the bootstrap.
+const (
+	TableACLPolicies = "acl_policy"
+	TableACLTokens   = "acl_token"
+	// ACLBootstrapKey is the index-table row holding the raft index of the
+	// ACL bootstrap (0: never bootstrapped).
+	ACLBootstrapKey = "acl_token_bootstrap"
+)
+
+// ErrACLAlreadyBootstrapped refuses a second bootstrap (without the reset
+// index).
+var ErrACLAlreadyBootstrapped = errors.New("ACL bootstrap already done")
+
+func aclPolicyTable() *memdb.TableSchema {
+	return &memdb.TableSchema{Name: TableACLPolicies, Indexes: map[string]*memdb.IndexSchema{
+		"id": unique("id", str("Name")),
+	}}
+}
+
+func aclTokenTable() *memdb.TableSchema {
+	return &memdb.TableSchema{Name: TableACLTokens, Indexes: map[string]*memdb.IndexSchema{
+		"id":     unique("id", &memdb.UUIDFieldIndex{Field: "AccessorID"}),
+		"secret": unique("secret", &memdb.UUIDFieldIndex{Field: "SecretID"}),
+	}}
+}
+
+// UpsertACLPolicies writes policies, keeping each existing one's CreateIndex.
+func (s *StateStore) UpsertACLPolicies(index uint64, policies []*structs.ACLPolicy) error {
+	return s.write(index, func(tx *writeTxn) error {
+		for _, p := range policies {
+			existing, err := first[structs.ACLPolicy](tx.Txn, nil, TableACLPolicies, "id", p.Name)
+			if err != nil {
+				return err
+			}
+			c := p.Copy()
+			c.CreateIndex, c.ModifyIndex = index, index
+			if existing != nil {
+				c.CreateIndex = existing.CreateIndex
+			}
+			if err := tx.insert(TableACLPolicies, c); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// DeleteACLPolicies deletes policies by name; unknown names are an error
+// and nothing is deleted.
+func (s *StateStore) DeleteACLPolicies(index uint64, names []string) error {
+	return s.write(index, func(tx *writeTxn) error {
+		for _, name := range names {
+			existing, err := first[structs.ACLPolicy](tx.Txn, nil, TableACLPolicies, "id", name)
+			if err != nil {
+				return err
+			}
+			if existing == nil {
+				return errNotFoundf("ACL policy %q", name)
+			}
+			if err := tx.remove(TableACLPolicies, existing); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// ACLPolicyByName returns a policy, or nil.
+func (r reader) ACLPolicyByName(ws memdb.WatchSet, name string) (*structs.ACLPolicy, error) {
+	return first[structs.ACLPolicy](r.txn(), ws, TableACLPolicies, "id", name)
+}
+
+// ACLPolicies lists policies whose name starts with prefix, by name.
+func (r reader) ACLPolicies(ws memdb.WatchSet, prefix string) ([]*structs.ACLPolicy, error) {
+	return list[structs.ACLPolicy](r.txn(), ws, TableACLPolicies, "id_prefix", prefix)
+}
+
+// UpsertACLTokens writes tokens, keeping each existing one's CreateIndex.
+func (s *StateStore) UpsertACLTokens(index uint64, tokens []*structs.ACLToken) error {
+	return s.write(index, func(tx *writeTxn) error { return tx.upsertACLTokens(tokens) })
+}
+
+func (tx *writeTxn) upsertACLTokens(tokens []*structs.ACLToken) error {
+	for _, t := range tokens {
+		existing, err := first[structs.ACLToken](tx.Txn, nil, TableACLTokens, "id", t.AccessorID)
+		if err != nil {
+			return err
+		}
+		c := t.Copy()
+		c.CreateIndex, c.ModifyIndex = tx.index, tx.index
+		if existing != nil {
+			c.CreateIndex = existing.CreateIndex
+		}
+		if err := tx.insert(TableACLTokens, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DeleteACLTokens deletes tokens by accessor; unknown accessors are an
+// error and nothing is deleted.
+func (s *StateStore) DeleteACLTokens(index uint64, accessorIDs []string) error {
+	return s.write(index, func(tx *writeTxn) error {
+		for _, id := range accessorIDs {
+			existing, err := first[structs.ACLToken](tx.Txn, nil, TableACLTokens, "id", id)
+			if err != nil {
+				return err
+			}
+			if existing == nil {
+				return errNotFoundf("ACL token %q", id)
+			}
+			if err := tx.remove(TableACLTokens, existing); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// BootstrapACLToken writes the first management token and records the
+// bootstrap index. A second bootstrap is refused unless resetIndex is the
+// current bootstrap's index.
+func (s *StateStore) BootstrapACLToken(index, resetIndex uint64, token *structs.ACLToken) error {
+	return s.write(index, func(tx *writeTxn) error {
+		if cur := tableIndex(tx.Txn, ACLBootstrapKey); cur != 0 && cur != resetIndex {
+			return fmt.Errorf("%w (reset index: %d)", ErrACLAlreadyBootstrapped, cur)
+		}
+		if err := tx.upsertACLTokens([]*structs.ACLToken{token}); err != nil {
+			return err
+		}
+		return tx.Insert(TableIndex, &IndexEntry{Key: ACLBootstrapKey, Value: index})
+	})
+}
+
+// ACLBootstrapIndex is the raft index of the ACL bootstrap, 0 if none.
+func (r reader) ACLBootstrapIndex() uint64 { return tableIndex(r.txn(), ACLBootstrapKey) }
+
+// ACLTokenByAccessorID returns a token, or nil. A malformed ID is absent.
+func (r reader) ACLTokenByAccessorID(ws memdb.WatchSet, id string) (*structs.ACLToken, error) {
+	if !isUUID(id) {
+		return nil, nil
+	}
+	return first[structs.ACLToken](r.txn(), ws, TableACLTokens, "id", id)
+}
+
+// ACLTokenBySecretID returns a token, or nil. A malformed secret is absent.
+func (r reader) ACLTokenBySecretID(ws memdb.WatchSet, secret string) (*structs.ACLToken, error) {
+	if !isUUID(secret) {
+		return nil, nil
+	}
+	return first[structs.ACLToken](r.txn(), ws, TableACLTokens, "secret", secret)
+}
+
+// ACLTokens lists tokens by accessor, optionally by accessor prefix.
+func (r reader) ACLTokens(ws memdb.WatchSet, prefix string) ([]*structs.ACLToken, error) {
+	if prefix == "" {
+		return list[structs.ACLToken](r.txn(), ws, TableACLTokens, "id")
+	}
+	return listWhere[structs.ACLToken](r.txn(), ws, func(t *structs.ACLToken) bool {
+		return len(t.AccessorID) >= len(prefix) && t.AccessorID[:len(prefix)] == prefix
+	}, TableACLTokens, "id")
+}
+
+// isUUID reports whether s has the 36-character UUID shape the token
+// indexes require (memdb errors on anything else).
+func isUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i, c := range s {
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+				return false
+			}
+		}
+	}
+	return true
+}
