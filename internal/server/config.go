@@ -81,6 +81,9 @@ type Config struct {
 	// Rand drives random choices (jitter); seed it for determinism.
 	Rand  *rand.Rand
 	NewID func() string
+
+	// ACL configures access control (see acl_resolve.go).
+	ACL ACLConfig
 }
 
 // RaftTimings are raft's failure-detection timeouts.

@@ -47,6 +47,7 @@ type Server struct {
 	Node       *NodeEndpoint
 	Operator   *OperatorEndpoint
 	Status     *StatusEndpoint
+	ACL        *ACLEndpoint
 
 	// The evaluation pipeline. The broker, blocked tracker, plan queue and
 	// applier act only while this server leads; workers run everywhere.
@@ -68,6 +69,8 @@ type Server struct {
 	failedEvals        *evalQueue
 	cancelableWake     chan struct{}
 	randMu             sync.Mutex
+
+	aclCache aclCache
 
 	bg           sync.WaitGroup
 	stopWorkers  context.CancelFunc
@@ -97,6 +100,7 @@ func New(cfg *Config) (*Server, error) {
 	s.Deployment = &DeploymentEndpoint{srv: s}
 	s.Operator = &OperatorEndpoint{srv: s}
 	s.Status = &StatusEndpoint{srv: s}
+	s.ACL = &ACLEndpoint{srv: s}
 	s.startWorkers()
 	s.bg.Add(1)
 	go s.monitorLeadership()

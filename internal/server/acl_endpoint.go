@@ -1,0 +1,230 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-memdb"
+
+	"github.com/drover-project/drover/internal/acl"
+	"github.com/drover-project/drover/internal/state"
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// ACLEndpoint is the ACL.* endpoint family: policies, tokens, bootstrap.
+type ACLEndpoint struct{ srv *Server }
+
+// ACLBootstrapResetFile, in the server's data dir, holds the reset index
+// that allows one more bootstrap (Nomad's documented reset procedure).
+const ACLBootstrapResetFile = "acl-bootstrap-reset"
+
+// Limits of policy and token fields (Nomad's).
+const (
+	maxACLDescriptionLength = 256
+	maxACLNameLength        = 256
+	minACLTokenTTL          = time.Minute
+	maxACLTokenTTL          = 24 * time.Hour * 365
+)
+
+var validPolicyName = regexp.MustCompile(`^[a-zA-Z0-9-]{1,128}$`)
+
+var errACLDisabled = BadRequest("ACL support disabled")
+
+func (e *ACLEndpoint) enabled() error {
+	if !e.srv.ACLEnabled() {
+		return errACLDisabled
+	}
+	return nil
+}
+
+// Bootstrap creates the first management token. It works once; after that
+// only with the reset index written to <data_dir>/server/acl-bootstrap-reset.
+func (e *ACLEndpoint) Bootstrap(ctx context.Context, args *structs.ACLBootstrapArgs) (*structs.ACLTokenUpsertResponse, error) {
+	if err := e.enabled(); err != nil {
+		return nil, err
+	}
+	secret := args.BootstrapSecret
+	if secret == "" {
+		secret = NewUUID()
+	} else if !isUUID(secret) {
+		return nil, BadRequest("BootstrapSecret: must be a UUID")
+	}
+	var resetIndex uint64
+	if current := e.srv.State().ACLBootstrapIndex(); current != 0 {
+		resetIndex = e.srv.bootstrapResetIndex()
+		if resetIndex != current {
+			return nil, bootstrapDone(current)
+		}
+	}
+	token := &structs.ACLToken{
+		AccessorID: NewUUID(), SecretID: secret, Name: "Bootstrap Token",
+		Type: structs.ACLManagementToken, Global: true, CreateTime: e.srv.now().UTC(),
+	}
+	index, err := e.srv.raftApply(structs.ACLTokenBootstrapRequestType, &structs.ACLTokenBootstrapRequest{Token: token, ResetIndex: resetIndex})
+	if errors.Is(err, state.ErrACLAlreadyBootstrapped) {
+		return nil, bootstrapDone(e.srv.State().ACLBootstrapIndex())
+	}
+	if err != nil {
+		return nil, err
+	}
+	stored, err := e.srv.State().ACLTokenByAccessorID(nil, token.AccessorID)
+	if err != nil || stored == nil {
+		return nil, fmt.Errorf("bootstrap token missing after write: %v", err)
+	}
+	return &structs.ACLTokenUpsertResponse{Tokens: []*structs.ACLToken{stored}, WriteMeta: structs.WriteMeta{Index: index}}, nil
+}
+
+func bootstrapDone(index uint64) error {
+	return BadRequest("ACL bootstrap already done (reset index: %d)", index)
+}
+
+// bootstrapResetIndex reads the operator's reset file; 0 when absent or
+// unreadable.
+func (s *Server) bootstrapResetIndex() uint64 {
+	if s.config.DataDir == "" {
+		return 0
+	}
+	raw, err := os.ReadFile(filepath.Join(s.config.DataDir, "server", ACLBootstrapResetFile))
+	if err != nil {
+		return 0
+	}
+	n, err := strconv.ParseUint(strings.TrimSpace(string(raw)), 10, 64)
+	if err != nil {
+		s.log.Warn("acl: bootstrap reset file does not hold an index", "error", err)
+		return 0
+	}
+	return n
+}
+
+// UpsertPolicies creates or replaces policies (management only).
+func (e *ACLEndpoint) UpsertPolicies(ctx context.Context, args *structs.ACLPolicyUpsertArgs) (*structs.ACLWriteResponse, error) {
+	if err := e.managementWrite(args); err != nil {
+		return nil, err
+	}
+	if len(args.Policies) == 0 {
+		return nil, BadRequest("Policies: at least one policy is required")
+	}
+	policies := make([]*structs.ACLPolicy, 0, len(args.Policies))
+	for i, p := range args.Policies {
+		if err := validatePolicy(p); err != nil {
+			return nil, BadRequest("Policies[%d].%v", i, err)
+		}
+		policies = append(policies, &structs.ACLPolicy{Name: p.Name, Description: p.Description, Rules: p.Rules})
+	}
+	index, err := e.srv.raftApply(structs.ACLPolicyUpsertRequestType, &structs.ACLPolicyUpsertRequest{Policies: policies})
+	return &structs.ACLWriteResponse{WriteMeta: structs.WriteMeta{Index: index}}, err
+}
+
+func validatePolicy(p *structs.ACLPolicy) error {
+	switch {
+	case p == nil:
+		return fmt.Errorf("Name: missing policy")
+	case !validPolicyName.MatchString(p.Name):
+		return fmt.Errorf("Name: %q must be 1-128 letters, digits and dashes", p.Name)
+	case len(p.Description) > maxACLDescriptionLength:
+		return fmt.Errorf("Description: longer than %d characters", maxACLDescriptionLength)
+	}
+	if _, err := acl.Parse(p.Rules); err != nil {
+		return fmt.Errorf("Rules: %v", err)
+	}
+	return nil
+}
+
+// DeletePolicies deletes policies by name (management only).
+func (e *ACLEndpoint) DeletePolicies(ctx context.Context, args *structs.ACLPolicyDeleteArgs) (*structs.ACLWriteResponse, error) {
+	if err := e.managementWrite(args); err != nil {
+		return nil, err
+	}
+	if len(args.Names) == 0 {
+		return nil, BadRequest("Names: at least one policy name is required")
+	}
+	for _, name := range args.Names {
+		if p, _ := e.srv.State().ACLPolicyByName(nil, name); p == nil {
+			return nil, NotFound("ACL policy %q not found", name)
+		}
+	}
+	index, err := e.srv.raftApply(structs.ACLPolicyDeleteRequestType, &structs.ACLPolicyDeleteRequest{Names: args.Names})
+	return &structs.ACLWriteResponse{WriteMeta: structs.WriteMeta{Index: index}}, notFoundAsCoded(err)
+}
+
+// ListPolicies lists every policy to a management token, and to others
+// only the policies their token carries.
+func (e *ACLEndpoint) ListPolicies(ctx context.Context, args *structs.ACLPolicyListRequest) (*structs.ACLPolicyListResponse, error) {
+	if err := e.enabled(); err != nil {
+		return nil, err
+	}
+	caller, err := e.srv.resolveToken(args.AuthToken)
+	if err != nil {
+		return nil, err
+	}
+	reply := &structs.ACLPolicyListResponse{}
+	err = e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		all, err := st.ACLPolicies(ws, args.Prefix)
+		if err != nil {
+			return 0, err
+		}
+		reply.Policies = slices.DeleteFunc(all, func(p *structs.ACLPolicy) bool { return !caller.mayReadPolicy(p.Name) })
+		return st.Index(state.TableACLPolicies), nil
+	})
+	return reply, err
+}
+
+// mayReadPolicy: management reads every policy, other callers those of
+// their own token (the anonymous caller: the anonymous policy).
+func (r resolvedToken) mayReadPolicy(name string) bool {
+	if r.acl.IsManagement() {
+		return true
+	}
+	if r.token == nil {
+		return name == structs.AnonymousPolicyName
+	}
+	return slices.Contains(r.token.Policies, name)
+}
+
+// GetPolicy answers one policy (nil when absent) to a caller allowed to
+// read it.
+func (e *ACLEndpoint) GetPolicy(ctx context.Context, args *structs.ACLPolicySpecificRequest) (*structs.SingleACLPolicyResponse, error) {
+	if err := e.enabled(); err != nil {
+		return nil, err
+	}
+	caller, err := e.srv.resolveToken(args.AuthToken)
+	if err != nil {
+		return nil, err
+	}
+	if !caller.mayReadPolicy(args.Name) {
+		return nil, ErrPermissionDenied
+	}
+	reply := &structs.SingleACLPolicyResponse{}
+	err = e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		p, err := st.ACLPolicyByName(ws, args.Name)
+		reply.Policy = p
+		if p != nil {
+			return p.ModifyIndex, err
+		}
+		return st.Index(state.TableACLPolicies), err
+	})
+	return reply, err
+}
+
+// managementWrite requires ACLs on and a management token.
+func (e *ACLEndpoint) managementWrite(args structs.RPCInfo) error {
+	if err := e.enabled(); err != nil {
+		return err
+	}
+	return e.srv.authorize(args, allowManagement)
+}
+
+func notFoundAsCoded(err error) error {
+	if errors.Is(err, state.ErrNotFound) {
+		return NotFound("%v", err)
+	}
+	return err
+}

@@ -1,0 +1,243 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/google/uuid"
+	"github.com/hashicorp/go-memdb"
+
+	"github.com/drover-project/drover/internal/state"
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// UpsertTokens creates tokens (no AccessorID; IDs and times are decided
+// here, before raft), uploads client tokens with chosen IDs, or updates
+// existing tokens' name, type and policies. Management only.
+func (e *ACLEndpoint) UpsertTokens(ctx context.Context, args *structs.ACLTokenUpsertArgs) (*structs.ACLTokenUpsertResponse, error) {
+	if err := e.managementWrite(args); err != nil {
+		return nil, err
+	}
+	if len(args.Tokens) == 0 {
+		return nil, BadRequest("Tokens: at least one token is required")
+	}
+	st := e.srv.State()
+	tokens := make([]*structs.ACLToken, 0, len(args.Tokens))
+	for i, in := range args.Tokens {
+		t, err := e.prepareToken(st, in)
+		if err != nil {
+			return nil, BadRequest("Tokens[%d].%v", i, err)
+		}
+		tokens = append(tokens, t)
+	}
+	index, err := e.srv.raftApply(structs.ACLTokenUpsertRequestType, &structs.ACLTokenUpsertRequest{Tokens: tokens})
+	if err != nil {
+		return nil, err
+	}
+	reply := &structs.ACLTokenUpsertResponse{WriteMeta: structs.WriteMeta{Index: index}}
+	for _, t := range tokens {
+		stored, err := e.srv.State().ACLTokenByAccessorID(nil, t.AccessorID)
+		if err != nil {
+			return nil, err
+		}
+		reply.Tokens = append(reply.Tokens, stored)
+	}
+	return reply, nil
+}
+
+// prepareToken validates one token and builds what raft will store.
+func (e *ACLEndpoint) prepareToken(st *state.StateStore, in *structs.ACLToken) (*structs.ACLToken, error) {
+	if in == nil {
+		return nil, fmt.Errorf("Type: missing token")
+	}
+	if err := e.validateToken(st, in); err != nil {
+		return nil, err
+	}
+	var existing *structs.ACLToken
+	if in.AccessorID != "" {
+		if !isUUID(in.AccessorID) {
+			return nil, fmt.Errorf("AccessorID: must be a UUID")
+		}
+		existing, _ = st.ACLTokenByAccessorID(nil, in.AccessorID)
+	}
+	if existing != nil {
+		return updatedToken(existing, in)
+	}
+	return e.newToken(st, in)
+}
+
+func (e *ACLEndpoint) validateToken(st *state.StateStore, in *structs.ACLToken) error {
+	switch in.Type {
+	case structs.ACLClientToken:
+		if len(in.Policies) == 0 {
+			return fmt.Errorf("Policies: a client token needs at least one policy")
+		}
+	case structs.ACLManagementToken:
+		if len(in.Policies) != 0 {
+			return fmt.Errorf("Policies: a management token takes no policies")
+		}
+	default:
+		return fmt.Errorf("Type: %q must be client or management", in.Type)
+	}
+	if len(in.Name) > maxACLNameLength {
+		return fmt.Errorf("Name: longer than %d characters", maxACLNameLength)
+	}
+	for _, name := range in.Policies {
+		if p, _ := st.ACLPolicyByName(nil, name); p == nil {
+			return fmt.Errorf("Policies: policy %q does not exist", name)
+		}
+	}
+	return nil
+}
+
+// newToken creates a token: a fresh accessor and secret unless a client
+// token is uploaded with both; expiration from ExpirationTTL.
+func (e *ACLEndpoint) newToken(st *state.StateStore, in *structs.ACLToken) (*structs.ACLToken, error) {
+	now := e.srv.now().UTC()
+	t := &structs.ACLToken{
+		AccessorID: NewUUID(), SecretID: NewUUID(), Name: in.Name, Type: in.Type,
+		Policies: slices.Clone(in.Policies), Global: in.Global, CreateTime: now,
+	}
+	if in.AccessorID != "" || in.SecretID != "" {
+		if in.Type != structs.ACLClientToken || in.AccessorID == "" || !isUUID(in.SecretID) {
+			return nil, fmt.Errorf("SecretID: only a client token with both a UUID AccessorID and SecretID can be uploaded")
+		}
+		if other, _ := st.ACLTokenBySecretID(nil, in.SecretID); other != nil {
+			return nil, fmt.Errorf("SecretID: already in use")
+		}
+		t.AccessorID, t.SecretID = in.AccessorID, in.SecretID
+	}
+	switch {
+	case in.ExpirationTTL != 0 && in.ExpirationTime != nil:
+		return nil, fmt.Errorf("ExpirationTTL: set either ExpirationTTL or ExpirationTime, not both")
+	case in.ExpirationTTL < 0:
+		return nil, fmt.Errorf("ExpirationTTL: must not be negative")
+	case in.ExpirationTTL != 0:
+		if in.ExpirationTTL < minACLTokenTTL || in.ExpirationTTL > maxACLTokenTTL {
+			return nil, fmt.Errorf("ExpirationTTL: %v is outside %v..%v", in.ExpirationTTL, minACLTokenTTL, maxACLTokenTTL)
+		}
+		exp := now.Add(in.ExpirationTTL)
+		t.ExpirationTime, t.ExpirationTTL = &exp, in.ExpirationTTL
+	case in.ExpirationTime != nil:
+		if !in.ExpirationTime.After(now) {
+			return nil, fmt.Errorf("ExpirationTime: must be in the future")
+		}
+		exp := in.ExpirationTime.UTC()
+		t.ExpirationTime = &exp
+	}
+	return t, nil
+}
+
+// updatedToken applies an update: name, type and policies change; the
+// secret, creation and expiration never do.
+func updatedToken(existing, in *structs.ACLToken) (*structs.ACLToken, error) {
+	if in.SecretID != "" && in.SecretID != existing.SecretID {
+		return nil, fmt.Errorf("SecretID: cannot be changed")
+	}
+	if in.Global != existing.Global {
+		return nil, fmt.Errorf("Global: cannot be changed")
+	}
+	if in.ExpirationTTL != 0 && in.ExpirationTTL != existing.ExpirationTTL ||
+		in.ExpirationTime != nil && (existing.ExpirationTime == nil || !in.ExpirationTime.Equal(*existing.ExpirationTime)) {
+		return nil, fmt.Errorf("ExpirationTTL: the expiration of a token cannot be changed")
+	}
+	t := existing.Copy()
+	t.Name, t.Type, t.Policies = in.Name, in.Type, slices.Clone(in.Policies)
+	return t, nil
+}
+
+// DeleteTokens deletes tokens by accessor (management only).
+func (e *ACLEndpoint) DeleteTokens(ctx context.Context, args *structs.ACLTokenDeleteArgs) (*structs.ACLWriteResponse, error) {
+	if err := e.managementWrite(args); err != nil {
+		return nil, err
+	}
+	if len(args.AccessorIDs) == 0 {
+		return nil, BadRequest("AccessorIDs: at least one accessor is required")
+	}
+	for _, id := range args.AccessorIDs {
+		if t, _ := e.srv.State().ACLTokenByAccessorID(nil, id); t == nil {
+			return nil, NotFound("ACL token %q not found", id)
+		}
+	}
+	index, err := e.srv.raftApply(structs.ACLTokenDeleteRequestType, &structs.ACLTokenDeleteRequest{AccessorIDs: args.AccessorIDs})
+	return &structs.ACLWriteResponse{WriteMeta: structs.WriteMeta{Index: index}}, notFoundAsCoded(err)
+}
+
+// ListTokens lists tokens without their secrets (management only).
+func (e *ACLEndpoint) ListTokens(ctx context.Context, args *structs.ACLTokenListRequest) (*structs.ACLTokenListResponse, error) {
+	if err := e.enabled(); err != nil {
+		return nil, err
+	}
+	if err := e.srv.authorize(args, allowManagement); err != nil {
+		return nil, err
+	}
+	reply := &structs.ACLTokenListResponse{}
+	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		tokens, err := st.ACLTokens(ws, args.Prefix)
+		reply.Tokens = make([]*structs.ACLToken, 0, len(tokens))
+		for _, t := range tokens {
+			c := t.Copy()
+			c.SecretID = ""
+			reply.Tokens = append(reply.Tokens, c)
+		}
+		return st.Index(state.TableACLTokens), err
+	})
+	return reply, err
+}
+
+// GetToken answers one token to a management token, or to the token's own
+// holder.
+func (e *ACLEndpoint) GetToken(ctx context.Context, args *structs.ACLTokenSpecificRequest) (*structs.SingleACLTokenResponse, error) {
+	if err := e.enabled(); err != nil {
+		return nil, err
+	}
+	caller, err := e.srv.resolveToken(args.AuthToken)
+	if err != nil {
+		return nil, err
+	}
+	if !caller.acl.IsManagement() && (caller.token == nil || caller.token.AccessorID != args.AccessorID) {
+		return nil, ErrPermissionDenied
+	}
+	reply := &structs.SingleACLTokenResponse{}
+	err = e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		t, err := st.ACLTokenByAccessorID(ws, args.AccessorID)
+		reply.Token = t
+		if t != nil {
+			return t.ModifyIndex, err
+		}
+		return st.Index(state.TableACLTokens), err
+	})
+	return reply, err
+}
+
+// GetTokenSelf answers the caller's own token.
+func (e *ACLEndpoint) GetTokenSelf(ctx context.Context, args *structs.QueryOptions) (*structs.SingleACLTokenResponse, error) {
+	if err := e.enabled(); err != nil {
+		return nil, err
+	}
+	caller, err := e.srv.resolveToken(args.AuthToken)
+	if err != nil {
+		return nil, err
+	}
+	if caller.token == nil {
+		return nil, ErrPermissionDenied
+	}
+	return &structs.SingleACLTokenResponse{Token: caller.token, QueryMeta: e.srv.queryMeta(caller.token.ModifyIndex)}, nil
+}
+
+// ResolveToken answers the token a secret belongs to (nil for ""),
+// refusing unknown and expired secrets. Client agents use it to check
+// requests for allocations they run.
+func (e *ACLEndpoint) ResolveToken(ctx context.Context, args *structs.ResolveACLTokenRequest) (*structs.ResolveACLTokenResponse, error) {
+	r, err := e.srv.resolveToken(args.SecretID)
+	if err != nil {
+		return nil, err
+	}
+	return &structs.ResolveACLTokenResponse{Token: r.token, QueryMeta: e.srv.queryMeta(e.srv.State().Index(state.TableACLTokens))}, nil
+}
+
+func isUUID(s string) bool {
+	_, err := uuid.Parse(s)
+	return err == nil && len(s) == 36
+}
