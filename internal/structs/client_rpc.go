@@ -9,6 +9,10 @@ import "time"
 // NodeRegisterArgs registers (or re-registers) a client node.
 type NodeRegisterArgs struct {
 	Node *Node
+	// NodeRegistrationToken is the cluster's node credential (client {
+	// node_registration_token }); with ACLs on, an ACL token granting
+	// node write is accepted instead.
+	NodeRegistrationToken string
 }
 
 // NodeHeartbeatArgs reports a node alive (Status ready), or another status.

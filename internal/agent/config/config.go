@@ -29,6 +29,7 @@ type Config struct {
 	Server    ServerConfig
 	Client    ClientConfig
 	Plugins   []PluginConfig
+	ACL       ACLConfig
 
 	// DevMode is set by the -dev flag, never from a file.
 	DevMode bool
@@ -61,6 +62,9 @@ type ServerConfig struct {
 	NodeGCThreshold        time.Duration
 	DeploymentGCThreshold  time.Duration
 	ServerJoin             ServerJoin
+	// NodeRegistrationToken is the cluster's node credential: clients
+	// must present it to register (see docs/architecture.md, ACLs).
+	NodeRegistrationToken string
 }
 
 // ServerJoin is the server_join { } block.
@@ -82,6 +86,8 @@ type ClientConfig struct {
 	CPUTotalCompute  int
 	MemoryTotalMB    int
 	Reserved         Reserved
+	// NodeRegistrationToken is presented to the servers to register.
+	NodeRegistrationToken string
 }
 
 // Reserved is the client's reserved { } block: resources withheld from
@@ -122,6 +128,7 @@ func Default() *Config {
 			DeploymentGCThreshold:  time.Hour,
 		},
 		Client: ClientConfig{NodePool: "default"},
+		ACL:    ACLConfig{TokenTTL: 30 * time.Second, PolicyTTL: 30 * time.Second},
 	}
 }
 

@@ -26,6 +26,7 @@ type fileConfig struct {
 	Server     *fileServer    `hcl:"server,block"`
 	Client     *fileClient    `hcl:"client,block"`
 	Plugins    []filePlugin   `hcl:"plugin,block"`
+	ACL        *fileACL       `hcl:"acl,block"`
 }
 
 type filePorts struct {
@@ -52,6 +53,7 @@ type fileServer struct {
 	NodeGCThreshold        hcl.Expression  `hcl:"node_gc_threshold,optional"`
 	DeploymentGCThreshold  hcl.Expression  `hcl:"deployment_gc_threshold,optional"`
 	ServerJoin             *fileServerJoin `hcl:"server_join,block"`
+	NodeRegistrationToken  *string         `hcl:"node_registration_token,optional"`
 }
 
 type fileServerJoin struct {
@@ -59,18 +61,19 @@ type fileServerJoin struct {
 }
 
 type fileClient struct {
-	Enabled          *bool             `hcl:"enabled,optional"`
-	Servers          *[]string         `hcl:"servers,optional"`
-	NodeClass        *string           `hcl:"node_class,optional"`
-	NodePool         *string           `hcl:"node_pool,optional"`
-	Meta             map[string]string `hcl:"meta,optional"`
-	Options          map[string]string `hcl:"options,optional"`
-	StateDir         *string           `hcl:"state_dir,optional"`
-	AllocDir         *string           `hcl:"alloc_dir,optional"`
-	NetworkInterface *string           `hcl:"network_interface,optional"`
-	CPUTotalCompute  *int              `hcl:"cpu_total_compute,optional"`
-	MemoryTotalMB    *int              `hcl:"memory_total_mb,optional"`
-	Reserved         *fileReserved     `hcl:"reserved,block"`
+	Enabled               *bool             `hcl:"enabled,optional"`
+	Servers               *[]string         `hcl:"servers,optional"`
+	NodeClass             *string           `hcl:"node_class,optional"`
+	NodePool              *string           `hcl:"node_pool,optional"`
+	Meta                  map[string]string `hcl:"meta,optional"`
+	Options               map[string]string `hcl:"options,optional"`
+	StateDir              *string           `hcl:"state_dir,optional"`
+	AllocDir              *string           `hcl:"alloc_dir,optional"`
+	NetworkInterface      *string           `hcl:"network_interface,optional"`
+	CPUTotalCompute       *int              `hcl:"cpu_total_compute,optional"`
+	MemoryTotalMB         *int              `hcl:"memory_total_mb,optional"`
+	Reserved              *fileReserved     `hcl:"reserved,block"`
+	NodeRegistrationToken *string           `hcl:"node_registration_token,optional"`
 }
 
 type fileReserved struct {
@@ -128,6 +131,9 @@ func (fc *fileConfig) apply(c *Config) hcl.Diagnostics {
 	if fc.Client != nil {
 		fc.Client.apply(&c.Client)
 	}
+	if fc.ACL != nil {
+		diags = append(diags, fc.ACL.apply(&c.ACL)...)
+	}
 	for _, p := range fc.Plugins {
 		pc, d := p.decode()
 		diags = append(diags, d...)
@@ -142,6 +148,7 @@ func (fs *fileServer) apply(s *ServerConfig) hcl.Diagnostics {
 	set(&s.NumSchedulers, fs.NumSchedulers)
 	set(&s.EnabledSchedulers, fs.EnabledSchedulers)
 	set(&s.MaxHeartbeatsPerSecond, fs.MaxHeartbeatsPerSecond)
+	set(&s.NodeRegistrationToken, fs.NodeRegistrationToken)
 	if fs.ServerJoin != nil {
 		set(&s.ServerJoin.RetryJoin, fs.ServerJoin.RetryJoin)
 	}
@@ -174,6 +181,7 @@ func (fc *fileClient) apply(c *ClientConfig) {
 	set(&c.NetworkInterface, fc.NetworkInterface)
 	set(&c.CPUTotalCompute, fc.CPUTotalCompute)
 	set(&c.MemoryTotalMB, fc.MemoryTotalMB)
+	set(&c.NodeRegistrationToken, fc.NodeRegistrationToken)
 	if r := fc.Reserved; r != nil {
 		set(&c.Reserved.CPU, r.CPU)
 		set(&c.Reserved.MemoryMB, r.MemoryMB)

@@ -27,6 +27,7 @@ func (c *Config) Merge(o *Config) *Config {
 	r.Server.merge(&o.Server)
 	r.Client.merge(&o.Client)
 	r.Plugins = mergePlugins(r.Plugins, o.Plugins)
+	r.ACL.merge(&o.ACL)
 	setNZ(&r.DevMode, o.DevMode)
 	return r
 }
@@ -44,6 +45,7 @@ func (s *ServerConfig) merge(o *ServerConfig) {
 	setNZ(&s.NodeGCThreshold, o.NodeGCThreshold)
 	setNZ(&s.DeploymentGCThreshold, o.DeploymentGCThreshold)
 	setSlice(&s.ServerJoin.RetryJoin, o.ServerJoin.RetryJoin)
+	setNZ(&s.NodeRegistrationToken, o.NodeRegistrationToken)
 }
 
 func (c *ClientConfig) merge(o *ClientConfig) {
@@ -58,6 +60,7 @@ func (c *ClientConfig) merge(o *ClientConfig) {
 	setNZ(&c.NetworkInterface, o.NetworkInterface)
 	setNZ(&c.CPUTotalCompute, o.CPUTotalCompute)
 	setNZ(&c.MemoryTotalMB, o.MemoryTotalMB)
+	setNZ(&c.NodeRegistrationToken, o.NodeRegistrationToken)
 	setNZ(&c.Reserved.CPU, o.Reserved.CPU)
 	setNZ(&c.Reserved.MemoryMB, o.Reserved.MemoryMB)
 	setNZ(&c.Reserved.DiskMB, o.Reserved.DiskMB)

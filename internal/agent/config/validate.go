@@ -25,6 +25,7 @@ func (c *Config) Validate() error {
 		add("log_level %q must be one of TRACE, DEBUG, INFO, WARN, ERROR", c.LogLevel)
 	}
 	c.Server.validate(add)
+	c.ACL.validate(add)
 	return errors.Join(errs...)
 }
 

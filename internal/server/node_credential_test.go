@@ -1,0 +1,99 @@
+package server
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/drover-project/drover/internal/structs"
+)
+
+func credentialServer(t *testing.T, acl ACLConfig) *Server {
+	t.Helper()
+	s, err := New(&Config{
+		NodeName: "test", DevMode: true, BootstrapExpect: 1, RaftAddr: "127.0.0.1:4647",
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		RaftTimings: &RaftTimings{Heartbeat: 50 * time.Millisecond, Election: 50 * time.Millisecond,
+			LeaderLease: 50 * time.Millisecond, Commit: 5 * time.Millisecond},
+		ACL: acl,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Shutdown() })
+	if err := s.WaitUntilReady(10 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func credNode(id, secret string) *structs.Node {
+	n := pipelineNode(id, 1000, 1000)
+	n.SecretID = secret
+	return n
+}
+
+func TestNodeRegistration_RequiresTheClusterCredential(t *testing.T) {
+	s := credentialServer(t, ACLConfig{NodeRegistrationToken: "cluster-secret"})
+	reg := func(n *structs.Node, cred string) error {
+		_, err := s.Node.ClientRegister(&structs.NodeRegisterArgs{Node: n, NodeRegistrationToken: cred})
+		return err
+	}
+	id := "00000000-0000-0000-0000-0000000000aa"
+	wantCode(t, reg(credNode(id, "s1"), ""), 403, "Permission denied")
+	wantCode(t, reg(credNode(id, "s1"), "wrong"), 403, "Permission denied")
+	wantCode(t, reg(credNode(id, ""), "cluster-secret"), 400, "Node.SecretID")
+	if err := reg(credNode(id, "s1"), "cluster-secret"); err != nil {
+		t.Fatal(err)
+	}
+	// Even with the credential, nobody takes over an existing node.
+	wantCode(t, reg(credNode(id, "s2"), "cluster-secret"), 403, "Permission denied")
+	if err := reg(credNode(id, "s1"), "cluster-secret"); err != nil {
+		t.Fatalf("re-register with its own secret: %v", err)
+	}
+	// The node's secret authenticates its later calls.
+	_, err := s.Node.Heartbeat(&structs.NodeHeartbeatArgs{NodeID: id, SecretID: "s2"})
+	wantCode(t, err, 403, "SecretID")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_, err = s.Node.GetClientAllocs(ctx, &structs.NodeAllocsArgs{NodeID: id, SecretID: "s2"})
+	wantCode(t, err, 403, "SecretID")
+	_, err = s.Node.UpdateAllocs(&structs.AllocClientUpdateArgs{NodeID: id, SecretID: ""})
+	wantCode(t, err, 403, "SecretID")
+}
+
+func TestNodeRegistration_ACLTokenWithNodeWrite(t *testing.T) {
+	s := credentialServer(t, ACLConfig{Enabled: true})
+	root := bootstrap(t, s)
+	ctx := context.Background()
+	w := structs.WriteRequest{AuthToken: root.SecretID}
+	if _, err := s.ACL.UpsertPolicies(ctx, &structs.ACLPolicyUpsertArgs{Policies: []*structs.ACLPolicy{
+		{Name: "node-write", Rules: `node { policy = "write" }`}, {Name: "node-read", Rules: `node { policy = "read" }`}}, WriteRequest: w}); err != nil {
+		t.Fatal(err)
+	}
+	mk := func(policy string) string {
+		r, err := s.ACL.UpsertTokens(ctx, &structs.ACLTokenUpsertArgs{Tokens: []*structs.ACLToken{{Type: "client", Policies: []string{policy}}}, WriteRequest: w})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Tokens[0].SecretID
+	}
+	reg := func(id, cred string) error {
+		_, err := s.Node.ClientRegister(&structs.NodeRegisterArgs{Node: credNode(id, "sec-"+id), NodeRegistrationToken: cred})
+		return err
+	}
+	wantCode(t, reg("00000000-0000-0000-0000-0000000000b1", ""), 403, "Permission denied")
+	wantCode(t, reg("00000000-0000-0000-0000-0000000000b1", mk("node-read")), 403, "Permission denied")
+	if err := reg("00000000-0000-0000-0000-0000000000b1", mk("node-write")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestNodeRegistration_OpenWithoutACLsOrCredential(t *testing.T) {
+	s := credentialServer(t, ACLConfig{})
+	if _, err := s.Node.ClientRegister(&structs.NodeRegisterArgs{Node: credNode("00000000-0000-0000-0000-0000000000c1", "")}); err != nil {
+		t.Fatal(err)
+	}
+}
