@@ -272,13 +272,15 @@ func TestClientAlloc_StatsRestartSignal(t *testing.T) {
 }
 
 // clientOnlyAgent starts a second node: a dev-mode client (raw_exec on,
-// tasks stopped on shutdown) with no server, registered with serverRPC.
-func clientOnlyAgent(t *testing.T, serverRPC string) *Agent {
+// tasks stopped on shutdown) with no server, registered with the server
+// agent's RPC address and node credential.
+func clientOnlyAgent(t *testing.T, srv *Agent) *Agent {
 	t.Helper()
 	cfg := config.DevConfig()
 	cfg.Name = "second"
 	cfg.Server.Enabled = false
-	cfg.Client.Servers = []string{serverRPC}
+	cfg.Client.Servers = []string{srv.RPCAddr()}
+	cfg.Client.NodeRegistrationToken = srv.config.Server.NodeRegistrationToken
 	cfg.DataDir = t.TempDir()
 	cfg.Ports.HTTP, cfg.Ports.RPC, cfg.Ports.Serf = 0, 0, 0
 	a, err := New(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
@@ -295,7 +297,7 @@ func clientOnlyAgent(t *testing.T, serverRPC string) *Agent {
 
 func TestClientForwarding_AnyAgentAnswers(t *testing.T) {
 	first, c := clientTestAgent(t)
-	second := clientOnlyAgent(t, first.RPCAddr())
+	second := clientOnlyAgent(t, first)
 	job := shellJob("fwd", `echo from-second; sleep 100`)
 	job.Constrain(api.NewConstraint("${node.unique.id}", "=", second.Client().NodeID()))
 	alloc := runJob(t, c, job)

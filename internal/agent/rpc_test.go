@@ -30,7 +30,11 @@ func TestRPC_ClientCallsReachTheServerEndpoints(t *testing.T) {
 	ctx := t.Context()
 	node := simNode(7, 4000, 8192)
 	node.SecretID = "s3cret"
-	reg, err := c.Register(ctx, &structs.NodeRegisterArgs{Node: node})
+	// -dev generates a node credential: without it nobody registers.
+	if _, err := c.Register(ctx, &structs.NodeRegisterArgs{Node: node}); err == nil || err.Error() != "Permission denied" {
+		t.Fatalf("register without the node credential: %v", err)
+	}
+	reg, err := c.Register(ctx, &structs.NodeRegisterArgs{Node: node, NodeRegistrationToken: a.config.Server.NodeRegistrationToken})
 	if err != nil {
 		t.Fatalf("register: %v", err)
 	}

@@ -102,6 +102,9 @@ func freePort(t *testing.T) int {
 	}
 }
 
+// e2eNodeCredential is every test agent's node_registration_token.
+const e2eNodeCredential = "e2e-node-credential"
+
 func quietLogger() *slog.Logger {
 	if os.Getenv("DROVER_E2E_LOG") != "" {
 		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -117,6 +120,10 @@ func startAgent(t *testing.T, name string, mutate func(*config.Config)) *agent.A
 	cfg.Name = name
 	cfg.DataDir = t.TempDir()
 	cfg.Ports.HTTP, cfg.Ports.RPC, cfg.Ports.Serf = 0, 0, 0 // free ports, picked by the listeners
+	// One node credential for the whole test cluster, so further client
+	// agents can register with the first agent's server.
+	cfg.Server.NodeRegistrationToken = e2eNodeCredential
+	cfg.Client.NodeRegistrationToken = e2eNodeCredential
 	if mutate != nil {
 		mutate(cfg)
 	}
