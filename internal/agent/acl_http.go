@@ -1,0 +1,210 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+
+	"github.com/hashicorp/nomad/api"
+
+	"github.com/drover-project/drover/internal/agent/apiconv"
+	"github.com/drover-project/drover/internal/server"
+	"github.com/drover-project/drover/internal/structs"
+)
+
+func (h *HTTPServer) aclRoutes() {
+	h.handle("PUT /v1/acl/bootstrap", h.aclBootstrap)
+	h.handle("POST /v1/acl/bootstrap", h.aclBootstrap)
+	h.handle("GET /v1/acl/policies", h.aclPolicyList)
+	h.handle("GET /v1/acl/policy/{name}", h.aclPolicyGet)
+	h.handle("PUT /v1/acl/policy/{name}", h.aclPolicyPut)
+	h.handle("POST /v1/acl/policy/{name}", h.aclPolicyPut)
+	h.handle("DELETE /v1/acl/policy/{name}", h.aclPolicyDelete)
+	h.handle("GET /v1/acl/tokens", h.aclTokenList)
+	h.handle("PUT /v1/acl/token", h.aclTokenCreate)
+	h.handle("POST /v1/acl/token", h.aclTokenCreate)
+	h.handle("GET /v1/acl/token/self", h.aclTokenSelf)
+	h.handle("GET /v1/acl/token/{accessor}", h.aclTokenGet)
+	h.handle("PUT /v1/acl/token/{accessor}", h.aclTokenUpdate)
+	h.handle("POST /v1/acl/token/{accessor}", h.aclTokenUpdate)
+	h.handle("DELETE /v1/acl/token/{accessor}", h.aclTokenDelete)
+}
+
+// aclBootstrap answers PUT /v1/acl/bootstrap; the body (optional) may
+// carry the operator's chosen BootstrapSecret.
+func (h *HTTPServer) aclBootstrap(w http.ResponseWriter, r *http.Request) (any, error) {
+	var req api.BootstrapRequest
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxRequestBodyBytes))
+	if err != nil {
+		return nil, bodyError(err)
+	}
+	if len(bytes.TrimSpace(raw)) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&req); err != nil {
+			return nil, bodyError(err)
+		}
+	}
+	reply, err := h.srv.ACL.Bootstrap(r.Context(), &structs.ACLBootstrapArgs{BootstrapSecret: req.BootstrapSecret, WriteRequest: writeRequest(r)})
+	if err != nil {
+		return nil, err
+	}
+	setIndex(w, reply.Index)
+	return apiconv.ACLTokenFromStructs(reply.Tokens[0]), nil
+}
+
+func (h *HTTPServer) aclPolicyList(w http.ResponseWriter, r *http.Request) (any, error) {
+	q, err := parseQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	reply, err := h.srv.ACL.ListPolicies(r.Context(), &structs.ACLPolicyListRequest{QueryOptions: q})
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, reply.QueryMeta)
+	out := make([]*api.ACLPolicyListStub, 0, len(reply.Policies))
+	for _, p := range reply.Policies {
+		out = append(out, apiconv.ACLPolicyStub(p))
+	}
+	return out, nil
+}
+
+func (h *HTTPServer) aclPolicyGet(w http.ResponseWriter, r *http.Request) (any, error) {
+	q, err := parseQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	name := r.PathValue("name")
+	reply, err := h.srv.ACL.GetPolicy(r.Context(), &structs.ACLPolicySpecificRequest{Name: name, QueryOptions: q})
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, reply.QueryMeta)
+	if reply.Policy == nil {
+		return nil, server.NotFound("ACL policy %q not found", name)
+	}
+	return apiconv.ACLPolicyFromStructs(reply.Policy), nil
+}
+
+func (h *HTTPServer) aclPolicyPut(w http.ResponseWriter, r *http.Request) (any, error) {
+	var p api.ACLPolicy
+	if err := decodeBody(w, r, &p); err != nil {
+		return nil, err
+	}
+	name := r.PathValue("name")
+	if p.Name == "" {
+		p.Name = name
+	}
+	if p.Name != name {
+		return nil, server.BadRequest("Name: %q does not match the path's policy name %q", p.Name, name)
+	}
+	if p.JobACL != nil {
+		return nil, server.BadRequest("JobACL: workload-associated policies are not supported")
+	}
+	reply, err := h.srv.ACL.UpsertPolicies(r.Context(), &structs.ACLPolicyUpsertArgs{
+		Policies: []*structs.ACLPolicy{apiconv.ACLPolicyToStructs(&p)}, WriteRequest: writeRequest(r)})
+	if err != nil {
+		return nil, err
+	}
+	setIndex(w, reply.Index)
+	return nil, nil
+}
+
+func (h *HTTPServer) aclPolicyDelete(w http.ResponseWriter, r *http.Request) (any, error) {
+	reply, err := h.srv.ACL.DeletePolicies(r.Context(), &structs.ACLPolicyDeleteArgs{Names: []string{r.PathValue("name")}, WriteRequest: writeRequest(r)})
+	if err != nil {
+		return nil, err
+	}
+	setIndex(w, reply.Index)
+	return nil, nil
+}
+
+func (h *HTTPServer) aclTokenList(w http.ResponseWriter, r *http.Request) (any, error) {
+	q, err := parseQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	reply, err := h.srv.ACL.ListTokens(r.Context(), &structs.ACLTokenListRequest{QueryOptions: q})
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, reply.QueryMeta)
+	out := make([]*api.ACLTokenListStub, 0, len(reply.Tokens))
+	for _, t := range reply.Tokens {
+		out = append(out, apiconv.ACLTokenStub(t))
+	}
+	return out, nil
+}
+
+func (h *HTTPServer) aclTokenCreate(w http.ResponseWriter, r *http.Request) (any, error) {
+	return h.aclTokenUpsert(w, r, "")
+}
+
+func (h *HTTPServer) aclTokenUpdate(w http.ResponseWriter, r *http.Request) (any, error) {
+	return h.aclTokenUpsert(w, r, r.PathValue("accessor"))
+}
+
+// aclTokenUpsert creates (accessor "") or updates/uploads a token.
+func (h *HTTPServer) aclTokenUpsert(w http.ResponseWriter, r *http.Request, accessor string) (any, error) {
+	var t api.ACLToken
+	if err := decodeBody(w, r, &t); err != nil {
+		return nil, err
+	}
+	switch {
+	case accessor == "" && t.AccessorID != "":
+		return nil, server.BadRequest("AccessorID: set by the server; PUT /v1/acl/token/:accessor to update")
+	case accessor != "" && t.AccessorID != "" && t.AccessorID != accessor:
+		return nil, server.BadRequest("AccessorID: %q does not match the path's %q", t.AccessorID, accessor)
+	case len(t.Roles) > 0:
+		return nil, server.BadRequest("Roles: ACL roles are not supported")
+	}
+	t.AccessorID = accessor
+	reply, err := h.srv.ACL.UpsertTokens(r.Context(), &structs.ACLTokenUpsertArgs{
+		Tokens: []*structs.ACLToken{apiconv.ACLTokenToStructs(&t)}, WriteRequest: writeRequest(r)})
+	if err != nil {
+		return nil, err
+	}
+	setIndex(w, reply.Index)
+	return apiconv.ACLTokenFromStructs(reply.Tokens[0]), nil
+}
+
+func (h *HTTPServer) aclTokenSelf(w http.ResponseWriter, r *http.Request) (any, error) {
+	q, err := parseQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	reply, err := h.srv.ACL.GetTokenSelf(r.Context(), &q)
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, reply.QueryMeta)
+	return apiconv.ACLTokenFromStructs(reply.Token), nil
+}
+
+func (h *HTTPServer) aclTokenGet(w http.ResponseWriter, r *http.Request) (any, error) {
+	q, err := parseQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	accessor := r.PathValue("accessor")
+	reply, err := h.srv.ACL.GetToken(r.Context(), &structs.ACLTokenSpecificRequest{AccessorID: accessor, QueryOptions: q})
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, reply.QueryMeta)
+	if reply.Token == nil {
+		return nil, server.NotFound("ACL token %q not found", accessor)
+	}
+	return apiconv.ACLTokenFromStructs(reply.Token), nil
+}
+
+func (h *HTTPServer) aclTokenDelete(w http.ResponseWriter, r *http.Request) (any, error) {
+	reply, err := h.srv.ACL.DeleteTokens(r.Context(), &structs.ACLTokenDeleteArgs{AccessorIDs: []string{r.PathValue("accessor")}, WriteRequest: writeRequest(r)})
+	if err != nil {
+		return nil, err
+	}
+	setIndex(w, reply.Index)
+	return nil, nil
+}
