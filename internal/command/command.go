@@ -146,6 +146,7 @@ var groupSynopses = map[string]string{
 	"node":       "Interact with nodes",
 	"operator":   "Cluster operator commands",
 	"server":     "Interact with servers",
+	"acl":        "Interact with ACL policies and tokens",
 	"system":     "Interact with the system API",
 }
 

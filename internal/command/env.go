@@ -20,6 +20,7 @@ type env struct {
 	getenv         func(string) string
 
 	address, namespace, region string
+	token                      string // ACL secret (-token, NOMAD_TOKEN)
 
 	// Output options of read commands.
 	json    bool
@@ -54,6 +55,8 @@ func (e *env) flagSet(c *cmd) *flag.FlagSet {
 		"The target namespace (env DROVER_NAMESPACE or NOMAD_NAMESPACE).")
 	fs.StringVar(&e.region, "region", e.firstEnv("DROVER_REGION", "NOMAD_REGION"),
 		"The target region (env DROVER_REGION or NOMAD_REGION).")
+	fs.StringVar(&e.token, "token", e.firstEnv("DROVER_TOKEN", "NOMAD_TOKEN"),
+		"The ACL token's secret ID (env DROVER_TOKEN or NOMAD_TOKEN).")
 	if c.Read {
 		fs.BoolVar(&e.json, "json", false, "Output the API's JSON.")
 		fs.StringVar(&e.tmpl, "t", "", "Format the output with a Go template.")
@@ -87,7 +90,7 @@ func (e *env) api() (*api.Client, error) {
 	if cfg.Address == "" {
 		cfg.Address = defaultAddress
 	}
-	cfg.Namespace, cfg.Region = e.namespace, e.region
+	cfg.Namespace, cfg.Region, cfg.SecretID = e.namespace, e.region, e.token
 	c, err := api.NewClient(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("creating the API client for %s: %w", cfg.Address, err)

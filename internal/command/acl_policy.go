@@ -1,0 +1,121 @@
+package command
+
+import (
+	"flag"
+	"fmt"
+	"strconv"
+
+	"github.com/hashicorp/nomad/api"
+)
+
+func init() {
+	register("acl policy apply", aclPolicyApplyCmd)
+	register("acl policy info", aclPolicyInfoCmd)
+	register("acl policy list", aclPolicyListCmd)
+	register("acl policy delete", aclPolicyDeleteCmd)
+}
+
+func aclPolicyApplyCmd() *cmd {
+	var description string
+	c := &cmd{
+		Name: "acl policy apply", Args: "<name> <path>", MinArgs: 2, MaxArgs: 2,
+		Synopsis: "Create or update an ACL policy",
+		Help:     "Writes the policy rules in <path> (HCL or JSON; - for stdin) under <name>.\nRequires a management token.",
+	}
+	c.Flags = func(fs *flag.FlagSet) {
+		fs.StringVar(&description, "description", "", "A human-readable description of the policy.")
+	}
+	c.Run = func(e *env, args []string) error {
+		rules, err := readFileOrStdin(args[1])
+		if err != nil {
+			return err
+		}
+		cl, err := e.api()
+		if err != nil {
+			return err
+		}
+		if _, err := cl.ACLPolicies().Upsert(&api.ACLPolicy{Name: args[0], Description: description, Rules: string(rules)}, e.write()); err != nil {
+			return apiError("writing the ACL policy", err)
+		}
+		fmt.Fprintf(e.stdout, "Successfully wrote %q ACL policy!\n", args[0])
+		return nil
+	}
+	return c
+}
+
+func aclPolicyInfoCmd() *cmd {
+	c := &cmd{
+		Name: "acl policy info", Args: "<name>", MinArgs: 1, MaxArgs: 1, Read: true,
+		Synopsis: "Display an ACL policy",
+	}
+	c.Run = func(e *env, args []string) error {
+		cl, err := e.api()
+		if err != nil {
+			return err
+		}
+		p, _, err := cl.ACLPolicies().Info(args[0], e.query())
+		if err != nil {
+			return apiError("reading the ACL policy", err)
+		}
+		return e.output(p, func() error {
+			writeKV(e.stdout, [][2]string{
+				{"Name", p.Name},
+				{"Description", p.Description},
+				{"CreateIndex", strconv.FormatUint(p.CreateIndex, 10)},
+				{"ModifyIndex", strconv.FormatUint(p.ModifyIndex, 10)},
+			})
+			fmt.Fprintf(e.stdout, "\nRules\n\n%s\n", p.Rules)
+			return nil
+		})
+	}
+	return c
+}
+
+func aclPolicyListCmd() *cmd {
+	c := &cmd{
+		Name: "acl policy list", Read: true,
+		Synopsis: "List ACL policies",
+	}
+	c.Run = func(e *env, args []string) error {
+		cl, err := e.api()
+		if err != nil {
+			return err
+		}
+		list, _, err := cl.ACLPolicies().List(e.query())
+		if err != nil {
+			return apiError("listing ACL policies", err)
+		}
+		return e.output(list, func() error {
+			if len(list) == 0 {
+				fmt.Fprintln(e.stdout, "No policies found")
+				return nil
+			}
+			rows := [][]string{{"Name", "Description"}}
+			for _, p := range list {
+				rows = append(rows, []string{p.Name, p.Description})
+			}
+			writeColumns(e.stdout, rows)
+			return nil
+		})
+	}
+	return c
+}
+
+func aclPolicyDeleteCmd() *cmd {
+	c := &cmd{
+		Name: "acl policy delete", Args: "<name>", MinArgs: 1, MaxArgs: 1,
+		Synopsis: "Delete an ACL policy",
+	}
+	c.Run = func(e *env, args []string) error {
+		cl, err := e.api()
+		if err != nil {
+			return err
+		}
+		if _, err := cl.ACLPolicies().Delete(args[0], e.write()); err != nil {
+			return apiError("deleting the ACL policy", err)
+		}
+		fmt.Fprintf(e.stdout, "Successfully deleted %q ACL policy!\n", args[0])
+		return nil
+	}
+	return c
+}

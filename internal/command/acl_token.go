@@ -1,0 +1,187 @@
+package command
+
+import (
+	"flag"
+	"fmt"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/hashicorp/nomad/api"
+)
+
+func init() {
+	register("acl token create", aclTokenCreateCmd)
+	register("acl token update", aclTokenUpdateCmd)
+	register("acl token info", aclTokenInfoCmd)
+	register("acl token self", aclTokenSelfCmd)
+	register("acl token list", aclTokenListCmd)
+	register("acl token delete", aclTokenDeleteCmd)
+}
+
+// tokenFlags are the options of token create and update.
+type tokenFlags struct {
+	name, typ string
+	policies  strList
+	global    bool
+	ttl       time.Duration
+}
+
+func (f *tokenFlags) register(fs *flag.FlagSet, create bool) {
+	fs.StringVar(&f.name, "name", "", "A human-readable name for the token.")
+	fs.StringVar(&f.typ, "type", "", `The token type: "client" or "management" (create: default client).`)
+	fs.Var(&f.policies, "policy", "A policy to attach (repeatable).")
+	if create {
+		fs.BoolVar(&f.global, "global", false, "Replicate the token to every region.")
+		fs.DurationVar(&f.ttl, "ttl", 0, `How long the token lives ("1h"); default forever.`)
+	}
+}
+
+func aclTokenCreateCmd() *cmd {
+	var f tokenFlags
+	c := &cmd{
+		Name: "acl token create", Read: true,
+		Synopsis: "Create an ACL token",
+	}
+	c.Flags = func(fs *flag.FlagSet) { f.register(fs, true) }
+	c.Run = func(e *env, args []string) error {
+		if f.typ == "" {
+			f.typ = "client"
+		}
+		cl, err := e.api()
+		if err != nil {
+			return err
+		}
+		tok, _, err := cl.ACLTokens().Create(&api.ACLToken{Name: f.name, Type: f.typ, Policies: f.policies, Global: f.global, ExpirationTTL: f.ttl}, e.write())
+		if err != nil {
+			return apiError("creating the ACL token", err)
+		}
+		return e.output(tok, func() error { e.printToken(tok); return nil })
+	}
+	return c
+}
+
+func aclTokenUpdateCmd() *cmd {
+	var f tokenFlags
+	c := &cmd{
+		Name: "acl token update", Args: "<accessor>", MinArgs: 1, MaxArgs: 1, Read: true,
+		Synopsis: "Update an ACL token's name, type or policies",
+	}
+	c.Flags = func(fs *flag.FlagSet) { f.register(fs, false) }
+	c.Run = func(e *env, args []string) error {
+		cl, err := e.api()
+		if err != nil {
+			return err
+		}
+		tok, _, err := cl.ACLTokens().Info(args[0], e.query())
+		if err != nil {
+			return apiError("reading the ACL token", err)
+		}
+		if f.name != "" {
+			tok.Name = f.name
+		}
+		if f.typ != "" {
+			tok.Type = f.typ
+		}
+		if len(f.policies) > 0 {
+			tok.Policies = f.policies
+		}
+		if tok.Type == "management" {
+			tok.Policies = nil
+		}
+		// Expiration cannot change; send the token as it is otherwise.
+		tok.ExpirationTTL, tok.ExpirationTime = 0, nil
+		out, _, err := cl.ACLTokens().Update(tok, e.write())
+		if err != nil {
+			return apiError("updating the ACL token", err)
+		}
+		return e.output(out, func() error { e.printToken(out); return nil })
+	}
+	return c
+}
+
+func aclTokenInfoCmd() *cmd {
+	c := &cmd{
+		Name: "acl token info", Args: "<accessor>", MinArgs: 1, MaxArgs: 1, Read: true,
+		Synopsis: "Display an ACL token",
+	}
+	c.Run = func(e *env, args []string) error {
+		cl, err := e.api()
+		if err != nil {
+			return err
+		}
+		tok, _, err := cl.ACLTokens().Info(args[0], e.query())
+		if err != nil {
+			return apiError("reading the ACL token", err)
+		}
+		return e.output(tok, func() error { e.printToken(tok); return nil })
+	}
+	return c
+}
+
+func aclTokenSelfCmd() *cmd {
+	c := &cmd{
+		Name: "acl token self", Read: true,
+		Synopsis: "Display the token in use",
+	}
+	c.Run = func(e *env, args []string) error {
+		cl, err := e.api()
+		if err != nil {
+			return err
+		}
+		tok, _, err := cl.ACLTokens().Self(e.query())
+		if err != nil {
+			return apiError("reading the ACL token", err)
+		}
+		return e.output(tok, func() error { e.printToken(tok); return nil })
+	}
+	return c
+}
+
+func aclTokenListCmd() *cmd {
+	c := &cmd{
+		Name: "acl token list", Read: true,
+		Synopsis: "List ACL tokens",
+	}
+	c.Run = func(e *env, args []string) error {
+		cl, err := e.api()
+		if err != nil {
+			return err
+		}
+		list, _, err := cl.ACLTokens().List(e.query())
+		if err != nil {
+			return apiError("listing ACL tokens", err)
+		}
+		return e.output(list, func() error {
+			sort.Slice(list, func(i, j int) bool { return list[i].CreateIndex < list[j].CreateIndex })
+			rows := [][]string{{"Name", "Type", "Global", "Accessor ID", "Expired"}}
+			now := time.Now()
+			for _, t := range list {
+				expired := t.ExpirationTime != nil && !now.Before(*t.ExpirationTime)
+				rows = append(rows, []string{t.Name, t.Type, strconv.FormatBool(t.Global), t.AccessorID, strconv.FormatBool(expired)})
+			}
+			writeColumns(e.stdout, rows)
+			return nil
+		})
+	}
+	return c
+}
+
+func aclTokenDeleteCmd() *cmd {
+	c := &cmd{
+		Name: "acl token delete", Args: "<accessor>", MinArgs: 1, MaxArgs: 1,
+		Synopsis: "Delete an ACL token",
+	}
+	c.Run = func(e *env, args []string) error {
+		cl, err := e.api()
+		if err != nil {
+			return err
+		}
+		if _, err := cl.ACLTokens().Delete(args[0], e.write()); err != nil {
+			return apiError("deleting the ACL token", err)
+		}
+		fmt.Fprintf(e.stdout, "Token %s successfully deleted\n", args[0])
+		return nil
+	}
+	return c
+}
