@@ -367,13 +367,17 @@ func TestJSONSyntax(t *testing.T) {
 // Docker's labels written as an attribute (a list of objects) keep Nomad's
 // list-of-maps shape, like the block form.
 func TestDriverConfig_LabelsAttributeIsListOfMaps(t *testing.T) {
-	j, _, err := parseSrc(`job "x" { group "g" { task "t" {
-  driver = "docker"
-  config {
-    image  = "a"
-    labels = [{ team = "core", tier = "web" }]
+	j, _, err := parseSrc(`job "x" {
+  group "g" {
+    task "t" {
+      driver = "docker"
+      config {
+        image  = "a"
+        labels = [{ team = "core", tier = "web" }]
+      }
+    }
   }
-} } }`, ParseOptions{})
+}`, ParseOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
