@@ -43,6 +43,7 @@ func (h *HTTPServer) serverRoutes() {
 	h.operatorRoutes()
 	h.snapshotRoutes()
 	h.searchRoutes()
+	h.regionRoutes()
 }
 
 func boolString(b bool) string   { return strconv.FormatBool(b) }
