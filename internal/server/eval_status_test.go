@@ -9,7 +9,7 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-// One test per row of DESIGN.md's evaluation status table, driving the
+// One test per transition of docs/design.md (T1-T18), driving the
 // real broker, blocked tracker, workers and plan applier with a scripted
 // scheduler.
 

@@ -3,7 +3,7 @@ package structs
 import "time"
 
 // Evaluation statuses that are stored in the state store. The quasi-statuses
-// of seeds/eval-status.md (delayed, scheduling, applying, deleted) are not
+// of docs/design.md (delayed, scheduling, applying, deleted) are not
 // stored; they are observable through the broker and plan queue instead.
 const (
 	EvalStatusPending  = "pending"
@@ -21,7 +21,7 @@ const (
 	EvalQuasiStatusDeleted    = "deleted"
 )
 
-// Evaluation triggers: the TriggeredBy values of seeds/eval-triggers.md.
+// Evaluation triggers: the TriggeredBy values of docs/design.md.
 const (
 	EvalTriggerJobRegister          = "job-register"
 	EvalTriggerJobDeregister        = "job-deregister"
@@ -42,7 +42,7 @@ const (
 	EvalTriggerReconnect            = "reconnect"
 )
 
-// AllEvalTriggers lists every trigger, in the order of the seeds.
+// AllEvalTriggers lists every trigger, in the order of docs/design.md.
 var AllEvalTriggers = []string{
 	EvalTriggerJobRegister, EvalTriggerJobDeregister, EvalTriggerPeriodicJob,
 	EvalTriggerNodeDrain, EvalTriggerNodeUpdate, EvalTriggerAllocStop,
