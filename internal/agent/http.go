@@ -141,6 +141,9 @@ func setMeta(w http.ResponseWriter, m server.QueryMeta) {
 	w.Header().Set("X-Nomad-Index", strconv.FormatUint(m.Index, 10))
 	w.Header().Set("X-Nomad-KnownLeader", strconv.FormatBool(m.KnownLeader))
 	w.Header().Set("X-Nomad-LastContact", strconv.FormatInt(m.LastContact.Milliseconds(), 10))
+	if m.NextToken != "" {
+		w.Header().Set("X-Nomad-NextToken", m.NextToken)
+	}
 }
 
 // setIndex writes the index header of a write.

@@ -41,6 +41,7 @@ type Server struct {
 
 	// Endpoints, callable in-process by every transport.
 	Job        *JobEndpoint
+	Eval       *EvalEndpoint
 	Alloc      *AllocEndpoint
 	Deployment *DeploymentEndpoint
 	Node       *NodeEndpoint
@@ -90,6 +91,7 @@ func New(cfg *Config) (*Server, error) {
 		return nil, err
 	}
 	s.Job = &JobEndpoint{srv: s}
+	s.Eval = &EvalEndpoint{srv: s}
 	s.Node = &NodeEndpoint{srv: s}
 	s.Alloc = &AllocEndpoint{srv: s}
 	s.Deployment = &DeploymentEndpoint{srv: s}
