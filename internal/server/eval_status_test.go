@@ -406,7 +406,8 @@ func TestEvalStatus_TerminalToDeleted_GarbageCollected(t *testing.T) {
 		case "fails":
 			failed := e.Copy()
 			failed.Status = structs.EvalStatusFailed
-			failed.StatusDescription = descWrongEvalType + ": test"
+			failed.StatusDescription = "wrong eval type: test"
+			failed.FailureKind = structs.EvalFailureWrongType
 			return pl.UpdateEval(failed)
 		}
 		return complete(e, pl)

@@ -52,6 +52,28 @@ var AllEvalTriggers = []string{
 	EvalTriggerMaxDisconnectTimeout, EvalTriggerReconnect,
 }
 
+// EvalFailureKind says why an eval failed, so the leader decides by value
+// (not by the StatusDescription's words) whether a failed-follow-up can
+// help.
+type EvalFailureKind string
+
+const (
+	// EvalFailureScheduler: the scheduler gave up (e.g. past its plan
+	// attempt limit); the zero value, so any failed eval is retryable
+	// unless marked otherwise.
+	EvalFailureScheduler EvalFailureKind = ""
+	// EvalFailureDeliveryLimit: the broker delivered it DeliveryLimit times
+	// without an ack.
+	EvalFailureDeliveryLimit EvalFailureKind = "delivery-limit"
+	// EvalFailureWrongType: no scheduler exists for the eval's type; a bug
+	// in whoever wrote it, which retrying cannot fix.
+	EvalFailureWrongType EvalFailureKind = "wrong-type"
+)
+
+// Retryable reports whether a failed-follow-up eval can succeed where
+// this failure did.
+func (k EvalFailureKind) Retryable() bool { return k != EvalFailureWrongType }
+
 // Evaluation is a unit of scheduling work.
 type Evaluation struct {
 	ID                   string
@@ -66,6 +88,7 @@ type Evaluation struct {
 	DeploymentID         string
 	Status               string
 	StatusDescription    string
+	FailureKind          EvalFailureKind // why a failed eval failed; Drover-specific
 	Wait                 time.Duration
 	WaitUntil            time.Time
 	NextEval             string
