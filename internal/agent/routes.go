@@ -41,6 +41,7 @@ func (h *HTTPServer) serverRoutes() {
 	h.systemRoutes()
 	h.operatorRoutes()
 	h.snapshotRoutes()
+	h.searchRoutes()
 }
 
 func boolString(b bool) string   { return strconv.FormatBool(b) }
