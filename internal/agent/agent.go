@@ -16,8 +16,8 @@ import (
 	"github.com/drover-project/drover/internal/server"
 )
 
-// Agent is one running drover process: a server (and, once the client
-// lands, a client) behind the HTTP API.
+// Agent is one running drover process: a server, a client, or both (as in
+// -dev), behind the HTTP API.
 type Agent struct {
 	config *config.Config
 	log    *slog.Logger
