@@ -34,7 +34,8 @@ type Client struct {
 	fp      *fingerprint.Result
 	runners map[string]*allocrunner.Runner
 
-	batch *updateBatcher
+	batch     *updateBatcher
+	hostStats hostStatsCollector
 
 	ctx          context.Context // canceled on Shutdown: ends in-flight calls
 	cancel       context.CancelFunc
