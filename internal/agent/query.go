@@ -142,9 +142,6 @@ func boolParamDefault(r *http.Request, name string, def bool) (bool, error) {
 	return b, nil
 }
 
-// allNamespaces reports whether a list spans every namespace.
-func allNamespaces(ns string) bool { return strings.TrimSpace(ns) == "*" }
-
 // readFunc is one blocking read: it may use the query's namespace, adds
 // what it reads to ws, and returns the answer's index.
 type readFunc func(q server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (uint64, error)

@@ -205,7 +205,7 @@ func assertSameState(t *testing.T, a, b *state.StateStore) {
 	if a.ACLBootstrapIndex() == 0 {
 		t.Error("fixture did not bootstrap ACLs")
 	}
-	for _, table := range []string{"jobs", "job_version", "nodes", "allocs", "evals", "deployment", "scheduler_config", "acl_policy", "acl_token"} {
+	for _, table := range []string{state.TableJobs, state.TableJobVersion, state.TableNodes, state.TableAllocs, state.TableEvals, state.TableDeployment, state.TableSchedulerConfig, state.TableACLPolicies, state.TableACLTokens} {
 		pairs["index:"+table] = [2]any{a.Index(table), b.Index(table)}
 	}
 	for name, p := range pairs {
