@@ -28,6 +28,7 @@ type Agent struct {
 
 	client      atomic.Pointer[client.Client] // set once the client runs; read by HTTP handlers
 	clientRPC   *rpcclient.Client
+	aclRPC      *rpcclient.Client // token resolution of an agent without a server
 	tempDataDir string
 	http        *http.Server
 	logs        *logHub // the agent's log records, for /v1/agent/monitor
@@ -129,6 +130,7 @@ func (a *Agent) serveHTTP() error {
 	}
 	handler := NewHTTPServer(a.server, a.Client, info, a.log.With("component", "http"))
 	handler.logs, handler.debug = a.logs, a.config.EnableDebug || a.config.DevMode
+	handler.remoteACL = a.remoteACLResolver()
 	baseCtx, cancel := context.WithCancel(context.Background())
 	a.httpCancel = cancel
 	a.http = &http.Server{
@@ -178,6 +180,9 @@ func (a *Agent) Shutdown(ctx context.Context) error {
 			httpErr = a.http.Close()
 		}
 		errs = append(errs, httpErr)
+	}
+	if a.aclRPC != nil {
+		a.aclRPC.Close()
 	}
 	if a.server != nil {
 		errs = append(errs, a.server.Shutdown())

@@ -4,6 +4,7 @@
 package agent
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/drover-project/drover/internal/acl"
 	"github.com/drover-project/drover/internal/client"
 	"github.com/drover-project/drover/internal/server"
 )
@@ -41,6 +43,10 @@ type HTTPServer struct {
 	// logs feeds /v1/agent/monitor; debug enables /v1/agent/pprof.
 	logs  *logHub
 	debug bool
+
+	// remoteACL resolves tokens through the servers' RPC on an agent
+	// without a server (nil: such an agent refuses every token).
+	remoteACL func(ctx context.Context, secret string) (*acl.ACL, error)
 }
 
 // NewHTTPServer returns the API handler for an agent's server (may be nil)
@@ -55,7 +61,15 @@ func NewHTTPServer(srv *server.Server, localClient func() *client.Client, info A
 }
 
 // ServeHTTP implements http.Handler.
-func (h *HTTPServer) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+// Every request passes the ACL check of its route first (acl_authz.go).
+func (h *HTTPServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	r, err := h.authorizeRequest(r)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	h.mux.ServeHTTP(w, r)
+}
 
 // handlerFunc answers a request with an object to encode as JSON, or an error.
 type handlerFunc func(w http.ResponseWriter, r *http.Request) (any, error)
@@ -74,7 +88,7 @@ func (h *HTTPServer) wrap(fn handlerFunc) http.HandlerFunc {
 			h.writeError(w, r, err)
 			return
 		}
-		if out == nil {
+		if out = filterForACL(r, out); out == nil {
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")

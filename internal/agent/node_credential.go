@@ -1,7 +1,11 @@
 package agent
 
 import (
+	"context"
+
+	"github.com/drover-project/drover/internal/acl"
 	"github.com/drover-project/drover/internal/agent/config"
+	"github.com/drover-project/drover/internal/client/rpcclient"
 	"github.com/drover-project/drover/internal/server"
 )
 
@@ -19,4 +23,23 @@ func withDevNodeCredential(cfg *config.Config) *config.Config {
 		c.Client.NodeRegistrationToken = c.Server.NodeRegistrationToken
 	}
 	return c
+}
+
+// remoteACLResolver resolves tokens through the servers for an agent that
+// runs no server of its own (its client endpoints still check tokens);
+// nil for a server agent, which resolves locally.
+func (a *Agent) remoteACLResolver() func(context.Context, string) (*acl.ACL, error) {
+	if a.server != nil {
+		return nil
+	}
+	servers, err := a.clientServers()
+	if err != nil {
+		return nil
+	}
+	rc, err := rpcclient.New(servers)
+	if err != nil {
+		return nil
+	}
+	a.aclRPC = rc
+	return remoteResolver(rc.ResolveToken)
 }

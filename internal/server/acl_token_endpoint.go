@@ -230,11 +230,27 @@ func (e *ACLEndpoint) GetTokenSelf(ctx context.Context, args *structs.QueryOptio
 // refusing unknown and expired secrets. Client agents use it to check
 // requests for allocations they run.
 func (e *ACLEndpoint) ResolveToken(ctx context.Context, args *structs.ResolveACLTokenRequest) (*structs.ResolveACLTokenResponse, error) {
+	if !e.srv.ACLEnabled() {
+		return &structs.ResolveACLTokenResponse{Disabled: true}, nil
+	}
 	r, err := e.srv.resolveToken(args.SecretID)
 	if err != nil {
 		return nil, err
 	}
-	return &structs.ResolveACLTokenResponse{Token: r.token, QueryMeta: e.srv.queryMeta(e.srv.State().Index(state.TableACLTokens))}, nil
+	st := e.srv.State()
+	reply := &structs.ResolveACLTokenResponse{Token: r.token, QueryMeta: e.srv.queryMeta(st.Index(state.TableACLTokens))}
+	names := []string{structs.AnonymousPolicyName}
+	if r.token != nil {
+		names = r.token.Policies
+	}
+	if !r.token.IsManagement() {
+		for _, name := range names {
+			if p, _ := st.ACLPolicyByName(nil, name); p != nil {
+				reply.Policies = append(reply.Policies, p)
+			}
+		}
+	}
+	return reply, nil
 }
 
 func isUUID(s string) bool {

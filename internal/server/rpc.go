@@ -29,6 +29,9 @@ func (s *Server) ServeRPC(ln net.Listener) error {
 	if err := r.rpc.RegisterName("Node", &nodeRPC{s: s}); err != nil {
 		return err
 	}
+	if err := r.rpc.RegisterName("ACL", &aclRPC{s: s}); err != nil {
+		return err
+	}
 	go func() {
 		<-s.shutdownCh
 		ln.Close()

@@ -96,9 +96,12 @@ type ResolveACLTokenRequest struct {
 	QueryOptions
 }
 
-// ResolveACLTokenResponse is the token of a secret; nil for the anonymous
-// caller.
+// ResolveACLTokenResponse is the token of a secret (nil for the anonymous
+// caller) and the policies it carries, so a client agent can compile the
+// same ACL as the server. Disabled reports that ACLs are off.
 type ResolveACLTokenResponse struct {
-	Token *ACLToken
+	Token    *ACLToken
+	Policies []*ACLPolicy
+	Disabled bool
 	QueryMeta
 }

@@ -73,4 +73,5 @@ const (
 	RPCNodeUpdateStatus    = "Node.UpdateStatus"
 	RPCNodeGetClientAllocs = "Node.GetClientAllocs"
 	RPCNodeUpdateAlloc     = "Node.UpdateAlloc"
+	RPCACLResolveToken     = "ACL.ResolveToken"
 )

@@ -1,0 +1,257 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"reflect"
+	"strings"
+
+	"github.com/drover-project/drover/internal/acl"
+	"github.com/drover-project/drover/internal/server"
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// Every request is checked here, before it reaches its handler: the route
+// pattern it matched names a rule (aclRules), the rule names the
+// capability the caller's token needs, and a route without a rule needs a
+// management token. So a route added without thinking about ACLs fails
+// closed, and TestACLRules_EveryRouteHasARule says which one it was.
+
+// aclCheck decides whether a resolved ACL may make the request.
+type aclCheck func(c *authzRequest) bool
+
+// aclRule is the check of one route: read for GET and HEAD, write for
+// the other methods. listCap, on list routes, is the namespace
+// capability each listed object needs: with namespace=* a caller sees
+// only the objects of namespaces where it holds it.
+type aclRule struct {
+	read, write aclCheck
+	listCap     string
+}
+
+// authzRequest is one request being checked.
+type authzRequest struct {
+	h       *HTTPServer
+	r       *http.Request
+	acl     *acl.ACL
+	pattern string
+}
+
+// authzKey carries the caller's ACL and its rule to the handler's output
+// filter.
+type authzKey struct{}
+
+type authzResult struct {
+	acl  *acl.ACL
+	rule aclRule
+}
+
+// authorizeRequest resolves the caller's token and checks the route's
+// rule; the returned request carries the ACL for output filtering.
+func (h *HTTPServer) authorizeRequest(r *http.Request) (*http.Request, error) {
+	_, pattern := h.mux.Handler(r)
+	path := pattern
+	if _, p, ok := strings.Cut(pattern, " "); ok {
+		path = p
+	}
+	rule, ok := aclRules[path]
+	if !ok {
+		rule = aclRule{read: management, write: management}
+	}
+	check := rule.write
+	if r.Method == http.MethodGet || r.Method == http.MethodHead {
+		check = rule.read
+	}
+	if check == nil {
+		check = management
+	}
+	if isPublic(check) {
+		return r, nil
+	}
+	a, err := h.resolveACL(r.Context(), requestToken(r))
+	if err != nil {
+		return r, err
+	}
+	if !check(&authzRequest{h: h, r: r, acl: a, pattern: path}) {
+		return r, server.ErrPermissionDenied
+	}
+	return r.WithContext(context.WithValue(r.Context(), authzKey{}, authzResult{acl: a, rule: rule})), nil
+}
+
+// resolveACL resolves a secret: by this agent's server, else by asking
+// the servers over RPC (a client-only agent).
+func (h *HTTPServer) resolveACL(ctx context.Context, secret string) (*acl.ACL, error) {
+	if h.srv != nil {
+		return h.srv.ResolveToken(secret)
+	}
+	if h.remoteACL == nil {
+		return nil, server.ErrPermissionDenied
+	}
+	return h.remoteACL(ctx, secret)
+}
+
+// remoteResolver compiles the ACL of a secret from what the servers
+// answer.
+func remoteResolver(resolve func(ctx context.Context, secret string) (*structs.ResolveACLTokenResponse, error)) func(context.Context, string) (*acl.ACL, error) {
+	return func(ctx context.Context, secret string) (*acl.ACL, error) {
+		reply, err := resolve(ctx, secret)
+		if err != nil {
+			if strings.Contains(err.Error(), server.ErrPermissionDenied.Msg) {
+				return nil, server.ErrPermissionDenied
+			}
+			return nil, server.NewCodedError(http.StatusServiceUnavailable, "resolving the ACL token with the servers: %v", err)
+		}
+		if reply.Disabled || reply.Token.IsManagement() {
+			return acl.ManagementACL, nil
+		}
+		var policies []*acl.Policy
+		for _, p := range reply.Policies {
+			if parsed, err := acl.Parse(p.Rules); err == nil {
+				policies = append(policies, parsed)
+			}
+		}
+		return acl.New(policies)
+	}
+}
+
+// requestNamespace is the namespace the request addresses (?namespace=,
+// default "default").
+func (c *authzRequest) requestNamespace() string {
+	if ns := c.r.URL.Query().Get("namespace"); ns != "" {
+		return ns
+	}
+	return structs.DefaultNamespace
+}
+
+// pathValue extracts a {name} segment of the matched pattern from the
+// URL (the mux sets path values only once it dispatches).
+func (c *authzRequest) pathValue(name string) string {
+	pat := strings.Split(strings.Trim(c.pattern, "/"), "/")
+	got := strings.Split(strings.Trim(c.r.URL.Path, "/"), "/")
+	for i, seg := range pat {
+		if seg == "{"+name+"}" && i < len(got) {
+			return got[i]
+		}
+	}
+	return ""
+}
+
+// The checks.
+
+var public aclCheck = func(*authzRequest) bool { return true }
+
+func isPublic(c aclCheck) bool {
+	return c != nil && ptrOf(c) == ptrOf(public)
+}
+
+func management(c *authzRequest) bool { return c.acl.IsManagement() }
+
+func nodeRead(c *authzRequest) bool      { return c.acl.AllowNodeRead() }
+func nodeWrite(c *authzRequest) bool     { return c.acl.AllowNodeWrite() }
+func agentRead(c *authzRequest) bool     { return c.acl.AllowAgentRead() }
+func agentWrite(c *authzRequest) bool    { return c.acl.AllowAgentWrite() }
+func operatorRead(c *authzRequest) bool  { return c.acl.AllowOperatorRead() }
+func operatorWrite(c *authzRequest) bool { return c.acl.AllowOperatorWrite() }
+
+// ns requires one of caps in the request's namespace.
+func ns(caps ...string) aclCheck {
+	return func(c *authzRequest) bool { return anyCap(c.acl, c.requestNamespace(), caps) }
+}
+
+// nsList is ns for a list: namespace=* is let through, and the listed
+// objects are filtered by the rule's listCap.
+func nsList(capability string) aclCheck {
+	return func(c *authzRequest) bool {
+		return c.requestNamespace() == "*" || c.acl.AllowNamespaceOperation(c.requestNamespace(), capability)
+	}
+}
+
+// nsBody requires capability in the namespace of the job in the request
+// body ({"Job": {"Namespace": ...}}), which is where the job goes, else
+// in the request's namespace.
+func nsBody(capability string) aclCheck {
+	return func(c *authzRequest) bool {
+		target := bodyJobNamespace(c.r)
+		if target == "" {
+			target = c.requestNamespace()
+		}
+		return c.acl.AllowNamespaceOperation(target, capability)
+	}
+}
+
+// object requires one of caps in the namespace of the alloc, eval or
+// deployment named by the {id} path segment (its IDs are global); an
+// unknown object is checked against the request's namespace and then
+// answered 404 by the handler.
+func object(kind string, caps ...string) aclCheck {
+	return func(c *authzRequest) bool {
+		target, ok := c.h.objectNamespace(kind, c.pathValue("id"))
+		if !ok {
+			target = c.requestNamespace()
+		}
+		return anyCap(c.acl, target, caps)
+	}
+}
+
+// both requires every check.
+func both(checks ...aclCheck) aclCheck {
+	return func(c *authzRequest) bool {
+		for _, ch := range checks {
+			if !ch(c) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+func anyCap(a *acl.ACL, namespace string, caps []string) bool {
+	for _, cp := range caps {
+		if a.AllowNamespaceOperation(namespace, cp) {
+			return true
+		}
+	}
+	return false
+}
+
+// objectNamespace finds an object's namespace: from the server, else (a
+// client-only agent) from the local client's allocation.
+func (h *HTTPServer) objectNamespace(kind, id string) (string, bool) {
+	if id == "" {
+		return "", false
+	}
+	if h.srv != nil {
+		return h.srv.NamespaceOf(kind, id)
+	}
+	if c := h.client(); c != nil && kind == server.ObjectAlloc && c.HasAlloc(id) {
+		if a, err := c.AllocState(id); err == nil && a != nil {
+			return a.Namespace, true
+		}
+	}
+	return "", false
+}
+
+// bodyJobNamespace peeks at the request body's Job.Namespace and puts the
+// body back for the handler.
+func bodyJobNamespace(r *http.Request) string {
+	if r.Body == nil {
+		return ""
+	}
+	raw, err := io.ReadAll(io.LimitReader(r.Body, MaxRequestBodyBytes+1))
+	r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(raw), r.Body))
+	if err != nil {
+		return ""
+	}
+	var peek struct {
+		Job *struct{ Namespace *string }
+	}
+	if err := json.Unmarshal(raw, &peek); err != nil || peek.Job == nil || peek.Job.Namespace == nil {
+		return ""
+	}
+	return *peek.Job.Namespace
+}
+
+func ptrOf(c aclCheck) uintptr { return reflect.ValueOf(c).Pointer() }

@@ -1,0 +1,111 @@
+package agent
+
+import (
+	"github.com/drover-project/drover/internal/acl"
+	"github.com/drover-project/drover/internal/server"
+)
+
+// Capability names, shortened for the table.
+const (
+	capListJobs    = acl.NamespaceCapabilityListJobs
+	capReadJob     = acl.NamespaceCapabilityReadJob
+	capSubmitJob   = acl.NamespaceCapabilitySubmitJob
+	capParseJob    = acl.NamespaceCapabilityParseJob
+	capDispatchJob = acl.NamespaceCapabilityDispatchJob
+	capScaleJob    = acl.NamespaceCapabilityScaleJob
+	capReadLogs    = acl.NamespaceCapabilityReadLogs
+	capReadFS      = acl.NamespaceCapabilityReadFS
+	capLifecycle   = acl.NamespaceCapabilityAllocLifecycle
+)
+
+func readOnly(c aclCheck) aclRule { return aclRule{read: c} }
+
+func writeOnly(c aclCheck) aclRule { return aclRule{write: c} }
+
+func readWrite(read, write aclCheck) aclRule { return aclRule{read: read, write: write} }
+
+// aclRules maps each route (the path of its mux pattern) to the
+// capability it needs, following Nomad's API documentation ("ACL
+// required" of each endpoint). Routes not listed need a management token.
+var aclRules = map[string]aclRule{
+	// The ACL endpoints check tokens themselves (a token reads itself,
+	// bootstrap needs none).
+	"/v1/acl/bootstrap":         writeOnly(public),
+	"/v1/acl/policies":          readOnly(public),
+	"/v1/acl/policy/{name}":     readWrite(public, public),
+	"/v1/acl/tokens":            readOnly(public),
+	"/v1/acl/token":             writeOnly(public),
+	"/v1/acl/token/self":        readOnly(public),
+	"/v1/acl/token/{accessor}":  readWrite(public, public),
+	"/":                         readWrite(public, public),
+	"/v1/status/leader":         readOnly(public),
+	"/v1/status/peers":          readOnly(public),
+	"/v1/agent/health":          readOnly(public),
+	"/v1/regions":               readOnly(public),
+	"/v1/agent/self":            readOnly(agentRead),
+	"/v1/agent/host":            readOnly(agentRead),
+	"/v1/agent/monitor":         readOnly(agentRead),
+	"/v1/agent/pprof/{profile}": readOnly(agentWrite),
+	"/v1/metrics":               readOnly(agentRead),
+
+	// Jobs: the namespace is the request's, or for writes of a job body
+	// the job's own.
+	"/v1/jobs":                        {read: nsList(capListJobs), write: nsBody(capSubmitJob), listCap: capListJobs},
+	"/v1/jobs/parse":                  writeOnly(ns(capParseJob, capSubmitJob)),
+	"/v1/job/{id}":                    {read: ns(capReadJob), write: both(ns(capSubmitJob), nsBody(capSubmitJob))},
+	"/v1/job/{id}/versions":           readOnly(ns(capReadJob)),
+	"/v1/job/{id}/evaluations":        readOnly(ns(capReadJob)),
+	"/v1/job/{id}/allocations":        readOnly(ns(capReadJob)),
+	"/v1/job/{id}/summary":            readOnly(ns(capReadJob)),
+	"/v1/job/{id}/deployments":        readOnly(ns(capReadJob)),
+	"/v1/job/{id}/deployment":         readOnly(ns(capReadJob)),
+	"/v1/job/{id}/scale":              readWrite(ns(acl.NamespaceCapabilityReadJobScaling, capReadJob), ns(capScaleJob, capSubmitJob)),
+	"/v1/job/{id}/plan":               writeOnly(both(ns(capSubmitJob), nsBody(capSubmitJob))),
+	"/v1/job/{id}/evaluate":           writeOnly(ns(capSubmitJob)),
+	"/v1/job/{id}/revert":             writeOnly(ns(capSubmitJob)),
+	"/v1/job/{id}/periodic/force":     writeOnly(ns(capSubmitJob)),
+	"/v1/job/{id}/dispatch":           writeOnly(ns(capDispatchJob)),
+	"/v1/validate/job":                writeOnly(nsBody(capReadJob)),
+	"/v1/search":                      writeOnly(ns(capListJobs)),
+	"/v1/search/fuzzy":                writeOnly(ns(capListJobs)),
+	"/v1/evaluations":                 {read: nsList(capReadJob), write: management, listCap: capReadJob},
+	"/v1/evaluations/count":           readOnly(ns(capReadJob)),
+	"/v1/evaluation/{id}":             readOnly(object(server.ObjectEval, capReadJob)),
+	"/v1/evaluation/{id}/allocations": readOnly(object(server.ObjectEval, capReadJob)),
+	"/v1/allocations":                 {read: nsList(capReadJob), listCap: capReadJob},
+	"/v1/allocation/{id}":             readOnly(object(server.ObjectAlloc, capReadJob)),
+	"/v1/allocation/{id}/stop":        writeOnly(object(server.ObjectAlloc, capLifecycle)),
+	"/v1/deployments":                 {read: nsList(capReadJob), listCap: capReadJob},
+	"/v1/deployment/{id}":             readOnly(object(server.ObjectDeployment, capReadJob)),
+	"/v1/deployment/allocations/{id}": readOnly(object(server.ObjectDeployment, capReadJob)),
+	"/v1/deployment/promote/{id}":     writeOnly(object(server.ObjectDeployment, capSubmitJob)),
+	"/v1/deployment/fail/{id}":        writeOnly(object(server.ObjectDeployment, capSubmitJob)),
+	"/v1/deployment/pause/{id}":       writeOnly(object(server.ObjectDeployment, capSubmitJob)),
+
+	// Nodes; a node's allocations are also filtered by namespace.
+	"/v1/nodes":                 readOnly(nodeRead),
+	"/v1/node/{id}":             readOnly(nodeRead),
+	"/v1/node/{id}/allocations": {read: nodeRead, listCap: capReadJob},
+	"/v1/node/{id}/drain":       writeOnly(nodeWrite),
+	"/v1/node/{id}/eligibility": writeOnly(nodeWrite),
+
+	// Operator: snapshots and GC hold or change everything.
+	"/v1/operator/raft/configuration":      readOnly(operatorRead),
+	"/v1/operator/scheduler/configuration": readWrite(operatorRead, operatorWrite),
+	"/v1/operator/snapshot":                readWrite(management, management),
+	"/v1/system/gc":                        writeOnly(management),
+
+	// Client endpoints: the allocation's namespace decides.
+	"/v1/client/fs/logs/{id}":            readOnly(object(server.ObjectAlloc, capReadLogs)),
+	"/v1/client/fs/ls/{id}":              readOnly(object(server.ObjectAlloc, capReadFS)),
+	"/v1/client/fs/stat/{id}":            readOnly(object(server.ObjectAlloc, capReadFS)),
+	"/v1/client/fs/cat/{id}":             readOnly(object(server.ObjectAlloc, capReadFS)),
+	"/v1/client/fs/readat/{id}":          readOnly(object(server.ObjectAlloc, capReadFS)),
+	"/v1/client/allocation/{id}/stats":   readOnly(object(server.ObjectAlloc, capReadJob)),
+	"/v1/client/allocation/{id}/restart": writeOnly(object(server.ObjectAlloc, capLifecycle)),
+	"/v1/client/allocation/{id}/signal":  writeOnly(object(server.ObjectAlloc, capLifecycle)),
+	"/v1/client/allocation/{id}/gc":      readWrite(object(server.ObjectAlloc, capLifecycle), object(server.ObjectAlloc, capLifecycle)),
+	"/v1/client/gc":                      readWrite(nodeWrite, nodeWrite),
+	"/v1/client/stats":                   readOnly(nodeRead),
+	"/v1/client/metadata":                readWrite(nodeRead, nodeWrite),
+}
