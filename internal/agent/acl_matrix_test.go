@@ -1,0 +1,422 @@
+package agent
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/nomad/api"
+
+	"github.com/drover-project/drover/internal/agent/config"
+)
+
+// The token x endpoint matrix: every route is called with every token,
+// through the official client; a call the token's policies do not grant
+// must get 403 "Permission denied", and a granted one anything else (the
+// fixtures make most granted writes fail validation, so the matrix
+// changes little).
+
+// matrixPolicies are the policies of the matrix's client tokens.
+var matrixPolicies = map[string]string{
+	"read-default":   `namespace "default" { policy = "read" }`,
+	"write-default":  `namespace "default" { policy = "write" }`,
+	"read-prod":      `namespace "prod" { policy = "read" }`,
+	"scale-default":  `namespace "default" { policy = "scale" }`,
+	"logs-default":   `namespace "default" { capabilities = ["read-logs"] }`,
+	"list-all":       `namespace "*" { policy = "list" }`,
+	"deny-default":   "namespace \"*\" {\n policy = \"write\"\n}\nnamespace \"default\" {\n policy = \"deny\"\n}",
+	"node-read":      `node { policy = "read" }`,
+	"node-write":     `node { policy = "write" }`,
+	"agent-read":     `agent { policy = "read" }`,
+	"agent-write":    `agent { policy = "write" }`,
+	"operator-read":  `operator { policy = "read" }`,
+	"operator-write": `operator { policy = "write" }`,
+}
+
+// Pseudo tokens: the management token, no token, and a secret nobody
+// issued.
+const (
+	tokManagement = "management"
+	tokAnonymous  = "anonymous"
+	tokBogus      = "bogus"
+)
+
+// matrixCase is one endpoint call and the tokens that may make it.
+type matrixCase struct {
+	method, path string
+	body         any
+	allowed      []string // besides management
+}
+
+// Sets of tokens, by what they grant.
+var (
+	readsDefault  = []string{"read-default", "write-default"}
+	writesDefault = []string{"write-default"}
+	readsProd     = []string{"read-prod", "deny-default"}
+	writesProd    = []string{"deny-default"}
+	nodeReaders   = []string{"node-read", "node-write"}
+	nodeWriters   = []string{"node-write"}
+	agentReaders  = []string{"agent-read", "agent-write"}
+	opReaders     = []string{"operator-read", "operator-write"}
+	opWriters     = []string{"operator-write"}
+)
+
+func plus(sets ...[]string) []string {
+	var out []string
+	for _, s := range sets {
+		out = append(out, s...)
+	}
+	return out
+}
+
+type matrixFixture struct {
+	webEval, webAlloc   string // job "web" in default
+	apiEval, apiAlloc   string // job "api" in prod
+	apiDeployment       string
+	nodeID              string
+}
+
+func matrixCases(f matrixFixture) []matrixCase {
+	badJob := func(ns string) any {
+		return map[string]any{"Job": map[string]any{"ID": "x", "Name": "x", "Namespace": ns}}
+	}
+	return []matrixCase{
+		// Jobs in default.
+		{"GET", "/v1/jobs", nil, plus(readsDefault, []string{"list-all"})},
+		{"GET", "/v1/jobs?namespace=prod", nil, plus(readsProd, []string{"list-all"})},
+		{"PUT", "/v1/jobs", badJob("default"), writesDefault},
+		{"PUT", "/v1/jobs?namespace=default", badJob("prod"), writesProd},
+		{"PUT", "/v1/jobs/parse", map[string]any{"JobHCL": "job {"}, readsDefault},
+		{"GET", "/v1/job/web", nil, readsDefault},
+		{"GET", "/v1/job/api?namespace=prod", nil, readsProd},
+		{"PUT", "/v1/job/x", badJob("default"), writesDefault},
+		{"DELETE", "/v1/job/nope", nil, writesDefault},
+		{"DELETE", "/v1/job/nope?namespace=prod", nil, writesProd},
+		{"GET", "/v1/job/web/versions", nil, readsDefault},
+		{"GET", "/v1/job/web/evaluations", nil, readsDefault},
+		{"GET", "/v1/job/web/allocations", nil, readsDefault},
+		{"GET", "/v1/job/web/summary", nil, readsDefault},
+		{"GET", "/v1/job/web/deployments", nil, readsDefault},
+		{"GET", "/v1/job/web/deployment", nil, readsDefault},
+		{"PUT", "/v1/job/web/scale", map[string]any{"Count": -1, "Target": map[string]string{"Group": "web"}}, plus(writesDefault, []string{"scale-default"})},
+		{"PUT", "/v1/job/x/plan", badJob("default"), writesDefault},
+		{"PUT", "/v1/job/nope/evaluate", map[string]any{"JobID": "nope"}, writesDefault},
+		{"PUT", "/v1/job/nope/revert", map[string]any{"JobID": "nope", "JobVersion": 9}, writesDefault},
+		{"PUT", "/v1/job/web/periodic/force", nil, writesDefault},
+		{"PUT", "/v1/job/web/dispatch", map[string]any{"JobID": "web"}, writesDefault},
+		{"PUT", "/v1/validate/job", badJob("default"), readsDefault},
+		{"PUT", "/v1/search", map[string]any{"Prefix": "w", "Context": "jobs"}, plus(readsDefault, []string{"list-all"})},
+		{"PUT", "/v1/search/fuzzy", map[string]any{"Text": "web", "Context": "jobs"}, plus(readsDefault, []string{"list-all"})},
+
+		// Evaluations, allocations, deployments: the object's namespace
+		// decides, whatever namespace the request names.
+		{"GET", "/v1/evaluations", nil, readsDefault},
+		{"GET", "/v1/evaluations/count", nil, readsDefault},
+		{"GET", "/v1/evaluation/" + f.webEval, nil, readsDefault},
+		{"GET", "/v1/evaluation/" + f.apiEval, nil, readsProd},
+		{"GET", "/v1/evaluation/" + f.apiEval + "/allocations", nil, readsProd},
+		{"DELETE", "/v1/evaluations", map[string]any{"EvalIDs": []string{}}, nil},
+		{"GET", "/v1/allocations", nil, readsDefault},
+		{"GET", "/v1/allocations?namespace=prod", nil, readsProd},
+		{"GET", "/v1/allocation/" + f.webAlloc, nil, readsDefault},
+		{"GET", "/v1/allocation/" + f.apiAlloc, nil, readsProd},
+		{"GET", "/v1/deployments", nil, readsDefault},
+		{"GET", "/v1/deployment/" + f.apiDeployment, nil, readsProd},
+		{"GET", "/v1/deployment/allocations/" + f.apiDeployment, nil, readsProd},
+		{"PUT", "/v1/deployment/pause/" + f.apiDeployment, map[string]any{"DeploymentID": "mismatch"}, writesProd},
+		{"PUT", "/v1/deployment/fail/00000000-0000-0000-0000-000000000000", map[string]any{}, writesDefault},
+
+		// Client endpoints of an allocation (forwarded to its node, which
+		// has no HTTP address here: 502 once allowed).
+		{"GET", "/v1/client/fs/logs/" + f.webAlloc + "?task=server&type=stdout", nil, plus(writesDefault, []string{"logs-default"})},
+		{"GET", "/v1/client/fs/logs/" + f.apiAlloc + "?task=server&type=stdout", nil, writesProd},
+		{"GET", "/v1/client/fs/ls/" + f.webAlloc, nil, writesDefault},
+		{"GET", "/v1/client/fs/stat/" + f.webAlloc + "?path=/", nil, writesDefault},
+		{"GET", "/v1/client/fs/cat/" + f.apiAlloc + "?path=/x", nil, writesProd},
+		{"GET", "/v1/client/fs/readat/" + f.webAlloc + "?path=/x&offset=0&limit=1", nil, writesDefault},
+		{"GET", "/v1/client/allocation/" + f.webAlloc + "/stats", nil, readsDefault},
+		{"PUT", "/v1/client/allocation/" + f.apiAlloc + "/restart", map[string]any{}, writesProd},
+		{"PUT", "/v1/client/allocation/" + f.webAlloc + "/signal", map[string]any{"Signal": "SIGNOPE"}, writesDefault},
+		{"PUT", "/v1/client/allocation/" + f.webAlloc + "/gc", nil, writesDefault},
+		{"PUT", "/v1/allocation/" + f.apiAlloc + "/stop", nil, writesProd},
+		{"GET", "/v1/client/stats", nil, nodeReaders},
+		{"GET", "/v1/client/metadata", nil, nodeReaders},
+		{"POST", "/v1/client/metadata", map[string]any{"Meta": map[string]any{}}, nodeWriters},
+		{"PUT", "/v1/client/gc", nil, nodeWriters},
+
+		// Nodes.
+		{"GET", "/v1/nodes", nil, nodeReaders},
+		{"GET", "/v1/node/" + f.nodeID, nil, nodeReaders},
+		{"GET", "/v1/node/" + f.nodeID + "/allocations", nil, nodeReaders},
+		{"PUT", "/v1/node/nope/drain", map[string]any{"NodeID": "nope"}, nodeWriters},
+		{"PUT", "/v1/node/nope/eligibility", map[string]any{"NodeID": "nope", "Eligibility": "bogus"}, nodeWriters},
+
+		// Agent, operator, system.
+		{"GET", "/v1/agent/self", nil, agentReaders},
+		{"GET", "/v1/agent/host", nil, agentReaders},
+		{"GET", "/v1/metrics", nil, agentReaders},
+		{"GET", "/v1/agent/pprof/nope", nil, []string{"agent-write"}},
+		{"GET", "/v1/operator/raft/configuration", nil, opReaders},
+		{"GET", "/v1/operator/scheduler/configuration", nil, opReaders},
+		{"PUT", "/v1/operator/scheduler/configuration", map[string]any{"SchedulerAlgorithm": "bogus"}, opWriters},
+		{"GET", "/v1/operator/snapshot?stale=bogus", nil, nil},
+		{"PUT", "/v1/operator/snapshot", "garbage", nil},
+		{"PUT", "/v1/system/gc", nil, nil},
+
+		// ACL endpoints.
+		{"GET", "/v1/acl/tokens", nil, nil},
+		{"PUT", "/v1/acl/token", map[string]any{"Type": "bogus"}, nil},
+		{"GET", "/v1/acl/policy/read-prod", nil, []string{"read-prod"}},
+		{"PUT", "/v1/acl/policy/x", map[string]any{"Name": "x", "Rules": "node {"}, nil},
+		{"DELETE", "/v1/acl/policy/nope", nil, nil},
+		{"DELETE", "/v1/acl/token/00000000-0000-0000-0000-000000000000", nil, nil},
+
+		// Public.
+		{"GET", "/v1/status/leader", nil, allTokens},
+		{"GET", "/v1/agent/health", nil, allTokens},
+		{"GET", "/v1/regions", nil, allTokens},
+	}
+}
+
+// allTokens marks a public endpoint: every token, even none, may call it
+// (a bogus secret included: the endpoint does not look at it).
+var allTokens = []string{"*"}
+
+func TestACLMatrix_DeniesWhatPoliciesDoNotGrant(t *testing.T) {
+	a, root, rootSecret := matrixAgent(t)
+	f := matrixFixtures(t, a, root)
+	secrets := matrixTokens(t, root, rootSecret)
+	cases := matrixCases(f)
+	cells := 0
+	for _, tc := range cases {
+		for name, secret := range secrets {
+			cells++
+			want := slicesContains(tc.allowed, name) || slicesContains(tc.allowed, "*") || name == tokManagement
+			code, msg := matrixCall(t, a, secret, tc)
+			switch {
+			case want && code == http.StatusForbidden:
+				t.Errorf("%s %s with %s: 403 (%s), want it allowed", tc.method, tc.path, name, msg)
+			case !want && code != http.StatusForbidden:
+				t.Errorf("%s %s with %s: %d (%s), want 403", tc.method, tc.path, name, code, msg)
+			case !want && !strings.Contains(msg, "Permission denied"):
+				t.Errorf("%s %s with %s: 403 says %q", tc.method, tc.path, name, msg)
+			}
+		}
+	}
+	t.Logf("ACL matrix: %d endpoint calls x %d tokens = %d cells", len(cases), len(secrets), cells)
+}
+
+// matrixAgent starts an ACL-enabled agent with real schedulers and
+// returns it with a management client.
+func matrixAgent(t *testing.T) (*Agent, *api.Client, string) {
+	t.Helper()
+	a, c := testAgent(t, func(cfg *config.Config) {
+		cfg.ACL.Enabled = true
+		cfg.Server.EnabledSchedulers = nil
+	})
+	root, _, err := c.ACLTokens().Bootstrap(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetSecretID(root.SecretID)
+	return a, c, root.SecretID
+}
+
+// matrixFixtures places job "web" (default) and "api" (prod) on a
+// simulated node.
+func matrixFixtures(t *testing.T, a *Agent, c *api.Client) matrixFixture {
+	t.Helper()
+	node := simNode(1, 8000, 16384)
+	if _, err := a.Server().Node.Register(node); err != nil {
+		t.Fatal(err)
+	}
+	f := matrixFixture{nodeID: node.ID}
+	for _, j := range []struct{ id, ns string }{{"web", "default"}, {"api", "prod"}} {
+		job := testAPIJob(j.id)
+		job.Namespace = pointer(j.ns)
+		job.TaskGroups[0].Count = pointer(1)
+		job.Update = &api.UpdateStrategy{MaxParallel: pointer(1)}
+		resp, _, err := c.Jobs().Register(job, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := &api.QueryOptions{Namespace: j.ns}
+		var allocs []*api.AllocationListStub
+		deadline := time.Now().Add(15 * time.Second)
+		for len(allocs) == 0 && time.Now().Before(deadline) {
+			allocs, _, _ = c.Jobs().Allocations(j.id, false, q)
+			time.Sleep(10 * time.Millisecond)
+		}
+		if len(allocs) == 0 {
+			t.Fatalf("job %s: no allocation placed", j.id)
+		}
+		if j.ns == "default" {
+			f.webEval, f.webAlloc = resp.EvalID, allocs[0].ID
+			continue
+		}
+		f.apiEval, f.apiAlloc = resp.EvalID, allocs[0].ID
+		d, _, err := c.Jobs().LatestDeployment(j.id, q)
+		if err != nil || d == nil {
+			t.Fatalf("job api: no deployment: %v", err)
+		}
+		f.apiDeployment = d.ID
+	}
+	return f
+}
+
+// matrixTokens creates one client token per policy, plus the pseudo
+// tokens; it returns secrets by token name.
+func matrixTokens(t *testing.T, c *api.Client, rootSecret string) map[string]string {
+	t.Helper()
+	out := map[string]string{tokManagement: rootSecret, tokAnonymous: "", tokBogus: "00000000-0000-0000-0000-00000000dead"}
+	for name, rules := range matrixPolicies {
+		if _, err := c.ACLPolicies().Upsert(&api.ACLPolicy{Name: name, Rules: rules}, nil); err != nil {
+			t.Fatalf("policy %s: %v", name, err)
+		}
+		tok, _, err := c.ACLTokens().Create(&api.ACLToken{Name: name, Type: "client", Policies: []string{name}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[name] = tok.SecretID
+	}
+	return out
+}
+
+// matrixCall makes one call with the official client's raw API and
+// returns the HTTP status (200 for success) and error text.
+func matrixCall(t *testing.T, a *Agent, secret string, tc matrixCase) (int, string) {
+	t.Helper()
+	c, err := api.NewClient(&api.Config{Address: "http://" + a.HTTPAddr(), SecretID: secret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := &api.QueryOptions{}
+	w := &api.WriteOptions{}
+	switch tc.method {
+	case "GET":
+		var out any
+		_, err = c.Raw().Query(tc.path, &out, q)
+	case "DELETE":
+		_, err = c.Raw().Delete(tc.path, nil, w)
+	case "POST":
+		// The raw API writes with PUT; POST-only routes go through the
+		// official client's own call.
+		_, err = c.Nodes().Meta().Apply(&api.NodeMetaApplyRequest{Meta: map[string]*string{}}, nil)
+	default:
+		_, err = c.Raw().Write(tc.path, tc.body, nil, w)
+	}
+	if err == nil {
+		return http.StatusOK, ""
+	}
+	var code int
+	if _, scanErr := fmt.Sscanf(err.Error()[strings.Index(err.Error(), "code: ")+len("code: "):], "%d", &code); scanErr != nil || !strings.Contains(err.Error(), "code: ") {
+		return 0, err.Error()
+	}
+	return code, err.Error()
+}
+
+func slicesContains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// TestACLLists_ShowOnlyPermittedNamespaces: with namespace=*, and on a
+// node's allocations, a token sees the objects of the namespaces its
+// policies grant and nothing else.
+func TestACLLists_ShowOnlyPermittedNamespaces(t *testing.T) {
+	a, root, rootSecret := matrixAgent(t)
+	f := matrixFixtures(t, a, root)
+	secrets := matrixTokens(t, root, rootSecret)
+	all := &api.QueryOptions{Namespace: "*"}
+	for _, tc := range []struct {
+		token string
+		want  []string // namespaces visible
+	}{
+		{tokManagement, []string{"default", "prod"}},
+		{"read-prod", []string{"prod"}},
+		{"read-default", []string{"default"}},
+		{"deny-default", []string{"prod"}},
+		{"node-read", nil},
+		{tokAnonymous, nil},
+	} {
+		c, err := api.NewClient(&api.Config{Address: "http://" + a.HTTPAddr(), SecretID: secrets[tc.token]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var seen []string
+		jobs, _, err := c.Jobs().List(all)
+		if err != nil {
+			t.Fatalf("%s: jobs: %v", tc.token, err)
+		}
+		for _, j := range jobs {
+			seen = append(seen, "job:"+j.Namespace)
+		}
+		allocs, _, err := c.Allocations().List(all)
+		if err != nil {
+			t.Fatalf("%s: allocs: %v", tc.token, err)
+		}
+		for _, al := range allocs {
+			seen = append(seen, "alloc:"+al.Namespace)
+		}
+		evals, _, err := c.Evaluations().List(all)
+		if err != nil {
+			t.Fatalf("%s: evals: %v", tc.token, err)
+		}
+		for _, e := range evals {
+			seen = append(seen, "eval:"+e.Namespace)
+		}
+		deps, _, err := c.Deployments().List(all)
+		if err != nil {
+			t.Fatalf("%s: deployments: %v", tc.token, err)
+		}
+		for _, d := range deps {
+			seen = append(seen, "deployment:"+d.Namespace)
+		}
+		for _, s := range seen {
+			_, ns, _ := strings.Cut(s, ":")
+			if !slicesContains(tc.want, ns) {
+				t.Errorf("%s sees %s", tc.token, s)
+			}
+		}
+		for _, ns := range tc.want {
+			for _, kind := range []string{"job", "alloc", "eval", "deployment"} {
+				if !slicesContains(seen, kind+":"+ns) {
+					t.Errorf("%s does not see the %s of namespace %s", tc.token, kind, ns)
+				}
+			}
+		}
+	}
+
+	// A node's allocations: node read to ask, read-job per namespace to see.
+	nodeAndProd := api.ACLPolicy{Name: "node-prod", Rules: "node {\n policy = \"read\"\n}\nnamespace \"prod\" {\n policy = \"read\"\n}"}
+	if _, err := root.ACLPolicies().Upsert(&nodeAndProd, nil); err != nil {
+		t.Fatal(err)
+	}
+	tok, _, err := root.ACLTokens().Create(&api.ACLToken{Type: "client", Policies: []string{"node-prod"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := api.NewClient(&api.Config{Address: "http://" + a.HTTPAddr(), SecretID: tok.SecretID})
+	onNode, _, err := c.Nodes().Allocations(f.nodeID, nil)
+	if err != nil || len(onNode) != 1 || onNode[0].Namespace != "prod" {
+		t.Fatalf("node allocations seen with node read + prod read: %d, %v", len(onNode), err)
+	}
+	// A search by a token without node read finds no nodes.
+	res, _, err := withToken(t, a, secrets["read-default"]).Search().PrefixSearch("1111", "all", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Matches["nodes"]) != 0 {
+		t.Fatalf("search without node read found nodes: %v", res.Matches["nodes"])
+	}
+	res, _, err = root.Search().PrefixSearch("1111", "all", nil)
+	if err != nil || len(res.Matches["nodes"]) != 1 {
+		t.Fatalf("management search: %v, %v", res, err)
+	}
+}
