@@ -72,10 +72,10 @@ func plus(sets ...[]string) []string {
 }
 
 type matrixFixture struct {
-	webEval, webAlloc   string // job "web" in default
-	apiEval, apiAlloc   string // job "api" in prod
-	apiDeployment       string
-	nodeID              string
+	webEval, webAlloc string // job "web" in default
+	apiEval, apiAlloc string // job "api" in prod
+	apiDeployment     string
+	nodeID            string
 }
 
 func matrixCases(f matrixFixture) []matrixCase {
