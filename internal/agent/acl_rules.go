@@ -101,6 +101,7 @@ var aclRules = map[string]aclRule{
 	"/v1/client/fs/stat/{id}":            readOnly(object(server.ObjectAlloc, capReadFS)),
 	"/v1/client/fs/cat/{id}":             readOnly(object(server.ObjectAlloc, capReadFS)),
 	"/v1/client/fs/readat/{id}":          readOnly(object(server.ObjectAlloc, capReadFS)),
+	"/v1/client/allocation/{id}/checks":  readOnly(object(server.ObjectAlloc, capReadJob)),
 	"/v1/client/allocation/{id}/stats":   readOnly(object(server.ObjectAlloc, capReadJob)),
 	"/v1/client/allocation/{id}/restart": writeOnly(object(server.ObjectAlloc, capLifecycle)),
 	"/v1/client/allocation/{id}/signal":  writeOnly(object(server.ObjectAlloc, capLifecycle)),
