@@ -148,6 +148,25 @@ func TestACLTokens_ExpiredAndUnknownAreDenied(t *testing.T) {
 	clk.Advance(time.Hour)
 	_, err = s.ResolveToken(tok.SecretID)
 	wantCode(t, err, 403, "Permission denied")
+	// Core GC frees the expired token's row.
+	if err := s.WaitUntilReady(10 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CreateCoreEvals(CoreJobForceGC); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		if gone, _ := s.State().ACLTokenByAccessorID(nil, tok.AccessorID); gone == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("core GC left the expired token")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if root, _ := s.State().ACLTokenByAccessorID(nil, bootstrapAccessor(t, s)); root == nil {
+		t.Fatal("core GC deleted a token without expiry")
+	}
 	_, err = s.ResolveToken("00000000-0000-0000-0000-000000000000")
 	wantCode(t, err, 403, "Permission denied")
 	_, err = s.ResolveToken("garbage")
@@ -200,4 +219,19 @@ func TestACLTokens_UpdateKeepsSecretAndDeleteRevokes(t *testing.T) {
 	wantCode(t, err, 403, "Permission denied")
 	_, err = s.ACL.DeleteTokens(ctx, &structs.ACLTokenDeleteArgs{AccessorIDs: []string{tok.AccessorID}, WriteRequest: w})
 	wantCode(t, err, 404, "not found")
+}
+
+func bootstrapAccessor(t *testing.T, s *Server) string {
+	t.Helper()
+	tokens, err := s.State().ACLTokens(nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tok := range tokens {
+		if tok.Type == structs.ACLManagementToken {
+			return tok.AccessorID
+		}
+	}
+	t.Fatal("no management token")
+	return ""
 }
