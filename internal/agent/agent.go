@@ -29,6 +29,7 @@ type Agent struct {
 	client      atomic.Pointer[client.Client] // set once the client runs; read by HTTP handlers
 	clientRPC   *rpcclient.Client
 	aclRPC      *rpcclient.Client // token resolution of an agent without a server
+	tls         agentTLS
 	tempDataDir string
 	http        *http.Server
 	logs        *logHub // the agent's log records, for /v1/agent/monitor
@@ -57,6 +58,9 @@ func New(cfg *config.Config, log *slog.Logger) (*Agent, error) {
 // start brings up the server (if enabled), the HTTP API, then the client
 // (if enabled), which registers with the servers over RPC.
 func (a *Agent) start() error {
+	if err := a.loadTLS(); err != nil {
+		return err
+	}
 	if a.config.Server.Enabled {
 		// Listen first: the RPC listener's real address (port 0 picks a
 		// free one) is the server's raft address.
@@ -112,6 +116,7 @@ func (a *Agent) serverConfig() *server.Config {
 		Logger:                 a.log,
 		ACL: server.ACLConfig{Enabled: c.ACL.Enabled, TokenTTL: c.ACL.TokenTTL, PolicyTTL: c.ACL.PolicyTTL,
 			NodeRegistrationToken: c.Server.NodeRegistrationToken},
+		RPCTLS: a.tls.rpcServer,
 	}
 }
 
@@ -121,6 +126,7 @@ func (a *Agent) serveHTTP() error {
 		return fmt.Errorf("agent: listen on %s: %w", a.config.HTTPAddr(), err)
 	}
 	a.listener = ln
+	ln = a.httpListener(ln)
 	info := AgentInfo{
 		Name: a.config.Name, Region: a.config.Region, Datacenter: a.config.Datacenter,
 		HTTPAddr: ln.Addr().String(), RPCAddr: a.config.RPCAddr(), Config: a.selfConfig(),
@@ -131,12 +137,18 @@ func (a *Agent) serveHTTP() error {
 	handler := NewHTTPServer(a.server, a.Client, info, a.log.With("component", "http"))
 	handler.logs, handler.debug = a.logs, a.config.EnableDebug || a.config.DevMode
 	handler.remoteACL = a.remoteACLResolver()
+	if a.tls.httpServer != nil {
+		handler.forwardScheme, handler.forwardTransport = "https", forwardTransportFor(a.tls.httpClient)
+	}
 	baseCtx, cancel := context.WithCancel(context.Background())
 	a.httpCancel = cancel
 	a.http = &http.Server{
 		Handler:           handler,
 		BaseContext:       func(net.Listener) context.Context { return baseCtx },
 		ReadHeaderTimeout: 10 * time.Second,
+		// TLS handshake failures (a plain-HTTP or certificate-less
+		// caller) go to the agent's log, not stderr.
+		ErrorLog: slog.NewLogLogger(a.log.Handler(), slog.LevelDebug),
 	}
 	go func() {
 		if err := a.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {

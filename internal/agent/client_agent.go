@@ -25,6 +25,9 @@ func (a *Agent) startClient() error {
 	if err != nil {
 		return err
 	}
+	if a.tls.rpcClient != nil {
+		rpc.UseTLS(a.tls.rpcClient)
+	}
 	dataDir, err := a.clientDataDir()
 	if err != nil {
 		return err

@@ -100,12 +100,12 @@ func (h *HTTPServer) allocNodeAddr(allocID string) (string, error) {
 func (h *HTTPServer) proxy(addr, what string) *httputil.ReverseProxy {
 	return &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
-			pr.Out.URL.Scheme = "http"
+			pr.Out.URL.Scheme = h.forwardScheme
 			pr.Out.URL.Host = addr
 			pr.Out.Host = addr
 			pr.Out.Header.Set(forwardedHeader, what)
 		},
-		Transport:     forwardTransport,
+		Transport:     h.forwardTransport,
 		FlushInterval: -1,
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			if errors.Is(err, context.Canceled) {

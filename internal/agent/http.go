@@ -47,6 +47,11 @@ type HTTPServer struct {
 	// remoteACL resolves tokens through the servers' RPC on an agent
 	// without a server (nil: such an agent refuses every token).
 	remoteACL func(ctx context.Context, secret string) (*acl.ACL, error)
+
+	// forwardScheme and forwardTransport reach other agents' HTTP API
+	// (https with tls { http = true }).
+	forwardScheme    string
+	forwardTransport http.RoundTripper
 }
 
 // NewHTTPServer returns the API handler for an agent's server (may be nil)
@@ -55,7 +60,8 @@ func NewHTTPServer(srv *server.Server, localClient func() *client.Client, info A
 	if localClient == nil {
 		localClient = func() *client.Client { return nil }
 	}
-	h := &HTTPServer{srv: srv, client: localClient, info: info, log: log, mux: http.NewServeMux(), logs: newLogHub()}
+	h := &HTTPServer{srv: srv, client: localClient, info: info, log: log, mux: http.NewServeMux(), logs: newLogHub(),
+		forwardScheme: "http", forwardTransport: forwardTransport}
 	h.routes()
 	return h
 }

@@ -40,6 +40,9 @@ func (a *Agent) remoteACLResolver() func(context.Context, string) (*acl.ACL, err
 	if err != nil {
 		return nil
 	}
+	if a.tls.rpcClient != nil {
+		rc.UseTLS(a.tls.rpcClient)
+	}
 	a.aclRPC = rc
 	return remoteResolver(rc.ResolveToken)
 }

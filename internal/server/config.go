@@ -1,6 +1,7 @@
 package server
 
 import (
+	"crypto/tls"
 	"log/slog"
 	"math/rand/v2"
 	"runtime"
@@ -84,6 +85,9 @@ type Config struct {
 
 	// ACL configures access control (see acl_resolve.go).
 	ACL ACLConfig
+	// RPCTLS, when set, makes the RPC port speak only mutual TLS
+	// (tls { rpc = true }).
+	RPCTLS *tls.Config
 }
 
 // RaftTimings are raft's failure-detection timeouts.

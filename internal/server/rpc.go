@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"net/rpc"
-	"time"
 
 	msgpackrpc "github.com/hashicorp/net-rpc-msgpackrpc/v2"
 	"github.com/hashicorp/yamux"
@@ -56,13 +55,12 @@ func (r *rpcServer) accept() {
 // serveConn reads the protocol byte, then serves the yamux session.
 func (r *rpcServer) serveConn(conn net.Conn) {
 	defer conn.Close()
-	first := make([]byte, 1)
-	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-	if _, err := io.ReadFull(conn, first); err != nil || first[0] != structs.RPCMultiplexByte {
-		r.srv.log.Warn("rpc: unknown protocol; closing", "remote", conn.RemoteAddr())
+	conn, err := r.negotiate(conn)
+	if err != nil {
+		r.srv.log.Warn("rpc: refused connection", "remote", conn.RemoteAddr(), "error", err)
 		return
 	}
-	_ = conn.SetReadDeadline(time.Time{})
+	defer conn.Close()
 	session, err := yamux.Server(conn, yamuxConfig())
 	if err != nil {
 		return

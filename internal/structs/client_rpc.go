@@ -67,6 +67,10 @@ type GenericResponse struct {
 // msgpack. Other first bytes are reserved (raft between servers, later).
 const RPCMultiplexByte byte = 0x01
 
+// RPCTLSByte (Nomad's) starts a TLS handshake; the protocol byte
+// (RPCMultiplexByte) then follows inside TLS.
+const RPCTLSByte byte = 0x04
+
 // RPC method names.
 const (
 	RPCNodeRegister        = "Node.Register"

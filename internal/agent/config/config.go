@@ -32,6 +32,7 @@ type Config struct {
 	Client    ClientConfig
 	Plugins   []PluginConfig
 	ACL       ACLConfig
+	TLS       TLSConfig
 
 	// DevMode is set by the -dev flag, never from a file.
 	DevMode bool

@@ -28,6 +28,7 @@ type fileConfig struct {
 	Client      *fileClient    `hcl:"client,block"`
 	Plugins     []filePlugin   `hcl:"plugin,block"`
 	ACL         *fileACL       `hcl:"acl,block"`
+	TLS         *fileTLS       `hcl:"tls,block"`
 }
 
 type filePorts struct {
@@ -135,6 +136,9 @@ func (fc *fileConfig) apply(c *Config) hcl.Diagnostics {
 	}
 	if fc.ACL != nil {
 		diags = append(diags, fc.ACL.apply(&c.ACL)...)
+	}
+	if fc.TLS != nil {
+		fc.TLS.apply(&c.TLS)
 	}
 	for _, p := range fc.Plugins {
 		pc, d := p.decode()

@@ -29,6 +29,7 @@ func (c *Config) Merge(o *Config) *Config {
 	r.Client.merge(&o.Client)
 	r.Plugins = mergePlugins(r.Plugins, o.Plugins)
 	r.ACL.merge(&o.ACL)
+	r.TLS.merge(&o.TLS)
 	setNZ(&r.DevMode, o.DevMode)
 	return r
 }

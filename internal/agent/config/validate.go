@@ -26,6 +26,7 @@ func (c *Config) Validate() error {
 	}
 	c.Server.validate(add)
 	c.ACL.validate(add)
+	c.TLS.validate(add)
 	return errors.Join(errs...)
 }
 

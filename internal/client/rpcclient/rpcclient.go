@@ -6,6 +6,7 @@ package rpcclient
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -29,6 +30,7 @@ type Client struct {
 	servers []string
 	next    int // index of the server to try next
 	session *yamux.Session
+	tls     *tls.Config // nil: plaintext
 }
 
 // New returns a client for the listed server RPC addresses (host:port).
@@ -114,6 +116,9 @@ func (c *Client) getSession(ctx context.Context) (*yamux.Session, error) {
 	d := net.Dialer{Timeout: dialTimeout}
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
+		return nil, err
+	}
+	if conn, err = c.secure(ctx, conn); err != nil {
 		return nil, err
 	}
 	if _, err := conn.Write([]byte{structs.RPCMultiplexByte}); err != nil {

@@ -1,0 +1,65 @@
+package agent
+
+import (
+	"crypto/tls"
+	"net"
+	"net/http"
+
+	"github.com/drover-project/drover/internal/tlsutil"
+)
+
+// agentTLS holds the TLS configurations the agent's tls { } block asks
+// for; nil fields mean plaintext.
+type agentTLS struct {
+	httpServer *tls.Config // the HTTPS API
+	httpClient *tls.Config // forwarding to other agents' HTTPS API
+	rpcServer  *tls.Config // the server's RPC port (mutual TLS)
+	rpcClient  *tls.Config // the client's (and resolver's) RPC connections
+}
+
+// loadTLS reads the certificates once, at start, so a bad file fails the
+// start with a clear error instead of the first connection.
+func (a *Agent) loadTLS() error {
+	c := a.config.TLS
+	base := tlsutil.Config{CAFile: c.CAFile, CertFile: c.CertFile, KeyFile: c.KeyFile,
+		VerifyServerHostname: c.VerifyServerHostname, VerifyHTTPSClient: c.VerifyHTTPSClient, Region: a.config.Region}
+	var err error
+	if c.HTTP {
+		if a.tls.httpServer, err = base.HTTPServer(); err != nil {
+			return err
+		}
+		if c.CAFile != "" {
+			if a.tls.httpClient, err = base.HTTPClient(); err != nil {
+				return err
+			}
+		}
+	}
+	if c.RPC {
+		if a.tls.rpcServer, err = base.RPCServer(); err != nil {
+			return err
+		}
+		if a.tls.rpcClient, err = base.RPCClient(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// httpListener wraps the API listener in TLS when tls.http is on.
+func (a *Agent) httpListener(ln net.Listener) net.Listener {
+	if a.tls.httpServer == nil {
+		return ln
+	}
+	return tls.NewListener(ln, a.tls.httpServer)
+}
+
+// forwardTransportFor is the transport for forwarding client requests to
+// another agent: HTTPS with the cluster CA when tls.http is on.
+func forwardTransportFor(cfg *tls.Config) http.RoundTripper {
+	if cfg == nil {
+		return forwardTransport
+	}
+	t := forwardTransport.(*http.Transport).Clone()
+	t.TLSClientConfig = cfg
+	return t
+}

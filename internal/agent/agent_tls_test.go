@@ -1,0 +1,102 @@
+package agent
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/nomad/api"
+
+	"github.com/drover-project/drover/internal/agent/config"
+	"github.com/drover-project/drover/internal/client/rpcclient"
+	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/tlsutil"
+	"github.com/drover-project/drover/internal/tlsutil/tlstest"
+)
+
+// TestTLS_HTTPSAndMutualTLSRPC runs an agent with tls { http rpc
+// verify_server_hostname verify_https_client }: its own client registers
+// over mutual TLS, the official client reaches the API over HTTPS with a
+// client certificate, and plaintext or foreign certificates are refused.
+func TestTLS_HTTPSAndMutualTLSRPC(t *testing.T) {
+	ca := tlstest.NewCA(t, "cluster")
+	rogue := tlstest.NewCA(t, "rogue")
+	srvCert, srvKey := ca.Issue(t, "server", "server.global.nomad", "localhost")
+	cliCert, cliKey := ca.Issue(t, "cli", "client.global.nomad")
+	rogueCert, rogueKey := rogue.Issue(t, "rogue", "client.global.nomad")
+
+	a, _ := testAgent(t, func(cfg *config.Config) {
+		cfg.Client.Enabled = true
+		cfg.DataDir = t.TempDir()
+		cfg.TLS = config.TLSConfig{HTTP: true, RPC: true, CAFile: ca.File, CertFile: srvCert, KeyFile: srvKey,
+			VerifyServerHostname: true, VerifyHTTPSClient: true}
+	})
+	c, err := api.NewClient(&api.Config{Address: "https://" + a.HTTPAddr(),
+		TLSConfig: &api.TLSConfig{CACert: ca.File, ClientCert: cliCert, ClientKey: cliKey}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The agent's own client registered over mutual TLS.
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		nodes, _, err := c.Nodes().List(nil)
+		if err == nil && len(nodes) == 1 && nodes[0].Status == "ready" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no ready node over TLS: %v %v", nodes, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+
+	for name, cfg := range map[string]*api.Config{
+		"plain http":          {Address: "http://" + a.HTTPAddr()},
+		"no client cert":      {Address: "https://" + a.HTTPAddr(), TLSConfig: &api.TLSConfig{CACert: ca.File}},
+		"foreign client cert": {Address: "https://" + a.HTTPAddr(), TLSConfig: &api.TLSConfig{CACert: ca.File, ClientCert: rogueCert, ClientKey: rogueKey}},
+	} {
+		bad, err := api.NewClient(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := bad.Agent().Self(); err == nil {
+			t.Errorf("%s: the HTTPS API answered", name)
+		}
+	}
+
+	// RPC: plaintext and foreign certificates are refused; the cluster's
+	// certificate works.
+	node := simNode(9, 1000, 1000)
+	node.SecretID = "tls-node"
+	args := &structs.NodeRegisterArgs{Node: node, NodeRegistrationToken: a.config.Server.NodeRegistrationToken}
+	register := func(tc *tlsutil.Config) error {
+		rc, err := rpcclient.New([]string{a.RPCAddr()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rc.Close()
+		if tc != nil {
+			cfg, err := tc.RPCClient()
+			if err != nil {
+				t.Fatal(err)
+			}
+			rc.UseTLS(cfg)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_, err = rc.Register(ctx, args)
+		return err
+	}
+	if err := register(nil); err == nil {
+		t.Error("plaintext RPC registered a node")
+	}
+	if err := register(&tlsutil.Config{CAFile: ca.File, CertFile: rogueCert, KeyFile: rogueKey, VerifyServerHostname: true}); err == nil {
+		t.Error("a foreign client certificate registered a node")
+	}
+	if err := register(&tlsutil.Config{CAFile: rogue.File, CertFile: cliCert, KeyFile: cliKey}); err == nil || !strings.Contains(err.Error(), "unknown authority") {
+		t.Errorf("a client trusting another CA: %v", err)
+	}
+	if err := register(&tlsutil.Config{CAFile: ca.File, CertFile: cliCert, KeyFile: cliKey, VerifyServerHostname: true, Region: "global"}); err != nil {
+		t.Errorf("mutual TLS register: %v", err)
+	}
+}

@@ -1,0 +1,52 @@
+package server
+
+import (
+	"crypto/tls"
+	"fmt"
+	"io"
+	"net"
+	"time"
+
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// rpcHandshakeTimeout bounds the protocol byte and the TLS handshake, so
+// a silent peer cannot hold a connection open.
+const rpcHandshakeTimeout = 10 * time.Second
+
+// negotiate reads the connection's first byte and returns the connection
+// to serve the multiplexed RPC on: the plain one, or, for RPCTLSByte, the
+// TLS session (whose first byte must then be RPCMultiplexByte). With
+// RPCTLS configured, plaintext connections are refused.
+func (r *rpcServer) negotiate(conn net.Conn) (net.Conn, error) {
+	_ = conn.SetDeadline(time.Now().Add(rpcHandshakeTimeout))
+	first, err := readByte(conn)
+	if err != nil {
+		return conn, err
+	}
+	cfg := r.srv.config.RPCTLS
+	switch {
+	case first == structs.RPCTLSByte && cfg != nil:
+		tc := tls.Server(conn, cfg)
+		if err := tc.Handshake(); err != nil {
+			return conn, fmt.Errorf("tls handshake: %w", err)
+		}
+		conn = tc
+		if first, err = readByte(conn); err != nil {
+			return conn, err
+		}
+	case cfg != nil:
+		return conn, fmt.Errorf("plaintext RPC refused: this server requires TLS")
+	}
+	if first != structs.RPCMultiplexByte {
+		return conn, fmt.Errorf("unknown protocol byte %#x", first)
+	}
+	_ = conn.SetDeadline(time.Time{})
+	return conn, nil
+}
+
+func readByte(conn net.Conn) (byte, error) {
+	b := make([]byte, 1)
+	_, err := io.ReadFull(conn, b)
+	return b[0], err
+}
