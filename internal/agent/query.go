@@ -108,6 +108,3 @@ func boolParamDefault(r *http.Request, name string, def bool) (bool, error) {
 	}
 	return b, nil
 }
-
-// allNamespaces reports whether a list spans every namespace.
-func allNamespaces(ns string) bool { return strings.TrimSpace(ns) == "*" }

@@ -10,7 +10,7 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-// One test per row of DESIGN.md's evaluation status table, driving the
+// One test per transition of docs/design.md (T1-T18), driving the
 // real broker, blocked tracker, workers and plan applier with a scripted
 // scheduler.
 
@@ -407,7 +407,8 @@ func TestEvalStatus_TerminalToDeleted_GarbageCollected(t *testing.T) {
 		case "fails":
 			failed := e.Copy()
 			failed.Status = structs.EvalStatusFailed
-			failed.StatusDescription = descWrongEvalType + ": test"
+			failed.StatusDescription = "wrong eval type: test"
+			failed.FailureKind = structs.EvalFailureWrongType
 			return pl.UpdateEval(failed)
 		}
 		return complete(e, pl)

@@ -27,7 +27,7 @@ func (e *JobEndpoint) Plan(ctx context.Context, args *structs.JobPlanArgs) (*str
 	}
 	proposed, err := validateJob(job)
 	if err != nil {
-		return nil, BadRequest("invalid job: %v", err)
+		return nil, BadRequest("invalid job: %w", err)
 	}
 	snap := e.srv.State().Snapshot()
 	old, err := snap.JobByID(nil, proposed.Namespace, proposed.ID)

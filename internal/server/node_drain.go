@@ -25,7 +25,7 @@ func (e *NodeEndpoint) UpdateDrain(ctx context.Context, args *structs.NodeUpdate
 		return nil, err
 	}
 	if node == nil {
-		return nil, NotFound("node %q not found", nodeID)
+		return nil, NotFound("node %q: %w", nodeID, structs.ErrNodeNotFound)
 	}
 	now := e.srv.now()
 	req := &structs.NodeUpdateDrainRequest{NodeID: nodeID, MarkEligible: args.MarkEligible, UpdatedAt: now.Unix()}
@@ -67,7 +67,7 @@ func (e *NodeEndpoint) UpdateEligibility(ctx context.Context, args *structs.Node
 		return nil, err
 	}
 	if node == nil {
-		return nil, NotFound("node %q not found", nodeID)
+		return nil, NotFound("node %q: %w", nodeID, structs.ErrNodeNotFound)
 	}
 	if eligibility == structs.NodeSchedulingEligible && node.DrainStrategy != nil {
 		return nil, BadRequest("Eligibility: node %s is draining; cancel the drain to make it eligible", nodeID)

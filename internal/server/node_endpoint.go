@@ -25,7 +25,7 @@ func (e *NodeEndpoint) upsertNode(node *structs.Node) (*structs.NodeWriteRespons
 	n := node.Copy()
 	n.Canonicalize()
 	if err := n.Validate(); err != nil {
-		return nil, BadRequest("invalid node: %v", err)
+		return nil, BadRequest("invalid node: %w", err)
 	}
 	existing, err := e.srv.State().NodeByID(nil, n.ID)
 	if err != nil {
@@ -73,7 +73,7 @@ func (e *NodeEndpoint) setStatus(nodeID, status string) (*structs.NodeWriteRespo
 		return nil, err
 	}
 	if node == nil {
-		return nil, NotFound("node %q not found", nodeID)
+		return nil, NotFound("node %q: %w", nodeID, structs.ErrNodeNotFound)
 	}
 	var evals []*structs.Evaluation
 	if node.Status != status {

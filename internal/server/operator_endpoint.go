@@ -42,7 +42,7 @@ func (e *OperatorEndpoint) SchedulerSetConfiguration(ctx context.Context, args *
 		return reply, err
 	}
 	if err := args.Config.Validate(); err != nil {
-		return nil, BadRequest("invalid scheduler configuration: %v", err)
+		return nil, BadRequest("invalid scheduler configuration: %w", err)
 	}
 	index, err := e.srv.raftApply(structs.SchedulerConfigRequestType, &structs.SchedulerSetConfigRequest{Config: args.Config, CAS: args.CAS})
 	reply.Index = index

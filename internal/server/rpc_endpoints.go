@@ -19,6 +19,7 @@ func (s *Server) registerEndpoints(r *rpc.Server) error {
 	families := map[string]any{
 		"Job": jobRPC{s}, "Eval": evalRPC{s}, "Alloc": allocRPC{s}, "Deployment": deploymentRPC{s},
 		"Node": nodeRPC{s}, "Operator": operatorRPC{s}, "Status": statusRPC{s}, "System": systemRPC{s},
+		"Search": searchRPC{s}, "Region": regionRPC{s},
 	}
 	for name, rcvr := range families {
 		if err := r.RegisterName(name, rcvr); err != nil {
@@ -42,7 +43,7 @@ func serveRPC[A, R any](s *Server, endpoint func(context.Context, *A) (*R, error
 	}()
 	out, err := endpoint(ctx, args)
 	if err != nil {
-		return err
+		return structs.EncodeRPCError(err) // net/rpc sends only the text
 	}
 	*reply = *out
 	return nil
@@ -115,6 +116,26 @@ func (r evalRPC) Allocations(a *structs.EvalSpecificRequest, o *structs.EvalAllo
 }
 func (r evalRPC) Delete(a *structs.EvalDeleteArgs, o *structs.EvalDeleteResponse) error {
 	return serveRPC(r.s, r.s.Eval.Delete, a, o)
+}
+
+func (r evalRPC) Count(a *structs.QueryOptions, o *structs.EvalCountResponse) error {
+	return serveRPC(r.s, r.s.Eval.Count, a, o)
+}
+
+type searchRPC struct{ s *Server }
+
+func (r searchRPC) PrefixSearch(a *structs.SearchRequest, o *structs.SearchResponse) error {
+	return serveRPC(r.s, r.s.Search.PrefixSearch, a, o)
+}
+func (r searchRPC) FuzzySearch(a *structs.FuzzySearchRequest, o *structs.FuzzySearchResponse) error {
+	return serveRPC(r.s, r.s.Search.FuzzySearch, a, o)
+}
+
+// regionRPC: Region.List describes this server's region; not forwarded.
+type regionRPC struct{ s *Server }
+
+func (r regionRPC) List(a *structs.QueryOptions, o *structs.RegionListResponse) error {
+	return serveRPC(r.s, r.s.Region.List, a, o)
 }
 
 type allocRPC struct{ s *Server }
