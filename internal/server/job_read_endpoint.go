@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"strings"
 
 	"github.com/hashicorp/go-memdb"
 
@@ -18,12 +19,16 @@ func (e *JobEndpoint) List(ctx context.Context, args *structs.JobListRequest) (*
 	if done, err := e.srv.forward(ctx, "Job.List", args, reply); done {
 		return reply, err
 	}
-	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
-		jobs, err := st.JobsByIDPrefix(ws, args.Namespace, args.Prefix)
-		if err != nil {
-			return 0, err
-		}
-		reply.Jobs, reply.NextToken, err = Paginate(jobs, jobKey, &args.QueryOptions)
+	if t := args.NextToken; t != "" && !strings.Contains(t, ".") {
+		return nil, BadRequest("next_token: %q is not a job key (namespace.id)", t)
+	}
+	match, err := pageFilter[structs.Job](&args.QueryOptions, nil)
+	if err != nil {
+		return nil, err
+	}
+	err = e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		page, err := st.JobsPage(ws, pageOptions(&args.QueryOptions), match)
+		reply.Jobs, reply.NextToken = page.Items, page.NextToken
 		return st.Index(state.TableJobs), err
 	})
 	return reply, err
