@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"net"
-	"net/rpc"
 	"slices"
 	"strings"
 	"testing"
@@ -51,9 +50,8 @@ func (c *rpcCaller) call(method string, args, reply any) error {
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	client := rpc.NewClientWithCodec(msgpackrpc.NewCodecFromHandle(true, true, stream, structs.MsgpackHandle))
-	defer client.Close()
-	return client.Call(method, args, reply)
+	defer stream.Close()
+	return msgpackrpc.CallWithCodec(msgpackrpc.NewCodecFromHandle(true, true, stream, structs.MsgpackHandle), method, args, reply)
 }
 
 // Endpoints answer the same over the RPC listener as in-process: a write
