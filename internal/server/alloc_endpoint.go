@@ -55,7 +55,7 @@ func (e *AllocEndpoint) List(ctx context.Context, args *structs.AllocListRequest
 	if done, err := e.srv.forward(ctx, "Alloc.List", args, reply); done {
 		return reply, err
 	}
-	match, err := pageFilter[structs.Allocation](&args.QueryOptions, nil)
+	match, err := stubFilter(&args.QueryOptions, allocStub)
 	if err != nil {
 		return nil, err
 	}

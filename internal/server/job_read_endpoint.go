@@ -22,7 +22,7 @@ func (e *JobEndpoint) List(ctx context.Context, args *structs.JobListRequest) (*
 	if t := args.NextToken; t != "" && !strings.Contains(t, ".") {
 		return nil, BadRequest("next_token: %q is not a job key (namespace.id)", t)
 	}
-	match, err := pageFilter[structs.Job](&args.QueryOptions, nil)
+	match, err := stubFilter(&args.QueryOptions, jobStub)
 	if err != nil {
 		return nil, err
 	}

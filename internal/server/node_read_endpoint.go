@@ -17,7 +17,7 @@ func (e *NodeEndpoint) List(ctx context.Context, args *structs.NodeListRequest) 
 	if done, err := e.srv.forward(ctx, "Node.List", args, reply); done {
 		return reply, err
 	}
-	match, err := pageFilter[structs.Node](&args.QueryOptions, nil)
+	match, err := stubFilter(&args.QueryOptions, nodeStub)
 	if err != nil {
 		return nil, err
 	}
