@@ -49,6 +49,7 @@ type Server struct {
 	Node       *NodeEndpoint
 	Operator   *OperatorEndpoint
 	Status     *StatusEndpoint
+	System     *SystemEndpoint
 	ACL        *ACLEndpoint
 
 	// The evaluation pipeline. The broker, blocked tracker, plan queue and
@@ -104,6 +105,7 @@ func New(cfg *Config) (*Server, error) {
 	s.Deployment = &DeploymentEndpoint{srv: s}
 	s.Operator = &OperatorEndpoint{srv: s}
 	s.Status = &StatusEndpoint{srv: s}
+	s.System = &SystemEndpoint{srv: s}
 	s.ACL = &ACLEndpoint{srv: s}
 	s.startWorkers()
 	s.bg.Add(1)

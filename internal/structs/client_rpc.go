@@ -13,6 +13,7 @@ type NodeRegisterArgs struct {
 	// node_registration_token }); with ACLs on, an ACL token granting
 	// node write is accepted instead.
 	NodeRegistrationToken string
+	WriteRequest
 }
 
 // NodeHeartbeatArgs reports a node alive (Status ready), or another status.
@@ -20,6 +21,7 @@ type NodeHeartbeatArgs struct {
 	NodeID   string
 	SecretID string
 	Status   string
+	WriteRequest
 }
 
 // NodeUpdateResponse answers register and heartbeat calls.
@@ -35,12 +37,11 @@ type NodeUpdateResponse struct {
 }
 
 // NodeAllocsArgs asks for a node's allocations, blocking until the index
-// passes MinQueryIndex or MaxQueryTime passes.
+// passes MinQueryIndex or MaxQueryTime passes (QueryOptions).
 type NodeAllocsArgs struct {
-	NodeID        string
-	SecretID      string
-	MinQueryIndex uint64
-	MaxQueryTime  time.Duration
+	NodeID   string
+	SecretID string
+	QueryOptions
 }
 
 // NodeAllocsResponse carries the node's allocations (with their jobs).
@@ -55,6 +56,7 @@ type AllocClientUpdateArgs struct {
 	NodeID   string
 	SecretID string
 	Allocs   []*Allocation
+	WriteRequest
 }
 
 // GenericResponse answers calls that only report success and an index.
