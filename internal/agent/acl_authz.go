@@ -24,12 +24,10 @@ import (
 type aclCheck func(c *authzRequest) bool
 
 // aclRule is the check of one route: read for GET and HEAD, write for
-// the other methods. listCap, on list routes, is the namespace
-// capability each listed object needs: with namespace=* a caller sees
-// only the objects of namespaces where it holds it.
+// the other methods. (Lists with namespace=* are let through and filtered
+// by the endpoints, which answer only what the caller may see.)
 type aclRule struct {
 	read, write aclCheck
-	listCap     string
 }
 
 // authzRequest is one request being checked.
@@ -40,17 +38,8 @@ type authzRequest struct {
 	pattern string
 }
 
-// authzKey carries the caller's ACL and its rule to the handler's output
-// filter.
-type authzKey struct{}
-
-type authzResult struct {
-	acl  *acl.ACL
-	rule aclRule
-}
-
 // authorizeRequest resolves the caller's token and checks the route's
-// rule; the returned request carries the ACL for output filtering.
+// rule.
 func (h *HTTPServer) authorizeRequest(r *http.Request) (*http.Request, error) {
 	_, pattern := h.mux.Handler(r)
 	path := pattern
@@ -78,7 +67,7 @@ func (h *HTTPServer) authorizeRequest(r *http.Request) (*http.Request, error) {
 	if !check(&authzRequest{h: h, r: r, acl: a, pattern: path}) {
 		return r, server.ErrPermissionDenied
 	}
-	return r.WithContext(context.WithValue(r.Context(), authzKey{}, authzResult{acl: a, rule: rule})), nil
+	return r, nil
 }
 
 // resolveACL resolves a secret: by this agent's server, else by asking
@@ -161,8 +150,8 @@ func ns(caps ...string) aclCheck {
 	return func(c *authzRequest) bool { return anyCap(c.acl, c.requestNamespace(), caps) }
 }
 
-// nsList is ns for a list: namespace=* is let through, and the listed
-// objects are filtered by the rule's listCap.
+// nsList is ns for a list: namespace=* is let through, and the endpoint
+// lists only the objects the caller may see.
 func nsList(capability string) aclCheck {
 	return func(c *authzRequest) bool {
 		return c.requestNamespace() == "*" || c.acl.AllowNamespaceOperation(c.requestNamespace(), capability)

@@ -229,7 +229,7 @@ func matrixAgent(t *testing.T) (*Agent, *api.Client, string) {
 func matrixFixtures(t *testing.T, a *Agent, c *api.Client) matrixFixture {
 	t.Helper()
 	node := simNode(1, 8000, 16384)
-	if _, err := a.Server().Node.Register(node); err != nil {
+	if _, err := a.Server().RegisterNode(node); err != nil {
 		t.Fatal(err)
 	}
 	f := matrixFixture{nodeID: node.ID}

@@ -50,7 +50,7 @@ var aclRules = map[string]aclRule{
 
 	// Jobs: the namespace is the request's, or for writes of a job body
 	// the job's own.
-	"/v1/jobs":                        {read: nsList(capListJobs), write: nsBody(capSubmitJob), listCap: capListJobs},
+	"/v1/jobs":                        readWrite(nsList(capListJobs), nsBody(capSubmitJob)),
 	"/v1/jobs/parse":                  writeOnly(ns(capParseJob, capSubmitJob)),
 	"/v1/job/{id}":                    {read: ns(capReadJob), write: both(ns(capSubmitJob), nsBody(capSubmitJob))},
 	"/v1/job/{id}/versions":           readOnly(ns(capReadJob)),
@@ -68,14 +68,14 @@ var aclRules = map[string]aclRule{
 	"/v1/validate/job":                writeOnly(nsBody(capReadJob)),
 	"/v1/search":                      writeOnly(ns(capListJobs)),
 	"/v1/search/fuzzy":                writeOnly(ns(capListJobs)),
-	"/v1/evaluations":                 {read: nsList(capReadJob), write: management, listCap: capReadJob},
+	"/v1/evaluations":                 readWrite(nsList(capReadJob), management),
 	"/v1/evaluations/count":           readOnly(ns(capReadJob)),
 	"/v1/evaluation/{id}":             readOnly(object(server.ObjectEval, capReadJob)),
 	"/v1/evaluation/{id}/allocations": readOnly(object(server.ObjectEval, capReadJob)),
-	"/v1/allocations":                 {read: nsList(capReadJob), listCap: capReadJob},
+	"/v1/allocations":                 readOnly(nsList(capReadJob)),
 	"/v1/allocation/{id}":             readOnly(object(server.ObjectAlloc, capReadJob)),
 	"/v1/allocation/{id}/stop":        writeOnly(object(server.ObjectAlloc, capLifecycle)),
-	"/v1/deployments":                 {read: nsList(capReadJob), listCap: capReadJob},
+	"/v1/deployments":                 readOnly(nsList(capReadJob)),
 	"/v1/deployment/{id}":             readOnly(object(server.ObjectDeployment, capReadJob)),
 	"/v1/deployment/allocations/{id}": readOnly(object(server.ObjectDeployment, capReadJob)),
 	"/v1/deployment/promote/{id}":     writeOnly(object(server.ObjectDeployment, capSubmitJob)),
@@ -85,7 +85,7 @@ var aclRules = map[string]aclRule{
 	// Nodes; a node's allocations are also filtered by namespace.
 	"/v1/nodes":                 readOnly(nodeRead),
 	"/v1/node/{id}":             readOnly(nodeRead),
-	"/v1/node/{id}/allocations": {read: nodeRead, listCap: capReadJob},
+	"/v1/node/{id}/allocations": readOnly(nodeRead),
 	"/v1/node/{id}/drain":       writeOnly(nodeWrite),
 	"/v1/node/{id}/eligibility": writeOnly(nodeWrite),
 

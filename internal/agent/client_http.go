@@ -68,7 +68,10 @@ func (h *HTTPServer) forwardToAllocNode(w http.ResponseWriter, r *http.Request, 
 
 // allocNodeAddr finds the advertised HTTP address of the alloc's node.
 func (h *HTTPServer) allocNodeAddr(r *http.Request, allocID string) (string, error) {
-	allocReply, err := h.srv.Alloc.GetAlloc(r.Context(), &structs.AllocSpecificRequest{AllocID: allocID})
+	// The request was authorized against the alloc's namespace; finding
+	// its node is the agent's own business (InternalToken).
+	internal := structs.QueryOptions{AuthToken: h.srv.InternalToken()}
+	allocReply, err := h.srv.Alloc.GetAlloc(r.Context(), &structs.AllocSpecificRequest{AllocID: allocID, QueryOptions: internal})
 	if err != nil {
 		return "", err
 	}
@@ -81,7 +84,7 @@ func (h *HTTPServer) allocNodeAddr(r *http.Request, allocID string) (string, err
 		// already collected): forwarding would only come back here.
 		return "", server.NotFound("allocation %q is not running on this client (node %s)", allocID, alloc.NodeID)
 	}
-	nodeReply, err := h.srv.Node.GetNode(r.Context(), &structs.NodeSpecificRequest{NodeID: alloc.NodeID})
+	nodeReply, err := h.srv.Node.GetNode(r.Context(), &structs.NodeSpecificRequest{NodeID: alloc.NodeID, QueryOptions: internal})
 	if err != nil {
 		return "", err
 	}

@@ -94,7 +94,7 @@ func (h *HTTPServer) wrap(fn handlerFunc) http.HandlerFunc {
 			h.writeError(w, r, err)
 			return
 		}
-		if out = filterForACL(r, out); out == nil {
+		if out == nil {
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")

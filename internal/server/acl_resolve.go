@@ -1,6 +1,7 @@
 package server
 
 import (
+	"crypto/subtle"
 	"net/http"
 	"sync"
 	"time"
@@ -54,6 +55,16 @@ func (c *aclCache) put(secret string, index uint64, r resolvedToken) {
 	c.bySecret[secret] = r
 }
 
+// InternalToken is a secret, made at start and never stored or sent,
+// that this process's own agent uses for the lookups it makes on behalf
+// of requests it has already authorized (which node runs an alloc, to
+// forward to it). It resolves to management.
+func (s *Server) InternalToken() string { return s.internalToken }
+
+func (s *Server) isInternalToken(secret string) bool {
+	return secret != "" && subtle.ConstantTimeCompare([]byte(secret), []byte(s.internalToken)) == 1
+}
+
 // ACLEnabled reports whether requests are checked against tokens.
 func (s *Server) ACLEnabled() bool { return s.config.ACL.Enabled }
 
@@ -66,7 +77,7 @@ func (s *Server) ResolveToken(secret string) (*acl.ACL, error) {
 }
 
 func (s *Server) resolveToken(secret string) (resolvedToken, error) {
-	if !s.config.ACL.Enabled {
+	if !s.config.ACL.Enabled || s.isInternalToken(secret) {
 		return resolvedToken{acl: acl.ManagementACL}, nil
 	}
 	st := s.State()
@@ -156,13 +167,5 @@ func (s *Server) aclFor(args structs.RPCInfo) (*acl.ACL, error) {
 	return s.ResolveToken(args.RequestToken())
 }
 
-// Capability checks shared by the endpoint families.
-var (
-	allowNodeRead      = (*acl.ACL).AllowNodeRead
-	allowNodeWrite     = (*acl.ACL).AllowNodeWrite
-	allowOperatorRead  = (*acl.ACL).AllowOperatorRead
-	allowOperatorWrite = (*acl.ACL).AllowOperatorWrite
-	allowAgentRead     = (*acl.ACL).AllowAgentRead
-	allowAgentWrite    = (*acl.ACL).AllowAgentWrite
-	allowManagement    = (*acl.ACL).IsManagement
-)
+// allowManagement is the check of management-only ACL endpoints.
+var allowManagement = (*acl.ACL).IsManagement

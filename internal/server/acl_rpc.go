@@ -1,8 +1,6 @@
 package server
 
 import (
-	"context"
-
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -10,7 +8,6 @@ import (
 // for the allocations they run (fs, logs, signals) themselves.
 type aclRPC struct{ s *Server }
 
-func (a *aclRPC) ResolveToken(args *structs.ResolveACLTokenRequest, reply *structs.ResolveACLTokenResponse) error {
-	out, err := a.s.ACL.ResolveToken(context.Background(), args)
-	return fill(reply, out, err)
+func (r *aclRPC) ResolveToken(a *structs.ResolveACLTokenRequest, o *structs.ResolveACLTokenResponse) error {
+	return serveRPC(r.s, r.s.ACL.ResolveToken, a, o)
 }

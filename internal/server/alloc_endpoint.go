@@ -5,6 +5,7 @@ import (
 
 	"github.com/hashicorp/go-memdb"
 
+	"github.com/drover-project/drover/internal/acl"
 	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
 )
@@ -56,6 +57,9 @@ func (e *AllocEndpoint) List(ctx context.Context, args *structs.AllocListRequest
 		return reply, err
 	}
 	match, err := stubFilter(&args.QueryOptions, allocStub)
+	if err == nil {
+		match, err = visibleOnly(e.srv, args, acl.NamespaceCapabilityReadJob, allocNamespace, match)
+	}
 	if err != nil {
 		return nil, err
 	}

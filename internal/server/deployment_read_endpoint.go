@@ -5,6 +5,7 @@ import (
 
 	"github.com/hashicorp/go-memdb"
 
+	"github.com/drover-project/drover/internal/acl"
 	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
 )
@@ -19,6 +20,9 @@ func (e *DeploymentEndpoint) List(ctx context.Context, args *structs.DeploymentL
 		return reply, err
 	}
 	match, err := pageFilter[structs.Deployment](&args.QueryOptions, nil)
+	if err == nil {
+		match, err = visibleOnly(e.srv, args, acl.NamespaceCapabilityReadJob, deploymentNamespace, match)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/hashicorp/go-memdb"
 
+	"github.com/drover-project/drover/internal/acl"
 	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
 )
@@ -25,6 +26,9 @@ func (e *EvalEndpoint) List(ctx context.Context, args *structs.EvalListRequest) 
 	match, err := pageFilter(&args.QueryOptions, func(ev *structs.Evaluation) bool {
 		return (args.JobID == "" || ev.JobID == args.JobID) && (args.Status == "" || ev.Status == args.Status)
 	})
+	if err == nil {
+		match, err = visibleOnly(e.srv, args, acl.NamespaceCapabilityReadJob, evalNamespace, match)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -22,12 +22,18 @@ import (
 //     how stale: LastContact, KnownLeader);
 //   - when the request must go to the leader and there is none, done=true
 //     with ErrNoLeader (HTTP 503), never a partial local answer;
-//   - done=false means this server answers: the endpoint goes on.
+//   - done=false means this server answers: the endpoint goes on;
+//   - before anything else the caller's token is checked against the
+//     method's rule (acl_methods.go); a refusal is done=true with
+//     ErrPermissionDenied.
 //
 // Today Drover runs one server, which is always the leader (or has none
 // while it starts), so forward always returns false; the cluster work
 // fills in the RPC to the leader here and nowhere else.
 func (s *Server) forward(ctx context.Context, method string, args structs.RPCInfo, reply any) (bool, error) {
+	if err := s.authorizeMethod(method, args); err != nil {
+		return true, err
+	}
 	_, _, _, _ = ctx, method, args, reply
 	return false, nil
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hashicorp/go-memdb"
 
+	"github.com/drover-project/drover/internal/acl"
 	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
 )
@@ -26,6 +27,9 @@ func (e *JobEndpoint) List(ctx context.Context, args *structs.JobListRequest) (*
 	// ParameterizedJob are blocks that may be nil (the CLI's `job periodic
 	// force` lists with `Periodic is not nil`).
 	match, err := stubFilter(&args.QueryOptions, func(j *structs.Job) *structs.Job { return j })
+	if err == nil {
+		match, err = visibleOnly(e.srv, args, acl.NamespaceCapabilityListJobs, jobNamespace, match)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -54,7 +54,9 @@ func (e *NodeEndpoint) GetAllocs(ctx context.Context, args *structs.NodeSpecific
 	}
 	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		var err error
-		reply.Allocations, err = st.AllocsByNode(ws, args.NodeID)
+		if reply.Allocations, err = st.AllocsByNode(ws, args.NodeID); err == nil {
+			reply.Allocations, err = e.srv.visibleAllocs(args, reply.Allocations)
+		}
 		return st.Index(state.TableAllocs), err
 	})
 	return reply, err

@@ -41,6 +41,9 @@ func (e *SearchEndpoint) PrefixSearch(ctx context.Context, args *structs.SearchR
 	if err != nil {
 		return nil, err
 	}
+	if contexts, err = e.srv.searchableContexts(args, contexts); err != nil {
+		return nil, err
+	}
 	err = e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		reply.Matches, reply.Truncations = map[string][]string{}, map[string]bool{}
 		for _, c := range contexts {

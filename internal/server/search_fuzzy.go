@@ -43,6 +43,9 @@ func (e *SearchEndpoint) FuzzySearch(ctx context.Context, args *structs.FuzzySea
 	if err != nil {
 		return nil, err
 	}
+	if contexts, err = e.srv.searchableContexts(args, contexts); err != nil {
+		return nil, err
+	}
 	text := strings.ToLower(args.Text)
 	err = e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		cands, err := fuzzyCandidates(ws, st, args.Namespace, args.Text)

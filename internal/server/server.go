@@ -73,7 +73,8 @@ type Server struct {
 	cancelableWake     chan struct{}
 	randMu             sync.Mutex
 
-	aclCache aclCache
+	aclCache      aclCache
+	internalToken string // see InternalToken
 
 	bg           sync.WaitGroup
 	stopWorkers  context.CancelFunc
@@ -107,6 +108,7 @@ func New(cfg *Config) (*Server, error) {
 	s.Status = &StatusEndpoint{srv: s}
 	s.System = &SystemEndpoint{srv: s}
 	s.ACL = &ACLEndpoint{srv: s}
+	s.internalToken = NewUUID()
 	s.startWorkers()
 	s.bg.Add(1)
 	go s.monitorLeadership()

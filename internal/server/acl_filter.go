@@ -1,0 +1,59 @@
+package server
+
+import (
+	"slices"
+
+	"github.com/drover-project/drover/internal/acl"
+	"github.com/drover-project/drover/internal/state"
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// visibleOnly narrows a list's match to objects in namespaces where the
+// caller holds capability, so a list with namespace=* answers (and pages
+// over) only what the caller may see. match may be nil (keep all).
+func visibleOnly[T any](s *Server, args structs.RPCInfo, capability string, nsOf func(*T) string, match state.MatchFunc[T]) (state.MatchFunc[T], error) {
+	a, err := s.ResolveToken(args.RequestToken())
+	if err != nil || a.IsManagement() {
+		return match, err
+	}
+	return func(obj *T) (bool, error) {
+		if !a.AllowNamespaceOperation(nsOf(obj), capability) {
+			return false, nil
+		}
+		if match == nil {
+			return true, nil
+		}
+		return match(obj)
+	}, nil
+}
+
+// visibleAllocs drops the allocations the caller may not read (a node's
+// allocations span namespaces).
+func (s *Server) visibleAllocs(args structs.RPCInfo, allocs []*structs.Allocation) ([]*structs.Allocation, error) {
+	a, err := s.ResolveToken(args.RequestToken())
+	if err != nil || a.IsManagement() {
+		return allocs, err
+	}
+	return slices.DeleteFunc(slices.Clone(allocs), func(al *structs.Allocation) bool {
+		return !a.AllowNamespaceOperation(al.Namespace, acl.NamespaceCapabilityReadJob)
+	}), nil
+}
+
+// searchableContexts drops the node contexts from a search by a caller
+// without node read.
+func (s *Server) searchableContexts(args structs.RPCInfo, contexts []string) ([]string, error) {
+	a, err := s.ResolveToken(args.RequestToken())
+	if err != nil || a.AllowNodeRead() {
+		return contexts, err
+	}
+	return slices.DeleteFunc(slices.Clone(contexts), func(c string) bool {
+		return c == structs.SearchContextNodes || c == structs.SearchContextNodePools
+	}), nil
+}
+
+func jobNamespace(j *structs.Job) string          { return j.Namespace }
+func allocNamespace(a *structs.Allocation) string { return a.Namespace }
+func evalNamespace(e *structs.Evaluation) string  { return e.Namespace }
+func deploymentNamespace(d *structs.Deployment) string {
+	return d.Namespace
+}

@@ -1,0 +1,192 @@
+package server
+
+import (
+	"reflect"
+
+	"github.com/drover-project/drover/internal/acl"
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// Every endpoint's first line is forward(ctx, <its method name>, args, ...),
+// and forward first asks authorizeMethod: the method's rule below decides
+// with the caller's ACL (args.RequestToken()), so each endpoint is checked
+// wherever the call comes from (the HTTP API in-process, or the RPC port).
+// A method without a rule needs a management token: an endpoint added
+// without a decision fails closed, and TestMethodRules_EveryForwardedMethod
+// names it.
+
+// methodCheck decides a call.
+type methodCheck func(s *Server, a *acl.ACL, args structs.RPCInfo) bool
+
+// selfChecked marks endpoints that authenticate callers themselves: the
+// node calls (node SecretID, node credential) and the public status reads.
+var selfChecked methodCheck = func(*Server, *acl.ACL, structs.RPCInfo) bool { return true }
+
+var methodRules = map[string]methodCheck{
+	// Jobs: the request's namespace; a job body goes to its own.
+	"Job.Register":         jobBodyCap(acl.NamespaceCapabilitySubmitJob),
+	"Job.Plan":             jobBodyCap(acl.NamespaceCapabilitySubmitJob),
+	"Job.Validate":         jobBodyCap(acl.NamespaceCapabilityReadJob),
+	"Job.Deregister":       nsCap(acl.NamespaceCapabilitySubmitJob),
+	"Job.Scale":            nsCap(acl.NamespaceCapabilityScaleJob, acl.NamespaceCapabilitySubmitJob),
+	"Job.Evaluate":         nsCap(acl.NamespaceCapabilitySubmitJob),
+	"Job.Revert":           nsCap(acl.NamespaceCapabilitySubmitJob),
+	"Job.Dispatch":         nsCap(acl.NamespaceCapabilityDispatchJob),
+	"Job.PeriodicForce":    nsCap(acl.NamespaceCapabilitySubmitJob),
+	"Job.List":             nsListCap(acl.NamespaceCapabilityListJobs),
+	"Job.GetJob":           nsCap(acl.NamespaceCapabilityReadJob),
+	"Job.GetJobVersions":   nsCap(acl.NamespaceCapabilityReadJob),
+	"Job.Evaluations":      nsCap(acl.NamespaceCapabilityReadJob),
+	"Job.Allocations":      nsCap(acl.NamespaceCapabilityReadJob),
+	"Job.Summary":          nsCap(acl.NamespaceCapabilityReadJob),
+	"Job.Deployments":      nsCap(acl.NamespaceCapabilityReadJob),
+	"Job.LatestDeployment": nsCap(acl.NamespaceCapabilityReadJob),
+	"Search.PrefixSearch":  nsCap(acl.NamespaceCapabilityListJobs),
+	"Search.FuzzySearch":   nsCap(acl.NamespaceCapabilityListJobs),
+
+	// Evals, allocs, deployments: IDs are global, so the object's
+	// namespace decides; lists filter per object.
+	"Eval.List":                nsListCap(acl.NamespaceCapabilityReadJob),
+	"Eval.Count":               nsCap(acl.NamespaceCapabilityReadJob),
+	"Eval.GetEval":             objectCap(ObjectEval, acl.NamespaceCapabilityReadJob),
+	"Eval.Allocations":         objectCap(ObjectEval, acl.NamespaceCapabilityReadJob),
+	"Eval.Delete":              management,
+	"Alloc.List":               nsListCap(acl.NamespaceCapabilityReadJob),
+	"Alloc.GetAlloc":           objectCap(ObjectAlloc, acl.NamespaceCapabilityReadJob),
+	"Alloc.Stop":               objectCap(ObjectAlloc, acl.NamespaceCapabilityAllocLifecycle),
+	"Deployment.List":          nsListCap(acl.NamespaceCapabilityReadJob),
+	"Deployment.GetDeployment": objectCap(ObjectDeployment, acl.NamespaceCapabilityReadJob),
+	"Deployment.Allocations":   objectCap(ObjectDeployment, acl.NamespaceCapabilityReadJob),
+	"Deployment.Promote":       objectCap(ObjectDeployment, acl.NamespaceCapabilitySubmitJob),
+	"Deployment.Fail":          objectCap(ObjectDeployment, acl.NamespaceCapabilitySubmitJob),
+	"Deployment.Pause":         objectCap(ObjectDeployment, acl.NamespaceCapabilitySubmitJob),
+
+	// Nodes: the client's own calls authenticate by node secret.
+	"Node.Register":          selfChecked,
+	"Node.UpdateStatus":      selfChecked,
+	"Node.GetClientAllocs":   selfChecked,
+	"Node.UpdateAlloc":       selfChecked,
+	"Node.List":              coarse((*acl.ACL).AllowNodeRead),
+	"Node.GetNode":           coarse((*acl.ACL).AllowNodeRead),
+	"Node.GetAllocs":         coarse((*acl.ACL).AllowNodeRead),
+	"Node.UpdateDrain":       coarse((*acl.ACL).AllowNodeWrite),
+	"Node.UpdateEligibility": coarse((*acl.ACL).AllowNodeWrite),
+
+	"Operator.RaftGetConfiguration":      coarse((*acl.ACL).AllowOperatorRead),
+	"Operator.SchedulerGetConfiguration": coarse((*acl.ACL).AllowOperatorRead),
+	"Operator.SchedulerSetConfiguration": coarse((*acl.ACL).AllowOperatorWrite),
+	"System.GarbageCollect":              management,
+}
+
+// authorizeMethod checks a call against its method's rule.
+func (s *Server) authorizeMethod(method string, args structs.RPCInfo) error {
+	check, ok := methodRules[method]
+	if !ok {
+		check = management
+	}
+	if ptrOfCheck(check) == ptrOfCheck(selfChecked) || !s.ACLEnabled() {
+		return nil
+	}
+	a, err := s.ResolveToken(args.RequestToken())
+	if err != nil {
+		return err
+	}
+	if !check(s, a, args) {
+		return ErrPermissionDenied
+	}
+	return nil
+}
+
+func management(_ *Server, a *acl.ACL, _ structs.RPCInfo) bool { return a.IsManagement() }
+
+func coarse(allowed func(*acl.ACL) bool) methodCheck {
+	return func(_ *Server, a *acl.ACL, _ structs.RPCInfo) bool { return allowed(a) }
+}
+
+func requestNamespace(args structs.RPCInfo) string {
+	return namespaceOrDefault(args.RequestNamespace())
+}
+
+// nsCap requires one of caps in the request's namespace.
+func nsCap(caps ...string) methodCheck {
+	return func(_ *Server, a *acl.ACL, args structs.RPCInfo) bool {
+		return anyCapability(a, requestNamespace(args), caps)
+	}
+}
+
+// nsListCap is nsCap for lists, which also accept namespace "*": they
+// then answer only what the caller may see (aclListFilter).
+func nsListCap(capability string) methodCheck {
+	return func(_ *Server, a *acl.ACL, args structs.RPCInfo) bool {
+		ns := requestNamespace(args)
+		return ns == "*" || a.AllowNamespaceOperation(ns, capability)
+	}
+}
+
+// jobBodyCap requires capability in the namespace the request's job goes
+// to: its own Namespace, else the request's.
+func jobBodyCap(capability string) methodCheck {
+	return func(_ *Server, a *acl.ACL, args structs.RPCInfo) bool {
+		ns := requestNamespace(args)
+		if job := requestJob(args); job != nil && job.Namespace != "" {
+			ns = job.Namespace
+		}
+		return a.AllowNamespaceOperation(ns, capability)
+	}
+}
+
+func requestJob(args structs.RPCInfo) *structs.Job {
+	switch a := args.(type) {
+	case *structs.JobRegisterArgs:
+		return a.Job
+	case *structs.JobPlanArgs:
+		return a.Job
+	case *structs.JobValidateArgs:
+		return a.Job
+	}
+	return nil
+}
+
+// objectCap requires one of caps in the namespace of the eval, alloc or
+// deployment the request names; an unknown ID is checked against the
+// request's namespace (the endpoint then answers "not found").
+func objectCap(kind string, caps ...string) methodCheck {
+	return func(s *Server, a *acl.ACL, args structs.RPCInfo) bool {
+		ns, ok := s.NamespaceOf(kind, requestObjectID(args))
+		if !ok {
+			ns = requestNamespace(args)
+		}
+		return anyCapability(a, ns, caps)
+	}
+}
+
+func requestObjectID(args structs.RPCInfo) string {
+	switch a := args.(type) {
+	case *structs.EvalSpecificRequest:
+		return a.EvalID
+	case *structs.AllocSpecificRequest:
+		return a.AllocID
+	case *structs.AllocStopArgs:
+		return a.AllocID
+	case *structs.DeploymentSpecificRequest:
+		return a.DeploymentID
+	case *structs.DeploymentPromoteArgs:
+		return a.DeploymentID
+	case *structs.DeploymentFailArgs:
+		return a.DeploymentID
+	case *structs.DeploymentPauseArgs:
+		return a.DeploymentID
+	}
+	return ""
+}
+
+func anyCapability(a *acl.ACL, ns string, caps []string) bool {
+	for _, c := range caps {
+		if a.AllowNamespaceOperation(ns, c) {
+			return true
+		}
+	}
+	return false
+}
+
+func ptrOfCheck(c methodCheck) uintptr { return reflect.ValueOf(c).Pointer() }
