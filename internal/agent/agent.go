@@ -30,6 +30,7 @@ type Agent struct {
 	clientRPC   *rpcclient.Client
 	aclRPC      *rpcclient.Client // token resolution of an agent without a server
 	tls         agentTLS
+	httpHandler *HTTPServer
 	tempDataDir string
 	http        *http.Server
 	logs        *logHub // the agent's log records, for /v1/agent/monitor
@@ -135,6 +136,7 @@ func (a *Agent) serveHTTP() error {
 		info.RPCAddr = a.RPCAddr()
 	}
 	handler := NewHTTPServer(a.server, a.Client, info, a.log.With("component", "http"))
+	a.httpHandler = handler
 	handler.logs, handler.debug = a.logs, a.config.EnableDebug || a.config.DevMode
 	handler.remoteACL = a.remoteACLResolver()
 	if a.tls.httpServer != nil {

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/drover-project/drover/internal/acl"
 	"github.com/drover-project/drover/internal/client"
@@ -47,6 +48,9 @@ type HTTPServer struct {
 	// remoteACL resolves tokens through the servers' RPC on an agent
 	// without a server (nil: such an agent refuses every token).
 	remoteACL func(ctx context.Context, secret string) (*acl.ACL, error)
+	// routeChecksOff skips the route checks, leaving the endpoints' own
+	// (tests prove each layer denies alone).
+	routeChecksOff atomic.Bool
 
 	// forwardScheme and forwardTransport reach other agents' HTTP API
 	// (https with tls { http = true }).
@@ -69,10 +73,12 @@ func NewHTTPServer(srv *server.Server, localClient func() *client.Client, info A
 // ServeHTTP implements http.Handler.
 // Every request passes the ACL check of its route first (acl_authz.go).
 func (h *HTTPServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	r, err := h.authorizeRequest(r)
-	if err != nil {
-		h.writeError(w, r, err)
-		return
+	if !h.routeChecksOff.Load() {
+		var err error
+		if r, err = h.authorizeRequest(r); err != nil {
+			h.writeError(w, r, err)
+			return
+		}
 	}
 	h.mux.ServeHTTP(w, r)
 }
