@@ -41,13 +41,14 @@ ports {
 client {
   enabled = true
   servers = [%q]
+  node_registration_token = %q
 }
 plugin "raw_exec" {
   config {
     enabled = true
   }
 }
-`, name, filepath.Join(dir, "data"), httpPort, freePort(t), freePort(t), serverRPC)
+`, name, filepath.Join(dir, "data"), httpPort, freePort(t), freePort(t), serverRPC, e2eNodeCredential)
 	file = filepath.Join(dir, "client.hcl")
 	if err := os.WriteFile(file, []byte(hcl), 0o644); err != nil {
 		t.Fatal(err)
