@@ -2,6 +2,8 @@ package agent
 
 import (
 	"context"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -98,5 +100,71 @@ func TestTLS_HTTPSAndMutualTLSRPC(t *testing.T) {
 	}
 	if err := register(&tlsutil.Config{CAFile: ca.File, CertFile: cliCert, KeyFile: cliKey, VerifyServerHostname: true, Region: "global"}); err != nil {
 		t.Errorf("mutual TLS register: %v", err)
+	}
+}
+
+// TestTLS_ForwardedClientRequestsUseHTTPS: with tls { http rpc
+// verify_https_client }, a client-only agent registers over mutual TLS,
+// and a log request sent to the server agent is forwarded to it over
+// HTTPS with the server agent's certificate.
+func TestTLS_ForwardedClientRequestsUseHTTPS(t *testing.T) {
+	ca := tlstest.NewCA(t, "cluster")
+	srvCert, srvKey := ca.Issue(t, "server", "server.global.nomad", "localhost")
+	cliCert, cliKey := ca.Issue(t, "client", "client.global.nomad", "localhost")
+	tlsCfg := func(cert, key string) config.TLSConfig {
+		return config.TLSConfig{HTTP: true, RPC: true, CAFile: ca.File, CertFile: cert, KeyFile: key,
+			VerifyServerHostname: true, VerifyHTTPSClient: true}
+	}
+	first, _ := testAgent(t, func(cfg *config.Config) {
+		cfg.Client.Enabled = true
+		cfg.DataDir = t.TempDir()
+		cfg.Server.EnabledSchedulers = nil
+		cfg.TLS = tlsCfg(srvCert, srvKey)
+	})
+	secondCfg := config.DevConfig()
+	secondCfg.Name = "second"
+	secondCfg.Server.Enabled = false
+	secondCfg.Client.Servers = []string{first.RPCAddr()}
+	secondCfg.Client.NodeRegistrationToken = first.config.Server.NodeRegistrationToken
+	secondCfg.DataDir = t.TempDir()
+	secondCfg.Ports.HTTP, secondCfg.Ports.RPC, secondCfg.Ports.Serf = 0, 0, 0
+	secondCfg.TLS = tlsCfg(cliCert, cliKey)
+	second, err := New(secondCfg, first.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		second.Shutdown(ctx)
+	})
+	c, err := api.NewClient(&api.Config{Address: "https://" + first.HTTPAddr(),
+		TLSConfig: &api.TLSConfig{CACert: ca.File, ClientCert: cliCert, ClientKey: cliKey}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := shellJob("tls-fwd", `echo over-https; sleep 100`)
+	job.Constrain(api.NewConstraint("${node.unique.id}", "=", second.Client().NodeID()))
+	alloc := runJob(t, c, job)
+	eventually(t, 10*time.Second, func() string {
+		if out := readLogs(t, c, alloc, "stdout", api.OriginStart, 0); out != "over-https\n" {
+			return "logs: " + out
+		}
+		return ""
+	})
+	// Through the server agent, which forwards over HTTPS.
+	httpsCfg, err := (tlsutil.Config{CAFile: ca.File, CertFile: cliCert, KeyFile: cliKey}).HTTPClient()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: httpsCfg}, Timeout: 10 * time.Second}
+	resp, err := hc.Get("https://" + first.HTTPAddr() + "/v1/client/fs/logs/" + alloc.ID + "?task=t&type=stdout&plain=true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || string(body) != "over-https\n" {
+		t.Fatalf("forwarded over HTTPS: %d %q", resp.StatusCode, body)
 	}
 }

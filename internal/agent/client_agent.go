@@ -95,7 +95,8 @@ func (a *Agent) clientConfig(dataDir string, servers client.Servers) *client.Con
 		},
 		CPUTotalCompute: c.Client.CPUTotalCompute, MemoryTotalMB: c.Client.MemoryTotalMB,
 		NetworkInterface: c.Client.NetworkInterface, DevMode: c.DevMode,
-		Logger: a.log, Servers: servers, Version: Version, NodeRegistrationToken: c.Client.NodeRegistrationToken,
+		HTTPTLS: a.config.TLS.HTTP,
+		Logger:  a.log, Servers: servers, Version: Version, NodeRegistrationToken: c.Client.NodeRegistrationToken,
 	}
 }
 

@@ -32,6 +32,8 @@ type Config struct {
 	NodeClass  string
 	NodePool   string // default "default"
 	HTTPAddr   string // advertised HTTP address of this agent
+	// HTTPTLS: the agent's HTTP API is served over TLS (Node.TLSEnabled).
+	HTTPTLS bool
 	// Version is the agent's version, fingerprinted as nomad.version (the
 	// CLI's node list shows it).
 	Version string

@@ -30,11 +30,14 @@ func ValidNodeStatus(s string) bool {
 
 // Node is a client machine that runs allocations.
 type Node struct {
-	ID                    string
-	SecretID              string
-	Datacenter            string
-	Name                  string
-	HTTPAddr              string
+	ID         string
+	SecretID   string
+	Datacenter string
+	Name       string
+	HTTPAddr   string
+	// TLSEnabled: the node's agent serves its HTTP API over TLS (clients
+	// talking to it directly use https).
+	TLSEnabled            bool
 	NodePool              string
 	NodeClass             string
 	ComputedClass         string
