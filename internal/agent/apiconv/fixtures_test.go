@@ -366,7 +366,7 @@ func fullStructsAlloc() *structs.Allocation {
 
 func fullStructsNode() *structs.Node {
 	return &structs.Node{
-		ID: "n1", SecretID: "s3cr3t", Datacenter: "dc1", Name: "node-1", HTTPAddr: "10.0.0.1:4646",
+		ID: "n1", SecretID: "s3cr3t", Datacenter: "dc1", Name: "node-1", HTTPAddr: "10.0.0.1:4646", TLSEnabled: true,
 		NodePool: "gpu", NodeClass: "big", ComputedClass: "v1:123",
 		Attributes: map[string]string{
 			"unique.network.ip-address": "10.0.0.1", "nomad.version": "1.9.0", "os.name": "ubuntu", "os.version": "24.04", "kernel.name": "linux",
