@@ -56,6 +56,7 @@ var rules = []rule{
 	{"internal/command", only("internal/jobspec")},
 	{"internal/jobspec", only()},
 	{"internal/acl", only()},
+	{"internal/tlsutil", only()},
 	{"internal/sim", never("internal/command")},
 	// HTTP handlers call server endpoints, which read the state store.
 	{"internal/agent", neverImports("internal/state")},
