@@ -45,6 +45,7 @@ func (h *HTTPServer) serverRoutes() {
 	h.snapshotRoutes()
 	h.searchRoutes()
 	h.regionRoutes()
+	h.jobHistoryRoutes()
 }
 
 func boolString(b bool) string   { return strconv.FormatBool(b) }

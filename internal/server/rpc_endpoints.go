@@ -232,3 +232,19 @@ type systemRPC struct{ s *Server }
 func (r systemRPC) GarbageCollect(a *structs.GenericWriteArgs, o *structs.GenericResponse) error {
 	return serveRPC(r.s, r.s.System.GarbageCollect, a, o)
 }
+
+func (r jobRPC) ScaleStatus(a *structs.JobSpecificRequest, o *structs.JobScaleStatusResponse) error {
+	return serveRPC(r.s, r.s.Job.ScaleStatus, a, o)
+}
+
+func (r jobRPC) GetSubmission(a *structs.JobSubmissionRequest, o *structs.JobSubmissionResponse) error {
+	return serveRPC(r.s, r.s.Job.GetSubmission, a, o)
+}
+
+func (r jobRPC) Stable(a *structs.JobStabilityArgs, o *structs.JobStabilityResponse) error {
+	return serveRPC(r.s, r.s.Job.Stable, a, o)
+}
+
+func (r jobRPC) TagVersion(a *structs.JobTagArgs, o *structs.JobTagResponse) error {
+	return serveRPC(r.s, r.s.Job.TagVersion, a, o)
+}

@@ -33,6 +33,8 @@ var snapshotTables = []snapshotTable{
 	{6, TableEvals, func() any { return new(structs.Evaluation) }},
 	{7, TableDeployment, func() any { return new(structs.Deployment) }},
 	{8, TableSchedulerConfig, func() any { return new(structs.SchedulerConfiguration) }},
+	{30, TableScalingEvent, func() any { return new(structs.JobScalingEvents) }},
+	{31, TableJobSubmission, func() any { return new(structs.JobSubmission) }},
 }
 
 func snapshotTableByTag(tag recordType) (snapshotTable, bool) {

@@ -23,7 +23,10 @@ func populate(t *testing.T, s *StateStore) {
 	must(t, s.UpsertJob(10, 100, job))
 	job2 := mockJob("web")
 	job2.TaskGroups[0].Count = 3
-	must(t, s.UpsertJob(11, 101, job2))
+	count := int64(3)
+	must(t, s.UpsertJobEntry(11, &structs.JobRegisterRequest{Job: job2, SubmitTime: 101,
+		Submission:   &structs.JobSubmission{Source: `job "web" {}`, Format: "hcl2", VariableFlags: map[string]string{"a": "1"}},
+		ScalingEvent: &structs.ScalingEventEntry{Group: job2.TaskGroups[0].Name, Event: &structs.ScalingEvent{Count: &count, PreviousCount: 1, Message: "up", Time: 5}}}))
 	other := mockJob("api")
 	other.Namespace = "prod"
 	must(t, s.UpsertJob(12, 102, other))
