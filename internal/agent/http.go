@@ -37,6 +37,8 @@ type HTTPServer struct {
 	info   AgentInfo
 	log    *slog.Logger
 	mux    *http.ServeMux
+
+	cpuSamples *sampleCache // last CPU sample per task, for alloc stats rates
 }
 
 // NewHTTPServer returns the API handler for an agent's server (may be nil)
@@ -45,7 +47,7 @@ func NewHTTPServer(srv *server.Server, localClient func() *client.Client, info A
 	if localClient == nil {
 		localClient = func() *client.Client { return nil }
 	}
-	h := &HTTPServer{srv: srv, client: localClient, info: info, log: log, mux: http.NewServeMux()}
+	h := &HTTPServer{srv: srv, client: localClient, info: info, log: log, mux: http.NewServeMux(), cpuSamples: newSampleCache()}
 	h.routes()
 	return h
 }

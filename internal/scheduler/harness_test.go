@@ -128,7 +128,7 @@ func (h *harness) ReblockEval(e *structs.Evaluation) error {
 // process runs the eval through the scheduler of its type.
 func (h *harness) process(e *structs.Evaluation) {
 	h.t.Helper()
-	f := BuiltinSchedulersWithClock(func() time.Time { return h.now })[e.Type]
+	f := Builtins(Deps{Now: func() time.Time { return h.now }})[e.Type]
 	h.must(f(nil, h.store.Snapshot(), h).Process(e))
 }
 

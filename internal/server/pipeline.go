@@ -9,12 +9,6 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-// defaultSchedulers are the built-in schedulers by eval type, reading the
-// server's injected clock (reschedule delays, alloc and eval times).
-func defaultSchedulers(now func() time.Time) map[string]scheduler.Factory {
-	return scheduler.BuiltinSchedulersWithClock(now)
-}
-
 // schedulerFactory returns the scheduler for an eval type.
 func (s *Server) schedulerFactory(evalType string) (scheduler.Factory, bool) {
 	f, ok := s.schedulers[evalType]

@@ -80,7 +80,7 @@ func (s *Server) reapFailedEvals(ctx context.Context) {
 // was nacked DeliveryLimit times.
 func (s *Server) dequeueUndeliverable(ctx context.Context) {
 	for ctx.Err() == nil {
-		eval, token, err := s.broker.DequeueCtx(ctx, []string{broker.FailedQueue})
+		eval, token, err := s.broker.Dequeue(ctx, []string{broker.FailedQueue})
 		if err != nil || eval == nil {
 			continue
 		}
@@ -148,7 +148,7 @@ func (s *Server) reapCancelableEvals(ctx context.Context) {
 // blocked eval of the same job (blocked -> canceled).
 func (s *Server) reapDuplicateBlockedEvals(ctx context.Context) {
 	for ctx.Err() == nil {
-		dups := s.blocked.GetDuplicatesCtx(ctx)
+		dups := s.blocked.Duplicates(ctx)
 		if len(dups) > 0 {
 			s.cancelEvals(dups, descDuplicateBlocked)
 		}

@@ -119,7 +119,9 @@ func (s *Server) setupPipeline() {
 	s.planQueue = planapply.NewPlanQueue()
 	s.applier = planapply.NewApplier(s.planQueue, s.broker, stateSource{s}, planRaft{s}, c.Clock, s.log.With("component", "plan_applier"), c.NewID)
 	s.applier.SetRejectHook(c.PlanRejectHook)
-	s.schedulers = defaultSchedulers(c.Clock.Now)
+	// The built-in schedulers read the server's injected clock (reschedule
+	// delays, alloc and eval times).
+	s.schedulers = scheduler.Builtins(scheduler.Deps{Now: c.Clock.Now})
 	if c.Schedulers != nil {
 		s.schedulers = maps.Clone(c.Schedulers)
 	}

@@ -4,7 +4,7 @@
 // Omega): two workers may both place work on the same node from the same
 // snapshot. The applier is the single point where plans are serialised: it
 // takes plans from the PlanQueue in priority order, re-checks every node a
-// plan touches against the latest committed state (EvaluatePlan), commits
+// plan touches against the latest committed state (Evaluate), commits
 // the part that still fits in one raft entry, and answers the worker with a
 // PlanResult. When any node was rejected the result carries a RefreshIndex,
 // so the worker retries on a snapshot that includes whatever beat it.
