@@ -38,6 +38,10 @@ type HTTPServer struct {
 	log    *slog.Logger
 	mux    *http.ServeMux
 
+	// logs feeds /v1/agent/monitor; debug enables /v1/agent/pprof.
+	logs  *logHub
+	debug bool
+
 	cpuSamples *sampleCache // last CPU sample per task, for alloc stats rates
 }
 
@@ -47,7 +51,8 @@ func NewHTTPServer(srv *server.Server, localClient func() *client.Client, info A
 	if localClient == nil {
 		localClient = func() *client.Client { return nil }
 	}
-	h := &HTTPServer{srv: srv, client: localClient, info: info, log: log, mux: http.NewServeMux(), cpuSamples: newSampleCache()}
+	h := &HTTPServer{srv: srv, client: localClient, info: info, log: log, mux: http.NewServeMux(), logs: newLogHub(),
+		cpuSamples: newSampleCache()}
 	h.routes()
 	return h
 }

@@ -43,6 +43,7 @@ type Server struct {
 	Job        *JobEndpoint
 	Eval       *EvalEndpoint
 	Search     *SearchEndpoint
+	Region     *RegionEndpoint
 	Alloc      *AllocEndpoint
 	Deployment *DeploymentEndpoint
 	Node       *NodeEndpoint
@@ -94,6 +95,7 @@ func New(cfg *Config) (*Server, error) {
 	s.Job = &JobEndpoint{srv: s}
 	s.Eval = &EvalEndpoint{srv: s}
 	s.Search = &SearchEndpoint{srv: s}
+	s.Region = &RegionEndpoint{srv: s}
 	s.Node = &NodeEndpoint{srv: s}
 	s.Alloc = &AllocEndpoint{srv: s}
 	s.Deployment = &DeploymentEndpoint{srv: s}
