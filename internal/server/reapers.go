@@ -56,12 +56,11 @@ func needsFailedFollowUp(e *structs.Evaluation) bool {
 
 func (s *Server) queueFailedFollowUp(e *structs.Evaluation) { s.failedEvals.push(e) }
 
-// reapFailedEvals takes evals that hit the broker's delivery limit
-// (pending -> failed) and evals a scheduler marked failed, and gives each
-// one delayed failed-follow-up eval (new.PreviousEval = old.ID,
+// reapFailedEvals takes evals a scheduler marked failed (the delivery-
+// limit ones come through dequeueUndeliverable), and gives each one
+// delayed failed-follow-up eval (new.PreviousEval = old.ID,
 // old.NextEval = new.ID), written together in one raft entry.
 func (s *Server) reapFailedEvals(ctx context.Context) {
-	go s.dequeueUndeliverable(ctx)
 	for {
 		select {
 		case <-ctx.Done():

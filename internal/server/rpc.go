@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/rpc"
+	"sync"
 	"time"
 
 	msgpackrpc "github.com/hashicorp/net-rpc-msgpackrpc/v2"
@@ -17,24 +18,55 @@ import (
 // rpcServer serves the internal RPC that clients use: one TCP connection
 // per client, multiplexed by yamux, one net/rpc call (msgpack-encoded) per
 // stream. The handlers call the same endpoint methods as the HTTP API.
+// Every goroutine it starts is tracked by the server; on shutdown the
+// listener and every open connection close, so they all return.
 type rpcServer struct {
 	srv *Server
 	rpc *rpc.Server
 	ln  net.Listener
+
+	mu    sync.Mutex
+	conns map[net.Conn]struct{} // open client connections; nil once closed
 }
 
 // ServeRPC accepts client connections on ln until the server shuts down.
 func (s *Server) ServeRPC(ln net.Listener) error {
-	r := &rpcServer{srv: s, rpc: rpc.NewServer(), ln: ln}
+	r := &rpcServer{srv: s, rpc: rpc.NewServer(), ln: ln, conns: map[net.Conn]struct{}{}}
 	if err := r.rpc.RegisterName("Node", &nodeRPC{s: s}); err != nil {
 		return err
 	}
-	go func() {
-		<-s.shutdownCh
-		ln.Close()
-	}()
-	go r.accept()
+	context.AfterFunc(s.ctx, r.close)
+	s.goTracked(func(context.Context) { r.accept() })
 	return nil
+}
+
+// close stops accepting and ends every open connection (and with it each
+// yamux session and its streams).
+func (r *rpcServer) close() {
+	r.ln.Close()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for c := range r.conns {
+		c.Close()
+	}
+	r.conns = nil
+}
+
+// track records an open connection; false when the server already closed.
+func (r *rpcServer) track(c net.Conn) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.conns == nil {
+		return false
+	}
+	r.conns[c] = struct{}{}
+	return true
+}
+
+func (r *rpcServer) untrack(c net.Conn) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.conns, c)
 }
 
 func (r *rpcServer) accept() {
@@ -46,12 +78,17 @@ func (r *rpcServer) accept() {
 			}
 			return
 		}
-		go r.serveConn(conn)
+		if !r.track(conn) {
+			conn.Close()
+			return
+		}
+		r.srv.goTracked(func(context.Context) { r.serveConn(conn) })
 	}
 }
 
 // serveConn reads the protocol byte, then serves the yamux session.
 func (r *rpcServer) serveConn(conn net.Conn) {
+	defer r.untrack(conn)
 	defer conn.Close()
 	first := make([]byte, 1)
 	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
@@ -70,7 +107,10 @@ func (r *rpcServer) serveConn(conn net.Conn) {
 		if err != nil {
 			return
 		}
-		go r.rpc.ServeCodec(msgpackrpc.NewCodecFromHandle(true, true, stream, structs.MsgpackHandle))
+		// ServeCodec returns once the stream closes and its calls finish.
+		r.srv.goTracked(func(context.Context) {
+			r.rpc.ServeCodec(msgpackrpc.NewCodecFromHandle(true, true, stream, structs.MsgpackHandle))
+		})
 	}
 }
 
@@ -94,16 +134,8 @@ func (n *nodeRPC) UpdateStatus(args *structs.NodeHeartbeatArgs, reply *structs.N
 }
 
 func (n *nodeRPC) GetClientAllocs(args *structs.NodeAllocsArgs, reply *structs.NodeAllocsResponse) error {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		select {
-		case <-n.s.shutdownCh:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	out, err := n.s.Node.GetClientAllocs(ctx, args)
+	// The blocking query ends when the server shuts down.
+	out, err := n.s.Node.GetClientAllocs(n.s.ctx, args)
 	return fill(reply, out, err)
 }
 
