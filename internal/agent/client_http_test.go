@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/nomad/api"
 
 	"github.com/drover-project/drover/internal/agent/config"
+	"github.com/drover-project/drover/internal/testutil"
 )
 
 // clientTestAgent is a dev agent (server and client, raw_exec on) whose
@@ -90,16 +91,13 @@ func readLogs(t *testing.T, c *api.Client, a *api.Allocation, typ, origin string
 	}
 }
 
-// eventually retries f until it returns "" or the deadline passes.
+// eventually retries f until it returns "" (f's answer is why not yet).
 func eventually(t *testing.T, d time.Duration, f func() string) {
 	t.Helper()
-	var why string
-	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if why = f(); why == "" {
-			return
-		}
-	}
-	t.Fatalf("condition not met within %s: %s", d, why)
+	testutil.WaitFor(t, d, "the condition", func() (bool, string) {
+		why := f()
+		return why == "", why
+	})
 }
 
 // rawGet issues GET path?query against an agent and returns status and body.

@@ -22,6 +22,7 @@ import (
 	"github.com/drover-project/drover/internal/agent"
 	"github.com/drover-project/drover/internal/agent/config"
 	execdriver "github.com/drover-project/drover/internal/client/drivers/exec"
+	"github.com/drover-project/drover/internal/testutil"
 )
 
 // droverBin is the drover binary TestMain builds for tests that need a
@@ -173,14 +174,7 @@ func apiClient(t *testing.T, addr string) *api.Client {
 // deadline with cond's last explanation.
 func waitFor(t *testing.T, d time.Duration, what string, cond func() (bool, string)) {
 	t.Helper()
-	var why string
-	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		var ok bool
-		if ok, why = cond(); ok {
-			return
-		}
-	}
-	t.Fatalf("%s: not within %s (last: %s)", what, d, why)
+	testutil.WaitFor(t, d, what, cond)
 }
 
 func waitNodeStatus(t *testing.T, c *api.Client, nodeID, status string) {

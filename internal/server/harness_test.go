@@ -14,6 +14,7 @@ import (
 	"github.com/drover-project/drover/internal/scheduler"
 	"github.com/drover-project/drover/internal/server/broker"
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/testutil"
 )
 
 // script is what a scripted test scheduler does with one eval.
@@ -112,15 +113,11 @@ func (p *pipeline) eval(id string) *structs.Evaluation {
 func (p *pipeline) waitStatus(id, status string) *structs.Evaluation {
 	p.t.Helper()
 	var last *structs.Evaluation
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if last = p.eval(id); last != nil && last.Status == status {
-			return last
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-	p.t.Fatalf("eval %s: status %v, want %s", id, statusOf(last), status)
-	return nil
+	testutil.WaitFor(p.t, 10*time.Second, "eval "+id+" to be "+status, func() (bool, string) {
+		last = p.eval(id)
+		return last != nil && last.Status == status, "status " + statusOf(last)
+	})
+	return last
 }
 
 func statusOf(e *structs.Evaluation) string {

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"testing"
 	"time"
 
 	"github.com/drover-project/drover/internal/clock"
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/testutil"
 )
 
 var t0 = time.Unix(1_700_000_000, 0)
@@ -94,16 +94,10 @@ func (b *Broker) numWaiters() int {
 	return len(b.waiters)
 }
 
-// waitFor waits (yielding, with a real-time deadline) until cond holds.
+// waitFor is testutil.WaitFor with this package's usual deadline.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		runtime.Gosched()
-	}
+	testutil.WaitFor(t, 5*time.Second, what, cond)
 }
 
 type dequeueResult struct {
