@@ -9,6 +9,7 @@ import (
 
 	"github.com/drover-project/drover/internal/agent/config"
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/testutil"
 )
 
 // simNode is a simulated client node (no client agent yet).
@@ -28,8 +29,7 @@ func allSchedulers(c *config.Config) { c.Server.EnabledSchedulers = nil }
 func waitAllocs(t *testing.T, c *api.Client, job string, n int) []*api.AllocationListStub {
 	t.Helper()
 	var live []*api.AllocationListStub
-	deadline := time.Now().Add(15 * time.Second)
-	for time.Now().Before(deadline) {
+	testutil.WaitFor(t, 15*time.Second, fmt.Sprintf("job %s to have %d live allocs", job, n), func() (bool, string) {
 		allocs, _, err := c.Jobs().Allocations(job, false, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -40,13 +40,9 @@ func waitAllocs(t *testing.T, c *api.Client, job string, n int) []*api.Allocatio
 				live = append(live, a)
 			}
 		}
-		if len(live) == n {
-			return live
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("job %s has %d live allocs, want %d", job, len(live), n)
-	return nil
+		return len(live) == n, fmt.Sprintf("%d live", len(live))
+	})
+	return live
 }
 
 // TestScheduling_ThroughHTTP_PlacesThenBlocksThenUnblocks drives a dev
@@ -75,13 +71,10 @@ func TestScheduling_ThroughHTTP_PlacesThenBlocksThenUnblocks(t *testing.T) {
 		t.Fatal(err)
 	}
 	var eval *api.Evaluation
-	deadline := time.Now().Add(15 * time.Second)
-	for time.Now().Before(deadline) {
-		if eval, _, err = c.Evaluations().Info(resp.EvalID, nil); err == nil && eval.Status == "complete" {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testutil.WaitFor(t, 15*time.Second, "the eval to complete", func() bool {
+		eval, _, err = c.Evaluations().Info(resp.EvalID, nil)
+		return err == nil && eval.Status == "complete"
+	})
 	if eval.BlockedEval == "" || eval.FailedTGAllocs["web"] == nil || eval.FailedTGAllocs["web"].DimensionExhausted["cpu"] == 0 {
 		t.Fatalf("eval %+v: want a blocked eval and cpu exhaustion in FailedTGAllocs", eval)
 	}
