@@ -35,6 +35,7 @@ func (h *HTTPServer) clientRoutes() {
 	h.clientLogRoutes()
 	h.clientAllocRoutes()
 	h.clientNodeRoutes()
+	h.clientGCRoutes()
 }
 
 // allocHandler registers fn for a pattern whose {id} is an alloc ID.
