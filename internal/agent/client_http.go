@@ -36,6 +36,7 @@ func (h *HTTPServer) clientRoutes() {
 	h.clientAllocRoutes()
 	h.clientNodeRoutes()
 	h.clientGCRoutes()
+	h.clientCheckRoutes()
 }
 
 // allocHandler registers fn for a pattern whose {id} is an alloc ID.
