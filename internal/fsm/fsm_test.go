@@ -36,12 +36,10 @@ func applyEntry(t *testing.T, f *FSM, index uint64, mt structs.MessageType, msg 
 	}
 }
 
-
 func testEval(id, jobID, trigger string) *structs.Evaluation {
 	return &structs.Evaluation{ID: id, Namespace: "default", Priority: 50, Type: "service",
 		TriggeredBy: trigger, JobID: jobID, Status: structs.EvalStatusPending, CreateTime: 1, ModifyTime: 1}
 }
-
 
 // populate applies one entry of most types so a snapshot has every table.
 func populate(t *testing.T, f *FSM) {
