@@ -15,6 +15,7 @@ import (
 	"github.com/drover-project/drover/internal/server/broker"
 	"github.com/drover-project/drover/internal/structs"
 	"github.com/drover-project/drover/internal/testutil"
+	"github.com/drover-project/drover/internal/testutil/mock"
 )
 
 // script is what a scripted test scheduler does with one eval.
@@ -165,13 +166,14 @@ func (p *pipeline) addNode(id string, cpu, mem int64) *structs.Node {
 	return n
 }
 
+// pipelineNode is mock.Node with cpu MHz and mem MB, in class "class-a",
+// without a secret (the tests heartbeat without one).
 func pipelineNode(id string, cpu, mem int64) *structs.Node {
-	return &structs.Node{
-		ID: id, Name: id, Datacenter: "dc1", NodePool: "default", ComputedClass: "class-a",
-		Status: structs.NodeStatusReady, SchedulingEligibility: structs.NodeSchedulingEligible,
-		Attributes:    map[string]string{"driver.exec": "1"},
-		NodeResources: &structs.NodeResources{CPU: structs.NodeCPUResources{CpuShares: cpu}, MemoryMB: mem, DiskMB: 100_000},
-	}
+	n := mock.Node(id)
+	n.Name, n.SecretID, n.ComputedClass = id, "", "class-a"
+	n.NodeResources.CPU = structs.NodeCPUResources{CpuShares: cpu}
+	n.NodeResources.MemoryMB = mem
+	return n
 }
 
 // placeOn builds a plan placing one alloc of job on node.
