@@ -49,7 +49,7 @@ var rules = []rule{
 	{"internal/command", only("internal/jobspec")},
 	{"internal/jobspec", only()},
 	{"internal/sim", never("internal/command")},
-	{"internal/testutil", only("internal/structs")},
+	{"internal/testutil/mock", only("internal/structs")},
 }
 
 // under reports whether path is prefix or inside it, by whole segments, so
