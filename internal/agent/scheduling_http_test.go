@@ -10,16 +10,17 @@ import (
 	"github.com/drover-project/drover/internal/agent/config"
 	"github.com/drover-project/drover/internal/structs"
 	"github.com/drover-project/drover/internal/testutil"
+	"github.com/drover-project/drover/internal/testutil/mock"
 )
 
 // simNode is a simulated client node (no client agent yet).
 func simNode(i int, cpu, mem int64) *structs.Node {
-	return &structs.Node{
-		ID: fmt.Sprintf("11111111-0000-4000-8000-%012d", i), Name: fmt.Sprintf("sim-%d", i), Datacenter: "dc1",
-		Status: structs.NodeStatusReady, Attributes: map[string]string{"kernel.name": "linux", "driver.docker": "1"},
-		Drivers:       map[string]*structs.DriverInfo{"docker": {Detected: true, Healthy: true}},
-		NodeResources: &structs.NodeResources{CPU: structs.NodeCPUResources{CpuShares: cpu}, MemoryMB: mem, DiskMB: 50_000},
-	}
+	n := mock.Node(fmt.Sprintf("11111111-0000-4000-8000-%012d", i))
+	n.Name, n.SecretID = fmt.Sprintf("sim-%d", i), ""
+	n.Attributes = map[string]string{"kernel.name": "linux", "driver.docker": "1"}
+	delete(n.Drivers, "exec")
+	n.NodeResources = &structs.NodeResources{CPU: structs.NodeCPUResources{CpuShares: cpu}, MemoryMB: mem, DiskMB: 50_000}
+	return n
 }
 
 func allSchedulers(c *config.Config) { c.Server.EnabledSchedulers = nil }
