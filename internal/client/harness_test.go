@@ -16,6 +16,7 @@ import (
 	"github.com/drover-project/drover/internal/clock"
 	"github.com/drover-project/drover/internal/structs"
 	"github.com/drover-project/drover/internal/testutil"
+	fixtures "github.com/drover-project/drover/internal/testutil/mock"
 )
 
 var epoch = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -133,9 +134,12 @@ func mockJob(typ string, tasks ...*structs.Task) *structs.Job {
 			RestartPolicy: &structs.RestartPolicy{Attempts: 0, Interval: time.Minute, Mode: structs.RestartPolicyModeFail}}}}
 }
 
+// newAlloc is fixtures.Alloc without a node or allocated resources: the
+// client tests' tasks run on their own resources.
 func newAlloc(id string, job *structs.Job) *structs.Allocation {
-	return &structs.Allocation{ID: id, Namespace: "default", Name: job.ID + ".g[0]", JobID: job.ID, Job: job, TaskGroup: "g",
-		DesiredStatus: structs.AllocDesiredStatusRun, ClientStatus: structs.AllocClientStatusPending}
+	a := fixtures.Alloc(id, job, "")
+	a.EvalID, a.AllocatedResources = "", nil
+	return a
 }
 
 func eventTypes(ts *structs.TaskState) []string {

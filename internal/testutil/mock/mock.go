@@ -50,22 +50,22 @@ func Job(id string) *structs.Job {
 }
 
 // Alloc is alloc id of job's first group (index 0) on nodeID, desired to
-// run and not yet started, holding the group's first task's cpu and
-// memory.
+// run and not yet started, holding each task's cpu and memory.
 func Alloc(id string, job *structs.Job, nodeID string) *structs.Allocation {
 	tg := job.TaskGroups[0]
-	task := tg.Tasks[0]
-	res := &structs.AllocatedTaskResources{}
-	if task.Resources != nil {
-		res.CpuShares, res.MemoryMB = int64(task.Resources.CPU), int64(task.Resources.MemoryMB)
+	tasks := map[string]*structs.AllocatedTaskResources{}
+	for _, task := range tg.Tasks {
+		res := &structs.AllocatedTaskResources{}
+		if task.Resources != nil {
+			res.CpuShares, res.MemoryMB = int64(task.Resources.CPU), int64(task.Resources.MemoryMB)
+		}
+		tasks[task.Name] = res
 	}
 	return &structs.Allocation{
 		ID: id, Namespace: job.Namespace, EvalID: "eval-" + id, Name: structs.AllocName(job.ID, tg.Name, 0),
 		NodeID: nodeID, JobID: job.ID, Job: job, TaskGroup: tg.Name,
-		AllocatedResources: &structs.AllocatedResources{
-			Tasks: map[string]*structs.AllocatedTaskResources{task.Name: res},
-		},
-		DesiredStatus: structs.AllocDesiredStatusRun, ClientStatus: structs.AllocClientStatusPending,
+		AllocatedResources: &structs.AllocatedResources{Tasks: tasks},
+		DesiredStatus:      structs.AllocDesiredStatusRun, ClientStatus: structs.AllocClientStatusPending,
 	}
 }
 
