@@ -21,7 +21,7 @@ import (
 func TestShutdown_EndsRPCLoopsAndBlockingCalls(t *testing.T) {
 	s := realServer(t)
 	node := e2eNode(1, 1000, 1000)
-	if _, err := s.Node.Register(node); err != nil {
+	if _, err := s.RegisterNode(node); err != nil {
 		t.Fatal(err)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -52,7 +52,7 @@ func TestShutdown_EndsRPCLoopsAndBlockingCalls(t *testing.T) {
 	called := make(chan error, 1)
 	go func() {
 		codec := msgpackrpc.NewCodecFromHandle(true, true, stream, structs.MsgpackHandle)
-		args := &structs.NodeAllocsArgs{NodeID: node.ID, SecretID: node.SecretID, MinQueryIndex: 1 << 40, MaxQueryTime: time.Hour}
+		args := &structs.NodeAllocsArgs{NodeID: node.ID, SecretID: node.SecretID, QueryOptions: structs.QueryOptions{MinQueryIndex: 1 << 40, MaxQueryTime: time.Hour}}
 		called <- msgpackrpc.CallWithCodec(codec, "Node.GetClientAllocs", args, &structs.NodeAllocsResponse{})
 	}()
 
