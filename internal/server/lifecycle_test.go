@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	msgpackrpc "github.com/hashicorp/net-rpc-msgpackrpc/v2"
+
 	"github.com/drover-project/drover/internal/structs"
 	"github.com/drover-project/drover/internal/testutil"
 )
@@ -19,11 +21,16 @@ func TestShutdown_EndsRPCLoopsAndBlockingCalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := dialRPC(t, s)
+	stream, err := c.session.Open() // opened before Shutdown, so the call is under way
+	if err != nil {
+		t.Fatal(err)
+	}
 	called := make(chan error, 1)
 	go func() {
 		args := &structs.NodeAllocsArgs{NodeID: node.ID, SecretID: node.SecretID,
 			QueryOptions: structs.QueryOptions{MinQueryIndex: 1 << 40, MaxQueryTime: 10 * time.Minute}}
-		called <- c.call("Node.GetClientAllocs", args, &structs.NodeAllocsResponse{})
+		codec := msgpackrpc.NewCodecFromHandle(true, true, stream, structs.MsgpackHandle)
+		called <- msgpackrpc.CallWithCodec(codec, "Node.GetClientAllocs", args, &structs.NodeAllocsResponse{})
 	}()
 
 	shut := make(chan error, 1)

@@ -24,10 +24,10 @@ func (s *Server) enabledSchedulers() []string {
 		structs.JobTypeSysBatch, structs.JobTypeCore}
 }
 
-// snapshotMinIndex waits until local state has applied index, then
-// snapshots it.
+// snapshotMinIndex waits until local state has applied index (or the
+// timeout passes, or the server shuts down), then snapshots it.
 func (s *Server) snapshotMinIndex(index uint64, timeout time.Duration) (*state.StateSnapshot, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	ctx, cancel := context.WithTimeout(s.ctx, timeout)
 	defer cancel()
 	if err := s.fsm.WaitForIndex(ctx, index); err != nil {
 		return nil, err
