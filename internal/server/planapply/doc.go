@@ -9,9 +9,9 @@
 // PlanResult. When any node was rejected the result carries a RefreshIndex,
 // so the worker retries on a snapshot that includes whatever beat it.
 //
-// Every piece can be stepped synchronously (TryDequeue + ApplyOne) so the
-// simulator can drive the applier deterministically; Run is only the thin
-// goroutine wrapper used on a real leader.
+// Every piece can be stepped synchronously (Dequeue with a done context,
+// then ApplyOne) so the simulator can drive the applier deterministically;
+// Run is only the thin goroutine wrapper used on a real leader.
 //
 // Wiring on the leader: on gaining leadership call SetEnabled(true) and
 // start Run with a context that ends on losing it; then SetEnabled(false),

@@ -1,6 +1,7 @@
 package planapply
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -79,7 +80,7 @@ func (h *harness) submit(p *structs.Plan) (*structs.PlanResult, error) {
 	h.t.Helper()
 	f, err := h.queue.Enqueue(p)
 	h.must(err)
-	pending := h.queue.TryDequeue()
+	pending := tryDequeue(h.queue)
 	if pending == nil {
 		h.t.Fatal("queue empty after enqueue")
 	}
@@ -203,4 +204,13 @@ func addTo(m *map[string][]*structs.Allocation, as ...*structs.Allocation) {
 	for _, a := range as {
 		(*m)[a.NodeID] = append((*m)[a.NodeID], a)
 	}
+}
+
+// tryDequeue is one non-blocking step: Dequeue with a done context, nil
+// when the queue is empty.
+func tryDequeue(q *PlanQueue) *PendingPlan {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	p, _ := q.Dequeue(ctx)
+	return p
 }
