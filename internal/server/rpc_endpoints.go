@@ -29,19 +29,10 @@ func (s *Server) registerEndpoints(r *rpc.Server) error {
 	return nil
 }
 
-// serveRPC runs one endpoint call for net/rpc. The call's context ends
-// when the server shuts down, so blocking queries stop waiting.
+// serveRPC runs one endpoint call for net/rpc. The call runs on the
+// server's root context, so blocking queries stop waiting at shutdown.
 func serveRPC[A, R any](s *Server, endpoint func(context.Context, *A) (*R, error), args *A, reply *R) error {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		select {
-		case <-s.shutdownCh:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	out, err := endpoint(ctx, args)
+	out, err := endpoint(s.ctx, args)
 	if err != nil {
 		return structs.EncodeRPCError(err) // net/rpc sends only the text
 	}
