@@ -8,9 +8,9 @@ import (
 	"net/rpc"
 	"time"
 
-	msgpackrpc "github.com/hashicorp/net-rpc-msgpackrpc/v2"
 	"github.com/hashicorp/yamux"
 
+	"github.com/drover-project/drover/internal/connlimit"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -25,6 +25,7 @@ type rpcServer struct {
 
 // ServeRPC accepts client connections on ln until the server shuts down.
 func (s *Server) ServeRPC(ln net.Listener) error {
+	ln = connlimit.Wrap(ln, s.config.RPCMaxConnsPerClient)
 	r := &rpcServer{srv: s, rpc: rpc.NewServer(), ln: ln}
 	if err := r.rpc.RegisterName("Node", &nodeRPC{s: s}); err != nil {
 		return err
@@ -70,7 +71,7 @@ func (r *rpcServer) serveConn(conn net.Conn) {
 		if err != nil {
 			return
 		}
-		go r.rpc.ServeCodec(msgpackrpc.NewCodecFromHandle(true, true, stream, structs.MsgpackHandle))
+		go r.serveStream(stream)
 	}
 }
 
