@@ -36,7 +36,18 @@ func LoadDir(dir string) (*Config, error) {
 // Default(). Files are applied directly rather than via Merge so that a later
 // file can reset a value to its zero (enabled = false).
 func Load(paths ...string) (*Config, error) {
-	c := Default()
+	return loadOnto(Default(), paths)
+}
+
+// LoadDev is Load on top of DevConfig(): `agent -dev -config F`. Only what
+// the files set changes, so dev stays on 127.0.0.1 unless a file sets
+// bind_addr itself (layering a full Default() over dev would silently move
+// it to 0.0.0.0).
+func LoadDev(paths ...string) (*Config, error) {
+	return loadOnto(DevConfig(), paths)
+}
+
+func loadOnto(c *Config, paths []string) (*Config, error) {
 	for _, p := range paths {
 		fi, err := os.Stat(p)
 		if err != nil {
