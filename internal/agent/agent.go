@@ -13,6 +13,7 @@ import (
 	"github.com/drover-project/drover/internal/agent/config"
 	"github.com/drover-project/drover/internal/client"
 	"github.com/drover-project/drover/internal/client/rpcclient"
+	"github.com/drover-project/drover/internal/connlimit"
 	"github.com/drover-project/drover/internal/server"
 )
 
@@ -101,6 +102,8 @@ func (a *Agent) serverConfig() *server.Config {
 		MaxHeartbeatsPerSecond: c.Server.MaxHeartbeatsPerSecond,
 		HeartbeatGrace:         c.Server.HeartbeatGrace,
 		JobGCThreshold:         c.Server.JobGCThreshold,
+		JobMaxCount:            c.Server.JobMaxCount,
+		RPCMaxConnsPerClient:   c.Limits.RPCMaxConnsPerClient,
 		Logger:                 a.log,
 	}
 }
@@ -110,6 +113,9 @@ func (a *Agent) serveHTTP() error {
 	if err != nil {
 		return fmt.Errorf("agent: listen on %s: %w", a.config.HTTPAddr(), err)
 	}
+	limits := DefaultHTTPLimits
+	limits.MaxConnsPerClient = a.config.Limits.HTTPMaxConnsPerClient
+	ln = connlimit.Wrap(ln, limits.MaxConnsPerClient)
 	a.listener = ln
 	info := AgentInfo{
 		Name: a.config.Name, Region: a.config.Region, Datacenter: a.config.Datacenter,
@@ -118,9 +124,11 @@ func (a *Agent) serveHTTP() error {
 	if a.rpcListener != nil {
 		info.RPCAddr = a.RPCAddr()
 	}
+	handler := NewHTTPServer(a.server, a.Client, info, a.log.With("component", "http"))
 	a.http = &http.Server{
-		Handler:           NewHTTPServer(a.server, a.Client, info, a.log.With("component", "http")),
-		ReadHeaderTimeout: 10 * time.Second,
+		Handler:           limits.withDeadlines(handler),
+		ReadHeaderTimeout: limits.ReadHeader,
+		IdleTimeout:       limits.Idle,
 	}
 	go func() {
 		if err := a.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
