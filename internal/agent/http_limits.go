@@ -88,7 +88,7 @@ func (l HTTPLimits) writeBudget(r *http.Request) time.Duration {
 // leaves.
 var streamPrefixes = []string{
 	"/v1/event/stream", "/v1/client/fs/stream/", "/v1/client/fs/logs/",
-	"/v1/agent/monitor", "/v1/client/allocation/",
+	"/v1/agent/monitor", "/v1/agent/pprof/", "/v1/client/allocation/",
 }
 
 func isStream(r *http.Request) bool {
