@@ -26,6 +26,8 @@ func (f *FSM) applierTable() map[structs.MessageType]applier {
 		structs.DeploymentStatusUpdateType:       decodeAndApply(f.applyDeploymentStatus),
 		structs.SchedulerConfigRequestType:       decodeAndApply(f.applySchedulerConfig),
 		structs.DeploymentPromoteRequestType:     decodeAndApply(f.applyDeploymentPromote),
+		structs.NamespaceUpsertRequestType:       decodeAndApply(f.applyNamespaceUpsert),
+		structs.NamespaceDeleteRequestType:       decodeAndApply(f.applyNamespaceDelete),
 	}
 }
 

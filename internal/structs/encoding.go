@@ -53,4 +53,9 @@ const (
 	JobBatchDeregisterRequestType    MessageType = 15
 	AllocUpdateDesiredTransitionType MessageType = 16
 	DeploymentPromoteRequestType     MessageType = 17
+
+	// Namespaces take values from 40 on, clear of the types other work
+	// adds after 17.
+	NamespaceUpsertRequestType MessageType = 40
+	NamespaceDeleteRequestType MessageType = 41
 )
