@@ -39,6 +39,9 @@ func (e *JobEndpoint) Register(args *JobRegisterArgs) (*JobRegisterReply, error)
 	if err := job.Validate(); err != nil {
 		return nil, BadRequest("invalid job: %w", err)
 	}
+	if err := e.srv.checkJobAdmission(job); err != nil {
+		return nil, err
+	}
 	if job.IsPeriodic() {
 		if err := periodic.Validate(job.Periodic); err != nil {
 			return nil, BadRequest("invalid job: %w", err)

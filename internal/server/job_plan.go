@@ -30,6 +30,9 @@ func (e *JobEndpoint) Plan(job *structs.Job) (*JobPlanReply, error) {
 	if err != nil {
 		return nil, BadRequest("invalid job: %w", err)
 	}
+	if err := e.srv.checkJobAdmission(proposed); err != nil {
+		return nil, err
+	}
 	snap := e.srv.State().Snapshot()
 	old, err := snap.JobByID(nil, proposed.Namespace, proposed.ID)
 	if err != nil {
