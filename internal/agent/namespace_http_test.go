@@ -67,12 +67,12 @@ func TestJobRegister_RefusesHostileJobs(t *testing.T) {
 		"malformed version": {func(j *api.Job) {
 			j.Constrain(api.NewConstraint("${attr.kernel.version}", "version", ">>>1"))
 		}, "Constraints[1].RTarget"},
-		"task named ..":     {func(j *api.Job) { j.TaskGroups[0].Tasks[0].Name = ".." }, "Tasks[0].Name"},
-		"task named .":      {func(j *api.Job) { j.TaskGroups[0].Tasks[0].Name = "." }, "Tasks[0].Name"},
-		"task named alloc":  {func(j *api.Job) { j.TaskGroups[0].Tasks[0].Name = "alloc" }, "Tasks[0].Name"},
-		"task with slash":   {func(j *api.Job) { j.TaskGroups[0].Tasks[0].Name = "a/../../b" }, "Tasks[0].Name"},
-		"task with NUL":     {func(j *api.Job) { j.TaskGroups[0].Tasks[0].Name = "a\x00b" }, "Tasks[0].Name"},
-		"count above max":   {func(j *api.Job) { j.TaskGroups[0].Count = pointer(51) }, "TaskGroups[0].Count"},
+		"task named ..":    {func(j *api.Job) { j.TaskGroups[0].Tasks[0].Name = ".." }, "Tasks[0].Name"},
+		"task named .":     {func(j *api.Job) { j.TaskGroups[0].Tasks[0].Name = "." }, "Tasks[0].Name"},
+		"task named alloc": {func(j *api.Job) { j.TaskGroups[0].Tasks[0].Name = "alloc" }, "Tasks[0].Name"},
+		"task with slash":  {func(j *api.Job) { j.TaskGroups[0].Tasks[0].Name = "a/../../b" }, "Tasks[0].Name"},
+		"task with NUL":    {func(j *api.Job) { j.TaskGroups[0].Tasks[0].Name = "a\x00b" }, "Tasks[0].Name"},
+		"count above max":  {func(j *api.Job) { j.TaskGroups[0].Count = pointer(51) }, "TaskGroups[0].Count"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
