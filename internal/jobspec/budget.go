@@ -22,6 +22,16 @@ type workBudget struct{ left int64 }
 
 func newWorkBudget() *workBudget { return &workBudget{left: MaxGeneratedElements} }
 
+// exhausted is checked before evaluating anything more: once the budget
+// is gone, every further for expression and range fails at once instead
+// of computing a result first.
+func (b *workBudget) exhausted() error {
+	if b.left < 0 {
+		return fmt.Errorf("the job file's for expressions and functions generate more than %d elements", MaxGeneratedElements)
+	}
+	return nil
+}
+
 func (b *workBudget) spend(n int) error {
 	b.left -= int64(n)
 	if b.left < 0 {
@@ -54,17 +64,24 @@ type budgetedCollection struct {
 }
 
 func (c *budgetedCollection) Value(ctx *hcl.EvalContext) (cty.Value, hcl.Diagnostics) {
+	if err := c.budget.exhausted(); err != nil {
+		return cty.DynamicVal, c.tooExpensive(nil, err)
+	}
 	v, diags := c.Expression.Value(ctx)
 	if diags.HasErrors() || !v.IsKnown() || v.IsNull() || !v.CanIterateElements() {
 		return v, diags
 	}
 	if err := c.budget.spend(v.LengthInt()); err != nil {
-		return cty.DynamicVal, append(diags, &hcl.Diagnostic{
-			Severity: hcl.DiagError, Summary: "Job file too expensive", Detail: err.Error(),
-			Subject: c.Range().Ptr(),
-		})
+		return cty.DynamicVal, c.tooExpensive(diags, err)
 	}
 	return v, diags
+}
+
+func (c *budgetedCollection) tooExpensive(diags hcl.Diagnostics, err error) hcl.Diagnostics {
+	return append(diags, &hcl.Diagnostic{
+		Severity: hcl.DiagError, Summary: "Job file too expensive", Detail: err.Error(),
+		Subject: c.Range().Ptr(),
+	})
 }
 
 // charged wraps a collection-returning function so its result's length
@@ -78,6 +95,9 @@ func charged(fn function.Function, b *workBudget) function.Function {
 			return fn.ReturnTypeForValues(args)
 		},
 		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+			if err := b.exhausted(); err != nil {
+				return cty.DynamicVal, err
+			}
 			v, err := fn.Call(args)
 			if err == nil && v.IsKnown() && !v.IsNull() && v.CanIterateElements() {
 				if err := b.spend(v.LengthInt()); err != nil {
