@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -70,8 +69,13 @@ func renderTemplate(taskDir string, t *structs.Template, env map[string]string, 
 	if err != nil {
 		return nil, fmt.Errorf("parse: %w", err)
 	}
+	for _, t := range tmpl.Templates() {
+		if err := checkTemplateLoops(t.Root, 0); err != nil {
+			return nil, fmt.Errorf("parse: %w", err)
+		}
+	}
 	var buf bytes.Buffer
-	if err := tmpl.Execute(&buf, nil); err != nil {
+	if err := tmpl.Execute(newCapWriter(&buf), nil); err != nil {
 		return nil, fmt.Errorf("render: %w", err)
 	}
 	if err := writeFileAtomic(dest, buf.Bytes(), perm); err != nil {
@@ -96,8 +100,7 @@ func templateText(taskDir string, t *structs.Template, ip *Interpolator) (string
 	if err != nil {
 		return "", fmt.Errorf("source: %w", err)
 	}
-	b, err := os.ReadFile(p)
-	return string(b), err
+	return readCapped(p)
 }
 
 // parsePerms reads an octal mode such as "0600".
@@ -172,9 +175,9 @@ func templateFuncs(taskDir string, env map[string]string) template.FuncMap {
 		"toUpper":      strings.ToUpper,
 		"toLower":      strings.ToLower,
 		"trimSpace":    strings.TrimSpace,
-		"split":        func(sep, s string) []string { return strings.Split(s, sep) },
-		"join":         func(sep string, l []string) string { return strings.Join(l, sep) },
-		"replaceAll":   func(from, to, s string) string { return strings.ReplaceAll(s, from, to) },
+		"split":        func(sep, s string) ([]string, error) { return splitCapped(sep, s) },
+		"join":         joinCapped,
+		"replaceAll":   replaceAllCapped,
 		"contains":     contains,
 		"hasPrefix":    func(prefix, s string) bool { return strings.HasPrefix(s, prefix) },
 		"hasSuffix":    func(suffix, s string) bool { return strings.HasSuffix(s, suffix) },
@@ -213,8 +216,7 @@ func readTaskFile(taskDir, p string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	b, err := os.ReadFile(full)
-	return string(b), err
+	return readCapped(full)
 }
 
 // contains reports whether s (a string) contains needle, or s (a list)
