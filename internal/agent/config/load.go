@@ -91,6 +91,20 @@ func applyFile(c *Config, path string) error {
 	if err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
+	return applySource(c, path, src)
+}
+
+// LoadBytes is LoadFile for a config already in memory; path names it in
+// errors and picks JSON (".json") or HCL.
+func LoadBytes(path string, src []byte) (*Config, error) {
+	c := &Config{}
+	if err := applySource(c, path, src); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func applySource(c *Config, path string, src []byte) error {
 	// A fresh parser per file: it caches by name, and we never reuse files.
 	p := hclparse.NewParser()
 	var f *hcl.File

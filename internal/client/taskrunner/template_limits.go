@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"text/template"
 	"text/template/parse"
 )
 
@@ -36,14 +37,17 @@ func (c *capWriter) Write(p []byte) (int, error) {
 	return c.w.Write(p)
 }
 
-// MaxTemplateListLen caps the lists split builds and a literal range
-// count; MaxTemplateRangeDepth caps how deep ranges nest. A range that
-// writes nothing never meets the output cap, so the loops themselves are
-// bounded: at most 100,000^2 iterations.
+// MaxTemplateListLen caps the lists split builds. MaxTemplateSteps caps
+// the range iterations and template invocations of one render: a loop
+// that writes nothing never meets the output cap, and a template that
+// calls itself twice explores 2^depth calls.
 const (
-	MaxTemplateListLen    = 100_000
-	MaxTemplateRangeDepth = 2
+	MaxTemplateListLen = 100_000
+	MaxTemplateSteps   = 1_000_000
 )
+
+// tickFunc is the hidden function counted at every step.
+const tickFunc = "__drover_step"
 
 // splitCapped is split refusing more than MaxTemplateListLen elements.
 func splitCapped(sep, s string) ([]string, error) {
@@ -53,57 +57,60 @@ func splitCapped(sep, s string) ([]string, error) {
 	return strings.Split(s, sep), nil
 }
 
-// checkTemplateLoops refuses ranges nested deeper than
-// MaxTemplateRangeDepth and ranges over an integer literal above
-// MaxTemplateListLen ({{ range 1000000000 }}).
-func checkTemplateLoops(node parse.Node, depth int) error {
-	switch n := node.(type) {
-	case *parse.ListNode:
-		if n == nil {
-			return nil
+// stepCounter returns the step function: it fails the render once
+// MaxTemplateSteps steps have run.
+func stepCounter() func() (string, error) {
+	steps := 0
+	return func() (string, error) {
+		if steps++; steps > MaxTemplateSteps {
+			return "", fmt.Errorf("template runs more than %d loop iterations and template calls", MaxTemplateSteps)
 		}
-		for _, c := range n.Nodes {
-			if err := checkTemplateLoops(c, depth); err != nil {
-				return err
-			}
+		return "", nil
+	}
+}
+
+// countSteps puts a call of the step function at the start of every
+// template body and every range body of tmpl, so each iteration and each
+// invocation is counted. text/template has no execution budget of its
+// own; its parse tree is the place to add one.
+func countSteps(tmpl *template.Template, funcs template.FuncMap) error {
+	probe, err := template.New("step").Funcs(funcs).Parse("{{" + tickFunc + "}}")
+	if err != nil {
+		return err
+	}
+	step := probe.Tree.Root.Nodes[0]
+	for _, t := range tmpl.Templates() {
+		if t.Tree == nil || t.Tree.Root == nil {
+			continue
 		}
-	case *parse.RangeNode:
-		if depth+1 > MaxTemplateRangeDepth {
-			return fmt.Errorf("ranges nest deeper than %d", MaxTemplateRangeDepth)
-		}
-		if err := checkRangeCount(n.Pipe); err != nil {
-			return err
-		}
-		if err := checkTemplateLoops(n.List, depth+1); err != nil {
-			return err
-		}
-		return checkTemplateLoops(n.ElseList, depth)
-	case *parse.IfNode:
-		if err := checkTemplateLoops(n.List, depth); err != nil {
-			return err
-		}
-		return checkTemplateLoops(n.ElseList, depth)
-	case *parse.WithNode:
-		if err := checkTemplateLoops(n.List, depth); err != nil {
-			return err
-		}
-		return checkTemplateLoops(n.ElseList, depth)
+		addStep(t.Tree.Root, step)
+		t.Tree.Root.Nodes = append([]parse.Node{step}, t.Tree.Root.Nodes...)
 	}
 	return nil
 }
 
-func checkRangeCount(pipe *parse.PipeNode) error {
-	if pipe == nil {
-		return nil
-	}
-	for _, cmd := range pipe.Cmds {
-		for _, arg := range cmd.Args {
-			if num, ok := arg.(*parse.NumberNode); ok && num.IsInt && num.Int64 > MaxTemplateListLen {
-				return fmt.Errorf("range over %d is more than %d iterations", num.Int64, MaxTemplateListLen)
-			}
+func addStep(node parse.Node, step parse.Node) {
+	switch n := node.(type) {
+	case *parse.ListNode:
+		if n == nil {
+			return
 		}
+		for _, c := range n.Nodes {
+			addStep(c, step)
+		}
+	case *parse.RangeNode:
+		addStep(n.List, step)
+		addStep(n.ElseList, step)
+		if n.List != nil {
+			n.List.Nodes = append([]parse.Node{step}, n.List.Nodes...)
+		}
+	case *parse.IfNode:
+		addStep(n.List, step)
+		addStep(n.ElseList, step)
+	case *parse.WithNode:
+		addStep(n.List, step)
+		addStep(n.ElseList, step)
 	}
-	return nil
 }
 
 // replaceAllCapped is replaceAll refusing results over the cap, computed

@@ -15,8 +15,9 @@ func TestTemplateLimits(t *testing.T) {
 		// 16 MB of output from a template of under 150 bytes.
 		"output bomb":           {`{{ $s := replaceAll "a" "aaaaaaaaaaaaaaaa" "aaaaaaaaaaaaaaaa" }}{{ range split "" $s }}{{ range split "" $s }}{{ $s }}{{ end }}{{ end }}`, "larger than"},
 		"replaceAll growth":     {`{{ replaceAll "a" "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" (replaceAll "a" "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" (replaceAll "a" "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" (replaceAll "a" "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"))) }}`, "larger than"},
-		"range over a huge int": {`{{ range 1000000000 }}{{ end }}`, "more than 100000 iterations"},
-		"ranges nested 3 deep":  {`{{ range split "," "a,b" }}{{ range split "," "a,b" }}{{ range split "," "a,b" }}x{{ end }}{{ end }}{{ end }}`, "nest deeper"},
+		"range over a huge int": {`{{ range 1000000000 }}{{ end }}`, "more than 1000000 loop iterations"},
+		"silent nested ranges":  {`{{ range 2000 }}{{ range 2000 }}{{ end }}{{ end }}`, "more than 1000000 loop iterations"},
+		"doubling recursion":    {`{{ define "x" }}{{ template "x" }}{{ template "x" }}{{ end }}{{ template "x" }}`, "maximum template depth"},
 		"huge split":            {`{{ $s := replaceAll "a" "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" (replaceAll "a" "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa") }}{{ len (split "" $s) }}`, "more than 100000 elements"},
 		"ordinary":              {`{{ range split "," "a,b" }}{{ range split "," "x,y" }}{{ . }}{{ end }}{{ end }}`, ""},
 	}

@@ -65,14 +65,13 @@ func renderTemplate(taskDir string, t *structs.Template, env map[string]string, 
 	if err != nil {
 		return nil, err
 	}
-	tmpl, err := template.New(filepath.Base(dest)).Funcs(templateFuncs(taskDir, env)).Parse(text)
+	funcs := templateFuncs(taskDir, env)
+	tmpl, err := template.New(filepath.Base(dest)).Funcs(funcs).Parse(text)
 	if err != nil {
 		return nil, fmt.Errorf("parse: %w", err)
 	}
-	for _, t := range tmpl.Templates() {
-		if err := checkTemplateLoops(t.Root, 0); err != nil {
-			return nil, fmt.Errorf("parse: %w", err)
-		}
+	if err := countSteps(tmpl, funcs); err != nil {
+		return nil, err
 	}
 	var buf bytes.Buffer
 	if err := tmpl.Execute(newCapWriter(&buf), nil); err != nil {
@@ -186,6 +185,7 @@ func templateFuncs(taskDir string, env map[string]string) template.FuncMap {
 		"toJSON":       toJSON,
 		"base64Encode": func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) },
 		"base64Decode": base64Decode,
+		tickFunc:       stepCounter(),
 	}
 	for name, needs := range unavailableFuncs {
 		fm[name] = unavailable(name, needs)
