@@ -87,24 +87,10 @@ func (c *budgetedCollection) tooExpensive(diags hcl.Diagnostics, err error) hcl.
 // charged wraps a collection-returning function so its result's length
 // is spent from b.
 func charged(fn function.Function, b *workBudget) function.Function {
-	return function.New(&function.Spec{
-		Description: fn.Description(),
-		Params:      fn.Params(),
-		VarParam:    fn.VarParam(),
-		Type: func(args []cty.Value) (cty.Type, error) {
-			return fn.ReturnTypeForValues(args)
-		},
-		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
-			if err := b.exhausted(); err != nil {
-				return cty.DynamicVal, err
-			}
-			v, err := fn.Call(args)
-			if err == nil && v.IsKnown() && !v.IsNull() && v.CanIterateElements() {
-				if err := b.spend(v.LengthInt()); err != nil {
-					return cty.DynamicVal, err
-				}
-			}
-			return v, err
-		},
+	return wrapFunc(fn, func([]cty.Value) error { return b.exhausted() }, func(v cty.Value) error {
+		if v.IsKnown() && !v.IsNull() && v.CanIterateElements() {
+			return b.spend(v.LengthInt())
+		}
+		return nil
 	})
 }
