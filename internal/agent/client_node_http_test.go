@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hashicorp/nomad/api"
 )
 
 func TestClientHostStats_LocalAndForwarded(t *testing.T) {
@@ -26,5 +28,38 @@ func TestClientHostStats_LocalAndForwarded(t *testing.T) {
 	})
 	if _, err := c.Nodes().Stats("no-such-node", nil); err == nil || !strings.Contains(err.Error(), "404") {
 		t.Fatalf("unknown node: %v", err)
+	}
+}
+
+func TestClientMetadata_ForwardedApplyReachesTheServer(t *testing.T) {
+	first, c := clientTestAgent(t)
+	second := clientOnlyAgent(t, first.RPCAddr())
+	nodeID := second.Client().NodeID()
+	v := "blue"
+	eventually(t, 10*time.Second, func() string { // once the node has registered
+		resp, err := c.Nodes().Meta().Apply(&api.NodeMetaApplyRequest{NodeID: nodeID, Meta: map[string]*string{"color": &v}}, nil)
+		if err != nil || resp.Meta["color"] != "blue" || resp.Dynamic["color"] == nil {
+			return fmt.Sprintf("apply through the server agent: %+v %v", resp, err)
+		}
+		return ""
+	})
+	eventually(t, 10*time.Second, func() string {
+		node, _, err := c.Nodes().Info(nodeID, nil)
+		if err != nil || node.Meta["color"] != "blue" {
+			return fmt.Sprintf("server's node meta: %v %v", node.Meta, err)
+		}
+		return ""
+	})
+	// A null unsets the key.
+	resp, err := c.Nodes().Meta().Apply(&api.NodeMetaApplyRequest{NodeID: nodeID, Meta: map[string]*string{"color": nil}}, nil)
+	if err != nil || resp.Meta["color"] != "" {
+		t.Fatalf("unset: %+v %v", resp, err)
+	}
+	read, err := c.Nodes().Meta().Read(nodeID, nil)
+	if err != nil || read.Meta["color"] != "" {
+		t.Fatalf("read: %+v %v", read, err)
+	}
+	if _, err := c.Nodes().Meta().Apply(&api.NodeMetaApplyRequest{Meta: map[string]*string{"bad key": &v}}, nil); err == nil || !strings.Contains(err.Error(), "400") {
+		t.Fatalf("bad key: %v", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/drover-project/drover/internal/server"
+	"github.com/drover-project/drover/internal/structs"
 )
 
 func (h *HTTPServer) snapshotRoutes() {
@@ -44,7 +45,9 @@ func (h *HTTPServer) snapshotSave(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/octet-stream")
 	w.Header().Set("Content-Length", strconv.FormatInt(size, 10))
 	w.Header().Set("Digest", "sha-256="+base64.StdEncoding.EncodeToString(sum.Sum(nil)))
-	setIndex(w, h.srv.State().LatestIndex())
+	if stats, err := h.srv.Status.RaftStats(r.Context(), &structs.GenericRequest{}); err == nil {
+		setIndex(w, stats.AppliedIndex)
+	}
 	if _, err := io.Copy(w, f); err != nil {
 		h.log.Debug("snapshot: client went away", "error", err)
 	}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -31,14 +32,14 @@ func TestWriteFuzzSeeds(t *testing.T) {
 		Drivers: map[string]*structs.DriverInfo{"exec": {Detected: true}}}
 	write("FuzzRPCRequest", "register", rpcRequest("Node.Register", &structs.NodeRegisterArgs{Node: node}))
 	write("FuzzRPCRequest", "heartbeat", rpcRequest("Node.UpdateStatus", &structs.NodeHeartbeatArgs{NodeID: "n1", SecretID: "s", Status: "ready"}))
-	write("FuzzRPCRequest", "allocs", rpcRequest("Node.GetClientAllocs", &structs.NodeAllocsArgs{NodeID: "n1", MinQueryIndex: 5}))
+	write("FuzzRPCRequest", "allocs", rpcRequest("Node.GetClientAllocs", &structs.NodeAllocsArgs{NodeID: "n1", QueryOptions: structs.QueryOptions{MinQueryIndex: 5}}))
 	write("FuzzRPCRequest", "update", rpcRequest("Node.UpdateAlloc", &structs.AllocClientUpdateArgs{NodeID: "n1",
 		Allocs: []*structs.Allocation{{ID: "a", ClientStatus: "running", TaskStates: map[string]*structs.TaskState{"t": {State: "running"}}}}}))
 	write("FuzzRPCRequest", "two_calls", append(rpcRequest("Node.UpdateStatus", &structs.NodeHeartbeatArgs{}), rpcRequest("Nope.X", &structs.NodeHeartbeatArgs{})...))
 
 	s := testServer(t, "")
 	defer s.Shutdown()
-	if _, err := s.Job.Register(&JobRegisterArgs{Job: testJob("web")}); err != nil {
+	if _, err := s.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: testJob("web")}); err != nil {
 		t.Fatal(err)
 	}
 	var good bytes.Buffer

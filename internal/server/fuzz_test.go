@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"log/slog"
 	"net/rpc"
@@ -66,7 +67,7 @@ func FuzzRPCRequest(f *testing.F) {
 	f.Add(rpcRequest("Node.Register", &structs.NodeRegisterArgs{Node: &structs.Node{ID: "n1", Name: "x", Datacenter: "dc1",
 		Attributes: map[string]string{"kernel.name": "linux"}, Drivers: map[string]*structs.DriverInfo{"exec": {Detected: true}}}}))
 	f.Add(rpcRequest("Node.UpdateStatus", &structs.NodeHeartbeatArgs{NodeID: "n1", SecretID: "s", Status: "ready"}))
-	f.Add(rpcRequest("Node.GetClientAllocs", &structs.NodeAllocsArgs{NodeID: "n1", MinQueryIndex: 5}))
+	f.Add(rpcRequest("Node.GetClientAllocs", &structs.NodeAllocsArgs{NodeID: "n1", QueryOptions: structs.QueryOptions{MinQueryIndex: 5}}))
 	f.Add(rpcRequest("Node.UpdateAlloc", &structs.AllocClientUpdateArgs{NodeID: "n1", Allocs: []*structs.Allocation{{ID: "a", ClientStatus: "running",
 		TaskStates: map[string]*structs.TaskState{"t": {State: "running"}}}}}))
 	f.Add(rpcRequest("Nope.Nope", &structs.NodeHeartbeatArgs{}))
@@ -118,20 +119,21 @@ func testServerFuzz(f *testing.F) *Server {
 	if err := s.WaitForLeader(10e9); err != nil {
 		f.Fatal(err)
 	}
-	if _, err := s.Job.Register(&JobRegisterArgs{Job: testJob("web")}); err != nil {
+	if _, err := s.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: testJob("web")}); err != nil {
 		f.Fatal(err)
 	}
 	return s
 }
 
-// FuzzFilter feeds list filters (?filter=, go-bexpr) to Paginate over
-// real objects of each listed kind: a filter is compiled and evaluated
-// against their fields, and a bad one is a 400, never a panic.
+// FuzzFilter feeds list filters (?filter=, go-bexpr) to the filters the
+// list endpoints compile: over the job, node and alloc list stubs and over
+// evaluations as stored. A filter is compiled and evaluated against real
+// objects' fields; a bad one is a 400, never a panic.
 func FuzzFilter(f *testing.F) {
 	for _, seed := range []string{
 		`JobID == "web"`, `Status != "pending" and Priority > 10`, `Meta.owner is not empty`,
-		`"dc1" in Datacenters`, `TaskGroups.Count > 1`, `ClientStatus matches "run.*"`, `ID contains "a"`,
-		`not (Name == "x") or Attributes["kernel.name"] == "linux"`,
+		`"dc1" in Datacenters`, `TaskStates.t.State == "running"`, `ClientStatus matches "run.*"`, `ID contains "a"`,
+		`not (Name == "x") or Drivers.exec.Detected == true`,
 	} {
 		f.Add(seed)
 	}
@@ -150,13 +152,25 @@ func FuzzFilter(f *testing.F) {
 				t.Fatalf("filter %q answered %d: %v", filter, ErrorCode(err), err)
 			}
 		}
-		_, _, err := Paginate([]*structs.Job{job}, func(j *structs.Job) string { return j.ID }, q)
-		check(err)
-		_, _, err = Paginate([]*structs.Evaluation{eval}, func(e *structs.Evaluation) string { return e.ID }, q)
-		check(err)
-		_, _, err = Paginate([]*structs.Allocation{alloc}, func(a *structs.Allocation) string { return a.ID }, q)
-		check(err)
-		_, _, err = Paginate([]*structs.Node{node}, func(n *structs.Node) string { return n.ID }, q)
-		check(err)
+		if m, err := stubFilter(q, jobStub); err != nil || m == nil {
+			check(err)
+		} else {
+			_, err = m(job)
+			check(err)
+		}
+		if m, err := stubFilter(q, nodeStub); err == nil && m != nil {
+			_, err = m(node)
+			check(err)
+		}
+		if m, err := stubFilter(q, allocStub); err == nil && m != nil {
+			_, err = m(alloc)
+			check(err)
+		}
+		if m, err := pageFilter[structs.Evaluation](q, nil); err != nil {
+			check(err)
+		} else {
+			_, err = m(eval)
+			check(err)
+		}
 	})
 }

@@ -22,8 +22,8 @@ func (panicker) Now(args *structs.NodeHeartbeatArgs, reply *structs.GenericRespo
 	return nil
 }
 
-// dialRPC opens a multiplexed RPC session to addr.
-func dialRPC(t *testing.T, addr string) *yamux.Session {
+// dialSession opens a multiplexed RPC session to addr.
+func dialSession(t *testing.T, addr string) *yamux.Session {
 	t.Helper()
 	conn, err := net.Dial("tcp", addr)
 	if err != nil {
@@ -40,7 +40,7 @@ func dialRPC(t *testing.T, addr string) *yamux.Session {
 	return session
 }
 
-func callRPC(t *testing.T, session *yamux.Session, method string, args, reply any) error {
+func callOnSession(t *testing.T, session *yamux.Session, method string, args, reply any) error {
 	t.Helper()
 	stream, err := session.Open()
 	if err != nil {
@@ -63,16 +63,16 @@ func TestRPC_HandlerPanicIsRecovered(t *testing.T) {
 	}
 	defer ln.Close()
 	r := &rpcServer{srv: s, rpc: rpc.NewServer(), ln: connlimit.Wrap(ln, 0)}
-	r.rpc.RegisterName("Node", &nodeRPC{s: s})
+	r.rpc.RegisterName("Node", nodeRPC{s: s})
 	r.rpc.RegisterName("Boom", panicker{})
 	go r.accept()
 
-	session := dialRPC(t, ln.Addr().String())
-	err = callRPC(t, session, "Boom.Now", &structs.NodeHeartbeatArgs{}, &structs.GenericResponse{})
+	session := dialSession(t, ln.Addr().String())
+	err = callOnSession(t, session, "Boom.Now", &structs.NodeHeartbeatArgs{}, &structs.GenericResponse{})
 	if err == nil || !strings.Contains(err.Error(), "internal error in Boom.Now") {
 		t.Fatalf("panicking handler: %v", err)
 	}
-	err = callRPC(t, session, "Node.Register", &structs.NodeRegisterArgs{}, &structs.NodeUpdateResponse{})
+	err = callOnSession(t, session, "Node.Register", &structs.NodeRegisterArgs{}, &structs.NodeUpdateResponse{})
 	if err == nil || !strings.Contains(err.Error(), "missing node") {
 		t.Fatalf("call after the panic: %v", err)
 	}

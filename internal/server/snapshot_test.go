@@ -3,12 +3,15 @@ package server
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/raft"
+
+	"github.com/drover-project/drover/internal/structs"
 )
 
 // operatorSnapshot builds an operator snapshot file around payload, with
@@ -31,7 +34,7 @@ func operatorSnapshot(t testing.TB, payload []byte) []byte {
 func TestRestoreSnapshot_GarbagePayloadIsRefusedAndServerRestarts(t *testing.T) {
 	dir := t.TempDir()
 	s := testServer(t, dir)
-	if _, err := s.Job.Register(&JobRegisterArgs{Job: testJob("keep")}); err != nil {
+	if _, err := s.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: testJob("keep")}); err != nil {
 		t.Fatal(err)
 	}
 	for _, payload := range [][]byte{
