@@ -85,9 +85,10 @@ func (l HTTPLimits) writeBudget(r *http.Request) time.Duration {
 }
 
 // streamPrefixes are endpoints whose replies stream until the client
-// leaves.
+// leaves, or download a file of any size.
 var streamPrefixes = []string{
 	"/v1/event/stream", "/v1/client/fs/stream/", "/v1/client/fs/logs/",
+	"/v1/client/fs/cat/", "/v1/client/fs/readat/",
 	"/v1/agent/monitor", "/v1/agent/pprof/", "/v1/client/allocation/",
 }
 

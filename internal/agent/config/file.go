@@ -30,12 +30,13 @@ type fileConfig struct {
 	Limits      *fileLimits    `hcl:"limits,block"`
 }
 
+// fileLimits is the limits { } block. The handshake timeouts are read so
+// Nomad files load; they matter once TLS is served.
 type fileLimits struct {
 	HTTPMaxConnsPerClient *int           `hcl:"http_max_conns_per_client,optional"`
 	RPCMaxConnsPerClient  *int           `hcl:"rpc_max_conns_per_client,optional"`
 	HTTPSHandshakeTimeout hcl.Expression `hcl:"https_handshake_timeout,optional"`
 	RPCHandshakeTimeout   hcl.Expression `hcl:"rpc_handshake_timeout,optional"`
-	RPCMaxConcurrent      *int           `hcl:"rpc_max_concurrent_streams,optional"`
 }
 
 type filePorts struct {
