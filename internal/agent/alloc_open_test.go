@@ -3,6 +3,7 @@ package agent
 import (
 	"errors"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -113,5 +114,42 @@ func TestOpenBeneath_SymlinkSwapRaceNeverServesHostFile(t *testing.T) {
 	}
 	if served == 0 || refused == 0 || swaps.Load() == 0 {
 		t.Logf("served %d, refused %d, swaps %d: the race barely ran", served, refused, swaps.Load())
+	}
+}
+
+// The same race through the HTTP API: a file in the alloc dir is swapped
+// for a symlink to a host file while GET /v1/client/fs/cat reads it, a few
+// thousand times; the host file is never served.
+func TestClientFS_SymlinkSwapRaceOverHTTP(t *testing.T) {
+	a, c := clientTestAgent(t)
+	alloc := runJob(t, c, shellJob("race", `sleep 1000`))
+	root, err := a.Client().AllocFS(alloc.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := filepath.Join(t.TempDir(), "host-secret")
+	must(t, os.WriteFile(host, []byte("HOST-SECRET"), 0o644))
+	target := filepath.Join(root, "alloc", "swap")
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			_ = os.WriteFile(target+".f", []byte("data"), 0o644)
+			_ = os.Rename(target+".f", target)
+			_ = os.Symlink(host, target+".l")
+			_ = os.Rename(target+".l", target)
+		}
+	}()
+	defer func() { close(stop); <-done }()
+	for i := 0; i < 3000; i++ {
+		code, body := rawGet(t, a.HTTPAddr(), "/v1/client/fs/cat/"+alloc.ID, url.Values{"path": {"alloc/swap"}})
+		if strings.Contains(body, "HOST-SECRET") {
+			t.Fatalf("request %d served the host file (%d)", i, code)
+		}
 	}
 }
