@@ -35,3 +35,17 @@ plugin "raw_exec" {
 		t.Fatalf("explicit bind_addr: %q, %v", c.BindAddr, err)
 	}
 }
+
+func TestLoad_LimitsAndJobMaxCount(t *testing.T) {
+	c, err := LoadBytes("x.hcl", []byte("limits {\n  http_max_conns_per_client = 7\n  rpc_max_conns_per_client = 9\n  https_handshake_timeout = \"5s\"\n}\nserver {\n  job_max_count = 42\n}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	merged := Default().Merge(c)
+	if merged.Limits.HTTPMaxConnsPerClient != 7 || merged.Limits.RPCMaxConnsPerClient != 9 || merged.Server.JobMaxCount != 42 {
+		t.Fatalf("limits %+v, job_max_count %d", merged.Limits, merged.Server.JobMaxCount)
+	}
+	if d := Default(); d.Limits.HTTPMaxConnsPerClient != 100 || d.Limits.RPCMaxConnsPerClient != 100 {
+		t.Fatalf("default limits %+v, want Nomad's 100/100", d.Limits)
+	}
+}
