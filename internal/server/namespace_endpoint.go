@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/hashicorp/go-memdb"
@@ -69,6 +70,9 @@ func (e *NamespaceEndpoint) Delete(ctx context.Context, args *structs.NamespaceD
 		}
 	}
 	index, err := e.srv.raftApply(structs.NamespaceDeleteRequestType, &structs.NamespaceDeleteRequest{Namespaces: args.Namespaces})
+	if errors.Is(err, state.ErrNamespaceNotEmpty) {
+		return nil, BadRequest("Name: %v", err) // a job arrived after the check above
+	}
 	if err != nil {
 		return nil, err
 	}
