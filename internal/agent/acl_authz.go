@@ -138,6 +138,12 @@ func isPublic(c aclCheck) bool {
 
 func management(c *authzRequest) bool { return c.acl.IsManagement() }
 
+// anyToken allows every caller whose token resolves (anonymous too).
+func anyToken(*authzRequest) bool { return true }
+
+// namespaceNamed requires a capability in the {name} namespace.
+func namespaceNamed(c *authzRequest) bool { return c.acl.AllowNamespace(c.pathValue("name")) }
+
 func nodeRead(c *authzRequest) bool      { return c.acl.AllowNodeRead() }
 func nodeWrite(c *authzRequest) bool     { return c.acl.AllowNodeWrite() }
 func agentRead(c *authzRequest) bool     { return c.acl.AllowAgentRead() }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -174,6 +175,19 @@ func matrixCases(f matrixFixture) []matrixCase {
 		{"DELETE", "/v1/acl/policy/nope", nil, nil},
 		{"DELETE", "/v1/acl/token/00000000-0000-0000-0000-000000000000", nil, nil},
 
+		// Job history.
+		{"GET", "/v1/job/web/submission?version=0", nil, readsDefault},
+		{"GET", "/v1/job/api/scale?namespace=prod", nil, plus(readsProd)},
+		{"PUT", "/v1/job/nope/stable", map[string]any{"JobID": "nope", "JobVersion": 0, "Stable": true}, writesDefault},
+		{"PUT", "/v1/job/nope/versions/v1/tag", map[string]any{"Version": 0}, writesDefault},
+
+		// Namespaces.
+		{"GET", "/v1/namespaces", nil, allTokensButBogus},
+		{"GET", "/v1/namespace/prod", nil, plus(readsProd, []string{"list-all"})},
+		{"GET", "/v1/namespace/default", nil, plus(readsDefault, []string{"list-all", "scale-default", "logs-default"})},
+		{"PUT", "/v1/namespace/x", map[string]any{"Name": "x"}, nil},
+		{"DELETE", "/v1/namespace/nope", nil, nil},
+
 		// Public.
 		{"GET", "/v1/status/leader", nil, allTokens},
 		{"GET", "/v1/agent/health", nil, allTokens},
@@ -184,6 +198,10 @@ func matrixCases(f matrixFixture) []matrixCase {
 // allTokens marks a public endpoint: every token, even none, may call it
 // (a bogus secret included: the endpoint does not look at it).
 var allTokens = []string{"*"}
+
+// allTokensButBogus: every token that resolves, the anonymous one too.
+var allTokensButBogus = []string{tokAnonymous, "read-default", "write-default", "read-prod", "scale-default", "logs-default",
+	"list-all", "deny-default", "node-read", "node-write", "agent-read", "agent-write", "operator-read", "operator-write"}
 
 func TestACLMatrix_DeniesWhatPoliciesDoNotGrant(t *testing.T) {
 	a, root, rootSecret := matrixAgent(t)
@@ -271,6 +289,9 @@ func matrixFixtures(t *testing.T, a *Agent, c *api.Client) matrixFixture {
 		t.Fatal(err)
 	}
 	f := matrixFixture{nodeID: node.ID}
+	if _, err := c.Namespaces().Register(&api.Namespace{Name: "prod"}, nil); err != nil {
+		t.Fatal(err)
+	}
 	for _, j := range []struct{ id, ns string }{{"web", "default"}, {"api", "prod"}} {
 		job := testAPIJob(j.id)
 		job.Namespace = pointer(j.ns)
@@ -326,10 +347,8 @@ func matrixTokens(t *testing.T, c *api.Client, rootSecret string) map[string]str
 // returns the HTTP status (200 for success) and error text.
 func matrixCall(t *testing.T, a *Agent, secret string, tc matrixCase) (int, string) {
 	t.Helper()
-	c, err := api.NewClient(&api.Config{Address: "http://" + a.HTTPAddr(), SecretID: secret})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := matrixClient(t, a, secret)
+	var err error
 	q := &api.QueryOptions{}
 	w := &api.WriteOptions{}
 	switch tc.method {
@@ -416,6 +435,13 @@ func TestACLLists_ShowOnlyPermittedNamespaces(t *testing.T) {
 		for _, d := range deps {
 			seen = append(seen, "deployment:"+d.Namespace)
 		}
+		namespaces, _, err := c.Namespaces().List(nil)
+		if err != nil {
+			t.Fatalf("%s: namespaces: %v", tc.token, err)
+		}
+		for _, n := range namespaces {
+			seen = append(seen, "namespace:"+n.Name)
+		}
 		for _, s := range seen {
 			_, ns, _ := strings.Cut(s, ":")
 			if !slicesContains(tc.want, ns) {
@@ -423,7 +449,7 @@ func TestACLLists_ShowOnlyPermittedNamespaces(t *testing.T) {
 			}
 		}
 		for _, ns := range tc.want {
-			for _, kind := range []string{"job", "alloc", "eval", "deployment"} {
+			for _, kind := range []string{"job", "alloc", "eval", "deployment", "namespace"} {
 				if !slicesContains(seen, kind+":"+ns) {
 					t.Errorf("%s does not see the %s of namespace %s", tc.token, kind, ns)
 				}
@@ -457,4 +483,22 @@ func TestACLLists_ShowOnlyPermittedNamespaces(t *testing.T) {
 	if err != nil || len(res.Matches["nodes"]) != 1 {
 		t.Fatalf("management search: %v, %v", res, err)
 	}
+}
+
+// matrixClients holds one official client per agent and secret, so the
+// matrix reuses connections (the agent caps connections per client IP).
+var matrixClients sync.Map
+
+func matrixClient(t *testing.T, a *Agent, secret string) *api.Client {
+	t.Helper()
+	key := a.HTTPAddr() + "|" + secret
+	if c, ok := matrixClients.Load(key); ok {
+		return c.(*api.Client)
+	}
+	c, err := api.NewClient(&api.Config{Address: "http://" + a.HTTPAddr(), SecretID: secret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	matrixClients.Store(key, c)
+	return c
 }

@@ -56,6 +56,7 @@ type HTTPServer struct {
 	// (https with tls { http = true }).
 	forwardScheme    string
 	forwardTransport http.RoundTripper
+	cpuSamples       *sampleCache // last CPU sample per task, for alloc stats rates
 }
 
 // NewHTTPServer returns the API handler for an agent's server (may be nil)
@@ -65,7 +66,7 @@ func NewHTTPServer(srv *server.Server, localClient func() *client.Client, info A
 		localClient = func() *client.Client { return nil }
 	}
 	h := &HTTPServer{srv: srv, client: localClient, info: info, log: log, mux: http.NewServeMux(), logs: newLogHub(),
-		forwardScheme: "http", forwardTransport: forwardTransport}
+		forwardScheme: "http", forwardTransport: forwardTransport, cpuSamples: newSampleCache()}
 	h.routes()
 	return h
 }

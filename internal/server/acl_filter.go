@@ -51,6 +51,15 @@ func (s *Server) searchableContexts(args structs.RPCInfo, contexts []string) ([]
 	}), nil
 }
 
+// visibleNamespaces keeps the namespaces the caller holds a capability in.
+func (s *Server) visibleNamespaces(args structs.RPCInfo, all []*structs.Namespace) ([]*structs.Namespace, error) {
+	a, err := s.ResolveToken(args.RequestToken())
+	if err != nil || a.IsManagement() {
+		return all, err
+	}
+	return slices.DeleteFunc(slices.Clone(all), func(ns *structs.Namespace) bool { return !a.AllowNamespace(ns.Name) }), nil
+}
+
 func jobNamespace(j *structs.Job) string          { return j.Namespace }
 func allocNamespace(a *structs.Allocation) string { return a.Namespace }
 func evalNamespace(e *structs.Evaluation) string  { return e.Namespace }

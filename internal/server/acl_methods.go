@@ -72,6 +72,19 @@ var methodRules = map[string]methodCheck{
 	"Node.UpdateDrain":       coarse((*acl.ACL).AllowNodeWrite),
 	"Node.UpdateEligibility": coarse((*acl.ACL).AllowNodeWrite),
 
+	"Job.ScaleStatus":   nsCap(acl.NamespaceCapabilityReadJobScaling, acl.NamespaceCapabilityReadJob),
+	"Job.GetSubmission": nsCap(acl.NamespaceCapabilityReadJob),
+	"Job.Stable":        nsCap(acl.NamespaceCapabilitySubmitJob),
+	"Job.TagVersion":    nsCap(acl.NamespaceCapabilitySubmitJob),
+
+	// Namespaces: any token lists (and sees only the namespaces it holds
+	// a capability in); reading one needs a capability in it; writes
+	// need management.
+	"Namespace.List":   anyCaller,
+	"Namespace.Get":    namespaceNamed,
+	"Namespace.Upsert": management,
+	"Namespace.Delete": management,
+
 	"Operator.RaftGetConfiguration":      coarse((*acl.ACL).AllowOperatorRead),
 	"Operator.SchedulerGetConfiguration": coarse((*acl.ACL).AllowOperatorRead),
 	"Operator.SchedulerSetConfiguration": coarse((*acl.ACL).AllowOperatorWrite),
@@ -98,6 +111,16 @@ func (s *Server) authorizeMethod(method string, args structs.RPCInfo) error {
 }
 
 func management(_ *Server, a *acl.ACL, _ structs.RPCInfo) bool { return a.IsManagement() }
+
+// anyCaller allows every caller whose token resolves (the anonymous one
+// included); the endpoint filters what it answers.
+func anyCaller(*Server, *acl.ACL, structs.RPCInfo) bool { return true }
+
+// namespaceNamed requires a capability in the namespace the request names.
+func namespaceNamed(_ *Server, a *acl.ACL, args structs.RPCInfo) bool {
+	req, ok := args.(*structs.NamespaceSpecificRequest)
+	return ok && a.AllowNamespace(req.Name)
+}
 
 func coarse(allowed func(*acl.ACL) bool) methodCheck {
 	return func(_ *Server, a *acl.ACL, _ structs.RPCInfo) bool { return allowed(a) }

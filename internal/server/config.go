@@ -88,7 +88,16 @@ type Config struct {
 	// RPCTLS, when set, makes the RPC port speak only mutual TLS
 	// (tls { rpc = true }).
 	RPCTLS *tls.Config
+	// RPCMaxConnsPerClient caps the RPC connections one client IP may hold
+	// (agent limits.rpc_max_conns_per_client); 0 means no cap.
+	RPCMaxConnsPerClient int
+	// JobMaxCount is the largest count a task group may ask for (server
+	// job_max_count); 0 means DefaultJobMaxCount.
+	JobMaxCount int
 }
+
+// DefaultJobMaxCount is the default cap on a task group's count.
+const DefaultJobMaxCount = 10000
 
 // RaftTimings are raft's failure-detection timeouts.
 type RaftTimings struct {
@@ -159,6 +168,9 @@ func (c *Config) withDefaults() *Config {
 	}
 	if out.Region == "" {
 		out.Region = "global"
+	}
+	if out.JobMaxCount <= 0 {
+		out.JobMaxCount = DefaultJobMaxCount
 	}
 	return &out
 }

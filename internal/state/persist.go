@@ -36,6 +36,9 @@ var snapshotTables = []snapshotTable{
 	// ACL tags are numbered apart so tables added in parallel do not collide.
 	{40, TableACLPolicies, func() any { return new(structs.ACLPolicy) }},
 	{41, TableACLTokens, func() any { return new(structs.ACLToken) }},
+	{30, TableScalingEvent, func() any { return new(structs.JobScalingEvents) }},
+	{31, TableJobSubmission, func() any { return new(structs.JobSubmission) }},
+	{20, TableNamespaces, func() any { return new(structs.Namespace) }}, // 20: clear of tags added after 8 elsewhere
 }
 
 func snapshotTableByTag(tag recordType) (snapshotTable, bool) {

@@ -23,7 +23,10 @@ func populate(t *testing.T, s *StateStore) {
 	must(t, s.UpsertJob(10, 100, job))
 	job2 := mockJob("web")
 	job2.TaskGroups[0].Count = 3
-	must(t, s.UpsertJob(11, 101, job2))
+	count := int64(3)
+	must(t, s.UpsertJobEntry(11, &structs.JobRegisterRequest{Job: job2, SubmitTime: 101,
+		Submission:   &structs.JobSubmission{Source: `job "web" {}`, Format: "hcl2", VariableFlags: map[string]string{"a": "1"}},
+		ScalingEvent: &structs.ScalingEventEntry{Group: job2.TaskGroups[0].Name, Event: &structs.ScalingEvent{Count: &count, PreviousCount: 1, Message: "up", Time: 5}}}))
 	other := mockJob("api")
 	other.Namespace = "prod"
 	must(t, s.UpsertJob(12, 102, other))
@@ -59,13 +62,14 @@ func populate(t *testing.T, s *StateStore) {
 	cfg := structs.DefaultSchedulerConfiguration()
 	cfg.MemoryOversubscriptionEnabled = true
 	must(t, s.SchedulerSetConfig(21, cfg))
-	must(t, s.UpsertACLPolicies(22, []*structs.ACLPolicy{{Name: "readonly", Rules: `namespace "default" { policy = "read" }`}}))
+	must(t, s.UpsertNamespaces(22, []*structs.Namespace{{Name: "prod", Description: "p", Meta: map[string]string{"team": "a"}}}))
+	must(t, s.UpsertACLPolicies(23, []*structs.ACLPolicy{{Name: "readonly", Rules: `namespace "default" { policy = "read" }`}}))
 	exp := t0.Add(time.Hour)
-	must(t, s.UpsertACLTokens(23, []*structs.ACLToken{{
+	must(t, s.UpsertACLTokens(24, []*structs.ACLToken{{
 		AccessorID: "00000000-0000-0000-0000-000000000001", SecretID: "00000000-0000-0000-0000-000000000002",
 		Type: structs.ACLClientToken, Policies: []string{"readonly"}, CreateTime: t0, ExpirationTime: &exp, ExpirationTTL: time.Hour,
 	}}))
-	must(t, s.BootstrapACLToken(24, 0, &structs.ACLToken{
+	must(t, s.BootstrapACLToken(25, 0, &structs.ACLToken{
 		AccessorID: "00000000-0000-0000-0000-000000000003", SecretID: "00000000-0000-0000-0000-000000000004",
 		Type: structs.ACLManagementToken, CreateTime: t0,
 	}))
@@ -124,7 +128,7 @@ func TestPersistRestore_RoundTrip(t *testing.T) {
 			}
 		}
 	}
-	if dst.LatestIndex() != 24 || src.LatestIndex() != 24 {
+	if dst.LatestIndex() != 25 || src.LatestIndex() != 25 {
 		t.Fatalf("latest index %d / %d", dst.LatestIndex(), src.LatestIndex())
 	}
 	for _, table := range []string{TableJobs, TableJobVersion, TableNodes, TableAllocs, TableEvals, TableDeployment, TableSchedulerConfig, TableACLPolicies, TableACLTokens, ACLBootstrapKey} {
@@ -167,7 +171,7 @@ func TestRestore_BadStreamLeavesStoreUnchanged(t *testing.T) {
 		t.Fatal("failed restore abandoned the store")
 	default:
 	}
-	if s.LatestIndex() != 24 {
+	if s.LatestIndex() != 25 {
 		t.Fatal("failed restore changed the store")
 	}
 }

@@ -33,6 +33,7 @@ type Config struct {
 	Plugins   []PluginConfig
 	ACL       ACLConfig
 	TLS       TLSConfig
+	Limits    Limits
 
 	// DevMode is set by the -dev flag, never from a file.
 	DevMode bool
@@ -68,6 +69,16 @@ type ServerConfig struct {
 	// NodeRegistrationToken is the cluster's node credential: clients
 	// must present it to register (see docs/architecture.md, ACLs).
 	NodeRegistrationToken string
+	// JobMaxCount caps a task group's count (job_max_count); 0 means
+	// the server's default, 10,000.
+	JobMaxCount int
+}
+
+// Limits is the limits { } block: per-client connection caps (0 means no
+// cap) that keep one host from exhausting the agent.
+type Limits struct {
+	HTTPMaxConnsPerClient int
+	RPCMaxConnsPerClient  int
 }
 
 // ServerJoin is the server_join { } block.
@@ -132,6 +143,7 @@ func Default() *Config {
 		},
 		Client: ClientConfig{NodePool: "default"},
 		ACL:    ACLConfig{TokenTTL: 30 * time.Second, PolicyTTL: 30 * time.Second},
+		Limits: Limits{HTTPMaxConnsPerClient: 100, RPCMaxConnsPerClient: 100},
 	}
 }
 

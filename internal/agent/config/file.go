@@ -29,6 +29,16 @@ type fileConfig struct {
 	Plugins     []filePlugin   `hcl:"plugin,block"`
 	ACL         *fileACL       `hcl:"acl,block"`
 	TLS         *fileTLS       `hcl:"tls,block"`
+	Limits      *fileLimits    `hcl:"limits,block"`
+}
+
+// fileLimits is the limits { } block. The handshake timeouts are read so
+// Nomad files load; they matter once TLS is served.
+type fileLimits struct {
+	HTTPMaxConnsPerClient *int           `hcl:"http_max_conns_per_client,optional"`
+	RPCMaxConnsPerClient  *int           `hcl:"rpc_max_conns_per_client,optional"`
+	HTTPSHandshakeTimeout hcl.Expression `hcl:"https_handshake_timeout,optional"`
+	RPCHandshakeTimeout   hcl.Expression `hcl:"rpc_handshake_timeout,optional"`
 }
 
 type filePorts struct {
@@ -56,6 +66,7 @@ type fileServer struct {
 	DeploymentGCThreshold  hcl.Expression  `hcl:"deployment_gc_threshold,optional"`
 	ServerJoin             *fileServerJoin `hcl:"server_join,block"`
 	NodeRegistrationToken  *string         `hcl:"node_registration_token,optional"`
+	JobMaxCount            *int            `hcl:"job_max_count,optional"`
 }
 
 type fileServerJoin struct {
@@ -140,6 +151,10 @@ func (fc *fileConfig) apply(c *Config) hcl.Diagnostics {
 	if fc.TLS != nil {
 		fc.TLS.apply(&c.TLS)
 	}
+	if l := fc.Limits; l != nil {
+		set(&c.Limits.HTTPMaxConnsPerClient, l.HTTPMaxConnsPerClient)
+		set(&c.Limits.RPCMaxConnsPerClient, l.RPCMaxConnsPerClient)
+	}
 	for _, p := range fc.Plugins {
 		pc, d := p.decode()
 		diags = append(diags, d...)
@@ -155,6 +170,7 @@ func (fs *fileServer) apply(s *ServerConfig) hcl.Diagnostics {
 	set(&s.EnabledSchedulers, fs.EnabledSchedulers)
 	set(&s.MaxHeartbeatsPerSecond, fs.MaxHeartbeatsPerSecond)
 	set(&s.NodeRegistrationToken, fs.NodeRegistrationToken)
+	set(&s.JobMaxCount, fs.JobMaxCount)
 	if fs.ServerJoin != nil {
 		set(&s.ServerJoin.RetryJoin, fs.ServerJoin.RetryJoin)
 	}

@@ -30,6 +30,8 @@ func (c *Config) Merge(o *Config) *Config {
 	r.Plugins = mergePlugins(r.Plugins, o.Plugins)
 	r.ACL.merge(&o.ACL)
 	r.TLS.merge(&o.TLS)
+	setNZ(&r.Limits.HTTPMaxConnsPerClient, o.Limits.HTTPMaxConnsPerClient)
+	setNZ(&r.Limits.RPCMaxConnsPerClient, o.Limits.RPCMaxConnsPerClient)
 	setNZ(&r.DevMode, o.DevMode)
 	return r
 }
@@ -48,6 +50,7 @@ func (s *ServerConfig) merge(o *ServerConfig) {
 	setNZ(&s.DeploymentGCThreshold, o.DeploymentGCThreshold)
 	setSlice(&s.ServerJoin.RetryJoin, o.ServerJoin.RetryJoin)
 	setNZ(&s.NodeRegistrationToken, o.NodeRegistrationToken)
+	setNZ(&s.JobMaxCount, o.JobMaxCount)
 }
 
 func (c *ClientConfig) merge(o *ClientConfig) {
