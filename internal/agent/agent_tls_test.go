@@ -121,23 +121,7 @@ func TestTLS_ForwardedClientRequestsUseHTTPS(t *testing.T) {
 		cfg.Server.EnabledSchedulers = nil
 		cfg.TLS = tlsCfg(srvCert, srvKey)
 	})
-	secondCfg := config.DevConfig()
-	secondCfg.Name = "second"
-	secondCfg.Server.Enabled = false
-	secondCfg.Client.Servers = []string{first.RPCAddr()}
-	secondCfg.Client.NodeRegistrationToken = first.config.Server.NodeRegistrationToken
-	secondCfg.DataDir = t.TempDir()
-	secondCfg.Ports.HTTP, secondCfg.Ports.RPC, secondCfg.Ports.Serf = 0, 0, 0
-	secondCfg.TLS = tlsCfg(cliCert, cliKey)
-	second, err := New(secondCfg, first.log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		second.Shutdown(ctx)
-	})
+	second := clientOnlyAgent(t, first, func(cfg *config.Config) { cfg.TLS = tlsCfg(cliCert, cliKey) })
 	c, err := api.NewClient(&api.Config{Address: "https://" + first.HTTPAddr(),
 		TLSConfig: &api.TLSConfig{CACert: ca.File, ClientCert: cliCert, ClientKey: cliKey}})
 	if err != nil {

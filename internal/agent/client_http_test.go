@@ -268,7 +268,7 @@ func TestClientAlloc_StatsRestartSignal(t *testing.T) {
 // clientOnlyAgent starts a second node: a dev-mode client (raw_exec on,
 // tasks stopped on shutdown) with no server, registered with the server
 // agent's RPC address and node credential.
-func clientOnlyAgent(t *testing.T, srv *Agent) *Agent {
+func clientOnlyAgent(t *testing.T, srv *Agent, mutate ...func(*config.Config)) *Agent {
 	t.Helper()
 	cfg := config.DevConfig()
 	cfg.Name = "second"
@@ -277,6 +277,9 @@ func clientOnlyAgent(t *testing.T, srv *Agent) *Agent {
 	cfg.Client.NodeRegistrationToken = srv.config.Server.NodeRegistrationToken
 	cfg.DataDir = t.TempDir()
 	cfg.Ports.HTTP, cfg.Ports.RPC, cfg.Ports.Serf = 0, 0, 0
+	for _, m := range mutate {
+		m(cfg)
+	}
 	a, err := New(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatalf("start client agent: %v", err)

@@ -106,15 +106,7 @@ func aclTokenInfoCmd() *cmd {
 		Synopsis: "Display an ACL token",
 	}
 	c.Run = func(e *env, args []string) error {
-		cl, err := e.api()
-		if err != nil {
-			return err
-		}
-		tok, _, err := cl.ACLTokens().Info(args[0], e.query())
-		if err != nil {
-			return apiError("reading the ACL token", err)
-		}
-		return e.output(tok, func() error { e.printToken(tok); return nil })
+		return e.showToken(func(t *api.ACLTokens) (*api.ACLToken, *api.QueryMeta, error) { return t.Info(args[0], e.query()) })
 	}
 	return c
 }
@@ -125,17 +117,22 @@ func aclTokenSelfCmd() *cmd {
 		Synopsis: "Display the token in use",
 	}
 	c.Run = func(e *env, args []string) error {
-		cl, err := e.api()
-		if err != nil {
-			return err
-		}
-		tok, _, err := cl.ACLTokens().Self(e.query())
-		if err != nil {
-			return apiError("reading the ACL token", err)
-		}
-		return e.output(tok, func() error { e.printToken(tok); return nil })
+		return e.showToken(func(t *api.ACLTokens) (*api.ACLToken, *api.QueryMeta, error) { return t.Self(e.query()) })
 	}
 	return c
+}
+
+// showToken reads one token with fetch and prints it.
+func (e *env) showToken(fetch func(*api.ACLTokens) (*api.ACLToken, *api.QueryMeta, error)) error {
+	cl, err := e.api()
+	if err != nil {
+		return err
+	}
+	tok, _, err := fetch(cl.ACLTokens())
+	if err != nil {
+		return apiError("reading the ACL token", err)
+	}
+	return e.output(tok, func() error { e.printToken(tok); return nil })
 }
 
 func aclTokenListCmd() *cmd {

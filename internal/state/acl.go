@@ -60,20 +60,26 @@ func (s *StateStore) UpsertACLPolicies(index uint64, policies []*structs.ACLPoli
 // and nothing is deleted.
 func (s *StateStore) DeleteACLPolicies(index uint64, names []string) error {
 	return s.write(index, func(tx *writeTxn) error {
-		for _, name := range names {
-			existing, err := first[structs.ACLPolicy](tx.Txn, nil, TableACLPolicies, "id", name)
-			if err != nil {
-				return err
-			}
-			if existing == nil {
-				return errNotFoundf("ACL policy %q", name)
-			}
-			if err := tx.remove(TableACLPolicies, existing); err != nil {
-				return err
-			}
-		}
-		return nil
+		return deleteAll[structs.ACLPolicy](tx, TableACLPolicies, "ACL policy", names)
 	})
+}
+
+// deleteAll deletes the rows of table with the given ids, failing (and so
+// deleting nothing) on the first unknown one.
+func deleteAll[T any](tx *writeTxn, table, what string, ids []string) error {
+	for _, id := range ids {
+		existing, err := first[T](tx.Txn, nil, table, "id", id)
+		if err != nil {
+			return err
+		}
+		if existing == nil {
+			return errNotFoundf("%s %q", what, id)
+		}
+		if err := tx.remove(table, existing); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ACLPolicyByName returns a policy, or nil.
@@ -113,19 +119,7 @@ func (tx *writeTxn) upsertACLTokens(tokens []*structs.ACLToken) error {
 // error and nothing is deleted.
 func (s *StateStore) DeleteACLTokens(index uint64, accessorIDs []string) error {
 	return s.write(index, func(tx *writeTxn) error {
-		for _, id := range accessorIDs {
-			existing, err := first[structs.ACLToken](tx.Txn, nil, TableACLTokens, "id", id)
-			if err != nil {
-				return err
-			}
-			if existing == nil {
-				return errNotFoundf("ACL token %q", id)
-			}
-			if err := tx.remove(TableACLTokens, existing); err != nil {
-				return err
-			}
-		}
-		return nil
+		return deleteAll[structs.ACLToken](tx, TableACLTokens, "ACL token", accessorIDs)
 	})
 }
 

@@ -59,6 +59,15 @@ func (c Config) caPool() (*x509.CertPool, error) {
 	return pool, nil
 }
 
+func (c Config) keyPairAndCA() (tls.Certificate, *x509.CertPool, error) {
+	cert, err := c.keyPair()
+	if err != nil {
+		return cert, nil, err
+	}
+	pool, err := c.caPool()
+	return cert, pool, err
+}
+
 // HTTPServer is the HTTPS API's configuration.
 func (c Config) HTTPServer() (*tls.Config, error) {
 	cert, err := c.keyPair()
@@ -78,11 +87,7 @@ func (c Config) HTTPServer() (*tls.Config, error) {
 // RPCServer is the RPC listener's configuration: mutual TLS, every peer
 // must present a certificate signed by the CA.
 func (c Config) RPCServer() (*tls.Config, error) {
-	cert, err := c.keyPair()
-	if err != nil {
-		return nil, err
-	}
-	pool, err := c.caPool()
+	cert, pool, err := c.keyPairAndCA()
 	if err != nil {
 		return nil, err
 	}
@@ -107,11 +112,7 @@ func (c Config) HTTPClient() (*tls.Config, error) {
 }
 
 func (c Config) client(serverName string, verifyName bool) (*tls.Config, error) {
-	cert, err := c.keyPair()
-	if err != nil {
-		return nil, err
-	}
-	pool, err := c.caPool()
+	cert, pool, err := c.keyPairAndCA()
 	if err != nil {
 		return nil, err
 	}
