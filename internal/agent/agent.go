@@ -30,6 +30,7 @@ type Agent struct {
 	clientRPC   *rpcclient.Client
 	tempDataDir string
 	http        *http.Server
+	api         *HTTPServer
 }
 
 // New starts an agent: the server, then the HTTP API on the configured
@@ -118,8 +119,9 @@ func (a *Agent) serveHTTP() error {
 	if a.rpcListener != nil {
 		info.RPCAddr = a.RPCAddr()
 	}
+	a.api = NewHTTPServer(a.server, a.Client, info, a.log.With("component", "http"))
 	a.http = &http.Server{
-		Handler:           NewHTTPServer(a.server, a.Client, info, a.log.With("component", "http")),
+		Handler:           a.api,
 		ReadHeaderTimeout: 10 * time.Second,
 	}
 	go func() {
@@ -158,6 +160,7 @@ func (a *Agent) HTTPAddr() string { return a.listener.Addr().String() }
 func (a *Agent) Shutdown(ctx context.Context) error {
 	errs := []error{a.stopClient()}
 	if a.http != nil {
+		a.api.CloseStreams() // long-lived streams would hold Shutdown to its deadline
 		httpErr := a.http.Shutdown(ctx)
 		if errors.Is(httpErr, context.DeadlineExceeded) {
 			httpErr = a.http.Close()

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/drover-project/drover/internal/client"
 	"github.com/drover-project/drover/internal/server"
@@ -37,6 +38,16 @@ type HTTPServer struct {
 	info   AgentInfo
 	log    *slog.Logger
 	mux    *http.ServeMux
+
+	// streamsClosed is closed when the agent shuts down, ending event
+	// streams (which never finish on their own).
+	streamsClosed chan struct{}
+	closeStreams  sync.Once
+}
+
+// CloseStreams ends every open event stream and refuses new ones.
+func (h *HTTPServer) CloseStreams() {
+	h.closeStreams.Do(func() { close(h.streamsClosed) })
 }
 
 // NewHTTPServer returns the API handler for an agent's server (may be nil)
@@ -45,7 +56,7 @@ func NewHTTPServer(srv *server.Server, localClient func() *client.Client, info A
 	if localClient == nil {
 		localClient = func() *client.Client { return nil }
 	}
-	h := &HTTPServer{srv: srv, client: localClient, info: info, log: log, mux: http.NewServeMux()}
+	h := &HTTPServer{srv: srv, client: localClient, info: info, log: log, mux: http.NewServeMux(), streamsClosed: make(chan struct{})}
 	h.routes()
 	return h
 }

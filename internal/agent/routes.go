@@ -38,6 +38,7 @@ func (h *HTTPServer) serverRoutes() {
 	h.nodeWriteRoutes()
 	h.statusRoutes()
 	h.metricsRoutes()
+	h.eventRoutes()
 	h.systemRoutes()
 	h.operatorRoutes()
 	h.snapshotRoutes()

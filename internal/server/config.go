@@ -40,6 +40,11 @@ type Config struct {
 	// the mode (fast in DevMode).
 	RaftTimings *RaftTimings
 
+	// EventBufferSize is how many event batches (one per raft index) the
+	// event stream retains for late and resuming subscribers; 0 picks
+	// stream.DefaultBufferSize.
+	EventBufferSize int
+
 	// Broker configures the eval broker (nack timeout, delivery limit...).
 	Broker broker.Config
 	// Schedulers maps eval types to scheduler factories; nil means the

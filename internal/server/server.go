@@ -22,6 +22,7 @@ import (
 	"github.com/drover-project/drover/internal/server/blockedevals"
 	"github.com/drover-project/drover/internal/server/broker"
 	"github.com/drover-project/drover/internal/server/planapply"
+	"github.com/drover-project/drover/internal/server/stream"
 	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
 )
@@ -47,6 +48,10 @@ type Server struct {
 	Node       *NodeEndpoint
 	Operator   *OperatorEndpoint
 	Status     *StatusEndpoint
+	Event      *EventEndpoint
+
+	// events is the event stream's broker, fed by the FSM and the timeline.
+	events *stream.Broker
 
 	// The evaluation pipeline. The broker, blocked tracker, plan queue and
 	// applier act only while this server leads; workers run everywhere.
@@ -85,6 +90,8 @@ func New(cfg *Config) (*Server, error) {
 		return nil, err
 	}
 	s.fsm = f
+	s.events = stream.New(c.EventBufferSize)
+	f.SetEventPublisher(s.events)
 	s.setupPipeline()
 	f.SetEvalSink(leaderSink{s})
 	if err := s.setupRaft(); err != nil {
@@ -97,6 +104,7 @@ func New(cfg *Config) (*Server, error) {
 	s.Deployment = &DeploymentEndpoint{srv: s}
 	s.Operator = &OperatorEndpoint{srv: s}
 	s.Status = &StatusEndpoint{srv: s}
+	s.Event = &EventEndpoint{srv: s}
 	s.startWorkers()
 	s.bg.Add(1)
 	go s.monitorLeadership()
@@ -108,6 +116,7 @@ func New(cfg *Config) (*Server, error) {
 func (s *Server) setupPipeline() {
 	c := s.config
 	s.timeline = NewTimeline(c.Clock)
+	s.timeline.SetStepObserver(s.publishEvalStep)
 	s.heartbeat = newHeartbeats(s)
 	s.broker = broker.New(c.Broker, c.Clock)
 	s.broker.SetObserver(func(evalID, status string, _ time.Time) {
@@ -221,6 +230,7 @@ func (s *Server) Shutdown() error {
 	var err error
 	s.shutdownOnce.Do(func() {
 		close(s.shutdownCh)
+		s.events.Close()
 		s.stopWorkers()
 		s.broker.SetEnabled(false)
 		s.planQueue.SetEnabled(false)

@@ -19,6 +19,15 @@ type Timeline struct {
 	mu    sync.Mutex
 	byID  map[string][]*structs.EvalTimelineEntry
 	order []string
+	// onStep, when set, sees each recorded step (outside the lock).
+	onStep func(evalID string, step *structs.EvalTimelineEntry)
+}
+
+// SetStepObserver installs a function called with every recorded step.
+func (t *Timeline) SetStepObserver(fn func(evalID string, step *structs.EvalTimelineEntry)) {
+	t.mu.Lock()
+	t.onStep = fn
+	t.mu.Unlock()
 }
 
 // NewTimeline returns an empty timeline recorder.
@@ -28,27 +37,36 @@ func NewTimeline(clk clock.Clock) *Timeline {
 
 // Record appends a step for an eval, skipping exact repeats of the last one.
 func (t *Timeline) Record(evalID, status, worker, note string) {
+	step, observe := t.record(evalID, status, worker, note)
+	if step != nil && observe != nil {
+		observe(evalID, step)
+	}
+}
+
+// record stores the step and returns it (nil for a repeat) with the
+// observer to tell.
+func (t *Timeline) record(evalID, status, worker, note string) (*structs.EvalTimelineEntry, func(string, *structs.EvalTimelineEntry)) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	entries, known := t.byID[evalID]
 	if n := len(entries); n > 0 && entries[n-1].Status == status {
 		last := entries[n-1]
 		if last.Worker == worker && last.Note == note {
-			return
+			return nil, nil
 		}
 		if last.Worker == "" && last.Note == "" {
 			// The broker saw the step first; the worker names who took it.
 			entries[n-1] = &structs.EvalTimelineEntry{Status: status, Time: last.Time, Worker: worker, Note: note}
-			return
+			return entries[n-1].Copy(), t.onStep
 		}
 	}
 	if !known {
 		t.order = append(t.order, evalID)
 		t.evictOldest()
 	}
-	t.byID[evalID] = append(entries, &structs.EvalTimelineEntry{
-		Status: status, Time: t.clk.Now().UnixNano(), Worker: worker, Note: note,
-	})
+	step := &structs.EvalTimelineEntry{Status: status, Time: t.clk.Now().UnixNano(), Worker: worker, Note: note}
+	t.byID[evalID] = append(entries, step)
+	return step.Copy(), t.onStep
 }
 
 func (t *Timeline) evictOldest() {
