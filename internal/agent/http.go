@@ -13,9 +13,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/drover-project/drover/internal/client"
 	"github.com/drover-project/drover/internal/server"
+	"github.com/drover-project/drover/internal/telemetry"
 )
 
 // MaxRequestBodyBytes bounds request bodies; larger ones get 413.
@@ -43,6 +45,9 @@ type HTTPServer struct {
 	// streams (which never finish on their own).
 	streamsClosed chan struct{}
 	closeStreams  sync.Once
+
+	// metrics holds the agent's metrics, HTTP timings included.
+	metrics *telemetry.Metrics
 }
 
 // CloseStreams ends every open event stream and refuses new ones.
@@ -57,6 +62,7 @@ func NewHTTPServer(srv *server.Server, localClient func() *client.Client, info A
 		localClient = func() *client.Client { return nil }
 	}
 	h := &HTTPServer{srv: srv, client: localClient, info: info, log: log, mux: http.NewServeMux(), streamsClosed: make(chan struct{})}
+	h.setupMetrics()
 	h.routes()
 	return h
 }
@@ -76,6 +82,10 @@ func (h *HTTPServer) handle(pattern string, fn handlerFunc) {
 // status code with a plain-text message (as Nomad answers), results JSON.
 func (h *HTTPServer) wrap(fn handlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		defer func() {
+			h.metrics.HTTPRequest.WithLabelValues(r.Method, routeLabel(r)).Observe(telemetry.Ms(time.Since(start)))
+		}()
 		out, err := fn(w, r)
 		if err != nil {
 			h.writeError(w, r, err)
@@ -160,4 +170,25 @@ func setMeta(w http.ResponseWriter, m server.QueryMeta) {
 // setIndex writes the index header of a write.
 func setIndex(w http.ResponseWriter, index uint64) {
 	w.Header().Set("X-Nomad-Index", strconv.FormatUint(index, 10))
+}
+
+// routeLabel is the request's route pattern without its method ("/v1/job/{id}"),
+// so metrics have one series per route rather than per object.
+func routeLabel(r *http.Request) string {
+	_, path, found := strings.Cut(r.Pattern, " ")
+	if !found {
+		path = r.Pattern
+	}
+	if path == "/" || path == "" {
+		return "unknown"
+	}
+	return path
+}
+
+// now is the server's clock, or the wall clock on a client-only agent.
+func (h *HTTPServer) now() time.Time {
+	if h.srv != nil {
+		return h.srv.Config().Clock.Now()
+	}
+	return time.Now()
 }

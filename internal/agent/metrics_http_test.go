@@ -23,7 +23,8 @@ func TestMetrics_ReportsPipelineGauges(t *testing.T) {
 		names[g.Name] = true
 	}
 	for _, want := range []string{"nomad.nomad.broker.total_ready", "nomad.nomad.broker.total_unacked",
-		"nomad.nomad.broker.total_waiting", "nomad.nomad.blocked_evals.total_blocked", "nomad.nomad.plan.queue_depth"} {
+		"nomad.nomad.broker.total_waiting", "nomad.nomad.blocked_evals.total_blocked", "nomad.nomad.plan.queue_depth",
+		"nomad.runtime.num_goroutines", "nomad.runtime.alloc_bytes", "nomad.nomad.heartbeat.active"} {
 		if !names[want] {
 			t.Errorf("missing gauge %s", want)
 		}
@@ -31,5 +32,51 @@ func TestMetrics_ReportsPipelineGauges(t *testing.T) {
 	code, text := doRaw(t, a, "GET", "/v1/metrics?format=prometheus", "")
 	if code != 200 || !strings.Contains(text, "nomad_nomad_broker_total_ready ") {
 		t.Errorf("prometheus format: %d %q", code, text)
+	}
+	if code, _ := doRaw(t, a, "GET", "/v1/metrics?format=xml", ""); code != 400 {
+		t.Errorf("unknown format: %d, want 400", code)
+	}
+}
+
+// TestMetrics_PipelineTimingsAfterAJobRuns runs a job on a mock-driver
+// client and checks the metrics a scrape then shows, by Nomad's names.
+func TestMetrics_PipelineTimingsAfterAJobRuns(t *testing.T) {
+	a, c := clientTestAgent(t)
+	job := api.NewServiceJob("web", "web", "global", 50)
+	job.Datacenters = []string{"*"}
+	task := api.NewTask("t", "mock")
+	task.Config = map[string]any{"run_for": "1h"}
+	job.AddTaskGroup(api.NewTaskGroup("g", 1).AddTask(task))
+	runJob(t, c, job)
+
+	_, text := doRaw(t, a, "GET", "/v1/metrics?format=prometheus", "")
+	for _, want := range []string{
+		`nomad_nomad_job_summary_running{job="web",namespace="default",task_group="g"} 1`,
+		`nomad_nomad_job_status_running{namespace="default"} 1`,
+		"nomad_nomad_plan_submit_count 1",
+		"nomad_nomad_plan_evaluate_count 1",
+		"nomad_nomad_plan_apply_count 1",
+		"nomad_nomad_worker_invoke_scheduler_service_count 1",
+		"nomad_nomad_worker_dequeue_eval_count",
+		"nomad_nomad_broker_wait_time_count",
+		`drover_evals_created_total{trigger="job-register"} 1`,
+		`drover_eval_status_seconds_count{status="pending"}`,
+		`drover_eval_status_seconds_count{status="scheduling"}`,
+		`drover_eval_status_seconds_count{status="applying"}`,
+		`nomad_http_request_count{method="PUT",route="/v1/jobs"} 1`,
+		"nomad_raft_apply",
+		"nomad_raft_fsm_apply",
+		"nomad_raft_commitTime",
+		"nomad_client_allocated_memory{",
+		"nomad_client_host_memory_total{",
+		`nomad_client_allocations_running{`,
+		`nomad_nomad_broker_ready{scheduler="service"}`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("prometheus output lacks %s", want)
+		}
+	}
+	if t.Failed() {
+		t.Log(text)
 	}
 }

@@ -17,6 +17,7 @@ func (h *HTTPServer) routes() {
 		h.serverRoutes()
 	}
 	h.clientRoutes()
+	h.metricsRoutes()
 	h.handle("/", func(w http.ResponseWriter, r *http.Request) (any, error) {
 		if h.srv == nil && strings.HasPrefix(r.URL.Path, "/v1/") {
 			return nil, server.NewCodedError(http.StatusNotImplemented,
@@ -37,7 +38,6 @@ func (h *HTTPServer) serverRoutes() {
 	h.nodeRoutes()
 	h.nodeWriteRoutes()
 	h.statusRoutes()
-	h.metricsRoutes()
 	h.eventRoutes()
 	h.systemRoutes()
 	h.operatorRoutes()

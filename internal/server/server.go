@@ -25,6 +25,7 @@ import (
 	"github.com/drover-project/drover/internal/server/stream"
 	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/telemetry"
 )
 
 // raftApplyTimeout bounds how long a write waits to be committed.
@@ -91,7 +92,7 @@ func New(cfg *Config) (*Server, error) {
 	}
 	s.fsm = f
 	s.events = stream.New(c.EventBufferSize)
-	f.SetEventPublisher(s.events)
+	f.SetEventPublisher(eventTap{s})
 	s.setupPipeline()
 	f.SetEvalSink(leaderSink{s})
 	if err := s.setupRaft(); err != nil {
@@ -105,6 +106,7 @@ func New(cfg *Config) (*Server, error) {
 	s.Operator = &OperatorEndpoint{srv: s}
 	s.Status = &StatusEndpoint{srv: s}
 	s.Event = &EventEndpoint{srv: s}
+	s.registerMetrics()
 	s.startWorkers()
 	s.bg.Add(1)
 	go s.monitorLeadership()
@@ -116,7 +118,7 @@ func New(cfg *Config) (*Server, error) {
 func (s *Server) setupPipeline() {
 	c := s.config
 	s.timeline = NewTimeline(c.Clock)
-	s.timeline.SetStepObserver(s.publishEvalStep)
+	s.timeline.SetStepObserver(s.observeEvalStep)
 	s.heartbeat = newHeartbeats(s)
 	s.broker = broker.New(c.Broker, c.Clock)
 	s.broker.SetObserver(func(evalID, status string, _ time.Time) {
@@ -126,6 +128,7 @@ func (s *Server) setupPipeline() {
 	s.planQueue = planapply.NewPlanQueue()
 	s.applier = planapply.NewApplier(s.planQueue, s.broker, stateSource{s}, planRaft{s}, c.Clock, s.log.With("component", "plan_applier"), c.NewID)
 	s.applier.SetRejectHook(c.PlanRejectHook)
+	s.applier.SetEvaluateObserver(func(d time.Duration) { c.Metrics.PlanEvaluate.Observe(telemetry.Ms(d)) })
 	s.schedulers = defaultSchedulers(c.Clock.Now)
 	if c.Schedulers != nil {
 		s.schedulers = maps.Clone(c.Schedulers)
