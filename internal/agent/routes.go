@@ -18,6 +18,7 @@ func (h *HTTPServer) routes() {
 	}
 	h.clientRoutes()
 	h.metricsRoutes()
+	h.uiRoutes()
 	h.handle("/", func(w http.ResponseWriter, r *http.Request) (any, error) {
 		if h.srv == nil && strings.HasPrefix(r.URL.Path, "/v1/") {
 			return nil, server.NewCodedError(http.StatusNotImplemented,
