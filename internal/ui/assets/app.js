@@ -155,10 +155,24 @@ function onEvents(frame) {
   }
 }
 
+// pageStreams are the long-lived requests of this page. They are aborted
+// when the page goes away: a browser allows few connections per host, and
+// a stream left open in a cached page would hold one.
+const pageStreams = new Set();
+window.addEventListener('pagehide', () => { for (const c of pageStreams) c.abort(); });
+
+function streamController() {
+  const c = new AbortController();
+  pageStreams.add(c);
+  c.signal.addEventListener('abort', () => pageStreams.delete(c));
+  return c;
+}
+
 async function followEvents() {
   for (;;) {
+    const ctrl = streamController();
     try {
-      const r = await fetch(`/v1/event/stream?namespace=*&index=${maxIndex + 1}`, { headers: authHeaders() });
+      const r = await fetch(`/v1/event/stream?namespace=*&index=${maxIndex + 1}`, { headers: authHeaders(), signal: ctrl.signal });
       if (r.ok) {
         setLive(true);
         await readLines(r.body, line => onEvents(JSON.parse(line)));
@@ -166,6 +180,7 @@ async function followEvents() {
     } catch (e) {
       // the agent went away or the token is wrong: retry below
     }
+    ctrl.abort();
     setLive(false);
     await new Promise(res => setTimeout(res, 2000));
   }
@@ -307,7 +322,7 @@ function pageAlloc(id) {
     const pre = document.getElementById('log');
     if (!pre || !task) return;
     pre.textContent = '';
-    const ctrl = new AbortController();
+    const ctrl = streamController();
     logAbort = ctrl;
     const url = `/v1/client/fs/logs/${enc(id)}?task=${enc(task)}&type=${stream}&follow=true&origin=start&offset=0&plain=true`;
     fetch(url, { headers: authHeaders(), signal: ctrl.signal }).then(async r => {
@@ -631,7 +646,8 @@ function renderGraph(g) {
     const n = byID.get(id);
     const lines = cardLines(n);
     const cls = n.cause ? 'card cause' : id === g.root ? 'card root' : 'card';
-    const text = lines.map(([t, c], i) => `<text x="${p.x + 10}" y="${p.y + 20 + 16 * i}"${c === 'b' ? ' font-weight="600"' : ''}${c === 'muted' ? ' class="elabel"' : ''}>${esc(t)}</text>`).join('');
+    const fit = t => (t.length > 46 ? `${t.slice(0, 45)}…` : t); // the card is 320px wide
+    const text = lines.map(([t, c], i) => `<text x="${p.x + 10}" y="${p.y + 20 + 16 * i}"${c === 'b' ? ' font-weight="600"' : ''}${c === 'muted' ? ' class="elabel"' : ''}>${esc(fit(t))}</text>`).join('');
     const body = `<rect class="${cls}" x="${p.x}" y="${p.y}" width="${cardW}" height="${p.h}" rx="6"/>${text}`;
     parts.push(n.cause ? `<g class="eval-node cause">${body}</g>` :
       `<a href="/ui/evaluations/${enc(id)}"><g class="eval-node" data-eval="${esc(id)}" data-trigger="${esc(n.TriggeredBy)}">${body}</g></a>`);
