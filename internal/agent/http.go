@@ -41,13 +41,18 @@ type HTTPServer struct {
 	log    *slog.Logger
 	mux    *http.ServeMux
 
-	// streamsClosed is closed when the agent shuts down, ending event
-	// streams (which never finish on their own).
+	// streamsClosed is closed by CloseStreams, ending event streams
+	// (which never finish on their own) of an embedder without the
+	// agent's shutdown context.
 	streamsClosed chan struct{}
 	closeStreams  sync.Once
 
 	// metrics holds the agent's metrics, HTTP timings included.
 	metrics *telemetry.Metrics
+
+	// logs feeds /v1/agent/monitor; debug enables /v1/agent/pprof.
+	logs  *logHub
+	debug bool
 }
 
 // CloseStreams ends every open event stream and refuses new ones.
@@ -61,7 +66,7 @@ func NewHTTPServer(srv *server.Server, localClient func() *client.Client, info A
 	if localClient == nil {
 		localClient = func() *client.Client { return nil }
 	}
-	h := &HTTPServer{srv: srv, client: localClient, info: info, log: log, mux: http.NewServeMux(), streamsClosed: make(chan struct{})}
+	h := &HTTPServer{srv: srv, client: localClient, info: info, log: log, mux: http.NewServeMux(), logs: newLogHub(), streamsClosed: make(chan struct{})}
 	h.setupMetrics()
 	h.routes()
 	return h

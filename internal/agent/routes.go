@@ -17,6 +17,8 @@ func (h *HTTPServer) routes() {
 		h.serverRoutes()
 	}
 	h.clientRoutes()
+	h.agentRoutes()
+	h.agentDebugRoutes()
 	h.metricsRoutes()
 	h.uiRoutes()
 	h.handle("/", func(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -43,6 +45,8 @@ func (h *HTTPServer) serverRoutes() {
 	h.systemRoutes()
 	h.operatorRoutes()
 	h.snapshotRoutes()
+	h.searchRoutes()
+	h.regionRoutes()
 }
 
 func boolString(b bool) string   { return strconv.FormatBool(b) }

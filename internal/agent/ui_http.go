@@ -10,7 +10,9 @@ import (
 // / and /ui there.
 func (h *HTTPServer) uiRoutes() {
 	h.mux.Handle("GET /ui/", ui.Handler())
-	toUI := func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/ui/", http.StatusTemporaryRedirect) }
+	toUI := func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/ui/", http.StatusTemporaryRedirect)
+	}
 	h.mux.HandleFunc("GET /ui", toUI)
 	h.mux.HandleFunc("GET /{$}", toUI)
 }

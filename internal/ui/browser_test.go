@@ -356,4 +356,3 @@ func TestBrowser_EvalChainOfTheMissedHeartbeat(t *testing.T) {
 	}
 	b.checkNoErrors("eval chain")
 }
-
