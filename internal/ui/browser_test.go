@@ -284,7 +284,7 @@ func TestBrowser_EveryPage(t *testing.T) {
 	b.checkNoErrors("link navigation")
 }
 
-// TestBrowser_EvalChainOfTheMissedHeartbeat renders the seeds' first
+// TestBrowser_EvalChainOfTheMissedHeartbeat renders design.md's first
 // example from a simulator run: a node misses its heartbeat and 6 evals
 // follow across 3 jobs. Starting from one node-update eval, the page must
 // draw all 6 with their pointer links and the node event that wrote the
