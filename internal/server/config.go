@@ -47,7 +47,7 @@ type Config struct {
 
 	// EventBufferSize is how many event batches (one per raft index) the
 	// event stream retains for late and resuming subscribers; 0 picks
-	// stream.DefaultBufferSize.
+	// stream.DefaultBufferSize (100, Nomad's event_buffer_size).
 	EventBufferSize int
 
 	// Broker configures the eval broker (nack timeout, delivery limit...).

@@ -17,8 +17,9 @@ import (
 )
 
 // DefaultBufferSize is the number of batches retained for late or
-// resuming subscribers.
-const DefaultBufferSize = 1024
+// resuming subscribers, as Nomad's event_buffer_size. The batches hold
+// the objects they carry, so the ring bounds that memory too.
+const DefaultBufferSize = 100
 
 // ErrSubscriptionDropped is returned to a subscriber that fell further
 // behind than the buffer holds.
