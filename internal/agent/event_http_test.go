@@ -71,6 +71,9 @@ func TestEventStream_TopicsKeysNamespaceAndResume(t *testing.T) {
 	if _, _, err := c.Jobs().Register(other, nil); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := c.Namespaces().Register(&api.Namespace{Name: "prod"}, nil); err != nil {
+		t.Fatal(err)
+	}
 	prod := testAPIJob("web")
 	prod.Namespace = pointer("prod")
 	if _, _, err := c.Jobs().Register(prod, &api.WriteOptions{Namespace: "prod"}); err != nil {

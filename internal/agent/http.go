@@ -53,6 +53,8 @@ type HTTPServer struct {
 	// logs feeds /v1/agent/monitor; debug enables /v1/agent/pprof.
 	logs  *logHub
 	debug bool
+
+	cpuSamples *sampleCache // last CPU sample per task, for alloc stats rates
 }
 
 // CloseStreams ends every open event stream and refuses new ones.
@@ -66,7 +68,8 @@ func NewHTTPServer(srv *server.Server, localClient func() *client.Client, info A
 	if localClient == nil {
 		localClient = func() *client.Client { return nil }
 	}
-	h := &HTTPServer{srv: srv, client: localClient, info: info, log: log, mux: http.NewServeMux(), logs: newLogHub(), streamsClosed: make(chan struct{})}
+	h := &HTTPServer{srv: srv, client: localClient, info: info, log: log, mux: http.NewServeMux(), logs: newLogHub(),
+		cpuSamples: newSampleCache(), streamsClosed: make(chan struct{})}
 	h.setupMetrics()
 	h.routes()
 	return h

@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/nomad/api"
+
+	"github.com/drover-project/drover/internal/testutil"
 )
 
 func TestMetrics_ReportsPipelineGauges(t *testing.T) {
@@ -49,8 +52,7 @@ func TestMetrics_PipelineTimingsAfterAJobRuns(t *testing.T) {
 	job.AddTaskGroup(api.NewTaskGroup("g", 1).AddTask(task))
 	runJob(t, c, job)
 
-	_, text := doRaw(t, a, "GET", "/v1/metrics?format=prometheus", "")
-	for _, want := range []string{
+	wants := []string{
 		`nomad_nomad_job_summary_running{job="web",namespace="default",task_group="g"} 1`,
 		`nomad_nomad_job_status_running{namespace="default"} 1`,
 		"nomad_nomad_plan_submit_count 1",
@@ -71,11 +73,19 @@ func TestMetrics_PipelineTimingsAfterAJobRuns(t *testing.T) {
 		"nomad_client_host_memory_total{",
 		`nomad_client_allocations_running{`,
 		`nomad_nomad_broker_ready{scheduler="service"}`,
-	} {
-		if !strings.Contains(text, want) {
-			t.Errorf("prometheus output lacks %s", want)
-		}
 	}
+	// The worker observes its timings after the plan committed, so the
+	// alloc can run first: scrape until every series is there.
+	var text string
+	testutil.WaitFor(t, 10*time.Second, "every metric series", func() (bool, string) {
+		_, text = doRaw(t, a, "GET", "/v1/metrics?format=prometheus", "")
+		for _, want := range wants {
+			if !strings.Contains(text, want) {
+				return false, "lacks " + want
+			}
+		}
+		return true, ""
+	})
 	if t.Failed() {
 		t.Log(text)
 	}

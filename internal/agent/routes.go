@@ -47,6 +47,8 @@ func (h *HTTPServer) serverRoutes() {
 	h.snapshotRoutes()
 	h.searchRoutes()
 	h.regionRoutes()
+	h.jobHistoryRoutes()
+	h.namespaceRoutes()
 }
 
 func boolString(b bool) string   { return strconv.FormatBool(b) }

@@ -144,6 +144,7 @@ var groupSynopses = map[string]string{
 	"eval":       "Interact with evaluations",
 	"event":      "Follow the cluster's event stream",
 	"job":        "Interact with jobs",
+	"namespace":  "Interact with namespaces",
 	"node":       "Interact with nodes",
 	"operator":   "Cluster operator commands",
 	"server":     "Interact with servers",

@@ -67,7 +67,7 @@ func (w *Worker) run(ctx context.Context) {
 	for ctx.Err() == nil {
 		w.waitUnpaused(ctx)
 		waitStart := time.Now()
-		eval, token, err := w.srv.broker.DequeueCtx(ctx, w.srv.enabledSchedulers())
+		eval, token, err := w.srv.broker.Dequeue(ctx, w.srv.enabledSchedulers())
 		if eval != nil {
 			w.srv.metrics().WorkerDequeue.Observe(telemetry.Ms(time.Since(waitStart)))
 		}

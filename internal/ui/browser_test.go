@@ -25,6 +25,8 @@ import (
 	"github.com/drover-project/drover/internal/agent/config"
 	"github.com/drover-project/drover/internal/sim"
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/testutil"
+	"github.com/drover-project/drover/internal/testutil/agenttest"
 )
 
 // The browser tests load every page in headless Chromium against a real
@@ -122,23 +124,17 @@ func (b *browser) text() string {
 // waitText waits until the page shows every string in want.
 func (b *browser) waitText(page string, want ...string) string {
 	b.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
 	var got string
-	for time.Now().Before(deadline) {
+	testutil.WaitFor(b.t, 15*time.Second, page+" to show "+strings.Join(want, ", "), func() (bool, string) {
 		got = b.text()
-		missing := false
 		for _, w := range want {
 			if !strings.Contains(got, w) {
-				missing = true
+				return false, fmt.Sprintf("no %q in:\n%s", w, got)
 			}
 		}
-		if !missing {
-			return got
-		}
-		b.run("wait", chromedp.Sleep(100*time.Millisecond))
-	}
-	b.t.Fatalf("%s: page never showed %q; it shows:\n%s", page, want, got)
-	return ""
+		return true, ""
+	})
+	return got
 }
 
 // visit loads a page, waits for its content and saves a screenshot.
@@ -169,26 +165,8 @@ func (b *browser) screenshot(path string) {
 
 func startAgent(t *testing.T) (*agent.Agent, *api.Client) {
 	t.Helper()
-	cfg := config.DevConfig()
-	cfg.Ports.HTTP, cfg.Ports.RPC, cfg.Ports.Serf = 0, 0, 0
-	cfg.DataDir = t.TempDir()
-	a, err := agent.New(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		a.Shutdown(ctx)
-	})
-	if err := a.Server().WaitUntilReady(10 * time.Second); err != nil {
-		t.Fatal(err)
-	}
-	c, err := api.NewClient(&api.Config{Address: "http://" + a.HTTPAddr()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return a, c
+	a := agenttest.Start(t, nil, func(cfg *config.Config) { cfg.DataDir = t.TempDir() })
+	return a, agenttest.Client(t, a)
 }
 
 func mockJob(id string, count int, stdout string) *api.Job {
@@ -206,22 +184,18 @@ func ptr[T any](v T) *T { return &v }
 // waitRunning waits until the job has n running allocs and returns them.
 func waitRunning(t *testing.T, c *api.Client, id string, n int) []*api.AllocationListStub {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
+	var running []*api.AllocationListStub
+	testutil.WaitFor(t, 20*time.Second, fmt.Sprintf("%d running allocs of %s", n, id), func() bool {
 		stubs, _, err := c.Jobs().Allocations(id, false, nil)
-		running := stubs[:0:0]
+		running = running[:0]
 		for _, s := range stubs {
 			if s.ClientStatus == api.AllocClientStatusRunning && s.DesiredStatus == api.AllocDesiredStatusRun {
 				running = append(running, s)
 			}
 		}
-		if err == nil && len(running) >= n {
-			return running
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("job %s: %d allocs not running within 20s", id, n)
-	return nil
+		return err == nil && len(running) >= n
+	})
+	return running
 }
 
 func TestBrowser_EveryPage(t *testing.T) {
@@ -233,7 +207,7 @@ func TestBrowser_EveryPage(t *testing.T) {
 	if _, _, err := c.Jobs().Register(web, nil); err != nil {
 		t.Fatal(err)
 	}
-	allocs := waitRunning(t, c, "web", 2)
+	waitRunning(t, c, "web", 2)
 	// A second version, so the versions section has a diff to show.
 	web.TaskGroups[0].Tasks[0].Env = map[string]string{"MODE": "v2"}
 	if _, _, err := c.Jobs().Register(web, nil); err != nil {
@@ -267,7 +241,6 @@ func TestBrowser_EveryPage(t *testing.T) {
 	b.visit(base, "/ui/jobs/web@default", "Task groups", "Allocations", "Deployments", "Evaluations",
 		"Version 1", "Version 0", "MODE", "job-register")
 	alloc := waitRunning(t, c, "web", 2)[0]
-	_ = allocs
 	b.visit(base, "/ui/allocations/"+alloc.ID, "server", "Started", "hello from the mock task")
 	b.visit(base, "/ui/clients", nodes[0].Name, "ready", "eligible")
 	b.visit(base, "/ui/clients/"+nodes[0].ID, "Allocations", "web", "Attributes")
