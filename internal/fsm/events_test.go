@@ -5,7 +5,10 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/hashicorp/raft"
+
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/testutil/mock"
 )
 
 type recordingPublisher struct{ batches []*structs.Events }
@@ -72,3 +75,46 @@ func TestFSM_WithoutPublisherTracksNothing(t *testing.T) {
 		t.Fatalf("published %d batches after the publisher was removed", len(pub.batches))
 	}
 }
+
+// BenchmarkApplyPlanWithEvents measures what publishing events adds to an
+// applied plan of 100 allocs: change tracking and one event per alloc.
+func BenchmarkApplyPlanWithEvents(b *testing.B) {
+	for _, publish := range []bool{false, true} {
+		b.Run(fmt.Sprintf("events=%v", publish), func(b *testing.B) {
+			f, err := New(nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if publish {
+				f.SetEventPublisher(discardPublisher{})
+			}
+			job := mock.Job("web")
+			if err := f.State().UpsertJob(1, 1, job); err != nil {
+				b.Fatal(err)
+			}
+			stored, _ := f.State().JobByID(nil, "default", "web")
+			index := uint64(2)
+			b.ReportAllocs()
+			for b.Loop() {
+				allocs := make([]*structs.Allocation, 100)
+				for i := range allocs {
+					allocs[i] = &structs.Allocation{ID: fmt.Sprintf("a-%d-%d", index, i), Namespace: "default", EvalID: "e1",
+						NodeID: "n1", JobID: "web", Job: stored, TaskGroup: "web", DesiredStatus: structs.AllocDesiredStatusRun,
+						ClientStatus: structs.AllocClientStatusPending}
+				}
+				buf, err := structs.Encode(structs.ApplyPlanResultsRequestType, &structs.ApplyPlanResultsRequest{AllocsUpdated: allocs, UpdatedAt: 1})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if resp := f.Apply(&raft.Log{Index: index, Type: raft.LogCommand, Data: buf}); resp != nil {
+					b.Fatal(resp)
+				}
+				index++
+			}
+		})
+	}
+}
+
+type discardPublisher struct{}
+
+func (discardPublisher) Publish(*structs.Events) {}
