@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -278,7 +279,13 @@ func TestBrowser_EvalChainOfTheMissedHeartbeat(t *testing.T) {
 		t.Fatalf("scenario: %v %v", err, res.Failures)
 	}
 	api := agent.NewHTTPServer(s.Server(), nil, agent.AgentInfo{Name: "sim"}, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	srv := httptest.NewServer(api)
+	var tokens sync.Map // X-Nomad-Token values the API received
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if tok := r.Header.Get("X-Nomad-Token"); tok != "" {
+			tokens.Store(tok, true)
+		}
+		api.ServeHTTP(w, r)
+	}))
 	t.Cleanup(func() { api.CloseStreams(); srv.Close() })
 
 	evals, err := s.Server().State().EvalsByJob(nil, structs.DefaultNamespace, "spread")
@@ -328,4 +335,19 @@ func TestBrowser_EvalChainOfTheMissedHeartbeat(t *testing.T) {
 		t.Log(html)
 	}
 	b.checkNoErrors("eval chain")
+
+	// The token typed in the header is kept and sent with every request.
+	b.run("save a token",
+		chromedp.SendKeys("#token", "secret-token", chromedp.ByQuery),
+		chromedp.Click(`#token-form button`, chromedp.ByQuery))
+	testutil.WaitFor(t, 10*time.Second, "a request with the saved token", func() bool {
+		_, ok := tokens.Load("secret-token")
+		return ok
+	})
+	var stored string
+	b.run("read localStorage", chromedp.Evaluate(`localStorage.getItem('drover.token')`, &stored))
+	if stored != "secret-token" {
+		t.Errorf("localStorage holds %q, want the token", stored)
+	}
+	b.checkNoErrors("token")
 }
