@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -501,4 +502,51 @@ func matrixClient(t *testing.T, a *Agent, secret string) *api.Client {
 	}
 	matrixClients.Store(key, c)
 	return c
+}
+
+// TestACLEventStream_SendsOnlyVisibleEvents: a token reading prod gets the
+// events of prod's jobs and none of default's, and no node events; a
+// bogus token gets no stream.
+func TestACLEventStream_SendsOnlyVisibleEvents(t *testing.T) {
+	a, root, rootSecret := matrixAgent(t)
+	secrets := matrixTokens(t, root, rootSecret)
+	if _, err := root.Namespaces().Register(&api.Namespace{Name: "prod"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if _, err := withToken(t, a, tokBogus).EventStream().Stream(ctx, map[api.Topic][]string{"*": {"*"}}, 0, &api.QueryOptions{Namespace: "*"}); err == nil || !strings.Contains(err.Error(), "403") {
+		t.Fatalf("bogus token stream: %v", err)
+	}
+	events, err := withToken(t, a, secrets["read-prod"]).EventStream().Stream(ctx, map[api.Topic][]string{"*": {"*"}}, 0, &api.QueryOptions{Namespace: "*"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Server().RegisterNode(simNode(5, 1000, 1000)); err != nil {
+		t.Fatal(err)
+	}
+	for _, ns := range []string{"default", "prod"} {
+		job := testAPIJob("ev-" + ns)
+		job.Namespace = pointer(ns)
+		if _, _, err := root.Jobs().Register(job, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sawProdJob := false
+	for !sawProdJob {
+		select {
+		case batch := <-events:
+			if batch.Err != nil {
+				t.Fatal(batch.Err)
+			}
+			for _, ev := range batch.Events {
+				if ev.Topic == api.TopicNode || ev.Key == "ev-default" || slicesContains(ev.FilterKeys, "ev-default") {
+					t.Fatalf("read-prod token got %s event %s (%v)", ev.Topic, ev.Key, ev.FilterKeys)
+				}
+				sawProdJob = sawProdJob || (ev.Topic == api.TopicJob && ev.Key == "ev-prod")
+			}
+		case <-ctx.Done():
+			t.Fatal("no event for the prod job")
+		}
+	}
 }

@@ -93,11 +93,16 @@ var aclRules = map[string]aclRule{
 	"/v1/namespace":        writeOnly(management),
 
 	// Nodes; a node's allocations are also filtered by namespace.
-	"/v1/nodes":                 readOnly(nodeRead),
-	"/v1/node/{id}":             readOnly(nodeRead),
-	"/v1/node/{id}/allocations": readOnly(nodeRead),
-	"/v1/node/{id}/drain":       writeOnly(nodeWrite),
-	"/v1/node/{id}/eligibility": writeOnly(nodeWrite),
+	"/v1/nodes":                  readOnly(nodeRead),
+	"/v1/node/{id}":              readOnly(nodeRead),
+	"/v1/node/{id}/{sub}":        readOnly(nodeRead), // a node's allocations, or a pool
+	"/v1/node/pools":             readWrite(nodeRead, management),
+	"/v1/node/pool/{name}":       readWrite(nodeRead, management),
+	"/v1/node/pool/{name}/jobs":  readOnly(nodeRead),
+	"/v1/node/pool/{name}/nodes": readOnly(nodeRead),
+	"/v1/event/stream":           readOnly(anyToken), // the endpoint sends only visible events
+	"/v1/node/{id}/drain":        writeOnly(nodeWrite),
+	"/v1/node/{id}/eligibility":  writeOnly(nodeWrite),
 
 	// Operator: snapshots and GC hold or change everything.
 	"/v1/operator/raft/configuration":      readOnly(operatorRead),

@@ -60,6 +60,40 @@ func (s *Server) visibleNamespaces(args structs.RPCInfo, all []*structs.Namespac
 	return slices.DeleteFunc(slices.Clone(all), func(ns *structs.Namespace) bool { return !a.AllowNamespace(ns.Name) }), nil
 }
 
+// visibleEvents keeps the events of a batch the caller may read: node
+// events with node read, the others with read-job in their namespace.
+func (s *Server) visibleEvents(args structs.RPCInfo, b *structs.Events) (*structs.Events, error) {
+	a, err := s.ResolveToken(args.RequestToken())
+	if err != nil || a.IsManagement() {
+		return b, err
+	}
+	out := &structs.Events{Index: b.Index}
+	for _, ev := range b.Events {
+		switch ev.Topic {
+		case structs.TopicNode, structs.TopicNodePool:
+			if !a.AllowNodeRead() {
+				continue
+			}
+		default:
+			if !a.AllowNamespaceOperation(ev.Namespace, acl.NamespaceCapabilityReadJob) {
+				continue
+			}
+		}
+		out.Events = append(out.Events, ev)
+	}
+	return out, nil
+}
+
+// namespaceVisible returns whether the caller holds capability in a
+// namespace, for endpoints that filter as they read.
+func (s *Server) namespaceVisible(args structs.RPCInfo, capability string) (func(ns string) bool, error) {
+	a, err := s.ResolveToken(args.RequestToken())
+	if err != nil {
+		return nil, err
+	}
+	return func(ns string) bool { return a.AllowNamespaceOperation(ns, capability) }, nil
+}
+
 func jobNamespace(j *structs.Job) string          { return j.Namespace }
 func allocNamespace(a *structs.Allocation) string { return a.Namespace }
 func evalNamespace(e *structs.Evaluation) string  { return e.Namespace }

@@ -85,6 +85,15 @@ var methodRules = map[string]methodCheck{
 	"Namespace.Upsert": management,
 	"Namespace.Delete": management,
 
+	// Node pools read as nodes do; a pool's jobs list only those the
+	// caller may list; pool writes need management.
+	"NodePool.List":   coarse((*acl.ACL).AllowNodeRead),
+	"NodePool.Get":    coarse((*acl.ACL).AllowNodeRead),
+	"NodePool.Nodes":  coarse((*acl.ACL).AllowNodeRead),
+	"NodePool.Jobs":   coarse((*acl.ACL).AllowNodeRead),
+	"NodePool.Upsert": management,
+	"NodePool.Delete": management,
+
 	"Operator.RaftGetConfiguration":      coarse((*acl.ACL).AllowOperatorRead),
 	"Operator.SchedulerGetConfiguration": coarse((*acl.ACL).AllowOperatorRead),
 	"Operator.SchedulerSetConfiguration": coarse((*acl.ACL).AllowOperatorWrite),

@@ -1,9 +1,7 @@
 package server
 
 import (
-	"context"
 	"net"
-	"net/rpc"
 	"strings"
 	"testing"
 	"time"
@@ -63,11 +61,10 @@ func TestRPC_HandlerPanicIsRecovered(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	r := &rpcServer{srv: s, rpc: rpc.NewServer(), ln: connlimit.Wrap(ln, 0), conns: map[net.Conn]struct{}{}}
+	r := newRPCServer(s, connlimit.Wrap(ln, 0))
 	r.rpc.RegisterName("Node", nodeRPC{s: s})
 	r.rpc.RegisterName("Boom", panicker{})
-	context.AfterFunc(s.ctx, r.close) // as ServeRPC does: Shutdown ends the connections
-	go r.accept()
+	r.start()
 
 	session := dialSession(t, ln.Addr().String())
 	err = callOnSession(t, session, "Boom.Now", &structs.NodeHeartbeatArgs{}, &structs.GenericResponse{})

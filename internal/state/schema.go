@@ -28,7 +28,7 @@ func stateSchema() *memdb.DBSchema {
 		jobsTable(), jobVersionTable(), nodesTable(), allocsTable(),
 		evalsTable(), deploymentTable(), schedulerConfigTable(), indexTable(),
 		aclPolicyTable(), aclTokenTable(),
-		scalingEventTable(), jobSubmissionTable(),
+		scalingEventTable(), jobSubmissionTable(), nodePoolsTable(),
 		namespacesTable(),
 	}
 	db := &memdb.DBSchema{Tables: map[string]*memdb.TableSchema{}}
