@@ -193,6 +193,8 @@ func matrixCases(f matrixFixture) []matrixCase {
 		{"GET", "/v1/status/leader", nil, allTokens},
 		{"GET", "/v1/agent/health", nil, allTokens},
 		{"GET", "/v1/regions", nil, allTokens},
+		{"GET", "/ui/", nil, allTokens},
+		{"GET", "/", nil, allTokens},
 	}
 }
 
@@ -257,7 +259,10 @@ func reachesServerEndpoint(tc matrixCase) bool {
 		return false // the raw client sends no DELETE body: the handler answers 400 first
 	}
 	path := tc.path
-	for _, p := range []string{"/v1/client/", "/v1/agent/", "/v1/metrics", "/v1/status/", "/v1/regions", "/v1/acl/", "/v1/operator/snapshot", "/v1/jobs/parse"} {
+	if path == "/" {
+		return false
+	}
+	for _, p := range []string{"/ui", "/v1/client/", "/v1/agent/", "/v1/metrics", "/v1/status/", "/v1/regions", "/v1/acl/", "/v1/operator/snapshot", "/v1/jobs/parse"} {
 		if strings.HasPrefix(path, p) {
 			return false
 		}

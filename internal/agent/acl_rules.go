@@ -38,6 +38,9 @@ var aclRules = map[string]aclRule{
 	"/v1/acl/token/self":        readOnly(public),
 	"/v1/acl/token/{accessor}":  readWrite(public, public),
 	"/":                         readWrite(public, public),
+	"/{$}":                      readOnly(public), // redirect to the UI
+	"/ui":                       readOnly(public),
+	"/ui/":                      readOnly(public), // static files; the UI calls the API with the user's token
 	"/v1/status/leader":         readOnly(public),
 	"/v1/status/peers":          readOnly(public),
 	"/v1/agent/health":          readOnly(public),
