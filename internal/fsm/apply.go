@@ -28,6 +28,8 @@ func (f *FSM) applierTable() map[structs.MessageType]applier {
 		structs.DeploymentPromoteRequestType:     decodeAndApply(f.applyDeploymentPromote),
 		structs.JobStabilityRequestType:          decodeAndApply(f.applyJobStability),
 		structs.JobVersionTagRequestType:         decodeAndApply(f.applyJobVersionTag),
+		structs.NamespaceUpsertRequestType:       decodeAndApply(f.applyNamespaceUpsert),
+		structs.NamespaceDeleteRequestType:       decodeAndApply(f.applyNamespaceDelete),
 	}
 }
 

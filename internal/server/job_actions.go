@@ -32,6 +32,9 @@ func (e *JobEndpoint) Scale(ctx context.Context, args *structs.JobScaleArgs) (*s
 	if err := checkScaleCount(tg, *args.Count); err != nil {
 		return nil, err
 	}
+	if *args.Count > int64(e.srv.config.JobMaxCount) {
+		return nil, BadRequest("Count: must be at most %d (server job_max_count), got %d", e.srv.config.JobMaxCount, *args.Count)
+	}
 	if job.Stop {
 		return nil, BadRequest("job %q is stopped: cannot scale", job.ID)
 	}

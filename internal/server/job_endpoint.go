@@ -30,6 +30,9 @@ func (e *JobEndpoint) Register(ctx context.Context, args *structs.JobRegisterArg
 	if err := job.Validate(); err != nil {
 		return nil, BadRequest("invalid job: %w", err)
 	}
+	if err := e.srv.checkJobAdmission(job); err != nil {
+		return nil, err
+	}
 	if job.IsPeriodic() {
 		if err := periodic.Validate(job.Periodic); err != nil {
 			return nil, BadRequest("invalid job: %w", err)

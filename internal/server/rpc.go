@@ -9,9 +9,9 @@ import (
 	"sync"
 	"time"
 
-	msgpackrpc "github.com/hashicorp/net-rpc-msgpackrpc/v2"
 	"github.com/hashicorp/yamux"
 
+	"github.com/drover-project/drover/internal/connlimit"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -32,6 +32,7 @@ type rpcServer struct {
 
 // ServeRPC accepts client connections on ln until the server shuts down.
 func (s *Server) ServeRPC(ln net.Listener) error {
+	ln = connlimit.Wrap(ln, s.config.RPCMaxConnsPerClient)
 	r := &rpcServer{srv: s, rpc: rpc.NewServer(), ln: ln, conns: map[net.Conn]struct{}{}}
 	if err := s.registerEndpoints(r.rpc); err != nil {
 		return err
@@ -108,10 +109,8 @@ func (r *rpcServer) serveConn(conn net.Conn) {
 		if err != nil {
 			return
 		}
-		// ServeCodec returns once the stream closes and its calls finish.
-		r.srv.goTracked(func(context.Context) {
-			r.rpc.ServeCodec(msgpackrpc.NewCodecFromHandle(true, true, stream, structs.MsgpackHandle))
-		})
+		// serveStream returns once the stream closes and its calls finish.
+		r.srv.goTracked(func(context.Context) { r.serveStream(stream) })
 	}
 }
 

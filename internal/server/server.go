@@ -44,6 +44,7 @@ type Server struct {
 	Eval       *EvalEndpoint
 	Search     *SearchEndpoint
 	Region     *RegionEndpoint
+	Namespace  *NamespaceEndpoint
 	Alloc      *AllocEndpoint
 	Deployment *DeploymentEndpoint
 	Node       *NodeEndpoint
@@ -103,6 +104,7 @@ func New(cfg *Config) (*Server, error) {
 	s.Eval = &EvalEndpoint{srv: s}
 	s.Search = &SearchEndpoint{srv: s}
 	s.Region = &RegionEndpoint{srv: s}
+	s.Namespace = &NamespaceEndpoint{srv: s}
 	s.Node = &NodeEndpoint{srv: s}
 	s.Alloc = &AllocEndpoint{srv: s}
 	s.Deployment = &DeploymentEndpoint{srv: s}

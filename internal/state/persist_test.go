@@ -62,6 +62,7 @@ func populate(t *testing.T, s *StateStore) {
 	cfg := structs.DefaultSchedulerConfiguration()
 	cfg.MemoryOversubscriptionEnabled = true
 	must(t, s.SchedulerSetConfig(21, cfg))
+	must(t, s.UpsertNamespaces(22, []*structs.Namespace{{Name: "prod", Description: "p", Meta: map[string]string{"team": "a"}}}))
 }
 
 // dumpTables returns every row of every table, keyed by table.
@@ -117,7 +118,7 @@ func TestPersistRestore_RoundTrip(t *testing.T) {
 			}
 		}
 	}
-	if dst.LatestIndex() != 21 || src.LatestIndex() != 21 {
+	if dst.LatestIndex() != 22 || src.LatestIndex() != 22 {
 		t.Fatalf("latest index %d / %d", dst.LatestIndex(), src.LatestIndex())
 	}
 	for _, table := range []string{TableJobs, TableJobVersion, TableNodes, TableAllocs, TableEvals, TableDeployment, TableSchedulerConfig} {
@@ -160,7 +161,7 @@ func TestRestore_BadStreamLeavesStoreUnchanged(t *testing.T) {
 		t.Fatal("failed restore abandoned the store")
 	default:
 	}
-	if s.LatestIndex() != 21 {
+	if s.LatestIndex() != 22 {
 		t.Fatal("failed restore changed the store")
 	}
 }

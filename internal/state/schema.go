@@ -28,6 +28,7 @@ func stateSchema() *memdb.DBSchema {
 		jobsTable(), jobVersionTable(), nodesTable(), allocsTable(),
 		evalsTable(), deploymentTable(), schedulerConfigTable(), indexTable(),
 		scalingEventTable(), jobSubmissionTable(),
+		namespacesTable(),
 	}
 	db := &memdb.DBSchema{Tables: map[string]*memdb.TableSchema{}}
 	for _, t := range tables {

@@ -273,6 +273,7 @@ var copyCases = map[string]func(*testing.T){
 	"DesiredUpdates":           func(t *testing.T) { checkDeepCopy(t, (*DesiredUpdates).Copy) },
 	"PlanResult":               func(t *testing.T) { checkDeepCopy(t, (*PlanResult).Copy) },
 	"SchedulerConfiguration":   func(t *testing.T) { checkDeepCopy(t, (*SchedulerConfiguration).Copy) },
+	"Namespace":                func(t *testing.T) { checkDeepCopy(t, (*Namespace).Copy) },
 	"PreemptionConfig":         func(t *testing.T) { checkDeepCopy(t, (*PreemptionConfig).Copy) },
 }
 

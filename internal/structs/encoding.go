@@ -57,4 +57,7 @@ const (
 	// Job history (job_history.go).
 	JobStabilityRequestType  MessageType = 80
 	JobVersionTagRequestType MessageType = 81
+	// Namespaces (namespace.go).
+	NamespaceUpsertRequestType MessageType = 50
+	NamespaceDeleteRequestType MessageType = 51
 )
