@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/rpc"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/yamux"
@@ -24,18 +25,59 @@ type rpcServer struct {
 	srv *Server
 	rpc *rpc.Server
 	ln  net.Listener
+
+	mu    sync.Mutex
+	conns map[net.Conn]struct{} // open client connections; nil once closed
 }
 
 // ServeRPC accepts client connections on ln until the server shuts down.
 func (s *Server) ServeRPC(ln net.Listener) error {
-	ln = connlimit.Wrap(ln, s.config.RPCMaxConnsPerClient)
-	r := &rpcServer{srv: s, rpc: rpc.NewServer(), ln: ln}
+	r := newRPCServer(s, connlimit.Wrap(ln, s.config.RPCMaxConnsPerClient))
 	if err := s.registerEndpoints(r.rpc); err != nil {
 		return err
 	}
-	context.AfterFunc(s.ctx, func() { ln.Close() })
-	s.goTracked(func(context.Context) { r.accept() })
+	r.start()
 	return nil
+}
+
+// start accepts connections until the server shuts down, which closes
+// every open one.
+func (r *rpcServer) start() {
+	context.AfterFunc(r.srv.ctx, r.close)
+	r.srv.goTracked(func(context.Context) { r.accept() })
+}
+
+func newRPCServer(s *Server, ln net.Listener) *rpcServer {
+	return &rpcServer{srv: s, rpc: rpc.NewServer(), ln: ln, conns: map[net.Conn]struct{}{}}
+}
+
+// close stops accepting and ends every open connection (and with it each
+// yamux session and its streams).
+func (r *rpcServer) close() {
+	r.ln.Close()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for c := range r.conns {
+		c.Close()
+	}
+	r.conns = nil
+}
+
+// track records an open connection; false when the server already closed.
+func (r *rpcServer) track(c net.Conn) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.conns == nil {
+		return false
+	}
+	r.conns[c] = struct{}{}
+	return true
+}
+
+func (r *rpcServer) untrack(c net.Conn) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.conns, c)
 }
 
 func (r *rpcServer) accept() {
@@ -47,17 +89,18 @@ func (r *rpcServer) accept() {
 			}
 			return
 		}
+		if !r.track(conn) {
+			conn.Close()
+			return
+		}
 		r.srv.goTracked(func(context.Context) { r.serveConn(conn) })
 	}
 }
 
-// serveConn reads the protocol byte, then serves the yamux session. The
-// connection closes when the server shuts down, which ends the session,
-// its streams and so every goroutine serving them.
+// serveConn reads the protocol byte, then serves the yamux session.
 func (r *rpcServer) serveConn(conn net.Conn) {
+	defer r.untrack(conn)
 	defer conn.Close()
-	stop := context.AfterFunc(r.srv.ctx, func() { conn.Close() })
-	defer stop()
 	first := make([]byte, 1)
 	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
 	if _, err := io.ReadFull(conn, first); err != nil || first[0] != structs.RPCMultiplexByte {
