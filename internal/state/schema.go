@@ -98,14 +98,16 @@ func allocsTable() *memdb.TableSchema {
 		}
 		return a.TerminalStatus(), nil
 	}}
+	// Every index entry costs an alloc about 400 bytes (radix node, leaf,
+	// two watch channels, key), so allocs have only the indexes that no
+	// other can serve: a node's allocs are a prefix of node_term
+	// (AllocsByNode), a namespace's come from "id" (Allocs) and an eval's
+	// from its job's (AllocsByEval).
 	return &memdb.TableSchema{Name: TableAllocs, Indexes: map[string]*memdb.IndexSchema{
 		"id":         unique("id", str("ID")),
 		"job":        optional("job", nsAnd("JobID")),
-		"node":       optional("node", str("NodeID")),
 		"node_term":  optional("node_term", &memdb.CompoundIndex{Indexes: []memdb.Indexer{str("NodeID"), terminal}}),
-		"eval":       optional("eval", str("EvalID")),
 		"deployment": optional("deployment", str("DeploymentID")),
-		"namespace":  optional("namespace", str("Namespace")),
 	}}
 }
 

@@ -39,6 +39,9 @@ type StateStore struct {
 	// writeMu makes a write and a Restore exclusive, so no write can land in
 	// a database that is being swapped out.
 	writeMu sync.Mutex
+	// interner shares repeated strings between stored objects; guarded by
+	// writeMu.
+	interner interner
 }
 
 // StateSnapshot is a point-in-time, read-only view of the store. It is
@@ -98,7 +101,7 @@ func (s *StateStore) swap(db *memdb.MemDB) {
 func (s *StateStore) write(idx uint64, fn func(tx *writeTxn) error, evals ...*structs.Evaluation) error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	tx := newWriteTxn(s.currentDB(), idx)
+	tx := newWriteTxn(s.currentDB(), idx, &s.interner)
 	defer tx.Abort()
 	if err := fn(tx); err != nil {
 		return err

@@ -21,10 +21,14 @@ type writeTxn struct {
 	// evalsDeleted makes a job left with no evals and allocs dead rather
 	// than pending: it had work, which was garbage collected.
 	evalsDeleted bool
+	// interner is the store's; allocShare is this transaction's.
+	interner   *interner
+	allocShare *allocShare
 }
 
-func newWriteTxn(db *memdb.MemDB, index uint64) *writeTxn {
+func newWriteTxn(db *memdb.MemDB, index uint64, in *interner) *writeTxn {
 	return &writeTxn{
+		interner: in,
 		Txn:     db.Txn(true),
 		index:   index,
 		touched: map[string]bool{},
