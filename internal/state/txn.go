@@ -29,10 +29,10 @@ type writeTxn struct {
 func newWriteTxn(db *memdb.MemDB, index uint64, in *interner) *writeTxn {
 	return &writeTxn{
 		interner: in,
-		Txn:     db.Txn(true),
-		index:   index,
-		touched: map[string]bool{},
-		jobs:    map[structs.NamespacedID]bool{},
+		Txn:      db.Txn(true),
+		index:    index,
+		touched:  map[string]bool{},
+		jobs:     map[structs.NamespacedID]bool{},
 	}
 }
 
