@@ -85,7 +85,7 @@ func printBenchRow(w io.Writer, r *bench.Result) {
 		notes = fmt.Sprintf("%d placements, %d submitters", r.Placements, r.Submitters)
 	case bench.StateMemory:
 		rate = "-"
-		notes = fmt.Sprintf("%.0f B/node, %.0f B/alloc (%d allocs)", r.PerNode, r.PerAlloc, r.Placements)
+		notes = fmt.Sprintf("%.0f B/node, %.0f B/alloc (%d allocs), %.0f B/eval", r.PerNode, r.PerAlloc, r.Placements, r.PerEval)
 	case bench.EvalBacklog:
 		work = fmt.Sprintf("%d evals / %d jobs", r.Evals, r.Jobs)
 		notes = fmt.Sprintf("evals/s; %d processed, %d canceled", r.Processed, r.Canceled)

@@ -44,6 +44,7 @@ func report(b *testing.B, r *Result) {
 	metric(float64(r.Canceled), "canceled")
 	metric(r.PerNode, "B/node")
 	metric(r.PerAlloc, "B/alloc")
+	metric(r.PerEval, "B/eval")
 }
 
 // (a) 1000 service jobs of count 10 from 8 submitters: per-s = placements/s.

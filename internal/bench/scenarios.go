@@ -82,6 +82,7 @@ type Result struct {
 	Canceled   int // backlog evals canceled by the broker as superseded (e)
 	PerNode    float64
 	PerAlloc   float64
+	PerEval    float64
 }
 
 // Run runs one spec on a fresh cluster.

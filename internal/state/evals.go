@@ -32,6 +32,7 @@ func (tx *writeTxn) upsertEval(e *structs.Evaluation) error {
 	}
 	c := e.Copy()
 	c.RelatedEvals = nil // computed on read, never stored
+	tx.internEval(c)
 	c.ModifyIndex = tx.index
 	if existing != nil {
 		c.CreateIndex, c.CreateTime = existing.CreateIndex, existing.CreateTime
@@ -97,7 +98,7 @@ func (r reader) Evals(ws memdb.WatchSet, namespace string) ([]*structs.Evaluatio
 	if namespace == AllNamespaces {
 		return list[structs.Evaluation](r.txn(), ws, TableEvals, "id")
 	}
-	return list[structs.Evaluation](r.txn(), ws, TableEvals, "namespace", namespace)
+	return listWhere(r.txn(), ws, inNamespace(namespace, evalNamespace), TableEvals, "id")
 }
 
 // EvalsByJob returns the evals of a job.
@@ -111,6 +112,23 @@ func evalsByJob(txn *memdb.Txn, ws memdb.WatchSet, namespace, jobID string) ([]*
 
 // EvalsByStatus returns the evals with a stored status (e.g. the pending
 // and blocked evals a new leader restores into the broker).
+//
+// Only live statuses are indexed; a terminal status scans every eval.
 func (r reader) EvalsByStatus(ws memdb.WatchSet, status string) ([]*structs.Evaluation, error) {
+	if (&structs.Evaluation{Status: status}).TerminalStatus() {
+		withStatus := func(e *structs.Evaluation) bool { return e.Status == status }
+		return listWhere(r.txn(), ws, withStatus, TableEvals, "id")
+	}
 	return list[structs.Evaluation](r.txn(), ws, TableEvals, "status", status)
+}
+
+// internEval points the eval's repeated strings at the store's copies.
+func (tx *writeTxn) internEval(e *structs.Evaluation) {
+	in := tx.interner
+	e.Namespace, e.Type, e.TriggeredBy = in.intern(e.Namespace), in.intern(e.Type), in.intern(e.TriggeredBy)
+	e.JobID, e.NodeID, e.DeploymentID = in.intern(e.JobID), in.intern(e.NodeID), in.intern(e.DeploymentID)
+	e.Status, e.StatusDescription = in.intern(e.Status), in.intern(e.StatusDescription)
+	for _, t := range e.Timeline {
+		t.Status, t.Worker, t.Note = in.intern(t.Status), in.intern(t.Worker), in.intern(t.Note)
+	}
 }

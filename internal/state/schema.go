@@ -76,17 +76,12 @@ func nodesTable() *memdb.TableSchema {
 	// "draining" lets the drainer read and watch only draining nodes, so
 	// node registrations elsewhere do not wake it (O(N) each, O(N^2) as a
 	// cluster fills).
-	draining := &memdb.ConditionalIndex{Conditional: func(obj any) (bool, error) {
-		n, ok := obj.(*structs.Node)
-		if !ok {
-			return false, fmt.Errorf("unexpected type %T", obj)
-		}
-		return n.DrainStrategy != nil, nil
-	}}
+	// Only draining nodes are in it (drainingIndex), so the other nodes do
+	// not pay for an index entry.
 	return &memdb.TableSchema{Name: TableNodes, Indexes: map[string]*memdb.IndexSchema{
 		"id":        unique("id", str("ID")),
 		"secret_id": {Name: "secret_id", Unique: true, AllowMissing: true, Indexer: str("SecretID")},
-		"draining":  {Name: "draining", Indexer: draining},
+		"draining":  {Name: "draining", AllowMissing: true, Indexer: drainingIndex{}},
 	}}
 }
 
@@ -112,11 +107,13 @@ func allocsTable() *memdb.TableSchema {
 }
 
 func evalsTable() *memdb.TableSchema {
+	// Terminal evals, nearly all of a big table, have two index entries:
+	// "status" holds only live evals (EvalsByStatus scans "id" for the
+	// others) and a namespace's evals come from "id" (Evals).
 	return &memdb.TableSchema{Name: TableEvals, Indexes: map[string]*memdb.IndexSchema{
-		"id":        unique("id", str("ID")),
-		"job":       optional("job", nsAnd("JobID")),
-		"status":    optional("status", str("Status")),
-		"namespace": optional("namespace", str("Namespace")),
+		"id":     unique("id", str("ID")),
+		"job":    optional("job", nsAnd("JobID")),
+		"status": optional("status", liveEvalStatusIndex{str("Status")}),
 	}}
 }
 
@@ -153,4 +150,36 @@ func (singletonIndex) FromArgs(args ...any) ([]byte, error) {
 		return nil, fmt.Errorf("singleton index takes no arguments, got %d", len(args))
 	}
 	return singletonKey, nil
+}
+
+// drainingIndex indexes draining nodes under true and leaves the others
+// out, unlike memdb's ConditionalIndex, which indexes every row.
+type drainingIndex struct{}
+
+func (drainingIndex) FromObject(obj any) (bool, []byte, error) {
+	n, ok := obj.(*structs.Node)
+	if !ok {
+		return false, nil, fmt.Errorf("unexpected type %T", obj)
+	}
+	if n.DrainStrategy == nil {
+		return false, nil, nil
+	}
+	return true, []byte{1}, nil
+}
+
+func (drainingIndex) FromArgs(args ...any) ([]byte, error) {
+	if len(args) != 1 || args[0] != true {
+		return nil, fmt.Errorf("draining index takes the single argument true, got %v", args)
+	}
+	return []byte{1}, nil
+}
+
+// liveEvalStatusIndex indexes the status of evals that are not terminal.
+type liveEvalStatusIndex struct{ *memdb.StringFieldIndex }
+
+func (i liveEvalStatusIndex) FromObject(obj any) (bool, []byte, error) {
+	if e, ok := obj.(*structs.Evaluation); ok && e.TerminalStatus() {
+		return false, nil, nil
+	}
+	return i.StringFieldIndex.FromObject(obj)
 }
