@@ -159,16 +159,11 @@ func allocsByJob(txn *memdb.Txn, ws memdb.WatchSet, namespace, jobID string) ([]
 
 // AllocsByNode returns every alloc placed on a node.
 func (r reader) AllocsByNode(ws memdb.WatchSet, nodeID string) ([]*structs.Allocation, error) {
-	allocs, err := list[structs.Allocation](r.txn(), ws, TableAllocs, "node_term_prefix", nodeIDKey(nodeID))
+	allocs, err := list[structs.Allocation](r.txn(), ws, TableAllocs, "node_term_prefix", terminatedKey(nodeID))
 	// node_term orders live allocs before terminal ones; callers get ID order.
 	slices.SortFunc(allocs, func(a, b *structs.Allocation) int { return strings.Compare(a.ID, b.ID) })
 	return allocs, err
 }
-
-// nodeIDKey is the node_term prefix of every alloc of a node, terminal or
-// not. A compound index scans its last given field as a prefix, so the
-// string field's terminator is added here: node "n1" must not match "n10".
-func nodeIDKey(nodeID string) string { return nodeID + "\x00" }
 
 // AllocsByNodeTerminal returns the terminal (or the non-terminal) allocs of
 // a node; the watch only fires on changes to that half.

@@ -1,6 +1,9 @@
 package state
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/hashicorp/go-memdb"
 
 	"github.com/drover-project/drover/internal/structs"
@@ -107,8 +110,27 @@ func (r reader) EvalsByJob(ws memdb.WatchSet, namespace, jobID string) ([]*struc
 }
 
 func evalsByJob(txn *memdb.Txn, ws memdb.WatchSet, namespace, jobID string) ([]*structs.Evaluation, error) {
-	return list[structs.Evaluation](txn, ws, TableEvals, "job", namespace, jobID)
+	evals, err := list[structs.Evaluation](txn, ws, TableEvals, "job_prefix", namespace, terminatedKey(jobID))
+	// The index orders live evals before terminal ones; callers get ID order.
+	slices.SortFunc(evals, func(a, b *structs.Evaluation) int { return strings.Compare(a.ID, b.ID) })
+	return evals, err
 }
+
+// jobEvalState reports whether a job has a live eval and whether it has
+// any, each with one index lookup.
+func jobEvalState(txn *memdb.Txn, namespace, jobID string) (live, any bool, err error) {
+	raw, err := txn.First(TableEvals, "job", namespace, jobID, false)
+	if err != nil || raw != nil {
+		return raw != nil, raw != nil, err
+	}
+	raw, err = txn.First(TableEvals, "job_prefix", namespace, terminatedKey(jobID))
+	return false, raw != nil, err
+}
+
+// terminatedKey is a string field's full key when scanned as the last
+// field of a compound prefix, which memdb reads without its terminator:
+// job "web" must not match "web2".
+func terminatedKey(s string) string { return s + "\x00" }
 
 // EvalsByStatus returns the evals with a stored status (e.g. the pending
 // and blocked evals a new leader restores into the broker).

@@ -110,9 +110,19 @@ func evalsTable() *memdb.TableSchema {
 	// Terminal evals, nearly all of a big table, have two index entries:
 	// "status" holds only live evals (EvalsByStatus scans "id" for the
 	// others) and a namespace's evals come from "id" (Evals).
+	// "job" keys an eval by (namespace, job, terminal), so a job's status
+	// asks whether it has a live eval without reading its whole history.
+	terminal := &memdb.ConditionalIndex{Conditional: func(obj any) (bool, error) {
+		e, ok := obj.(*structs.Evaluation)
+		if !ok {
+			return false, fmt.Errorf("unexpected type %T", obj)
+		}
+		return e.TerminalStatus(), nil
+	}}
+	jobTerm := &memdb.CompoundIndex{Indexes: []memdb.Indexer{str("Namespace"), str("JobID"), terminal}}
 	return &memdb.TableSchema{Name: TableEvals, Indexes: map[string]*memdb.IndexSchema{
 		"id":     unique("id", str("ID")),
-		"job":    optional("job", nsAnd("JobID")),
+		"job":    optional("job", jobTerm),
 		"status": optional("status", liveEvalStatusIndex{str("Status")}),
 	}}
 }
