@@ -127,13 +127,28 @@ func (h *HTTPServer) evalDelete(w http.ResponseWriter, r *http.Request) (any, er
 	if err := decodeBody(w, r, &req); err != nil {
 		return nil, err
 	}
-	if req.Filter != "" {
-		return nil, server.BadRequest("Filter: deleting by filter is not supported; list the EvalIDs")
-	}
-	n, index, err := h.srv.DeleteEvals(req.EvalIDs)
+	n, index, err := h.deleteEvals(&req)
 	if err != nil {
 		return nil, err
 	}
 	setIndex(w, index)
 	return &api.EvalDeleteResponse{Count: n}, nil
+}
+
+// deleteEvals deletes the listed evals, or every terminal eval the
+// request's filter (over Nomad's Evaluation fields) selects.
+func (h *HTTPServer) deleteEvals(req *api.EvalDeleteRequest) (int, uint64, error) {
+	if req.Filter == "" {
+		return h.srv.DeleteEvals(req.EvalIDs)
+	}
+	if len(req.EvalIDs) > 0 {
+		return 0, 0, server.BadRequest("EvalIDs: give either EvalIDs or a Filter, not both")
+	}
+	match, err := filterFunc[*api.Evaluation](req.Filter)
+	if err != nil {
+		return 0, 0, err
+	}
+	return h.srv.DeleteEvalsWhere(func(e *structs.Evaluation) (bool, error) {
+		return match(apiconv.EvalFromStructs(e))
+	})
 }

@@ -10,14 +10,15 @@ func (s *Server) UpsertEvals(evals []*structs.Evaluation) error {
 }
 
 // DeleteEvals deletes evaluations by ID, with their terminal allocs, in
-// one entry. Only terminal evals may go: a pending or blocked eval is held
-// by the broker or the blocked tracker, and deleting it under them would
-// lose work, so those are refused with 400.
+// entries of at most evalDeleteBatch IDs so no entry holds raft up for
+// long. Only terminal evals may go: a pending or blocked eval is held by
+// the broker or the blocked tracker, and deleting it under them would lose
+// work, so those are refused with 400 before anything is deleted.
 func (s *Server) DeleteEvals(ids []string) (int, uint64, error) {
 	if len(ids) == 0 {
 		return 0, 0, BadRequest("EvalIDs: name at least one evaluation")
 	}
-	var allocIDs []string
+	evals := make([]*structs.Evaluation, 0, len(ids))
 	for _, id := range ids {
 		e, err := s.State().EvalByID(nil, id)
 		if err != nil {
@@ -29,16 +30,53 @@ func (s *Server) DeleteEvals(ids []string) (int, uint64, error) {
 		if !e.TerminalStatus() {
 			return 0, 0, BadRequest("EvalIDs: evaluation %s is %s; only complete, failed or canceled evaluations can be deleted", id, e.Status)
 		}
-		allocs, err := s.State().AllocsByEval(nil, id)
+		evals = append(evals, e)
+	}
+	return s.deleteTerminalEvals(evals)
+}
+
+// DeleteEvalsWhere deletes every terminal eval that match selects, with
+// its terminal allocs, in bounded entries (DELETE /v1/evaluations with a
+// filter). Live evals are never selected. Every eval is matched before
+// anything is deleted, so a match error deletes nothing.
+func (s *Server) DeleteEvalsWhere(match func(*structs.Evaluation) (bool, error)) (int, uint64, error) {
+	all, err := s.State().Evals(nil, "*")
+	if err != nil {
+		return 0, 0, err
+	}
+	evals := all[:0:0]
+	for _, e := range all {
+		if !e.TerminalStatus() {
+			continue
+		}
+		ok, err := match(e)
 		if err != nil {
 			return 0, 0, err
 		}
-		for _, a := range allocs {
-			if a.TerminalStatus() {
-				allocIDs = append(allocIDs, a.ID)
-			}
+		if ok {
+			evals = append(evals, e)
 		}
 	}
-	index, err := s.raftApply(structs.EvalDeleteRequestType, &structs.EvalDeleteRequest{Evals: ids, Allocs: allocIDs})
-	return len(ids), index, err
+	return s.deleteTerminalEvals(evals)
+}
+
+func (s *Server) deleteTerminalEvals(evals []*structs.Evaluation) (int, uint64, error) {
+	allocs, err := s.allocsByEval(evals)
+	if err != nil {
+		return 0, 0, err
+	}
+	d := &evalDeleter{srv: s, why: "deleted by request"}
+	for _, e := range evals {
+		var ids []string
+		for _, a := range allocs[e.ID] {
+			if a.TerminalStatus() {
+				ids = append(ids, a.ID)
+			}
+		}
+		if err := d.add(e.ID, ids); err != nil {
+			return d.count, d.index, err
+		}
+	}
+	err = d.flush()
+	return d.count, d.index, err
 }

@@ -2,6 +2,7 @@ package state
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/drover-project/drover/internal/structs"
@@ -44,5 +45,57 @@ func BenchmarkAllocsByNode(b *testing.B) {
 		if err != nil || len(allocs) != 100 {
 			b.Fatalf("%d allocs, %v", len(allocs), err)
 		}
+	}
+}
+
+// BenchmarkDeleteEvalsEntry measures one eval-delete raft entry (evals
+// with one terminal alloc each; the server's entries hold
+// evalDeleteBatch IDs) in a store holding 100 jobs with 1,000 terminal
+// evals and allocs each. Raft is blocked for this long per entry; it must
+// stay far below 100 ms. Past about 8,000 changed tree nodes per index,
+// go-immutable-radix stops tracking the watch channels to close and walks
+// the whole tree at commit instead, so the cost jumps with entry size.
+func BenchmarkDeleteEvalsEntry(b *testing.B) {
+	for _, perEntry := range []int{512, 1024, 2048} {
+		b.Run(fmt.Sprintf("ids=%d", 2*perEntry), func(b *testing.B) { benchDeleteEvalsEntry(b, perEntry) })
+	}
+}
+
+func benchDeleteEvalsEntry(b *testing.B, perEntry int) {
+	const jobs, perJob = 100, 1000
+	s := newStore(b)
+	index := uint64(1)
+	var evalIDs, allocIDs []string
+	for j := range jobs {
+		job := mockJob(fmt.Sprintf("job-%03d", j))
+		must(b, s.UpsertJob(index, 0, job))
+		index++
+		stored, _ := s.JobByID(nil, "default", job.ID)
+		evals := make([]*structs.Evaluation, perJob)
+		allocs := make([]*structs.Allocation, perJob)
+		for i := range evals {
+			e := mockEval(fmt.Sprintf("e-%03d-%05d", j, i), job.ID)
+			e.Status = structs.EvalStatusComplete
+			evals[i] = e
+			a := mockAlloc(fmt.Sprintf("a-%03d-%05d", j, i), stored, fmt.Sprintf("node-%03d", i%100))
+			a.EvalID, a.DesiredStatus, a.ClientStatus = e.ID, structs.AllocDesiredStatusStop, structs.AllocClientStatusComplete
+			allocs[i] = a
+			evalIDs, allocIDs = append(evalIDs, e.ID), append(allocIDs, a.ID)
+		}
+		must(b, s.UpsertEvals(index, evals))
+		must(b, s.UpsertAllocs(index+1, allocs))
+		index += 2
+	}
+	// Interleave jobs, as a GC pass over the eval table (ID order) does.
+	order := rand.New(rand.NewPCG(1, 2)).Perm(len(evalIDs))
+	b.ResetTimer()
+	for i := range b.N {
+		var es, as []string
+		for k := range perEntry {
+			n := order[(i*perEntry+k)%len(order)]
+			es, as = append(es, evalIDs[n]), append(as, allocIDs[n])
+		}
+		must(b, s.DeleteEvals(index, es, as))
+		index++
 	}
 }
