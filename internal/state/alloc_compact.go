@@ -82,12 +82,10 @@ func (tx *writeTxn) storedAlloc(a *structs.Allocation) *structs.Allocation {
 	c := *a
 	sh := tx.share()
 	c.AllocatedResources = sh.sharedResources(allocGroupKey(a), a.AllocatedResources)
-	if a.Metrics != nil {
-		if m, ok := sh.metrics[allocGroupKey(a)]; ok {
-			c.Metrics = m
-		} else {
-			c.Metrics = a.Metrics.Copy()
-		}
+	if m, ok := sh.metrics[allocGroupKey(a)]; ok {
+		c.Metrics = m // also for the allocs the plan applier sent without
+	} else {
+		c.Metrics = a.Metrics.Copy()
 	}
 	c.DesiredTransition = *a.DesiredTransition.Copy()
 	c.TaskStates = copyTaskStates(a.TaskStates)
