@@ -42,6 +42,9 @@ type StateStore struct {
 	// interner shares repeated strings between stored objects; guarded by
 	// writeMu.
 	interner interner
+	// nodeShare shares equal attributes, resources and drivers between
+	// stored nodes; guarded by writeMu.
+	nodeShare nodeShare
 }
 
 // StateSnapshot is a point-in-time, read-only view of the store. It is
@@ -101,7 +104,7 @@ func (s *StateStore) swap(db *memdb.MemDB) {
 func (s *StateStore) write(idx uint64, fn func(tx *writeTxn) error, evals ...*structs.Evaluation) error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	tx := newWriteTxn(s.currentDB(), idx, &s.interner)
+	tx := newWriteTxn(s.currentDB(), idx, &s.interner, &s.nodeShare)
 	defer tx.Abort()
 	if err := fn(tx); err != nil {
 		return err
