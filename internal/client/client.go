@@ -143,9 +143,13 @@ func (c *Client) Shutdown() error {
 	c.shutOnce.Do(func() {
 		c.cancel()
 		c.wg.Wait()
+		// In parallel: each runner waits for its loop and its tasks' log
+		// flushes, and a client may hold tens of thousands.
+		var wg sync.WaitGroup
 		for _, r := range c.allRunners() {
-			r.Shutdown()
+			wg.Go(r.Shutdown)
 		}
+		wg.Wait()
 		c.batch.flushFinal()
 		err = c.store.Close()
 	})

@@ -28,7 +28,7 @@ func (s *Store) PutAlloc(alloc *structs.Allocation) error {
 	if err := codec.NewEncoder(&buf, structs.MsgpackHandle).Encode(alloc); err != nil {
 		return fmt.Errorf("encode alloc %s: %w", alloc.ID, err)
 	}
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.db.Batch(func(tx *bolt.Tx) error {
 		b, err := allocBucket(tx, alloc.ID, true)
 		if err != nil {
 			return err
@@ -48,7 +48,7 @@ func (s *Store) putJSON(allocID string, key []byte, v any) error {
 	if err != nil {
 		return err
 	}
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.db.Batch(func(tx *bolt.Tx) error {
 		b, err := allocBucket(tx, allocID, true)
 		if err != nil {
 			return err
@@ -59,7 +59,7 @@ func (s *Store) putJSON(allocID string, key []byte, v any) error {
 
 // DeleteAlloc forgets an alloc and its tasks.
 func (s *Store) DeleteAlloc(allocID string) error {
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.db.Batch(func(tx *bolt.Tx) error {
 		err := tx.Bucket(bucketAllocs).DeleteBucket([]byte(allocID))
 		if err == bolt.ErrBucketNotFound {
 			return nil

@@ -26,6 +26,12 @@ var (
 var ErrClosed = errors.New("client state store is closed")
 
 // Store is the client's bbolt database. It is safe for concurrent use.
+//
+// Writes go through bbolt's Batch: the writes of many alloc and task
+// runners at once (a start, a drain, a shutdown of thousands of allocs)
+// share one transaction and one fsync instead of queueing for one each,
+// which took a client with 2,000 allocs 26 s to stop. Every write is
+// idempotent, as Batch may run one twice.
 type Store struct {
 	db *bolt.DB
 }
