@@ -16,8 +16,8 @@ import (
 	"github.com/drover-project/drover/internal/server"
 )
 
-// Agent is one running drover process: a server (and, once the client
-// lands, a client) behind the HTTP API.
+// Agent is one running drover process: a server, a client, or both (as in
+// -dev), behind the HTTP API.
 type Agent struct {
 	config *config.Config
 	log    *slog.Logger
@@ -30,8 +30,11 @@ type Agent struct {
 	clientRPC   *rpcclient.Client
 	tempDataDir string
 	http        *http.Server
-	// stopRequests ends the context of every HTTP request (shutdown).
-	stopRequests context.CancelFunc
+	logs        *logHub // the agent's log records, for /v1/agent/monitor
+	// httpCancel ends every request's context at shutdown, so blocking
+	// queries, log follows and monitors return instead of holding the
+	// shutdown until its deadline.
+	httpCancel context.CancelFunc
 }
 
 // New starts an agent: the server, then the HTTP API on the configured
@@ -40,7 +43,9 @@ func New(cfg *config.Config, log *slog.Logger) (*Agent, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	a := &Agent{config: cfg, log: log}
+	logs := newLogHub()
+	log = slog.New(&monitoredHandler{base: log.Handler(), hub: logs})
+	a := &Agent{config: cfg, log: log, logs: logs}
 	if err := a.start(); err != nil {
 		a.Shutdown(context.Background())
 		return nil, err
@@ -120,13 +125,14 @@ func (a *Agent) serveHTTP() error {
 	if a.rpcListener != nil {
 		info.RPCAddr = a.RPCAddr()
 	}
-	// Every request's context ends when shutdown begins (stopRequests).
-	requests, stop := context.WithCancel(context.Background())
-	a.stopRequests = stop
+	handler := NewHTTPServer(a.server, a.Client, info, a.log.With("component", "http"))
+	handler.logs, handler.debug = a.logs, a.config.EnableDebug || a.config.DevMode
+	baseCtx, cancel := context.WithCancel(context.Background())
+	a.httpCancel = cancel
 	a.http = &http.Server{
-		Handler:           NewHTTPServer(a.server, a.Client, info, a.log.With("component", "http")),
+		Handler:           handler,
+		BaseContext:       func(net.Listener) context.Context { return baseCtx },
 		ReadHeaderTimeout: 10 * time.Second,
-		BaseContext:       func(net.Listener) context.Context { return requests },
 	}
 	go func() {
 		if err := a.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -165,7 +171,7 @@ func (a *Agent) HTTPAddr() string { return a.listener.Addr().String() }
 func (a *Agent) Shutdown(ctx context.Context) error {
 	httpErr := make(chan error, 1)
 	if a.http != nil {
-		a.stopRequests() // blocking queries answer now instead of holding Shutdown up
+		a.httpCancel() // blocking queries answer now instead of holding Shutdown up
 		go func() { httpErr <- a.stopHTTP(ctx) }()
 	} else {
 		httpErr <- nil

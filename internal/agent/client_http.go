@@ -11,6 +11,7 @@ import (
 
 	"github.com/drover-project/drover/internal/client"
 	"github.com/drover-project/drover/internal/server"
+	"github.com/drover-project/drover/internal/structs"
 )
 
 // forwardedHeader marks a request one agent forwarded to another, so the
@@ -34,6 +35,9 @@ func (h *HTTPServer) clientRoutes() {
 	h.clientFSRoutes()
 	h.clientLogRoutes()
 	h.clientAllocRoutes()
+	h.clientNodeRoutes()
+	h.clientGCRoutes()
+	h.clientCheckRoutes()
 }
 
 // allocHandler registers fn for a pattern whose {id} is an alloc ID.
@@ -54,21 +58,21 @@ func (h *HTTPServer) forwardToAllocNode(w http.ResponseWriter, r *http.Request, 
 	if h.srv == nil || r.Header.Get(forwardedHeader) != "" {
 		return server.NotFound("allocation %q is not running on this client", allocID)
 	}
-	addr, err := h.allocNodeAddr(allocID)
+	addr, err := h.allocNodeAddr(r, allocID)
 	if err != nil {
 		return err
 	}
-	h.proxy(addr, allocID).ServeHTTP(w, r)
+	h.proxy(addr, "allocation "+allocID).ServeHTTP(w, r)
 	return nil
 }
 
 // allocNodeAddr finds the advertised HTTP address of the alloc's node.
-func (h *HTTPServer) allocNodeAddr(allocID string) (string, error) {
-	st := h.srv.State()
-	alloc, err := st.AllocByID(nil, allocID)
+func (h *HTTPServer) allocNodeAddr(r *http.Request, allocID string) (string, error) {
+	allocReply, err := h.srv.Alloc.GetAlloc(r.Context(), &structs.AllocSpecificRequest{AllocID: allocID})
 	if err != nil {
 		return "", err
 	}
+	alloc := allocReply.Alloc
 	if alloc == nil {
 		return "", server.NotFound("allocation %q not found", allocID)
 	}
@@ -77,10 +81,11 @@ func (h *HTTPServer) allocNodeAddr(allocID string) (string, error) {
 		// already collected): forwarding would only come back here.
 		return "", server.NotFound("allocation %q is not running on this client (node %s)", allocID, alloc.NodeID)
 	}
-	node, err := st.NodeByID(nil, alloc.NodeID)
+	nodeReply, err := h.srv.Node.GetNode(r.Context(), &structs.NodeSpecificRequest{NodeID: alloc.NodeID})
 	if err != nil {
 		return "", err
 	}
+	node := nodeReply.Node
 	if node == nil {
 		return "", server.NewCodedError(http.StatusBadGateway, "allocation %q: its node %s is not registered", allocID, alloc.NodeID)
 	}
@@ -91,15 +96,16 @@ func (h *HTTPServer) allocNodeAddr(allocID string) (string, error) {
 	return node.HTTPAddr, nil
 }
 
-// proxy builds the reverse proxy to one node's agent. FlushInterval -1
-// passes every write through at once, which log streams need.
-func (h *HTTPServer) proxy(addr, allocID string) *httputil.ReverseProxy {
+// proxy builds the reverse proxy to one node's agent, for a request about
+// what (e.g. "allocation <id>"). FlushInterval -1 passes every write
+// through at once, which log streams need.
+func (h *HTTPServer) proxy(addr, what string) *httputil.ReverseProxy {
 	return &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.Out.URL.Scheme = "http"
 			pr.Out.URL.Host = addr
 			pr.Out.Host = addr
-			pr.Out.Header.Set(forwardedHeader, allocID)
+			pr.Out.Header.Set(forwardedHeader, what)
 		},
 		Transport:     forwardTransport,
 		FlushInterval: -1,
@@ -107,7 +113,7 @@ func (h *HTTPServer) proxy(addr, allocID string) *httputil.ReverseProxy {
 			if errors.Is(err, context.Canceled) {
 				return // the caller went away; nobody to answer
 			}
-			msg := fmt.Sprintf("allocation %q: forwarding to its node's agent at %s failed: %v", allocID, addr, err)
+			msg := fmt.Sprintf("%s: forwarding to its node's agent at %s failed: %v", what, addr, err)
 			h.log.Warn("http: forward failed", "path", r.URL.Path, "error", msg)
 			http.Error(w, msg, http.StatusBadGateway)
 		},

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -47,7 +48,7 @@ type heartbeater struct {
 }
 
 func (h *heartbeater) beat(n *structs.Node) error {
-	reply, err := h.c.Srv.Node.Heartbeat(&structs.NodeHeartbeatArgs{NodeID: n.ID, SecretID: n.SecretID})
+	reply, err := h.c.Srv.Node.UpdateStatus(context.Background(), &structs.NodeHeartbeatArgs{NodeID: n.ID, SecretID: n.SecretID})
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if err != nil {

@@ -1,6 +1,10 @@
 package server
 
-import "github.com/drover-project/drover/internal/structs"
+import (
+	"github.com/hashicorp/go-bexpr"
+
+	"github.com/drover-project/drover/internal/structs"
+)
 
 // UpsertEvals writes evaluations (status changes and follow-ups) through
 // raft. Workers and leader components call it; it is not exposed over HTTP.
@@ -58,6 +62,26 @@ func (s *Server) DeleteEvalsWhere(match func(*structs.Evaluation) (bool, error))
 		}
 	}
 	return s.deleteTerminalEvals(evals)
+}
+
+// deleteEvalsByFilter deletes the terminal evals a go-bexpr filter over
+// the evaluation's fields selects (Nomad's field names, which the structs
+// share).
+func (s *Server) deleteEvalsByFilter(args *structs.EvalDeleteArgs) (int, uint64, error) {
+	if len(args.EvalIDs) > 0 {
+		return 0, 0, BadRequest("EvalIDs: give either EvalIDs or a Filter, not both")
+	}
+	ev, err := bexpr.CreateEvaluator(args.Filter)
+	if err != nil {
+		return 0, 0, BadRequest("Filter: invalid expression: %v", err)
+	}
+	return s.DeleteEvalsWhere(func(e *structs.Evaluation) (bool, error) {
+		ok, err := ev.Evaluate(e)
+		if err != nil {
+			return false, BadRequest("Filter: %v", err)
+		}
+		return ok, nil
+	})
 }
 
 func (s *Server) deleteTerminalEvals(evals []*structs.Evaluation) (int, uint64, error) {

@@ -41,11 +41,15 @@ type Server struct {
 
 	// Endpoints, callable in-process by every transport.
 	Job        *JobEndpoint
+	Eval       *EvalEndpoint
+	Search     *SearchEndpoint
+	Region     *RegionEndpoint
 	Alloc      *AllocEndpoint
 	Deployment *DeploymentEndpoint
 	Node       *NodeEndpoint
 	Operator   *OperatorEndpoint
 	Status     *StatusEndpoint
+	System     *SystemEndpoint
 
 	// The evaluation pipeline. The broker, blocked tracker, plan queue and
 	// applier act only while this server leads; workers run everywhere.
@@ -90,11 +94,15 @@ func New(cfg *Config) (*Server, error) {
 		return nil, err
 	}
 	s.Job = &JobEndpoint{srv: s}
+	s.Eval = &EvalEndpoint{srv: s}
+	s.Search = &SearchEndpoint{srv: s}
+	s.Region = &RegionEndpoint{srv: s}
 	s.Node = &NodeEndpoint{srv: s}
 	s.Alloc = &AllocEndpoint{srv: s}
 	s.Deployment = &DeploymentEndpoint{srv: s}
 	s.Operator = &OperatorEndpoint{srv: s}
 	s.Status = &StatusEndpoint{srv: s}
+	s.System = &SystemEndpoint{srv: s}
 	s.startWorkers()
 	s.bg.Add(1)
 	go s.monitorLeadership()
