@@ -76,6 +76,16 @@ func dumpTables(t *testing.T, r reader) map[string][]any {
 	return out
 }
 
+// populatedSnapshot persists a populated store.
+func populatedSnapshot(t *testing.T) *bytes.Buffer {
+	t.Helper()
+	src := newStore(t)
+	populate(t, src)
+	var buf bytes.Buffer
+	must(t, src.Snapshot().Persist(&buf))
+	return &buf
+}
+
 func TestPersistRestore_RoundTrip(t *testing.T) {
 	src := newStore(t)
 	populate(t, src)
@@ -221,12 +231,8 @@ func TestConcurrentReadsWritesRestore(t *testing.T) {
 // A restored store shares what the snapshotted one shared: allocs point at
 // the restored job rows and at one copy of their common resources.
 func TestPersistRestore_KeepsAllocSharing(t *testing.T) {
-	src := newStore(t)
-	populate(t, src)
-	var buf bytes.Buffer
-	must(t, src.Snapshot().Persist(&buf))
 	dst := newStore(t)
-	must(t, dst.Restore(&buf))
+	must(t, dst.Restore(populatedSnapshot(t)))
 
 	a1, _ := dst.AllocByID(nil, "a1")
 	a2, _ := dst.AllocByID(nil, "a2")
