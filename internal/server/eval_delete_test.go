@@ -52,3 +52,40 @@ func TestDeleteEvals_BoundedEntries(t *testing.T) {
 		t.Fatalf("%d allocs and %d evals left", len(left), len(left2))
 	}
 }
+
+// An eval with more allocs than fit in an entry has them deleted over
+// several entries, and goes itself with the last of them.
+func TestDeleteEvals_BigEvalSpansEntries(t *testing.T) {
+	s := testServer(t, "")
+	defer s.Shutdown()
+	defer func(n int) { evalDeleteBatch = n }(evalDeleteBatch)
+	evalDeleteBatch = 10
+
+	e := &structs.Evaluation{ID: "big", Namespace: structs.DefaultNamespace, JobID: "j",
+		Type: structs.JobTypeService, Status: structs.EvalStatusComplete}
+	var allocs []*structs.Allocation
+	for i := range 25 {
+		allocs = append(allocs, &structs.Allocation{
+			ID: fmt.Sprintf("a%02d", i), Namespace: structs.DefaultNamespace, EvalID: e.ID, JobID: "j",
+			NodeID: "n1", DesiredStatus: structs.AllocDesiredStatusStop, ClientStatus: structs.AllocClientStatusComplete,
+		})
+	}
+	if err := s.UpsertEvals([]*structs.Evaluation{e}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.raftApply(structs.AllocUpdateRequestType, &structs.AllocUpdateRequest{Allocs: allocs}); err != nil {
+		t.Fatal(err)
+	}
+	before := s.State().LatestIndex()
+	n, index, err := s.DeleteEvals([]string{"big"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 10 + 10 allocs, then 5 allocs with the eval.
+	if n != 1 || index-before != 3 {
+		t.Fatalf("deleted %d evals in %d entries, want 1 in 3", n, index-before)
+	}
+	if left, _ := s.State().Allocs(nil, "*"); len(left) != 0 {
+		t.Fatalf("%d allocs left", len(left))
+	}
+}
