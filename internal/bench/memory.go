@@ -18,7 +18,7 @@ func runMemory(c *Cluster, res *Result) error {
 	if err != nil {
 		return err
 	}
-	if _, err := waitEvals(c.Srv.State(), evalIDs); err != nil {
+	if _, err := waitEvals(c.Srv.State(), evalIDs, waitTimeout); err != nil {
 		return err
 	}
 	snap := c.Srv.State().Snapshot()

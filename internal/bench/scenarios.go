@@ -25,8 +25,13 @@ const (
 // Scenarios lists every scenario in table order.
 var Scenarios = []string{ManyJobs, BigJobs, OneHugeJob, StateMemory, EvalBacklog, MillionAllocs, Heartbeats}
 
-// waitTimeout bounds every wait of a run; a run that needs longer is broken.
-const waitTimeout = 10 * time.Minute
+// waitTimeout bounds every wait of a run; a run that needs longer is
+// broken. Placing a million allocs (f) gets placementBudget per alloc on
+// top, since a loaded machine places only a few thousand a second.
+const (
+	waitTimeout     = 10 * time.Minute
+	placementBudget = 3 * time.Millisecond
+)
 
 // Spec is one run: a scenario on a cluster of Nodes nodes.
 type Spec struct {
@@ -141,7 +146,8 @@ func runPlacement(c *Cluster, res *Result) error {
 	if err != nil {
 		return err
 	}
-	evals, err := waitEvals(c.Srv.State(), evalIDs)
+	timeout := waitTimeout + time.Duration(res.Jobs*res.Count)*placementBudget
+	evals, err := waitEvals(c.Srv.State(), evalIDs, timeout)
 	if err != nil {
 		return err
 	}
@@ -177,10 +183,10 @@ func submitJobs(c *Cluster, spec Spec) ([]string, error) {
 // waitEvals waits until every eval is terminal and returns them. Evals
 // finish roughly in submit order, so a cursor over the list makes each
 // poll cost about one lookup instead of one per eval.
-func waitEvals(st *state.StateStore, ids []string) ([]*structs.Evaluation, error) {
+func waitEvals(st *state.StateStore, ids []string, timeout time.Duration) ([]*structs.Evaluation, error) {
 	evals := make([]*structs.Evaluation, len(ids))
 	next := 0
-	err := waitUntil(waitTimeout, time.Millisecond, func() bool {
+	err := waitUntil(timeout, time.Millisecond, func() bool {
 		for ; next < len(ids); next++ {
 			e, err := st.EvalByID(nil, ids[next])
 			if err != nil || e == nil || !e.TerminalStatus() {
