@@ -101,12 +101,19 @@ func benchDeleteEvalsEntry(b *testing.B, perEntry int) {
 	}
 }
 
-// BenchmarkSnapshotRestore restores a snapshot of 100,000 allocs (100 jobs
-// of 1,000 on 1,000 nodes); it reports the snapshot's bytes per alloc.
+// BenchmarkSnapshotRestore restores snapshots of 100,000 and 300,000
+// allocs (jobs of 1,000 on 1,000 nodes); it reports the snapshot's bytes
+// per alloc. Restore time must grow linearly with the allocs.
 func BenchmarkSnapshotRestore(b *testing.B) {
+	for _, jobs := range []int{100, 300} {
+		b.Run(fmt.Sprintf("allocs=%d", jobs*1000), func(b *testing.B) { benchSnapshotRestore(b, jobs) })
+	}
+}
+
+func benchSnapshotRestore(b *testing.B, jobs int) {
 	s := newStore(b)
 	index := uint64(1)
-	for j := range 100 {
+	for j := range jobs {
 		job := mockJob(fmt.Sprintf("job-%03d", j))
 		must(b, s.UpsertJob(index, 0, job))
 		stored, _ := s.JobByID(nil, "default", job.ID)
@@ -115,7 +122,7 @@ func BenchmarkSnapshotRestore(b *testing.B) {
 	}
 	var buf bytes.Buffer
 	must(b, s.Snapshot().Persist(&buf))
-	b.ReportMetric(float64(buf.Len())/100_000, "B/alloc")
+	b.ReportMetric(float64(buf.Len())/float64(jobs*1000), "B/alloc")
 	b.ResetTimer()
 	for range b.N {
 		dst := newStore(b)
