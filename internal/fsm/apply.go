@@ -26,6 +26,12 @@ func (f *FSM) applierTable() map[structs.MessageType]applier {
 		structs.DeploymentStatusUpdateType:       decodeAndApply(f.applyDeploymentStatus),
 		structs.SchedulerConfigRequestType:       decodeAndApply(f.applySchedulerConfig),
 		structs.DeploymentPromoteRequestType:     decodeAndApply(f.applyDeploymentPromote),
+		structs.JobStabilityRequestType:          decodeAndApply(f.applyJobStability),
+		structs.JobVersionTagRequestType:         decodeAndApply(f.applyJobVersionTag),
+		structs.NodePoolUpsertRequestType:        decodeAndApply(f.applyNodePoolUpsert),
+		structs.NodePoolDeleteRequestType:        decodeAndApply(f.applyNodePoolDelete),
+		structs.NamespaceUpsertRequestType:       decodeAndApply(f.applyNamespaceUpsert),
+		structs.NamespaceDeleteRequestType:       decodeAndApply(f.applyNamespaceDelete),
 	}
 }
 
@@ -46,11 +52,19 @@ func (f *FSM) applyJobRegister(req *structs.JobRegisterRequest, index uint64) er
 	if req.Eval != nil {
 		req.Eval.JobModifyIndex = index
 	}
-	if err := f.state.UpsertJob(index, req.SubmitTime, req.Job, evalList(req.Eval)...); err != nil {
+	if err := f.state.UpsertJobEntry(index, req, evalList(req.Eval)...); err != nil {
 		return err
 	}
 	f.notify(evalList(req.Eval))
 	return nil
+}
+
+func (f *FSM) applyJobStability(req *structs.JobStabilityRequest, index uint64) error {
+	return f.state.UpdateJobStability(index, req)
+}
+
+func (f *FSM) applyJobVersionTag(req *structs.JobVersionTagRequest, index uint64) error {
+	return f.state.TagJobVersion(index, req)
 }
 
 func (f *FSM) applyJobDeregister(req *structs.JobDeregisterRequest, index uint64) error {
@@ -252,4 +266,12 @@ func (f *FSM) allocNode(id string) string {
 		return a.NodeID
 	}
 	return ""
+}
+
+func (f *FSM) applyNodePoolUpsert(req *structs.NodePoolUpsertRequest, index uint64) error {
+	return f.state.UpsertNodePools(index, req.NodePools)
+}
+
+func (f *FSM) applyNodePoolDelete(req *structs.NodePoolDeleteRequest, index uint64) error {
+	return f.state.DeleteNodePools(index, req.Names)
 }

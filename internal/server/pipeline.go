@@ -7,13 +7,8 @@ import (
 	"github.com/drover-project/drover/internal/scheduler"
 	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/telemetry"
 )
-
-// defaultSchedulers are the built-in schedulers by eval type, reading the
-// server's injected clock (reschedule delays, alloc and eval times).
-func defaultSchedulers(now func() time.Time) map[string]scheduler.Factory {
-	return scheduler.BuiltinSchedulersWithClock(now)
-}
 
 // schedulerFactory returns the scheduler for an eval type.
 func (s *Server) schedulerFactory(evalType string) (scheduler.Factory, bool) {
@@ -30,10 +25,10 @@ func (s *Server) enabledSchedulers() []string {
 		structs.JobTypeSysBatch, structs.JobTypeCore}
 }
 
-// snapshotMinIndex waits until local state has applied index, then
-// snapshots it.
+// snapshotMinIndex waits until local state has applied index (or the
+// timeout passes, or the server shuts down), then snapshots it.
 func (s *Server) snapshotMinIndex(index uint64, timeout time.Duration) (*state.StateSnapshot, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	ctx, cancel := context.WithTimeout(s.ctx, timeout)
 	defer cancel()
 	if err := s.fsm.WaitForIndex(ctx, index); err != nil {
 		return nil, err
@@ -54,6 +49,8 @@ func (s *Server) submitPlan(plan *structs.Plan) (*structs.PlanResult, error) {
 type planRaft struct{ s *Server }
 
 func (p planRaft) ApplyPlanResults(req *structs.ApplyPlanResultsRequest) (uint64, error) {
+	start := time.Now()
+	defer func() { p.s.metrics().PlanApply.Observe(telemetry.Ms(time.Since(start))) }()
 	return p.s.raftApply(structs.ApplyPlanResultsRequestType, req)
 }
 

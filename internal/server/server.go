@@ -22,8 +22,10 @@ import (
 	"github.com/drover-project/drover/internal/server/blockedevals"
 	"github.com/drover-project/drover/internal/server/broker"
 	"github.com/drover-project/drover/internal/server/planapply"
+	"github.com/drover-project/drover/internal/server/stream"
 	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/telemetry"
 )
 
 // raftApplyTimeout bounds how long a write waits to be committed.
@@ -44,12 +46,18 @@ type Server struct {
 	Eval       *EvalEndpoint
 	Search     *SearchEndpoint
 	Region     *RegionEndpoint
+	NodePool   *NodePoolEndpoint
+	Namespace  *NamespaceEndpoint
 	Alloc      *AllocEndpoint
 	Deployment *DeploymentEndpoint
 	Node       *NodeEndpoint
 	Operator   *OperatorEndpoint
 	Status     *StatusEndpoint
 	System     *SystemEndpoint
+	Event      *EventEndpoint
+
+	// events is the event stream's broker, fed by the FSM and the timeline.
+	events *stream.Broker
 
 	// The evaluation pipeline. The broker, blocked tracker, plan queue and
 	// applier act only while this server leads; workers run everywhere.
@@ -72,8 +80,13 @@ type Server struct {
 	cancelableWake     chan struct{}
 	randMu             sync.Mutex
 
+	// ctx is the server's root context, canceled by Shutdown: every
+	// goroutine the server starts (workers, the leadership monitor and,
+	// through it, the leader's duties, the RPC accept and serve loops)
+	// derives from it and is counted in bg, which Shutdown waits for.
+	ctx          context.Context
+	cancel       context.CancelFunc
 	bg           sync.WaitGroup
-	stopWorkers  context.CancelFunc
 	shutdownOnce sync.Once
 	shutdownCh   chan struct{}
 }
@@ -83,11 +96,14 @@ type Server struct {
 func New(cfg *Config) (*Server, error) {
 	c := cfg.withDefaults()
 	s := &Server{config: c, log: c.Logger.With("component", "server"), shutdownCh: make(chan struct{})}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
 	f, err := fsm.New(c.Logger.With("component", "fsm"))
 	if err != nil {
 		return nil, err
 	}
 	s.fsm = f
+	s.events = stream.New(c.EventBufferSize)
+	f.SetEventPublisher(eventTap{s})
 	s.setupPipeline()
 	f.SetEvalSink(leaderSink{s})
 	if err := s.setupRaft(); err != nil {
@@ -97,16 +113,29 @@ func New(cfg *Config) (*Server, error) {
 	s.Eval = &EvalEndpoint{srv: s}
 	s.Search = &SearchEndpoint{srv: s}
 	s.Region = &RegionEndpoint{srv: s}
+	s.NodePool = &NodePoolEndpoint{srv: s}
+	s.Namespace = &NamespaceEndpoint{srv: s}
 	s.Node = &NodeEndpoint{srv: s}
 	s.Alloc = &AllocEndpoint{srv: s}
 	s.Deployment = &DeploymentEndpoint{srv: s}
 	s.Operator = &OperatorEndpoint{srv: s}
 	s.Status = &StatusEndpoint{srv: s}
 	s.System = &SystemEndpoint{srv: s}
+	s.Event = &EventEndpoint{srv: s}
+	s.registerMetrics()
 	s.startWorkers()
-	s.bg.Add(1)
-	go s.monitorLeadership()
+	s.goTracked(func(context.Context) { s.monitorLeadership() })
 	return s, nil
+}
+
+// goTracked runs fn in a goroutine on the server's root context, counted
+// in s.bg so Shutdown waits for it to return.
+func (s *Server) goTracked(fn func(ctx context.Context)) {
+	s.bg.Add(1)
+	go func() {
+		defer s.bg.Done()
+		fn(s.ctx)
+	}()
 }
 
 // setupPipeline builds the evaluation pipeline's components (disabled
@@ -114,6 +143,7 @@ func New(cfg *Config) (*Server, error) {
 func (s *Server) setupPipeline() {
 	c := s.config
 	s.timeline = NewTimeline(c.Clock)
+	s.timeline.SetStepObserver(s.observeEvalStep)
 	s.heartbeat = newHeartbeats(s)
 	s.broker = broker.New(c.Broker, c.Clock)
 	s.broker.SetObserver(func(evalID, status string, _ time.Time) {
@@ -123,7 +153,10 @@ func (s *Server) setupPipeline() {
 	s.planQueue = planapply.NewPlanQueue()
 	s.applier = planapply.NewApplier(s.planQueue, s.broker, stateSource{s}, planRaft{s}, c.Clock, s.log.With("component", "plan_applier"), c.NewID)
 	s.applier.SetRejectHook(c.PlanRejectHook)
-	s.schedulers = defaultSchedulers(c.Clock.Now)
+	s.applier.SetEvaluateObserver(func(d time.Duration) { c.Metrics.PlanEvaluate.Observe(telemetry.Ms(d)) })
+	// The built-in schedulers read the server's injected clock (reschedule
+	// delays, alloc and eval times).
+	s.schedulers = scheduler.Builtins(scheduler.Deps{Now: c.Clock.Now})
 	if c.Schedulers != nil {
 		s.schedulers = maps.Clone(c.Schedulers)
 	}
@@ -138,16 +171,10 @@ func (s *Server) setupPipeline() {
 
 // startWorkers starts NumSchedulers workers.
 func (s *Server) startWorkers() {
-	ctx, cancel := context.WithCancel(context.Background())
-	s.stopWorkers = cancel
 	for i := 0; i < s.config.NumSchedulers; i++ {
 		w := newWorker(s, fmt.Sprintf("worker-%d", i))
 		s.workers = append(s.workers, w)
-		s.bg.Add(1)
-		go func() {
-			defer s.bg.Done()
-			w.run(ctx)
-		}()
+		s.goTracked(w.run)
 	}
 }
 
@@ -227,7 +254,8 @@ func (s *Server) Shutdown() error {
 	var err error
 	s.shutdownOnce.Do(func() {
 		close(s.shutdownCh)
-		s.stopWorkers()
+		s.events.Close()
+		s.cancel()
 		s.broker.SetEnabled(false)
 		s.planQueue.SetEnabled(false)
 		s.bg.Wait()

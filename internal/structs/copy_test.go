@@ -209,6 +209,11 @@ func filled[T any](t *testing.T) *T {
 // without an entry here.
 var copyCases = map[string]func(*testing.T){
 	"Job":                      func(t *testing.T) { checkDeepCopy(t, (*Job).Copy) },
+	"JobVersionTag":            func(t *testing.T) { checkDeepCopy(t, (*JobVersionTag).Copy) },
+	"NodePool":                 func(t *testing.T) { checkDeepCopy(t, (*NodePool).Copy) },
+	"ScalingEvent":             func(t *testing.T) { checkDeepCopy(t, (*ScalingEvent).Copy) },
+	"JobScalingEvents":         func(t *testing.T) { checkDeepCopy(t, (*JobScalingEvents).Copy) },
+	"JobSubmission":            func(t *testing.T) { checkDeepCopy(t, (*JobSubmission).Copy) },
 	"NamespacedID":             func(t *testing.T) { checkDeepCopy(t, (*NamespacedID).Copy) },
 	"TaskGroup":                func(t *testing.T) { checkDeepCopy(t, (*TaskGroup).Copy) },
 	"Task":                     func(t *testing.T) { checkDeepCopy(t, (*Task).Copy) },
@@ -269,6 +274,7 @@ var copyCases = map[string]func(*testing.T){
 	"DesiredUpdates":           func(t *testing.T) { checkDeepCopy(t, (*DesiredUpdates).Copy) },
 	"PlanResult":               func(t *testing.T) { checkDeepCopy(t, (*PlanResult).Copy) },
 	"SchedulerConfiguration":   func(t *testing.T) { checkDeepCopy(t, (*SchedulerConfiguration).Copy) },
+	"Namespace":                func(t *testing.T) { checkDeepCopy(t, (*Namespace).Copy) },
 	"PreemptionConfig":         func(t *testing.T) { checkDeepCopy(t, (*PreemptionConfig).Copy) },
 }
 
@@ -277,6 +283,11 @@ var notCopied = map[string]string{
 	// Raft payloads: built once by an endpoint, decoded fresh by every FSM
 	// apply, never shared.
 	"JobRegisterRequest":                  "raft payload",
+	"JobStabilityRequest":                 "raft payload",
+	"NodePoolUpsertRequest":               "raft payload",
+	"NodePoolDeleteRequest":               "raft payload",
+	"JobVersionTagRequest":                "raft payload",
+	"ScalingEventEntry":                   "raft payload",
 	"JobDeregisterRequest":                "raft payload",
 	"JobBatchDeregisterRequest":           "raft payload",
 	"EvalUpdateRequest":                   "raft payload",
@@ -299,6 +310,16 @@ var notCopied = map[string]string{
 	"AllocClientUpdateArgs":               "RPC payload",
 	"GenericResponse":                     "RPC payload",
 	"SchedulerSetConfigRequest":           "raft payload",
+	// Event stream: built once per applied entry around stored (immutable)
+	// objects, then only read by subscribers.
+	"Event":              "event stream, read-only",
+	"Events":             "event stream, read-only",
+	"JobEvent":           "event stream, read-only",
+	"EvaluationEvent":    "event stream, read-only",
+	"AllocationEvent":    "event stream, read-only",
+	"DeploymentEvent":    "event stream, read-only",
+	"NodeStreamEvent":    "event stream, read-only",
+	"EventStreamRequest": "RPC payload",
 	// Errors are values handed to callers, not stored state.
 	"ValidationError": "error value",
 	"RPCError":        "error value",

@@ -31,6 +31,7 @@ type Config struct {
 	Server    ServerConfig
 	Client    ClientConfig
 	Plugins   []PluginConfig
+	Limits    Limits
 
 	// DevMode is set by the -dev flag, never from a file.
 	DevMode bool
@@ -51,10 +52,14 @@ type Addresses struct {
 
 // ServerConfig is the server { } block.
 type ServerConfig struct {
-	Enabled                bool
-	BootstrapExpect        int
-	NumSchedulers          int
-	EnabledSchedulers      []string
+	Enabled           bool
+	BootstrapExpect   int
+	NumSchedulers     int
+	EnabledSchedulers []string
+	// EventBufferSize is how many event batches (raft indexes) the event
+	// stream retains for late and resuming subscribers (Nomad's default
+	// 100).
+	EventBufferSize        int
 	HeartbeatGrace         time.Duration
 	MinHeartbeatTTL        time.Duration
 	MaxHeartbeatsPerSecond float64
@@ -63,6 +68,16 @@ type ServerConfig struct {
 	NodeGCThreshold        time.Duration
 	DeploymentGCThreshold  time.Duration
 	ServerJoin             ServerJoin
+	// JobMaxCount caps a task group's count (job_max_count); 0 means
+	// the server's default, 10,000.
+	JobMaxCount int
+}
+
+// Limits is the limits { } block: per-client connection caps (0 means no
+// cap) that keep one host from exhausting the agent.
+type Limits struct {
+	HTTPMaxConnsPerClient int
+	RPCMaxConnsPerClient  int
 }
 
 // ServerJoin is the server_join { } block.
@@ -115,6 +130,7 @@ func Default() *Config {
 		Ports:      Ports{HTTP: 4646, RPC: 4647, Serf: 4648},
 		Server: ServerConfig{
 			NumSchedulers:          runtime.NumCPU(),
+			EventBufferSize:        100,
 			HeartbeatGrace:         10 * time.Second,
 			MinHeartbeatTTL:        10 * time.Second,
 			MaxHeartbeatsPerSecond: 50,
@@ -124,6 +140,7 @@ func Default() *Config {
 			DeploymentGCThreshold:  time.Hour,
 		},
 		Client: ClientConfig{NodePool: "default"},
+		Limits: Limits{HTTPMaxConnsPerClient: 100, RPCMaxConnsPerClient: 100},
 	}
 }
 
