@@ -55,14 +55,15 @@ func TestEvalDelete_OnlyTerminalEvals(t *testing.T) {
 func TestEvalDelete_ByFilter(t *testing.T) {
 	a, c := runningJob(t)
 	var done []string
-	for start := time.Now(); len(done) == 0 && time.Since(start) < 10*time.Second; {
+	testutil.WaitFor(t, 10*time.Second, "a complete eval", func() bool {
 		evals, _, _ := c.Jobs().Evaluations("web", nil)
 		for _, e := range evals {
 			if e.Status == "complete" {
 				done = append(done, e.ID)
 			}
 		}
-	}
+		return len(done) > 0
+	})
 	before := a.Server().State().LatestIndex()
 	if _, _, err := c.Evaluations().DeleteOpts(&api.EvalDeleteRequest{Filter: `Nope ==`}, nil); err == nil || !strings.Contains(err.Error(), "400") {
 		t.Fatalf("bad filter: %v", err)
