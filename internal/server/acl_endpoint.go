@@ -126,14 +126,14 @@ func (e *ACLEndpoint) UpsertPolicies(ctx context.Context, args *structs.ACLPolic
 func validatePolicy(p *structs.ACLPolicy) error {
 	switch {
 	case p == nil:
-		return fmt.Errorf("Name: missing policy")
+		return fieldErr("Name", "missing policy")
 	case !validPolicyName.MatchString(p.Name):
-		return fmt.Errorf("Name: %q must be 1-128 letters, digits and dashes", p.Name)
+		return fieldErr("Name", "%q must be 1-128 letters, digits and dashes", p.Name)
 	case len(p.Description) > maxACLDescriptionLength:
-		return fmt.Errorf("Description: longer than %d characters", maxACLDescriptionLength)
+		return fieldErr("Description", "longer than %d characters", maxACLDescriptionLength)
 	}
 	if _, err := acl.Parse(p.Rules); err != nil {
-		return fmt.Errorf("Rules: %v", err)
+		return fieldErr("Rules", "%v", err)
 	}
 	return nil
 }
@@ -227,4 +227,14 @@ func notFoundAsCoded(err error) error {
 		return NotFound("%v", err)
 	}
 	return err
+}
+
+// fieldError is a validation problem of one named field; the endpoint
+// prefixes the object's position ("Tokens[0].") and answers 400.
+type fieldError struct{ field, msg string }
+
+func (e fieldError) Error() string { return e.field + ": " + e.msg }
+
+func fieldErr(field, format string, args ...any) error {
+	return fieldError{field, fmt.Sprintf(format, args...)}
 }

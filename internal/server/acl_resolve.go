@@ -154,18 +154,5 @@ func (s *Server) authorize(args structs.RPCInfo, allowed func(*acl.ACL) bool) er
 	return nil
 }
 
-// authorizeNamespace requires capability in the request's namespace.
-func (s *Server) authorizeNamespace(args structs.RPCInfo, capability string) error {
-	return s.authorize(args, func(a *acl.ACL) bool {
-		return a.AllowNamespaceOperation(args.RequestNamespace(), capability)
-	})
-}
-
-// aclFor resolves the request's token for endpoints that filter what they
-// answer (lists across namespaces).
-func (s *Server) aclFor(args structs.RPCInfo) (*acl.ACL, error) {
-	return s.ResolveToken(args.RequestToken())
-}
-
 // allowManagement is the check of management-only ACL endpoints.
 var allowManagement = (*acl.ACL).IsManagement

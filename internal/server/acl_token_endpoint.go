@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"fmt"
 	"slices"
 
 	"github.com/google/uuid"
@@ -49,7 +48,7 @@ func (e *ACLEndpoint) UpsertTokens(ctx context.Context, args *structs.ACLTokenUp
 // prepareToken validates one token and builds what raft will store.
 func (e *ACLEndpoint) prepareToken(st *state.StateStore, in *structs.ACLToken) (*structs.ACLToken, error) {
 	if in == nil {
-		return nil, fmt.Errorf("Type: missing token")
+		return nil, fieldErr("Type", "missing token")
 	}
 	if err := e.validateToken(st, in); err != nil {
 		return nil, err
@@ -57,7 +56,7 @@ func (e *ACLEndpoint) prepareToken(st *state.StateStore, in *structs.ACLToken) (
 	var existing *structs.ACLToken
 	if in.AccessorID != "" {
 		if !isUUID(in.AccessorID) {
-			return nil, fmt.Errorf("AccessorID: must be a UUID")
+			return nil, fieldErr("AccessorID", "must be a UUID")
 		}
 		existing, _ = st.ACLTokenByAccessorID(nil, in.AccessorID)
 	}
@@ -71,21 +70,21 @@ func (e *ACLEndpoint) validateToken(st *state.StateStore, in *structs.ACLToken) 
 	switch in.Type {
 	case structs.ACLClientToken:
 		if len(in.Policies) == 0 {
-			return fmt.Errorf("Policies: a client token needs at least one policy")
+			return fieldErr("Policies", "a client token needs at least one policy")
 		}
 	case structs.ACLManagementToken:
 		if len(in.Policies) != 0 {
-			return fmt.Errorf("Policies: a management token takes no policies")
+			return fieldErr("Policies", "a management token takes no policies")
 		}
 	default:
-		return fmt.Errorf("Type: %q must be client or management", in.Type)
+		return fieldErr("Type", "%q must be client or management", in.Type)
 	}
 	if len(in.Name) > maxACLNameLength {
-		return fmt.Errorf("Name: longer than %d characters", maxACLNameLength)
+		return fieldErr("Name", "longer than %d characters", maxACLNameLength)
 	}
 	for _, name := range in.Policies {
 		if p, _ := st.ACLPolicyByName(nil, name); p == nil {
-			return fmt.Errorf("Policies: policy %q does not exist", name)
+			return fieldErr("Policies", "policy %q does not exist", name)
 		}
 	}
 	return nil
@@ -101,27 +100,27 @@ func (e *ACLEndpoint) newToken(st *state.StateStore, in *structs.ACLToken) (*str
 	}
 	if in.AccessorID != "" || in.SecretID != "" {
 		if in.Type != structs.ACLClientToken || in.AccessorID == "" || !isUUID(in.SecretID) {
-			return nil, fmt.Errorf("SecretID: only a client token with both a UUID AccessorID and SecretID can be uploaded")
+			return nil, fieldErr("SecretID", "only a client token with both a UUID AccessorID and SecretID can be uploaded")
 		}
 		if other, _ := st.ACLTokenBySecretID(nil, in.SecretID); other != nil {
-			return nil, fmt.Errorf("SecretID: already in use")
+			return nil, fieldErr("SecretID", "already in use")
 		}
 		t.AccessorID, t.SecretID = in.AccessorID, in.SecretID
 	}
 	switch {
 	case in.ExpirationTTL != 0 && in.ExpirationTime != nil:
-		return nil, fmt.Errorf("ExpirationTTL: set either ExpirationTTL or ExpirationTime, not both")
+		return nil, fieldErr("ExpirationTTL", "set either ExpirationTTL or ExpirationTime, not both")
 	case in.ExpirationTTL < 0:
-		return nil, fmt.Errorf("ExpirationTTL: must not be negative")
+		return nil, fieldErr("ExpirationTTL", "must not be negative")
 	case in.ExpirationTTL != 0:
 		if in.ExpirationTTL < minACLTokenTTL || in.ExpirationTTL > maxACLTokenTTL {
-			return nil, fmt.Errorf("ExpirationTTL: %v is outside %v..%v", in.ExpirationTTL, minACLTokenTTL, maxACLTokenTTL)
+			return nil, fieldErr("ExpirationTTL", "%v is outside %v..%v", in.ExpirationTTL, minACLTokenTTL, maxACLTokenTTL)
 		}
 		exp := now.Add(in.ExpirationTTL)
 		t.ExpirationTime, t.ExpirationTTL = &exp, in.ExpirationTTL
 	case in.ExpirationTime != nil:
 		if !in.ExpirationTime.After(now) {
-			return nil, fmt.Errorf("ExpirationTime: must be in the future")
+			return nil, fieldErr("ExpirationTime", "must be in the future")
 		}
 		exp := in.ExpirationTime.UTC()
 		t.ExpirationTime = &exp
@@ -133,14 +132,14 @@ func (e *ACLEndpoint) newToken(st *state.StateStore, in *structs.ACLToken) (*str
 // secret, creation and expiration never do.
 func updatedToken(existing, in *structs.ACLToken) (*structs.ACLToken, error) {
 	if in.SecretID != "" && in.SecretID != existing.SecretID {
-		return nil, fmt.Errorf("SecretID: cannot be changed")
+		return nil, fieldErr("SecretID", "cannot be changed")
 	}
 	if in.Global != existing.Global {
-		return nil, fmt.Errorf("Global: cannot be changed")
+		return nil, fieldErr("Global", "cannot be changed")
 	}
 	if in.ExpirationTTL != 0 && in.ExpirationTTL != existing.ExpirationTTL ||
 		in.ExpirationTime != nil && (existing.ExpirationTime == nil || !in.ExpirationTime.Equal(*existing.ExpirationTime)) {
-		return nil, fmt.Errorf("ExpirationTTL: the expiration of a token cannot be changed")
+		return nil, fieldErr("ExpirationTTL", "the expiration of a token cannot be changed")
 	}
 	t := existing.Copy()
 	t.Name, t.Type, t.Policies = in.Name, in.Type, slices.Clone(in.Policies)
