@@ -27,10 +27,13 @@ var commands = map[string]func(args []string, stdout, stderr io.Writer) int{
 	"version": runVersion,
 
 	// Every CLI command lives in internal/command and talks HTTP only.
+	"acl":        command.Group("acl"),
 	"alloc":      command.Group("alloc"),
 	"deployment": command.Group("deployment"),
 	"eval":       command.Group("eval"),
+	"event":      command.Group("event"),
 	"job":        command.Group("job"),
+	"namespace":  command.Group("namespace"),
 	"node":       command.Group("node"),
 	"operator":   command.Group("operator"),
 	"server":     command.Group("server"),
