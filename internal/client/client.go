@@ -37,6 +37,7 @@ type Client struct {
 	dynamicMeta map[string]*string
 
 	batch     *updateBatcher
+	services  *serviceRegistrar // nil when the servers keep no service catalog
 	hostStats hostStatsCollector
 
 	ctx          context.Context // canceled on Shutdown: ends in-flight calls
@@ -80,6 +81,10 @@ func New(cfg *Config) (*Client, error) {
 	}
 	c.fp, c.node = fp, c.buildNode(fp)
 	c.batch = newUpdateBatcher(c)
+	if catalog, ok := cfg.Servers.(ServiceCatalog); ok {
+		c.services = newServiceRegistrar(c, catalog)
+		c.start(func() { c.services.loop() })
+	}
 	c.restore()
 	c.start(func() { c.heartbeatLoop() }, func() { c.fingerprintLoop() }, func() { c.allocSyncLoop() }, func() { c.batch.loop() })
 	return c, nil

@@ -50,6 +50,8 @@ type Server struct {
 	Operator   *OperatorEndpoint
 	Status     *StatusEndpoint
 	System     *SystemEndpoint
+	// ServiceRegistration is the native service catalog.
+	ServiceRegistration *ServiceRegistrationEndpoint
 
 	// The evaluation pipeline. The broker, blocked tracker, plan queue and
 	// applier act only while this server leads; workers run everywhere.
@@ -103,6 +105,7 @@ func New(cfg *Config) (*Server, error) {
 	s.Operator = &OperatorEndpoint{srv: s}
 	s.Status = &StatusEndpoint{srv: s}
 	s.System = &SystemEndpoint{srv: s}
+	s.ServiceRegistration = &ServiceRegistrationEndpoint{srv: s}
 	s.startWorkers()
 	s.bg.Add(1)
 	go s.monitorLeadership()

@@ -33,6 +33,7 @@ var snapshotTables = []snapshotTable{
 	{6, TableEvals, func() any { return new(structs.Evaluation) }},
 	{7, TableDeployment, func() any { return new(structs.Deployment) }},
 	{8, TableSchedulerConfig, func() any { return new(structs.SchedulerConfiguration) }},
+	{60, TableServiceRegistrations, func() any { return new(structs.ServiceRegistration) }},
 }
 
 func snapshotTableByTag(tag recordType) (snapshotTable, bool) {

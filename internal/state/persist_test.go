@@ -59,6 +59,7 @@ func populate(t *testing.T, s *StateStore) {
 	cfg := structs.DefaultSchedulerConfiguration()
 	cfg.MemoryOversubscriptionEnabled = true
 	must(t, s.SchedulerSetConfig(21, cfg))
+	populateServiceRegistrations(t, s, 21)
 }
 
 // dumpTables returns every row of every table, keyed by table.

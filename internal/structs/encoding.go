@@ -54,3 +54,9 @@ const (
 	AllocUpdateDesiredTransitionType MessageType = 16
 	DeploymentPromoteRequestType     MessageType = 17
 )
+
+// Native service catalog entries (60-79 are this feature's range).
+const (
+	ServiceRegistrationUpsertRequestType     MessageType = 60
+	ServiceRegistrationDeleteByIDRequestType MessageType = 61
+)

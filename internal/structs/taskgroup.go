@@ -62,8 +62,10 @@ type Service struct {
 	Name      string
 	PortLabel string
 	Provider  string
-	Tags      []string
-	Checks    []*ServiceCheck
+	// Address overrides the advertised address (default: the port's host IP).
+	Address string
+	Tags    []string
+	Checks  []*ServiceCheck
 }
 
 // ServiceCheck is a `check` block inside a service.

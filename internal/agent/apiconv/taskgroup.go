@@ -150,13 +150,15 @@ func ephemeralDiskFromStructs(e *structs.EphemeralDisk) *api.EphemeralDisk {
 }
 
 // servicesToStructs keeps the subset of a service block that structs stores
-// (discovery is not implemented yet); the rest is dropped on purpose.
+// (what the native catalog and the checks use); the rest is dropped on
+// purpose.
 func servicesToStructs(in []*api.Service) []*structs.Service {
 	return convertPtrs(in, func(s *api.Service) *structs.Service {
 		return &structs.Service{
 			Name:      s.Name,
 			PortLabel: s.PortLabel,
 			Provider:  s.Provider,
+			Address:   s.Address,
 			Tags:      slices.Clone(s.Tags),
 			Checks:    convertSlice(s.Checks, checkToStructs),
 		}
@@ -169,6 +171,7 @@ func servicesFromStructs(in []*structs.Service) []*api.Service {
 			Name:      s.Name,
 			PortLabel: s.PortLabel,
 			Provider:  s.Provider,
+			Address:   s.Address,
 			Tags:      slices.Clone(s.Tags),
 			Checks:    checksFromStructs(s.Checks),
 		}

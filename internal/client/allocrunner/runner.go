@@ -46,6 +46,9 @@ type Config struct {
 	// Restore is what an earlier client persisted for this alloc.
 	Restore         *state.AllocRecord
 	LogPollInterval time.Duration
+	// Services receives the alloc's native service registrations whenever
+	// they change (none once it stops); nil: no catalog. It must not block.
+	Services func(allocID string, regs []*structs.ServiceRegistration)
 }
 
 // Runner runs one allocation.
@@ -65,7 +68,10 @@ type Runner struct {
 	health     *healthTracker
 	checker    *checks.Checker // nil: no service checks to run
 	lastReport *structs.Allocation
-	malformed  string
+	// lastServices is what syncServices last handed to cfg.Services.
+	lastServices   []*structs.ServiceRegistration
+	servicesSynced bool
+	malformed      string
 
 	changeCh   chan struct{}
 	shutdownCh chan struct{}

@@ -172,3 +172,15 @@ func asError(err error) error {
 	}
 	return err
 }
+
+// UpsertServices writes native service registrations of this node's allocs.
+func (c *Client) UpsertServices(ctx context.Context, args *structs.ServiceRegistrationUpsertRequest) (*structs.ServiceRegistrationUpsertResponse, error) {
+	var out structs.ServiceRegistrationUpsertResponse
+	return &out, c.call(ctx, structs.RPCServiceRegistrationUpsert, args, &out)
+}
+
+// DeleteServices removes native service registrations of this node's allocs.
+func (c *Client) DeleteServices(ctx context.Context, args *structs.ServiceRegistrationDeleteByIDRequest) (*structs.ServiceRegistrationUpsertResponse, error) {
+	var out structs.ServiceRegistrationUpsertResponse
+	return &out, c.call(ctx, structs.RPCServiceRegistrationDeleteByID, args, &out)
+}
