@@ -27,7 +27,7 @@ type serviceRegistrar struct {
 	catalog ServiceCatalog
 
 	mu      sync.Mutex
-	desired map[string][]*structs.ServiceRegistration            // alloc -> what it advertises
+	desired map[string][]*structs.ServiceRegistration          // alloc -> what it advertises
 	synced  map[string]map[string]*structs.ServiceRegistration // alloc -> ID -> what the servers hold
 	wake    chan struct{}
 }
