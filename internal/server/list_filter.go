@@ -5,37 +5,12 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-// A list's filter sees what Nomad's filter sees: the list stub the client
-// receives. For jobs, nodes and allocations the stub has fields the stored
-// object spells differently (Periodic is a bool, Drain a bool, JobType is
-// the alloc's job's type), so the filter runs over a view with the stub's
-// names; evaluations and deployments list whole objects and are filtered
-// as stored.
-
-// jobStubView is what a job list filter sees (Nomad's JobListStub).
-type jobStubView struct {
-	ID, ParentID, Name, Namespace string
-	Datacenters                   []string
-	Type                          string
-	Priority                      int
-	Periodic, ParameterizedJob    bool
-	Stop                          bool
-	Status, StatusDescription     string
-	CreateIndex, ModifyIndex      uint64
-	JobModifyIndex                uint64
-	SubmitTime                    int64
-	Meta                          map[string]string
-}
-
-func jobStub(j *structs.Job) jobStubView {
-	return jobStubView{
-		ID: j.ID, ParentID: j.ParentID, Name: j.Name, Namespace: j.Namespace, Datacenters: j.Datacenters,
-		Type: j.Type, Priority: j.Priority, Periodic: j.Periodic != nil, ParameterizedJob: j.IsParameterized(),
-		Stop: j.Stop, Status: j.Status, StatusDescription: j.StatusDescription,
-		CreateIndex: j.CreateIndex, ModifyIndex: j.ModifyIndex, JobModifyIndex: j.JobModifyIndex,
-		SubmitTime: j.SubmitTime, Meta: j.Meta,
-	}
-}
+// A list's filter sees what Nomad's filter sees. For nodes and
+// allocations that is the list stub the client receives, whose fields the
+// stored object spells differently (Drain is a bool, JobType is the
+// alloc's job's type), so the filter runs over a view with the stub's
+// names; jobs, evaluations and deployments are filtered as stored (a job
+// whole, with its blocks).
 
 // nodeStubView is what a node list filter sees (Nomad's NodeListStub).
 type nodeStubView struct {

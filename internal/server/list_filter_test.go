@@ -6,8 +6,9 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-// List filters use the names of Nomad's list stubs, not the stored
-// objects' (Periodic and Drain are bools, JobType is the alloc's job's).
+// Node and alloc list filters use the names of Nomad's list stubs (Drain
+// is a bool, JobType is the alloc's job's); a job list filter sees the
+// whole job, whose Periodic and ParameterizedJob blocks may be nil.
 func TestStubFilters(t *testing.T) {
 	periodic := &structs.Job{ID: "cron", Type: structs.JobTypeBatch, Periodic: &structs.PeriodicConfig{Enabled: true}}
 	service := &structs.Job{ID: "web", Type: structs.JobTypeService}
@@ -16,7 +17,8 @@ func TestStubFilters(t *testing.T) {
 	ready := &structs.Node{ID: "n2", Status: structs.NodeStatusReady}
 	alloc := &structs.Allocation{ID: "a1", ClientStatus: structs.AllocClientStatusRunning, Job: &structs.Job{Type: structs.JobTypeService, Version: 3}}
 
-	jobs := func(expr string) []bool { return run(t, expr, jobStub, periodic, service) }
+	wholeJob := func(j *structs.Job) *structs.Job { return j }
+	jobs := func(expr string) []bool { return run(t, expr, wholeJob, periodic, service) }
 	nodes := func(expr string) []bool { return run(t, expr, nodeStub, draining, ready) }
 	allocs := func(expr string) []bool { return run(t, expr, allocStub, alloc) }
 	for _, tc := range []struct {
@@ -24,7 +26,8 @@ func TestStubFilters(t *testing.T) {
 		got  []bool
 		want []bool
 	}{
-		{"job Periodic is a bool", jobs(`Periodic == true`), []bool{true, false}},
+		{"job Periodic is a block", jobs(`Periodic is not nil`), []bool{true, false}},
+		{"job ParameterizedJob is a block", jobs(`ParameterizedJob is not nil`), []bool{false, false}},
 		{"job type", jobs(`Type == "service"`), []bool{false, true}},
 		{"node Drain is a bool", nodes(`Drain == false and Status == "ready"`), []bool{false, true}},
 		{"node Version from attributes", nodes(`Version == "1.9.0"`), []bool{true, false}},
