@@ -46,6 +46,7 @@ func (h *HTTPServer) serverRoutes() {
 	h.searchRoutes()
 	h.regionRoutes()
 	h.serviceRoutes()
+	h.variableRoutes()
 }
 
 func boolString(b bool) string   { return strconv.FormatBool(b) }

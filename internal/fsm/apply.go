@@ -28,6 +28,8 @@ func (f *FSM) applierTable() map[structs.MessageType]applier {
 		structs.DeploymentPromoteRequestType:             decodeAndApply(f.applyDeploymentPromote),
 		structs.ServiceRegistrationUpsertRequestType:     decodeAndApply(f.applyServiceRegistrationUpsert),
 		structs.ServiceRegistrationDeleteByIDRequestType: decodeAndApply(f.applyServiceRegistrationDelete),
+		structs.VariableApplyRequestType:                 decodeAndApply(f.applyVariable),
+		structs.RootKeyUpsertRequestType:                 decodeAndApply(f.applyRootKeyUpsert),
 	}
 }
 

@@ -52,6 +52,8 @@ type Server struct {
 	System     *SystemEndpoint
 	// ServiceRegistration is the native service catalog.
 	ServiceRegistration *ServiceRegistrationEndpoint
+	Variables           *VariablesEndpoint
+	Keyring             *KeyringEndpoint
 
 	// The evaluation pipeline. The broker, blocked tracker, plan queue and
 	// applier act only while this server leads; workers run everywhere.
@@ -106,6 +108,8 @@ func New(cfg *Config) (*Server, error) {
 	s.Status = &StatusEndpoint{srv: s}
 	s.System = &SystemEndpoint{srv: s}
 	s.ServiceRegistration = &ServiceRegistrationEndpoint{srv: s}
+	s.Variables = &VariablesEndpoint{srv: s}
+	s.Keyring = &KeyringEndpoint{srv: s}
 	s.startWorkers()
 	s.bg.Add(1)
 	go s.monitorLeadership()

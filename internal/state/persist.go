@@ -34,6 +34,8 @@ var snapshotTables = []snapshotTable{
 	{7, TableDeployment, func() any { return new(structs.Deployment) }},
 	{8, TableSchedulerConfig, func() any { return new(structs.SchedulerConfiguration) }},
 	{60, TableServiceRegistrations, func() any { return new(structs.ServiceRegistration) }},
+	{61, TableVariables, func() any { return new(structs.VariableEncrypted) }},
+	{62, TableRootKeys, func() any { return new(structs.RootKey) }},
 }
 
 func snapshotTableByTag(tag recordType) (snapshotTable, bool) {

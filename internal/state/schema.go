@@ -27,7 +27,7 @@ func stateSchema() *memdb.DBSchema {
 	tables := []*memdb.TableSchema{
 		jobsTable(), jobVersionTable(), nodesTable(), allocsTable(),
 		evalsTable(), deploymentTable(), schedulerConfigTable(), indexTable(),
-		serviceRegistrationsTable(),
+		serviceRegistrationsTable(), variablesTable(), rootKeysTable(),
 	}
 	db := &memdb.DBSchema{Tables: map[string]*memdb.TableSchema{}}
 	for _, t := range tables {

@@ -2,6 +2,7 @@ package state
 
 import (
 	"testing"
+	"time"
 
 	"github.com/hashicorp/go-memdb"
 
@@ -21,6 +22,11 @@ func populateServiceRegistrations(t *testing.T, s *StateStore, index uint64) {
 	must(t, s.UpsertServiceRegistrations(index, []*structs.ServiceRegistration{
 		mockRegistration("r1", "web", "n1", "a1"), mockRegistration("r2", "web", "n2", "a2"),
 	}))
+	must(t, s.UpsertRootKey(index, &structs.RootKey{KeyID: "k1", Algorithm: structs.RootKeyAlgorithmAES256GCM,
+		State: structs.RootKeyStateActive, CreateTime: 5, Key: []byte("0123456789abcdef0123456789abcdef")}, true))
+	must(t, s.ApplyVariable(index, &structs.VariableApplyRequest{Op: structs.VarOpLockAcquire, LockID: "l1", Now: 7,
+		Var: &structs.VariableEncrypted{VariableMetadata: structs.VariableMetadata{Namespace: "default", Path: "app/db",
+			Lock: &structs.VariableLock{TTL: time.Minute, LockDelay: time.Second}}, Data: []byte{1, 2, 3}, KeyID: "k1"}}))
 }
 
 func TestServiceRegistrations_UpsertListDelete(t *testing.T) {

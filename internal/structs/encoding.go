@@ -55,8 +55,11 @@ const (
 	DeploymentPromoteRequestType     MessageType = 17
 )
 
-// Native service catalog entries (60-79 are this feature's range).
+// Native service discovery, variables and the keyring (60-79 are this
+// feature's range).
 const (
 	ServiceRegistrationUpsertRequestType     MessageType = 60
 	ServiceRegistrationDeleteByIDRequestType MessageType = 61
+	VariableApplyRequestType                 MessageType = 62
+	RootKeyUpsertRequestType                 MessageType = 63
 )

@@ -1,5 +1,7 @@
 package fsm
 
+// Appliers of the native service catalog, variables and keyring entries.
+
 import "github.com/drover-project/drover/internal/structs"
 
 func (f *FSM) applyServiceRegistrationUpsert(req *structs.ServiceRegistrationUpsertRequest, index uint64) error {
@@ -8,4 +10,12 @@ func (f *FSM) applyServiceRegistrationUpsert(req *structs.ServiceRegistrationUps
 
 func (f *FSM) applyServiceRegistrationDelete(req *structs.ServiceRegistrationDeleteByIDRequest, index uint64) error {
 	return f.state.DeleteServiceRegistrations(index, req.IDs)
+}
+
+func (f *FSM) applyVariable(req *structs.VariableApplyRequest, index uint64) error {
+	return f.state.ApplyVariable(index, req)
+}
+
+func (f *FSM) applyRootKeyUpsert(req *structs.RootKeyUpsertRequest, index uint64) error {
+	return f.state.UpsertRootKey(index, req.Key, req.Rotate)
 }

@@ -2,6 +2,9 @@ package server
 
 import "github.com/drover-project/drover/internal/structs"
 
+// The native families on the RPC listener: ServiceRegistration.*,
+// Variables.* and Keyring.*.
+
 // serviceRegistrationRPC registers ServiceRegistration.* on the RPC
 // listener: Upsert and DeleteByID are the client's calls.
 type serviceRegistrationRPC struct{ s *Server }
@@ -23,4 +26,25 @@ func (r serviceRegistrationRPC) ByJob(a *structs.ServiceRegistrationByJobRequest
 }
 func (r serviceRegistrationRPC) ByAlloc(a *structs.ServiceRegistrationByAllocRequest, o *structs.ServiceRegistrationsResponse) error {
 	return serveRPC(r.s, r.s.ServiceRegistration.ByAlloc, a, o)
+}
+
+type variablesRPC struct{ s *Server }
+
+func (r variablesRPC) Apply(a *structs.VariablesApplyArgs, o *structs.VariablesApplyResponse) error {
+	return serveRPC(r.s, r.s.Variables.Apply, a, o)
+}
+func (r variablesRPC) Read(a *structs.VariablesReadRequest, o *structs.VariablesReadResponse) error {
+	return serveRPC(r.s, r.s.Variables.Read, a, o)
+}
+func (r variablesRPC) List(a *structs.VariablesListRequest, o *structs.VariablesListResponse) error {
+	return serveRPC(r.s, r.s.Variables.List, a, o)
+}
+
+type keyringRPC struct{ s *Server }
+
+func (r keyringRPC) Rotate(a *structs.KeyringRotateArgs, o *structs.KeyringRotateResponse) error {
+	return serveRPC(r.s, r.s.Keyring.Rotate, a, o)
+}
+func (r keyringRPC) List(a *structs.KeyringListRequest, o *structs.KeyringListResponse) error {
+	return serveRPC(r.s, r.s.Keyring.List, a, o)
 }
