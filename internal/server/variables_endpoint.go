@@ -201,6 +201,9 @@ func (e *VariablesEndpoint) List(ctx context.Context, args *structs.VariablesLis
 
 // decrypt opens a stored variable.
 func (e *VariablesEndpoint) decrypt(v *structs.VariableEncrypted) (*structs.VariableDecrypted, error) {
+	if len(v.Data) == 0 { // a lock variable created without items
+		return &structs.VariableDecrypted{VariableMetadata: v.VariableMetadata.Copy(), Items: map[string]string{}}, nil
+	}
 	plain, err := e.srv.open(v.Data, v.KeyID, variableAAD(v.Namespace, v.Path))
 	if err != nil {
 		return nil, fmt.Errorf("variable %s/%s: %w", v.Namespace, v.Path, err)

@@ -14,7 +14,7 @@ const TableVariables = "variables"
 func variablesTable() *memdb.TableSchema {
 	return &memdb.TableSchema{Name: TableVariables, Indexes: map[string]*memdb.IndexSchema{
 		"id":     unique("id", nsAnd("Path")),
-		"key_id": {Name: "key_id", Indexer: str("KeyID")},
+		"key_id": optional("key_id", str("KeyID")), // a lock without items has no key
 	}}
 }
 
