@@ -310,6 +310,7 @@ func (t *Task) Copy() *Task {
 	c.RestartPolicy = t.RestartPolicy.Copy()
 	c.Lifecycle = t.Lifecycle.Copy()
 	c.Meta = maps.Clone(t.Meta)
+	c.Identity = copyPtr(t.Identity)
 	c.LogConfig = t.LogConfig.Copy()
 	c.Artifacts = copyEach(t.Artifacts, (*TaskArtifact).Copy)
 	c.Templates = copyEach(t.Templates, (*Template).Copy)
@@ -335,7 +336,19 @@ func (a *TaskArtifact) Copy() *TaskArtifact {
 }
 
 // Copy returns a copy of the template.
-func (t *Template) Copy() *Template { return copyPtr(t) }
+func (t *Template) Copy() *Template {
+	if t == nil {
+		return nil
+	}
+	c := *t
+	c.Wait = copyPtr(t.Wait)
+	if t.ChangeScript != nil {
+		cs := *t.ChangeScript
+		cs.Args = slices.Clone(t.ChangeScript.Args)
+		c.ChangeScript = &cs
+	}
+	return &c
+}
 
 // Copy returns a copy of the dispatch payload config.
 func (d *DispatchPayloadConfig) Copy() *DispatchPayloadConfig { return copyPtr(d) }

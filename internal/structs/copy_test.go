@@ -270,6 +270,10 @@ var copyCases = map[string]func(*testing.T){
 	"PlanResult":               func(t *testing.T) { checkDeepCopy(t, (*PlanResult).Copy) },
 	"SchedulerConfiguration":   func(t *testing.T) { checkDeepCopy(t, (*SchedulerConfiguration).Copy) },
 	"PreemptionConfig":         func(t *testing.T) { checkDeepCopy(t, (*PreemptionConfig).Copy) },
+	"ServiceRegistration":      func(t *testing.T) { checkDeepCopy(t, (*ServiceRegistration).Copy) },
+	"VariableEncrypted":        func(t *testing.T) { checkDeepCopy(t, (*VariableEncrypted).Copy) },
+	"VariableDecrypted":        func(t *testing.T) { checkDeepCopy(t, (*VariableDecrypted).Copy) },
+	"RootKey":                  func(t *testing.T) { checkDeepCopy(t, (*RootKey).Copy) },
 }
 
 // notCopied lists struct types deliberately without Copy, with the reason.
@@ -302,6 +306,42 @@ var notCopied = map[string]string{
 	// Errors are values handed to callers, not stored state.
 	"ValidationError": "error value",
 	"RPCError":        "error value",
+	// Native services, variables, keyring, workload identity: payloads.
+	"ServiceRegistrationUpsertRequest":     "RPC or raft payload",
+	"ServiceRegistrationDeleteByIDRequest": "RPC or raft payload",
+	"ServiceRegistrationUpsertResponse":    "RPC or raft payload",
+	"ServiceRegistrationListRequest":       "RPC or raft payload",
+	"ServiceRegistrationListStub":          "RPC or raft payload",
+	"ServiceRegistrationStub":              "RPC or raft payload",
+	"ServiceRegistrationListResponse":      "RPC or raft payload",
+	"ServiceRegistrationByNameRequest":     "RPC or raft payload",
+	"ServiceRegistrationByJobRequest":      "RPC or raft payload",
+	"ServiceRegistrationByAllocRequest":    "RPC or raft payload",
+	"ServiceRegistrationsResponse":         "RPC or raft payload",
+	"VariableApplyRequest":                 "RPC or raft payload",
+	"VariablesApplyArgs":                   "RPC or raft payload",
+	"VariablesApplyResponse":               "RPC or raft payload",
+	"VariablesReadRequest":                 "RPC or raft payload",
+	"VariablesReadResponse":                "RPC or raft payload",
+	"VariablesListRequest":                 "RPC or raft payload",
+	"VariablesListResponse":                "RPC or raft payload",
+	"RootKeyUpsertRequest":                 "RPC or raft payload",
+	"KeyringRotateArgs":                    "RPC or raft payload",
+	"KeyringRotateResponse":                "RPC or raft payload",
+	"KeyringListRequest":                   "RPC or raft payload",
+	"KeyringListResponse":                  "RPC or raft payload",
+	"WorkloadIdentitySignRequest":          "RPC or raft payload",
+	"WorkloadIdentitySignResponse":         "RPC or raft payload",
+	"JWKSRequest":                          "RPC or raft payload",
+	"JSONWebKey":                           "RPC or raft payload",
+	"JWKSResponse":                         "RPC or raft payload",
+	"VariableMetadata":                     "copied by VariableMetadata.Copy (a value method)",
+	"VariableLock":                         "copied inside VariableMetadata.Copy",
+	"TemplateWait":                         "copied inside Template.Copy",
+	"ChangeScript":                         "copied inside Template.Copy",
+	"WorkloadIdentity":                     "copied inside Task.Copy",
+	"IdentityClaims":                       "decoded from a token per request",
+	"VariableConflictError":                "error value",
 }
 
 func TestCopy_DeepAndIndependent(t *testing.T) {

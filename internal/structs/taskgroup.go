@@ -104,6 +104,8 @@ type Task struct {
 	Leader          bool
 	ShutdownDelay   time.Duration
 	DispatchPayload *DispatchPayloadConfig
+	// Identity exposes the task's workload identity (nil: not exposed).
+	Identity *WorkloadIdentity
 }
 
 // Task lifecycle hooks.
@@ -143,6 +145,29 @@ type Template struct {
 	ChangeSignal string
 	Perms        string
 	Envvars      bool
+	// Splay delays a change action by a random time up to it, so replicas
+	// do not all restart at once.
+	Splay time.Duration
+	// Wait holds re-rendering until the data was quiet for Min (and at
+	// most Max after the first change).
+	Wait *TemplateWait
+	// ErrMissingKey fails the render on a missing map key.
+	ErrMissingKey bool
+	// ChangeScript runs when ChangeMode is "script".
+	ChangeScript *ChangeScript
+}
+
+// TemplateWait is a template's `wait` block.
+type TemplateWait struct {
+	Min, Max time.Duration
+}
+
+// ChangeScript is a template's `change_script` block.
+type ChangeScript struct {
+	Command     string
+	Args        []string
+	Timeout     time.Duration
+	FailOnError bool
 }
 
 // DispatchPayloadConfig is the task `dispatch_payload` block.
