@@ -22,6 +22,23 @@ func (h *HTTPServer) variableRoutes() {
 	h.handle("GET /v1/operator/keyring/keys", h.keyringList)
 	h.handle("PUT /v1/operator/keyring/rotate", h.keyringRotate)
 	h.handle("POST /v1/operator/keyring/rotate", h.keyringRotate)
+	h.handle("GET /.well-known/jwks.json", h.jwks)
+}
+
+// jwks answers the public keys that verify workload identities.
+func (h *HTTPServer) jwks(w http.ResponseWriter, r *http.Request) (any, error) {
+	q, err := parseQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	reply, err := h.srv.WorkloadIdentity.JWKS(r.Context(), &structs.JWKSRequest{QueryOptions: q})
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, reply.QueryMeta)
+	return struct {
+		Keys []structs.JSONWebKey `json:"keys"`
+	}{reply.Keys}, nil
 }
 
 func (h *HTTPServer) variableList(w http.ResponseWriter, r *http.Request) (any, error) {

@@ -110,6 +110,8 @@ func (c *Client) newRunner(a *structs.Allocation, rec *state.AllocRecord) *alloc
 		LogPollInterval:    c.cfg.LogPollInterval,
 		AllowHostArtifacts: c.cfg.Options[taskrunner.OptionAllowHostArtifacts] == "true",
 		Services:           c.serviceSink(),
+		Identity:           c.identitySource(),
+		TemplateData:       c.templateData(),
 	})
 }
 

@@ -48,3 +48,12 @@ func (r keyringRPC) Rotate(a *structs.KeyringRotateArgs, o *structs.KeyringRotat
 func (r keyringRPC) List(a *structs.KeyringListRequest, o *structs.KeyringListResponse) error {
 	return serveRPC(r.s, r.s.Keyring.List, a, o)
 }
+
+type workloadIdentityRPC struct{ s *Server }
+
+func (r workloadIdentityRPC) Sign(a *structs.WorkloadIdentitySignRequest, o *structs.WorkloadIdentitySignResponse) error {
+	return serveRPC(r.s, r.s.WorkloadIdentity.Sign, a, o)
+}
+func (r workloadIdentityRPC) JWKS(a *structs.JWKSRequest, o *structs.JWKSResponse) error {
+	return serveRPC(r.s, r.s.WorkloadIdentity.JWKS, a, o)
+}

@@ -20,7 +20,7 @@ func (s *Server) registerEndpoints(r *rpc.Server) error {
 		"Job": jobRPC{s}, "Eval": evalRPC{s}, "Alloc": allocRPC{s}, "Deployment": deploymentRPC{s},
 		"Node": nodeRPC{s}, "Operator": operatorRPC{s}, "Status": statusRPC{s}, "System": systemRPC{s},
 		"Search": searchRPC{s}, "Region": regionRPC{s}, "ServiceRegistration": serviceRegistrationRPC{s},
-		"Variables": variablesRPC{s}, "Keyring": keyringRPC{s},
+		"Variables": variablesRPC{s}, "Keyring": keyringRPC{s}, "WorkloadIdentity": workloadIdentityRPC{s},
 	}
 	for name, rcvr := range families {
 		if err := r.RegisterName(name, rcvr); err != nil {

@@ -54,6 +54,7 @@ type Server struct {
 	ServiceRegistration *ServiceRegistrationEndpoint
 	Variables           *VariablesEndpoint
 	Keyring             *KeyringEndpoint
+	WorkloadIdentity    *WorkloadIdentityEndpoint
 
 	// The evaluation pipeline. The broker, blocked tracker, plan queue and
 	// applier act only while this server leads; workers run everywhere.
@@ -110,6 +111,7 @@ func New(cfg *Config) (*Server, error) {
 	s.ServiceRegistration = &ServiceRegistrationEndpoint{srv: s}
 	s.Variables = &VariablesEndpoint{srv: s}
 	s.Keyring = &KeyringEndpoint{srv: s}
+	s.WorkloadIdentity = &WorkloadIdentityEndpoint{srv: s}
 	s.startWorkers()
 	s.bg.Add(1)
 	go s.monitorLeadership()

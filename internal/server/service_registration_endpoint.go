@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"fmt"
-	"hash/fnv"
 	"slices"
 	"sort"
 	"strconv"
@@ -268,15 +267,10 @@ func choose(regs []*structs.ServiceRegistration, n int, key string) []*structs.S
 	if n == 0 || n >= len(regs) {
 		return regs
 	}
-	weight := func(r *structs.ServiceRegistration) uint64 {
-		h := fnv.New64a()
-		h.Write([]byte(key))
-		h.Write([]byte{0})
-		h.Write([]byte(r.ID))
-		return h.Sum64()
-	}
 	ranked := slices.Clone(regs)
-	sort.SliceStable(ranked, func(i, j int) bool { return weight(ranked[i]) > weight(ranked[j]) })
+	sort.SliceStable(ranked, func(i, j int) bool {
+		return structs.RendezvousWeight(key, ranked[i].ID) > structs.RendezvousWeight(key, ranked[j].ID)
+	})
 	return ranked[:n]
 }
 

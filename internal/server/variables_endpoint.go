@@ -232,10 +232,3 @@ func decodeItems(buf []byte) (map[string]string, error) {
 	}
 	return items, nil
 }
-
-// authorizeVariable is the hook where ACL tokens and workload identities
-// are checked; without an ACL system every caller may read and write.
-func (s *Server) authorizeVariable(token, namespace, path string, write bool) error {
-	_, _, _, _ = token, namespace, path, write
-	return nil
-}
