@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -141,5 +142,27 @@ func TestKeyring_RotateKeepsOldVariablesReadable(t *testing.T) {
 	}
 	if _, _, err := c.Keyring().Rotate(&api.KeyringRotateOptions{Full: true}, nil); err == nil || !strings.Contains(err.Error(), "full") {
 		t.Fatalf("full rotation: %v, want a 400 naming full", err)
+	}
+}
+
+func TestJWKSListsTheKeyringsPublicKeys(t *testing.T) {
+	_, c := testAgent(t, nil)
+	keys, _, err := c.Keyring().List(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Get(c.Address() + "/.well-known/jwks.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var set struct {
+		Keys []struct{ Kid, Kty, Crv, X, Alg string }
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&set); err != nil {
+		t.Fatal(err)
+	}
+	if len(set.Keys) != 1 || set.Keys[0].Kid != keys[0].KeyID || set.Keys[0].Kty != "OKP" || set.Keys[0].Crv != "Ed25519" || set.Keys[0].Alg != "EdDSA" || set.Keys[0].X == "" {
+		t.Fatalf("jwks %+v for keyring %+v", set, keys)
 	}
 }
