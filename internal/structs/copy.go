@@ -250,6 +250,7 @@ func (tg *TaskGroup) Copy() *TaskGroup {
 	c.Networks = copyEach(tg.Networks, (*NetworkResource).Copy)
 	c.Services = copyEach(tg.Services, (*Service).Copy)
 	c.Tasks = copyEach(tg.Tasks, (*Task).Copy)
+	c.Volumes = copyEachValue(tg.Volumes, (*VolumeRequest).Copy)
 	c.Meta = maps.Clone(tg.Meta)
 	c.StopAfterClientDisconnect = copyPtr(tg.StopAfterClientDisconnect)
 	c.MaxClientDisconnect = copyPtr(tg.MaxClientDisconnect)
@@ -311,6 +312,7 @@ func (t *Task) Copy() *Task {
 	c.Lifecycle = t.Lifecycle.Copy()
 	c.Meta = maps.Clone(t.Meta)
 	c.Identity = copyPtr(t.Identity)
+	c.VolumeMounts = copyEach(t.VolumeMounts, (*VolumeMount).Copy)
 	c.LogConfig = t.LogConfig.Copy()
 	c.Artifacts = copyEach(t.Artifacts, (*TaskArtifact).Copy)
 	c.Templates = copyEach(t.Templates, (*Template).Copy)
@@ -403,6 +405,7 @@ func (n *Node) Copy() *Node {
 	c.DrainStrategy = n.DrainStrategy.Copy()
 	c.LastDrain = n.LastDrain.Copy()
 	c.Events = copyEach(n.Events, (*NodeEvent).Copy)
+	c.HostVolumes = copyEachValue(n.HostVolumes, (*ClientHostVolumeConfig).Copy)
 	return &c
 }
 

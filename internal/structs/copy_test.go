@@ -274,6 +274,9 @@ var copyCases = map[string]func(*testing.T){
 	"VariableEncrypted":        func(t *testing.T) { checkDeepCopy(t, (*VariableEncrypted).Copy) },
 	"VariableDecrypted":        func(t *testing.T) { checkDeepCopy(t, (*VariableDecrypted).Copy) },
 	"RootKey":                  func(t *testing.T) { checkDeepCopy(t, (*RootKey).Copy) },
+	"ClientHostVolumeConfig":   func(t *testing.T) { checkDeepCopy(t, (*ClientHostVolumeConfig).Copy) },
+	"VolumeRequest":            func(t *testing.T) { checkDeepCopy(t, (*VolumeRequest).Copy) },
+	"VolumeMount":              func(t *testing.T) { checkDeepCopy(t, (*VolumeMount).Copy) },
 }
 
 // notCopied lists struct types deliberately without Copy, with the reason.

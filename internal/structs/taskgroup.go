@@ -22,6 +22,8 @@ type TaskGroup struct {
 	Meta                      map[string]string
 	StopAfterClientDisconnect *time.Duration
 	MaxClientDisconnect       *time.Duration
+	// Volumes are the group's volume claims, by name.
+	Volumes map[string]*VolumeRequest
 }
 
 // LookupTask returns the named task, or nil.
@@ -106,6 +108,8 @@ type Task struct {
 	DispatchPayload *DispatchPayloadConfig
 	// Identity exposes the task's workload identity (nil: not exposed).
 	Identity *WorkloadIdentity
+	// VolumeMounts mount the group's volumes into the task.
+	VolumeMounts []*VolumeMount
 }
 
 // Task lifecycle hooks.

@@ -59,6 +59,7 @@ func fullStructsTask() *structs.Task {
 		ShutdownDelay:   3 * time.Second,
 		DispatchPayload: &structs.DispatchPayloadConfig{File: "input.json"},
 		Identity:        &structs.WorkloadIdentity{Env: true, File: true},
+		VolumeMounts:    []*structs.VolumeMount{{Volume: "data", Destination: "/srv", ReadOnly: true, PropagationMode: "private"}},
 	}
 }
 
@@ -81,6 +82,7 @@ func fullStructsGroup() *structs.TaskGroup {
 		EphemeralDisk:    &structs.EphemeralDisk{Sticky: true, SizeMB: 1000, Migrate: true},
 		Networks:         []*structs.NetworkResource{fullStructsNetwork(2)},
 		Services:         fullStructsServices(),
+		Volumes:          map[string]*structs.VolumeRequest{"data": {Name: "data", Type: "host", Source: "shared", ReadOnly: true, PerAlloc: true}},
 		Tasks:            []*structs.Task{fullStructsTask()},
 		Meta:             map[string]string{"group": "meta"},
 
@@ -201,12 +203,12 @@ func fullAPITask() *api.Task {
 			Networks: []*api.NetworkResource{fullAPINetwork(1)},
 			Devices:  []*api.RequestedDevice{{Name: "fpga", Count: new(uint64(3))}},
 		},
-		RestartPolicy:   &api.RestartPolicy{Interval: new(time.Hour + time.Minute), Attempts: new(9), Delay: new(9 * time.Second), Mode: new("delay"), RenderTemplates: new(true)},
-		Meta:            map[string]string{"t": "m"},
-		KillTimeout:     new(11 * time.Second),
-		LogConfig:       &api.LogConfig{MaxFiles: new(6), MaxFileSizeMB: new(7), Disabled: new(true)},
-		Artifacts:       []*api.TaskArtifact{{GetterSource: new("git::x"), GetterOptions: map[string]string{"ref": "main"}, GetterMode: new("file"), RelativeDest: new("local/x")}},
-		Templates:       []*api.Template{{SourcePath: new("a.tpl"), DestPath: new("a"), EmbeddedTmpl: new("x"), ChangeMode: new("restart"), ChangeSignal: new("SIGUSR1"), Perms: new("0640"), Envvars: new(true),
+		RestartPolicy: &api.RestartPolicy{Interval: new(time.Hour + time.Minute), Attempts: new(9), Delay: new(9 * time.Second), Mode: new("delay"), RenderTemplates: new(true)},
+		Meta:          map[string]string{"t": "m"},
+		KillTimeout:   new(11 * time.Second),
+		LogConfig:     &api.LogConfig{MaxFiles: new(6), MaxFileSizeMB: new(7), Disabled: new(true)},
+		Artifacts:     []*api.TaskArtifact{{GetterSource: new("git::x"), GetterOptions: map[string]string{"ref": "main"}, GetterMode: new("file"), RelativeDest: new("local/x")}},
+		Templates: []*api.Template{{SourcePath: new("a.tpl"), DestPath: new("a"), EmbeddedTmpl: new("x"), ChangeMode: new("restart"), ChangeSignal: new("SIGUSR1"), Perms: new("0640"), Envvars: new(true),
 			Splay: new(2 * time.Second), Wait: &api.WaitConfig{Min: new(time.Second), Max: new(time.Minute)}, ErrMissingKey: new(true),
 			ChangeScript: &api.ChangeScript{Command: new("/bin/reload"), Args: []string{"-q"}, Timeout: new(time.Second), FailOnError: new(true)}}},
 		DispatchPayload: &api.DispatchPayloadConfig{File: "p.bin"},
@@ -372,7 +374,8 @@ func fullStructsAlloc() *structs.Allocation {
 func fullStructsNode() *structs.Node {
 	return &structs.Node{
 		ID: "n1", SecretID: "s3cr3t", Datacenter: "dc1", Name: "node-1", HTTPAddr: "10.0.0.1:4646",
-		NodePool: "gpu", NodeClass: "big", ComputedClass: "v1:123",
+		HostVolumes: map[string]*structs.ClientHostVolumeConfig{"shared": {Name: "shared", Path: "/srv/shared", ReadOnly: true}},
+		NodePool:    "gpu", NodeClass: "big", ComputedClass: "v1:123",
 		Attributes: map[string]string{
 			"unique.network.ip-address": "10.0.0.1", "nomad.version": "1.9.0", "os.name": "ubuntu", "os.version": "24.04", "kernel.name": "linux",
 		},

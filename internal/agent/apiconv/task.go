@@ -32,6 +32,7 @@ func taskToStructs(g *api.TaskGroup, t *api.Task) *structs.Task {
 		ShutdownDelay:   t.ShutdownDelay,
 		DispatchPayload: dispatchPayloadToStructs(t.DispatchPayload),
 		Identity:        identityToStructs(t.Identity),
+		VolumeMounts:    volumeMountsToStructs(t.VolumeMounts),
 	}
 }
 
@@ -58,6 +59,7 @@ func taskFromStructs(t *structs.Task) *api.Task {
 		ShutdownDelay:   t.ShutdownDelay,
 		DispatchPayload: dispatchPayloadFromStructs(t.DispatchPayload),
 		Identity:        identityFromStructs(t.Identity),
+		VolumeMounts:    volumeMountsFromStructs(t.VolumeMounts),
 	}
 }
 

@@ -70,6 +70,13 @@ func binds(tc *drivers.TaskConfig, cfg *TaskConfig) ([]string, error) {
 		}
 		out = append(out, strings.Join(parts, ":"))
 	}
+	for _, m := range tc.Mounts {
+		b := m.HostPath + ":" + m.TaskPath
+		if m.ReadOnly {
+			b += ":ro"
+		}
+		out = append(out, b)
+	}
 	return out, nil
 }
 
