@@ -53,6 +53,13 @@ const (
 	JobBatchDeregisterRequestType    MessageType = 15
 	AllocUpdateDesiredTransitionType MessageType = 16
 	DeploymentPromoteRequestType     MessageType = 17
+
+	// Job history (job_history.go).
+	JobStabilityRequestType  MessageType = 80
+	JobVersionTagRequestType MessageType = 81
+	// Namespaces (namespace.go).
+	NamespaceUpsertRequestType MessageType = 50
+	NamespaceDeleteRequestType MessageType = 51
 )
 
 // Native service discovery, variables and the keyring (60-79 are this

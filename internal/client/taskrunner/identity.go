@@ -42,4 +42,3 @@ func (tr *TaskRunner) identityEnv(task *structs.Task) map[string]string {
 	}
 	return map[string]string{"NOMAD_TOKEN": token}
 }
-

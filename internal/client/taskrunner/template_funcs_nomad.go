@@ -123,8 +123,8 @@ func (d *dataReader) nomadVarList(prefix ...string) ([]*structs.VariableMetadata
 // field names).
 type TemplateService struct {
 	ID, Name, Namespace, Datacenter, NodeID, JobID, AllocID, Address string
-	Port                                                            int
-	Tags                                                            []string
+	Port                                                             int
+	Tags                                                             []string
 }
 
 // nomadService lists a service's instances: nomadService "name", or with
@@ -162,7 +162,9 @@ func chooseServices(in []*TemplateService, count any, key string) ([]*TemplateSe
 	if n >= len(in) {
 		return in, nil
 	}
-	sort.SliceStable(in, func(i, j int) bool { return structs.RendezvousWeight(key, in[i].ID) > structs.RendezvousWeight(key, in[j].ID) })
+	sort.SliceStable(in, func(i, j int) bool {
+		return structs.RendezvousWeight(key, in[i].ID) > structs.RendezvousWeight(key, in[j].ID)
+	})
 	return in[:n], nil
 }
 

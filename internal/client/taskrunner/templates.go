@@ -27,10 +27,6 @@ const DefaultTemplatePerms = "0644"
 // functions (nomadVar, nomadService, ...) read through TemplateData, and
 // a watcher (template_watch.go) renders again when what they read changes.
 
-// MaxTemplateSize bounds a rendered template: a template that loops over a
-// large variable list must not fill the client's disk.
-const MaxTemplateSize = 4 << 20
-
 // renderTemplates renders each template into taskDir and returns the
 // variables of those with env = true (later templates win).
 func renderTemplates(taskDir string, tmpls []*structs.Template, env map[string]string, ip *Interpolator, rd *dataReader) (map[string]string, error) {
@@ -89,15 +85,19 @@ func renderTemplate(taskDir string, t *structs.Template, env map[string]string, 
 	if err != nil {
 		return nil, err
 	}
-	tmpl := template.New(filepath.Base(dest)).Funcs(templateFuncs(taskDir, env, rd))
+	funcs := templateFuncs(taskDir, env, rd)
+	tmpl := template.New(filepath.Base(dest)).Funcs(funcs)
 	if t.ErrMissingKey {
 		tmpl = tmpl.Option("missingkey=error")
 	}
 	if tmpl, err = tmpl.Parse(text); err != nil {
 		return nil, fmt.Errorf("parse: %w", err)
 	}
-	buf := &limitedBuffer{limit: MaxTemplateSize}
-	if err := tmpl.Execute(buf, nil); err != nil {
+	if err := countSteps(tmpl, funcs); err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := tmpl.Execute(newCapWriter(&buf), nil); err != nil {
 		return nil, fmt.Errorf("render: %w", err)
 	}
 	r := &renderedTemplate{tmpl: t, dest: dest, content: buf.Bytes(), perm: perm}
@@ -107,19 +107,6 @@ func renderTemplate(taskDir string, t *structs.Template, env map[string]string, 
 		}
 	}
 	return r, nil
-}
-
-// limitedBuffer fails a render whose output passes limit.
-type limitedBuffer struct {
-	bytes.Buffer
-	limit int
-}
-
-func (b *limitedBuffer) Write(p []byte) (int, error) {
-	if b.Len()+len(p) > b.limit {
-		return 0, fmt.Errorf("output larger than %d bytes", b.limit)
-	}
-	return b.Buffer.Write(p)
 }
 
 // templateText is the embedded template, else the file at the source
@@ -135,8 +122,7 @@ func templateText(taskDir string, t *structs.Template, ip *Interpolator) (string
 	if err != nil {
 		return "", fmt.Errorf("source: %w", err)
 	}
-	b, err := os.ReadFile(p)
-	return string(b), err
+	return readCapped(p)
 }
 
 // parsePerms reads an octal mode such as "0600".
@@ -211,9 +197,9 @@ func templateFuncs(taskDir string, env map[string]string, rd *dataReader) templa
 		"toUpper":      strings.ToUpper,
 		"toLower":      strings.ToLower,
 		"trimSpace":    strings.TrimSpace,
-		"split":        func(sep, s string) []string { return strings.Split(s, sep) },
-		"join":         func(sep string, l []string) string { return strings.Join(l, sep) },
-		"replaceAll":   func(from, to, s string) string { return strings.ReplaceAll(s, from, to) },
+		"split":        func(sep, s string) ([]string, error) { return splitCapped(sep, s) },
+		"join":         joinCapped,
+		"replaceAll":   replaceAllCapped,
 		"contains":     contains,
 		"hasPrefix":    func(prefix, s string) bool { return strings.HasPrefix(s, prefix) },
 		"hasSuffix":    func(suffix, s string) bool { return strings.HasSuffix(s, suffix) },
@@ -222,6 +208,7 @@ func templateFuncs(taskDir string, env map[string]string, rd *dataReader) templa
 		"toJSON":       toJSON,
 		"base64Encode": func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) },
 		"base64Decode": base64Decode,
+		tickFunc:       stepCounter(),
 	}
 	for name, needs := range unavailableFuncs {
 		fm[name] = unavailable(name, needs)
@@ -255,8 +242,7 @@ func readTaskFile(taskDir, p string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	b, err := os.ReadFile(full)
-	return string(b), err
+	return readCapped(full)
 }
 
 // contains reports whether s (a string) contains needle, or s (a list)

@@ -14,7 +14,7 @@ func volumeMounts(alloc *structs.Allocation, task *structs.Task, node *structs.N
 	if len(task.VolumeMounts) == 0 {
 		return nil, nil
 	}
-	tg := group(alloc)
+	tg := alloc.Group()
 	var out []drivers.MountConfig
 	for _, vm := range task.VolumeMounts {
 		var req *structs.VolumeRequest
