@@ -101,6 +101,18 @@ func TestNativeServicesRegisterAndLeaveWithTheirAllocs(t *testing.T) {
 		t.Fatalf("choose=1|client-a: %v then %v", ids(chosen), ids(again))
 	}
 
+	// An operator may delete a registration by name and ID; a wrong name is
+	// a 404.
+	if _, err := c.Services().Delete("other", regs[1].ID, nil); err == nil || !strings.Contains(err.Error(), "404") {
+		t.Fatalf("delete under another name: %v, want a 404", err)
+	}
+	if _, err := c.Services().Delete("web", regs[1].ID, nil); err != nil {
+		t.Fatalf("DELETE /v1/service/web/:id: %v", err)
+	}
+	if left, _ := webRegistrations(t, c, nil); len(left) != 1 || left[0].ID == regs[1].ID {
+		t.Fatalf("after delete: %v", ids(left))
+	}
+
 	// A blocking query wakes when a replica stops: its registration goes.
 	_, meta := webRegistrations(t, c, nil)
 	stopped := allocs[0].ID
