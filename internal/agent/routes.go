@@ -46,6 +46,7 @@ func (h *HTTPServer) serverRoutes() {
 	h.searchRoutes()
 	h.regionRoutes()
 	h.jobHistoryRoutes()
+	h.nodePoolRoutes()
 	h.namespaceRoutes()
 	h.serviceRoutes()
 	h.variableRoutes()

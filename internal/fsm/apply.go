@@ -9,31 +9,29 @@ import (
 // applierTable maps each log entry type to the function that applies it.
 func (f *FSM) applierTable() map[structs.MessageType]applier {
 	return map[structs.MessageType]applier{
-		structs.JobRegisterRequestType:                   decodeAndApply(f.applyJobRegister),
-		structs.JobDeregisterRequestType:                 decodeAndApply(f.applyJobDeregister),
-		structs.JobBatchDeregisterRequestType:            decodeAndApply(f.applyJobBatchDeregister),
-		structs.EvalUpdateRequestType:                    decodeAndApply(f.applyEvalUpdate),
-		structs.EvalDeleteRequestType:                    decodeAndApply(f.applyEvalDelete),
-		structs.NodeRegisterRequestType:                  decodeAndApply(f.applyNodeRegister),
-		structs.NodeDeregisterRequestType:                decodeAndApply(f.applyNodeDeregister),
-		structs.NodeUpdateStatusRequestType:              decodeAndApply(f.applyNodeStatus),
-		structs.NodeUpdateDrainRequestType:               decodeAndApply(f.applyNodeDrain),
-		structs.NodeUpdateEligibilityType:                decodeAndApply(f.applyNodeEligibility),
-		structs.AllocUpdateRequestType:                   decodeAndApply(f.applyAllocServerUpdate),
-		structs.AllocClientUpdateRequestType:             decodeAndApply(f.applyAllocClientUpdate),
-		structs.AllocUpdateDesiredTransitionType:         decodeAndApply(f.applyAllocDesiredTransition),
-		structs.ApplyPlanResultsRequestType:              decodeAndApply(f.applyPlanResults),
-		structs.DeploymentStatusUpdateType:               decodeAndApply(f.applyDeploymentStatus),
-		structs.SchedulerConfigRequestType:               decodeAndApply(f.applySchedulerConfig),
-		structs.DeploymentPromoteRequestType:             decodeAndApply(f.applyDeploymentPromote),
-		structs.JobStabilityRequestType:                  decodeAndApply(f.applyJobStability),
-		structs.JobVersionTagRequestType:                 decodeAndApply(f.applyJobVersionTag),
-		structs.NamespaceUpsertRequestType:               decodeAndApply(f.applyNamespaceUpsert),
-		structs.NamespaceDeleteRequestType:               decodeAndApply(f.applyNamespaceDelete),
-		structs.ServiceRegistrationUpsertRequestType:     decodeAndApply(f.applyServiceRegistrationUpsert),
-		structs.ServiceRegistrationDeleteByIDRequestType: decodeAndApply(f.applyServiceRegistrationDelete),
-		structs.VariableApplyRequestType:                 decodeAndApply(f.applyVariable),
-		structs.RootKeyUpsertRequestType:                 decodeAndApply(f.applyRootKeyUpsert),
+		structs.JobRegisterRequestType:           decodeAndApply(f.applyJobRegister),
+		structs.JobDeregisterRequestType:         decodeAndApply(f.applyJobDeregister),
+		structs.JobBatchDeregisterRequestType:    decodeAndApply(f.applyJobBatchDeregister),
+		structs.EvalUpdateRequestType:            decodeAndApply(f.applyEvalUpdate),
+		structs.EvalDeleteRequestType:            decodeAndApply(f.applyEvalDelete),
+		structs.NodeRegisterRequestType:          decodeAndApply(f.applyNodeRegister),
+		structs.NodeDeregisterRequestType:        decodeAndApply(f.applyNodeDeregister),
+		structs.NodeUpdateStatusRequestType:      decodeAndApply(f.applyNodeStatus),
+		structs.NodeUpdateDrainRequestType:       decodeAndApply(f.applyNodeDrain),
+		structs.NodeUpdateEligibilityType:        decodeAndApply(f.applyNodeEligibility),
+		structs.AllocUpdateRequestType:           decodeAndApply(f.applyAllocServerUpdate),
+		structs.AllocClientUpdateRequestType:     decodeAndApply(f.applyAllocClientUpdate),
+		structs.AllocUpdateDesiredTransitionType: decodeAndApply(f.applyAllocDesiredTransition),
+		structs.ApplyPlanResultsRequestType:      decodeAndApply(f.applyPlanResults),
+		structs.DeploymentStatusUpdateType:       decodeAndApply(f.applyDeploymentStatus),
+		structs.SchedulerConfigRequestType:       decodeAndApply(f.applySchedulerConfig),
+		structs.DeploymentPromoteRequestType:     decodeAndApply(f.applyDeploymentPromote),
+		structs.JobStabilityRequestType:          decodeAndApply(f.applyJobStability),
+		structs.JobVersionTagRequestType:         decodeAndApply(f.applyJobVersionTag),
+		structs.NodePoolUpsertRequestType:        decodeAndApply(f.applyNodePoolUpsert),
+		structs.NodePoolDeleteRequestType:        decodeAndApply(f.applyNodePoolDelete),
+		structs.NamespaceUpsertRequestType:       decodeAndApply(f.applyNamespaceUpsert),
+		structs.NamespaceDeleteRequestType:       decodeAndApply(f.applyNamespaceDelete),
 	}
 }
 
@@ -268,4 +266,12 @@ func (f *FSM) allocNode(id string) string {
 		return a.NodeID
 	}
 	return ""
+}
+
+func (f *FSM) applyNodePoolUpsert(req *structs.NodePoolUpsertRequest, index uint64) error {
+	return f.state.UpsertNodePools(index, req.NodePools)
+}
+
+func (f *FSM) applyNodePoolDelete(req *structs.NodePoolDeleteRequest, index uint64) error {
+	return f.state.DeleteNodePools(index, req.Names)
 }

@@ -4,6 +4,17 @@ package fsm
 
 import "github.com/drover-project/drover/internal/structs"
 
+// nativeAppliers are the appliers of this feature's entry types (60-79),
+// added to the table by New.
+func (f *FSM) nativeAppliers() map[structs.MessageType]applier {
+	return map[structs.MessageType]applier{
+		structs.ServiceRegistrationUpsertRequestType:     decodeAndApply(f.applyServiceRegistrationUpsert),
+		structs.ServiceRegistrationDeleteByIDRequestType: decodeAndApply(f.applyServiceRegistrationDelete),
+		structs.VariableApplyRequestType:                 decodeAndApply(f.applyVariable),
+		structs.RootKeyUpsertRequestType:                 decodeAndApply(f.applyRootKeyUpsert),
+	}
+}
+
 func (f *FSM) applyServiceRegistrationUpsert(req *structs.ServiceRegistrationUpsertRequest, index uint64) error {
 	return f.state.UpsertServiceRegistrations(index, req.Services)
 }

@@ -5,6 +5,14 @@ import "github.com/drover-project/drover/internal/structs"
 // The native families on the RPC listener: ServiceRegistration.*,
 // Variables.* and Keyring.*.
 
+// nativeFamilies are registered by registerEndpoints next to the others.
+func (s *Server) nativeFamilies() map[string]any {
+	return map[string]any{
+		"ServiceRegistration": serviceRegistrationRPC{s}, "Variables": variablesRPC{s},
+		"Keyring": keyringRPC{s}, "WorkloadIdentity": workloadIdentityRPC{s},
+	}
+}
+
 // serviceRegistrationRPC registers ServiceRegistration.* on the RPC
 // listener: Upsert and DeleteByID are the client's calls.
 type serviceRegistrationRPC struct{ s *Server }

@@ -44,6 +44,7 @@ type Server struct {
 	Eval       *EvalEndpoint
 	Search     *SearchEndpoint
 	Region     *RegionEndpoint
+	NodePool   *NodePoolEndpoint
 	Namespace  *NamespaceEndpoint
 	Alloc      *AllocEndpoint
 	Deployment *DeploymentEndpoint
@@ -109,6 +110,7 @@ func New(cfg *Config) (*Server, error) {
 	s.Eval = &EvalEndpoint{srv: s}
 	s.Search = &SearchEndpoint{srv: s}
 	s.Region = &RegionEndpoint{srv: s}
+	s.NodePool = &NodePoolEndpoint{srv: s}
 	s.Namespace = &NamespaceEndpoint{srv: s}
 	s.Node = &NodeEndpoint{srv: s}
 	s.Alloc = &AllocEndpoint{srv: s}

@@ -210,6 +210,7 @@ func filled[T any](t *testing.T) *T {
 var copyCases = map[string]func(*testing.T){
 	"Job":                      func(t *testing.T) { checkDeepCopy(t, (*Job).Copy) },
 	"JobVersionTag":            func(t *testing.T) { checkDeepCopy(t, (*JobVersionTag).Copy) },
+	"NodePool":                 func(t *testing.T) { checkDeepCopy(t, (*NodePool).Copy) },
 	"ScalingEvent":             func(t *testing.T) { checkDeepCopy(t, (*ScalingEvent).Copy) },
 	"JobScalingEvents":         func(t *testing.T) { checkDeepCopy(t, (*JobScalingEvents).Copy) },
 	"JobSubmission":            func(t *testing.T) { checkDeepCopy(t, (*JobSubmission).Copy) },
@@ -290,6 +291,8 @@ var notCopied = map[string]string{
 	// apply, never shared.
 	"JobRegisterRequest":                  "raft payload",
 	"JobStabilityRequest":                 "raft payload",
+	"NodePoolUpsertRequest":               "raft payload",
+	"NodePoolDeleteRequest":               "raft payload",
 	"JobVersionTagRequest":                "raft payload",
 	"ScalingEventEntry":                   "raft payload",
 	"JobDeregisterRequest":                "raft payload",
