@@ -185,7 +185,7 @@ func (e *VariablesEndpoint) List(ctx context.Context, args *structs.VariablesLis
 			if e.srv.authorizeVariable(args.AuthToken, v.Namespace, v.Path, false) != nil {
 				continue
 			}
-			md := v.VariableMetadata.Copy()
+			md := e.visible(v.VariableMetadata)
 			ok, err := match(&md)
 			if err != nil {
 				return 0, err
@@ -202,7 +202,7 @@ func (e *VariablesEndpoint) List(ctx context.Context, args *structs.VariablesLis
 // decrypt opens a stored variable.
 func (e *VariablesEndpoint) decrypt(v *structs.VariableEncrypted) (*structs.VariableDecrypted, error) {
 	if len(v.Data) == 0 { // a lock variable created without items
-		return &structs.VariableDecrypted{VariableMetadata: v.VariableMetadata.Copy(), Items: map[string]string{}}, nil
+		return &structs.VariableDecrypted{VariableMetadata: e.visible(v.VariableMetadata), Items: map[string]string{}}, nil
 	}
 	plain, err := e.srv.open(v.Data, v.KeyID, variableAAD(v.Namespace, v.Path))
 	if err != nil {
@@ -212,7 +212,18 @@ func (e *VariablesEndpoint) decrypt(v *structs.VariableEncrypted) (*structs.Vari
 	if err != nil {
 		return nil, err
 	}
-	return &structs.VariableDecrypted{VariableMetadata: v.VariableMetadata.Copy(), Items: items}, nil
+	return &structs.VariableDecrypted{VariableMetadata: e.visible(v.VariableMetadata), Items: items}, nil
+}
+
+// visible is the metadata as callers see it: a lease past its TTL is no
+// longer shown (as Nomad releases it then), though its lock delay still
+// keeps a new holder out until it passes.
+func (e *VariablesEndpoint) visible(md structs.VariableMetadata) structs.VariableMetadata {
+	md = md.Copy()
+	if md.Lock != nil && e.srv.now().UnixNano() >= md.Lock.ExpiresAt {
+		md.Lock = nil
+	}
+	return md
 }
 
 func variableAAD(namespace, path string) []byte { return []byte(namespace + "\x00" + path) }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"testing"
+	"time"
 
 	"github.com/drover-project/drover/internal/structs"
 )
@@ -32,5 +33,39 @@ func TestVariables_StoredSealed(t *testing.T) {
 	}
 	if _, err := s.open(stored.Data, stored.KeyID, variableAAD("default", "app/other")); err == nil {
 		t.Fatal("ciphertext opened under another path")
+	}
+}
+
+// A lease past its TTL is no longer shown, but its lock delay still keeps
+// another holder out; after the delay a new holder gets it.
+func TestVariables_LeaseExpiryOnTheServerClock(t *testing.T) {
+	p := newPipeline(t, 1, nil)
+	s, ctx := p.srv, context.Background()
+	acquire := func() (*structs.VariablesApplyResponse, error) {
+		return s.Variables.Apply(ctx, &structs.VariablesApplyArgs{Op: structs.VarOpLockAcquire,
+			Var: &structs.VariableDecrypted{VariableMetadata: structs.VariableMetadata{Path: "locks/a",
+				Lock: &structs.VariableLock{TTL: 10 * time.Second, LockDelay: 5 * time.Second}}}})
+	}
+	first, err := acquire()
+	if err != nil || first.Output == nil || first.Output.Lock == nil {
+		t.Fatalf("acquire: %v %+v", err, first)
+	}
+	read := func() *structs.VariableDecrypted {
+		r, err := s.Variables.Read(ctx, &structs.VariablesReadRequest{Path: "locks/a"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Data
+	}
+	p.clk.Advance(12 * time.Second)
+	if v := read(); v.Lock != nil {
+		t.Fatalf("expired lease still shown: %+v", v.Lock)
+	}
+	if again, err := acquire(); err != nil || again.Conflict == nil {
+		t.Fatalf("acquire within the lock delay: %v %+v, want a conflict", err, again)
+	}
+	p.clk.Advance(5 * time.Second)
+	if again, err := acquire(); err != nil || again.Conflict != nil || again.Output.Lock.ID == first.Output.Lock.ID {
+		t.Fatalf("acquire after the delay: %v %+v", err, again)
 	}
 }
