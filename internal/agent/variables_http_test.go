@@ -166,3 +166,30 @@ func TestJWKSListsTheKeyringsPublicKeys(t *testing.T) {
 		t.Fatalf("jwks %+v for keyring %+v", set, keys)
 	}
 }
+
+func TestVariables_ListPages(t *testing.T) {
+	_, c := testAgent(t, nil)
+	for _, p := range []string{"a/1", "a/2", "a/3", "b/1"} {
+		if _, _, err := c.Variables().Create(&api.Variable{Path: p, Items: api.VariableItems{"k": "v"}}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	q := &api.QueryOptions{Prefix: "a/", PerPage: 2}
+	for page := 0; ; page++ {
+		list, meta, err := c.Variables().List(q)
+		if err != nil || page > 3 {
+			t.Fatalf("page %d: %v", page, err)
+		}
+		for _, v := range list {
+			got = append(got, v.Path)
+		}
+		if meta.NextToken == "" {
+			break
+		}
+		q.NextToken = meta.NextToken
+	}
+	if strings.Join(got, ",") != "a/1,a/2,a/3" {
+		t.Fatalf("paged listing: %v", got)
+	}
+}

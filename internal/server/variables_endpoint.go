@@ -180,9 +180,10 @@ func (e *VariablesEndpoint) List(ctx context.Context, args *structs.VariablesLis
 		if err != nil {
 			return 0, err
 		}
-		reply.Data = make([]*structs.VariableMetadata, 0, len(vars))
+		reply.Data, reply.NextToken = make([]*structs.VariableMetadata, 0, len(vars)), ""
 		for _, v := range vars {
-			if e.srv.authorizeVariable(args.AuthToken, v.Namespace, v.Path, false) != nil {
+			key := variableKey(ns, v)
+			if key < args.NextToken || e.srv.authorizeVariable(args.AuthToken, v.Namespace, v.Path, false) != nil {
 				continue
 			}
 			md := e.visible(v.VariableMetadata)
@@ -190,13 +191,27 @@ func (e *VariablesEndpoint) List(ctx context.Context, args *structs.VariablesLis
 			if err != nil {
 				return 0, err
 			}
-			if ok {
-				reply.Data = append(reply.Data, &md)
+			if !ok {
+				continue
 			}
+			if args.PerPage > 0 && len(reply.Data) == int(args.PerPage) {
+				reply.NextToken = key
+				break
+			}
+			reply.Data = append(reply.Data, &md)
 		}
 		return st.Index(state.TableVariables), nil
 	})
 	return reply, err
+}
+
+// variableKey orders a listing and names a page's first item: the path,
+// or "namespace.path" across namespaces (neither may contain a dot).
+func variableKey(ns string, v *structs.VariableEncrypted) string {
+	if ns == state.AllNamespaces {
+		return v.Namespace + "." + v.Path
+	}
+	return v.Path
 }
 
 // decrypt opens a stored variable.
