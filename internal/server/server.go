@@ -22,8 +22,10 @@ import (
 	"github.com/drover-project/drover/internal/server/blockedevals"
 	"github.com/drover-project/drover/internal/server/broker"
 	"github.com/drover-project/drover/internal/server/planapply"
+	"github.com/drover-project/drover/internal/server/stream"
 	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/telemetry"
 )
 
 // raftApplyTimeout bounds how long a write waits to be committed.
@@ -52,6 +54,10 @@ type Server struct {
 	Operator   *OperatorEndpoint
 	Status     *StatusEndpoint
 	System     *SystemEndpoint
+	Event      *EventEndpoint
+
+	// events is the event stream's broker, fed by the FSM and the timeline.
+	events *stream.Broker
 	// ServiceRegistration is the native service catalog.
 	ServiceRegistration *ServiceRegistrationEndpoint
 	Variables           *VariablesEndpoint
@@ -101,6 +107,8 @@ func New(cfg *Config) (*Server, error) {
 		return nil, err
 	}
 	s.fsm = f
+	s.events = stream.New(c.EventBufferSize)
+	f.SetEventPublisher(eventTap{s})
 	s.setupPipeline()
 	f.SetEvalSink(leaderSink{s})
 	if err := s.setupRaft(); err != nil {
@@ -118,6 +126,8 @@ func New(cfg *Config) (*Server, error) {
 	s.Operator = &OperatorEndpoint{srv: s}
 	s.Status = &StatusEndpoint{srv: s}
 	s.System = &SystemEndpoint{srv: s}
+	s.Event = &EventEndpoint{srv: s}
+	s.registerMetrics()
 	s.ServiceRegistration = &ServiceRegistrationEndpoint{srv: s}
 	s.Variables = &VariablesEndpoint{srv: s}
 	s.Keyring = &KeyringEndpoint{srv: s}
@@ -142,6 +152,7 @@ func (s *Server) goTracked(fn func(ctx context.Context)) {
 func (s *Server) setupPipeline() {
 	c := s.config
 	s.timeline = NewTimeline(c.Clock)
+	s.timeline.SetStepObserver(s.observeEvalStep)
 	s.heartbeat = newHeartbeats(s)
 	s.broker = broker.New(c.Broker, c.Clock)
 	s.broker.SetObserver(func(evalID, status string, _ time.Time) {
@@ -151,6 +162,7 @@ func (s *Server) setupPipeline() {
 	s.planQueue = planapply.NewPlanQueue()
 	s.applier = planapply.NewApplier(s.planQueue, s.broker, stateSource{s}, planRaft{s}, c.Clock, s.log.With("component", "plan_applier"), c.NewID)
 	s.applier.SetRejectHook(c.PlanRejectHook)
+	s.applier.SetEvaluateObserver(func(d time.Duration) { c.Metrics.PlanEvaluate.Observe(telemetry.Ms(d)) })
 	// The built-in schedulers read the server's injected clock (reschedule
 	// delays, alloc and eval times).
 	s.schedulers = scheduler.Builtins(scheduler.Deps{Now: c.Clock.Now})
@@ -251,6 +263,7 @@ func (s *Server) Shutdown() error {
 	var err error
 	s.shutdownOnce.Do(func() {
 		close(s.shutdownCh)
+		s.events.Close()
 		s.cancel()
 		s.broker.SetEnabled(false)
 		s.planQueue.SetEnabled(false)

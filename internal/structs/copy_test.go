@@ -317,6 +317,16 @@ var notCopied = map[string]string{
 	"AllocClientUpdateArgs":               "RPC payload",
 	"GenericResponse":                     "RPC payload",
 	"SchedulerSetConfigRequest":           "raft payload",
+	// Event stream: built once per applied entry around stored (immutable)
+	// objects, then only read by subscribers.
+	"Event":              "event stream, read-only",
+	"Events":             "event stream, read-only",
+	"JobEvent":           "event stream, read-only",
+	"EvaluationEvent":    "event stream, read-only",
+	"AllocationEvent":    "event stream, read-only",
+	"DeploymentEvent":    "event stream, read-only",
+	"NodeStreamEvent":    "event stream, read-only",
+	"EventStreamRequest": "RPC payload",
 	// Errors are values handed to callers, not stored state.
 	"ValidationError": "error value",
 	"RPCError":        "error value",
