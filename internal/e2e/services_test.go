@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"os/exec"
@@ -55,6 +56,12 @@ func TestNativeServicesRegisterAndLeaveWithTheirAllocs(t *testing.T) {
 		t.Skip("python3 (the test's HTTP server) not found")
 	}
 	_, c := startServer(t, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	events, err := c.EventStream().Stream(ctx, map[api.Topic][]string{"Service": {"web"}}, 0, nil)
+	if err != nil {
+		t.Fatalf("event stream: %v", err)
+	}
 	register(t, c, httpServiceJob("web", 2))
 	allocs := runningAllocs(t, c, "web", 2)
 	want := map[string]int{}
@@ -129,6 +136,26 @@ func TestNativeServicesRegisterAndLeaveWithTheirAllocs(t *testing.T) {
 		}
 		return true, ""
 	})
+
+	// The Service topic saw both registrations and the deregistrations.
+	seen := map[string]int{}
+	for seen["ServiceRegistration"] < 2 || seen["ServiceDeregistration"] < 2 {
+		select {
+		case batch := <-events:
+			if batch == nil || batch.Err != nil {
+				t.Fatalf("event stream ended: %+v", batch)
+			}
+			for _, ev := range batch.Events {
+				reg, err := ev.Service()
+				if ev.Topic != "Service" || err != nil || reg == nil || reg.ServiceName != "web" {
+					t.Fatalf("service event %+v: %v", ev, err)
+				}
+				seen[ev.Type]++
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("Service events seen: %v, want 2 registrations and 2 deregistrations", seen)
+		}
+	}
 
 	// Stopping the job empties the catalog.
 	if _, _, err := c.Jobs().Deregister("web", false, nil); err != nil {

@@ -30,3 +30,20 @@ func (f *FSM) applyVariable(req *structs.VariableApplyRequest, index uint64) err
 func (f *FSM) applyRootKeyUpsert(req *structs.RootKeyUpsertRequest, index uint64) error {
 	return f.state.UpsertRootKey(index, req.Key, req.Rotate)
 }
+
+func init() {
+	entryEventTypes[structs.ServiceRegistrationUpsertRequestType] = structs.TypeServiceRegistration
+	entryEventTypes[structs.ServiceRegistrationDeleteByIDRequestType] = structs.TypeServiceDeregistration
+}
+
+// serviceEvent is the Service-topic event of a catalog row; its type says
+// whether the row came or went, whatever entry changed it (a node marked
+// down removes its rows in a NodeUpdateStatus entry).
+func serviceEvent(reg *structs.ServiceRegistration, deleted bool) structs.Event {
+	typ := structs.TypeServiceRegistration
+	if deleted {
+		typ = structs.TypeServiceDeregistration
+	}
+	return structs.Event{Topic: structs.TopicService, Type: typ, Key: reg.ServiceName, Namespace: reg.Namespace,
+		FilterKeys: structs.EventFilterKeys(reg.JobID, reg.AllocID), Payload: &structs.ServiceRegistrationEvent{Service: reg}}
+}

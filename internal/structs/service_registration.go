@@ -161,3 +161,13 @@ const (
 	RPCServiceRegistrationUpsert     = "ServiceRegistration.Upsert"
 	RPCServiceRegistrationDeleteByID = "ServiceRegistration.DeleteByID"
 )
+
+// Event types of the Service topic (Nomad's names): a row written, a row
+// removed (by its client, an operator, a node going down or GC).
+const (
+	TypeServiceRegistration   = "ServiceRegistration"
+	TypeServiceDeregistration = "ServiceDeregistration"
+)
+
+// ServiceRegistrationEvent is the payload of a Service-topic event.
+type ServiceRegistrationEvent struct{ Service *ServiceRegistration }
