@@ -366,6 +366,7 @@ var notCopied = map[string]string{
 	"WorkloadIdentity":                     "copied inside Task.Copy",
 	"IdentityClaims":                       "decoded from a token per request",
 	"VariableConflictError":                "error value",
+	"ServiceRegistrationEvent":             "event stream, read-only",
 }
 
 func TestCopy_DeepAndIndependent(t *testing.T) {
