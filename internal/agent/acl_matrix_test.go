@@ -130,6 +130,16 @@ func matrixCases(f matrixFixture) []matrixCase {
 		{"PUT", "/v1/deployment/pause/" + f.apiDeployment, map[string]any{"DeploymentID": "mismatch"}, writesProd},
 		{"PUT", "/v1/deployment/fail/00000000-0000-0000-0000-000000000000", map[string]any{}, writesDefault},
 
+		// Services, variables, keyring.
+		{"GET", "/v1/services", nil, readsDefault},
+		{"GET", "/v1/job/web/services", nil, readsDefault},
+		{"GET", "/v1/allocation/" + f.apiAlloc + "/services", nil, readsProd},
+		{"GET", "/v1/var/app/nope", nil, readsDefault},
+		{"GET", "/v1/var/app/nope?namespace=prod", nil, readsProd},
+		{"PUT", "/v1/var/app/x", map[string]any{"Items": map[string]string{"k": "v"}}, writesDefault},
+		{"GET", "/v1/vars", nil, allTokensButBogus},
+		{"GET", "/v1/operator/keyring/keys", nil, nil},
+
 		// Client endpoints of an allocation (forwarded to its node, which
 		// has no HTTP address here: 502 once allowed).
 		{"GET", "/v1/client/fs/logs/" + f.webAlloc + "?task=server&type=stdout", nil, plus(writesDefault, []string{"logs-default"})},

@@ -9,7 +9,7 @@ import (
 
 // routeLiteral matches the path of a route pattern in a registration:
 // "GET /v1/jobs" or m+" /v1/job/{id}/plan".
-var routeLiteral = regexp.MustCompile(`"(?:(?:GET|PUT|POST|DELETE|HEAD) )?( ?/(?:v1/|ui|\{\$\})[^"\s]*)"`)
+var routeLiteral = regexp.MustCompile(`"(?:(?:GET|PUT|POST|DELETE|HEAD) )?( ?/(?:v1/|ui|\.well-known|\{\$\})[^"\s]*)"`)
 
 // TestACLRules_EveryRouteHasARule reads the agent's sources so a route
 // cannot be added without deciding the capability it needs (at run time

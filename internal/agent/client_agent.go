@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/drover-project/drover/internal/agent/config"
 	"github.com/drover-project/drover/internal/client"
 	"github.com/drover-project/drover/internal/client/rpcclient"
 	"github.com/drover-project/drover/internal/structs"
@@ -95,8 +96,8 @@ func (a *Agent) clientConfig(dataDir string, servers client.Servers) *client.Con
 		},
 		CPUTotalCompute: c.Client.CPUTotalCompute, MemoryTotalMB: c.Client.MemoryTotalMB,
 		NetworkInterface: c.Client.NetworkInterface, DevMode: c.DevMode,
-		HTTPTLS: a.config.TLS.HTTP,
-		Logger:  a.log, Servers: servers, Version: Version, NodeRegistrationToken: c.Client.NodeRegistrationToken,
+		HTTPTLS: a.config.TLS.HTTP, NodeRegistrationToken: c.Client.NodeRegistrationToken,
+		Logger: a.log, Servers: servers, Version: Version, HostVolumes: hostVolumes(c.Client.HostVolumes),
 	}
 }
 
@@ -123,3 +124,15 @@ func (a *Agent) stopClient() error {
 
 // Client returns the agent's client, or nil.
 func (a *Agent) Client() *client.Client { return a.client.Load() }
+
+// hostVolumes converts the client's host_volume blocks.
+func hostVolumes(in []config.HostVolume) map[string]*structs.ClientHostVolumeConfig {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make(map[string]*structs.ClientHostVolumeConfig, len(in))
+	for _, v := range in {
+		out[v.Name] = &structs.ClientHostVolumeConfig{Name: v.Name, Path: v.Path, ReadOnly: v.ReadOnly}
+	}
+	return out
+}

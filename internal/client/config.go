@@ -49,6 +49,9 @@ type Config struct {
 	DevMode bool
 	Logger  *slog.Logger
 	Clock   clock.Clock
+	// HostVolumes are the directories offered to jobs (host_volume blocks).
+	HostVolumes map[string]*structs.ClientHostVolumeConfig
+
 	Servers Servers
 	// NodeRegistrationToken is the cluster's node credential, presented
 	// when registering.

@@ -94,6 +94,23 @@ func (s *Server) namespaceVisible(args structs.RPCInfo, capability string) (func
 	return func(ns string) bool { return a.AllowNamespaceOperation(ns, capability) }, nil
 }
 
+// authorizeVariableACL checks an ACL token's variables rules for path
+// (read, or write for any change).
+func (s *Server) authorizeVariableACL(token, namespace, path string, write bool) error {
+	a, err := s.ResolveToken(token)
+	if err != nil {
+		return err
+	}
+	op := acl.VariablesCapabilityRead
+	if write {
+		op = acl.VariablesCapabilityWrite
+	}
+	if !a.AllowVariableOperation(namespace, path, op) {
+		return ErrPermissionDenied
+	}
+	return nil
+}
+
 func jobNamespace(j *structs.Job) string          { return j.Namespace }
 func allocNamespace(a *structs.Allocation) string { return a.Namespace }
 func evalNamespace(e *structs.Evaluation) string  { return e.Namespace }

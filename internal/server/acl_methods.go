@@ -2,6 +2,7 @@ package server
 
 import (
 	"reflect"
+	"strings"
 
 	"github.com/drover-project/drover/internal/acl"
 	"github.com/drover-project/drover/internal/structs"
@@ -94,6 +95,25 @@ var methodRules = map[string]methodCheck{
 	"NodePool.Upsert": management,
 	"NodePool.Delete": management,
 
+	// Native services: the client's own calls authenticate by node
+	// secret; reads need read-job; an operator's delete submit-job.
+	"ServiceRegistration.Upsert":     selfChecked,
+	"ServiceRegistration.DeleteByID": serviceDelete,
+	"ServiceRegistration.List":       nsListCap(acl.NamespaceCapabilityReadJob),
+	"ServiceRegistration.GetService": nsCap(acl.NamespaceCapabilityReadJob),
+	"ServiceRegistration.ByJob":      nsCap(acl.NamespaceCapabilityReadJob),
+	"ServiceRegistration.ByAlloc":    objectCap(ObjectAlloc, acl.NamespaceCapabilityReadJob),
+	"WorkloadIdentity.Sign":          selfChecked,
+	"WorkloadIdentity.JWKS":          selfChecked, // public keys
+
+	// Variables check each path themselves (authorizeVariable: an ACL
+	// token's variables rules, or a workload identity's own paths).
+	"Variables.Apply": anyCaller,
+	"Variables.Read":  anyCaller,
+	"Variables.List":  anyCaller,
+	"Keyring.List":    management,
+	"Keyring.Rotate":  management,
+
 	"Operator.RaftGetConfiguration":      coarse((*acl.ACL).AllowOperatorRead),
 	"Operator.SchedulerGetConfiguration": coarse((*acl.ACL).AllowOperatorRead),
 	"Operator.SchedulerSetConfiguration": coarse((*acl.ACL).AllowOperatorWrite),
@@ -109,6 +129,9 @@ func (s *Server) authorizeMethod(method string, args structs.RPCInfo) error {
 	if ptrOfCheck(check) == ptrOfCheck(selfChecked) || !s.ACLEnabled() {
 		return nil
 	}
+	if strings.HasPrefix(method, "Variables.") && looksLikeJWT(args.RequestToken()) {
+		return nil // a workload identity: the endpoint verifies it and its paths
+	}
 	a, err := s.ResolveToken(args.RequestToken())
 	if err != nil {
 		return err
@@ -120,6 +143,15 @@ func (s *Server) authorizeMethod(method string, args structs.RPCInfo) error {
 }
 
 func management(_ *Server, a *acl.ACL, _ structs.RPCInfo) bool { return a.IsManagement() }
+
+// serviceDelete: a client deleting its own registrations is checked by
+// node secret in the endpoint; an operator needs submit-job.
+func serviceDelete(s *Server, a *acl.ACL, args structs.RPCInfo) bool {
+	if req, ok := args.(*structs.ServiceRegistrationDeleteByIDRequest); ok && req.NodeID != "" {
+		return true
+	}
+	return nsCap(acl.NamespaceCapabilitySubmitJob)(s, a, args)
+}
 
 // anyCaller allows every caller whose token resolves (the anonymous one
 // included); the endpoint filters what it answers.
@@ -208,6 +240,8 @@ func requestObjectID(args structs.RPCInfo) string {
 		return a.DeploymentID
 	case *structs.DeploymentPauseArgs:
 		return a.DeploymentID
+	case *structs.ServiceRegistrationByAllocRequest:
+		return a.AllocID
 	}
 	return ""
 }

@@ -64,6 +64,7 @@ func populate(t *testing.T, s *StateStore) {
 	cfg.MemoryOversubscriptionEnabled = true
 	must(t, s.SchedulerSetConfig(21, cfg))
 	must(t, s.UpsertNamespaces(22, []*structs.Namespace{{Name: "prod", Description: "p", Meta: map[string]string{"team": "a"}}}))
+	populateServiceRegistrations(t, s, 21)
 	must(t, s.UpsertACLPolicies(23, []*structs.ACLPolicy{{Name: "readonly", Rules: `namespace "default" { policy = "read" }`}}))
 	exp := t0.Add(time.Hour)
 	must(t, s.UpsertACLTokens(24, []*structs.ACLToken{{

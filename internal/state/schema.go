@@ -30,6 +30,7 @@ func stateSchema() *memdb.DBSchema {
 		aclPolicyTable(), aclTokenTable(),
 		scalingEventTable(), jobSubmissionTable(), nodePoolsTable(),
 		namespacesTable(),
+		serviceRegistrationsTable(), variablesTable(), rootKeysTable(),
 	}
 	db := &memdb.DBSchema{Tables: map[string]*memdb.TableSchema{}}
 	for _, t := range tables {

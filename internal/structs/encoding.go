@@ -75,3 +75,12 @@ const (
 	ACLTokenDeleteRequestType    MessageType = 43
 	ACLTokenBootstrapRequestType MessageType = 44
 )
+
+// Native service discovery, variables and the keyring (60-79 are this
+// feature's range).
+const (
+	ServiceRegistrationUpsertRequestType     MessageType = 60
+	ServiceRegistrationDeleteByIDRequestType MessageType = 61
+	VariableApplyRequestType                 MessageType = 62
+	RootKeyUpsertRequestType                 MessageType = 63
+)

@@ -106,6 +106,15 @@ type ClientConfig struct {
 	Reserved         Reserved
 	// NodeRegistrationToken is presented to the servers to register.
 	NodeRegistrationToken string
+	// HostVolumes are the host_volume "name" { path read_only } blocks.
+	HostVolumes []HostVolume
+}
+
+// HostVolume is a directory the client offers to jobs by name.
+type HostVolume struct {
+	Name     string
+	Path     string
+	ReadOnly bool
 }
 
 // Reserved is the client's reserved { } block: resources withheld from
