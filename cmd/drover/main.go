@@ -39,6 +39,7 @@ var commands = map[string]func(args []string, stdout, stderr io.Writer) int{
 	"server":     command.Group("server"),
 	"status":     command.Group("status"),
 	"system":     command.Group("system"),
+	"var":        command.Group("var"),
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
