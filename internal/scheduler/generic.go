@@ -27,6 +27,7 @@ type genericScheduler struct {
 	planResult *structs.PlanResult
 	out        outcome
 	canceled   string
+	submitted  bool                          // a plan was submitted in some attempt
 	placed     map[string]string             // new alloc ID -> task group
 	followUps  map[int64]*structs.Evaluation // by WaitUntil, kept across attempts
 	created    map[string]bool               // follow-up evals already written
@@ -80,7 +81,7 @@ func (s *genericScheduler) Process(eval *structs.Evaluation) error {
 	case s.eval.Status == structs.EvalStatusBlocked && len(s.out.failed) > 0:
 		return s.out.reblock(s.ctx)
 	}
-	return s.out.finish(structs.EvalStatusComplete, "")
+	return s.out.finishProcessed(s.submitted, len(s.created) > 0, s.job)
 }
 
 // attempt computes a plan against the current state and submits it; done
@@ -90,7 +91,7 @@ func (s *genericScheduler) attempt() (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if s.superseded() && s.plan.IsNoOp() {
+	if evalSuperseded(s.eval, s.job) && s.plan.IsNoOp() {
 		s.canceled = fmt.Sprintf(evalDescSupersededByVersion, s.job.Version)
 		s.out.failed = nil
 		return true, nil
@@ -110,13 +111,8 @@ func (s *genericScheduler) attempt() (bool, error) {
 	return s.submit()
 }
 
-// superseded reports whether a newer job version was registered after the
-// eval was created: a no-op eval of an older version is canceled.
-func (s *genericScheduler) superseded() bool {
-	return s.job != nil && s.eval.JobModifyIndex != 0 && s.eval.JobModifyIndex < s.job.JobModifyIndex
-}
-
 func (s *genericScheduler) submit() (bool, error) {
+	s.submitted = true
 	result, newState, err := s.planner.SubmitPlan(s.plan)
 	s.planResult = result
 	if err != nil {
