@@ -3,54 +3,52 @@ package agent
 import (
 	"net/http"
 
-	"github.com/hashicorp/go-memdb"
 	"github.com/hashicorp/nomad/api"
 
 	"github.com/drover-project/drover/internal/agent/apiconv"
 	"github.com/drover-project/drover/internal/server"
-	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
 )
 
 func (h *HTTPServer) evalRoutes() {
 	h.handle("GET /v1/evaluations", h.evalList)
+	h.handle("GET /v1/evaluations/count", h.evalCount)
 	h.handle("GET /v1/evaluation/{id}", h.evalGet)
 	h.handle("GET /v1/evaluation/{id}/allocations", h.evalAllocations)
 }
 
 func (h *HTTPServer) evalList(w http.ResponseWriter, r *http.Request) (any, error) {
-	lo, err := parseList(r)
+	q, err := parseQuery(r)
 	if err != nil {
 		return nil, err
 	}
-	jobID, status := r.URL.Query().Get("job"), r.URL.Query().Get("status")
-	if status != "" && !validEvalStatus(status) {
-		return nil, server.BadRequest("status: %q is not an evaluation status", status)
-	}
-	var evals []*structs.Evaluation
-	if err := h.read(w, r, func(q server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
-		var err error
-		evals, err = st.EvalsByIDPrefix(ws, q.Namespace, lo.Prefix)
-		return st.Index("evals"), err
-	}); err != nil {
+	reply, err := h.srv.Eval.List(r.Context(), &structs.EvalListRequest{
+		JobID: r.URL.Query().Get("job"), Status: r.URL.Query().Get("status"), QueryOptions: q,
+	})
+	if err != nil {
 		return nil, err
 	}
-	out := make([]*api.Evaluation, 0, len(evals))
-	for _, e := range evals {
-		if (jobID == "" || e.JobID == jobID) && (status == "" || e.Status == status) {
-			out = append(out, apiconv.EvalFromStructs(e))
-		}
+	setMeta(w, reply.QueryMeta)
+	out := make([]*api.Evaluation, 0, len(reply.Evals))
+	for _, e := range reply.Evals {
+		out = append(out, apiconv.EvalFromStructs(e))
 	}
-	return paginate(w, out, func(e *api.Evaluation) string { return e.ID }, lo)
+	return out, nil
 }
 
-func validEvalStatus(s string) bool {
-	switch s {
-	case structs.EvalStatusPending, structs.EvalStatusBlocked, structs.EvalStatusComplete,
-		structs.EvalStatusFailed, structs.EvalStatusCanceled:
-		return true
+// evalCount answers GET /v1/evaluations/count: how many evals match the
+// prefix and filter.
+func (h *HTTPServer) evalCount(w http.ResponseWriter, r *http.Request) (any, error) {
+	q, err := parseQuery(r)
+	if err != nil {
+		return nil, err
 	}
-	return false
+	reply, err := h.srv.Eval.Count(r.Context(), &q)
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, reply.QueryMeta)
+	return &api.EvalCountResponse{Count: reply.Count}, nil
 }
 
 // evalGet answers GET /v1/evaluation/:id; with related=true the reply lists
@@ -60,26 +58,21 @@ func (h *HTTPServer) evalGet(w http.ResponseWriter, r *http.Request) (any, error
 	if err != nil {
 		return nil, err
 	}
-	id := r.PathValue("id")
-	var eval *structs.Evaluation
-	var stubs []*structs.EvaluationStub
-	if err := h.read(w, r, func(q server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
-		var err error
-		if eval, err = st.EvalByID(ws, id); err != nil || eval == nil {
-			return st.Index("evals"), err
-		}
-		if related {
-			stubs, err = st.EvalsRelatedToID(ws, id)
-		}
-		return eval.ModifyIndex, err
-	}); err != nil {
+	q, err := parseQuery(r)
+	if err != nil {
 		return nil, err
 	}
-	if eval == nil {
+	id := r.PathValue("id")
+	reply, err := h.srv.Eval.GetEval(r.Context(), &structs.EvalSpecificRequest{EvalID: id, IncludeRelated: related, QueryOptions: q})
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, reply.QueryMeta)
+	if reply.Eval == nil {
 		return nil, server.NotFound("evaluation %q not found", id)
 	}
-	out := &evalWithTimeline{Evaluation: apiconv.EvalFromStructs(eval), Timeline: h.srv.EvalTimeline(eval)}
-	for _, s := range stubs {
+	out := &evalWithTimeline{Evaluation: apiconv.EvalFromStructs(reply.Eval), Timeline: reply.Timeline}
+	for _, s := range reply.Related {
 		out.RelatedEvals = append(out.RelatedEvals, relatedEvalStub(s))
 	}
 	return out, nil
@@ -93,16 +86,16 @@ type evalWithTimeline struct {
 }
 
 func (h *HTTPServer) evalAllocations(w http.ResponseWriter, r *http.Request) (any, error) {
-	id := r.PathValue("id")
-	var allocs []*structs.Allocation
-	if err := h.read(w, r, func(q server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
-		var err error
-		allocs, err = st.AllocsByEval(ws, id)
-		return st.Index("allocs"), err
-	}); err != nil {
+	q, err := parseQuery(r)
+	if err != nil {
 		return nil, err
 	}
-	return allocStubs(allocs), nil
+	reply, err := h.srv.Eval.Allocations(r.Context(), &structs.EvalSpecificRequest{EvalID: r.PathValue("id"), QueryOptions: q})
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, reply.QueryMeta)
+	return allocStubs(reply.Allocations), nil
 }
 
 // relatedEvalStub converts a related-eval summary to its API form.
@@ -130,10 +123,10 @@ func (h *HTTPServer) evalDelete(w http.ResponseWriter, r *http.Request) (any, er
 	if req.Filter != "" {
 		return nil, server.BadRequest("Filter: deleting by filter is not supported; list the EvalIDs")
 	}
-	n, index, err := h.srv.DeleteEvals(req.EvalIDs)
+	reply, err := h.srv.Eval.Delete(r.Context(), &structs.EvalDeleteArgs{EvalIDs: req.EvalIDs, WriteRequest: writeRequest(r)})
 	if err != nil {
 		return nil, err
 	}
-	setIndex(w, index)
-	return &api.EvalDeleteResponse{Count: n}, nil
+	setIndex(w, reply.Index)
+	return &api.EvalDeleteResponse{Count: reply.Count}, nil
 }

@@ -22,10 +22,15 @@ type listOptions struct {
 	Reverse   bool
 }
 
-// parseQuery reads the blocking-query and namespace parameters.
+// parseQuery reads the options every read accepts: blocking (index,
+// wait), stale, namespace, the list options (prefix, filter, per_page,
+// next_token, reverse) and the caller's ACL token.
 func parseQuery(r *http.Request) (server.QueryOptions, error) {
 	q := r.URL.Query()
-	opts := server.QueryOptions{Namespace: q.Get("namespace")}
+	opts := server.QueryOptions{
+		Region: q.Get("region"), Namespace: q.Get("namespace"), AuthToken: requestToken(r),
+		Prefix: q.Get("prefix"), Filter: q.Get("filter"), NextToken: q.Get("next_token"),
+	}
 	if opts.Namespace == "" {
 		opts.Namespace = structs.DefaultNamespace
 	}
@@ -43,7 +48,46 @@ func parseQuery(r *http.Request) (server.QueryOptions, error) {
 		}
 		opts.MaxQueryTime = d
 	}
-	return opts, nil
+	// ?stale (no value) or ?stale=true allows a follower to answer.
+	if _, ok := q["stale"]; ok {
+		stale, err := boolParamDefault(r, "stale", true)
+		if err != nil {
+			return opts, err
+		}
+		opts.AllowStale = stale
+	}
+	if v := q.Get("per_page"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 32)
+		if err != nil || n < 0 {
+			return opts, server.BadRequest("per_page: %q is not a non-negative integer", v)
+		}
+		opts.PerPage = int32(n)
+	}
+	reverse, err := boolParam(r, "reverse")
+	opts.Reverse = reverse
+	return opts, err
+}
+
+// writeRequest reads the options every write accepts.
+func writeRequest(r *http.Request) structs.WriteRequest {
+	q := r.URL.Query()
+	ns := q.Get("namespace")
+	if ns == "" {
+		ns = structs.DefaultNamespace
+	}
+	return structs.WriteRequest{Region: q.Get("region"), Namespace: ns, AuthToken: requestToken(r), IdempotencyToken: q.Get("idempotency_token")}
+}
+
+// requestToken is the caller's ACL secret: X-Nomad-Token, else an
+// "Authorization: Bearer" header.
+func requestToken(r *http.Request) string {
+	if t := r.Header.Get("X-Nomad-Token"); t != "" {
+		return t
+	}
+	if auth := r.Header.Get("Authorization"); len(auth) > 7 && strings.EqualFold(auth[:7], "Bearer ") {
+		return strings.TrimSpace(auth[7:])
+	}
+	return ""
 }
 
 // parseWait accepts Go durations ("5s", "5000ms") and bare milliseconds.
@@ -81,9 +125,15 @@ func parseList(r *http.Request) (listOptions, error) {
 
 // boolParam reads an optional boolean parameter.
 func boolParam(r *http.Request, name string) (bool, error) {
+	return boolParamDefault(r, name, false)
+}
+
+// boolParamDefault reads an optional boolean parameter; present without a
+// value, it is def.
+func boolParamDefault(r *http.Request, name string, def bool) (bool, error) {
 	v := r.URL.Query().Get(name)
 	if v == "" {
-		return false, nil
+		return def && r.URL.Query().Has(name), nil
 	}
 	b, err := strconv.ParseBool(v)
 	if err != nil {
@@ -91,9 +141,6 @@ func boolParam(r *http.Request, name string) (bool, error) {
 	}
 	return b, nil
 }
-
-// allNamespaces reports whether a list spans every namespace.
-func allNamespaces(ns string) bool { return strings.TrimSpace(ns) == "*" }
 
 // readFunc is one blocking read: it may use the query's namespace, adds
 // what it reads to ws, and returns the answer's index.

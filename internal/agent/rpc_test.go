@@ -51,7 +51,7 @@ func TestRPC_ClientCallsReachTheServerEndpoints(t *testing.T) {
 		t.Fatalf("empty update: %v", err)
 	}
 	_, err = c.Heartbeat(ctx, &structs.NodeHeartbeatArgs{NodeID: "00000000-0000-4000-8000-000000000999", SecretID: "x"})
-	if !errors.Is(err, rpcclient.ErrNodeNotFound) {
+	if !errors.Is(err, structs.ErrNodeNotFound) {
 		t.Fatalf("unknown node: %v", err)
 	}
 }

@@ -34,7 +34,7 @@ type rule struct {
 	policy policy
 }
 
-// rules are DESIGN.md's arrows: structs <- state <- fsm <- server; scheduler
+// rules are the arrows of docs/design.md: structs <- state <- fsm <- server; scheduler
 // sees only structs (state via an interface it declares); client never
 // reaches into the server side; command only talks HTTP. Several rules may
 // apply to one package; all must hold. Adding an arrow is one line here.

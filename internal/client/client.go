@@ -33,8 +33,11 @@ type Client struct {
 	node    *structs.Node
 	fp      *fingerprint.Result
 	runners map[string]*allocrunner.Runner
+	// dynamicMeta is the metadata set through the API (see node_meta.go).
+	dynamicMeta map[string]*string
 
-	batch *updateBatcher
+	batch     *updateBatcher
+	hostStats hostStatsCollector
 
 	ctx          context.Context // canceled on Shutdown: ends in-flight calls
 	cancel       context.CancelFunc
@@ -68,10 +71,14 @@ func New(cfg *Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.fp, c.node = fp, c.buildNode(fp)
 	if c.store, err = state.Open(cfg.StateDir); err != nil {
 		return nil, err
 	}
+	if c.dynamicMeta, err = c.store.DynamicMeta(); err != nil {
+		c.store.Close()
+		return nil, fmt.Errorf("client node metadata: %w", err)
+	}
+	c.fp, c.node = fp, c.buildNode(fp)
 	c.batch = newUpdateBatcher(c)
 	c.restore()
 	c.start(func() { c.heartbeatLoop() }, func() { c.fingerprintLoop() }, func() { c.allocSyncLoop() }, func() { c.batch.loop() })
@@ -116,10 +123,32 @@ func (c *Client) fingerprint() (*fingerprint.Result, error) {
 	if fc.DataDir == "" {
 		fc.DataDir = c.cfg.AllocDir
 	}
+	fp := fingerprint.Fingerprint
 	if c.cfg.Fingerprint != nil {
-		return c.cfg.Fingerprint(fc)
+		fp = func(_ context.Context, cfg fingerprint.Config) (*fingerprint.Result, error) {
+			return c.cfg.Fingerprint(cfg)
+		}
 	}
-	return fingerprint.Fingerprint(c.ctx, fc)
+	r, err := fp(c.ctx, fc)
+	if err != nil {
+		return nil, err
+	}
+	c.addAgentAttributes(r)
+	return r, nil
+}
+
+// addAgentAttributes adds what the agent, not the machine, tells about the
+// node: Nomad's nomad.* attributes.
+func (c *Client) addAgentAttributes(r *fingerprint.Result) {
+	if r.Attributes == nil {
+		r.Attributes = map[string]string{}
+	}
+	if c.cfg.Version != "" {
+		r.Attributes["nomad.version"] = c.cfg.Version
+	}
+	if c.cfg.HTTPAddr != "" {
+		r.Attributes["nomad.advertise.address"] = c.cfg.HTTPAddr
+	}
 }
 
 // NodeID is the node's ID.

@@ -198,7 +198,7 @@ func TestEvalStatus_SchedulingToCanceled_SupersededJobVersion(t *testing.T) {
 	}
 }
 
-// Seeds: "pending -- if no-op --> canceled".
+// docs/design.md: "pending -- if no-op --> canceled".
 func TestEvalStatus_NoOpCurrentVersion_IsCanceled(t *testing.T) {
 	h := newHarness(t)
 	h.upsertNode(mockNode())
@@ -210,7 +210,7 @@ func TestEvalStatus_NoOpCurrentVersion_IsCanceled(t *testing.T) {
 	}
 }
 
-// Seeds: "blocked -- if no-op --> canceled": a blocked eval unblocked
+// docs/design.md: "blocked -- if no-op --> canceled": a blocked eval unblocked
 // after its allocs were placed by another eval has nothing left to do.
 func TestEvalStatus_BlockedNoOp_IsCanceled(t *testing.T) {
 	h := newHarness(t)
@@ -224,7 +224,7 @@ func TestEvalStatus_BlockedNoOp_IsCanceled(t *testing.T) {
 	}
 }
 
-// The flapping example of the seeds: a node-update eval of a system job
+// The flapping example of docs/design.md: a node-update eval of a system job
 // whose allocs are all in place is a no-op the scheduler cancels; a stale
 // one (a newer version was registered after it) is canceled as
 // superseded, like service and batch evals.

@@ -53,7 +53,7 @@ func (o *outcome) finish(status, desc string) error {
 
 // finishProcessed ends an eval whose processing ran to the end: canceled
 // when it was a no-op (nothing submitted, nothing left to place, no
-// follow-up written; seeds: "pending/blocked -- if no-op --> canceled"),
+// follow-up written; docs/design.md: "pending/blocked -- if no-op --> canceled"),
 // with the superseding version named when a newer job version made it
 // stale; complete otherwise.
 func (o *outcome) finishProcessed(submitted, followUps bool, job *structs.Job) error {

@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/go-memdb"
 
 	"github.com/drover-project/drover/internal/state"
+	"github.com/drover-project/drover/internal/structs"
 )
 
 // Limits of blocking queries (Nomad's).
@@ -15,21 +16,12 @@ const (
 	MaxQueryWait     = 10 * time.Minute
 )
 
-// QueryOptions are the read options every read endpoint accepts.
-type QueryOptions struct {
-	Namespace string
-	// MinQueryIndex makes the query block until the result's index exceeds
-	// it, or MaxQueryTime passes.
-	MinQueryIndex uint64
-	MaxQueryTime  time.Duration
-}
-
-// QueryMeta describes the answer to a read.
-type QueryMeta struct {
-	Index       uint64
-	KnownLeader bool
-	LastContact time.Duration
-}
+// QueryOptions and QueryMeta are the read options and answer metadata of
+// every read endpoint (see structs.QueryOptions).
+type (
+	QueryOptions = structs.QueryOptions
+	QueryMeta    = structs.QueryMeta
+)
 
 // QueryFunc runs a read against the state store, adding to ws the channels
 // that fire when its answer may change, and returns the answer's index.
@@ -38,7 +30,8 @@ type QueryFunc func(ws memdb.WatchSet, st *state.StateStore) (uint64, error)
 // BlockingQuery runs query, and when opts.MinQueryIndex is set, runs it
 // again each time something it watched changes, until the answer's index
 // passes MinQueryIndex, the wait ends, or ctx is done. The last run's
-// answer stands.
+// answer stands. A cancelled ctx (the HTTP client went away) ends the wait
+// at once.
 func (s *Server) BlockingQuery(ctx context.Context, opts QueryOptions, query QueryFunc) (QueryMeta, error) {
 	wait := opts.MaxQueryTime
 	if wait <= 0 {
@@ -62,6 +55,16 @@ func (s *Server) BlockingQuery(ctx context.Context, opts QueryOptions, query Que
 			return s.queryMeta(index), nil // timed out: the answer is unchanged
 		}
 	}
+}
+
+// blockingRead is BlockingQuery for an endpoint: it fills the reply's
+// QueryMeta (keeping a NextToken the query set).
+func (s *Server) blockingRead(ctx context.Context, opts *QueryOptions, meta *QueryMeta, query QueryFunc) error {
+	m, err := s.BlockingQuery(ctx, *opts, query)
+	next := meta.NextToken
+	*meta = m
+	meta.NextToken = next
+	return err
 }
 
 func (s *Server) queryMeta(index uint64) QueryMeta {

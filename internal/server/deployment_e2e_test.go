@@ -44,7 +44,7 @@ func evalsByTrigger(t *testing.T, s *Server, job, trigger string) []*structs.Eva
 }
 
 // TestEvalStatus_CompleteToPending_DeploymentWatcher_OneEvalPerStepNoPointers is the
-// seeds' example: a service job of count 3 updated with max_parallel = 1
+// rolling-update example of docs/design.md: a service job of count 3 updated with max_parallel = 1
 // and canary = 1 (auto-promoted) takes 1 job-register eval and 3
 // deployment-watcher evals, one per healthy step, and the deployment-
 // watcher evals break the chain (no PreviousEval).

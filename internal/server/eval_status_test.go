@@ -9,7 +9,7 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-// One test per row of DESIGN.md's evaluation status table, driving the
+// One test per transition of docs/design.md (T1-T18), driving the
 // real broker, blocked tracker, workers and plan applier with a scripted
 // scheduler.
 
@@ -406,7 +406,8 @@ func TestEvalStatus_TerminalToDeleted_GarbageCollected(t *testing.T) {
 		case "fails":
 			failed := e.Copy()
 			failed.Status = structs.EvalStatusFailed
-			failed.StatusDescription = descWrongEvalType + ": test"
+			failed.StatusDescription = "wrong eval type: test"
+			failed.FailureKind = structs.EvalFailureWrongType
 			return pl.UpdateEval(failed)
 		}
 		return complete(e, pl)

@@ -37,11 +37,11 @@ func (e *JobEndpoint) Register(args *JobRegisterArgs) (*JobRegisterReply, error)
 	clearServerOwnedFields(job)
 	job.Canonicalize()
 	if err := job.Validate(); err != nil {
-		return nil, BadRequest("invalid job: %v", err)
+		return nil, BadRequest("invalid job: %w", err)
 	}
 	if job.IsPeriodic() {
 		if err := periodic.Validate(job.Periodic); err != nil {
-			return nil, BadRequest("invalid job: %v", err)
+			return nil, BadRequest("invalid job: %w", err)
 		}
 	}
 	if err := e.checkEnforceIndex(job, args); err != nil {

@@ -28,7 +28,7 @@ type JobPlanReply struct {
 func (e *JobEndpoint) Plan(job *structs.Job) (*JobPlanReply, error) {
 	proposed, err := e.Validate(job)
 	if err != nil {
-		return nil, BadRequest("invalid job: %v", err)
+		return nil, BadRequest("invalid job: %w", err)
 	}
 	snap := e.srv.State().Snapshot()
 	old, err := snap.JobByID(nil, proposed.Namespace, proposed.ID)

@@ -65,7 +65,7 @@ func (e *NodeEndpoint) authenticate(nodeID, secretID string) (*structs.Node, err
 		return nil, err
 	}
 	if node == nil {
-		return nil, NotFound("node %q not found", nodeID)
+		return nil, NotFound("node %q: %w", nodeID, structs.ErrNodeNotFound)
 	}
 	if node.SecretID != "" && node.SecretID != secretID {
 		return nil, NewCodedError(403, "SecretID: does not match node %s", nodeID)
@@ -91,7 +91,7 @@ func (e *NodeEndpoint) GetClientAllocs(ctx context.Context, args *structs.NodeAl
 		for _, a := range allocs {
 			index = max(index, a.ModifyIndex)
 		}
-		return max(index, st.Index("allocs")), nil
+		return max(index, st.Index(state.TableAllocs)), nil
 	})
 	out.Index = meta.Index
 	return out, err

@@ -19,7 +19,7 @@ func (e *NodeEndpoint) UpdateDrain(nodeID string, deadline time.Duration, ignore
 		return nil, err
 	}
 	if node == nil {
-		return nil, NotFound("node %q not found", nodeID)
+		return nil, NotFound("node %q: %w", nodeID, structs.ErrNodeNotFound)
 	}
 	now := e.srv.now()
 	req := &structs.NodeUpdateDrainRequest{NodeID: nodeID, MarkEligible: markEligible, UpdatedAt: now.Unix()}
@@ -56,7 +56,7 @@ func (e *NodeEndpoint) UpdateEligibility(nodeID, eligibility string) (*NodeUpdat
 		return nil, err
 	}
 	if node == nil {
-		return nil, NotFound("node %q not found", nodeID)
+		return nil, NotFound("node %q: %w", nodeID, structs.ErrNodeNotFound)
 	}
 	if eligibility == structs.NodeSchedulingEligible && node.DrainStrategy != nil {
 		return nil, BadRequest("Eligibility: node %s is draining; cancel the drain to make it eligible", nodeID)

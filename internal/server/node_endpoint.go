@@ -33,7 +33,7 @@ func (e *NodeEndpoint) Register(node *structs.Node) (*NodeUpdateReply, error) {
 	n := node.Copy()
 	n.Canonicalize()
 	if err := n.Validate(); err != nil {
-		return nil, BadRequest("invalid node: %v", err)
+		return nil, BadRequest("invalid node: %w", err)
 	}
 	existing, err := e.srv.State().NodeByID(nil, n.ID)
 	if err != nil {
@@ -81,7 +81,7 @@ func (e *NodeEndpoint) UpdateStatus(nodeID, status string) (*NodeUpdateReply, er
 		return nil, err
 	}
 	if node == nil {
-		return nil, NotFound("node %q not found", nodeID)
+		return nil, NotFound("node %q: %w", nodeID, structs.ErrNodeNotFound)
 	}
 	var evals []*structs.Evaluation
 	if node.Status != status {

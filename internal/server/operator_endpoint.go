@@ -18,7 +18,7 @@ func (e *OperatorEndpoint) SchedulerSetConfiguration(cfg *structs.SchedulerConfi
 		return false, 0, BadRequest("SchedulerConfig: missing configuration")
 	}
 	if err := cfg.Validate(); err != nil {
-		return false, 0, BadRequest("invalid scheduler configuration: %v", err)
+		return false, 0, BadRequest("invalid scheduler configuration: %w", err)
 	}
 	index, err = e.srv.raftApply(structs.SchedulerConfigRequestType, &structs.SchedulerSetConfigRequest{Config: *cfg, CAS: cas})
 	if errors.Is(err, fsm.ErrCASConflict) {

@@ -112,10 +112,11 @@ func (n *nodeRPC) UpdateAlloc(args *structs.AllocClientUpdateArgs, reply *struct
 	return fill(reply, out, err)
 }
 
-// fill copies an endpoint's reply into net/rpc's reply value.
+// fill copies an endpoint's reply into net/rpc's reply value. An error
+// goes out with its code (structs.EncodeRPCError): net/rpc sends only text.
 func fill[T any](reply *T, out *T, err error) error {
 	if err != nil {
-		return err
+		return structs.EncodeRPCError(err)
 	}
 	*reply = *out
 	return nil

@@ -134,7 +134,7 @@ func TestScheduling_EndToEnd_BlockedUntilNodeAdded(t *testing.T) {
 // TestEvalStatus_ApplyingToPending_Preemption_EndToEnd: a high-priority
 // system job that does not fit on a full node preempts a lower-priority
 // service alloc there; the plan applier writes one preemption eval for the
-// service job, with no PreviousEval (the chain breaks, as the seeds say).
+// service job, with no PreviousEval (the chain breaks: docs/design.md, T13).
 func TestEvalStatus_ApplyingToPending_Preemption_EndToEnd(t *testing.T) {
 	s := realServer(t)
 	if _, err := s.Node.Register(e2eNode(1, 1000, 2048)); err != nil {

@@ -41,6 +41,9 @@ type Server struct {
 
 	// Endpoints, callable in-process by every transport.
 	Job        *JobEndpoint
+	Eval       *EvalEndpoint
+	Search     *SearchEndpoint
+	Region     *RegionEndpoint
 	Alloc      *AllocEndpoint
 	Deployment *DeploymentEndpoint
 	Node       *NodeEndpoint
@@ -91,6 +94,9 @@ func New(cfg *Config) (*Server, error) {
 		return nil, err
 	}
 	s.Job = &JobEndpoint{srv: s}
+	s.Eval = &EvalEndpoint{srv: s}
+	s.Search = &SearchEndpoint{srv: s}
+	s.Region = &RegionEndpoint{srv: s}
 	s.Node = &NodeEndpoint{srv: s}
 	s.Alloc = &AllocEndpoint{srv: s}
 	s.Deployment = &DeploymentEndpoint{srv: s}

@@ -64,7 +64,7 @@ func (m Metrics) Write(w io.Writer) {
 
 // Flap marks each node down and at once ready again, in turn, without
 // waiting for the cluster in between (as the heartbeat timer and the
-// node's next heartbeat would): the seeds' flapping-cluster load.
+// node's next heartbeat would): the flapping-cluster load of docs/design.md.
 func (s *Sim) Flap(names []string) error {
 	for _, name := range names {
 		n, err := s.node(name)

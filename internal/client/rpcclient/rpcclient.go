@@ -11,7 +11,6 @@ import (
 	"io"
 	"net"
 	"net/rpc"
-	"strings"
 	"sync"
 	"time"
 
@@ -161,16 +160,15 @@ func callOnSession(ctx context.Context, session *yamux.Session, method string, a
 	return msgpackrpc.CallWithCodec(codec, method, args, reply)
 }
 
-// ErrNodeNotFound is returned when the server does not know the node, so
-// the client should register again.
-var ErrNodeNotFound = errors.New("node not found")
-
-// asError turns a server's error string back into errors the client can
-// act on.
+// asError turns a server's error back into the coded error it was sent
+// as (structs.DecodeRPCError), so the client matches it by value, e.g.
+// errors.Is(err, structs.ErrNodeNotFound).
 func asError(err error) error {
 	var serverErr rpc.ServerError
-	if errors.As(err, &serverErr) && strings.Contains(string(serverErr), "not found") && strings.HasPrefix(string(serverErr), "node ") {
-		return fmt.Errorf("%w: %s", ErrNodeNotFound, string(serverErr))
+	if errors.As(err, &serverErr) {
+		if coded, ok := structs.DecodeRPCError(string(serverErr)); ok {
+			return coded
+		}
 	}
 	return err
 }

@@ -65,7 +65,7 @@ func (w *Watcher) Step(deployments []*structs.Deployment, now time.Time) []Actio
 	return actions
 }
 
-// decide applies the seeds' rule: "It will create 1 Evaluation when the
+// decide applies the design's rule (docs/design.md): "It will create 1 Evaluation when the
 // Deployment has reached the next step". A step is reached when every
 // alloc placed so far is healthy and more allocs are placed than at the
 // previous step; a health report that leaves some placed alloc of the
@@ -82,7 +82,7 @@ func (w *Watcher) decide(d *structs.Deployment, now time.Time) (Action, bool) {
 		w.lastStep[d.ID] = totalPlaced(d)
 	}
 	if complete(d) {
-		// The last step gets its eval too (the seeds count it); the
+		// The last step gets its eval too (docs/design.md counts it); the
 		// scheduler finds the rollout done.
 		return Action{Deployment: d, CreateEval: stepDone, Update: &structs.DeploymentStatusUpdate{
 			DeploymentID: d.ID, Status: structs.DeploymentStatusSuccessful, StatusDescription: DescSuccessful,

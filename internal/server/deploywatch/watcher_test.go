@@ -95,7 +95,7 @@ func TestNextDeadline(t *testing.T) {
 	}
 }
 
-// The seeds: "1 Evaluation when the Deployment has reached the next
+// docs/design.md: "1 Evaluation when the Deployment has reached the next
 // step". A count-4 group with max_parallel 2 and no canary takes two
 // steps: 2 deployment-watcher evals however the health reports are
 // spread (one per step step, each alloc reporting alone, or the watcher

@@ -1,5 +1,5 @@
 description = <<EOT
-seeds/eval-triggers.md, deployment-watcher: "It will create 1 Evaluation
+docs/design.md (Triggers), deployment-watcher: "It will create 1 Evaluation
 when the Deployment has reached the next step". A count-4 group updated
 with max_parallel = 2 and no canary rolls out in two steps: 1 job-register
 + 2 deployment-watcher evals, however the healthy reports are spread

@@ -1,5 +1,5 @@
 description = <<EOT
-seeds/eval-triggers.md, third example, the fingerprint variant: 2 nodes
+docs/design.md, the flapping example, fingerprint variant: 2 nodes
 each running allocs of 5 system jobs change their fingerprint once each.
 Each change writes 5 node-update evals (one per system job covering the
 node), and every one is a no-op that the scheduler cancels: "all of

@@ -1,0 +1,87 @@
+package server
+
+import (
+	"context"
+
+	"github.com/hashicorp/go-memdb"
+
+	"github.com/drover-project/drover/internal/state"
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// EvalEndpoint is the Eval.* endpoint family.
+type EvalEndpoint struct{ srv *Server }
+
+// List answers one page of evaluations in the request's namespace (or
+// every namespace for "*"), optionally of one job and status.
+func (e *EvalEndpoint) List(ctx context.Context, args *structs.EvalListRequest) (*structs.EvalListResponse, error) {
+	if args.Status != "" && !validEvalStatus(args.Status) {
+		return nil, BadRequest("status: %q is not an evaluation status", args.Status)
+	}
+	reply := &structs.EvalListResponse{}
+	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		evals, err := st.EvalsByIDPrefix(ws, args.Namespace, args.Prefix)
+		if err != nil {
+			return 0, err
+		}
+		matching := evals[:0:0]
+		for _, ev := range evals {
+			if (args.JobID == "" || ev.JobID == args.JobID) && (args.Status == "" || ev.Status == args.Status) {
+				matching = append(matching, ev)
+			}
+		}
+		reply.Evals, reply.NextToken, err = Paginate(matching, func(ev *structs.Evaluation) string { return ev.ID }, &args.QueryOptions)
+		return st.Index(state.TableEvals), err
+	})
+	return reply, err
+}
+
+func validEvalStatus(s string) bool {
+	switch s {
+	case structs.EvalStatusPending, structs.EvalStatusBlocked, structs.EvalStatusComplete,
+		structs.EvalStatusFailed, structs.EvalStatusCanceled:
+		return true
+	}
+	return false
+}
+
+// GetEval answers one evaluation (Eval nil when absent), its timeline, and
+// with IncludeRelated the evals linked to it.
+func (e *EvalEndpoint) GetEval(ctx context.Context, args *structs.EvalSpecificRequest) (*structs.SingleEvalResponse, error) {
+	reply := &structs.SingleEvalResponse{}
+	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		eval, err := st.EvalByID(ws, args.EvalID)
+		reply.Eval, reply.Related = eval, nil
+		if err != nil || eval == nil {
+			return st.Index(state.TableEvals), err
+		}
+		if args.IncludeRelated {
+			reply.Related, err = st.EvalsRelatedToID(ws, args.EvalID)
+		}
+		return eval.ModifyIndex, err
+	})
+	if reply.Eval != nil {
+		reply.Timeline = e.srv.EvalTimeline(reply.Eval)
+	}
+	return reply, err
+}
+
+// Allocations answers the allocations an evaluation placed.
+func (e *EvalEndpoint) Allocations(ctx context.Context, args *structs.EvalSpecificRequest) (*structs.EvalAllocationsResponse, error) {
+	reply := &structs.EvalAllocationsResponse{}
+	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		var err error
+		reply.Allocations, err = st.AllocsByEval(ws, args.EvalID)
+		return st.Index(state.TableAllocs), err
+	})
+	return reply, err
+}
+
+// Delete deletes terminal evaluations (see Server.DeleteEvals).
+func (e *EvalEndpoint) Delete(ctx context.Context, args *structs.EvalDeleteArgs) (*structs.EvalDeleteResponse, error) {
+	n, index, err := e.srv.DeleteEvals(args.EvalIDs)
+	if err != nil {
+		return nil, err
+	}
+	return &structs.EvalDeleteResponse{Count: n, WriteMeta: structs.WriteMeta{Index: index}}, nil
+}
