@@ -27,6 +27,10 @@ type JobSpec struct {
 	// Version is put in the task config: changing it is a destructive
 	// update.
 	Version int
+	// Disconnect is the group's disconnect block; MaxClientDisconnect the
+	// older max_client_disconnect.
+	Disconnect          *structs.DisconnectStrategy
+	MaxClientDisconnect time.Duration
 }
 
 // ConstraintSpec is one constraint; Attribute may omit the ${...}.
@@ -65,6 +69,11 @@ func (j JobSpec) Job() *structs.Job {
 				Resources: &structs.Resources{CPU: orDefault(j.CPU, 100), MemoryMB: orDefault(j.MemoryMB, 64)},
 			}},
 		}},
+	}
+	job.TaskGroups[0].Disconnect = j.Disconnect.Copy()
+	if j.MaxClientDisconnect > 0 {
+		mcd := j.MaxClientDisconnect
+		job.TaskGroups[0].MaxClientDisconnect = &mcd
 	}
 	if j.DistinctHosts {
 		job.Constraints = append(job.Constraints, &structs.Constraint{Operand: structs.ConstraintDistinctHosts})

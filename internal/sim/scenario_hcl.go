@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"github.com/drover-project/drover/internal/structs"
+
 	"fmt"
 	"os"
 	"path/filepath"
@@ -52,6 +54,8 @@ type hclJob struct {
 	Health        string          `hcl:"health,optional"`
 	Constraints   []hclConstraint `hcl:"constraint,block"`
 	Update        *hclUpdate      `hcl:"update,block"`
+	Disconnect    *hclDisconnect  `hcl:"disconnect,block"`
+	MaxClientDisc string          `hcl:"max_client_disconnect,optional"`
 }
 
 type hclConstraint struct {
@@ -93,6 +97,12 @@ type hclExpect struct {
 	Total  *int             `hcl:"total,optional"`
 	Evals  []hclEvalExpect  `hcl:"evals,block"`
 	Allocs []hclAllocExpect `hcl:"allocs,block"`
+}
+
+type hclDisconnect struct {
+	LostAfter string `hcl:"lost_after,optional"`
+	Replace   *bool  `hcl:"replace,optional"`
+	Reconcile string `hcl:"reconcile,optional"`
 }
 
 type hclEvalExpect struct {
@@ -189,7 +199,26 @@ func (j hclJob) group() (JobGroup, error) {
 		}
 		spec.Update = &UpdateSpec{MaxParallel: u.MaxParallel, Canary: u.Canary, AutoPromote: u.AutoPromote, MinHealthyTime: mht}
 	}
+	if err := j.disconnect(&spec); err != nil {
+		return JobGroup{}, err
+	}
 	return JobGroup{JobSpec: spec, Replicas: j.Replicas, Deferred: j.Deferred}, nil
+}
+
+func (j hclJob) disconnect(spec *JobSpec) error {
+	mcd, err := parseDuration(j.MaxClientDisc)
+	if err != nil {
+		return err
+	}
+	spec.MaxClientDisconnect = mcd
+	if d := j.Disconnect; d != nil {
+		lost, err := parseDuration(d.LostAfter)
+		if err != nil {
+			return err
+		}
+		spec.Disconnect = &structs.DisconnectStrategy{LostAfter: lost, Replace: d.Replace, Reconcile: d.Reconcile}
+	}
+	return nil
 }
 
 func (h hclStep) step() (Step, error) {
