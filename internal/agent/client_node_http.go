@@ -10,6 +10,7 @@ import (
 	"github.com/drover-project/drover/internal/client"
 	"github.com/drover-project/drover/internal/client/hoststats"
 	"github.com/drover-project/drover/internal/server"
+	"github.com/drover-project/drover/internal/structs"
 )
 
 // Node-level client endpoints (/v1/client/stats, ...) answer for the node
@@ -44,7 +45,7 @@ func (h *HTTPServer) onNode(w http.ResponseWriter, r *http.Request, nodeID strin
 	if h.srv == nil || r.Header.Get(forwardedHeader) != "" {
 		return nil, server.NotFound("node %q is not this agent's client", nodeID)
 	}
-	addr, err := h.nodeHTTPAddr(nodeID)
+	addr, err := h.nodeHTTPAddr(r, nodeID)
 	if err != nil {
 		return nil, err
 	}
@@ -53,11 +54,12 @@ func (h *HTTPServer) onNode(w http.ResponseWriter, r *http.Request, nodeID strin
 }
 
 // nodeHTTPAddr is the HTTP address a node's agent advertised.
-func (h *HTTPServer) nodeHTTPAddr(nodeID string) (string, error) {
-	node, err := h.srv.State().NodeByID(nil, nodeID)
+func (h *HTTPServer) nodeHTTPAddr(r *http.Request, nodeID string) (string, error) {
+	reply, err := h.srv.Node.GetNode(r.Context(), &structs.NodeSpecificRequest{NodeID: nodeID})
 	if err != nil {
 		return "", err
 	}
+	node := reply.Node
 	if node == nil {
 		return "", server.NotFound("node %q not found", nodeID)
 	}

@@ -43,7 +43,7 @@ func TestRPC_ClientCallsReachTheServerEndpoints(t *testing.T) {
 	}
 	start := time.Now()
 	pull, err := c.GetAllocs(ctx, &structs.NodeAllocsArgs{NodeID: node.ID, SecretID: node.SecretID,
-		MinQueryIndex: 1 << 40, MaxQueryTime: 100 * time.Millisecond})
+		QueryOptions: structs.QueryOptions{MinQueryIndex: 1 << 40, MaxQueryTime: 100 * time.Millisecond}})
 	if err != nil || len(pull.Allocs) != 0 || time.Since(start) < 90*time.Millisecond {
 		t.Fatalf("blocking pull: %v %+v after %v", err, pull, time.Since(start))
 	}

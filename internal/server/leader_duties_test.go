@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -89,7 +90,7 @@ func TestNodeEvalCoalescing_WritesEveryEvalItMust(t *testing.T) {
 	hold := make(chan struct{})
 	p := newPipeline(t, 1, completeAll)
 	n := clientNode(nodeA)
-	if _, err := p.srv.Node.ClientRegister(&structs.NodeRegisterArgs{Node: n}); err != nil {
+	if _, err := p.srv.Node.Register(context.Background(), &structs.NodeRegisterArgs{Node: n}); err != nil {
 		t.Fatal(err)
 	}
 	p.waitStatus(p.register(testJob("web")), structs.EvalStatusComplete)
@@ -98,7 +99,7 @@ func TestNodeEvalCoalescing_WritesEveryEvalItMust(t *testing.T) {
 	p.allocOnNode("api", n.ID)
 
 	// Nothing waits: both jobs get their node-update eval.
-	reply, err := p.srv.Node.UpdateStatus(n.ID, structs.NodeStatusDown)
+	reply, err := p.srv.Node.setStatus(n.ID, structs.NodeStatusDown)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +122,7 @@ func TestNodeEvalCoalescing_WritesEveryEvalItMust(t *testing.T) {
 	waiting := p.register(testJob("web"))
 	waitFor(t, func() bool { return p.srv.broker.Waiting("default", "web") })
 
-	reply, err = p.srv.Node.UpdateStatus(n.ID, structs.NodeStatusReady)
+	reply, err = p.srv.Node.setStatus(n.ID, structs.NodeStatusReady)
 	if err != nil {
 		t.Fatal(err)
 	}

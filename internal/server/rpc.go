@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"errors"
 	"io"
 	"net"
@@ -16,7 +15,8 @@ import (
 
 // rpcServer serves the internal RPC that clients use: one TCP connection
 // per client, multiplexed by yamux, one net/rpc call (msgpack-encoded) per
-// stream. The handlers call the same endpoint methods as the HTTP API.
+// stream. Every endpoint family is registered (rpc_endpoints.go): the
+// handlers are the same endpoint methods the HTTP API calls.
 type rpcServer struct {
 	srv *Server
 	rpc *rpc.Server
@@ -26,7 +26,7 @@ type rpcServer struct {
 // ServeRPC accepts client connections on ln until the server shuts down.
 func (s *Server) ServeRPC(ln net.Listener) error {
 	r := &rpcServer{srv: s, rpc: rpc.NewServer(), ln: ln}
-	if err := r.rpc.RegisterName("Node", &nodeRPC{s: s}); err != nil {
+	if err := s.registerEndpoints(r.rpc); err != nil {
 		return err
 	}
 	go func() {
@@ -78,46 +78,4 @@ func yamuxConfig() *yamux.Config {
 	c := yamux.DefaultConfig()
 	c.LogOutput = io.Discard
 	return c
-}
-
-// nodeRPC exposes the Node endpoints to clients.
-type nodeRPC struct{ s *Server }
-
-func (n *nodeRPC) Register(args *structs.NodeRegisterArgs, reply *structs.NodeUpdateResponse) error {
-	out, err := n.s.Node.ClientRegister(args)
-	return fill(reply, out, err)
-}
-
-func (n *nodeRPC) UpdateStatus(args *structs.NodeHeartbeatArgs, reply *structs.NodeUpdateResponse) error {
-	out, err := n.s.Node.Heartbeat(args)
-	return fill(reply, out, err)
-}
-
-func (n *nodeRPC) GetClientAllocs(args *structs.NodeAllocsArgs, reply *structs.NodeAllocsResponse) error {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		select {
-		case <-n.s.shutdownCh:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	out, err := n.s.Node.GetClientAllocs(ctx, args)
-	return fill(reply, out, err)
-}
-
-func (n *nodeRPC) UpdateAlloc(args *structs.AllocClientUpdateArgs, reply *structs.GenericResponse) error {
-	out, err := n.s.Node.UpdateAllocs(args)
-	return fill(reply, out, err)
-}
-
-// fill copies an endpoint's reply into net/rpc's reply value. An error
-// goes out with its code (structs.EncodeRPCError): net/rpc sends only text.
-func fill[T any](reply *T, out *T, err error) error {
-	if err != nil {
-		return structs.EncodeRPCError(err)
-	}
-	*reply = *out
-	return nil
 }

@@ -33,11 +33,14 @@ type SearchEndpoint struct{ srv *Server }
 // PrefixSearch answers the IDs starting with args.Prefix in one context or
 // all of them, sorted, at most 20 per context.
 func (e *SearchEndpoint) PrefixSearch(ctx context.Context, args *structs.SearchRequest) (*structs.SearchResponse, error) {
+	reply := &structs.SearchResponse{}
+	if done, err := e.srv.forward(ctx, "Search.PrefixSearch", args, reply); done {
+		return reply, err
+	}
 	contexts, err := searchContexts(args.Context, prefixContexts)
 	if err != nil {
 		return nil, err
 	}
-	reply := &structs.SearchResponse{}
 	err = e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		reply.Matches, reply.Truncations = map[string][]string{}, map[string]bool{}
 		for _, c := range contexts {

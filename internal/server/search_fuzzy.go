@@ -32,6 +32,10 @@ type fuzzyCandidate struct {
 // names, then alphabetical. IDs (allocs, evals, deployments) match by
 // prefix only, as substrings of UUIDs mean nothing.
 func (e *SearchEndpoint) FuzzySearch(ctx context.Context, args *structs.FuzzySearchRequest) (*structs.FuzzySearchResponse, error) {
+	reply := &structs.FuzzySearchResponse{}
+	if done, err := e.srv.forward(ctx, "Search.FuzzySearch", args, reply); done {
+		return reply, err
+	}
 	if len(args.Text) < searchFuzzyMinTerm {
 		return nil, BadRequest("Text: search term must be at least %d characters", searchFuzzyMinTerm)
 	}
@@ -40,7 +44,6 @@ func (e *SearchEndpoint) FuzzySearch(ctx context.Context, args *structs.FuzzySea
 		return nil, err
 	}
 	text := strings.ToLower(args.Text)
-	reply := &structs.FuzzySearchResponse{}
 	err = e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		cands, err := fuzzyCandidates(ws, st, args.Namespace, args.Text)
 		if err != nil {

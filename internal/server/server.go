@@ -49,6 +49,7 @@ type Server struct {
 	Node       *NodeEndpoint
 	Operator   *OperatorEndpoint
 	Status     *StatusEndpoint
+	System     *SystemEndpoint
 
 	// The evaluation pipeline. The broker, blocked tracker, plan queue and
 	// applier act only while this server leads; workers run everywhere.
@@ -102,6 +103,7 @@ func New(cfg *Config) (*Server, error) {
 	s.Deployment = &DeploymentEndpoint{srv: s}
 	s.Operator = &OperatorEndpoint{srv: s}
 	s.Status = &StatusEndpoint{srv: s}
+	s.System = &SystemEndpoint{srv: s}
 	s.startWorkers()
 	s.bg.Add(1)
 	go s.monitorLeadership()

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"time"
@@ -71,7 +72,7 @@ func (s *Sim) Flap(names []string) error {
 		if err != nil {
 			return err
 		}
-		if _, err := s.srv.Node.UpdateStatus(n.ID, structs.NodeStatusDown); err != nil {
+		if _, err := s.srv.Node.UpdateStatus(context.Background(), &structs.NodeHeartbeatArgs{NodeID: n.ID, SecretID: n.SecretID, Status: structs.NodeStatusDown}); err != nil {
 			return fmt.Errorf("sim: flap %s down: %w", name, err)
 		}
 		if err := n.heartbeat(); err != nil {
