@@ -70,7 +70,9 @@ type reconciler struct {
 	latest     *structs.Deployment // the job's latest deployment
 	deployment *structs.Deployment // the job version's active deployment
 	result     *reconcileResults   // deployment: see deployment.go
-	later      []laterReschedule
+	// rolloutFailed: the job version's deployment failed (deployment.go).
+	rolloutFailed bool
+	later         []laterReschedule
 	// followUpID lets the scheduler reuse a follow-up eval made by an
 	// earlier attempt for the same time; nil keeps the new one.
 	followUpID func(*structs.Evaluation) *structs.Evaluation
@@ -380,7 +382,7 @@ func (r *reconciler) act(tg *structs.TaskGroup, entries []entry, canaries []*str
 		}
 	}
 	missing := r.placeMissing(tg, len(entries), used, du)
-	if r.rolling(tg) && (missing > 0 || du.DestructiveUpdate > 0 || du.InPlaceUpdate > 0 || canaryNames >= 0) {
+	if r.rolling(tg) && !r.rolloutFailed && (missing > 0 || du.DestructiveUpdate > 0 || du.InPlaceUpdate > 0 || canaryNames >= 0) {
 		r.ensureDeployment(tg)
 	}
 }

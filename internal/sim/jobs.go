@@ -46,6 +46,7 @@ type UpdateSpec struct {
 	Canary         int
 	AutoPromote    bool
 	MinHealthyTime time.Duration
+	Stagger        time.Duration // system jobs: the wait between rolling steps
 }
 
 // Job builds the job the spec describes.
@@ -85,6 +86,7 @@ func (j JobSpec) Job() *structs.Job {
 		job.Update = structs.UpdateStrategy{
 			MaxParallel: u.MaxParallel, Canary: u.Canary, AutoPromote: u.AutoPromote,
 			MinHealthyTime: u.MinHealthyTime, HealthyDeadline: 5 * time.Minute, ProgressDeadline: 10 * time.Minute,
+			Stagger: u.Stagger,
 		}
 	}
 	return job

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"sort"
 )
 
 // Result is what running a scenario produced.
@@ -102,9 +103,20 @@ func (p *player) step(st Step) error {
 		{p.nodes(st.Fill), s.FillNode},
 		{p.nodes(st.Drain), s.Drain},
 		{p.jobs(st.FailAlloc), s.FailAlloc},
+		{p.jobs(st.Purge), s.PurgeJob},
+		{p.jobs(st.StopAlloc), s.StopAlloc},
+		{p.nodes(st.Ineligible), func(n string) error { return s.SetEligibility(n, false) }},
+		{p.nodes(st.Eligible), func(n string) error { return s.SetEligibility(n, true) }},
+		{p.jobs(st.Promote), s.PromoteDeployment},
+		{p.jobs(st.FailDeployment), s.FailDeployment},
 	}
-	for job, count := range st.Scale {
-		if err := s.Scale(job, count); err != nil {
+	for _, node := range sortedKeys(st.DrainDeadline) {
+		if err := s.DrainWithDeadline(node, st.DrainDeadline[node]); err != nil {
+			return err
+		}
+	}
+	for _, job := range sortedKeys(st.Scale) {
+		if err := s.Scale(job, st.Scale[job]); err != nil {
 			return err
 		}
 	}
@@ -207,4 +219,13 @@ func (p *player) check(when string, e *Expect) error {
 		p.res.Failures = append(p.res.Failures, when+": "+f)
 	}
 	return nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

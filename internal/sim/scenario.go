@@ -56,6 +56,14 @@ type Step struct {
 	Fill           []string
 	Drain          []string
 	FailAlloc      []string
+	// Operator operations (operator_ops.go).
+	Purge          []string
+	StopAlloc      []string // the job's first running alloc
+	Ineligible     []string
+	Eligible       []string
+	DrainDeadline  map[string]time.Duration // node -> drain deadline
+	Promote        []string                 // the job's running deployment
+	FailDeployment []string
 	LeaderChange   bool
 	Expect         *Expect
 }

@@ -69,27 +69,35 @@ type hclUpdate struct {
 	Canary         int    `hcl:"canary,optional"`
 	AutoPromote    bool   `hcl:"auto_promote,optional"`
 	MinHealthyTime string `hcl:"min_healthy_time,optional"`
+	Stagger        string `hcl:"stagger,optional"`
 }
 
 type hclStep struct {
-	At             string         `hcl:"at,label"`
-	AddNodes       []string       `hcl:"add_nodes,optional"`
-	Register       []string       `hcl:"register,optional"`
-	Update         []string       `hcl:"update,optional"`
-	Scale          map[string]int `hcl:"scale,optional"`
-	Stop           []string       `hcl:"stop,optional"`
-	RejectPlans    []string       `hcl:"reject_plans,optional"`
-	AcceptPlans    []string       `hcl:"accept_plans,optional"`
-	WorkerDies     int            `hcl:"worker_dies,optional"`
-	Down           []string       `hcl:"down,optional"`
-	MissHeartbeats []string       `hcl:"miss_heartbeats,optional"`
-	Resume         []string       `hcl:"resume,optional"`
-	Fingerprint    []string       `hcl:"fingerprint,optional"`
-	Fill           []string       `hcl:"fill,optional"`
-	Drain          []string       `hcl:"drain,optional"`
-	FailAlloc      []string       `hcl:"fail_alloc,optional"`
-	LeaderChange   bool           `hcl:"leader_change,optional"`
-	Expect         *hclExpect     `hcl:"expect,block"`
+	At             string            `hcl:"at,label"`
+	AddNodes       []string          `hcl:"add_nodes,optional"`
+	Register       []string          `hcl:"register,optional"`
+	Update         []string          `hcl:"update,optional"`
+	Scale          map[string]int    `hcl:"scale,optional"`
+	Stop           []string          `hcl:"stop,optional"`
+	RejectPlans    []string          `hcl:"reject_plans,optional"`
+	AcceptPlans    []string          `hcl:"accept_plans,optional"`
+	WorkerDies     int               `hcl:"worker_dies,optional"`
+	Down           []string          `hcl:"down,optional"`
+	MissHeartbeats []string          `hcl:"miss_heartbeats,optional"`
+	Resume         []string          `hcl:"resume,optional"`
+	Fingerprint    []string          `hcl:"fingerprint,optional"`
+	Fill           []string          `hcl:"fill,optional"`
+	Drain          []string          `hcl:"drain,optional"`
+	FailAlloc      []string          `hcl:"fail_alloc,optional"`
+	Purge          []string          `hcl:"purge,optional"`
+	StopAlloc      []string          `hcl:"stop_alloc,optional"`
+	Ineligible     []string          `hcl:"ineligible,optional"`
+	Eligible       []string          `hcl:"eligible,optional"`
+	DrainDeadline  map[string]string `hcl:"drain_deadline,optional"`
+	Promote        []string          `hcl:"promote,optional"`
+	FailDeployment []string          `hcl:"fail_deployment,optional"`
+	LeaderChange   bool              `hcl:"leader_change,optional"`
+	Expect         *hclExpect        `hcl:"expect,block"`
 }
 
 type hclExpect struct {
@@ -197,7 +205,11 @@ func (j hclJob) group() (JobGroup, error) {
 		if err != nil {
 			return JobGroup{}, err
 		}
-		spec.Update = &UpdateSpec{MaxParallel: u.MaxParallel, Canary: u.Canary, AutoPromote: u.AutoPromote, MinHealthyTime: mht}
+		stagger, err := parseDuration(u.Stagger)
+		if err != nil {
+			return JobGroup{}, err
+		}
+		spec.Update = &UpdateSpec{MaxParallel: u.MaxParallel, Canary: u.Canary, AutoPromote: u.AutoPromote, MinHealthyTime: mht, Stagger: stagger}
 	}
 	if err := j.disconnect(&spec); err != nil {
 		return JobGroup{}, err
@@ -226,12 +238,21 @@ func (h hclStep) step() (Step, error) {
 	if err != nil {
 		return Step{}, err
 	}
+	deadlines := map[string]time.Duration{}
+	for node, d := range h.DrainDeadline {
+		if deadlines[node], err = parseDuration(d); err != nil {
+			return Step{}, err
+		}
+	}
 	e, err := h.Expect.expect()
 	return Step{
 		At: at, AddNodes: h.AddNodes, Register: h.Register, Update: h.Update, Scale: h.Scale, Stop: h.Stop,
 		RejectPlans: h.RejectPlans, AcceptPlans: h.AcceptPlans, WorkerDies: h.WorkerDies,
 		Down: h.Down, MissHeartbeats: h.MissHeartbeats, Resume: h.Resume, Fingerprint: h.Fingerprint,
-		Fill: h.Fill, Drain: h.Drain, FailAlloc: h.FailAlloc, LeaderChange: h.LeaderChange, Expect: e,
+		Fill: h.Fill, Drain: h.Drain, FailAlloc: h.FailAlloc,
+		Purge: h.Purge, StopAlloc: h.StopAlloc, Ineligible: h.Ineligible, Eligible: h.Eligible,
+		DrainDeadline: deadlines, Promote: h.Promote, FailDeployment: h.FailDeployment,
+		LeaderChange: h.LeaderChange, Expect: e,
 	}, err
 }
 
