@@ -41,6 +41,8 @@ func TestExpectCheck_ReportsEveryMismatch(t *testing.T) {
 		{"eval count zero", Expect{Evals: []EvalExpect{{Trigger: "queued-allocs", Count: 0}}}, "1 evals trigger=queued-allocs"},
 		{"status", Expect{Evals: []EvalExpect{{Trigger: "queued-allocs", Status: "canceled", Count: 1}}}, "0 evals trigger=queued-allocs status=canceled"},
 		{"pointer unset", Expect{Evals: []EvalExpect{{Trigger: "queued-allocs", Previous: "none", Count: 1}}}, "0 evals trigger=queued-allocs"},
+		{"own pointer unset", Expect{Evals: []EvalExpect{{Trigger: "job-register", Blocked: "none", Count: 1}}}, "blocked=none"},
+		{"own pointer set", Expect{Evals: []EvalExpect{{Trigger: "deployment-watcher", Next: "set", Count: 1}}}, "next=set"},
 		{"link", Expect{Evals: []EvalExpect{{Trigger: "queued-allocs", Previous: "job-register", Link: "next", Count: 1}}}, "link=next"},
 		{"alloc count", Expect{Allocs: []AllocExpect{{Job: "web", Count: 2}}}, "1 allocs job=web run/running, want 2"},
 	} {

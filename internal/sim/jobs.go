@@ -31,6 +31,10 @@ type JobSpec struct {
 	// older max_client_disconnect.
 	Disconnect          *structs.DisconnectStrategy
 	MaxClientDisconnect time.Duration
+	// Cron makes the job a periodic parent launching a child per tick;
+	// Parameterized a parent launching a child per dispatch.
+	Cron          string
+	Parameterized bool
 }
 
 // ConstraintSpec is one constraint; Attribute may omit the ${...}.
@@ -70,6 +74,12 @@ func (j JobSpec) Job() *structs.Job {
 				Resources: &structs.Resources{CPU: orDefault(j.CPU, 100), MemoryMB: orDefault(j.MemoryMB, 64)},
 			}},
 		}},
+	}
+	if j.Cron != "" {
+		job.Periodic = &structs.PeriodicConfig{Enabled: true, Specs: []string{j.Cron}, SpecType: structs.PeriodicSpecCron, TimeZone: "UTC"}
+	}
+	if j.Parameterized {
+		job.ParameterizedJob = &structs.ParameterizedJobConfig{Payload: structs.DispatchPayloadOptional}
 	}
 	job.TaskGroups[0].Disconnect = j.Disconnect.Copy()
 	if j.MaxClientDisconnect > 0 {

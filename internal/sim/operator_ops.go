@@ -98,3 +98,21 @@ func (s *Sim) runningDeployment(jobID string) (*structs.Deployment, error) {
 	}
 	return nil, fmt.Errorf("sim: job %q has no running deployment", jobID)
 }
+
+// ForcePeriodic launches a child of a periodic job now (`nomad job
+// periodic force`): one periodic-job eval.
+func (s *Sim) ForcePeriodic(jobID string) error {
+	if _, err := s.srv.Job.PeriodicForce(context.Background(), &structs.JobPeriodicForceArgs{JobID: jobID}); err != nil {
+		return fmt.Errorf("sim: force %s: %w", jobID, err)
+	}
+	return s.RunUntilIdle()
+}
+
+// Dispatch launches a child of a parameterized job: one job-register eval
+// for the child.
+func (s *Sim) Dispatch(jobID string) error {
+	if _, err := s.srv.Job.Dispatch(context.Background(), &structs.JobDispatchArgs{JobID: jobID}); err != nil {
+		return fmt.Errorf("sim: dispatch %s: %w", jobID, err)
+	}
+	return s.RunUntilIdle()
+}

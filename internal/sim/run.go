@@ -109,6 +109,8 @@ func (p *player) step(st Step) error {
 		{p.nodes(st.Eligible), func(n string) error { return s.SetEligibility(n, true) }},
 		{p.jobs(st.Promote), s.PromoteDeployment},
 		{p.jobs(st.FailDeployment), s.FailDeployment},
+		{p.jobs(st.ForcePeriodic), s.ForcePeriodic},
+		{p.jobs(st.Dispatch), s.Dispatch},
 	}
 	for _, node := range sortedKeys(st.DrainDeadline) {
 		if err := s.DrainWithDeadline(node, st.DrainDeadline[node]); err != nil {

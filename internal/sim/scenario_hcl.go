@@ -56,6 +56,8 @@ type hclJob struct {
 	Update        *hclUpdate      `hcl:"update,block"`
 	Disconnect    *hclDisconnect  `hcl:"disconnect,block"`
 	MaxClientDisc string          `hcl:"max_client_disconnect,optional"`
+	Cron          string          `hcl:"cron,optional"`
+	Parameterized bool            `hcl:"parameterized,optional"`
 }
 
 type hclConstraint struct {
@@ -96,6 +98,8 @@ type hclStep struct {
 	DrainDeadline  map[string]string `hcl:"drain_deadline,optional"`
 	Promote        []string          `hcl:"promote,optional"`
 	FailDeployment []string          `hcl:"fail_deployment,optional"`
+	ForcePeriodic  []string          `hcl:"force_periodic,optional"`
+	Dispatch       []string          `hcl:"dispatch,optional"`
 	LeaderChange   bool              `hcl:"leader_change,optional"`
 	Expect         *hclExpect        `hcl:"expect,block"`
 }
@@ -122,6 +126,8 @@ type hclEvalExpect struct {
 	Previous       string `hcl:"previous,optional"`
 	PreviousStatus string `hcl:"previous_status,optional"`
 	Link           string `hcl:"link,optional"`
+	Next           string `hcl:"next,optional"`
+	Blocked        string `hcl:"blocked,optional"`
 }
 
 type hclAllocExpect struct {
@@ -196,6 +202,7 @@ func (j hclJob) group() (JobGroup, error) {
 	spec := JobSpec{
 		Name: j.Name, Type: j.Type, Count: j.Count, CPU: j.CPU, MemoryMB: j.Memory, Priority: j.Priority,
 		Datacenters: j.Datacenters, DistinctHosts: j.DistinctHosts, Health: j.Health,
+		Cron: j.Cron, Parameterized: j.Parameterized,
 	}
 	for _, c := range j.Constraints {
 		spec.Constraints = append(spec.Constraints, ConstraintSpec(c))
@@ -252,6 +259,7 @@ func (h hclStep) step() (Step, error) {
 		Fill: h.Fill, Drain: h.Drain, FailAlloc: h.FailAlloc,
 		Purge: h.Purge, StopAlloc: h.StopAlloc, Ineligible: h.Ineligible, Eligible: h.Eligible,
 		DrainDeadline: deadlines, Promote: h.Promote, FailDeployment: h.FailDeployment,
+		ForcePeriodic: h.ForcePeriodic, Dispatch: h.Dispatch,
 		LeaderChange: h.LeaderChange, Expect: e,
 	}, err
 }
