@@ -35,6 +35,7 @@ type Client struct {
 	runners map[string]*allocrunner.Runner
 	// dynamicMeta is the metadata set through the API (see node_meta.go).
 	dynamicMeta map[string]*string
+	hb          heartbeatState
 
 	batch     *updateBatcher
 	hostStats hostStatsCollector

@@ -33,6 +33,7 @@ func (c *Client) heartbeatLoop() {
 		case err == nil:
 			failures, ttl = 0, ttlOf(resp)
 			c.noteContact()
+			c.noteHeartbeat(ttl)
 		case c.ctx.Err() != nil:
 			return
 		case isNodeNotFound(err):
@@ -76,6 +77,7 @@ func (c *Client) registerUntilDone() (ttl time.Duration, ok bool) {
 			c.noteContact()
 			c.logger.Info("node registered", "node_id", node.ID, "ttl", ttlOf(resp))
 			c.regOnce.Do(func() { close(c.registered) })
+			c.noteHeartbeat(ttlOf(resp))
 			return ttlOf(resp), true
 		}
 		if c.ctx.Err() != nil {

@@ -1,40 +1,74 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net"
 	"net/rpc"
+	"sync"
 	"time"
 
-	msgpackrpc "github.com/hashicorp/net-rpc-msgpackrpc/v2"
 	"github.com/hashicorp/yamux"
 
+	"github.com/drover-project/drover/internal/connlimit"
 	"github.com/drover-project/drover/internal/structs"
 )
 
 // rpcServer serves the internal RPC that clients use: one TCP connection
 // per client, multiplexed by yamux, one net/rpc call (msgpack-encoded) per
 // stream. Every endpoint family is registered (rpc_endpoints.go): the
-// handlers are the same endpoint methods the HTTP API calls.
+// handlers are the same endpoint methods the HTTP API calls. Every
+// goroutine it starts is tracked by the server; on shutdown the listener
+// and every open connection close, so they all return.
 type rpcServer struct {
 	srv *Server
 	rpc *rpc.Server
 	ln  net.Listener
+
+	mu    sync.Mutex
+	conns map[net.Conn]struct{} // open client connections; nil once closed
 }
 
 // ServeRPC accepts client connections on ln until the server shuts down.
 func (s *Server) ServeRPC(ln net.Listener) error {
-	r := &rpcServer{srv: s, rpc: rpc.NewServer(), ln: ln}
+	ln = connlimit.Wrap(ln, s.config.RPCMaxConnsPerClient)
+	r := &rpcServer{srv: s, rpc: rpc.NewServer(), ln: ln, conns: map[net.Conn]struct{}{}}
 	if err := s.registerEndpoints(r.rpc); err != nil {
 		return err
 	}
-	go func() {
-		<-s.shutdownCh
-		ln.Close()
-	}()
-	go r.accept()
+	context.AfterFunc(s.ctx, r.close)
+	s.goTracked(func(context.Context) { r.accept() })
 	return nil
+}
+
+// close stops accepting and ends every open connection (and with it each
+// yamux session and its streams).
+func (r *rpcServer) close() {
+	r.ln.Close()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for c := range r.conns {
+		c.Close()
+	}
+	r.conns = nil
+}
+
+// track records an open connection; false when the server already closed.
+func (r *rpcServer) track(c net.Conn) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.conns == nil {
+		return false
+	}
+	r.conns[c] = struct{}{}
+	return true
+}
+
+func (r *rpcServer) untrack(c net.Conn) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.conns, c)
 }
 
 func (r *rpcServer) accept() {
@@ -46,12 +80,17 @@ func (r *rpcServer) accept() {
 			}
 			return
 		}
-		go r.serveConn(conn)
+		if !r.track(conn) {
+			conn.Close()
+			return
+		}
+		r.srv.goTracked(func(context.Context) { r.serveConn(conn) })
 	}
 }
 
 // serveConn reads the protocol byte, then serves the yamux session.
 func (r *rpcServer) serveConn(conn net.Conn) {
+	defer r.untrack(conn)
 	defer conn.Close()
 	first := make([]byte, 1)
 	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
@@ -70,7 +109,8 @@ func (r *rpcServer) serveConn(conn net.Conn) {
 		if err != nil {
 			return
 		}
-		go r.rpc.ServeCodec(msgpackrpc.NewCodecFromHandle(true, true, stream, structs.MsgpackHandle))
+		// serveStream returns once the stream closes and its calls finish.
+		r.srv.goTracked(func(context.Context) { r.serveStream(stream) })
 	}
 }
 

@@ -44,6 +44,7 @@ type Server struct {
 	Eval       *EvalEndpoint
 	Search     *SearchEndpoint
 	Region     *RegionEndpoint
+	Namespace  *NamespaceEndpoint
 	Alloc      *AllocEndpoint
 	Deployment *DeploymentEndpoint
 	Node       *NodeEndpoint
@@ -73,8 +74,13 @@ type Server struct {
 	cancelableWake     chan struct{}
 	randMu             sync.Mutex
 
+	// ctx is the server's root context, canceled by Shutdown: every
+	// goroutine the server starts (workers, the leadership monitor and,
+	// through it, the leader's duties, the RPC accept and serve loops)
+	// derives from it and is counted in bg, which Shutdown waits for.
+	ctx          context.Context
+	cancel       context.CancelFunc
 	bg           sync.WaitGroup
-	stopWorkers  context.CancelFunc
 	shutdownOnce sync.Once
 	shutdownCh   chan struct{}
 }
@@ -84,6 +90,7 @@ type Server struct {
 func New(cfg *Config) (*Server, error) {
 	c := cfg.withDefaults()
 	s := &Server{config: c, log: c.Logger.With("component", "server"), shutdownCh: make(chan struct{})}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
 	f, err := fsm.New(c.Logger.With("component", "fsm"))
 	if err != nil {
 		return nil, err
@@ -98,6 +105,7 @@ func New(cfg *Config) (*Server, error) {
 	s.Eval = &EvalEndpoint{srv: s}
 	s.Search = &SearchEndpoint{srv: s}
 	s.Region = &RegionEndpoint{srv: s}
+	s.Namespace = &NamespaceEndpoint{srv: s}
 	s.Node = &NodeEndpoint{srv: s}
 	s.Alloc = &AllocEndpoint{srv: s}
 	s.Deployment = &DeploymentEndpoint{srv: s}
@@ -105,9 +113,18 @@ func New(cfg *Config) (*Server, error) {
 	s.Status = &StatusEndpoint{srv: s}
 	s.System = &SystemEndpoint{srv: s}
 	s.startWorkers()
-	s.bg.Add(1)
-	go s.monitorLeadership()
+	s.goTracked(func(context.Context) { s.monitorLeadership() })
 	return s, nil
+}
+
+// goTracked runs fn in a goroutine on the server's root context, counted
+// in s.bg so Shutdown waits for it to return.
+func (s *Server) goTracked(fn func(ctx context.Context)) {
+	s.bg.Add(1)
+	go func() {
+		defer s.bg.Done()
+		fn(s.ctx)
+	}()
 }
 
 // setupPipeline builds the evaluation pipeline's components (disabled
@@ -124,7 +141,9 @@ func (s *Server) setupPipeline() {
 	s.planQueue = planapply.NewPlanQueue()
 	s.applier = planapply.NewApplier(s.planQueue, s.broker, stateSource{s}, planRaft{s}, c.Clock, s.log.With("component", "plan_applier"), c.NewID)
 	s.applier.SetRejectHook(c.PlanRejectHook)
-	s.schedulers = defaultSchedulers(c.Clock.Now)
+	// The built-in schedulers read the server's injected clock (reschedule
+	// delays, alloc and eval times).
+	s.schedulers = scheduler.Builtins(scheduler.Deps{Now: c.Clock.Now})
 	if c.Schedulers != nil {
 		s.schedulers = maps.Clone(c.Schedulers)
 	}
@@ -140,16 +159,10 @@ func (s *Server) setupPipeline() {
 
 // startWorkers starts NumSchedulers workers.
 func (s *Server) startWorkers() {
-	ctx, cancel := context.WithCancel(context.Background())
-	s.stopWorkers = cancel
 	for i := 0; i < s.config.NumSchedulers; i++ {
 		w := newWorker(s, fmt.Sprintf("worker-%d", i))
 		s.workers = append(s.workers, w)
-		s.bg.Add(1)
-		go func() {
-			defer s.bg.Done()
-			w.run(ctx)
-		}()
+		s.goTracked(w.run)
 	}
 }
 
@@ -229,7 +242,7 @@ func (s *Server) Shutdown() error {
 	var err error
 	s.shutdownOnce.Do(func() {
 		close(s.shutdownCh)
-		s.stopWorkers()
+		s.cancel()
 		s.broker.SetEnabled(false)
 		s.planQueue.SetEnabled(false)
 		s.bg.Wait()

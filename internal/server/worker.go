@@ -65,7 +65,7 @@ func (w *Worker) run(ctx context.Context) {
 	defer stop()
 	for ctx.Err() == nil {
 		w.waitUnpaused(ctx)
-		eval, token, err := w.srv.broker.DequeueCtx(ctx, w.srv.enabledSchedulers())
+		eval, token, err := w.srv.broker.Dequeue(ctx, w.srv.enabledSchedulers())
 		if err != nil || eval == nil {
 			if ctx.Err() == nil {
 				w.backoff(ctx)
