@@ -14,7 +14,7 @@ import (
 // real scheduler, not by a script.
 func newRealPipeline(t *testing.T, opts ...func(*Config)) *pipeline {
 	t.Helper()
-	real := func(c *Config) { c.Schedulers = scheduler.BuiltinSchedulersWithClock(c.Clock.Now) }
+	real := func(c *Config) { c.Schedulers = scheduler.Builtins(scheduler.Deps{Now: c.Clock.Now}) }
 	return newPipeline(t, 1, nil, append([]func(*Config){real}, opts...)...)
 }
 
