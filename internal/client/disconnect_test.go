@@ -24,14 +24,14 @@ func TestStopOnClientAfter_StopsAllocsWhenServersUnreachable(t *testing.T) {
 
 	h.fs.mu.Lock()
 	h.fs.unreachable = true
+	lost := lastContact(h.fs)
 	h.fs.mu.Unlock()
-	lost := h.clock.Now()
 	h.advanceUntil("the guarded alloc stopped", time.Second, func() bool {
 		st, _ := h.c.AllocState("guarded")
 		return st != nil && st.ClientStatus == structs.AllocClientStatusComplete
 	})
 	if since := h.clock.Now().Sub(lost); since < stopAfter {
-		t.Fatalf("stopped %s after losing the servers, before stop_on_client_after (%s)", since, stopAfter)
+		t.Fatalf("stopped %s after the last answered heartbeat, before stop_on_client_after (%s)", since, stopAfter)
 	}
 	if st, _ := h.c.AllocState("plain"); st.ClientStatus != structs.AllocClientStatusRunning {
 		t.Fatalf("alloc without stop_on_client_after is %s", st.ClientStatus)
@@ -57,4 +57,16 @@ func TestUnknownAllocReportedAgainAfterReconnect(t *testing.T) {
 		got := h.fs.lastUpdate("a1")
 		return n > before && got != nil && got.ClientStatus == structs.AllocClientStatusRunning
 	})
+}
+
+// lastContact is when the fake servers last answered the client (a
+// registration or a heartbeat); f.mu must be held.
+func lastContact(f *fakeServers) time.Time {
+	var last time.Time
+	for _, ts := range [][]time.Time{f.registerTimes, f.heartbeatTimes} {
+		if n := len(ts); n > 0 && ts[n-1].After(last) {
+			last = ts[n-1]
+		}
+	}
+	return last
 }
