@@ -45,28 +45,5 @@ func CheckGolden(scenarioPath string, r *Result) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return diffLines(string(want), r.Transcript()), nil
-}
-
-// diffLines lists the lines that differ, as "-want" / "+got" pairs, up to
-// a screenful.
-func diffLines(want, got string) string {
-	if want == got {
-		return ""
-	}
-	lw, lg := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var out []string
-	for i := 0; i < max(len(lw), len(lg)) && len(out) < 40; i++ {
-		var w, g string
-		if i < len(lw) {
-			w = lw[i]
-		}
-		if i < len(lg) {
-			g = lg[i]
-		}
-		if w != g {
-			out = append(out, fmt.Sprintf("line %d:\n-%s\n+%s", i+1, w, g))
-		}
-	}
-	return strings.Join(out, "\n")
+	return diffLines(strings.Split(string(want), "\n"), strings.Split(r.Transcript(), "\n"), 40), nil
 }

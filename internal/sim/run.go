@@ -2,7 +2,8 @@ package sim
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 )
 
 // Result is what running a scenario produced.
@@ -112,12 +113,12 @@ func (p *player) step(st Step) error {
 		{p.jobs(st.ForcePeriodic), s.ForcePeriodic},
 		{p.jobs(st.Dispatch), s.Dispatch},
 	}
-	for _, node := range sortedKeys(st.DrainDeadline) {
+	for _, node := range slices.Sorted(maps.Keys(st.DrainDeadline)) {
 		if err := s.DrainWithDeadline(node, st.DrainDeadline[node]); err != nil {
 			return err
 		}
 	}
-	for _, job := range sortedKeys(st.Scale) {
+	for _, job := range slices.Sorted(maps.Keys(st.Scale)) {
 		if err := s.Scale(job, st.Scale[job]); err != nil {
 			return err
 		}
@@ -221,13 +222,4 @@ func (p *player) check(when string, e *Expect) error {
 		p.res.Failures = append(p.res.Failures, when+": "+f)
 	}
 	return nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

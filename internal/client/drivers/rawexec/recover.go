@@ -26,7 +26,7 @@ func (d *Driver) Recover(h *drivers.TaskHandle) error {
 		return nil // already known: nothing to re-attach
 	}
 	alive := st.PID > 0 && procutil.Alive(st.PID, st.StartTime)
-	if !alive && readExitFile(st.ExitFile) == nil {
+	if !alive && drivers.ReadExitRecord(st.ExitFile) == nil {
 		return fmt.Errorf("pid %d: %w", st.PID, drivers.ErrTaskGone)
 	}
 	t := &task{id: h.TaskID, state: st, exit: drivers.NewExitWaiter()}

@@ -1,11 +1,9 @@
 package rawexec
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -112,37 +110,12 @@ func (d *Driver) startSupervisor(ctx context.Context, tc *drivers.TaskConfig, sp
 	if err != nil {
 		return nil, fmt.Errorf("start raw_exec supervisor: %w", err)
 	}
-	if err := readSupervisorStatus(ctx, statusR); err != nil {
+	if err := drivers.ReadSupervisorStatus(ctx, statusR, "raw_exec supervisor"); err != nil {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 		return nil, err
 	}
 	return cmd, nil
-}
-
-func readSupervisorStatus(ctx context.Context, r *os.File) error {
-	done := make(chan error, 1)
-	go func() {
-		var st supervisorStatus
-		line, err := bufio.NewReader(r).ReadBytes('\n')
-		if err == nil {
-			err = json.Unmarshal(line, &st)
-		}
-		switch {
-		case err != nil:
-			done <- fmt.Errorf("raw_exec supervisor exited without reporting status: %w", err)
-		case st.Error != "":
-			done <- errors.New(st.Error)
-		default:
-			done <- nil
-		}
-	}()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // resolveCommand finds the binary: a relative path with a slash is taken

@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"os/signal"
 	"syscall"
+
+	"github.com/drover-project/drover/internal/client/drivers"
 )
 
 // SupervisorArg is the first argument that makes a binary linking this
@@ -26,12 +28,6 @@ type supervisorSpec struct {
 	Env        []string
 	Credential *syscall.Credential `json:",omitempty"`
 	ExitFile   string
-}
-
-// exitRecord is the supervisor's exit file.
-type exitRecord struct {
-	ExitCode int
-	Signal   int
 }
 
 // The supervisor is the task's parent for its whole life, so its exit
@@ -65,12 +61,12 @@ func supervise() int {
 	if err == nil {
 		cmd, err = startSupervised(spec)
 	}
-	reportSupervisorStatus(status, err)
+	drivers.WriteSupervisorStatus(status, err)
 	if err != nil {
 		return 1
 	}
 	rec := exitOf(cmd.Wait(), cmd.ProcessState)
-	if err := writeExitFile(spec.ExitFile, rec); err != nil {
+	if err := drivers.WriteExitRecord(spec.ExitFile, rec); err != nil {
 		fmt.Fprintf(os.Stderr, "raw_exec supervisor: %v\n", err)
 	}
 	return rec.ExitCode
@@ -104,42 +100,17 @@ func startSupervised(spec *supervisorSpec) (*exec.Cmd, error) {
 	return cmd, nil
 }
 
-func reportSupervisorStatus(w *os.File, err error) {
-	st := supervisorStatus{}
-	if err != nil {
-		st.Error = err.Error()
-	}
-	_ = json.NewEncoder(w).Encode(st)
-	w.Close()
-}
-
-// supervisorStatus is the one line the supervisor writes on the status
-// pipe once the task started (or could not).
-type supervisorStatus struct {
-	Error string `json:",omitempty"`
-}
-
-func exitOf(waitErr error, ps *os.ProcessState) exitRecord {
+func exitOf(waitErr error, ps *os.ProcessState) drivers.ExitRecord {
 	if ps == nil {
-		return exitRecord{ExitCode: -1}
+		return drivers.ExitRecord{ExitCode: -1}
 	}
 	ws := ps.Sys().(syscall.WaitStatus)
 	if ws.Signaled() {
-		return exitRecord{ExitCode: 128 + int(ws.Signal()), Signal: int(ws.Signal())}
+		return drivers.ExitRecord{ExitCode: 128 + int(ws.Signal()), Signal: int(ws.Signal())}
 	}
 	var exitErr *exec.ExitError
 	if waitErr != nil && !errors.As(waitErr, &exitErr) {
-		return exitRecord{ExitCode: -1}
+		return drivers.ExitRecord{ExitCode: -1}
 	}
-	return exitRecord{ExitCode: ws.ExitStatus()}
-}
-
-// writeExitFile writes atomically so a reader never sees half a record.
-func writeExitFile(path string, rec exitRecord) error {
-	b, _ := json.Marshal(rec)
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return drivers.ExitRecord{ExitCode: ws.ExitStatus()}
 }

@@ -2,8 +2,6 @@ package rawexec
 
 import (
 	"encoding/json"
-	"errors"
-	"os"
 	"time"
 
 	"github.com/drover-project/drover/internal/client/drivers"
@@ -42,7 +40,7 @@ func (t *task) handle() (*drivers.TaskHandle, error) {
 // (SIGKILL to the group, from Stop) and its own status stands in, which
 // a client that restarted meanwhile does not have.
 func (t *task) finish(supervisor *drivers.ExitResult) {
-	res := readExitFile(t.state.ExitFile)
+	res := drivers.ReadExitRecord(t.state.ExitFile)
 	if res == nil {
 		res = supervisor
 	}
@@ -50,19 +48,4 @@ func (t *task) finish(supervisor *drivers.ExitResult) {
 		res = &drivers.ExitResult{Err: drivers.ErrExitStatusUnknown}
 	}
 	t.exit.Set(res)
-}
-
-func readExitFile(path string) *drivers.ExitResult {
-	if path == "" {
-		return nil
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil
-	}
-	var rec exitRecord
-	if err := json.Unmarshal(b, &rec); err != nil {
-		return &drivers.ExitResult{ExitCode: -1, Err: errors.New("corrupt raw_exec exit file")}
-	}
-	return &drivers.ExitResult{ExitCode: rec.ExitCode, Signal: rec.Signal}
 }
