@@ -38,6 +38,7 @@ func TestWatcher_Step(t *testing.T) {
 		{"complete without a new step: no eval", structs.DeploymentState{DesiredTotal: 3, PlacedAllocs: 3, HealthyAllocs: 3}, 3, t0, false, structs.DeploymentStatusSuccessful},
 		{"unhealthy fails with an eval", structs.DeploymentState{DesiredTotal: 3, PlacedAllocs: 2, HealthyAllocs: 1, UnhealthyAllocs: 1}, 1, t0, true, structs.DeploymentStatusFailed},
 		{"progress deadline passed fails", structs.DeploymentState{DesiredTotal: 3, PlacedAllocs: 2, HealthyAllocs: 1, ProgressDeadline: time.Minute, RequireProgressBy: t0}, 1, t0.Add(time.Second), true, structs.DeploymentStatusFailed},
+		{"no progress_deadline: never failed for time", structs.DeploymentState{DesiredTotal: 3, PlacedAllocs: 2, HealthyAllocs: 1, RequireProgressBy: t0}, 1, t0.Add(time.Hour), false, ""},
 		{"deadline not yet passed", structs.DeploymentState{DesiredTotal: 3, PlacedAllocs: 2, HealthyAllocs: 1, ProgressDeadline: time.Minute, RequireProgressBy: t0}, 1, t0, false, ""},
 	}
 	for _, tc := range cases {
@@ -68,6 +69,10 @@ func TestWatcher_AutoPromotesHealthyCanariesWithAnEval(t *testing.T) {
 	actions := w.Step([]*structs.Deployment{d}, t0)
 	if len(actions) != 1 || len(actions[0].Promote) != 1 || !actions[0].CreateEval {
 		t.Fatalf("actions %+v", actions)
+	}
+	noCanaries := deployment(&structs.DeploymentState{DesiredTotal: 3, AutoPromote: true, PlacedAllocs: 1, HealthyAllocs: 1})
+	if got := New().Step([]*structs.Deployment{noCanaries}, t0); len(got) != 1 || len(got[0].Promote) != 0 {
+		t.Fatalf("auto_promote without canaries promoted: %+v", got)
 	}
 	manual := deployment(&structs.DeploymentState{DesiredTotal: 3, DesiredCanaries: 1, PlacedAllocs: 1, HealthyAllocs: 1})
 	if got := New().Step([]*structs.Deployment{manual}, t0); len(got) != 1 || len(got[0].Promote) != 0 {
