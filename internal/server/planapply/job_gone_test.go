@@ -70,3 +70,27 @@ func TestApplier_PlanForGoneJobCommitsNothing(t *testing.T) {
 		})
 	}
 }
+
+// A plan of a gone job that only stops allocs is committed as is: no
+// rejection, no refresh (nothing to retry), and a node listed without
+// placements is not rejected either.
+func TestEvaluatePlan_GoneJobStopsOnly(t *testing.T) {
+	h := newHarness(t)
+	setupNodes(h, mockJob("batch", 50), "n1", "n2")
+	job, _ := h.store.JobByID(nil, "default", "batch")
+	h.upsertAllocs(mockAlloc("old", job, "n1", 100, 100, 100))
+	h.must(h.store.DeleteJob(h.raft.next(), job.Namespace, job.ID))
+
+	plan := h.plan("eval-1", job)
+	stop := mockAlloc("old", job, "n1", 100, 100, 100)
+	stop.DesiredStatus = structs.AllocDesiredStatusStop
+	addTo(&plan.NodeUpdate, stop)
+	plan.NodeAllocation = map[string][]*structs.Allocation{"n2": {}}
+	out, err := Evaluate(h.store.Snapshot(), plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Rejections) != 0 || out.Result.RefreshIndex != 0 || len(out.Result.NodeUpdate["n1"]) != 1 {
+		t.Fatalf("rejections %v refresh %d stops %v", out.Rejections, out.Result.RefreshIndex, out.Result.NodeUpdate)
+	}
+}
