@@ -100,10 +100,8 @@ func evaluateGoneJob(snap StateReader, plan *structs.Plan) (*Outcome, error) {
 	for _, nodeID := range nodes {
 		acceptNode(out.Result, stopsOnly, nodeID)
 	}
-	for _, nodeID := range sortedKeys(plan.NodeAllocation) {
-		if len(plan.NodeAllocation[nodeID]) > 0 {
-			out.Rejections = append(out.Rejections, Rejection{NodeID: nodeID, Reason: ReasonJobGone})
-		}
+	for _, nodeID := range sortedKeys(plan.NodeAllocation) { // nodes with placements
+		out.Rejections = append(out.Rejections, Rejection{NodeID: nodeID, Reason: ReasonJobGone})
 	}
 	if len(out.Rejections) > 0 {
 		accepted := len(nodes)
