@@ -38,6 +38,7 @@ type Client struct {
 	hb          heartbeatState
 
 	batch     *updateBatcher
+	services  *serviceRegistrar // nil when the servers keep no service catalog
 	hostStats hostStatsCollector
 	contact   contactTracker // last server contact, for stop_on_client_after
 
@@ -83,6 +84,10 @@ func New(cfg *Config) (*Client, error) {
 	}
 	c.fp, c.node = fp, c.buildNode(fp)
 	c.batch = newUpdateBatcher(c)
+	if catalog, ok := cfg.Servers.(ServiceCatalog); ok {
+		c.services = newServiceRegistrar(c, catalog)
+		c.start(func() { c.services.loop() })
+	}
 	c.restore()
 	c.start(func() { c.heartbeatLoop() }, func() { c.fingerprintLoop() }, func() { c.allocSyncLoop() }, func() { c.batch.loop() })
 	return c, nil
@@ -175,9 +180,13 @@ func (c *Client) Shutdown() error {
 	c.shutOnce.Do(func() {
 		c.cancel()
 		c.wg.Wait()
+		// In parallel: each runner waits for its loop and its tasks' log
+		// flushes, and a client may hold tens of thousands.
+		var wg sync.WaitGroup
 		for _, r := range c.allRunners() {
-			r.Shutdown()
+			wg.Go(r.Shutdown)
 		}
+		wg.Wait()
 		c.batch.flushFinal()
 		err = c.store.Close()
 	})
@@ -190,6 +199,9 @@ func (c *Client) Destroy() error {
 	if c.ctx.Err() != nil {
 		return nil // shut down already: its tasks belong to the next client
 	}
+	// Nothing outlives a destroyed client, so recording each task's death
+	// would only slow the kill of thousands of allocs down.
+	c.store.DiscardWrites()
 	var wg sync.WaitGroup
 	for _, r := range c.allRunners() {
 		wg.Go(func() { r.Stop(); <-r.Done() })

@@ -27,6 +27,9 @@ func (d *Driver) Start(ctx context.Context, tc *drivers.TaskConfig) (*drivers.Ta
 	if err != nil {
 		return nil, err
 	}
+	if err := drivers.LinkMounts(tc.TaskDir.Dir, tc.Mounts); err != nil {
+		return nil, err
+	}
 	spec, err := buildSpec(tc, cfg)
 	if err != nil {
 		return nil, err
