@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+
+	"github.com/drover-project/drover/internal/rpcwire"
 )
 
 var (
@@ -40,9 +42,13 @@ func NotFound(format string, args ...any) error {
 // validation failures, 503 without a leader, else 500.
 func ErrorCode(err error) int {
 	var ce *CodedError
+	var remote *rpcwire.CodedError
 	switch {
 	case errors.As(err, &ce):
 		return ce.Code
+	case errors.As(err, &remote):
+		// An error another server answered (a forwarded request).
+		return remote.Code
 	case errors.Is(err, ErrNoLeader):
 		return http.StatusServiceUnavailable
 	}

@@ -1,16 +1,15 @@
 package server
 
 import (
-	"context"
 	"errors"
 	"io"
 	"net"
-	"net/rpc"
 	"time"
 
 	msgpackrpc "github.com/hashicorp/net-rpc-msgpackrpc/v2"
 	"github.com/hashicorp/yamux"
 
+	"github.com/drover-project/drover/internal/rpcwire"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -19,16 +18,13 @@ import (
 // stream. The handlers call the same endpoint methods as the HTTP API.
 type rpcServer struct {
 	srv *Server
-	rpc *rpc.Server
+	rpc *rpcDispatcher
 	ln  net.Listener
 }
 
 // ServeRPC accepts client connections on ln until the server shuts down.
 func (s *Server) ServeRPC(ln net.Listener) error {
-	r := &rpcServer{srv: s, rpc: rpc.NewServer(), ln: ln}
-	if err := r.rpc.RegisterName("Node", &nodeRPC{s: s}); err != nil {
-		return err
-	}
+	r := &rpcServer{srv: s, rpc: s.rpcEndpoints(), ln: ln}
 	go func() {
 		<-s.shutdownCh
 		ln.Close()
@@ -50,17 +46,27 @@ func (r *rpcServer) accept() {
 	}
 }
 
-// serveConn reads the protocol byte, then serves the yamux session.
+// serveConn reads the protocol byte: raft connections go to raft's
+// transport, RPC ones are served here as a yamux session.
 func (r *rpcServer) serveConn(conn net.Conn) {
-	defer conn.Close()
 	first := make([]byte, 1)
 	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-	if _, err := io.ReadFull(conn, first); err != nil || first[0] != structs.RPCMultiplexByte {
-		r.srv.log.Warn("rpc: unknown protocol; closing", "remote", conn.RemoteAddr())
+	if _, err := io.ReadFull(conn, first); err != nil {
+		conn.Close()
 		return
 	}
 	_ = conn.SetReadDeadline(time.Time{})
-	session, err := yamux.Server(conn, yamuxConfig())
+	switch {
+	case first[0] == structs.RPCRaftByte && r.srv.raftLayer != nil:
+		r.srv.raftLayer.handoff(conn)
+		return
+	case first[0] != structs.RPCMultiplexByte:
+		r.srv.log.Warn("rpc: unknown protocol; closing", "remote", conn.RemoteAddr(), "byte", first[0])
+		conn.Close()
+		return
+	}
+	defer conn.Close()
+	session, err := yamux.Server(conn, rpcwire.YamuxConfig())
 	if err != nil {
 		return
 	}
@@ -70,14 +76,17 @@ func (r *rpcServer) serveConn(conn net.Conn) {
 		if err != nil {
 			return
 		}
-		go r.rpc.ServeCodec(msgpackrpc.NewCodecFromHandle(true, true, stream, structs.MsgpackHandle))
+		go r.rpc.serve(r.srv.shutdownCtx, msgpackrpc.NewCodecFromHandle(true, true, stream, structs.MsgpackHandle))
 	}
 }
 
-func yamuxConfig() *yamux.Config {
-	c := yamux.DefaultConfig()
-	c.LogOutput = io.Discard
-	return c
+// rpcEndpoints registers every endpoint family the RPC listener serves.
+func (s *Server) rpcEndpoints() *rpcDispatcher {
+	d := newRPCDispatcher()
+	d.register("Node", &nodeRPC{s: s})
+	d.register("Eval", s.Eval)
+	d.register("Cluster", s.Cluster)
+	return d
 }
 
 // nodeRPC exposes the Node endpoints to clients.
@@ -94,16 +103,7 @@ func (n *nodeRPC) UpdateStatus(args *structs.NodeHeartbeatArgs, reply *structs.N
 }
 
 func (n *nodeRPC) GetClientAllocs(args *structs.NodeAllocsArgs, reply *structs.NodeAllocsResponse) error {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		select {
-		case <-n.s.shutdownCh:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	out, err := n.s.Node.GetClientAllocs(ctx, args)
+	out, err := n.s.Node.GetClientAllocs(n.s.shutdownCtx, args)
 	return fill(reply, out, err)
 }
 

@@ -16,8 +16,10 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
+	autopilot "github.com/hashicorp/raft-autopilot"
 
 	"github.com/drover-project/drover/internal/fsm"
+	"github.com/drover-project/drover/internal/rpcwire"
 	"github.com/drover-project/drover/internal/scheduler"
 	"github.com/drover-project/drover/internal/server/blockedevals"
 	"github.com/drover-project/drover/internal/server/broker"
@@ -34,10 +36,27 @@ type Server struct {
 	config *Config
 	log    *slog.Logger
 
-	fsm    *fsm.FSM
-	raft   *raft.Raft
-	trans  raft.Transport
-	stores *raftStores
+	fsm     *fsm.FSM
+	raft    *raft.Raft
+	trans   raft.Transport
+	stores  *raftStores
+	raftLog hclog.Logger
+
+	// The cluster (see cluster.go): this server's stable identity, raft
+	// over the shared rpc listener, gossip membership, and the pool of
+	// RPC connections to other servers (forwarding, stats).
+	nodeID    string
+	raftLayer *raftLayer
+	cluster   *cluster
+	connPool  *rpcwire.Pool
+	// startIndex is the last raft index in the log at start: nothing is
+	// answered locally until the FSM has applied it (see replayed).
+	startIndex uint64
+	// readyIndex is the leadership barrier's index once this leader has
+	// applied it (0 while not leading or not yet caught up).
+	readyIndex atomic.Uint64
+	autopilot  *autopilot.Autopilot
+	apState    autopilotState
 
 	// Endpoints, callable in-process by every transport.
 	Job        *JobEndpoint
@@ -47,6 +66,7 @@ type Server struct {
 	Node       *NodeEndpoint
 	Operator   *OperatorEndpoint
 	Status     *StatusEndpoint
+	Cluster    *ClusterEndpoint
 
 	// The evaluation pipeline. The broker, blocked tracker, plan queue and
 	// applier act only while this server leads; workers run everywhere.
@@ -73,13 +93,22 @@ type Server struct {
 	stopWorkers  context.CancelFunc
 	shutdownOnce sync.Once
 	shutdownCh   chan struct{}
+	// shutdownCtx is cancelled at shutdown (RPC calls run in it).
+	shutdownCtx    context.Context
+	cancelShutdown context.CancelFunc
 }
 
 // New starts a server: opens raft's stores, restores state from them and
 // joins (or bootstraps) the cluster.
 func New(cfg *Config) (*Server, error) {
 	c := cfg.withDefaults()
-	s := &Server{config: c, log: c.Logger.With("component", "server"), shutdownCh: make(chan struct{})}
+	s := &Server{config: c, log: c.Logger.With("component", "server"), shutdownCh: make(chan struct{}), connPool: rpcwire.NewPool()}
+	s.shutdownCtx, s.cancelShutdown = context.WithCancel(context.Background())
+	nodeID, err := loadOrCreateNodeID(c.NodeID, dataDirUnlessDev(c))
+	if err != nil {
+		return nil, err
+	}
+	s.nodeID = nodeID
 	f, err := fsm.New(c.Logger.With("component", "fsm"))
 	if err != nil {
 		return nil, err
@@ -97,6 +126,12 @@ func New(cfg *Config) (*Server, error) {
 	s.Deployment = &DeploymentEndpoint{srv: s}
 	s.Operator = &OperatorEndpoint{srv: s}
 	s.Status = &StatusEndpoint{srv: s}
+	s.Cluster = &ClusterEndpoint{srv: s}
+	if err := s.setupCluster(); err != nil {
+		s.Shutdown()
+		return nil, err
+	}
+	s.setupAutopilot(s.raftLog)
 	s.startWorkers()
 	s.bg.Add(1)
 	go s.monitorLeadership()
@@ -147,22 +182,27 @@ func (s *Server) startWorkers() {
 
 func (s *Server) setupRaft() error {
 	hlog := hclog.New(&hclog.LoggerOptions{Name: "raft", Level: hclog.Warn, Output: slogWriter{s.log.With("component", "raft")}, DisableTime: true})
+	s.raftLog = hlog
 	stores, err := openRaftStores(s.config, hlog)
 	if err != nil {
 		return err
 	}
 	s.stores = stores
-	s.trans = s.config.RaftTransport
-	if s.trans == nil {
-		_, s.trans = raft.NewInmemTransport(raft.ServerAddress(s.config.RaftAddr))
+	if err := s.setupRaftTransport(hlog); err != nil {
+		stores.Close()
+		return err
 	}
-	r, err := raft.NewRaft(raftConfig(s.config, hlog), s.fsm, stores.logs, stores.stable, stores.snaps, s.trans)
+	if s.startIndex, err = stores.logs.LastIndex(); err != nil {
+		stores.Close()
+		return fmt.Errorf("server: read raft log: %w", err)
+	}
+	r, err := raft.NewRaft(raftConfig(s.config, s.nodeID, hlog), s.fsm, stores.logs, stores.stable, stores.snaps, s.trans)
 	if err != nil {
 		stores.Close()
 		return fmt.Errorf("server: start raft: %w", err)
 	}
 	s.raft = r
-	return bootstrapIfNew(s.config, r, s.trans)
+	return bootstrapIfNew(s.config, s.nodeID, r, s.trans)
 }
 
 // State returns the server's state store. Objects read from it are
@@ -221,15 +261,26 @@ func (s *Server) Shutdown() error {
 	var err error
 	s.shutdownOnce.Do(func() {
 		close(s.shutdownCh)
-		s.stopWorkers()
+		s.cancelShutdown()
+		if s.cluster != nil {
+			s.cluster.leave()
+		}
+		if s.stopWorkers != nil {
+			s.stopWorkers()
+		}
 		s.broker.SetEnabled(false)
 		s.planQueue.SetEnabled(false)
 		s.bg.Wait()
-		err = s.raft.Shutdown().Error()
+		if s.raft != nil {
+			err = s.raft.Shutdown().Error()
+		}
 		if c, ok := s.trans.(interface{ Close() error }); ok {
 			_ = c.Close()
 		}
-		err = errors.Join(err, s.stores.Close())
+		_ = s.connPool.Close()
+		if s.stores != nil {
+			err = errors.Join(err, s.stores.Close())
+		}
 	})
 	return err
 }

@@ -1,0 +1,146 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/hashicorp/raft"
+
+	"github.com/drover-project/drover/internal/rpcwire"
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// forwardHoldTimeout is how long a request waits for a leader (an election
+// in progress) or for this server to catch up before it answers 503.
+const forwardHoldTimeout = 5 * time.Second
+
+// forward is the first line of every endpoint:
+//
+//	if done, err := e.srv.forward(ctx, "Job.Register", args, reply); done {
+//		return reply, err
+//	}
+//
+// It decides which server answers a request:
+//
+//   - a write (args.IsRead() false) is answered by the leader: a follower
+//     sends it to the leader over RPC under the same method name, fills
+//     reply with the leader's answer and returns done=true;
+//   - a read is answered by the leader too, unless args.AllowStaleRead(),
+//     then by this server from its own state (the reply's QueryMeta says
+//     how stale: LastContact, KnownLeader);
+//   - when the request must go to the leader and there is none, done=true
+//     with ErrNoLeader (HTTP 503), never a partial local answer;
+//   - a server answers nothing locally before it has replayed the raft log
+//     it had at start (a leader: before its barrier has applied);
+//   - done=false means this server answers: the endpoint goes on.
+func (s *Server) forward(ctx context.Context, method string, args structs.RPCInfo, reply any) (bool, error) {
+	if args.IsRead() && args.AllowStaleRead() {
+		if err := s.waitReplayed(ctx); err != nil {
+			return true, err
+		}
+		return false, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, forwardHoldTimeout)
+	defer cancel()
+	for {
+		leader, err := s.awaitLeader(ctx)
+		if err != nil {
+			return true, err
+		}
+		if leader == "" { // this server leads
+			return false, nil
+		}
+		err = s.connPool.RPC(ctx, leader, method, args, reply)
+		if err == nil || isAnswer(err) {
+			return true, err
+		}
+		// The connection to the leader broke. A read is safe to retry once a
+		// leader is known again; a write may have committed, so say so.
+		if !args.IsRead() {
+			return true, &CodedError{Code: http.StatusServiceUnavailable,
+				Msg: fmt.Sprintf("%v: forwarding %s to the leader at %s failed (the write may or may not have applied): %v", ErrNoLeader, method, leader, err)}
+		}
+		select {
+		case <-ctx.Done():
+			return true, noLeaderError(err)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// isAnswer reports whether err came back from the remote endpoint (as
+// opposed to a broken connection).
+func isAnswer(err error) bool {
+	var coded *rpcwire.CodedError
+	return errors.As(err, &coded) || rpcwire.IsServerError(err)
+}
+
+// awaitLeader waits (bounded by ctx) until a leader is known. It returns
+// the leader's rpc address, or "" when this server leads and is ready to
+// answer (its leadership barrier has applied).
+func (s *Server) awaitLeader(ctx context.Context) (string, error) {
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if s.raft.State() == raft.Leader {
+			if s.readyIndex.Load() > 0 {
+				return "", nil
+			}
+		} else if addr, id := s.raft.LeaderWithID(); addr != "" && string(id) != s.nodeID {
+			return s.rpcAddrOf(string(id), string(addr)), nil
+		}
+		select {
+		case <-ctx.Done():
+			return "", noLeaderError(ctx.Err())
+		case <-s.shutdownCh:
+			return "", ErrShutdown
+		case <-tick.C:
+		}
+	}
+}
+
+// rpcAddrOf is the rpc address of raft server id: what it gossips now,
+// else its address in the raft configuration.
+func (s *Server) rpcAddrOf(id, raftAddr string) string {
+	if s.cluster != nil {
+		if m, ok := s.cluster.serverByID(id); ok {
+			return m.RPCAddr
+		}
+	}
+	return raftAddr
+}
+
+// waitReplayed waits (bounded) until the FSM has applied the raft log this
+// server had when it started, so a restarted server never answers from a
+// partial state.
+func (s *Server) waitReplayed(ctx context.Context) error {
+	if s.replayed() {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, forwardHoldTimeout)
+	defer cancel()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for !s.replayed() {
+		select {
+		case <-ctx.Done():
+			return &CodedError{Code: http.StatusServiceUnavailable,
+				Msg: fmt.Sprintf("server has not yet applied its raft log (applied %d of %d); try again or read from another server", s.raft.AppliedIndex(), s.startIndex)}
+		case <-s.shutdownCh:
+			return ErrShutdown
+		case <-tick.C:
+		}
+	}
+	return nil
+}
+
+// replayed reports whether the FSM has caught up with the log at start.
+func (s *Server) replayed() bool { return s.raft.AppliedIndex() >= s.startIndex }
+
+func noLeaderError(cause error) error {
+	return &CodedError{Code: http.StatusServiceUnavailable,
+		Msg: fmt.Sprintf("%v: no leader elected within %s (%v); the cluster may have lost quorum", ErrNoLeader, forwardHoldTimeout, cause)}
+}
