@@ -16,8 +16,8 @@ import (
 	"github.com/drover-project/drover/internal/server"
 )
 
-// Agent is one running drover process: a server (and, once the client
-// lands, a client) behind the HTTP API.
+// Agent is one running drover process: a server, a client, or both (as in
+// -dev), behind the HTTP API.
 type Agent struct {
 	config *config.Config
 	log    *slog.Logger
@@ -30,6 +30,11 @@ type Agent struct {
 	clientRPC   *rpcclient.Client
 	tempDataDir string
 	http        *http.Server
+	logs        *logHub // the agent's log records, for /v1/agent/monitor
+	// httpCancel ends every request's context at shutdown, so blocking
+	// queries, log follows and monitors return instead of holding the
+	// shutdown until its deadline.
+	httpCancel context.CancelFunc
 }
 
 // New starts an agent: the server, then the HTTP API on the configured
@@ -38,7 +43,9 @@ func New(cfg *config.Config, log *slog.Logger) (*Agent, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	a := &Agent{config: cfg, log: log}
+	logs := newLogHub()
+	log = slog.New(&monitoredHandler{base: log.Handler(), hub: logs})
+	a := &Agent{config: cfg, log: log, logs: logs}
 	if err := a.start(); err != nil {
 		a.Shutdown(context.Background())
 		return nil, err
@@ -118,8 +125,13 @@ func (a *Agent) serveHTTP() error {
 	if a.rpcListener != nil {
 		info.RPCAddr = a.RPCAddr()
 	}
+	handler := NewHTTPServer(a.server, a.Client, info, a.log.With("component", "http"))
+	handler.logs, handler.debug = a.logs, a.config.EnableDebug || a.config.DevMode
+	baseCtx, cancel := context.WithCancel(context.Background())
+	a.httpCancel = cancel
 	a.http = &http.Server{
-		Handler:           NewHTTPServer(a.server, a.Client, info, a.log.With("component", "http")),
+		Handler:           handler,
+		BaseContext:       func(net.Listener) context.Context { return baseCtx },
 		ReadHeaderTimeout: 10 * time.Second,
 	}
 	go func() {
@@ -158,6 +170,7 @@ func (a *Agent) HTTPAddr() string { return a.listener.Addr().String() }
 func (a *Agent) Shutdown(ctx context.Context) error {
 	errs := []error{a.stopClient()}
 	if a.http != nil {
+		a.httpCancel()
 		httpErr := a.http.Shutdown(ctx)
 		if errors.Is(httpErr, context.DeadlineExceeded) {
 			httpErr = a.http.Close()

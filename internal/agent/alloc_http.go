@@ -3,12 +3,8 @@ package agent
 import (
 	"net/http"
 
-	"github.com/hashicorp/go-memdb"
-	"github.com/hashicorp/nomad/api"
-
 	"github.com/drover-project/drover/internal/agent/apiconv"
 	"github.com/drover-project/drover/internal/server"
-	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -18,27 +14,31 @@ func (h *HTTPServer) allocRoutes() {
 }
 
 func (h *HTTPServer) allocList(w http.ResponseWriter, r *http.Request) (any, error) {
-	lo, err := parseList(r)
+	q, err := parseQuery(r)
 	if err != nil {
 		return nil, err
 	}
-	var allocs []*structs.Allocation
-	if err := h.read(w, r, func(q server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
-		var err error
-		allocs, err = st.AllocsByIDPrefix(ws, q.Namespace, lo.Prefix)
-		return st.Index("allocs"), err
-	}); err != nil {
+	reply, err := h.srv.Alloc.List(r.Context(), &structs.AllocListRequest{QueryOptions: q})
+	if err != nil {
 		return nil, err
 	}
-	return paginate(w, allocStubs(allocs), func(a *api.AllocationListStub) string { return a.ID }, lo)
+	setMeta(w, reply.QueryMeta)
+	return allocStubs(reply.Allocations), nil
 }
 
 func (h *HTTPServer) allocGet(w http.ResponseWriter, r *http.Request) (any, error) {
-	alloc, err := readOne(h, w, r, "allocation", "allocs", func(_ server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (*structs.Allocation, error) {
-		return st.AllocByID(ws, r.PathValue("id"))
-	}, func(a *structs.Allocation) uint64 { return a.ModifyIndex })
+	q, err := parseQuery(r)
 	if err != nil {
 		return nil, err
 	}
-	return apiconv.AllocFromStructs(alloc), nil
+	id := r.PathValue("id")
+	reply, err := h.srv.Alloc.GetAlloc(r.Context(), &structs.AllocSpecificRequest{AllocID: id, QueryOptions: q})
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, reply.QueryMeta)
+	if reply.Alloc == nil {
+		return nil, server.NotFound("allocation %q not found", id)
+	}
+	return apiconv.AllocFromStructs(reply.Alloc), nil
 }

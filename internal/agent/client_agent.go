@@ -92,7 +92,7 @@ func (a *Agent) clientConfig(dataDir string, servers client.Servers) *client.Con
 		},
 		CPUTotalCompute: c.Client.CPUTotalCompute, MemoryTotalMB: c.Client.MemoryTotalMB,
 		NetworkInterface: c.Client.NetworkInterface, DevMode: c.DevMode,
-		Logger: a.log, Servers: servers,
+		Logger: a.log, Servers: servers, Version: Version,
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/drover-project/drover/internal/client"
 	"github.com/drover-project/drover/internal/server"
+	"github.com/drover-project/drover/internal/structs"
 )
 
 // forwardedHeader marks a request one agent forwarded to another, so the
@@ -54,7 +55,7 @@ func (h *HTTPServer) forwardToAllocNode(w http.ResponseWriter, r *http.Request, 
 	if h.srv == nil || r.Header.Get(forwardedHeader) != "" {
 		return server.NotFound("allocation %q is not running on this client", allocID)
 	}
-	addr, err := h.allocNodeAddr(allocID)
+	addr, err := h.allocNodeAddr(r, allocID)
 	if err != nil {
 		return err
 	}
@@ -63,12 +64,12 @@ func (h *HTTPServer) forwardToAllocNode(w http.ResponseWriter, r *http.Request, 
 }
 
 // allocNodeAddr finds the advertised HTTP address of the alloc's node.
-func (h *HTTPServer) allocNodeAddr(allocID string) (string, error) {
-	st := h.srv.State()
-	alloc, err := st.AllocByID(nil, allocID)
+func (h *HTTPServer) allocNodeAddr(r *http.Request, allocID string) (string, error) {
+	allocReply, err := h.srv.Alloc.GetAlloc(r.Context(), &structs.AllocSpecificRequest{AllocID: allocID})
 	if err != nil {
 		return "", err
 	}
+	alloc := allocReply.Alloc
 	if alloc == nil {
 		return "", server.NotFound("allocation %q not found", allocID)
 	}
@@ -77,10 +78,11 @@ func (h *HTTPServer) allocNodeAddr(allocID string) (string, error) {
 		// already collected): forwarding would only come back here.
 		return "", server.NotFound("allocation %q is not running on this client (node %s)", allocID, alloc.NodeID)
 	}
-	node, err := st.NodeByID(nil, alloc.NodeID)
+	nodeReply, err := h.srv.Node.GetNode(r.Context(), &structs.NodeSpecificRequest{NodeID: alloc.NodeID})
 	if err != nil {
 		return "", err
 	}
+	node := nodeReply.Node
 	if node == nil {
 		return "", server.NewCodedError(http.StatusBadGateway, "allocation %q: its node %s is not registered", allocID, alloc.NodeID)
 	}

@@ -3,12 +3,10 @@ package agent
 import (
 	"net/http"
 
-	"github.com/hashicorp/go-memdb"
 	"github.com/hashicorp/nomad/api"
 
 	"github.com/drover-project/drover/internal/agent/apiconv"
 	"github.com/drover-project/drover/internal/server"
-	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -34,76 +32,86 @@ func deploymentsToAPI(ds []*structs.Deployment) []*api.Deployment {
 }
 
 func (h *HTTPServer) deploymentList(w http.ResponseWriter, r *http.Request) (any, error) {
-	lo, err := parseList(r)
+	q, err := parseQuery(r)
 	if err != nil {
 		return nil, err
 	}
-	var ds []*structs.Deployment
-	if err := h.read(w, r, func(q server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
-		var err error
-		ds, err = st.Deployments(ws, q.Namespace)
-		return st.Index("deployment"), err
-	}); err != nil {
+	reply, err := h.srv.Deployment.List(r.Context(), &structs.DeploymentListRequest{QueryOptions: q})
+	if err != nil {
 		return nil, err
 	}
-	var matching []*structs.Deployment
-	for _, d := range ds {
-		if len(d.ID) >= len(lo.Prefix) && d.ID[:len(lo.Prefix)] == lo.Prefix {
-			matching = append(matching, d)
-		}
+	setMeta(w, reply.QueryMeta)
+	return deploymentsToAPI(reply.Deployments), nil
+}
+
+// deploymentRequest reads the query options of a read about the
+// deployment in the URL.
+func deploymentRequest(r *http.Request) (*structs.DeploymentSpecificRequest, error) {
+	q, err := parseQuery(r)
+	if err != nil {
+		return nil, err
 	}
-	return paginate(w, deploymentsToAPI(matching), func(d *api.Deployment) string { return d.ID }, lo)
+	return &structs.DeploymentSpecificRequest{DeploymentID: r.PathValue("id"), QueryOptions: q}, nil
 }
 
 func (h *HTTPServer) deploymentGet(w http.ResponseWriter, r *http.Request) (any, error) {
-	d, err := readOne(h, w, r, "deployment", "deployment", func(_ server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (*structs.Deployment, error) {
-		return st.DeploymentByID(ws, r.PathValue("id"))
-	}, func(d *structs.Deployment) uint64 { return d.ModifyIndex })
+	args, err := deploymentRequest(r)
 	if err != nil {
 		return nil, err
 	}
-	return apiconv.DeploymentFromStructs(d), nil
+	reply, err := h.srv.Deployment.GetDeployment(r.Context(), args)
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, reply.QueryMeta)
+	if reply.Deployment == nil {
+		return nil, server.NotFound("deployment %q not found", args.DeploymentID)
+	}
+	return apiconv.DeploymentFromStructs(reply.Deployment), nil
 }
 
 func (h *HTTPServer) deploymentAllocations(w http.ResponseWriter, r *http.Request) (any, error) {
-	var allocs []*structs.Allocation
-	if err := h.read(w, r, func(q server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
-		var err error
-		allocs, err = st.AllocsByDeployment(ws, r.PathValue("id"))
-		return st.Index("allocs"), err
-	}); err != nil {
+	args, err := deploymentRequest(r)
+	if err != nil {
 		return nil, err
 	}
-	return allocStubs(allocs), nil
+	reply, err := h.srv.Deployment.Allocations(r.Context(), args)
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, reply.QueryMeta)
+	return allocStubs(reply.Allocations), nil
 }
 
 func (h *HTTPServer) jobDeployments(w http.ResponseWriter, r *http.Request) (any, error) {
-	var ds []*structs.Deployment
-	if err := h.read(w, r, func(q server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
-		var err error
-		ds, err = st.DeploymentsByJobID(ws, q.Namespace, r.PathValue("id"))
-		return st.Index("deployment"), err
-	}); err != nil {
+	args, err := h.jobRequest(r)
+	if err != nil {
 		return nil, err
 	}
-	return deploymentsToAPI(ds), nil
+	reply, err := h.srv.Job.Deployments(r.Context(), args)
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, reply.QueryMeta)
+	return deploymentsToAPI(reply.Deployments), nil
 }
 
 // jobLatestDeployment answers GET /v1/job/:id/deployment: the newest
 // deployment, or JSON null when the job has none (as Nomad does).
 func (h *HTTPServer) jobLatestDeployment(w http.ResponseWriter, r *http.Request) (any, error) {
-	var d *structs.Deployment
-	if err := h.read(w, r, func(q server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
-		var err error
-		d, err = st.LatestDeploymentByJobID(ws, q.Namespace, r.PathValue("id"))
-		return st.Index("deployment"), err
-	}); err != nil {
+	args, err := h.jobRequest(r)
+	if err != nil {
 		return nil, err
 	}
-	if d == nil {
+	reply, err := h.srv.Job.LatestDeployment(r.Context(), args)
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, reply.QueryMeta)
+	if reply.Deployment == nil {
 		return jsonNull{}, nil
 	}
-	return apiconv.DeploymentFromStructs(d), nil
+	return apiconv.DeploymentFromStructs(reply.Deployment), nil
 }
 
 // jsonNull encodes as null.
@@ -111,10 +119,10 @@ type jsonNull struct{}
 
 func (jsonNull) MarshalJSON() ([]byte, error) { return []byte("null"), nil }
 
-func deploymentReply(w http.ResponseWriter, r *server.DeploymentReply) *api.DeploymentUpdateResponse {
+func deploymentReply(w http.ResponseWriter, r *structs.DeploymentUpdateResponse) *api.DeploymentUpdateResponse {
 	setIndex(w, r.Index)
 	return &api.DeploymentUpdateResponse{EvalID: r.EvalID, EvalCreateIndex: r.EvalCreateIndex,
-		DeploymentModifyIndex: r.Index, WriteMeta: api.WriteMeta{LastIndex: r.Index}}
+		DeploymentModifyIndex: r.DeploymentModifyIndex, WriteMeta: api.WriteMeta{LastIndex: r.Index}}
 }
 
 func (h *HTTPServer) deploymentPromote(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -122,7 +130,9 @@ func (h *HTTPServer) deploymentPromote(w http.ResponseWriter, r *http.Request) (
 	if err := decodeBody(w, r, &req); err != nil {
 		return nil, err
 	}
-	reply, err := h.srv.Deployment.Promote(r.PathValue("id"), req.All, req.Groups)
+	reply, err := h.srv.Deployment.Promote(r.Context(), &structs.DeploymentPromoteArgs{
+		DeploymentID: r.PathValue("id"), All: req.All, Groups: req.Groups, WriteRequest: writeRequest(r),
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +140,9 @@ func (h *HTTPServer) deploymentPromote(w http.ResponseWriter, r *http.Request) (
 }
 
 func (h *HTTPServer) deploymentFail(w http.ResponseWriter, r *http.Request) (any, error) {
-	reply, err := h.srv.Deployment.Fail(r.PathValue("id"))
+	reply, err := h.srv.Deployment.Fail(r.Context(), &structs.DeploymentFailArgs{
+		DeploymentID: r.PathValue("id"), WriteRequest: writeRequest(r),
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +154,9 @@ func (h *HTTPServer) deploymentPause(w http.ResponseWriter, r *http.Request) (an
 	if err := decodeBody(w, r, &req); err != nil {
 		return nil, err
 	}
-	reply, err := h.srv.Deployment.Pause(r.PathValue("id"), req.Pause)
+	reply, err := h.srv.Deployment.Pause(r.Context(), &structs.DeploymentPauseArgs{
+		DeploymentID: r.PathValue("id"), Pause: req.Pause, WriteRequest: writeRequest(r),
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 
 func (h *HTTPServer) evalRoutes() {
 	h.handle("GET /v1/evaluations", h.evalList)
+	h.handle("GET /v1/evaluations/count", h.evalCount)
 	h.handle("GET /v1/evaluation/{id}", h.evalGet)
 	h.handle("GET /v1/evaluation/{id}/allocations", h.evalAllocations)
 }
@@ -33,6 +34,21 @@ func (h *HTTPServer) evalList(w http.ResponseWriter, r *http.Request) (any, erro
 		out = append(out, apiconv.EvalFromStructs(e))
 	}
 	return out, nil
+}
+
+// evalCount answers GET /v1/evaluations/count: how many evals match the
+// prefix and filter.
+func (h *HTTPServer) evalCount(w http.ResponseWriter, r *http.Request) (any, error) {
+	q, err := parseQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	reply, err := h.srv.Eval.Count(r.Context(), &q)
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, reply.QueryMeta)
+	return &api.EvalCountResponse{Count: reply.Count}, nil
 }
 
 // evalGet answers GET /v1/evaluation/:id; with related=true the reply lists

@@ -37,6 +37,10 @@ type HTTPServer struct {
 	info   AgentInfo
 	log    *slog.Logger
 	mux    *http.ServeMux
+
+	// logs feeds /v1/agent/monitor; debug enables /v1/agent/pprof.
+	logs  *logHub
+	debug bool
 }
 
 // NewHTTPServer returns the API handler for an agent's server (may be nil)
@@ -45,7 +49,7 @@ func NewHTTPServer(srv *server.Server, localClient func() *client.Client, info A
 	if localClient == nil {
 		localClient = func() *client.Client { return nil }
 	}
-	h := &HTTPServer{srv: srv, client: localClient, info: info, log: log, mux: http.NewServeMux()}
+	h := &HTTPServer{srv: srv, client: localClient, info: info, log: log, mux: http.NewServeMux(), logs: newLogHub()}
 	h.routes()
 	return h
 }

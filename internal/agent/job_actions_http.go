@@ -1,15 +1,12 @@
 package agent
 
 import (
-	"errors"
 	"net/http"
 
-	"github.com/hashicorp/go-memdb"
 	"github.com/hashicorp/nomad/api"
 
 	"github.com/drover-project/drover/internal/agent/apiconv"
 	"github.com/drover-project/drover/internal/server"
-	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -26,7 +23,7 @@ func (h *HTTPServer) jobActionRoutes() {
 }
 
 // writeReply is the answer to a write that created an eval.
-func writeReply(w http.ResponseWriter, r *server.JobRegisterReply) *api.JobRegisterResponse {
+func writeReply(w http.ResponseWriter, r *structs.JobRegisterResponse) *api.JobRegisterResponse {
 	setIndex(w, r.Index)
 	return &api.JobRegisterResponse{EvalID: r.EvalID, EvalCreateIndex: r.EvalCreateIndex,
 		JobModifyIndex: r.JobModifyIndex, QueryMeta: api.QueryMeta{LastIndex: r.Index}}
@@ -42,9 +39,9 @@ func (h *HTTPServer) jobScale(w http.ResponseWriter, r *http.Request) (any, erro
 	if req.Error {
 		return nil, server.BadRequest("Error: scaling error events are not supported; send a Count")
 	}
-	reply, err := h.srv.Job.Scale(&server.JobScaleArgs{
-		Namespace: namespaceParam(r, req.Namespace), JobID: r.PathValue("id"),
-		Group: req.Target["Group"], Count: req.Count, Message: req.Message,
+	reply, err := h.srv.Job.Scale(r.Context(), &structs.JobScaleArgs{
+		JobID: r.PathValue("id"), Group: req.Target["Group"], Count: req.Count, Message: req.Message,
+		WriteRequest: writeRequestIn(r, req.Namespace),
 	})
 	if err != nil {
 		return nil, err
@@ -60,7 +57,9 @@ func (h *HTTPServer) jobEvaluate(w http.ResponseWriter, r *http.Request) (any, e
 			return nil, err
 		}
 	}
-	reply, err := h.srv.Job.Evaluate(namespaceParam(r, req.Namespace), r.PathValue("id"))
+	reply, err := h.srv.Job.Evaluate(r.Context(), &structs.JobEvaluateArgs{
+		JobID: r.PathValue("id"), WriteRequest: writeRequestIn(r, req.Namespace),
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +75,10 @@ func (h *HTTPServer) jobRevert(w http.ResponseWriter, r *http.Request) (any, err
 	if req.JobID != "" && req.JobID != r.PathValue("id") {
 		return nil, server.BadRequest("JobID: %q does not match the job %q in the URL", req.JobID, r.PathValue("id"))
 	}
-	reply, err := h.srv.Job.Revert(namespaceParam(r, req.Namespace), r.PathValue("id"), req.JobVersion, req.EnforcePriorVersion)
+	reply, err := h.srv.Job.Revert(r.Context(), &structs.JobRevertArgs{
+		JobID: r.PathValue("id"), JobVersion: req.JobVersion, EnforcePriorVersion: req.EnforcePriorVersion,
+		WriteRequest: writeRequestIn(r, req.Namespace),
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -93,25 +95,19 @@ func (h *HTTPServer) jobValidate(w http.ResponseWriter, r *http.Request) (any, e
 	if req.Job == nil {
 		return nil, server.BadRequest("Job: missing job in request body")
 	}
-	_, err := h.srv.Job.Validate(apiconv.JobToStructs(req.Job))
-	out := &api.JobValidateResponse{DriverConfigValidated: false, ValidationErrors: []string{}}
-	var verrs structs.ValidationErrors
-	switch {
-	case errors.As(err, &verrs):
-		for _, v := range verrs {
-			out.ValidationErrors = append(out.ValidationErrors, v.Field+": "+v.Message)
-		}
-		out.Error = verrs.Error()
-	case err != nil:
+	reply, err := h.srv.Job.Validate(r.Context(), &structs.JobValidateArgs{
+		Job: apiconv.JobToStructs(req.Job), WriteRequest: writeRequest(r),
+	})
+	if err != nil {
 		return nil, err
 	}
-	return out, nil
+	return &api.JobValidateResponse{DriverConfigValidated: false, ValidationErrors: reply.ValidationErrors, Error: reply.Error}, nil
 }
 
 // allocStop answers POST /v1/allocation/:id/stop: the alloc is migrated
 // by one alloc-stop eval.
 func (h *HTTPServer) allocStop(w http.ResponseWriter, r *http.Request) (any, error) {
-	reply, err := h.srv.Alloc.Stop(r.PathValue("id"))
+	reply, err := h.srv.Alloc.Stop(r.Context(), &structs.AllocStopArgs{AllocID: r.PathValue("id"), WriteRequest: writeRequest(r)})
 	if err != nil {
 		return nil, err
 	}
@@ -120,28 +116,22 @@ func (h *HTTPServer) allocStop(w http.ResponseWriter, r *http.Request) (any, err
 }
 
 func (h *HTTPServer) jobSummary(w http.ResponseWriter, r *http.Request) (any, error) {
-	id := r.PathValue("id")
-	var sum *server.JobSummary
-	if err := h.read(w, r, func(q server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
-		job, err := st.JobByID(ws, q.Namespace, id)
-		if err != nil || job == nil {
-			sum = nil
-			return st.Index("jobs"), err
-		}
-		if sum, err = server.SummarizeJob(ws, st, job); err != nil {
-			return 0, err
-		}
-		return max(st.Index("allocs"), st.Index("jobs"), st.Index("evals")), nil
-	}); err != nil {
+	args, err := h.jobRequest(r)
+	if err != nil {
 		return nil, err
 	}
-	if sum == nil {
-		return nil, server.NotFound("job %q not found", id)
+	reply, err := h.srv.Job.Summary(r.Context(), args)
+	if err != nil {
+		return nil, err
 	}
-	return summaryToAPI(sum), nil
+	setMeta(w, reply.QueryMeta)
+	if reply.JobSummary == nil {
+		return nil, server.NotFound("job %q not found", args.JobID)
+	}
+	return summaryToAPI(reply.JobSummary), nil
 }
 
-func summaryToAPI(s *server.JobSummary) *api.JobSummary {
+func summaryToAPI(s *structs.JobSummary) *api.JobSummary {
 	out := &api.JobSummary{JobID: s.JobID, Namespace: s.Namespace, Summary: map[string]api.TaskGroupSummary{},
 		CreateIndex: s.CreateIndex, ModifyIndex: s.ModifyIndex}
 	for name, g := range s.Summary {
@@ -153,12 +143,14 @@ func summaryToAPI(s *server.JobSummary) *api.JobSummary {
 	return out
 }
 
-// namespaceParam prefers the body's namespace, then ?namespace=.
-func namespaceParam(r *http.Request, body string) string {
-	if body != "" {
-		return body
+// writeRequestIn is writeRequest addressed to the body's namespace when
+// the body names one.
+func writeRequestIn(r *http.Request, bodyNamespace string) structs.WriteRequest {
+	wr := writeRequest(r)
+	if bodyNamespace != "" {
+		wr.Namespace = bodyNamespace
 	}
-	return r.URL.Query().Get("namespace")
+	return wr
 }
 
 func (h *HTTPServer) jobLaunchRoutes() {
@@ -170,7 +162,7 @@ func (h *HTTPServer) jobLaunchRoutes() {
 
 // jobPeriodicForce answers POST /v1/job/:id/periodic/force: launch now.
 func (h *HTTPServer) jobPeriodicForce(w http.ResponseWriter, r *http.Request) (any, error) {
-	reply, err := h.srv.Job.PeriodicForce(r.URL.Query().Get("namespace"), r.PathValue("id"))
+	reply, err := h.srv.Job.PeriodicForce(r.Context(), &structs.JobPeriodicForceArgs{JobID: r.PathValue("id"), WriteRequest: writeRequest(r)})
 	if err != nil {
 		return nil, err
 	}
@@ -192,14 +184,14 @@ func (h *HTTPServer) jobDispatch(w http.ResponseWriter, r *http.Request) (any, e
 	if err := decodeBody(w, r, &req); err != nil {
 		return nil, err
 	}
-	reply, err := h.srv.Job.Dispatch(&server.JobDispatchArgs{
-		Namespace: r.URL.Query().Get("namespace"), JobID: r.PathValue("id"),
-		Payload: req.Payload, Meta: req.Meta, IDPrefix: req.IdPrefixTemplate, Priority: req.Priority,
+	reply, err := h.srv.Job.Dispatch(r.Context(), &structs.JobDispatchArgs{
+		JobID: r.PathValue("id"), Payload: req.Payload, Meta: req.Meta, IDPrefix: req.IdPrefixTemplate,
+		Priority: req.Priority, WriteRequest: writeRequest(r),
 	})
 	if err != nil {
 		return nil, err
 	}
 	setIndex(w, reply.Index)
 	return &api.JobDispatchResponse{DispatchedJobID: reply.DispatchedJobID, EvalID: reply.EvalID,
-		EvalCreateIndex: reply.EvalCreateIndex, JobCreateIndex: reply.Index, WriteMeta: api.WriteMeta{LastIndex: reply.Index}}, nil
+		EvalCreateIndex: reply.EvalCreateIndex, JobCreateIndex: reply.JobCreateIndex, WriteMeta: api.WriteMeta{LastIndex: reply.Index}}, nil
 }

@@ -14,7 +14,7 @@ func runningJob(t *testing.T) (*Agent, *api.Client) {
 	t.Helper()
 	a, c := testAgent(t, allSchedulers)
 	for i := 1; i <= 2; i++ {
-		if _, err := a.Server().Node.Register(simNode(i, 4000, 8192)); err != nil {
+		if _, err := a.Server().RegisterNode(simNode(i, 4000, 8192)); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -3,14 +3,12 @@ package agent
 import (
 	"net/http"
 
-	"github.com/hashicorp/go-memdb"
 	"github.com/hashicorp/nomad/api"
 
 	"github.com/drover-project/drover/internal/agent/apiconv"
 	"github.com/drover-project/drover/internal/agent/jobdiff"
 	"github.com/drover-project/drover/internal/jobspec"
 	"github.com/drover-project/drover/internal/server"
-	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -30,23 +28,20 @@ func (h *HTTPServer) jobRoutes() {
 }
 
 func (h *HTTPServer) jobList(w http.ResponseWriter, r *http.Request) (any, error) {
-	lo, err := parseList(r)
+	q, err := parseQuery(r)
 	if err != nil {
 		return nil, err
 	}
-	var jobs []*structs.Job
-	if err := h.read(w, r, func(q server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
-		var err error
-		jobs, err = st.JobsByIDPrefix(ws, q.Namespace, lo.Prefix)
-		return st.Index("jobs"), err
-	}); err != nil {
+	reply, err := h.srv.Job.List(r.Context(), &structs.JobListRequest{QueryOptions: q})
+	if err != nil {
 		return nil, err
 	}
-	stubs := make([]*api.JobListStub, 0, len(jobs))
-	for _, j := range jobs {
+	setMeta(w, reply.QueryMeta)
+	stubs := make([]*api.JobListStub, 0, len(reply.Jobs))
+	for _, j := range reply.Jobs {
 		stubs = append(stubs, apiconv.JobListStub(j, nil))
 	}
-	return paginate(w, stubs, func(s *api.JobListStub) string { return s.Namespace + "." + s.ID }, lo)
+	return stubs, nil
 }
 
 // jobRegister answers PUT /v1/jobs and PUT /v1/job/:id.
@@ -61,12 +56,9 @@ func (h *HTTPServer) jobRegister(w http.ResponseWriter, r *http.Request) (any, e
 	if id := r.PathValue("id"); id != "" && (req.Job.ID == nil || *req.Job.ID != id) {
 		return nil, server.BadRequest("Job.ID: does not match the job ID %q in the URL", id)
 	}
-	job := apiconv.JobToStructs(req.Job)
-	if job.Namespace == "" {
-		job.Namespace = r.URL.Query().Get("namespace")
-	}
-	reply, err := h.srv.Job.Register(&server.JobRegisterArgs{
-		Job: job, EnforceIndex: req.EnforceIndex, JobModifyIndex: req.JobModifyIndex,
+	reply, err := h.srv.Job.Register(r.Context(), &structs.JobRegisterArgs{
+		Job: apiconv.JobToStructs(req.Job), EnforceIndex: req.EnforceIndex, JobModifyIndex: req.JobModifyIndex,
+		WriteRequest: writeRequest(r),
 	})
 	if err != nil {
 		return nil, err
@@ -107,13 +99,28 @@ func (h *HTTPServer) jobParse(w http.ResponseWriter, r *http.Request) (any, erro
 }
 
 func (h *HTTPServer) jobGet(w http.ResponseWriter, r *http.Request) (any, error) {
-	job, err := readOne(h, w, r, "job", "jobs", func(q server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (*structs.Job, error) {
-		return st.JobByID(ws, q.Namespace, r.PathValue("id"))
-	}, func(j *structs.Job) uint64 { return j.ModifyIndex })
+	args, err := h.jobRequest(r)
 	if err != nil {
 		return nil, err
 	}
-	return apiconv.JobFromStructs(job), nil
+	reply, err := h.srv.Job.GetJob(r.Context(), args)
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, reply.QueryMeta)
+	if reply.Job == nil {
+		return nil, server.NotFound("job %q not found", args.JobID)
+	}
+	return apiconv.JobFromStructs(reply.Job), nil
+}
+
+// jobRequest reads the query options of a read about the job in the URL.
+func (h *HTTPServer) jobRequest(r *http.Request) (*structs.JobSpecificRequest, error) {
+	q, err := parseQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	return &structs.JobSpecificRequest{JobID: r.PathValue("id"), QueryOptions: q}, nil
 }
 
 func (h *HTTPServer) jobDeregister(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -124,8 +131,8 @@ func (h *HTTPServer) jobDeregister(w http.ResponseWriter, r *http.Request) (any,
 	if _, err := boolParam(r, "global"); err != nil {
 		return nil, err
 	}
-	reply, err := h.srv.Job.Deregister(&server.JobDeregisterArgs{
-		Namespace: r.URL.Query().Get("namespace"), JobID: r.PathValue("id"), Purge: purge,
+	reply, err := h.srv.Job.Deregister(r.Context(), &structs.JobDeregisterArgs{
+		JobID: r.PathValue("id"), Purge: purge, WriteRequest: writeRequest(r),
 	})
 	if err != nil {
 		return nil, err
@@ -138,25 +145,28 @@ func (h *HTTPServer) jobDeregister(w http.ResponseWriter, r *http.Request) (any,
 }
 
 func (h *HTTPServer) jobVersions(w http.ResponseWriter, r *http.Request) (any, error) {
-	id := r.PathValue("id")
-	var versions []*structs.Job
-	if err := h.read(w, r, func(q server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
-		var err error
-		versions, err = st.JobVersionsByID(ws, q.Namespace, id)
-		return st.Index("job_version"), err
-	}); err != nil {
+	diffs, err := boolParam(r, "diffs")
+	if err != nil {
 		return nil, err
 	}
+	args, err := h.jobRequest(r)
+	if err != nil {
+		return nil, err
+	}
+	reply, err := h.srv.Job.GetJobVersions(r.Context(), args)
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, reply.QueryMeta)
+	versions := reply.Versions
 	if len(versions) == 0 {
-		return nil, server.NotFound("job %q not found", id)
+		return nil, server.NotFound("job %q not found", args.JobID)
 	}
 	out := &api.JobVersionsResponse{}
 	for _, v := range versions {
 		out.Versions = append(out.Versions, apiconv.JobFromStructs(v))
 	}
-	if diffs, err := boolParam(r, "diffs"); err != nil {
-		return nil, err
-	} else if diffs {
+	if diffs {
 		// Versions are newest first: Diffs[i] is what version i changed
 		// from the one before it.
 		for i := 0; i+1 < len(versions); i++ {
@@ -167,17 +177,17 @@ func (h *HTTPServer) jobVersions(w http.ResponseWriter, r *http.Request) (any, e
 }
 
 func (h *HTTPServer) jobEvaluations(w http.ResponseWriter, r *http.Request) (any, error) {
-	id := r.PathValue("id")
-	var evals []*structs.Evaluation
-	if err := h.read(w, r, func(q server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
-		var err error
-		evals, err = st.EvalsByJob(ws, q.Namespace, id)
-		return st.Index("evals"), err
-	}); err != nil {
+	args, err := h.jobRequest(r)
+	if err != nil {
 		return nil, err
 	}
-	out := make([]*api.Evaluation, 0, len(evals))
-	for _, e := range evals {
+	reply, err := h.srv.Job.Evaluations(r.Context(), args)
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, reply.QueryMeta)
+	out := make([]*api.Evaluation, 0, len(reply.Evaluations))
+	for _, e := range reply.Evaluations {
 		out = append(out, apiconv.EvalFromStructs(e))
 	}
 	return out, nil
@@ -188,16 +198,17 @@ func (h *HTTPServer) jobAllocations(w http.ResponseWriter, r *http.Request) (any
 	if err != nil {
 		return nil, err
 	}
-	id := r.PathValue("id")
-	var allocs []*structs.Allocation
-	if err := h.read(w, r, func(q server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
-		var err error
-		allocs, err = st.AllocsByJob(ws, q.Namespace, id, all)
-		return st.Index("allocs"), err
-	}); err != nil {
+	args, err := h.jobRequest(r)
+	if err != nil {
 		return nil, err
 	}
-	return allocStubs(allocs), nil
+	args.All = all
+	reply, err := h.srv.Job.Allocations(r.Context(), args)
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, reply.QueryMeta)
+	return allocStubs(reply.Allocations), nil
 }
 
 func allocStubs(allocs []*structs.Allocation) []*api.AllocationListStub {

@@ -8,6 +8,7 @@ import (
 	"github.com/drover-project/drover/internal/agent/apiconv"
 	"github.com/drover-project/drover/internal/agent/jobdiff"
 	"github.com/drover-project/drover/internal/server"
+	"github.com/drover-project/drover/internal/structs"
 )
 
 // jobPlan answers POST /v1/job/:id/plan: a dry run through the real
@@ -25,11 +26,7 @@ func (h *HTTPServer) jobPlan(w http.ResponseWriter, r *http.Request) (any, error
 	if req.Job.ID == nil || *req.Job.ID != r.PathValue("id") {
 		return nil, server.BadRequest("Job.ID: does not match the job ID %q in the URL", r.PathValue("id"))
 	}
-	job := apiconv.JobToStructs(req.Job)
-	if job.Namespace == "" {
-		job.Namespace = r.URL.Query().Get("namespace")
-	}
-	plan, err := h.srv.Job.Plan(job)
+	plan, err := h.srv.Job.Plan(r.Context(), &structs.JobPlanArgs{Job: apiconv.JobToStructs(req.Job), WriteRequest: writeRequest(r)})
 	if err != nil {
 		return nil, err
 	}

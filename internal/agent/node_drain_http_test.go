@@ -15,7 +15,7 @@ import (
 func TestEvalTrigger_NodeDrain_AllocsMigrateWithOneEvalPerJob(t *testing.T) {
 	a, c := testAgent(t, allSchedulers)
 	drained := simNode(1, 8000, 16384)
-	if _, err := a.Server().Node.Register(drained); err != nil {
+	if _, err := a.Server().RegisterNode(drained); err != nil {
 		t.Fatal(err)
 	}
 	for _, id := range []string{"web", "api"} {
@@ -28,7 +28,7 @@ func TestEvalTrigger_NodeDrain_AllocsMigrateWithOneEvalPerJob(t *testing.T) {
 		}
 		waitAllocs(t, c, id, 2)
 	}
-	if _, err := a.Server().Node.Register(simNode(2, 8000, 16384)); err != nil {
+	if _, err := a.Server().RegisterNode(simNode(2, 8000, 16384)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.Nodes().UpdateDrain(drained.ID, &api.DrainSpec{Deadline: time.Hour}, false, nil); err != nil {
@@ -89,7 +89,7 @@ func countTrigger(evals []*api.Evaluation, trigger string) int {
 func TestNodeEligibility_ToggleAndRejectWhileDraining(t *testing.T) {
 	a, c := testAgent(t, allSchedulers)
 	n := simNode(1, 1000, 1000)
-	if _, err := a.Server().Node.Register(n); err != nil {
+	if _, err := a.Server().RegisterNode(n); err != nil {
 		t.Fatal(err)
 	}
 	// A batch alloc keeps the drain open until its deadline.

@@ -2,14 +2,11 @@ package agent
 
 import (
 	"net/http"
-	"time"
 
-	"github.com/hashicorp/go-memdb"
 	"github.com/hashicorp/nomad/api"
 
 	"github.com/drover-project/drover/internal/agent/apiconv"
 	"github.com/drover-project/drover/internal/server"
-	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -20,54 +17,67 @@ func (h *HTTPServer) nodeRoutes() {
 }
 
 func (h *HTTPServer) nodeList(w http.ResponseWriter, r *http.Request) (any, error) {
-	lo, err := parseList(r)
-	if err != nil {
-		return nil, err
-	}
 	var fields apiconv.NodeStubFields
+	var err error
 	if fields.Resources, err = boolParam(r, "resources"); err != nil {
 		return nil, err
 	}
 	if fields.OS, err = boolParam(r, "os"); err != nil {
 		return nil, err
 	}
-	var nodes []*structs.Node
-	if err := h.read(w, r, func(q server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
-		var err error
-		nodes, err = st.NodesByIDPrefix(ws, lo.Prefix)
-		return st.Index("nodes"), err
-	}); err != nil {
-		return nil, err
-	}
-	stubs := make([]*api.NodeListStub, 0, len(nodes))
-	for _, n := range nodes {
-		stubs = append(stubs, apiconv.NodeStubFromStructs(n, fields))
-	}
-	return paginate(w, stubs, func(n *api.NodeListStub) string { return n.ID }, lo)
-}
-
-func (h *HTTPServer) nodeGet(w http.ResponseWriter, r *http.Request) (any, error) {
-	node, err := readOne(h, w, r, "node", "nodes", func(_ server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (*structs.Node, error) {
-		return st.NodeByID(ws, r.PathValue("id"))
-	}, func(n *structs.Node) uint64 { return n.ModifyIndex })
+	q, err := parseQuery(r)
 	if err != nil {
 		return nil, err
 	}
-	return apiconv.NodeFromStructs(node), nil
+	reply, err := h.srv.Node.List(r.Context(), &structs.NodeListRequest{QueryOptions: q})
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, reply.QueryMeta)
+	stubs := make([]*api.NodeListStub, 0, len(reply.Nodes))
+	for _, n := range reply.Nodes {
+		stubs = append(stubs, apiconv.NodeStubFromStructs(n, fields))
+	}
+	return stubs, nil
+}
+
+// nodeRequest reads the query options of a read about the node in the URL.
+func nodeRequest(r *http.Request) (*structs.NodeSpecificRequest, error) {
+	q, err := parseQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	return &structs.NodeSpecificRequest{NodeID: r.PathValue("id"), QueryOptions: q}, nil
+}
+
+func (h *HTTPServer) nodeGet(w http.ResponseWriter, r *http.Request) (any, error) {
+	args, err := nodeRequest(r)
+	if err != nil {
+		return nil, err
+	}
+	reply, err := h.srv.Node.GetNode(r.Context(), args)
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, reply.QueryMeta)
+	if reply.Node == nil {
+		return nil, server.NotFound("node %q not found", args.NodeID)
+	}
+	return apiconv.NodeFromStructs(reply.Node), nil
 }
 
 func (h *HTTPServer) nodeAllocations(w http.ResponseWriter, r *http.Request) (any, error) {
-	id := r.PathValue("id")
-	var allocs []*structs.Allocation
-	if err := h.read(w, r, func(q server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
-		var err error
-		allocs, err = st.AllocsByNode(ws, id)
-		return st.Index("allocs"), err
-	}); err != nil {
+	args, err := nodeRequest(r)
+	if err != nil {
 		return nil, err
 	}
-	out := make([]*api.Allocation, 0, len(allocs))
-	for _, a := range allocs {
+	reply, err := h.srv.Node.GetAllocs(r.Context(), args)
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, reply.QueryMeta)
+	out := make([]*api.Allocation, 0, len(reply.Allocations))
+	for _, a := range reply.Allocations {
 		out = append(out, apiconv.AllocFromStructs(a))
 	}
 	return out, nil
@@ -90,12 +100,11 @@ func (h *HTTPServer) nodeDrain(w http.ResponseWriter, r *http.Request) (any, err
 	if req.NodeID != "" && req.NodeID != r.PathValue("id") {
 		return nil, server.BadRequest("NodeID: %q does not match the node %q in the URL", req.NodeID, r.PathValue("id"))
 	}
-	var deadline time.Duration
-	var ignoreSystem bool
+	args := &structs.NodeUpdateDrainArgs{NodeID: r.PathValue("id"), MarkEligible: req.MarkEligible, WriteRequest: writeRequest(r)}
 	if req.DrainSpec != nil {
-		deadline, ignoreSystem = req.DrainSpec.Deadline, req.DrainSpec.IgnoreSystemJobs
+		args.DrainStrategy = &structs.DrainSpec{Deadline: req.DrainSpec.Deadline, IgnoreSystemJobs: req.DrainSpec.IgnoreSystemJobs}
 	}
-	reply, err := h.srv.Node.UpdateDrain(r.PathValue("id"), deadline, ignoreSystem, req.DrainSpec != nil, req.MarkEligible)
+	reply, err := h.srv.Node.UpdateDrain(r.Context(), args)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +118,9 @@ func (h *HTTPServer) nodeEligibility(w http.ResponseWriter, r *http.Request) (an
 	if err := decodeBody(w, r, &req); err != nil {
 		return nil, err
 	}
-	reply, err := h.srv.Node.UpdateEligibility(r.PathValue("id"), req.Eligibility)
+	reply, err := h.srv.Node.UpdateEligibility(r.Context(), &structs.NodeUpdateEligibilityArgs{
+		NodeID: r.PathValue("id"), Eligibility: req.Eligibility, WriteRequest: writeRequest(r),
+	})
 	if err != nil {
 		return nil, err
 	}

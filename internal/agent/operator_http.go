@@ -4,12 +4,10 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/hashicorp/go-memdb"
 	"github.com/hashicorp/nomad/api"
 
 	"github.com/drover-project/drover/internal/agent/apiconv"
 	"github.com/drover-project/drover/internal/server"
-	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -21,18 +19,16 @@ func (h *HTTPServer) operatorRoutes() {
 }
 
 func (h *HTTPServer) schedulerConfigGet(w http.ResponseWriter, r *http.Request) (any, error) {
-	var cfg *structs.SchedulerConfiguration
-	if err := h.read(w, r, func(q server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
-		var err error
-		cfg, err = st.SchedulerConfig(ws)
-		return st.Index("scheduler_config"), err
-	}); err != nil {
+	q, err := parseQuery(r)
+	if err != nil {
 		return nil, err
 	}
-	if cfg == nil {
-		cfg = structs.DefaultSchedulerConfiguration()
+	reply, err := h.srv.Operator.SchedulerGetConfiguration(r.Context(), &structs.GenericRequest{QueryOptions: q})
+	if err != nil {
+		return nil, err
 	}
-	return &api.SchedulerConfigurationResponse{SchedulerConfig: apiconv.SchedulerConfigFromStructs(cfg)}, nil
+	setMeta(w, reply.QueryMeta)
+	return &api.SchedulerConfigurationResponse{SchedulerConfig: apiconv.SchedulerConfigFromStructs(reply.SchedulerConfig)}, nil
 }
 
 // schedulerConfigSet answers PUT /v1/operator/scheduler/configuration;
@@ -51,24 +47,30 @@ func (h *HTTPServer) schedulerConfigSet(w http.ResponseWriter, r *http.Request) 
 		}
 		cfg.ModifyIndex = idx
 	}
-	updated, index, err := h.srv.Operator.SchedulerSetConfiguration(cfg, cas)
+	reply, err := h.srv.Operator.SchedulerSetConfiguration(r.Context(), &structs.SchedulerSetConfigArgs{
+		Config: *cfg, CAS: cas, WriteRequest: writeRequest(r),
+	})
 	if err != nil {
 		return nil, err
 	}
-	setIndex(w, index)
-	return &api.SchedulerSetConfigurationResponse{Updated: updated, WriteMeta: api.WriteMeta{LastIndex: index}}, nil
+	setIndex(w, reply.Index)
+	return &api.SchedulerSetConfigurationResponse{Updated: reply.Updated, WriteMeta: api.WriteMeta{LastIndex: reply.Index}}, nil
 }
 
 // raftConfiguration answers GET /v1/operator/raft/configuration.
 func (h *HTTPServer) raftConfiguration(w http.ResponseWriter, r *http.Request) (any, error) {
-	peers, err := h.srv.Status.Peers()
+	q, err := parseQuery(r)
 	if err != nil {
 		return nil, err
 	}
-	leader := h.srv.Leader()
-	out := &api.RaftConfiguration{}
-	for _, p := range peers {
-		out.Servers = append(out.Servers, &api.RaftServer{ID: p, Node: h.info.Name, Address: p, Leader: p == leader, Voter: true, RaftProtocol: "3"})
+	reply, err := h.srv.Operator.RaftGetConfiguration(r.Context(), &structs.GenericRequest{QueryOptions: q})
+	if err != nil {
+		return nil, err
+	}
+	out := &api.RaftConfiguration{Index: reply.Index}
+	for _, s := range reply.Servers {
+		out.Servers = append(out.Servers, &api.RaftServer{ID: s.ID, Node: s.Node, Address: s.Address,
+			Leader: s.Leader, Voter: s.Voter, RaftProtocol: s.RaftProtocol})
 	}
 	return out, nil
 }

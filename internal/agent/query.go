@@ -6,21 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/go-memdb"
-
 	"github.com/drover-project/drover/internal/server"
-	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
 )
-
-// listOptions are the list-endpoint query parameters.
-type listOptions struct {
-	Prefix    string
-	PerPage   int
-	NextToken string
-	Filter    string
-	Reverse   bool
-}
 
 // parseQuery reads the options every read accepts: blocking (index,
 // wait), stale, namespace, the list options (prefix, filter, per_page,
@@ -102,27 +90,6 @@ func parseWait(v string) (time.Duration, error) {
 	return d, nil
 }
 
-// parseList reads the list-endpoint parameters.
-func parseList(r *http.Request) (listOptions, error) {
-	q := r.URL.Query()
-	lo := listOptions{Prefix: q.Get("prefix"), NextToken: q.Get("next_token"), Filter: q.Get("filter")}
-	if v := q.Get("per_page"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			return lo, server.BadRequest("per_page: %q is not a non-negative integer", v)
-		}
-		lo.PerPage = n
-	}
-	if v := q.Get("reverse"); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return lo, server.BadRequest("reverse: %q is not a boolean", v)
-		}
-		lo.Reverse = b
-	}
-	return lo, nil
-}
-
 // boolParam reads an optional boolean parameter.
 func boolParam(r *http.Request, name string) (bool, error) {
 	return boolParamDefault(r, name, false)
@@ -140,49 +107,4 @@ func boolParamDefault(r *http.Request, name string, def bool) (bool, error) {
 		return false, server.BadRequest("%s: %q is not a boolean", name, v)
 	}
 	return b, nil
-}
-
-// allNamespaces reports whether a list spans every namespace.
-func allNamespaces(ns string) bool { return strings.TrimSpace(ns) == "*" }
-
-// readFunc is one blocking read: it may use the query's namespace, adds
-// what it reads to ws, and returns the answer's index.
-type readFunc func(q server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (uint64, error)
-
-// read parses the blocking-query parameters, runs fn as a blocking query
-// and writes the X-Nomad-* headers of its answer.
-func (h *HTTPServer) read(w http.ResponseWriter, r *http.Request, fn readFunc) error {
-	q, err := parseQuery(r)
-	if err != nil {
-		return err
-	}
-	meta, err := h.srv.BlockingQuery(r.Context(), q, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
-		return fn(q, ws, st)
-	})
-	if err != nil {
-		return err
-	}
-	setMeta(w, meta)
-	return nil
-}
-
-// readOne answers a single-object GET: a blocking read of get, whose
-// answer's index is the object's modify index (or the table's while it
-// is absent), and a 404 naming what when there is none.
-func readOne[T any](h *HTTPServer, w http.ResponseWriter, r *http.Request, what, table string,
-	get func(q server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (*T, error), modifyIndex func(*T) uint64) (*T, error) {
-	var obj *T
-	if err := h.read(w, r, func(q server.QueryOptions, ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
-		var err error
-		if obj, err = get(q, ws, st); obj != nil {
-			return modifyIndex(obj), err
-		}
-		return st.Index(table), err
-	}); err != nil {
-		return nil, err
-	}
-	if obj == nil {
-		return nil, server.NotFound("%s %q not found", what, r.PathValue("id"))
-	}
-	return obj, nil
 }

@@ -17,6 +17,7 @@ func (h *HTTPServer) routes() {
 		h.serverRoutes()
 	}
 	h.clientRoutes()
+	h.agentDebugRoutes()
 	h.handle("/", func(w http.ResponseWriter, r *http.Request) (any, error) {
 		if h.srv == nil && strings.HasPrefix(r.URL.Path, "/v1/") {
 			return nil, server.NewCodedError(http.StatusNotImplemented,
@@ -41,6 +42,8 @@ func (h *HTTPServer) serverRoutes() {
 	h.systemRoutes()
 	h.operatorRoutes()
 	h.snapshotRoutes()
+	h.searchRoutes()
+	h.regionRoutes()
 }
 
 func boolString(b bool) string   { return strconv.FormatBool(b) }

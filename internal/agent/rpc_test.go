@@ -43,7 +43,7 @@ func TestRPC_ClientCallsReachTheServerEndpoints(t *testing.T) {
 	}
 	start := time.Now()
 	pull, err := c.GetAllocs(ctx, &structs.NodeAllocsArgs{NodeID: node.ID, SecretID: node.SecretID,
-		MinQueryIndex: 1 << 40, MaxQueryTime: 100 * time.Millisecond})
+		QueryOptions: structs.QueryOptions{MinQueryIndex: 1 << 40, MaxQueryTime: 100 * time.Millisecond}})
 	if err != nil || len(pull.Allocs) != 0 || time.Since(start) < 90*time.Millisecond {
 		t.Fatalf("blocking pull: %v %+v after %v", err, pull, time.Since(start))
 	}
@@ -51,7 +51,7 @@ func TestRPC_ClientCallsReachTheServerEndpoints(t *testing.T) {
 		t.Fatalf("empty update: %v", err)
 	}
 	_, err = c.Heartbeat(ctx, &structs.NodeHeartbeatArgs{NodeID: "00000000-0000-4000-8000-000000000999", SecretID: "x"})
-	if !errors.Is(err, rpcclient.ErrNodeNotFound) {
+	if !errors.Is(err, structs.ErrNodeNotFound) {
 		t.Fatalf("unknown node: %v", err)
 	}
 }

@@ -56,7 +56,7 @@ func waitAllocs(t *testing.T, c *api.Client, job string, n int) []*api.Allocatio
 func TestScheduling_ThroughHTTP_PlacesThenBlocksThenUnblocks(t *testing.T) {
 	a, c := testAgent(t, allSchedulers)
 	for i := 1; i <= 2; i++ {
-		if _, err := a.Server().Node.Register(simNode(i, 2000, 4096)); err != nil {
+		if _, err := a.Server().RegisterNode(simNode(i, 2000, 4096)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -85,7 +85,7 @@ func TestScheduling_ThroughHTTP_PlacesThenBlocksThenUnblocks(t *testing.T) {
 	if eval.BlockedEval == "" || eval.FailedTGAllocs["web"] == nil || eval.FailedTGAllocs["web"].DimensionExhausted["cpu"] == 0 {
 		t.Fatalf("eval %+v: want a blocked eval and cpu exhaustion in FailedTGAllocs", eval)
 	}
-	if _, err := a.Server().Node.Register(simNode(3, 8000, 8192)); err != nil {
+	if _, err := a.Server().RegisterNode(simNode(3, 8000, 8192)); err != nil {
 		t.Fatal(err)
 	}
 	placed := waitAllocs(t, c, "big", 1)

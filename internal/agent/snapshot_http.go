@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+
+	"github.com/drover-project/drover/internal/structs"
 )
 
 func (h *HTTPServer) snapshotRoutes() {
@@ -42,7 +44,9 @@ func (h *HTTPServer) snapshotSave(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/octet-stream")
 	w.Header().Set("Content-Length", strconv.FormatInt(size, 10))
 	w.Header().Set("Digest", "sha-256="+base64.StdEncoding.EncodeToString(sum.Sum(nil)))
-	setIndex(w, h.srv.State().LatestIndex())
+	if stats, err := h.srv.Status.RaftStats(r.Context(), &structs.GenericRequest{}); err == nil {
+		setIndex(w, stats.AppliedIndex)
+	}
 	if _, err := io.Copy(w, f); err != nil {
 		h.log.Debug("snapshot: client went away", "error", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/hashicorp/nomad/api"
 
 	"github.com/drover-project/drover/internal/server"
+	"github.com/drover-project/drover/internal/structs"
 )
 
 func (h *HTTPServer) statusRoutes() {
@@ -16,15 +17,26 @@ func (h *HTTPServer) statusRoutes() {
 }
 
 func (h *HTTPServer) statusLeader(w http.ResponseWriter, r *http.Request) (any, error) {
-	return h.srv.Status.Leader(), nil
+	reply, err := h.srv.Status.Leader(r.Context(), &structs.GenericRequest{})
+	if err != nil {
+		return nil, err
+	}
+	return reply.Leader, nil
 }
 
 func (h *HTTPServer) statusPeers(w http.ResponseWriter, r *http.Request) (any, error) {
-	return h.srv.Status.Peers()
+	reply, err := h.srv.Status.Peers(r.Context(), &structs.GenericRequest{})
+	if err != nil {
+		return nil, err
+	}
+	return reply.Peers, nil
 }
 
 func (h *HTTPServer) agentSelf(w http.ResponseWriter, r *http.Request) (any, error) {
-	leader := h.srv.Leader()
+	stats, err := h.srv.Status.RaftStats(r.Context(), &structs.GenericRequest{})
+	if err != nil {
+		return nil, err
+	}
 	return &api.AgentSelf{
 		Config: h.info.Config,
 		Member: api.AgentMember{
@@ -32,8 +44,8 @@ func (h *HTTPServer) agentSelf(w http.ResponseWriter, r *http.Request) (any, err
 			Tags: map[string]string{"role": "nomad", "region": h.info.Region, "dc": h.info.Datacenter},
 		},
 		Stats: map[string]map[string]string{
-			"nomad": {"server": "true", "leader": boolString(leader == h.srv.Config().RaftAddr), "leader_addr": leader},
-			"raft":  {"applied_index": uintString(h.srv.State().LatestIndex())},
+			"nomad": {"server": "true", "leader": boolString(stats.IsLeader), "leader_addr": stats.Leader},
+			"raft":  {"applied_index": uintString(stats.AppliedIndex)},
 		},
 	}, nil
 }
@@ -41,7 +53,11 @@ func (h *HTTPServer) agentSelf(w http.ResponseWriter, r *http.Request) (any, err
 // agentHealth answers 200 when the server has a leader, else 500 with the
 // reason, as Nomad does, so load balancers can probe it.
 func (h *HTTPServer) agentHealth(w http.ResponseWriter, r *http.Request) (any, error) {
-	if h.srv.Leader() == "" {
+	reply, err := h.srv.Status.Leader(r.Context(), &structs.GenericRequest{})
+	if err != nil {
+		return nil, err
+	}
+	if reply.Leader == "" {
 		return nil, server.NewCodedError(http.StatusInternalServerError, "{\"server\":{\"ok\":false,\"message\":\"No cluster leader\"}}")
 	}
 	return &api.AgentHealthResponse{Server: &api.AgentHealth{Ok: true, Message: "ok"}}, nil

@@ -3,7 +3,7 @@ package agent
 import (
 	"net/http"
 
-	"github.com/drover-project/drover/internal/server"
+	"github.com/drover-project/drover/internal/structs"
 )
 
 func (h *HTTPServer) systemRoutes() {
@@ -13,5 +13,6 @@ func (h *HTTPServer) systemRoutes() {
 // systemGC answers PUT /v1/system/gc: a force-gc core eval collects every
 // terminal eval and stopped job now, whatever its age.
 func (h *HTTPServer) systemGC(w http.ResponseWriter, r *http.Request) (any, error) {
-	return nil, h.srv.CreateCoreEvals(server.CoreJobForceGC)
+	_, err := h.srv.System.GarbageCollect(r.Context(), &structs.GenericWriteArgs{WriteRequest: writeRequest(r)})
+	return nil, err
 }

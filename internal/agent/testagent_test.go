@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"net"
 	"testing"
 	"time"
 
@@ -43,15 +42,4 @@ func testAgent(t *testing.T, mutate func(*config.Config)) (*Agent, *api.Client) 
 		t.Fatalf("api client: %v", err)
 	}
 	return a, client
-}
-
-// freePort returns a TCP port that was free a moment ago.
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("find free port: %v", err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
 }

@@ -23,10 +23,17 @@ const module = "github.com/drover-project/drover"
 type policy struct {
 	allow    bool
 	prefixes []string
+	// direct limits the policy to the package's own imports: a layer may
+	// be reached through another (agent -> server -> state) but not
+	// imported.
+	direct bool
 }
 
 func only(prefixes ...string) policy  { return policy{allow: true, prefixes: prefixes} }
 func never(prefixes ...string) policy { return policy{prefixes: prefixes} }
+
+// neverImports forbids importing the prefixes directly.
+func neverImports(prefixes ...string) policy { return policy{prefixes: prefixes, direct: true} }
 
 // rule applies its policy to pkg and every package below it.
 type rule struct {
@@ -34,7 +41,7 @@ type rule struct {
 	policy policy
 }
 
-// rules are DESIGN.md's arrows: structs <- state <- fsm <- server; scheduler
+// rules are the arrows of docs/design.md: structs <- state <- fsm <- server; scheduler
 // sees only structs (state via an interface it declares); client never
 // reaches into the server side; command only talks HTTP. Several rules may
 // apply to one package; all must hold. Adding an arrow is one line here.
@@ -49,6 +56,8 @@ var rules = []rule{
 	{"internal/command", only("internal/jobspec")},
 	{"internal/jobspec", only()},
 	{"internal/sim", never("internal/command")},
+	// HTTP handlers call server endpoints, which read the state store.
+	{"internal/agent", neverImports("internal/state")},
 }
 
 // under reports whether path is prefix or inside it, by whole segments, so
@@ -104,6 +113,9 @@ func violations(pkgs []pkg, rules []rule) []string {
 				continue
 			}
 			for _, r := range rules {
+				if r.policy.direct && !slices.Contains(p.Imports, dep) {
+					continue
+				}
 				if under(from, r.pkg) && !r.permits(to) {
 					out = append(out, describe(graph, p.ImportPath, dep, r))
 				}
@@ -124,8 +136,11 @@ func unique(lists ...[]string) []string {
 
 func describe(graph map[string][]string, from, to string, r rule) string {
 	kind := "never"
-	if r.policy.allow {
+	switch {
+	case r.policy.allow:
 		kind = "only"
+	case r.policy.direct:
+		kind = "neverImports"
 	}
 	why := fmt.Sprintf("rule %s: %s(%s)", r.pkg, kind, strings.Join(r.policy.prefixes, ", "))
 	if slices.Contains(graph[from], to) {
@@ -253,6 +268,9 @@ func TestViolations(t *testing.T) {
 		{"structs imports state", []pkg{fake("internal/structs", "internal/state")},
 			[]string{"internal/structs imports " + module + "/internal/state"}},
 		{"state imports structs", []pkg{fake("internal/state", "internal/structs")}, nil},
+		{"agent imports state", []pkg{fake("internal/agent", "internal/server", "internal/state")},
+			[]string{"internal/agent imports " + module + "/internal/state"}},
+		{"agent reaches state through server", []pkg{withDeps(fake("internal/agent", "internal/server"), "internal/state")}, nil},
 		{"state imports fsm", []pkg{fake("internal/state", "internal/structs", "internal/fsm")}, []string{"internal/fsm"}},
 		{"fsm imports state", []pkg{fake("internal/fsm", "internal/state", "internal/structs")}, nil},
 		{"scheduler subpackage imports state", []pkg{fake("internal/scheduler/feasible", "internal/state")},

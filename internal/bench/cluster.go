@@ -94,7 +94,7 @@ func (c *Cluster) AddNodes(n int) error {
 		nodes[i] = NewNode(len(c.Nodes) + i)
 	}
 	err := parallel(n, registerers, func(i int) error {
-		_, err := c.Srv.Node.Register(nodes[i])
+		_, err := c.Srv.RegisterNode(nodes[i])
 		return err
 	})
 	if err != nil {

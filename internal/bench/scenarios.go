@@ -1,11 +1,11 @@
 package bench
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"time"
 
-	"github.com/drover-project/drover/internal/server"
 	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
 )
@@ -141,7 +141,7 @@ func jobID(i int) string { return fmt.Sprintf("bench-job-%05d", i) }
 func submitJobs(c *Cluster, spec Spec) ([]string, error) {
 	evalIDs := make([]string, spec.Jobs)
 	err := parallel(spec.Jobs, spec.Submitters, func(i int) error {
-		reply, err := c.Srv.Job.Register(&server.JobRegisterArgs{Job: NewJob(jobID(i), spec.Count)})
+		reply, err := c.Srv.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: NewJob(jobID(i), spec.Count)})
 		if err != nil {
 			return fmt.Errorf("register %s: %w", jobID(i), err)
 		}

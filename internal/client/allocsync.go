@@ -21,7 +21,7 @@ func (c *Client) allocSyncLoop() {
 	failures := 0
 	for {
 		resp, err := c.servers.GetAllocs(c.ctx, &structs.NodeAllocsArgs{NodeID: c.nodeID, SecretID: c.secretID,
-			MinQueryIndex: index, MaxQueryTime: c.cfg.MaxQueryTime})
+			QueryOptions: structs.QueryOptions{MinQueryIndex: index, MaxQueryTime: c.cfg.MaxQueryTime}})
 		if c.ctx.Err() != nil {
 			return
 		}

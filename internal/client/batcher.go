@@ -122,10 +122,3 @@ func (b *updateBatcher) flushFinal() {
 		b.c.logger.Warn("final alloc update failed", "error", err)
 	}
 }
-
-// pendingCount is for tests.
-func (b *updateBatcher) pendingCount() int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return len(b.pending)
-}

@@ -116,10 +116,32 @@ func (c *Client) fingerprint() (*fingerprint.Result, error) {
 	if fc.DataDir == "" {
 		fc.DataDir = c.cfg.AllocDir
 	}
+	fp := fingerprint.Fingerprint
 	if c.cfg.Fingerprint != nil {
-		return c.cfg.Fingerprint(fc)
+		fp = func(_ context.Context, cfg fingerprint.Config) (*fingerprint.Result, error) {
+			return c.cfg.Fingerprint(cfg)
+		}
 	}
-	return fingerprint.Fingerprint(c.ctx, fc)
+	r, err := fp(c.ctx, fc)
+	if err != nil {
+		return nil, err
+	}
+	c.addAgentAttributes(r)
+	return r, nil
+}
+
+// addAgentAttributes adds what the agent, not the machine, tells about the
+// node: Nomad's nomad.* attributes.
+func (c *Client) addAgentAttributes(r *fingerprint.Result) {
+	if r.Attributes == nil {
+		r.Attributes = map[string]string{}
+	}
+	if c.cfg.Version != "" {
+		r.Attributes["nomad.version"] = c.cfg.Version
+	}
+	if c.cfg.HTTPAddr != "" {
+		r.Attributes["nomad.advertise.address"] = c.cfg.HTTPAddr
+	}
 }
 
 // NodeID is the node's ID.

@@ -32,8 +32,11 @@ type Config struct {
 	NodeClass  string
 	NodePool   string // default "default"
 	HTTPAddr   string // advertised HTTP address of this agent
-	Meta       map[string]string
-	Options    map[string]string
+	// Version is the agent's version, fingerprinted as nomad.version (the
+	// CLI's node list shows it).
+	Version string
+	Meta    map[string]string
+	Options map[string]string
 	// Plugins are the agent's plugin "NAME" { config { } } bodies.
 	Plugins          map[string]map[string]any
 	Reserved         structs.NodeReservedResources

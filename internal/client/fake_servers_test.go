@@ -49,12 +49,8 @@ func (f *fakeServers) Heartbeat(_ context.Context, args *structs.NodeHeartbeatAr
 	return &structs.NodeUpdateResponse{HeartbeatTTL: f.ttl}, nil
 }
 
-type rpcError string
-
-func (e rpcError) Error() string { return string(e) }
-
 // errNodeGone is how a server's "unknown node" looks after an RPC hop.
-var errNodeGone = rpcError(`node "x" not found`)
+var errNodeGone = &structs.RPCError{Code: structs.RPCErrNodeNotFound, Msg: `node "x": node not found`}
 
 func (f *fakeServers) GetAllocs(ctx context.Context, args *structs.NodeAllocsArgs) (*structs.NodeAllocsResponse, error) {
 	for {

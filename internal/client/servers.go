@@ -3,7 +3,6 @@ package client
 import (
 	"context"
 	"errors"
-	"strings"
 
 	"github.com/drover-project/drover/internal/structs"
 )
@@ -20,19 +19,7 @@ type Servers interface {
 	UpdateAllocs(ctx context.Context, args *structs.AllocClientUpdateArgs) (*structs.GenericResponse, error)
 }
 
-// ErrNodeNotFound is what a Servers implementation returns (or wraps) when
-// the servers do not know the node, e.g. after it was garbage collected;
-// the client then registers again. An error whose text contains "node"
-// and "not found" is treated the same, since RPC errors lose their type.
-var ErrNodeNotFound = errors.New("node not found")
-
-func isNodeNotFound(err error) bool {
-	if err == nil {
-		return false
-	}
-	if errors.Is(err, ErrNodeNotFound) {
-		return true
-	}
-	s := strings.ToLower(err.Error())
-	return strings.Contains(s, "node") && strings.Contains(s, "not found")
-}
+// isNodeNotFound reports whether the servers do not know the node (e.g.
+// it was garbage collected): a Servers implementation returns or wraps
+// structs.ErrNodeNotFound, and the client then registers again.
+func isNodeNotFound(err error) bool { return errors.Is(err, structs.ErrNodeNotFound) }

@@ -26,13 +26,5 @@ func apiError(doing string, err error) error {
 	return fmt.Errorf("%s: %s (HTTP %d)", doing, body, ue.StatusCode())
 }
 
-// isNotFound reports whether err is the agent's 404 for an unknown object
-// (not for an unknown endpoint).
-func isNotFound(err error) bool {
-	var ue api.UnexpectedResponseError
-	return errors.As(err, &ue) && ue.StatusCode() == 404 &&
-		!strings.HasPrefix(strings.TrimSpace(ue.Body()), "no such endpoint")
-}
-
 // errorf is fmt.Errorf, named for symmetry with apiError.
 func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }

@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/nomad/api"
-
 	"github.com/drover-project/drover/internal/agent/config"
 )
 
@@ -22,14 +20,6 @@ func registerExample(t *testing.T, addr string) string {
 		t.Fatalf("no eval ID in %q", r.stdout)
 	}
 	return id
-}
-
-func mustClient(t *testing.T, addr string) *api.Client {
-	c, err := api.NewClient(&api.Config{Address: addr})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
 }
 
 func TestEvalCommands(t *testing.T) {

@@ -46,7 +46,7 @@ func schedulingAgentNode(t *testing.T) (string, *agent.Agent) {
 	if err := a.Server().WaitUntilReady(10 * time.Second); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Server().Node.Register(simNode.Copy()); err != nil {
+	if _, err := a.Server().RegisterNode(simNode.Copy()); err != nil {
 		t.Fatal(err)
 	}
 	return "http://" + a.HTTPAddr(), a

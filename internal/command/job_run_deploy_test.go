@@ -1,6 +1,7 @@
 package command
 
 import (
+	"context"
 	"strings"
 	"sync"
 	"testing"
@@ -53,7 +54,7 @@ func reportHealth(a *agent.Agent, job string, healthy bool) error {
 	if len(updates) == 0 {
 		return nil
 	}
-	_, err = a.Server().Node.UpdateAllocs(&structs.AllocClientUpdateArgs{NodeID: simNode.ID, SecretID: simNode.SecretID, Allocs: updates})
+	_, err = a.Server().Node.UpdateAlloc(context.Background(), &structs.AllocClientUpdateArgs{NodeID: simNode.ID, SecretID: simNode.SecretID, Allocs: updates})
 	return err
 }
 

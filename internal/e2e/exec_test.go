@@ -56,18 +56,20 @@ func TestExecTaskIsIsolatedAndHeldToItsMemory(t *testing.T) {
 	job.TaskGroups[0].ReschedulePolicy = &api.ReschedulePolicy{Attempts: pointer(0), Unlimited: pointer(false)}
 	register(t, c, job)
 	waitFor(t, 30*time.Second, "the memory hog OOM-killed", func() (bool, string) {
-		for _, a := range jobAllocs(t, c, "hog") {
-			ts := a.TaskStates["t"]
-			if ts == nil {
-				return false, a.ClientStatus
-			}
-			for _, e := range ts.Events {
-				if e.Type == api.TaskTerminated && e.Details["oom_killed"] == "true" {
-					return true, ""
-				}
-			}
-			return false, a.ClientStatus + " " + taskSummary(a)
+		allocs := jobAllocs(t, c, "hog")
+		if len(allocs) == 0 {
+			return false, "no alloc"
 		}
-		return false, "no alloc"
+		a := allocs[0] // count 1, no reschedule: the one alloc
+		ts := a.TaskStates["t"]
+		if ts == nil {
+			return false, a.ClientStatus
+		}
+		for _, e := range ts.Events {
+			if e.Type == api.TaskTerminated && e.Details["oom_killed"] == "true" {
+				return true, ""
+			}
+		}
+		return false, a.ClientStatus + " " + taskSummary(a)
 	})
 }

@@ -183,7 +183,7 @@ func assertSameState(t *testing.T, a, b *state.StateStore) {
 	add("nodes", func(s *state.StateStore) any { v, _ := s.Nodes(nil); return v })
 	add("deployments", func(s *state.StateStore) any { v, _ := s.Deployments(nil, "*"); return v })
 	add("scheduler_config", func(s *state.StateStore) any { v, _ := s.SchedulerConfig(nil); return v })
-	for _, table := range []string{"jobs", "job_version", "nodes", "allocs", "evals", "deployment", "scheduler_config"} {
+	for _, table := range []string{state.TableJobs, state.TableJobVersion, state.TableNodes, state.TableAllocs, state.TableEvals, state.TableDeployment, state.TableSchedulerConfig} {
 		pairs["index:"+table] = [2]any{a.Index(table), b.Index(table)}
 	}
 	for name, p := range pairs {

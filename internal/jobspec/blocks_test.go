@@ -1,6 +1,9 @@
 package jobspec
 
+//lint:file-ignore SA1019 job files and API clients still send Nomad's deprecated disconnect fields; we accept them
+
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -361,4 +364,28 @@ func TestJSONSyntax(t *testing.T) {
 	eq(t, "Count", deref(t, "count", g.Count), 2)
 	eq(t, "Config", g.Tasks[0].Config, map[string]any{"image": "x", "mount": []any{map[string]any{"type": "bind"}}})
 	eq(t, "CPU", deref(t, "cpu", g.Tasks[0].Resources.CPU), 100)
+}
+
+// Docker's labels written as an attribute (a list of objects) keep Nomad's
+// list-of-maps shape, like the block form.
+func TestDriverConfig_LabelsAttributeIsListOfMaps(t *testing.T) {
+	j, _, err := parseSrc(`job "x" {
+  group "g" {
+    task "t" {
+      driver = "docker"
+      config {
+        image  = "a"
+        labels = [{ team = "core", tier = "web" }]
+      }
+    }
+  }
+}`, ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := json.Marshal(j.TaskGroups[0].Tasks[0].Config["labels"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	eq(t, "labels", string(got), `[{"team":"core","tier":"web"}]`)
 }

@@ -1,5 +1,7 @@
 package jobspec
 
+//lint:file-ignore SA1019 job files and API clients still send Nomad's deprecated disconnect fields; we accept them
+
 import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/nomad/api"

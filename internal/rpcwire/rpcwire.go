@@ -80,13 +80,18 @@ func IsServerError(err error) bool {
 	return errors.As(err, &serverErr)
 }
 
-// CodedError is an error that carries the HTTP status the server gave it.
+// CodedError is an error that carries the HTTP status the server gave it,
+// and the sentinel its text names (structs.RPCError), if any.
 type CodedError struct {
-	Code int
-	Msg  string
+	Code  int
+	Msg   string
+	cause error
 }
 
 func (e *CodedError) Error() string { return e.Msg }
+
+// Unwrap returns the structs.RPCError the message encodes, if any.
+func (e *CodedError) Unwrap() error { return e.cause }
 
 // EncodeError is the string a server sends for err: its message, and
 // when code is not 500 a " [code N]" suffix that DecodeError reads back.
@@ -100,18 +105,41 @@ func EncodeError(msg string, code int) string {
 var codeSuffix = regexp.MustCompile(`^(?s)(.*) \[code (\d{3})\]$`)
 
 // DecodeError turns a server's error back into a CodedError when it
-// carried a status; other errors are returned unchanged.
+// carried a status, and into its structs.RPCError (matching a sentinel
+// under errors.Is) when it names one; other errors are returned unchanged.
 func DecodeError(err error) error {
 	var serverErr rpc.ServerError
 	if !errors.As(err, &serverErr) {
 		return err
 	}
-	m := codeSuffix.FindStringSubmatch(string(serverErr))
-	if m == nil {
-		return err
+	text := string(serverErr)
+	var coded *CodedError
+	if m := codeSuffix.FindStringSubmatch(text); m != nil {
+		code, _ := strconv.Atoi(m[2])
+		text = m[1]
+		coded = &CodedError{Code: code, Msg: text}
 	}
-	code, _ := strconv.Atoi(m[2])
-	return &CodedError{Code: code, Msg: m[1]}
+	rpcErr, named := structs.DecodeRPCError(text)
+	switch {
+	case coded != nil && named:
+		coded.cause = rpcErr
+		return coded
+	case coded != nil:
+		return coded
+	case named:
+		return rpcErr
+	}
+	return err
+}
+
+// Encode is the error a server sends for err whose HTTP status is code:
+// its sentinel's code (structs.EncodeRPCError) and the status survive
+// net/rpc, which carries only the text.
+func Encode(err error, code int) error {
+	if err == nil {
+		return nil
+	}
+	return errors.New(EncodeError(structs.EncodeRPCError(err).Error(), code))
 }
 
 // Pool keeps one session per server address and reuses it for every call.

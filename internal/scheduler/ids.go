@@ -7,8 +7,8 @@ import (
 	"github.com/google/uuid"
 )
 
-// newID makes IDs for allocations, evaluations and deployments. Tests swap
-// it for a deterministic sequence.
+// newID makes IDs for allocations, evaluations and deployments when the
+// caller injects no ID source (the server and the simulator inject one).
 var newID = uuid.NewString
 
 // evalRand returns the random source for one eval, seeded from its ID, so
@@ -21,8 +21,7 @@ func evalRand(evalID string) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 }
 
-// idFrom makes an ID with the injected source, or newID when there is none
-// (read at call time, so tests that swap newID still see their sequence).
+// idFrom makes an ID with the injected source, or newID when there is none.
 func idFrom(ids func() string) string {
 	if ids != nil {
 		return ids()

@@ -1,22 +1,26 @@
 package server
 
 import (
+	"context"
+
+	"github.com/hashicorp/go-memdb"
+
+	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
 )
 
 // AllocEndpoint is the Alloc.* endpoint family.
 type AllocEndpoint struct{ srv *Server }
 
-// AllocStopReply tells the caller which eval will move the alloc.
-type AllocStopReply struct {
-	EvalID string
-	Index  uint64
-}
-
 // Stop asks for an alloc to be stopped and replaced: it marks the alloc
 // for migration and writes one alloc-stop eval of its job, in one entry;
 // the scheduler then stops it and places a replacement.
-func (e *AllocEndpoint) Stop(allocID string) (*AllocStopReply, error) {
+func (e *AllocEndpoint) Stop(ctx context.Context, args *structs.AllocStopArgs) (*structs.AllocStopResponse, error) {
+	reply := &structs.AllocStopResponse{}
+	if done, err := e.srv.forward(ctx, "Alloc.Stop", args, reply); done {
+		return reply, err
+	}
+	allocID := args.AllocID
 	alloc, err := e.srv.State().AllocByID(nil, allocID)
 	if err != nil {
 		return nil, err
@@ -40,5 +44,41 @@ func (e *AllocEndpoint) Stop(allocID string) (*AllocStopReply, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &AllocStopReply{EvalID: eval.ID, Index: index}, nil
+	reply.EvalID, reply.Index = eval.ID, index
+	return reply, nil
+}
+
+// List answers one page of allocations in the request's namespace (or
+// every namespace for "*").
+func (e *AllocEndpoint) List(ctx context.Context, args *structs.AllocListRequest) (*structs.AllocListResponse, error) {
+	reply := &structs.AllocListResponse{}
+	if done, err := e.srv.forward(ctx, "Alloc.List", args, reply); done {
+		return reply, err
+	}
+	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		allocs, err := st.AllocsByIDPrefix(ws, args.Namespace, args.Prefix)
+		if err != nil {
+			return 0, err
+		}
+		reply.Allocations, reply.NextToken, err = Paginate(allocs, func(a *structs.Allocation) string { return a.ID }, &args.QueryOptions)
+		return st.Index(state.TableAllocs), err
+	})
+	return reply, err
+}
+
+// GetAlloc answers one allocation (nil when absent).
+func (e *AllocEndpoint) GetAlloc(ctx context.Context, args *structs.AllocSpecificRequest) (*structs.SingleAllocResponse, error) {
+	reply := &structs.SingleAllocResponse{}
+	if done, err := e.srv.forward(ctx, "Alloc.GetAlloc", args, reply); done {
+		return reply, err
+	}
+	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		alloc, err := st.AllocByID(ws, args.AllocID)
+		reply.Alloc = alloc
+		if err != nil || alloc == nil {
+			return st.Index(state.TableAllocs), err
+		}
+		return alloc.ModifyIndex, nil
+	})
+	return reply, err
 }

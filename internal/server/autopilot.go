@@ -94,10 +94,10 @@ func (d autopilotDelegate) FetchServerStats(ctx context.Context, servers map[raf
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var st structs.RaftStatsResponse
+			var st structs.ServerRaftStats
 			if string(id) == d.s.nodeID {
 				st = d.s.raftStats()
-			} else if err := d.s.connPool.RPC(ctx, string(srv.Address), "Cluster.RaftStats", &structs.RaftStatsRequest{}, &st); err != nil {
+			} else if err := d.s.connPool.RPC(ctx, string(srv.Address), "Cluster.ServerStats", &structs.ServerRaftStatsRequest{}, &st); err != nil {
 				return
 			}
 			mu.Lock()
@@ -149,8 +149,8 @@ func autopilotServer(m serverMember, leader bool) *autopilot.Server {
 }
 
 // raftStats is this server's raft progress, for the leader's autopilot.
-func (s *Server) raftStats() structs.RaftStatsResponse {
-	out := structs.RaftStatsResponse{LastIndex: s.raft.LastIndex()}
+func (s *Server) raftStats() structs.ServerRaftStats {
+	out := structs.ServerRaftStats{LastIndex: s.raft.LastIndex()}
 	if s.raft.State() != raft.Leader {
 		if last := s.raft.LastContact(); last.IsZero() {
 			out.LastContact = -1

@@ -72,7 +72,7 @@ func (c *cluster) maybeBootstrap() {
 func (s *Server) remotePeers(addr string) ([]string, error) {
 	ctx, cancel := context.WithTimeout(s.shutdownCtx, 5*time.Second)
 	defer cancel()
-	var reply structs.ClusterPeersResponse
-	err := s.connPool.RPC(ctx, addr, "Cluster.Peers", &structs.ClusterPeersRequest{}, &reply)
+	var reply structs.StatusPeersResponse
+	err := s.connPool.RPC(ctx, addr, "Status.Peers", &structs.GenericRequest{}, &reply)
 	return reply.Peers, err
 }

@@ -291,3 +291,16 @@ func (c *cluster) retryJoin() {
 func (c *cluster) leave() {
 	_ = c.serf.Shutdown()
 }
+
+// serverName is the gossip name of raft server id ("" when unknown).
+func (s *Server) serverName(id string) string {
+	if id == s.nodeID {
+		return s.config.NodeName + "." + s.config.Region
+	}
+	if s.cluster != nil {
+		if m, ok := s.cluster.serverByID(id); ok {
+			return m.Name
+		}
+	}
+	return ""
+}

@@ -20,24 +20,8 @@ type ClusterEndpoint struct{ srv *Server }
 // errNoGossip answers membership calls on a server that runs without.
 var errNoGossip = errors.New("this server runs without gossip (dev mode or a lone in-process server)")
 
-// Peers lists the raft addresses of the voters, as this server knows them.
-func (e *ClusterEndpoint) Peers(_ context.Context, _ *structs.ClusterPeersRequest) (*structs.ClusterPeersResponse, error) {
-	f := e.srv.raft.GetConfiguration()
-	if err := f.Error(); err != nil {
-		return nil, err
-	}
-	reply := &structs.ClusterPeersResponse{Peers: []string{}}
-	for _, srv := range f.Configuration().Servers {
-		if srv.Suffrage == raft.Voter {
-			reply.Peers = append(reply.Peers, e.srv.rpcAddrOf(string(srv.ID), string(srv.Address)))
-		}
-	}
-	reply.QueryMeta = e.srv.queryMeta(f.Index())
-	return reply, nil
-}
-
-// RaftStats reports this server's raft progress (for autopilot).
-func (e *ClusterEndpoint) RaftStats(_ context.Context, _ *structs.RaftStatsRequest) (*structs.RaftStatsResponse, error) {
+// ServerStats reports this server's raft progress (for autopilot).
+func (e *ClusterEndpoint) ServerStats(_ context.Context, _ *structs.ServerRaftStatsRequest) (*structs.ServerRaftStats, error) {
 	st := e.srv.raftStats()
 	return &st, nil
 }
@@ -98,36 +82,6 @@ func (e *ClusterEndpoint) ForceLeave(_ context.Context, args *structs.ForceLeave
 		return nil, err
 	}
 	return &structs.GenericResponse{}, nil
-}
-
-// RaftConfiguration lists the raft servers: ID, address, voter, leader.
-func (e *ClusterEndpoint) RaftConfiguration(ctx context.Context, args *structs.RaftConfigurationRequest) (*structs.RaftConfigurationResponse, error) {
-	reply := &structs.RaftConfigurationResponse{}
-	if done, err := e.srv.forward(ctx, "Cluster.RaftConfiguration", args, reply); done {
-		return reply, err
-	}
-	f := e.srv.raft.GetConfiguration()
-	if err := f.Error(); err != nil {
-		return nil, err
-	}
-	_, leaderID := e.srv.raft.LeaderWithID()
-	for _, srv := range f.Configuration().Servers {
-		rs := &structs.RaftServer{
-			ID: string(srv.ID), Address: e.srv.rpcAddrOf(string(srv.ID), string(srv.Address)),
-			Leader: srv.ID == leaderID, Voter: srv.Suffrage == raft.Voter, RaftProtocol: "3",
-		}
-		if e.srv.cluster != nil {
-			if m, ok := e.srv.cluster.serverByID(rs.ID); ok {
-				rs.Node = m.Name
-			}
-		} else if rs.ID == e.srv.nodeID {
-			rs.Node = e.srv.config.NodeName + "." + e.srv.config.Region
-		}
-		reply.Servers = append(reply.Servers, rs)
-	}
-	reply.Index = f.Index()
-	reply.QueryMeta = e.srv.queryMeta(f.Index())
-	return reply, nil
 }
 
 // RemoveRaftPeer removes a server from raft by ID or address.
@@ -266,4 +220,29 @@ func (e *ClusterEndpoint) ServerHealth(ctx context.Context, args *structs.Operat
 	sort.Slice(reply.Servers, func(i, j int) bool { return reply.Servers[i].Name < reply.Servers[j].Name })
 	reply.QueryMeta = e.srv.queryMeta(e.srv.raft.LastIndex())
 	return reply, nil
+}
+
+// clusterRPC registers the Cluster family on the RPC listener.
+type clusterRPC struct{ s *Server }
+
+func (r clusterRPC) ServerStats(a *structs.ServerRaftStatsRequest, o *structs.ServerRaftStats) error {
+	return serveRPC(r.s, r.s.Cluster.ServerStats, a, o)
+}
+func (r clusterRPC) Members(a *structs.ClusterMembersRequest, o *structs.ClusterMembersResponse) error {
+	return serveRPC(r.s, r.s.Cluster.Members, a, o)
+}
+func (r clusterRPC) RemoveRaftPeer(a *structs.RaftPeerRequest, o *structs.GenericResponse) error {
+	return serveRPC(r.s, r.s.Cluster.RemoveRaftPeer, a, o)
+}
+func (r clusterRPC) TransferLeadership(a *structs.RaftPeerRequest, o *structs.GenericResponse) error {
+	return serveRPC(r.s, r.s.Cluster.TransferLeadership, a, o)
+}
+func (r clusterRPC) AutopilotGetConfiguration(a *structs.AutopilotConfigRequest, o *structs.AutopilotConfigResponse) error {
+	return serveRPC(r.s, r.s.Cluster.AutopilotGetConfiguration, a, o)
+}
+func (r clusterRPC) AutopilotSetConfiguration(a *structs.AutopilotSetConfigRequest, o *structs.AutopilotSetConfigResponse) error {
+	return serveRPC(r.s, r.s.Cluster.AutopilotSetConfiguration, a, o)
+}
+func (r clusterRPC) ServerHealth(a *structs.OperatorHealthRequest, o *structs.OperatorHealthResponse) error {
+	return serveRPC(r.s, r.s.Cluster.ServerHealth, a, o)
 }

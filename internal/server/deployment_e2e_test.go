@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -44,21 +45,21 @@ func evalsByTrigger(t *testing.T, s *Server, job, trigger string) []*structs.Eva
 }
 
 // TestEvalStatus_CompleteToPending_DeploymentWatcher_OneEvalPerStepNoPointers is the
-// seeds' example: a service job of count 3 updated with max_parallel = 1
+// rolling-update example of docs/design.md: a service job of count 3 updated with max_parallel = 1
 // and canary = 1 (auto-promoted) takes 1 job-register eval and 3
 // deployment-watcher evals, one per healthy step, and the deployment-
 // watcher evals break the chain (no PreviousEval).
 func TestEvalStatus_CompleteToPending_DeploymentWatcher_OneEvalPerStepNoPointers(t *testing.T) {
 	s := realServer(t)
 	for i := 1; i <= 4; i++ {
-		if _, err := s.Node.Register(e2eNode(i, 8000, 16384)); err != nil {
+		if _, err := s.RegisterNode(e2eNode(i, 8000, 16384)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	job := e2eJob("web", 3, 500, 256)
 	job.Update = structs.UpdateStrategy{MaxParallel: 1, Canary: 1, AutoPromote: true,
 		MinHealthyTime: time.Second, HealthyDeadline: time.Minute, ProgressDeadline: 10 * time.Minute}
-	first, err := s.Job.Register(&JobRegisterArgs{Job: job})
+	first, err := s.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: job})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func TestEvalStatus_CompleteToPending_DeploymentWatcher_OneEvalPerStepNoPointers
 
 	v1 := job.Copy()
 	v1.TaskGroups[0].Tasks[0].Config = map[string]any{"command": "/bin/true", "v": "2"} // destructive
-	update, err := s.Job.Register(&JobRegisterArgs{Job: v1})
+	update, err := s.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: v1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,14 +141,14 @@ func reportHealth(t *testing.T, s *Server, job string, healthy bool) {
 func TestDeployment_SuccessMarksVersionStable_FailureAutoRevertsToIt(t *testing.T) {
 	s := realServer(t)
 	for i := 1; i <= 3; i++ {
-		if _, err := s.Node.Register(e2eNode(i, 8000, 16384)); err != nil {
+		if _, err := s.RegisterNode(e2eNode(i, 8000, 16384)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	job := e2eJob("web", 2, 500, 256)
 	job.Update = structs.UpdateStrategy{MaxParallel: 1, AutoRevert: true, MinHealthyTime: time.Second,
 		HealthyDeadline: time.Minute, ProgressDeadline: 10 * time.Minute}
-	if _, err := s.Job.Register(&JobRegisterArgs{Job: job}); err != nil {
+	if _, err := s.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: job}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, func() bool {
@@ -165,7 +166,7 @@ func TestDeployment_SuccessMarksVersionStable_FailureAutoRevertsToIt(t *testing.
 
 	bad := job.Copy()
 	bad.TaskGroups[0].Tasks[0].Config = map[string]any{"command": "/bin/false"}
-	if _, err := s.Job.Register(&JobRegisterArgs{Job: bad}); err != nil {
+	if _, err := s.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: bad}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, func() bool {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/drover-project/drover/internal/structs"
@@ -11,15 +12,13 @@ import (
 // so the scheduler acts on it at once.
 type DeploymentEndpoint struct{ srv *Server }
 
-// DeploymentReply tells the caller what a deployment change wrote.
-type DeploymentReply struct {
-	EvalID          string
-	EvalCreateIndex uint64
-	Index           uint64
-}
-
 // Promote promotes the canaries of the named groups (or all).
-func (e *DeploymentEndpoint) Promote(id string, all bool, groups []string) (*DeploymentReply, error) {
+func (e *DeploymentEndpoint) Promote(ctx context.Context, args *structs.DeploymentPromoteArgs) (*structs.DeploymentUpdateResponse, error) {
+	reply := &structs.DeploymentUpdateResponse{}
+	if done, err := e.srv.forward(ctx, "Deployment.Promote", args, reply); done {
+		return reply, err
+	}
+	id, all, groups := args.DeploymentID, args.All, args.Groups
 	d, job, err := e.active(id)
 	if err != nil {
 		return nil, err
@@ -65,19 +64,27 @@ func checkPromotable(d *structs.Deployment, all bool, groups []string) error {
 }
 
 // Fail marks a deployment failed (the scheduler stops rolling it out).
-func (e *DeploymentEndpoint) Fail(id string) (*DeploymentReply, error) {
-	return e.setStatus(id, structs.DeploymentStatusFailed, "Deployment marked as failed by an operator", true)
+func (e *DeploymentEndpoint) Fail(ctx context.Context, args *structs.DeploymentFailArgs) (*structs.DeploymentUpdateResponse, error) {
+	reply := &structs.DeploymentUpdateResponse{}
+	if done, err := e.srv.forward(ctx, "Deployment.Fail", args, reply); done {
+		return reply, err
+	}
+	return e.setStatus(args.DeploymentID, structs.DeploymentStatusFailed, "Deployment marked as failed by an operator", true)
 }
 
 // Pause pauses or resumes a deployment.
-func (e *DeploymentEndpoint) Pause(id string, pause bool) (*DeploymentReply, error) {
-	if pause {
-		return e.setStatus(id, structs.DeploymentStatusPaused, "Deployment is paused", false)
+func (e *DeploymentEndpoint) Pause(ctx context.Context, args *structs.DeploymentPauseArgs) (*structs.DeploymentUpdateResponse, error) {
+	reply := &structs.DeploymentUpdateResponse{}
+	if done, err := e.srv.forward(ctx, "Deployment.Pause", args, reply); done {
+		return reply, err
 	}
-	return e.setStatus(id, structs.DeploymentStatusRunning, "Deployment is running", true)
+	if args.Pause {
+		return e.setStatus(args.DeploymentID, structs.DeploymentStatusPaused, "Deployment is paused", false)
+	}
+	return e.setStatus(args.DeploymentID, structs.DeploymentStatusRunning, "Deployment is running", true)
 }
 
-func (e *DeploymentEndpoint) setStatus(id, status, desc string, withEval bool) (*DeploymentReply, error) {
+func (e *DeploymentEndpoint) setStatus(id, status, desc string, withEval bool) (*structs.DeploymentUpdateResponse, error) {
 	d, job, err := e.active(id)
 	if err != nil {
 		return nil, err
@@ -121,11 +128,11 @@ func (e *DeploymentEndpoint) deploymentEval(d *structs.Deployment, job *structs.
 	return eval
 }
 
-func evalReply(eval *structs.Evaluation, index uint64, err error) (*DeploymentReply, error) {
+func evalReply(eval *structs.Evaluation, index uint64, err error) (*structs.DeploymentUpdateResponse, error) {
 	if err != nil {
 		return nil, fmt.Errorf("deployment change: %w", err)
 	}
-	r := &DeploymentReply{Index: index}
+	r := &structs.DeploymentUpdateResponse{DeploymentModifyIndex: index, WriteMeta: structs.WriteMeta{Index: index}}
 	if eval != nil {
 		r.EvalID, r.EvalCreateIndex = eval.ID, index
 	}

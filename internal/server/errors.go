@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/drover-project/drover/internal/rpcwire"
+	"github.com/drover-project/drover/internal/structs"
 )
 
 var (
@@ -15,17 +16,25 @@ var (
 	ErrShutdown = errors.New("server is shutting down")
 )
 
-// CodedError is an error with the HTTP status code that describes it.
+// CodedError is an error with the HTTP status code that describes it. It
+// keeps its cause, so errors.Is / errors.As see through it (to a
+// structs.ValidationErrors, or structs.ErrNodeNotFound).
 type CodedError struct {
 	Code int
 	Msg  string
+	Err  error // the cause; nil when there is none
 }
 
 func (e *CodedError) Error() string { return e.Msg }
 
-// NewCodedError returns an error carrying an HTTP status code.
+// Unwrap returns the cause.
+func (e *CodedError) Unwrap() error { return e.Err }
+
+// NewCodedError returns an error carrying an HTTP status code. Format it
+// with %w to keep the cause.
 func NewCodedError(code int, format string, args ...any) error {
-	return &CodedError{Code: code, Msg: fmt.Sprintf(format, args...)}
+	err := fmt.Errorf(format, args...)
+	return &CodedError{Code: code, Msg: err.Error(), Err: errors.Unwrap(err)}
 }
 
 // BadRequest is a 400 error.
@@ -39,9 +48,11 @@ func NotFound(format string, args ...any) error {
 }
 
 // ErrorCode returns the HTTP status for err: its own code, 400 for
-// validation failures, 503 without a leader, else 500.
+// validation failures, 404 for an unknown node, 503 without a leader,
+// else 500.
 func ErrorCode(err error) int {
 	var ce *CodedError
+	var verrs structs.ValidationErrors
 	var remote *rpcwire.CodedError
 	switch {
 	case errors.As(err, &ce):
@@ -49,6 +60,10 @@ func ErrorCode(err error) int {
 	case errors.As(err, &remote):
 		// An error another server answered (a forwarded request).
 		return remote.Code
+	case errors.As(err, &verrs):
+		return http.StatusBadRequest
+	case errors.Is(err, structs.ErrNodeNotFound):
+		return http.StatusNotFound
 	case errors.Is(err, ErrNoLeader):
 		return http.StatusServiceUnavailable
 	}

@@ -15,10 +15,13 @@ type EvalEndpoint struct{ srv *Server }
 // List answers one page of evaluations in the request's namespace (or
 // every namespace for "*"), optionally of one job and status.
 func (e *EvalEndpoint) List(ctx context.Context, args *structs.EvalListRequest) (*structs.EvalListResponse, error) {
+	reply := &structs.EvalListResponse{}
+	if done, err := e.srv.forward(ctx, "Eval.List", args, reply); done {
+		return reply, err
+	}
 	if args.Status != "" && !validEvalStatus(args.Status) {
 		return nil, BadRequest("status: %q is not an evaluation status", args.Status)
 	}
-	reply := &structs.EvalListResponse{}
 	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		evals, err := st.EvalsByIDPrefix(ws, args.Namespace, args.Prefix)
 		if err != nil {
@@ -49,6 +52,9 @@ func validEvalStatus(s string) bool {
 // with IncludeRelated the evals linked to it.
 func (e *EvalEndpoint) GetEval(ctx context.Context, args *structs.EvalSpecificRequest) (*structs.SingleEvalResponse, error) {
 	reply := &structs.SingleEvalResponse{}
+	if done, err := e.srv.forward(ctx, "Eval.GetEval", args, reply); done {
+		return reply, err
+	}
 	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		eval, err := st.EvalByID(ws, args.EvalID)
 		reply.Eval, reply.Related = eval, nil
@@ -69,6 +75,9 @@ func (e *EvalEndpoint) GetEval(ctx context.Context, args *structs.EvalSpecificRe
 // Allocations answers the allocations an evaluation placed.
 func (e *EvalEndpoint) Allocations(ctx context.Context, args *structs.EvalSpecificRequest) (*structs.EvalAllocationsResponse, error) {
 	reply := &structs.EvalAllocationsResponse{}
+	if done, err := e.srv.forward(ctx, "Eval.Allocations", args, reply); done {
+		return reply, err
+	}
 	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		var err error
 		reply.Allocations, err = st.AllocsByEval(ws, args.EvalID)
@@ -79,9 +88,14 @@ func (e *EvalEndpoint) Allocations(ctx context.Context, args *structs.EvalSpecif
 
 // Delete deletes terminal evaluations (see Server.DeleteEvals).
 func (e *EvalEndpoint) Delete(ctx context.Context, args *structs.EvalDeleteArgs) (*structs.EvalDeleteResponse, error) {
+	reply := &structs.EvalDeleteResponse{}
+	if done, err := e.srv.forward(ctx, "Eval.Delete", args, reply); done {
+		return reply, err
+	}
 	n, index, err := e.srv.DeleteEvals(args.EvalIDs)
 	if err != nil {
 		return nil, err
 	}
-	return &structs.EvalDeleteResponse{Count: n, WriteMeta: structs.WriteMeta{Index: index}}, nil
+	reply.Count, reply.Index = n, index
+	return reply, nil
 }

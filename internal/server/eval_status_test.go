@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
@@ -9,7 +10,7 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-// One test per row of DESIGN.md's evaluation status table, driving the
+// One test per transition of docs/design.md (T1-T18), driving the
 // real broker, blocked tracker, workers and plan applier with a scripted
 // scheduler.
 
@@ -24,7 +25,7 @@ func TestEvalStatus_EventToPending_JobRegisterAndDeregister(t *testing.T) {
 	if reg.Status != structs.EvalStatusPending || reg.TriggeredBy != structs.EvalTriggerJobRegister || reg.PreviousEval != "" {
 		t.Fatalf("register eval = %+v", reg)
 	}
-	stop, err := p.srv.Job.Deregister(&JobDeregisterArgs{JobID: "web"})
+	stop, err := p.srv.Job.Deregister(context.Background(), &structs.JobDeregisterArgs{JobID: "web"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +257,7 @@ func TestEvalStatus_PendingToCanceled_SupersededByNewerEval(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		j := testJob("web")
 		j.Meta = map[string]string{"v": string(rune('a' + i))}
-		stop, err := p.srv.Job.Deregister(&JobDeregisterArgs{JobID: "web"})
+		stop, err := p.srv.Job.Deregister(context.Background(), &structs.JobDeregisterArgs{JobID: "web"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -406,7 +407,8 @@ func TestEvalStatus_TerminalToDeleted_GarbageCollected(t *testing.T) {
 		case "fails":
 			failed := e.Copy()
 			failed.Status = structs.EvalStatusFailed
-			failed.StatusDescription = descWrongEvalType + ": test"
+			failed.StatusDescription = "wrong eval type: test"
+			failed.FailureKind = structs.EvalFailureWrongType
 			return pl.UpdateEval(failed)
 		}
 		return complete(e, pl)

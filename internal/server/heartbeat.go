@@ -80,7 +80,7 @@ func (h *heartbeats) expire(nodeID string) {
 		return
 	}
 	h.s.log.Warn("node missed its heartbeat; marking it down", "node", nodeID)
-	if _, err := h.s.Node.UpdateStatus(nodeID, structs.NodeStatusDown); err != nil {
+	if _, err := h.s.Node.setStatus(nodeID, structs.NodeStatusDown); err != nil {
 		h.s.log.Error("marking node down failed", "node", nodeID, "error", err)
 	}
 }

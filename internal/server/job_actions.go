@@ -1,22 +1,20 @@
 package server
 
 import (
+	"context"
+	"errors"
+
 	"github.com/drover-project/drover/internal/structs"
 )
-
-// JobScaleArgs changes one task group's count.
-type JobScaleArgs struct {
-	Namespace string
-	JobID     string
-	Group     string
-	Count     *int64
-	Message   string
-}
 
 // Scale sets a task group's count as a new job version and writes one
 // job-scaling eval with it, in one entry. The count must respect the
 // group's scaling block, if it has one.
-func (e *JobEndpoint) Scale(args *JobScaleArgs) (*JobRegisterReply, error) {
+func (e *JobEndpoint) Scale(ctx context.Context, args *structs.JobScaleArgs) (*structs.JobRegisterResponse, error) {
+	reply := &structs.JobRegisterResponse{}
+	if done, err := e.srv.forward(ctx, "Job.Scale", args, reply); done {
+		return reply, err
+	}
 	job, err := e.lookup(args.Namespace, args.JobID)
 	if err != nil {
 		return nil, err
@@ -39,7 +37,12 @@ func (e *JobEndpoint) Scale(args *JobScaleArgs) (*JobRegisterReply, error) {
 	}
 	scaled := job.Copy()
 	scaled.LookupTaskGroup(args.Group).Count = int(*args.Count)
-	return e.writeWithEval(scaled, structs.EvalTriggerScaling)
+	written, err := e.writeWithEval(scaled, structs.EvalTriggerScaling)
+	if err != nil {
+		return nil, err
+	}
+	*reply = *written
+	return reply, nil
 }
 
 func checkScaleCount(tg *structs.TaskGroup, count int64) error {
@@ -53,8 +56,12 @@ func checkScaleCount(tg *structs.TaskGroup, count int64) error {
 }
 
 // Evaluate forces a new evaluation of a job (as `job eval` does).
-func (e *JobEndpoint) Evaluate(namespace, jobID string) (*JobRegisterReply, error) {
-	job, err := e.lookup(namespace, jobID)
+func (e *JobEndpoint) Evaluate(ctx context.Context, args *structs.JobEvaluateArgs) (*structs.JobRegisterResponse, error) {
+	reply := &structs.JobRegisterResponse{}
+	if done, err := e.srv.forward(ctx, "Job.Evaluate", args, reply); done {
+		return reply, err
+	}
+	job, err := e.lookup(args.Namespace, args.JobID)
 	if err != nil {
 		return nil, err
 	}
@@ -66,11 +73,33 @@ func (e *JobEndpoint) Evaluate(namespace, jobID string) (*JobRegisterReply, erro
 	if err != nil {
 		return nil, err
 	}
-	return &JobRegisterReply{EvalID: eval.ID, EvalCreateIndex: index, JobModifyIndex: job.JobModifyIndex, Index: index}, nil
+	reply.EvalID, reply.EvalCreateIndex, reply.JobModifyIndex, reply.Index = eval.ID, index, job.JobModifyIndex, index
+	return reply, nil
 }
 
-// Validate canonicalizes and validates a job without writing anything.
-func (e *JobEndpoint) Validate(job *structs.Job) (*structs.Job, error) {
+// Validate validates a job without writing anything. An invalid job is
+// not an error: the reply lists every problem.
+func (e *JobEndpoint) Validate(ctx context.Context, args *structs.JobValidateArgs) (*structs.JobValidateResponse, error) {
+	reply := &structs.JobValidateResponse{ValidationErrors: []string{}}
+	if done, err := e.srv.forward(ctx, "Job.Validate", args, reply); done {
+		return reply, err
+	}
+	_, err := validateJob(args.Job)
+	var verrs structs.ValidationErrors
+	switch {
+	case errors.As(err, &verrs):
+		for _, v := range verrs {
+			reply.ValidationErrors = append(reply.ValidationErrors, v.Field+": "+v.Message)
+		}
+		reply.Error = verrs.Error()
+	case err != nil:
+		return nil, err
+	}
+	return reply, nil
+}
+
+// validateJob canonicalizes and validates a copy of a job.
+func validateJob(job *structs.Job) (*structs.Job, error) {
 	if job == nil {
 		return nil, BadRequest("Job: missing job")
 	}
@@ -81,7 +110,7 @@ func (e *JobEndpoint) Validate(job *structs.Job) (*structs.Job, error) {
 }
 
 // writeWithEval writes a changed job with one eval of the given trigger.
-func (e *JobEndpoint) writeWithEval(job *structs.Job, trigger string) (*JobRegisterReply, error) {
+func (e *JobEndpoint) writeWithEval(job *structs.Job, trigger string) (*structs.JobRegisterResponse, error) {
 	eval := e.srv.newJobEval(job, trigger)
 	index, err := e.srv.raftApply(structs.JobRegisterRequestType, &structs.JobRegisterRequest{
 		Job: job, Eval: eval, SubmitTime: e.srv.now().UnixNano(),
@@ -90,7 +119,7 @@ func (e *JobEndpoint) writeWithEval(job *structs.Job, trigger string) (*JobRegis
 		return nil, err
 	}
 	stored, _ := e.srv.State().JobByID(nil, job.Namespace, job.ID)
-	reply := &JobRegisterReply{EvalID: eval.ID, EvalCreateIndex: index, JobModifyIndex: index, Index: index}
+	reply := &structs.JobRegisterResponse{EvalID: eval.ID, EvalCreateIndex: index, JobModifyIndex: index, WriteMeta: structs.WriteMeta{Index: index}}
 	if stored != nil {
 		reply.JobModifyIndex = stored.JobModifyIndex
 	}
@@ -114,9 +143,14 @@ func (e *JobEndpoint) lookup(namespace, jobID string) (*structs.Job, error) {
 }
 
 // Revert registers an earlier version of a job as its newest version.
-// With enforcePrior set, the current version must equal it.
-func (e *JobEndpoint) Revert(namespace, jobID string, version uint64, enforcePrior *uint64) (*JobRegisterReply, error) {
-	current, err := e.lookup(namespace, jobID)
+// With EnforcePriorVersion set, the current version must equal it.
+func (e *JobEndpoint) Revert(ctx context.Context, args *structs.JobRevertArgs) (*structs.JobRegisterResponse, error) {
+	reply := &structs.JobRegisterResponse{}
+	if done, err := e.srv.forward(ctx, "Job.Revert", args, reply); done {
+		return reply, err
+	}
+	jobID, version, enforcePrior := args.JobID, args.JobVersion, args.EnforcePriorVersion
+	current, err := e.lookup(args.Namespace, jobID)
 	if err != nil {
 		return nil, err
 	}
@@ -136,5 +170,5 @@ func (e *JobEndpoint) Revert(namespace, jobID string, version uint64, enforcePri
 	revert := old.Copy()
 	clearServerOwnedFields(revert)
 	revert.Stop = false
-	return e.Register(&JobRegisterArgs{Job: revert})
+	return e.Register(ctx, &structs.JobRegisterArgs{Job: revert, WriteRequest: args.WriteRequest})
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"slices"
 
@@ -10,26 +11,14 @@ import (
 // MaxDispatchPayload bounds a dispatch payload (Nomad's limit).
 const MaxDispatchPayload = 16 * 1024
 
-// JobDispatchArgs dispatches a parameterized job.
-type JobDispatchArgs struct {
-	Namespace string
-	JobID     string
-	Payload   []byte
-	Meta      map[string]string
-	IDPrefix  string
-	Priority  int
-}
-
-// JobDispatchReply names the dispatched child and its eval.
-type JobDispatchReply struct {
-	DispatchedJobID string
-	JobRegisterReply
-}
-
 // Dispatch launches a child of a parameterized job with a payload and
 // meta, checked against the parent's parameterized block, and registers
 // it with its job-register eval in one entry.
-func (e *JobEndpoint) Dispatch(args *JobDispatchArgs) (*JobDispatchReply, error) {
+func (e *JobEndpoint) Dispatch(ctx context.Context, args *structs.JobDispatchArgs) (*structs.JobDispatchResponse, error) {
+	reply := &structs.JobDispatchResponse{}
+	if done, err := e.srv.forward(ctx, "Job.Dispatch", args, reply); done {
+		return reply, err
+	}
 	parent, err := e.lookup(args.Namespace, args.JobID)
 	if err != nil {
 		return nil, err
@@ -44,15 +33,17 @@ func (e *JobEndpoint) Dispatch(args *JobDispatchArgs) (*JobDispatchReply, error)
 		return nil, err
 	}
 	child := e.dispatchedChild(parent, args)
-	reply, err := e.writeWithEval(child, structs.EvalTriggerJobRegister)
+	written, err := e.writeWithEval(child, structs.EvalTriggerJobRegister)
 	if err != nil {
 		return nil, err
 	}
-	return &JobDispatchReply{DispatchedJobID: child.ID, JobRegisterReply: *reply}, nil
+	reply.DispatchedJobID, reply.EvalID, reply.EvalCreateIndex = child.ID, written.EvalID, written.EvalCreateIndex
+	reply.JobCreateIndex, reply.Index = written.Index, written.Index
+	return reply, nil
 }
 
 // checkDispatch enforces the payload mode and the meta keys.
-func checkDispatch(p *structs.ParameterizedJobConfig, args *JobDispatchArgs) error {
+func checkDispatch(p *structs.ParameterizedJobConfig, args *structs.JobDispatchArgs) error {
 	switch {
 	case len(args.Payload) > MaxDispatchPayload:
 		return BadRequest("Payload: %d bytes exceeds the %d byte limit", len(args.Payload), MaxDispatchPayload)
@@ -78,7 +69,7 @@ func checkDispatch(p *structs.ParameterizedJobConfig, args *JobDispatchArgs) err
 }
 
 // dispatchedChild derives the child: parent/dispatch-<unix>-<random>.
-func (e *JobEndpoint) dispatchedChild(parent *structs.Job, args *JobDispatchArgs) *structs.Job {
+func (e *JobEndpoint) dispatchedChild(parent *structs.Job, args *structs.JobDispatchArgs) *structs.Job {
 	c := parent.Copy()
 	clearServerOwnedFields(c)
 	now := e.srv.now()

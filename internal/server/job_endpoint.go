@@ -1,6 +1,8 @@
 package server
 
 import (
+	"context"
+
 	"github.com/drover-project/drover/internal/server/periodic"
 	"github.com/drover-project/drover/internal/structs"
 )
@@ -8,40 +10,29 @@ import (
 // JobEndpoint is the Job.* endpoint family.
 type JobEndpoint struct{ srv *Server }
 
-// JobRegisterArgs registers or updates a job.
-type JobRegisterArgs struct {
-	Job *structs.Job
-	// EnforceIndex makes the register conditional: it only applies if the
-	// job's current JobModifyIndex equals JobModifyIndex (0: must not exist).
-	EnforceIndex   bool
-	JobModifyIndex uint64
-}
-
-// JobRegisterReply tells the caller what the register wrote.
-type JobRegisterReply struct {
-	EvalID          string
-	EvalCreateIndex uint64
-	JobModifyIndex  uint64
-	Warnings        string
-	Index           uint64
-}
-
 // Register validates a job and writes it together with its job-register
 // evaluation in one raft entry. Periodic and parameterized parents get no
 // evaluation: they only launch children.
-func (e *JobEndpoint) Register(args *JobRegisterArgs) (*JobRegisterReply, error) {
+func (e *JobEndpoint) Register(ctx context.Context, args *structs.JobRegisterArgs) (*structs.JobRegisterResponse, error) {
+	reply := &structs.JobRegisterResponse{}
+	if done, err := e.srv.forward(ctx, "Job.Register", args, reply); done {
+		return reply, err
+	}
 	if args.Job == nil {
 		return nil, BadRequest("Job: missing job")
 	}
 	job := args.Job.Copy()
+	if job.Namespace == "" {
+		job.Namespace = args.Namespace
+	}
 	clearServerOwnedFields(job)
 	job.Canonicalize()
 	if err := job.Validate(); err != nil {
-		return nil, BadRequest("invalid job: %v", err)
+		return nil, BadRequest("invalid job: %w", err)
 	}
 	if job.IsPeriodic() {
 		if err := periodic.Validate(job.Periodic); err != nil {
-			return nil, BadRequest("invalid job: %v", err)
+			return nil, BadRequest("invalid job: %w", err)
 		}
 	}
 	if err := e.checkEnforceIndex(job, args); err != nil {
@@ -56,7 +47,7 @@ func (e *JobEndpoint) Register(args *JobRegisterArgs) (*JobRegisterReply, error)
 	if err != nil {
 		return nil, err
 	}
-	reply := &JobRegisterReply{Index: index, JobModifyIndex: index}
+	reply.Index, reply.JobModifyIndex = index, index
 	if stored, err := e.srv.State().JobByID(nil, job.Namespace, job.ID); err == nil && stored != nil {
 		reply.JobModifyIndex = stored.JobModifyIndex
 	}
@@ -66,7 +57,7 @@ func (e *JobEndpoint) Register(args *JobRegisterArgs) (*JobRegisterReply, error)
 	return reply, nil
 }
 
-func (e *JobEndpoint) checkEnforceIndex(job *structs.Job, args *JobRegisterArgs) error {
+func (e *JobEndpoint) checkEnforceIndex(job *structs.Job, args *structs.JobRegisterArgs) error {
 	if !args.EnforceIndex {
 		return nil
 	}
@@ -84,24 +75,13 @@ func (e *JobEndpoint) checkEnforceIndex(job *structs.Job, args *JobRegisterArgs)
 	return nil
 }
 
-// JobDeregisterArgs stops a job, or deletes it with Purge.
-type JobDeregisterArgs struct {
-	Namespace string
-	JobID     string
-	Purge     bool
-}
-
-// JobDeregisterReply tells the caller what the deregister wrote.
-type JobDeregisterReply struct {
-	EvalID          string
-	EvalCreateIndex uint64
-	JobModifyIndex  uint64
-	Index           uint64
-}
-
 // Deregister stops (or purges) a job and writes its job-deregister
 // evaluation in one raft entry, so the scheduler stops its allocations.
-func (e *JobEndpoint) Deregister(args *JobDeregisterArgs) (*JobDeregisterReply, error) {
+func (e *JobEndpoint) Deregister(ctx context.Context, args *structs.JobDeregisterArgs) (*structs.JobDeregisterResponse, error) {
+	reply := &structs.JobDeregisterResponse{}
+	if done, err := e.srv.forward(ctx, "Job.Deregister", args, reply); done {
+		return reply, err
+	}
 	if args.JobID == "" {
 		return nil, BadRequest("JobID: missing job ID")
 	}
@@ -121,7 +101,7 @@ func (e *JobEndpoint) Deregister(args *JobDeregisterArgs) (*JobDeregisterReply, 
 	if err != nil {
 		return nil, err
 	}
-	reply := &JobDeregisterReply{Index: index, JobModifyIndex: index}
+	reply.Index, reply.JobModifyIndex = index, index
 	if req.Eval != nil {
 		reply.EvalID, reply.EvalCreateIndex = req.Eval.ID, index
 	}

@@ -1,9 +1,9 @@
 package server
 
 import (
+	"context"
 	"io"
 	"log/slog"
-	"time"
 
 	"github.com/hashicorp/go-memdb"
 
@@ -12,30 +12,29 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-// JobPlanReply is the outcome of a dry run: what the scheduler would do.
-type JobPlanReply struct {
-	Old, New           *structs.Job // Old is nil for a new job
-	Annotations        *structs.PlanAnnotations
-	FailedTGAllocs     map[string]*structs.AllocMetric
-	CreatedEvals       []*structs.Evaluation
-	JobModifyIndex     uint64
-	NextPeriodicLaunch time.Time
-}
-
 // Plan runs the job's scheduler against a snapshot in which the proposed
 // job replaces the stored one, and reports its plan without submitting
 // anything: nothing is written.
-func (e *JobEndpoint) Plan(job *structs.Job) (*JobPlanReply, error) {
-	proposed, err := e.Validate(job)
+func (e *JobEndpoint) Plan(ctx context.Context, args *structs.JobPlanArgs) (*structs.JobPlanResponse, error) {
+	reply := &structs.JobPlanResponse{}
+	if done, err := e.srv.forward(ctx, "Job.Plan", args, reply); done {
+		return reply, err
+	}
+	job := args.Job
+	if job != nil && job.Namespace == "" {
+		job = job.Copy()
+		job.Namespace = args.Namespace
+	}
+	proposed, err := validateJob(job)
 	if err != nil {
-		return nil, BadRequest("invalid job: %v", err)
+		return nil, BadRequest("invalid job: %w", err)
 	}
 	snap := e.srv.State().Snapshot()
 	old, err := snap.JobByID(nil, proposed.Namespace, proposed.ID)
 	if err != nil {
 		return nil, err
 	}
-	reply := &JobPlanReply{Old: old, New: proposed}
+	reply.Old, reply.New, reply.Index = old, proposed, snap.LatestIndex()
 	if old != nil {
 		reply.JobModifyIndex = old.JobModifyIndex
 	}

@@ -7,24 +7,12 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-// TaskGroupSummary counts a task group's allocs by client state.
-type TaskGroupSummary struct {
-	Queued, Complete, Failed, Running, Starting, Lost, Unknown int
-}
-
-// JobChildrenSummary counts a periodic or parameterized parent's children.
-type JobChildrenSummary struct {
-	Pending, Running, Dead int64
-}
-
-// JobSummary is what `job status` shows at the top: per group counts.
-type JobSummary struct {
-	JobID, Namespace string
-	Summary          map[string]TaskGroupSummary
-	Children         *JobChildrenSummary
-	CreateIndex      uint64
-	ModifyIndex      uint64
-}
+// The summary types travel in Job.Summary replies, so they live in structs.
+type (
+	TaskGroupSummary   = structs.TaskGroupSummary
+	JobChildrenSummary = structs.JobChildrenSummary
+	JobSummary         = structs.JobSummary
+)
 
 // SummarizeJob computes a job's summary from its current allocs and the
 // queued counts of its latest processed eval. It is derived on read, so it

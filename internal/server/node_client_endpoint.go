@@ -9,23 +9,32 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-// ClientRegister registers a client node and arms its heartbeat timer; the
+// Register registers a client node and arms its heartbeat timer; the
 // reply tells the client its heartbeat TTL.
-func (e *NodeEndpoint) ClientRegister(args *structs.NodeRegisterArgs) (*structs.NodeUpdateResponse, error) {
+func (e *NodeEndpoint) Register(ctx context.Context, args *structs.NodeRegisterArgs) (*structs.NodeUpdateResponse, error) {
+	reply := &structs.NodeUpdateResponse{}
+	if done, err := e.srv.forward(ctx, "Node.Register", args, reply); done {
+		return reply, err
+	}
 	if args == nil || args.Node == nil {
 		return nil, BadRequest("Node: missing node")
 	}
-	reply, err := e.Register(args.Node)
+	written, err := e.upsertNode(args.Node)
 	if err != nil {
 		return nil, err
 	}
-	return e.alive(args.Node.ID, reply), nil
+	return e.alive(args.Node.ID, written), nil
 }
 
-// Heartbeat records that a node is alive (or reports another status). A
-// node that had been marked down and heartbeats again becomes ready, with
-// its node-update (or, from disconnected, reconnect) evals.
-func (e *NodeEndpoint) Heartbeat(args *structs.NodeHeartbeatArgs) (*structs.NodeUpdateResponse, error) {
+// UpdateStatus is a client's heartbeat: the node is alive (or reports
+// another status). A node that had been marked down and heartbeats again
+// becomes ready, with its node-update (or, from disconnected, reconnect)
+// evals.
+func (e *NodeEndpoint) UpdateStatus(ctx context.Context, args *structs.NodeHeartbeatArgs) (*structs.NodeUpdateResponse, error) {
+	reply := &structs.NodeUpdateResponse{}
+	if done, err := e.srv.forward(ctx, "Node.UpdateStatus", args, reply); done {
+		return reply, err
+	}
 	node, err := e.authenticate(args.NodeID, args.SecretID)
 	if err != nil {
 		return nil, err
@@ -34,20 +43,21 @@ func (e *NodeEndpoint) Heartbeat(args *structs.NodeHeartbeatArgs) (*structs.Node
 	if status == "" {
 		status = structs.NodeStatusReady
 	}
-	reply := &NodeUpdateReply{}
+	written := &structs.NodeWriteResponse{}
 	if node.Status != status {
-		if reply, err = e.UpdateStatus(node.ID, status); err != nil {
+		if written, err = e.setStatus(node.ID, status); err != nil {
 			return nil, err
 		}
 	}
 	if status == structs.NodeStatusDown {
-		return &structs.NodeUpdateResponse{EvalIDs: reply.EvalIDs, Index: reply.Index}, nil
+		reply.EvalIDs, reply.Index = written.EvalIDs, written.Index
+		return reply, nil
 	}
-	return e.alive(node.ID, reply), nil
+	return e.alive(node.ID, written), nil
 }
 
 // alive arms the node's heartbeat timer and builds the reply.
-func (e *NodeEndpoint) alive(nodeID string, r *NodeUpdateReply) *structs.NodeUpdateResponse {
+func (e *NodeEndpoint) alive(nodeID string, r *structs.NodeWriteResponse) *structs.NodeUpdateResponse {
 	ttl := e.srv.heartbeat.ttl()
 	e.srv.heartbeat.reset(nodeID, ttl)
 	leader := e.srv.Leader()
@@ -65,7 +75,7 @@ func (e *NodeEndpoint) authenticate(nodeID, secretID string) (*structs.Node, err
 		return nil, err
 	}
 	if node == nil {
-		return nil, NotFound("node %q not found", nodeID)
+		return nil, NotFound("node %q: %w", nodeID, structs.ErrNodeNotFound)
 	}
 	if node.SecretID != "" && node.SecretID != secretID {
 		return nil, NewCodedError(403, "SecretID: does not match node %s", nodeID)
@@ -76,12 +86,14 @@ func (e *NodeEndpoint) authenticate(nodeID, secretID string) (*structs.Node, err
 // GetClientAllocs returns a node's allocations (with their jobs), blocking
 // until they change past MinQueryIndex.
 func (e *NodeEndpoint) GetClientAllocs(ctx context.Context, args *structs.NodeAllocsArgs) (*structs.NodeAllocsResponse, error) {
+	out := &structs.NodeAllocsResponse{}
+	if done, err := e.srv.forward(ctx, "Node.GetClientAllocs", args, out); done {
+		return out, err
+	}
 	if _, err := e.authenticate(args.NodeID, args.SecretID); err != nil {
 		return nil, err
 	}
-	out := &structs.NodeAllocsResponse{}
-	opts := QueryOptions{MinQueryIndex: args.MinQueryIndex, MaxQueryTime: args.MaxQueryTime}
-	meta, err := e.srv.BlockingQuery(ctx, opts, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+	meta, err := e.srv.BlockingQuery(ctx, args.QueryOptions, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		allocs, err := st.AllocsByNode(ws, args.NodeID)
 		if err != nil {
 			return 0, err
@@ -91,17 +103,21 @@ func (e *NodeEndpoint) GetClientAllocs(ctx context.Context, args *structs.NodeAl
 		for _, a := range allocs {
 			index = max(index, a.ModifyIndex)
 		}
-		return max(index, st.Index("allocs")), nil
+		return max(index, st.Index(state.TableAllocs)), nil
 	})
 	out.Index = meta.Index
 	return out, err
 }
 
-// UpdateAllocs takes a client's batch of alloc updates (client status,
+// UpdateAlloc takes a client's batch of alloc updates (client status,
 // task states, deployment health) in one raft entry, with one alloc-failure
 // eval per job that has newly failed allocs so the scheduler reschedules
 // them per the reschedule policy.
-func (e *NodeEndpoint) UpdateAllocs(args *structs.AllocClientUpdateArgs) (*structs.GenericResponse, error) {
+func (e *NodeEndpoint) UpdateAlloc(ctx context.Context, args *structs.AllocClientUpdateArgs) (*structs.GenericResponse, error) {
+	reply := &structs.GenericResponse{}
+	if done, err := e.srv.forward(ctx, "Node.UpdateAlloc", args, reply); done {
+		return reply, err
+	}
 	if _, err := e.authenticate(args.NodeID, args.SecretID); err != nil {
 		return nil, err
 	}

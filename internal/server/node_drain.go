@@ -11,21 +11,27 @@ import (
 )
 
 // UpdateDrain starts, changes or cancels a node's drain. A drain makes the
-// node ineligible; the leader's drainer then migrates its allocs. With
-// drain nil the drain ends and markEligible makes the node eligible again.
-func (e *NodeEndpoint) UpdateDrain(nodeID string, deadline time.Duration, ignoreSystemJobs, drain, markEligible bool) (*NodeUpdateReply, error) {
+// node ineligible; the leader's drainer then migrates its allocs. Without
+// a DrainStrategy the drain ends and MarkEligible makes the node eligible
+// again.
+func (e *NodeEndpoint) UpdateDrain(ctx context.Context, args *structs.NodeUpdateDrainArgs) (*structs.NodeWriteResponse, error) {
+	reply := &structs.NodeWriteResponse{}
+	if done, err := e.srv.forward(ctx, "Node.UpdateDrain", args, reply); done {
+		return reply, err
+	}
+	nodeID := args.NodeID
 	node, err := e.srv.State().NodeByID(nil, nodeID)
 	if err != nil {
 		return nil, err
 	}
 	if node == nil {
-		return nil, NotFound("node %q not found", nodeID)
+		return nil, NotFound("node %q: %w", nodeID, structs.ErrNodeNotFound)
 	}
 	now := e.srv.now()
-	req := &structs.NodeUpdateDrainRequest{NodeID: nodeID, MarkEligible: markEligible, UpdatedAt: now.Unix()}
+	req := &structs.NodeUpdateDrainRequest{NodeID: nodeID, MarkEligible: args.MarkEligible, UpdatedAt: now.Unix()}
 	msg := "Node drain strategy cleared"
-	if drain {
-		req.DrainStrategy = newDrainStrategy(deadline, ignoreSystemJobs, now)
+	if spec := args.DrainStrategy; spec != nil {
+		req.DrainStrategy = newDrainStrategy(spec.Deadline, spec.IgnoreSystemJobs, now)
 		msg = "Node drain strategy set"
 	}
 	req.NodeEvent = &structs.NodeEvent{Message: msg, Subsystem: "Drain", Timestamp: now}
@@ -47,7 +53,12 @@ func newDrainStrategy(deadline time.Duration, ignoreSystemJobs bool, now time.Ti
 }
 
 // UpdateEligibility marks a node eligible or ineligible for new work.
-func (e *NodeEndpoint) UpdateEligibility(nodeID, eligibility string) (*NodeUpdateReply, error) {
+func (e *NodeEndpoint) UpdateEligibility(ctx context.Context, args *structs.NodeUpdateEligibilityArgs) (*structs.NodeWriteResponse, error) {
+	reply := &structs.NodeWriteResponse{}
+	if done, err := e.srv.forward(ctx, "Node.UpdateEligibility", args, reply); done {
+		return reply, err
+	}
+	nodeID, eligibility := args.NodeID, args.Eligibility
 	if eligibility != structs.NodeSchedulingEligible && eligibility != structs.NodeSchedulingIneligible {
 		return nil, BadRequest("Eligibility: %q is neither %q nor %q", eligibility, structs.NodeSchedulingEligible, structs.NodeSchedulingIneligible)
 	}
@@ -56,7 +67,7 @@ func (e *NodeEndpoint) UpdateEligibility(nodeID, eligibility string) (*NodeUpdat
 		return nil, err
 	}
 	if node == nil {
-		return nil, NotFound("node %q not found", nodeID)
+		return nil, NotFound("node %q: %w", nodeID, structs.ErrNodeNotFound)
 	}
 	if eligibility == structs.NodeSchedulingEligible && node.DrainStrategy != nil {
 		return nil, BadRequest("Eligibility: node %s is draining; cancel the drain to make it eligible", nodeID)

@@ -14,26 +14,18 @@ import (
 // nodes) join the cluster and report their status.
 type NodeEndpoint struct{ srv *Server }
 
-// NodeUpdateReply tells a node what its update wrote.
-type NodeUpdateReply struct {
-	EvalIDs         []string
-	EvalCreateIndex uint64
-	NodeModifyIndex uint64
-	Index           uint64
-}
-
-// Register adds a node or re-registers it (fingerprint change). A node
+// upsertNode adds a node or re-registers it (fingerprint change). A node
 // that becomes ready, or changes while ready, gets its node-update evals in
 // the same raft entry: one per job with allocs on it plus one per system or
 // sysbatch job whose datacenters and pool include it.
-func (e *NodeEndpoint) Register(node *structs.Node) (*NodeUpdateReply, error) {
+func (e *NodeEndpoint) upsertNode(node *structs.Node) (*structs.NodeWriteResponse, error) {
 	if node == nil {
 		return nil, BadRequest("Node: missing node")
 	}
 	n := node.Copy()
 	n.Canonicalize()
 	if err := n.Validate(); err != nil {
-		return nil, BadRequest("invalid node: %v", err)
+		return nil, BadRequest("invalid node: %w", err)
 	}
 	existing, err := e.srv.State().NodeByID(nil, n.ID)
 	if err != nil {
@@ -69,10 +61,10 @@ func nodeChanged(old, n *structs.Node) bool {
 		old.SchedulingEligibility != n.SchedulingEligibility || old.Datacenter != n.Datacenter || old.NodePool != n.NodePool
 }
 
-// UpdateStatus changes a node's status (ready, down, disconnected). A real
+// setStatus changes a node's status (ready, down, disconnected). A real
 // change writes the node-update evals in the same raft entry; the
 // schedulers then mark allocs on a down node lost and replace them.
-func (e *NodeEndpoint) UpdateStatus(nodeID, status string) (*NodeUpdateReply, error) {
+func (e *NodeEndpoint) setStatus(nodeID, status string) (*structs.NodeWriteResponse, error) {
 	if !structs.ValidNodeStatus(status) {
 		return nil, BadRequest("Status: %q is not a node status", status)
 	}
@@ -81,7 +73,7 @@ func (e *NodeEndpoint) UpdateStatus(nodeID, status string) (*NodeUpdateReply, er
 		return nil, err
 	}
 	if node == nil {
-		return nil, NotFound("node %q not found", nodeID)
+		return nil, NotFound("node %q: %w", nodeID, structs.ErrNodeNotFound)
 	}
 	var evals []*structs.Evaluation
 	if node.Status != status {
@@ -119,8 +111,8 @@ func statusChangeTrigger(from, to string) string {
 	return structs.EvalTriggerNodeUpdate
 }
 
-func nodeReply(index uint64, evals []*structs.Evaluation) *NodeUpdateReply {
-	r := &NodeUpdateReply{Index: index, NodeModifyIndex: index}
+func nodeReply(index uint64, evals []*structs.Evaluation) *structs.NodeWriteResponse {
+	r := &structs.NodeWriteResponse{NodeModifyIndex: index, WriteMeta: structs.WriteMeta{Index: index}}
 	for _, ev := range evals {
 		r.EvalIDs = append(r.EvalIDs, ev.ID)
 	}

@@ -33,7 +33,7 @@ func TestEvalTrigger_NodeUpdate_OnePerJobOnNodePlusSystemJobs(t *testing.T) {
 	p := newPipeline(t, 1, func(e *structs.Evaluation, st scheduler.State, pl scheduler.Planner) error {
 		return complete(e, pl)
 	})
-	if _, err := p.srv.Node.Register(simNode(nodeA, "dc1")); err != nil {
+	if _, err := p.srv.RegisterNode(simNode(nodeA, "dc1")); err != nil {
 		t.Fatal(err)
 	}
 	for _, job := range []*structs.Job{testJob("svc-1"), testJob("svc-2"), testJob("elsewhere"), systemJob("sys-dc1", "dc*"), systemJob("sys-dc2", "dc2")} {
@@ -46,7 +46,7 @@ func TestEvalTrigger_NodeUpdate_OnePerJobOnNodePlusSystemJobs(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	reply, err := p.srv.Node.UpdateStatus(nodeA, structs.NodeStatusDown)
+	reply, err := p.srv.Node.setStatus(nodeA, structs.NodeStatusDown)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestEvalTrigger_NodeUpdate_OnePerJobOnNodePlusSystemJobs(t *testing.T) {
 		}
 	}
 	// A repeated status is no change: no evals.
-	again, err := p.srv.Node.UpdateStatus(nodeA, structs.NodeStatusDown)
+	again, err := p.srv.Node.setStatus(nodeA, structs.NodeStatusDown)
 	if err != nil || len(again.EvalIDs) != 0 {
 		t.Fatalf("repeat status: %v, %d evals", err, len(again.EvalIDs))
 	}
@@ -72,7 +72,7 @@ func TestEvalTrigger_NodeUpdate_OnePerJobOnNodePlusSystemJobs(t *testing.T) {
 
 func TestNodeRegister_ComputesClassAndRejectsBadInput(t *testing.T) {
 	p := newPipeline(t, 1, nil)
-	if _, err := p.srv.Node.Register(simNode(nodeB, "dc1")); err != nil {
+	if _, err := p.srv.RegisterNode(simNode(nodeB, "dc1")); err != nil {
 		t.Fatal(err)
 	}
 	n, _ := p.srv.State().NodeByID(nil, nodeB)
@@ -81,13 +81,13 @@ func TestNodeRegister_ComputesClassAndRejectsBadInput(t *testing.T) {
 	}
 	before := p.srv.State().LatestIndex()
 	bad := simNode("not-a-uuid", "")
-	if _, err := p.srv.Node.Register(bad); ErrorCode(err) != 400 {
+	if _, err := p.srv.RegisterNode(bad); ErrorCode(err) != 400 {
 		t.Errorf("bad node: %v", err)
 	}
-	if _, err := p.srv.Node.UpdateStatus(nodeB, "sleepy"); ErrorCode(err) != 400 {
+	if _, err := p.srv.Node.setStatus(nodeB, "sleepy"); ErrorCode(err) != 400 {
 		t.Errorf("bad status: %v", err)
 	}
-	if _, err := p.srv.Node.UpdateStatus(nodeA, "down"); ErrorCode(err) != 404 {
+	if _, err := p.srv.Node.setStatus(nodeA, "down"); ErrorCode(err) != 404 {
 		t.Errorf("unknown node: %v", err)
 	}
 	if after := p.srv.State().LatestIndex(); after != before {

@@ -7,7 +7,7 @@ import "github.com/drover-project/drover/internal/structs"
 // dequeued). The waiting eval will schedule the job against state that
 // includes this node event, so writing another only for the broker to
 // cancel it as superseded costs raft, memory and GC for nothing (the
-// seeds' flapping cluster: thousands of evals, a few hundred processed).
+// flapping-cluster example of docs/design.md: thousands of evals, a few hundred processed).
 // Only the leader coalesces; elsewhere every eval is written.
 func (s *Server) coalesceNodeEvals(evals []*structs.Evaluation) (write, covered []*structs.Evaluation) {
 	if !s.leaderActive.Load() {

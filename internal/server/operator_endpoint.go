@@ -1,28 +1,78 @@
 package server
 
 import (
+	"context"
 	"errors"
 
+	"github.com/hashicorp/go-memdb"
+	"github.com/hashicorp/raft"
+
 	"github.com/drover-project/drover/internal/fsm"
+	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
 )
 
 // OperatorEndpoint is the Operator.* endpoint family.
 type OperatorEndpoint struct{ srv *Server }
 
+// SchedulerGetConfiguration answers the scheduler configuration in force:
+// the default until one is written.
+func (e *OperatorEndpoint) SchedulerGetConfiguration(ctx context.Context, args *structs.GenericRequest) (*structs.SchedulerConfigurationResponse, error) {
+	reply := &structs.SchedulerConfigurationResponse{}
+	if done, err := e.srv.forward(ctx, "Operator.SchedulerGetConfiguration", args, reply); done {
+		return reply, err
+	}
+	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		cfg, err := st.SchedulerConfig(ws)
+		if cfg == nil {
+			cfg = structs.DefaultSchedulerConfiguration()
+		}
+		reply.SchedulerConfig = cfg
+		return st.Index(state.TableSchedulerConfig), err
+	})
+	return reply, err
+}
+
 // SchedulerSetConfiguration validates and writes the scheduler
-// configuration. With cas it only applies if the stored ModifyIndex equals
-// cfg.ModifyIndex, and reports whether it did.
-func (e *OperatorEndpoint) SchedulerSetConfiguration(cfg *structs.SchedulerConfiguration, cas bool) (updated bool, index uint64, err error) {
-	if cfg == nil {
-		return false, 0, BadRequest("SchedulerConfig: missing configuration")
+// configuration. With CAS it only applies if the stored ModifyIndex equals
+// Config.ModifyIndex, and reports whether it did.
+func (e *OperatorEndpoint) SchedulerSetConfiguration(ctx context.Context, args *structs.SchedulerSetConfigArgs) (*structs.SchedulerSetConfigurationResponse, error) {
+	reply := &structs.SchedulerSetConfigurationResponse{}
+	if done, err := e.srv.forward(ctx, "Operator.SchedulerSetConfiguration", args, reply); done {
+		return reply, err
 	}
-	if err := cfg.Validate(); err != nil {
-		return false, 0, BadRequest("invalid scheduler configuration: %v", err)
+	if err := args.Config.Validate(); err != nil {
+		return nil, BadRequest("invalid scheduler configuration: %w", err)
 	}
-	index, err = e.srv.raftApply(structs.SchedulerConfigRequestType, &structs.SchedulerSetConfigRequest{Config: *cfg, CAS: cas})
+	index, err := e.srv.raftApply(structs.SchedulerConfigRequestType, &structs.SchedulerSetConfigRequest{Config: args.Config, CAS: args.CAS})
+	reply.Index = index
 	if errors.Is(err, fsm.ErrCASConflict) {
-		return false, index, nil
+		return reply, nil
 	}
-	return err == nil, index, err
+	if err != nil {
+		return nil, err
+	}
+	reply.Updated = true
+	return reply, nil
+}
+
+// RaftGetConfiguration answers the servers of the raft configuration.
+func (e *OperatorEndpoint) RaftGetConfiguration(ctx context.Context, args *structs.GenericRequest) (*structs.RaftConfigurationResponse, error) {
+	reply := &structs.RaftConfigurationResponse{}
+	if done, err := e.srv.forward(ctx, "Operator.RaftGetConfiguration", args, reply); done {
+		return reply, err
+	}
+	f := e.srv.raft.GetConfiguration()
+	if err := f.Error(); err != nil {
+		return nil, err
+	}
+	_, leaderID := e.srv.raft.LeaderWithID()
+	for _, srv := range f.Configuration().Servers {
+		reply.Servers = append(reply.Servers, &structs.RaftServer{
+			ID: string(srv.ID), Node: e.srv.serverName(string(srv.ID)), Address: e.srv.rpcAddrOf(string(srv.ID), string(srv.Address)),
+			Leader: srv.ID == leaderID, Voter: srv.Suffrage == raft.Voter, RaftProtocol: "3",
+		})
+	}
+	reply.Index = f.Index()
+	return reply, nil
 }

@@ -98,7 +98,7 @@ func latestDue(p *structs.PeriodicConfig, last, now time.Time) (time.Time, error
 
 // launchPeriodic registers the child launched at t with its periodic-job
 // eval, unless prohibit_overlap holds it back because a child still runs.
-func (s *Server) launchPeriodic(parent *structs.Job, t time.Time) (*JobRegisterReply, error) {
+func (s *Server) launchPeriodic(parent *structs.Job, t time.Time) (*structs.JobRegisterResponse, error) {
 	if parent.Periodic.ProhibitOverlap {
 		running, err := s.childRunning(parent)
 		if err != nil || running {
@@ -116,7 +116,7 @@ func (s *Server) launchPeriodic(parent *structs.Job, t time.Time) (*JobRegisterR
 	if err != nil {
 		return nil, err
 	}
-	return &JobRegisterReply{EvalID: eval.ID, EvalCreateIndex: index, JobModifyIndex: index, Index: index}, nil
+	return &structs.JobRegisterResponse{EvalID: eval.ID, EvalCreateIndex: index, JobModifyIndex: index, WriteMeta: structs.WriteMeta{Index: index}}, nil
 }
 
 // childRunning reports whether any child of the parent is not dead.
@@ -134,17 +134,25 @@ func (s *Server) childRunning(parent *structs.Job) (bool, error) {
 }
 
 // PeriodicForce launches a periodic job now, as `job periodic force` does.
-func (e *JobEndpoint) PeriodicForce(namespace, jobID string) (*JobRegisterReply, error) {
-	job, err := e.lookup(namespace, jobID)
+func (e *JobEndpoint) PeriodicForce(ctx context.Context, args *structs.JobPeriodicForceArgs) (*structs.JobPeriodicForceResponse, error) {
+	reply := &structs.JobPeriodicForceResponse{}
+	if done, err := e.srv.forward(ctx, "Job.PeriodicForce", args, reply); done {
+		return reply, err
+	}
+	job, err := e.lookup(args.Namespace, args.JobID)
 	if err != nil {
 		return nil, err
 	}
 	if !job.IsPeriodic() {
 		return nil, BadRequest("job %q is not periodic", job.ID)
 	}
-	reply, err := e.srv.launchPeriodic(job, e.srv.now())
-	if err == nil && reply == nil {
+	launched, err := e.srv.launchPeriodic(job, e.srv.now())
+	if err != nil {
+		return nil, err
+	}
+	if launched == nil {
 		return nil, BadRequest("job %q was not launched: a child is still running (prohibit_overlap) or one was launched this second", job.ID)
 	}
-	return reply, err
+	reply.EvalID, reply.EvalCreateIndex, reply.Index = launched.EvalID, launched.EvalCreateIndex, launched.Index
+	return reply, nil
 }

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"strings"
 	"sync"
 	"time"
 
@@ -15,7 +14,6 @@ const (
 	descDeliveryLimit    = "evaluation reached its delivery limit"
 	descSuperseded       = "canceled after a more recent evaluation of the job was processed"
 	descDuplicateBlocked = "canceled: the job has a newer blocked evaluation"
-	descWrongEvalType    = "wrong eval type"
 )
 
 // cancelBatchSize bounds how many evals one cancel write carries.
@@ -51,10 +49,9 @@ func (q *evalQueue) drain() []*structs.Evaluation {
 }
 
 // needsFailedFollowUp reports whether a failed eval still needs its
-// failed-follow-up. Wrong-type failures are bugs: retrying cannot help.
+// failed-follow-up: not when its failure kind says retrying cannot help.
 func needsFailedFollowUp(e *structs.Evaluation) bool {
-	return e.Status == structs.EvalStatusFailed && e.NextEval == "" &&
-		!strings.HasPrefix(e.StatusDescription, descWrongEvalType)
+	return e.Status == structs.EvalStatusFailed && e.NextEval == "" && e.FailureKind.Retryable()
 }
 
 func (s *Server) queueFailedFollowUp(e *structs.Evaluation) { s.failedEvals.push(e) }
@@ -90,6 +87,7 @@ func (s *Server) dequeueUndeliverable(ctx context.Context) {
 		failed := eval.Copy()
 		failed.Status = structs.EvalStatusFailed
 		failed.StatusDescription = descDeliveryLimit
+		failed.FailureKind = structs.EvalFailureDeliveryLimit
 		if err := s.writeFailedFollowUp(failed, descDeliveryLimit); err != nil {
 			s.log.Error("failed to reap undeliverable eval", "eval", eval.ID, "error", err)
 			_ = s.broker.Nack(eval.ID, token)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/rpc"
 	"time"
 
 	msgpackrpc "github.com/hashicorp/net-rpc-msgpackrpc/v2"
@@ -15,16 +16,20 @@ import (
 
 // rpcServer serves the internal RPC that clients use: one TCP connection
 // per client, multiplexed by yamux, one net/rpc call (msgpack-encoded) per
-// stream. The handlers call the same endpoint methods as the HTTP API.
+// stream. Every endpoint family is registered (rpc_endpoints.go): the
+// handlers are the same endpoint methods the HTTP API calls.
 type rpcServer struct {
 	srv *Server
-	rpc *rpcDispatcher
+	rpc *rpc.Server
 	ln  net.Listener
 }
 
 // ServeRPC accepts client connections on ln until the server shuts down.
 func (s *Server) ServeRPC(ln net.Listener) error {
-	r := &rpcServer{srv: s, rpc: s.rpcEndpoints(), ln: ln}
+	r := &rpcServer{srv: s, rpc: rpc.NewServer(), ln: ln}
+	if err := s.registerEndpoints(r.rpc); err != nil {
+		return err
+	}
 	go func() {
 		<-s.shutdownCh
 		ln.Close()
@@ -76,47 +81,6 @@ func (r *rpcServer) serveConn(conn net.Conn) {
 		if err != nil {
 			return
 		}
-		go r.rpc.serve(r.srv.shutdownCtx, msgpackrpc.NewCodecFromHandle(true, true, stream, structs.MsgpackHandle))
+		go r.rpc.ServeCodec(msgpackrpc.NewCodecFromHandle(true, true, stream, structs.MsgpackHandle))
 	}
-}
-
-// rpcEndpoints registers every endpoint family the RPC listener serves.
-func (s *Server) rpcEndpoints() *rpcDispatcher {
-	d := newRPCDispatcher()
-	d.register("Node", &nodeRPC{s: s})
-	d.register("Eval", s.Eval)
-	d.register("Cluster", s.Cluster)
-	return d
-}
-
-// nodeRPC exposes the Node endpoints to clients.
-type nodeRPC struct{ s *Server }
-
-func (n *nodeRPC) Register(args *structs.NodeRegisterArgs, reply *structs.NodeUpdateResponse) error {
-	out, err := n.s.Node.ClientRegister(args)
-	return fill(reply, out, err)
-}
-
-func (n *nodeRPC) UpdateStatus(args *structs.NodeHeartbeatArgs, reply *structs.NodeUpdateResponse) error {
-	out, err := n.s.Node.Heartbeat(args)
-	return fill(reply, out, err)
-}
-
-func (n *nodeRPC) GetClientAllocs(args *structs.NodeAllocsArgs, reply *structs.NodeAllocsResponse) error {
-	out, err := n.s.Node.GetClientAllocs(n.s.shutdownCtx, args)
-	return fill(reply, out, err)
-}
-
-func (n *nodeRPC) UpdateAlloc(args *structs.AllocClientUpdateArgs, reply *structs.GenericResponse) error {
-	out, err := n.s.Node.UpdateAllocs(args)
-	return fill(reply, out, err)
-}
-
-// fill copies an endpoint's reply into net/rpc's reply value.
-func fill[T any](reply *T, out *T, err error) error {
-	if err != nil {
-		return err
-	}
-	*reply = *out
-	return nil
 }

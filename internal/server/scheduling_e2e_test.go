@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -74,11 +75,11 @@ func liveAllocs(t *testing.T, s *Server, job string) []*structs.Allocation {
 func TestScheduling_EndToEnd_PlacesOnFeasibleNodes(t *testing.T) {
 	s := realServer(t)
 	for i := 1; i <= 3; i++ {
-		if _, err := s.Node.Register(e2eNode(i, 4000, 8192)); err != nil {
+		if _, err := s.RegisterNode(e2eNode(i, 4000, 8192)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	reply, err := s.Job.Register(&JobRegisterArgs{Job: e2eJob("web", 5, 1000, 1024)})
+	reply, err := s.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: e2eJob("web", 5, 1000, 1024)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,10 +104,10 @@ func TestScheduling_EndToEnd_PlacesOnFeasibleNodes(t *testing.T) {
 // enough node registers.
 func TestScheduling_EndToEnd_BlockedUntilNodeAdded(t *testing.T) {
 	s := realServer(t)
-	if _, err := s.Node.Register(e2eNode(1, 1000, 1024)); err != nil {
+	if _, err := s.RegisterNode(e2eNode(1, 1000, 1024)); err != nil {
 		t.Fatal(err)
 	}
-	reply, err := s.Job.Register(&JobRegisterArgs{Job: e2eJob("big", 1, 3000, 2048)})
+	reply, err := s.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: e2eJob("big", 1, 3000, 2048)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +122,7 @@ func TestScheduling_EndToEnd_BlockedUntilNodeAdded(t *testing.T) {
 	if n := len(liveAllocs(t, s, "big")); n != 0 {
 		t.Fatalf("%d allocs placed on a node too small", n)
 	}
-	if _, err := s.Node.Register(e2eNode(2, 8000, 8192)); err != nil {
+	if _, err := s.RegisterNode(e2eNode(2, 8000, 8192)); err != nil {
 		t.Fatal(err)
 	}
 	waitEval(t, s, blocked.ID, structs.EvalStatusComplete)
@@ -134,15 +135,15 @@ func TestScheduling_EndToEnd_BlockedUntilNodeAdded(t *testing.T) {
 // TestEvalStatus_ApplyingToPending_Preemption_EndToEnd: a high-priority
 // system job that does not fit on a full node preempts a lower-priority
 // service alloc there; the plan applier writes one preemption eval for the
-// service job, with no PreviousEval (the chain breaks, as the seeds say).
+// service job, with no PreviousEval (the chain breaks: docs/design.md, T13).
 func TestEvalStatus_ApplyingToPending_Preemption_EndToEnd(t *testing.T) {
 	s := realServer(t)
-	if _, err := s.Node.Register(e2eNode(1, 1000, 2048)); err != nil {
+	if _, err := s.RegisterNode(e2eNode(1, 1000, 2048)); err != nil {
 		t.Fatal(err)
 	}
 	svc := e2eJob("low", 1, 800, 512)
 	svc.Priority = 30
-	reply, err := s.Job.Register(&JobRegisterArgs{Job: svc})
+	reply, err := s.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: svc})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +152,7 @@ func TestEvalStatus_ApplyingToPending_Preemption_EndToEnd(t *testing.T) {
 
 	sys := e2eJob("agent", 1, 500, 256)
 	sys.Type, sys.Priority = structs.JobTypeSystem, 90
-	reply, err = s.Job.Register(&JobRegisterArgs{Job: sys})
+	reply, err = s.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: sys})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,11 +61,14 @@ type Server struct {
 	// Endpoints, callable in-process by every transport.
 	Job        *JobEndpoint
 	Eval       *EvalEndpoint
+	Search     *SearchEndpoint
+	Region     *RegionEndpoint
 	Alloc      *AllocEndpoint
 	Deployment *DeploymentEndpoint
 	Node       *NodeEndpoint
 	Operator   *OperatorEndpoint
 	Status     *StatusEndpoint
+	System     *SystemEndpoint
 	Cluster    *ClusterEndpoint
 
 	// The evaluation pipeline. The broker, blocked tracker, plan queue and
@@ -121,11 +124,14 @@ func New(cfg *Config) (*Server, error) {
 	}
 	s.Job = &JobEndpoint{srv: s}
 	s.Eval = &EvalEndpoint{srv: s}
+	s.Search = &SearchEndpoint{srv: s}
+	s.Region = &RegionEndpoint{srv: s}
 	s.Node = &NodeEndpoint{srv: s}
 	s.Alloc = &AllocEndpoint{srv: s}
 	s.Deployment = &DeploymentEndpoint{srv: s}
 	s.Operator = &OperatorEndpoint{srv: s}
 	s.Status = &StatusEndpoint{srv: s}
+	s.System = &SystemEndpoint{srv: s}
 	s.Cluster = &ClusterEndpoint{srv: s}
 	if err := s.setupCluster(); err != nil {
 		s.Shutdown()

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"io"
 	"log/slog"
 	"testing"
@@ -46,13 +47,13 @@ func TestServerRestart_KeepsJobsAndEvals(t *testing.T) {
 	s := testServer(t, dir)
 	var evalIDs []string
 	for _, id := range []string{"a", "b", "c"} {
-		reply, err := s.Job.Register(&JobRegisterArgs{Job: testJob(id)})
+		reply, err := s.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: testJob(id)})
 		if err != nil {
 			t.Fatalf("register %s: %v", id, err)
 		}
 		evalIDs = append(evalIDs, reply.EvalID)
 	}
-	stop, err := s.Job.Deregister(&JobDeregisterArgs{JobID: "c"})
+	stop, err := s.Job.Deregister(context.Background(), &structs.JobDeregisterArgs{JobID: "c"})
 	if err != nil {
 		t.Fatalf("deregister: %v", err)
 	}
@@ -84,13 +85,13 @@ func TestServerRestart_KeepsJobsAndEvals(t *testing.T) {
 func TestServerRestart_FromRaftSnapshot(t *testing.T) {
 	dir := t.TempDir()
 	s := testServer(t, dir)
-	if _, err := s.Job.Register(&JobRegisterArgs{Job: testJob("snap")}); err != nil {
+	if _, err := s.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: testJob("snap")}); err != nil {
 		t.Fatalf("register: %v", err)
 	}
 	if err := s.raft.Snapshot().Error(); err != nil {
 		t.Fatalf("snapshot: %v", err)
 	}
-	if _, err := s.Job.Register(&JobRegisterArgs{Job: testJob("after")}); err != nil {
+	if _, err := s.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: testJob("after")}); err != nil {
 		t.Fatalf("register after snapshot: %v", err)
 	}
 	want := s.State().LatestIndex()
@@ -109,7 +110,7 @@ func TestServerRestart_FromRaftSnapshot(t *testing.T) {
 func TestJobRegister_JobAndEvalInOneEntry(t *testing.T) {
 	s := testServer(t, "")
 	defer s.Shutdown()
-	reply, err := s.Job.Register(&JobRegisterArgs{Job: testJob("one")})
+	reply, err := s.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: testJob("one")})
 	if err != nil {
 		t.Fatalf("register: %v", err)
 	}
@@ -129,10 +130,10 @@ func TestJobRegister_JobAndEvalInOneEntry(t *testing.T) {
 func TestJobRegister_EnforceIndex(t *testing.T) {
 	s := testServer(t, "")
 	defer s.Shutdown()
-	if _, err := s.Job.Register(&JobRegisterArgs{Job: testJob("x"), EnforceIndex: true, JobModifyIndex: 0}); err != nil {
+	if _, err := s.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: testJob("x"), EnforceIndex: true, JobModifyIndex: 0}); err != nil {
 		t.Fatalf("create with index 0: %v", err)
 	}
-	_, err := s.Job.Register(&JobRegisterArgs{Job: testJob("x"), EnforceIndex: true, JobModifyIndex: 0})
+	_, err := s.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: testJob("x"), EnforceIndex: true, JobModifyIndex: 0})
 	if ErrorCode(err) != 400 {
 		t.Fatalf("stale enforce index: got %v", err)
 	}

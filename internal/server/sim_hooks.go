@@ -1,5 +1,7 @@
 package server
 
+import "github.com/drover-project/drover/internal/structs"
+
 // StepLeadership feeds a leadership change to the leadership monitor, as
 // raft would, and waits until the monitor has handled it: stepping down
 // disables and flushes the broker, blocked tracker and plan queue; stepping
@@ -36,4 +38,11 @@ func (s *Server) drainSettled() {
 			return
 		}
 	}
+}
+
+// RegisterNode registers a node that no client agent runs: unlike
+// Node.Register it arms no heartbeat timer, so the node stays ready until
+// told otherwise. Benchmarks and tests that drive nodes in-process use it.
+func (s *Server) RegisterNode(node *structs.Node) (*structs.NodeWriteResponse, error) {
+	return s.Node.upsertNode(node)
 }

@@ -1,20 +1,41 @@
 package server
 
-// StatusEndpoint is the Status.* endpoint family.
+import (
+	"context"
+
+	"github.com/hashicorp/raft"
+
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// StatusEndpoint is the Status.* endpoint family. Its calls describe the
+// server that answers them, so they are never forwarded.
 type StatusEndpoint struct{ srv *Server }
 
-// Leader returns the leader's raft address, or "" without a leader.
-func (e *StatusEndpoint) Leader() string { return e.srv.Leader() }
+// Leader answers the leader's raft address, "" without a leader.
+func (e *StatusEndpoint) Leader(ctx context.Context, args *structs.GenericRequest) (*structs.StatusLeaderResponse, error) {
+	return &structs.StatusLeaderResponse{Leader: e.srv.Leader()}, nil
+}
 
-// Peers returns the raft addresses of the voting servers.
-func (e *StatusEndpoint) Peers() ([]string, error) {
+// Peers answers the raft addresses of the voting servers.
+func (e *StatusEndpoint) Peers(ctx context.Context, args *structs.GenericRequest) (*structs.StatusPeersResponse, error) {
 	f := e.srv.raft.GetConfiguration()
 	if err := f.Error(); err != nil {
 		return nil, err
 	}
-	var peers []string
+	reply := &structs.StatusPeersResponse{Peers: []string{}}
 	for _, srv := range f.Configuration().Servers {
-		peers = append(peers, string(srv.Address))
+		if srv.Suffrage == raft.Voter {
+			reply.Peers = append(reply.Peers, e.srv.rpcAddrOf(string(srv.ID), string(srv.Address)))
+		}
 	}
-	return peers, nil
+	return reply, nil
+}
+
+// RaftStats answers this server's view of raft: the leader, whether it is
+// this server, and the highest index its state has applied.
+func (e *StatusEndpoint) RaftStats(ctx context.Context, args *structs.GenericRequest) (*structs.RaftStatsResponse, error) {
+	leader := e.srv.Leader()
+	return &structs.RaftStatsResponse{Leader: leader, IsLeader: e.srv.IsLeader(),
+		AppliedIndex: e.srv.State().LatestIndex()}, nil
 }

@@ -114,6 +114,7 @@ func (w *Worker) invokeScheduler(eval *structs.Evaluation) error {
 		failed := eval.Copy()
 		failed.Status = structs.EvalStatusFailed
 		failed.StatusDescription = fmt.Sprintf("wrong eval type: no scheduler for type %q", eval.Type)
+		failed.FailureKind = structs.EvalFailureWrongType
 		return w.UpdateEval(failed)
 	}
 	sched := factory(w.log.With("eval", eval.ID, "job", eval.JobID), w.snap, w)

@@ -7,7 +7,7 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-// CheckInvariants verifies what must hold after every step (DESIGN.md):
+// CheckInvariants verifies what must hold after every step (docs/design.md, "Invariants"):
 // no node over-committed on any resource, no two live allocs on a node
 // claiming the same static port, every live alloc of a live job on a
 // known node, and every pending or blocked eval held by the broker or the

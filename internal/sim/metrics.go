@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"time"
@@ -64,14 +65,14 @@ func (m Metrics) Write(w io.Writer) {
 
 // Flap marks each node down and at once ready again, in turn, without
 // waiting for the cluster in between (as the heartbeat timer and the
-// node's next heartbeat would): the seeds' flapping-cluster load.
+// node's next heartbeat would): the flapping-cluster load of docs/design.md.
 func (s *Sim) Flap(names []string) error {
 	for _, name := range names {
 		n, err := s.node(name)
 		if err != nil {
 			return err
 		}
-		if _, err := s.srv.Node.UpdateStatus(n.ID, structs.NodeStatusDown); err != nil {
+		if _, err := s.srv.Node.UpdateStatus(context.Background(), &structs.NodeHeartbeatArgs{NodeID: n.ID, SecretID: n.SecretID, Status: structs.NodeStatusDown}); err != nil {
 			return fmt.Errorf("sim: flap %s down: %w", name, err)
 		}
 		if err := n.heartbeat(); err != nil {

@@ -99,7 +99,7 @@ func (s *Sim) AddNode(spec NodeSpec) (*Node, error) {
 
 // register (re-)registers the node with its current fingerprint.
 func (n *Node) register() error {
-	resp, err := n.sim.srv.Node.ClientRegister(&structs.NodeRegisterArgs{Node: n.structsNode()})
+	resp, err := n.sim.srv.Node.Register(context.Background(), &structs.NodeRegisterArgs{Node: n.structsNode()})
 	if err != nil {
 		return fmt.Errorf("sim: register node %s: %w", n.Name, err)
 	}
@@ -116,7 +116,7 @@ func (n *Node) armBeat(ttl time.Duration) {
 // heartbeat tells the server the node is alive (which brings a down node
 // back to ready, with its node-update evals).
 func (n *Node) heartbeat() error {
-	resp, err := n.sim.srv.Node.Heartbeat(&structs.NodeHeartbeatArgs{NodeID: n.ID, SecretID: n.SecretID, Status: structs.NodeStatusReady})
+	resp, err := n.sim.srv.Node.UpdateStatus(context.Background(), &structs.NodeHeartbeatArgs{NodeID: n.ID, SecretID: n.SecretID, Status: structs.NodeStatusReady})
 	if err != nil {
 		return fmt.Errorf("sim: heartbeat node %s: %w", n.Name, err)
 	}
@@ -151,7 +151,7 @@ func (n *Node) report(ctx context.Context, minIndex uint64, wait time.Duration) 
 		return false, nil
 	}
 	resp, err := n.sim.srv.Node.GetClientAllocs(ctx, &structs.NodeAllocsArgs{
-		NodeID: n.ID, SecretID: n.SecretID, MinQueryIndex: minIndex, MaxQueryTime: wait,
+		NodeID: n.ID, SecretID: n.SecretID, QueryOptions: structs.QueryOptions{MinQueryIndex: minIndex, MaxQueryTime: wait},
 	})
 	if err != nil {
 		return false, fmt.Errorf("sim: node %s allocs: %w", n.Name, err)
@@ -172,7 +172,7 @@ func (n *Node) report(ctx context.Context, minIndex uint64, wait time.Duration) 
 }
 
 func (n *Node) send(updates []*structs.Allocation) error {
-	_, err := n.sim.srv.Node.UpdateAllocs(&structs.AllocClientUpdateArgs{NodeID: n.ID, SecretID: n.SecretID, Allocs: updates})
+	_, err := n.sim.srv.Node.UpdateAlloc(context.Background(), &structs.AllocClientUpdateArgs{NodeID: n.ID, SecretID: n.SecretID, Allocs: updates})
 	if err != nil {
 		return fmt.Errorf("sim: node %s update allocs: %w", n.Name, err)
 	}

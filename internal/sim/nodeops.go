@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"fmt"
 	"maps"
 
@@ -26,7 +27,7 @@ func (s *Sim) Down(name string) error {
 		return err
 	}
 	n.setSilent(true)
-	if _, err := s.srv.Node.UpdateStatus(n.ID, structs.NodeStatusDown); err != nil {
+	if _, err := s.srv.Node.UpdateStatus(context.Background(), &structs.NodeHeartbeatArgs{NodeID: n.ID, SecretID: n.SecretID, Status: structs.NodeStatusDown}); err != nil {
 		return fmt.Errorf("sim: down %s: %w", name, err)
 	}
 	return s.RunUntilIdle()
@@ -118,7 +119,7 @@ func (s *Sim) Drain(name string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := s.srv.Node.UpdateDrain(n.ID, 0, false, true, false); err != nil {
+	if _, err := s.srv.Node.UpdateDrain(context.Background(), &structs.NodeUpdateDrainArgs{NodeID: n.ID, DrainStrategy: &structs.DrainSpec{}}); err != nil {
 		return fmt.Errorf("sim: drain %s: %w", name, err)
 	}
 	return s.RunUntilIdle()

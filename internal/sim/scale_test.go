@@ -8,9 +8,10 @@ import (
 	"time"
 )
 
-var scale = flag.Bool("sim.scale", false, "run the seeds' scaled-up flapping cluster (100 nodes, 50 jobs)")
+var scale = flag.Bool("sim.scale", false, "run the scaled-up flapping cluster of docs/design.md (100 nodes, 50 jobs)")
 
-// TestScale_FlappingCluster is the seeds' fourth example: 100 nodes each
+// TestScale_FlappingCluster is the flapping-cluster example
+// of docs/design.md, scaled: 100 nodes each
 // running allocs of 10 system jobs and 40 service jobs (count 100,
 // distinct_hosts) are each marked down and at once ready, in turn. It
 // prints what the server wrote, processed and canceled, and how long the

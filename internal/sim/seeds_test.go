@@ -8,7 +8,8 @@ import (
 func intp(v int) *int    { return &v }
 func boolp(v bool) *bool { return &v }
 
-// seedHeartbeatScenario is the seeds' first example: a node running one
+// seedHeartbeatScenario is the first example of
+// docs/design.md: a node running one
 // system job and two service jobs misses its heartbeat; one service job
 // (pinned to the node's rack) fits nowhere else; the other's plans are
 // rejected until the attempt limit. Exactly 6 evals follow.

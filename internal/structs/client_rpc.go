@@ -9,6 +9,7 @@ import "time"
 // NodeRegisterArgs registers (or re-registers) a client node.
 type NodeRegisterArgs struct {
 	Node *Node
+	WriteRequest
 }
 
 // NodeHeartbeatArgs reports a node alive (Status ready), or another status.
@@ -16,6 +17,7 @@ type NodeHeartbeatArgs struct {
 	NodeID   string
 	SecretID string
 	Status   string
+	WriteRequest
 }
 
 // NodeUpdateResponse answers register and heartbeat calls.
@@ -31,12 +33,11 @@ type NodeUpdateResponse struct {
 }
 
 // NodeAllocsArgs asks for a node's allocations, blocking until the index
-// passes MinQueryIndex or MaxQueryTime passes.
+// passes MinQueryIndex or MaxQueryTime passes (QueryOptions).
 type NodeAllocsArgs struct {
-	NodeID        string
-	SecretID      string
-	MinQueryIndex uint64
-	MaxQueryTime  time.Duration
+	NodeID   string
+	SecretID string
+	QueryOptions
 }
 
 // NodeAllocsResponse carries the node's allocations (with their jobs).
@@ -51,6 +52,7 @@ type AllocClientUpdateArgs struct {
 	NodeID   string
 	SecretID string
 	Allocs   []*Allocation
+	WriteRequest
 }
 
 // GenericResponse answers calls that only report success and an index.

@@ -9,22 +9,11 @@ const RPCRaftByte byte = 0x02
 // The Cluster.* and Operator raft/autopilot endpoints: membership, raft
 // peers and autopilot (see internal/server/cluster_endpoint.go).
 
-// ClusterPeersRequest asks a server for its raft peers (Status.Peers).
-type ClusterPeersRequest struct {
-	QueryOptions
-}
+// ServerRaftStatsRequest asks a server for its raft progress (autopilot).
+type ServerRaftStatsRequest struct{}
 
-// ClusterPeersResponse lists the raft addresses of the voters.
-type ClusterPeersResponse struct {
-	Peers []string
-	QueryMeta
-}
-
-// RaftStatsRequest asks a server for its raft progress (autopilot).
-type RaftStatsRequest struct{}
-
-// RaftStatsResponse is one server's raft progress.
-type RaftStatsResponse struct {
+// ServerRaftStats is one server's raft progress.
+type ServerRaftStats struct {
 	// LastContact is the time since the server heard from the leader
 	// (0 on the leader, -1 when it never did).
 	LastContact time.Duration
@@ -70,29 +59,6 @@ type ClusterJoinResponse struct {
 type ForceLeaveRequest struct {
 	Node  string
 	Prune bool
-}
-
-// RaftServer is one server of the raft configuration.
-type RaftServer struct {
-	ID           string
-	Node         string
-	Address      string
-	Leader       bool
-	Voter        bool
-	RaftProtocol string
-}
-
-// RaftConfigurationRequest reads the raft configuration.
-type RaftConfigurationRequest struct {
-	QueryOptions
-}
-
-// RaftConfigurationResponse is the raft configuration.
-type RaftConfigurationResponse struct {
-	Servers []*RaftServer
-	// Index is the raft index of the configuration.
-	Index uint64
-	QueryMeta
 }
 
 // RaftPeerRequest names a raft server by ID (or address) to remove, or to

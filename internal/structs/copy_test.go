@@ -301,6 +301,7 @@ var notCopied = map[string]string{
 	"SchedulerSetConfigRequest":           "raft payload",
 	// Errors are values handed to callers, not stored state.
 	"ValidationError": "error value",
+	"RPCError":        "error value",
 }
 
 func TestCopy_DeepAndIndependent(t *testing.T) {

@@ -3,7 +3,7 @@ package structs
 import "time"
 
 // Evaluation statuses that are stored in the state store. The quasi-statuses
-// of seeds/eval-status.md (delayed, scheduling, applying, deleted) are not
+// of docs/design.md (delayed, scheduling, applying, deleted) are not
 // stored; they are observable through the broker and plan queue instead.
 const (
 	EvalStatusPending  = "pending"
@@ -21,7 +21,7 @@ const (
 	EvalQuasiStatusDeleted    = "deleted"
 )
 
-// Evaluation triggers: the TriggeredBy values of seeds/eval-triggers.md.
+// Evaluation triggers: the TriggeredBy values of docs/design.md.
 const (
 	EvalTriggerJobRegister          = "job-register"
 	EvalTriggerJobDeregister        = "job-deregister"
@@ -42,7 +42,7 @@ const (
 	EvalTriggerReconnect            = "reconnect"
 )
 
-// AllEvalTriggers lists every trigger, in the order of the seeds.
+// AllEvalTriggers lists every trigger, in the order of docs/design.md.
 var AllEvalTriggers = []string{
 	EvalTriggerJobRegister, EvalTriggerJobDeregister, EvalTriggerPeriodicJob,
 	EvalTriggerNodeDrain, EvalTriggerNodeUpdate, EvalTriggerAllocStop,
@@ -51,6 +51,28 @@ var AllEvalTriggers = []string{
 	EvalTriggerQueuedAllocs, EvalTriggerPreemption, EvalTriggerScaling,
 	EvalTriggerMaxDisconnectTimeout, EvalTriggerReconnect,
 }
+
+// EvalFailureKind says why an eval failed, so the leader decides by value
+// (not by the StatusDescription's words) whether a failed-follow-up can
+// help.
+type EvalFailureKind string
+
+const (
+	// EvalFailureScheduler: the scheduler gave up (e.g. past its plan
+	// attempt limit); the zero value, so any failed eval is retryable
+	// unless marked otherwise.
+	EvalFailureScheduler EvalFailureKind = ""
+	// EvalFailureDeliveryLimit: the broker delivered it DeliveryLimit times
+	// without an ack.
+	EvalFailureDeliveryLimit EvalFailureKind = "delivery-limit"
+	// EvalFailureWrongType: no scheduler exists for the eval's type; a bug
+	// in whoever wrote it, which retrying cannot fix.
+	EvalFailureWrongType EvalFailureKind = "wrong-type"
+)
+
+// Retryable reports whether a failed-follow-up eval can succeed where
+// this failure did.
+func (k EvalFailureKind) Retryable() bool { return k != EvalFailureWrongType }
 
 // Evaluation is a unit of scheduling work.
 type Evaluation struct {
@@ -66,6 +88,7 @@ type Evaluation struct {
 	DeploymentID         string
 	Status               string
 	StatusDescription    string
+	FailureKind          EvalFailureKind // why a failed eval failed; Drover-specific
 	Wait                 time.Duration
 	WaitUntil            time.Time
 	NextEval             string

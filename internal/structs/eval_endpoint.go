@@ -50,3 +50,9 @@ type EvalDeleteResponse struct {
 	Count int
 	WriteMeta
 }
+
+// EvalCountResponse is how many evaluations match a list request.
+type EvalCountResponse struct {
+	Count int
+	QueryMeta
+}

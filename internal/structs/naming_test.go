@@ -6,8 +6,8 @@ import (
 )
 
 // The trigger and status strings are persisted in raft and shown to users
-// and Nomad tooling; these tests pin them to seeds/eval-triggers.md and
-// seeds/eval-status.md so a rename cannot slip through.
+// and Nomad tooling; these tests pin them to the tables of
+// docs/design.md so a rename cannot slip through.
 
 func TestEvalTriggers_AllSeventeenNamed(t *testing.T) {
 	want := []struct{ got, want string }{

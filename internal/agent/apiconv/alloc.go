@@ -24,6 +24,8 @@ func AllocFromStructs(a *structs.Allocation) *api.Allocation {
 		Job:                   JobFromStructs(a.Job),
 		TaskGroup:             a.TaskGroup,
 		AllocatedResources:    AllocatedResourcesFromStructs(a.AllocatedResources),
+		Resources:             legacyAllocResources(a.AllocatedResources),
+		TaskResources:         legacyTaskResources(a.AllocatedResources),
 		Metrics:               allocMetricFromStructs(a.Metrics),
 		DesiredStatus:         a.DesiredStatus,
 		DesiredDescription:    a.DesiredDescription,

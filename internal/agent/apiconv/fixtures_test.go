@@ -1,5 +1,7 @@
 package apiconv
 
+//lint:file-ignore SA1019 job files and API clients still send Nomad's deprecated disconnect fields; we accept them
+
 import (
 	"time"
 
@@ -300,7 +302,7 @@ func fullStructsEval() *structs.Evaluation {
 	e := &structs.Evaluation{
 		ID: "e1", Namespace: "prod", Priority: 60, Type: "service", TriggeredBy: "job-register",
 		JobID: "web", JobModifyIndex: 5, NodeID: "n1", NodeModifyIndex: 6, DeploymentID: "d1",
-		Status: "blocked", StatusDescription: "waiting", Wait: time.Second, WaitUntil: t0,
+		Status: "blocked", StatusDescription: "waiting", FailureKind: structs.EvalFailureDeliveryLimit, Wait: time.Second, WaitUntil: t0,
 		NextEval: "e2", PreviousEval: "e0", BlockedEval: "e3",
 		FailedTGAllocs:       map[string]*structs.AllocMetric{"web": fullStructsMetric()},
 		ClassEligibility:     map[string]bool{"v1:123": true},

@@ -35,9 +35,9 @@ func TestOutboundConversions(t *testing.T) {
 			convert: func() any { return AllocFromStructs(fullStructsAlloc()) },
 			skip: append(append([]string{
 				"Job", // covered by the job tests
-				"Resources", "TaskResources", "Services", "NetworkStatus", "DesiredTransition.MigrateDisablePlacement",
+				"Services", "NetworkStatus", "DesiredTransition.MigrateDisablePlacement",
 				"AllocatedResources.Tasks.Devices", "RescheduleTracker.LastReschedule",
-			}, withPrefixes(metricOnly, "Metrics.")...), allocAPIOnlyFields()...),
+			}, withPrefixes(metricOnly, "Metrics.")...), append(allocAPIOnlyFields(), legacyResourceUnfilled()...)...),
 		},
 		{
 			name: "alloc stub", in: fullStructsAlloc(),
@@ -81,6 +81,15 @@ func allocAPIOnlyFields() []string {
 		"ValidationError", "DiskLimit", "DiskSize", "FailedSibling", "VaultError", "TaskSignalReason", "TaskSignal", "GenericSource",
 	}, "TaskStates.Events.")
 	return append(out, withPrefixes(apiOnlyNetworkFields, "AllocatedResources.Shared.Networks.", "AllocatedResources.Tasks.Networks.")...)
+}
+
+// legacyResourceUnfilled are the fields of the derived legacy Resources and
+// TaskResources that AllocatedResources has no source for (a task's disk is
+// the group's, in Resources).
+func legacyResourceUnfilled() []string {
+	out := withPrefixes([]string{"Devices", "IOPS", "NUMA", "SecretsMB"}, "Resources.", "TaskResources.")
+	out = append(out, "TaskResources.DiskMB")
+	return append(out, withPrefixes(apiOnlyNetworkFields, "Resources.Networks.", "TaskResources.Networks.")...)
 }
 
 // Fields whose names differ between the two sides, which sameByName cannot

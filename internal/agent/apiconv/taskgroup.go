@@ -1,5 +1,7 @@
 package apiconv
 
+//lint:file-ignore SA1019 job files and API clients still send Nomad's deprecated disconnect fields; we accept them
+
 import (
 	"maps"
 	"slices"

@@ -20,6 +20,8 @@ type Config struct {
 	DataDir    string
 	BindAddr   string
 	LogLevel   string
+	// EnableDebug serves /v1/agent/pprof (always on in -dev).
+	EnableDebug bool
 
 	Ports     Ports
 	Addresses Addresses
@@ -191,4 +193,11 @@ func (c *Config) AdvertiseHTTPAddr(listening string) string {
 		return net.JoinHostPort(a, port)
 	}
 	return a
+}
+
+// ParseLogLevel converts a level name (TRACE, DEBUG, INFO, WARN, ERROR;
+// any case) for log/slog.
+func ParseLogLevel(name string) (slog.Level, bool) {
+	l, ok := logLevels[strings.ToUpper(name)]
+	return l, ok
 }

@@ -14,18 +14,19 @@ import (
 // decoded so their parse errors can point at file:line:col.
 
 type fileConfig struct {
-	Region     *string        `hcl:"region,optional"`
-	Datacenter *string        `hcl:"datacenter,optional"`
-	Name       *string        `hcl:"name,optional"`
-	DataDir    *string        `hcl:"data_dir,optional"`
-	BindAddr   *string        `hcl:"bind_addr,optional"`
-	LogLevel   *string        `hcl:"log_level,optional"`
-	Ports      *filePorts     `hcl:"ports,block"`
-	Addresses  *fileAddresses `hcl:"addresses,block"`
-	Advertise  *fileAddresses `hcl:"advertise,block"`
-	Server     *fileServer    `hcl:"server,block"`
-	Client     *fileClient    `hcl:"client,block"`
-	Plugins    []filePlugin   `hcl:"plugin,block"`
+	Region      *string        `hcl:"region,optional"`
+	Datacenter  *string        `hcl:"datacenter,optional"`
+	Name        *string        `hcl:"name,optional"`
+	DataDir     *string        `hcl:"data_dir,optional"`
+	BindAddr    *string        `hcl:"bind_addr,optional"`
+	LogLevel    *string        `hcl:"log_level,optional"`
+	EnableDebug *bool          `hcl:"enable_debug,optional"`
+	Ports       *filePorts     `hcl:"ports,block"`
+	Addresses   *fileAddresses `hcl:"addresses,block"`
+	Advertise   *fileAddresses `hcl:"advertise,block"`
+	Server      *fileServer    `hcl:"server,block"`
+	Client      *fileClient    `hcl:"client,block"`
+	Plugins     []filePlugin   `hcl:"plugin,block"`
 }
 
 type filePorts struct {
@@ -108,6 +109,7 @@ func (fc *fileConfig) apply(c *Config) hcl.Diagnostics {
 	set(&c.DataDir, fc.DataDir)
 	set(&c.BindAddr, fc.BindAddr)
 	set(&c.LogLevel, fc.LogLevel)
+	set(&c.EnableDebug, fc.EnableDebug)
 	if p := fc.Ports; p != nil {
 		set(&c.Ports.HTTP, p.HTTP)
 		set(&c.Ports.RPC, p.RPC)

@@ -17,6 +17,7 @@ func (c *Config) Merge(o *Config) *Config {
 	setNZ(&r.DataDir, o.DataDir)
 	setNZ(&r.BindAddr, o.BindAddr)
 	setNZ(&r.LogLevel, o.LogLevel)
+	r.EnableDebug = r.EnableDebug || o.EnableDebug
 	setNZ(&r.Ports.HTTP, o.Ports.HTTP)
 	setNZ(&r.Ports.RPC, o.Ports.RPC)
 	setNZ(&r.Ports.Serf, o.Ports.Serf)

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"net/rpc"
-	"strings"
 	"sync"
 
 	"github.com/hashicorp/yamux"
@@ -123,16 +122,9 @@ func (c *Client) dropSession(s *yamux.Session) {
 	}
 }
 
-// ErrNodeNotFound is returned when the server does not know the node, so
-// the client should register again.
-var ErrNodeNotFound = errors.New("node not found")
-
-// asError turns a server's error string back into errors the client can
-// act on.
+// asError turns a server's error back into the coded error it was sent
+// as (its HTTP status, and structs.DecodeRPCError's sentinel), so the
+// client matches it by value, e.g. errors.Is(err, structs.ErrNodeNotFound).
 func asError(err error) error {
-	var serverErr rpc.ServerError
-	if errors.As(err, &serverErr) && strings.Contains(string(serverErr), "not found") && strings.Contains(string(serverErr), "node ") {
-		return fmt.Errorf("%w: %s", ErrNodeNotFound, string(serverErr))
-	}
 	return rpcwire.DecodeError(err)
 }

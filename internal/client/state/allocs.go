@@ -3,10 +3,12 @@ package state
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/hashicorp/go-msgpack/v2/codec"
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 
 	"github.com/drover-project/drover/internal/structs"
 )
@@ -61,7 +63,7 @@ func (s *Store) putJSON(allocID string, key []byte, v any) error {
 func (s *Store) DeleteAlloc(allocID string) error {
 	return s.db.Update(func(tx *bolt.Tx) error {
 		err := tx.Bucket(bucketAllocs).DeleteBucket([]byte(allocID))
-		if err == bolt.ErrBucketNotFound {
+		if errors.Is(err, berrors.ErrBucketNotFound) {
 			return nil
 		}
 		return err

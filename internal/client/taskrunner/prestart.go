@@ -44,6 +44,7 @@ func (tr *TaskRunner) prestart(task *structs.Task, td drivers.TaskDir, env map[s
 		if err != nil {
 			// Capitalised: the error becomes the event's display message,
 			// worded as Nomad's.
+			//lint:ignore ST1005 the message is shown to users as Nomad words it
 			return EventTemplateFailure, fmt.Errorf("Template failed: %w", err)
 		}
 		ps.env, ps.done = tenv, true

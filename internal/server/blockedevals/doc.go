@@ -31,6 +31,6 @@
 //     changes still recover it.
 //   - Quotas are not modelled: UnblockClassAndQuota is Unblock.
 //   - Evals handed to the tracker must not be mutated afterwards (the
-//     DESIGN rule that state objects are immutable): its class indexes are
+//     rule of docs/design.md that state objects are immutable): its class indexes are
 //     built from ClassEligibility at Block time.
 package blockedevals

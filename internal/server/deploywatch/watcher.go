@@ -75,8 +75,8 @@ func (w *Watcher) decide(d *structs.Deployment, now time.Time) (Action, bool) {
 	w.lastHealthy[d.ID] = healthy
 	progressed := seen && healthy > last || !seen && healthy > 0
 	if complete(d) {
-		// Every health step gets its eval, the last one too (the seeds count
-		// it); the scheduler finds the rollout done.
+		// Every health step gets its eval, the last one too (docs/design.md
+		// counts it); the scheduler finds the rollout done.
 		return Action{Deployment: d, CreateEval: progressed, Update: &structs.DeploymentStatusUpdate{
 			DeploymentID: d.ID, Status: structs.DeploymentStatusSuccessful, StatusDescription: DescSuccessful,
 		}}, true

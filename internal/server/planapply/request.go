@@ -87,7 +87,7 @@ func preemptDiff(a *structs.Allocation) *structs.Allocation {
 // job that lost allocs, so that job gets rescheduled elsewhere. The evals
 // deliberately carry no PreviousEval: the preempting plan's eval did not
 // cause the victim job's state in any way its history should show (see
-// seeds/eval-status.md, applying -> pending).
+// docs/design.md, transition T13).
 func preemptions(snap jobLookup, res *structs.PlanResult, now int64, newID func() string) ([]*structs.Allocation, []*structs.Evaluation, error) {
 	var diffs []*structs.Allocation
 	var evals []*structs.Evaluation

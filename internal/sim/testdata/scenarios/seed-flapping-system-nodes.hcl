@@ -1,5 +1,5 @@
 description = <<EOT
-seeds/eval-triggers.md, third example: 2 nodes each running allocs of 5
+docs/design.md, third example: 2 nodes each running allocs of 5
 system jobs go down once (missed heartbeats) and come back: 5 node-update
 evals per node per transition, 20 in all.
 EOT

@@ -1,5 +1,5 @@
 description = <<EOT
-seeds/eval-triggers.md, first example: a node running 1 system job and 2
+docs/design.md, first example: a node running 1 system job and 2
 service jobs misses its heartbeat. One service job (pinned to the node's
 rack) fits nowhere else; the other's plans are rejected until the attempt
 limit. Exactly 6 evals: 3 node-update, 1 blocked queued-allocs, 1

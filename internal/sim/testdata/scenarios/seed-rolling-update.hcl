@@ -1,5 +1,5 @@
 description = <<EOT
-seeds/eval-triggers.md, second example: a service job of count 3 updated
+docs/design.md, second example: a service job of count 3 updated
 with max_parallel = 1 and canary = 1 (auto-promoted). The nodes report each
 new alloc healthy; the deployment watcher emits one eval per step:
 1 job-register + 3 deployment-watcher evals, none pointing back.

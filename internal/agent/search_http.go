@@ -1,0 +1,71 @@
+package agent
+
+import (
+	"net/http"
+
+	"github.com/hashicorp/nomad/api"
+	"github.com/hashicorp/nomad/api/contexts"
+
+	"github.com/drover-project/drover/internal/structs"
+)
+
+func (h *HTTPServer) searchRoutes() {
+	for _, m := range []string{"POST", "PUT"} {
+		h.handle(m+" /v1/search", h.prefixSearch)
+		h.handle(m+" /v1/search/fuzzy", h.fuzzySearch)
+	}
+}
+
+// prefixSearch answers POST /v1/search: IDs by prefix per context.
+func (h *HTTPServer) prefixSearch(w http.ResponseWriter, r *http.Request) (any, error) {
+	var body api.SearchRequest
+	if err := decodeBody(w, r, &body); err != nil {
+		return nil, err
+	}
+	q, err := parseQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	reply, err := h.srv.Search.PrefixSearch(r.Context(), &structs.SearchRequest{
+		Prefix: body.Prefix, Context: string(body.Context), QueryOptions: q,
+	})
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, reply.QueryMeta)
+	out := &api.SearchResponse{Matches: map[contexts.Context][]string{}, Truncations: map[contexts.Context]bool{}}
+	for c, ids := range reply.Matches {
+		out.Matches[contexts.Context(c)] = ids
+		out.Truncations[contexts.Context(c)] = reply.Truncations[c]
+	}
+	return out, nil
+}
+
+// fuzzySearch answers POST /v1/search/fuzzy: names containing a term.
+func (h *HTTPServer) fuzzySearch(w http.ResponseWriter, r *http.Request) (any, error) {
+	var body api.FuzzySearchRequest
+	if err := decodeBody(w, r, &body); err != nil {
+		return nil, err
+	}
+	q, err := parseQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	reply, err := h.srv.Search.FuzzySearch(r.Context(), &structs.FuzzySearchRequest{
+		Text: body.Text, Context: string(body.Context), QueryOptions: q,
+	})
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, reply.QueryMeta)
+	out := &api.FuzzySearchResponse{Matches: map[contexts.Context][]api.FuzzyMatch{}, Truncations: map[contexts.Context]bool{}}
+	for c, matches := range reply.Matches {
+		list := make([]api.FuzzyMatch, 0, len(matches))
+		for _, m := range matches {
+			list = append(list, api.FuzzyMatch{ID: m.ID, Scope: m.Scope})
+		}
+		out.Matches[contexts.Context(c)] = list
+		out.Truncations[contexts.Context(c)] = reply.Truncations[c]
+	}
+	return out, nil
+}

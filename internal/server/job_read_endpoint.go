@@ -1,0 +1,142 @@
+package server
+
+import (
+	"context"
+
+	"github.com/hashicorp/go-memdb"
+
+	"github.com/drover-project/drover/internal/state"
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// The Job.* reads.
+
+// List answers one page of jobs in the request's namespace (or every
+// namespace for "*"), keyed "namespace.id".
+func (e *JobEndpoint) List(ctx context.Context, args *structs.JobListRequest) (*structs.JobListResponse, error) {
+	reply := &structs.JobListResponse{}
+	if done, err := e.srv.forward(ctx, "Job.List", args, reply); done {
+		return reply, err
+	}
+	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		jobs, err := st.JobsByIDPrefix(ws, args.Namespace, args.Prefix)
+		if err != nil {
+			return 0, err
+		}
+		reply.Jobs, reply.NextToken, err = Paginate(jobs, jobKey, &args.QueryOptions)
+		return st.Index(state.TableJobs), err
+	})
+	return reply, err
+}
+
+func jobKey(j *structs.Job) string { return j.Namespace + "." + j.ID }
+
+// GetJob answers one job (nil when absent).
+func (e *JobEndpoint) GetJob(ctx context.Context, args *structs.JobSpecificRequest) (*structs.SingleJobResponse, error) {
+	reply := &structs.SingleJobResponse{}
+	if done, err := e.srv.forward(ctx, "Job.GetJob", args, reply); done {
+		return reply, err
+	}
+	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		job, err := st.JobByID(ws, args.Namespace, args.JobID)
+		reply.Job = job
+		if err != nil || job == nil {
+			return st.Index(state.TableJobs), err
+		}
+		return job.ModifyIndex, nil
+	})
+	return reply, err
+}
+
+// GetJobVersions answers a job's versions, newest first (none when the
+// job is absent).
+func (e *JobEndpoint) GetJobVersions(ctx context.Context, args *structs.JobSpecificRequest) (*structs.JobVersionsResponse, error) {
+	reply := &structs.JobVersionsResponse{}
+	if done, err := e.srv.forward(ctx, "Job.GetJobVersions", args, reply); done {
+		return reply, err
+	}
+	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		var err error
+		reply.Versions, err = st.JobVersionsByID(ws, args.Namespace, args.JobID)
+		return st.Index(state.TableJobVersion), err
+	})
+	return reply, err
+}
+
+// Evaluations answers a job's evaluations.
+func (e *JobEndpoint) Evaluations(ctx context.Context, args *structs.JobSpecificRequest) (*structs.JobEvaluationsResponse, error) {
+	reply := &structs.JobEvaluationsResponse{}
+	if done, err := e.srv.forward(ctx, "Job.Evaluations", args, reply); done {
+		return reply, err
+	}
+	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		var err error
+		reply.Evaluations, err = st.EvalsByJob(ws, args.Namespace, args.JobID)
+		return st.Index(state.TableEvals), err
+	})
+	return reply, err
+}
+
+// Allocations answers a job's allocations: of its current version only,
+// or of every version with All.
+func (e *JobEndpoint) Allocations(ctx context.Context, args *structs.JobSpecificRequest) (*structs.JobAllocationsResponse, error) {
+	reply := &structs.JobAllocationsResponse{}
+	if done, err := e.srv.forward(ctx, "Job.Allocations", args, reply); done {
+		return reply, err
+	}
+	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		var err error
+		reply.Allocations, err = st.AllocsByJob(ws, args.Namespace, args.JobID, args.All)
+		return st.Index(state.TableAllocs), err
+	})
+	return reply, err
+}
+
+// Summary answers a job's summary, computed from its allocs and evals (nil
+// when the job is absent).
+func (e *JobEndpoint) Summary(ctx context.Context, args *structs.JobSpecificRequest) (*structs.JobSummaryResponse, error) {
+	reply := &structs.JobSummaryResponse{}
+	if done, err := e.srv.forward(ctx, "Job.Summary", args, reply); done {
+		return reply, err
+	}
+	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		job, err := st.JobByID(ws, args.Namespace, args.JobID)
+		reply.JobSummary = nil
+		if err != nil || job == nil {
+			return st.Index(state.TableJobs), err
+		}
+		if reply.JobSummary, err = SummarizeJob(ws, st, job); err != nil {
+			return 0, err
+		}
+		return max(st.Index(state.TableAllocs), st.Index(state.TableJobs), st.Index(state.TableEvals)), nil
+	})
+	return reply, err
+}
+
+// Deployments answers a job's deployments.
+func (e *JobEndpoint) Deployments(ctx context.Context, args *structs.JobSpecificRequest) (*structs.DeploymentListResponse, error) {
+	reply := &structs.DeploymentListResponse{}
+	if done, err := e.srv.forward(ctx, "Job.Deployments", args, reply); done {
+		return reply, err
+	}
+	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		var err error
+		reply.Deployments, err = st.DeploymentsByJobID(ws, args.Namespace, args.JobID)
+		return st.Index(state.TableDeployment), err
+	})
+	return reply, err
+}
+
+// LatestDeployment answers a job's newest deployment (nil when none).
+func (e *JobEndpoint) LatestDeployment(ctx context.Context, args *structs.JobSpecificRequest) (*structs.SingleDeploymentResponse, error) {
+	reply := &structs.SingleDeploymentResponse{}
+	if done, err := e.srv.forward(ctx, "Job.LatestDeployment", args, reply); done {
+		return reply, err
+	}
+	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		var err error
+		reply.Deployment, err = st.LatestDeploymentByJobID(ws, args.Namespace, args.JobID)
+		return st.Index(state.TableDeployment), err
+	})
+	return reply, err
+}

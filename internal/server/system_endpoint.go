@@ -1,0 +1,20 @@
+package server
+
+import (
+	"context"
+
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// SystemEndpoint is the System.* endpoint family.
+type SystemEndpoint struct{ srv *Server }
+
+// GarbageCollect writes a force-gc core eval: it collects every terminal
+// eval and stopped job now, whatever its age.
+func (e *SystemEndpoint) GarbageCollect(ctx context.Context, args *structs.GenericWriteArgs) (*structs.GenericResponse, error) {
+	reply := &structs.GenericResponse{}
+	if done, err := e.srv.forward(ctx, "System.GarbageCollect", args, reply); done {
+		return reply, err
+	}
+	return reply, e.srv.CreateCoreEvals(CoreJobForceGC)
+}

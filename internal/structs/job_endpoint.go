@@ -1,0 +1,197 @@
+package structs
+
+import "time"
+
+// Requests and responses of the Job.* endpoints. The raft payloads of the
+// same writes (JobRegisterRequest, ...) are in requests.go, so the RPC
+// arguments of writes are named ...Args.
+
+// JobListRequest lists jobs in the request's namespace ("*" for all).
+type JobListRequest struct {
+	QueryOptions
+}
+
+// JobListResponse is one page of jobs.
+type JobListResponse struct {
+	Jobs []*Job
+	QueryMeta
+}
+
+// JobSpecificRequest addresses one job in the request's namespace.
+type JobSpecificRequest struct {
+	JobID string
+	// All includes allocs of every version of the job (job allocations).
+	All bool
+	QueryOptions
+}
+
+// SingleJobResponse is one job, nil when absent.
+type SingleJobResponse struct {
+	Job *Job
+	QueryMeta
+}
+
+// JobVersionsResponse lists a job's versions, newest first.
+type JobVersionsResponse struct {
+	Versions []*Job
+	QueryMeta
+}
+
+// JobEvaluationsResponse lists a job's evaluations.
+type JobEvaluationsResponse struct {
+	Evaluations []*Evaluation
+	QueryMeta
+}
+
+// JobAllocationsResponse lists a job's allocations.
+type JobAllocationsResponse struct {
+	Allocations []*Allocation
+	QueryMeta
+}
+
+// TaskGroupSummary counts a task group's allocs by client state.
+type TaskGroupSummary struct {
+	Queued, Complete, Failed, Running, Starting, Lost, Unknown int
+}
+
+// JobChildrenSummary counts a periodic or parameterized parent's children.
+type JobChildrenSummary struct {
+	Pending, Running, Dead int64
+}
+
+// JobSummary is what `job status` shows at the top: per group counts.
+type JobSummary struct {
+	JobID, Namespace string
+	Summary          map[string]TaskGroupSummary
+	Children         *JobChildrenSummary
+	CreateIndex      uint64
+	ModifyIndex      uint64
+}
+
+// JobSummaryResponse is a job's summary, nil when the job is absent.
+type JobSummaryResponse struct {
+	JobSummary *JobSummary
+	QueryMeta
+}
+
+// JobRegisterArgs registers or updates a job.
+type JobRegisterArgs struct {
+	Job *Job
+	// EnforceIndex makes the register conditional: it only applies if the
+	// job's current JobModifyIndex equals JobModifyIndex (0: must not exist).
+	EnforceIndex   bool
+	JobModifyIndex uint64
+	WriteRequest
+}
+
+// JobRegisterResponse tells the caller what a job write wrote: register,
+// scale, evaluate and revert answer it.
+type JobRegisterResponse struct {
+	EvalID          string
+	EvalCreateIndex uint64
+	JobModifyIndex  uint64
+	Warnings        string
+	WriteMeta
+}
+
+// JobDeregisterArgs stops a job (in the request's namespace), or deletes
+// it with Purge.
+type JobDeregisterArgs struct {
+	JobID string
+	Purge bool
+	WriteRequest
+}
+
+// JobDeregisterResponse tells the caller what the deregister wrote.
+type JobDeregisterResponse struct {
+	EvalID          string
+	EvalCreateIndex uint64
+	JobModifyIndex  uint64
+	WriteMeta
+}
+
+// JobScaleArgs changes one task group's count.
+type JobScaleArgs struct {
+	JobID   string
+	Group   string
+	Count   *int64
+	Message string
+	WriteRequest
+}
+
+// JobEvaluateArgs forces a new evaluation of a job.
+type JobEvaluateArgs struct {
+	JobID string
+	WriteRequest
+}
+
+// JobRevertArgs registers an earlier version of a job as its newest. With
+// EnforcePriorVersion set, the current version must equal it.
+type JobRevertArgs struct {
+	JobID               string
+	JobVersion          uint64
+	EnforcePriorVersion *uint64
+	WriteRequest
+}
+
+// JobValidateArgs validates a job without writing it.
+type JobValidateArgs struct {
+	Job *Job
+	WriteRequest
+}
+
+// JobValidateResponse lists every problem of an invalid job (none when
+// valid); Error joins them.
+type JobValidateResponse struct {
+	ValidationErrors []string
+	Error            string
+}
+
+// JobPlanArgs asks what the scheduler would do with a job.
+type JobPlanArgs struct {
+	Job *Job
+	WriteRequest
+}
+
+// JobPlanResponse is the outcome of a dry run: what the scheduler would do.
+type JobPlanResponse struct {
+	Old, New           *Job // Old is nil for a new job
+	Annotations        *PlanAnnotations
+	FailedTGAllocs     map[string]*AllocMetric
+	CreatedEvals       []*Evaluation
+	JobModifyIndex     uint64
+	NextPeriodicLaunch time.Time
+	WriteMeta
+}
+
+// JobDispatchArgs dispatches a parameterized job.
+type JobDispatchArgs struct {
+	JobID    string
+	Payload  []byte
+	Meta     map[string]string
+	IDPrefix string
+	Priority int
+	WriteRequest
+}
+
+// JobDispatchResponse names the dispatched child and its eval.
+type JobDispatchResponse struct {
+	DispatchedJobID string
+	EvalID          string
+	EvalCreateIndex uint64
+	JobCreateIndex  uint64
+	WriteMeta
+}
+
+// JobPeriodicForceArgs launches a periodic job now.
+type JobPeriodicForceArgs struct {
+	JobID string
+	WriteRequest
+}
+
+// JobPeriodicForceResponse names the launched child's eval.
+type JobPeriodicForceResponse struct {
+	EvalID          string
+	EvalCreateIndex uint64
+	WriteMeta
+}
