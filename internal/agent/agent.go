@@ -99,7 +99,9 @@ func (a *Agent) serverConfig() *server.Config {
 		Datacenter:             c.Datacenter,
 		DataDir:                c.DataDir,
 		DevMode:                c.DevMode,
-		RaftAddr:               a.RPCAddr(),
+		RaftAddr:               a.advertisedRPCAddr(),
+		RaftNetwork:            true,
+		Serf:                   a.serfConfig(),
 		BootstrapExpect:        c.Server.BootstrapExpect,
 		NumSchedulers:          c.Server.NumSchedulers,
 		EnabledSchedulers:      c.Server.EnabledSchedulers,
@@ -109,6 +111,33 @@ func (a *Agent) serverConfig() *server.Config {
 		HeartbeatGrace:         c.Server.HeartbeatGrace,
 		JobGCThreshold:         c.Server.JobGCThreshold,
 		Logger:                 a.log,
+	}
+}
+
+// advertisedRPCAddr is the rpc address other servers and clients use:
+// advertise.rpc when set (the listener's port added when it has none),
+// else the listener's address.
+func (a *Agent) advertisedRPCAddr() string {
+	adv := a.config.Advertise.RPC
+	if adv == "" {
+		return a.RPCAddr()
+	}
+	if _, _, err := net.SplitHostPort(adv); err != nil {
+		_, port, _ := net.SplitHostPort(a.RPCAddr())
+		return net.JoinHostPort(adv, port)
+	}
+	return adv
+}
+
+// serfConfig is the server's gossip configuration: the serf port on the
+// bind address, and server_join's retry_join.
+func (a *Agent) serfConfig() *server.SerfConfig {
+	c := a.config
+	sj := c.Server.ServerJoin
+	return &server.SerfConfig{
+		BindAddr: c.BindAddr, BindPort: c.Ports.Serf,
+		RetryJoin: sj.RetryJoin, RetryInterval: sj.RetryInterval, RetryMax: sj.RetryMax,
+		Fast: c.FastGossip,
 	}
 }
 

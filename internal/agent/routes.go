@@ -44,6 +44,7 @@ func (h *HTTPServer) serverRoutes() {
 	h.snapshotRoutes()
 	h.searchRoutes()
 	h.regionRoutes()
+	h.clusterRoutes()
 }
 
 func boolString(b bool) string   { return strconv.FormatBool(b) }

@@ -144,6 +144,9 @@ func (s *Server) serfConfig(events chan serf.Event) (*serf.Config, error) {
 	ml.DeadNodeReclaimTime = sc.DeadNodeReclaim
 	if ml.DeadNodeReclaimTime == 0 {
 		ml.DeadNodeReclaimTime = 5 * time.Second
+		if sc.Fast {
+			ml.DeadNodeReclaimTime = time.Second
+		}
 	}
 	ml.Name = conf.NodeName
 	logger := log.New(slogWriter{s.log.With("component", "serf")}, "", 0)
@@ -304,3 +307,15 @@ func (s *Server) serverName(id string) string {
 	}
 	return ""
 }
+
+// SerfAddr is the address this server gossips on ("" without gossip).
+func (s *Server) SerfAddr() string {
+	if s.cluster == nil {
+		return ""
+	}
+	n := s.cluster.serf.Memberlist().LocalNode()
+	return net.JoinHostPort(n.Addr.String(), strconv.Itoa(int(n.Port)))
+}
+
+// NodeID is this server's raft identity.
+func (s *Server) NodeID() string { return s.nodeID }

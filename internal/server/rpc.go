@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"net/rpc"
+	"sync"
 	"time"
 
 	msgpackrpc "github.com/hashicorp/net-rpc-msgpackrpc/v2"
@@ -22,17 +23,23 @@ type rpcServer struct {
 	srv *Server
 	rpc *rpc.Server
 	ln  net.Listener
+
+	// conns are the open connections (RPC and raft), closed at shutdown
+	// so peers and clients see this server gone at once.
+	mu    sync.Mutex
+	conns map[net.Conn]struct{}
 }
 
 // ServeRPC accepts client connections on ln until the server shuts down.
 func (s *Server) ServeRPC(ln net.Listener) error {
-	r := &rpcServer{srv: s, rpc: rpc.NewServer(), ln: ln}
+	r := &rpcServer{srv: s, rpc: rpc.NewServer(), ln: ln, conns: map[net.Conn]struct{}{}}
 	if err := s.registerEndpoints(r.rpc); err != nil {
 		return err
 	}
 	go func() {
 		<-s.shutdownCh
 		ln.Close()
+		r.closeAll()
 	}()
 	go r.accept()
 	return nil
@@ -47,8 +54,38 @@ func (r *rpcServer) accept() {
 			}
 			return
 		}
+		if !r.track(conn) {
+			conn.Close()
+			return
+		}
 		go r.serveConn(conn)
 	}
+}
+
+// track records an open connection; false once the server shuts down.
+func (r *rpcServer) track(c net.Conn) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.conns == nil {
+		return false
+	}
+	r.conns[c] = struct{}{}
+	return true
+}
+
+func (r *rpcServer) untrack(c net.Conn) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.conns, c)
+}
+
+func (r *rpcServer) closeAll() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for c := range r.conns {
+		c.Close()
+	}
+	r.conns = nil
 }
 
 // serveConn reads the protocol byte: raft connections go to raft's
@@ -57,6 +94,7 @@ func (r *rpcServer) serveConn(conn net.Conn) {
 	first := make([]byte, 1)
 	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
 	if _, err := io.ReadFull(conn, first); err != nil {
+		r.untrack(conn)
 		conn.Close()
 		return
 	}
@@ -67,9 +105,11 @@ func (r *rpcServer) serveConn(conn net.Conn) {
 		return
 	case first[0] != structs.RPCMultiplexByte:
 		r.srv.log.Warn("rpc: unknown protocol; closing", "remote", conn.RemoteAddr(), "byte", first[0])
+		r.untrack(conn)
 		conn.Close()
 		return
 	}
+	defer r.untrack(conn)
 	defer conn.Close()
 	session, err := yamux.Server(conn, rpcwire.YamuxConfig())
 	if err != nil {

@@ -45,6 +45,8 @@ func (s *ServerConfig) merge(o *ServerConfig) {
 	setNZ(&s.NodeGCThreshold, o.NodeGCThreshold)
 	setNZ(&s.DeploymentGCThreshold, o.DeploymentGCThreshold)
 	setSlice(&s.ServerJoin.RetryJoin, o.ServerJoin.RetryJoin)
+	setNZ(&s.ServerJoin.RetryInterval, o.ServerJoin.RetryInterval)
+	setNZ(&s.ServerJoin.RetryMax, o.ServerJoin.RetryMax)
 }
 
 func (c *ClientConfig) merge(o *ClientConfig) {
