@@ -115,10 +115,10 @@ func (s *Server) serfConfig(events chan serf.Event) (*serf.Config, error) {
 	conf := serf.DefaultConfig()
 	conf.Init()
 	conf.NodeName = c.NodeName + "." + c.Region
-	_, rpcPort, _ := net.SplitHostPort(c.RaftAddr)
+	rpcHost, rpcPort, _ := net.SplitHostPort(c.RaftAddr)
 	conf.Tags = map[string]string{
 		tagRole: roleServer, tagRegion: c.Region, tagDC: c.Datacenter, tagBuild: Build,
-		tagVsn: "1", tagRaftVsn: "3", tagID: s.nodeID, tagRPCAddr: c.RaftAddr, tagPort: rpcPort,
+		tagVsn: "1", tagRaftVsn: "3", tagID: s.nodeID, tagRPCAddr: rpcHost, tagPort: rpcPort,
 	}
 	if c.BootstrapExpect > 0 {
 		conf.Tags[tagExpect] = strconv.Itoa(c.BootstrapExpect)
@@ -234,14 +234,14 @@ func parseServerMember(m serf.Member) (serverMember, bool) {
 	}
 	sm.Expect, _ = strconv.Atoi(m.Tags[tagExpect])
 	sm.RaftVersion, _ = strconv.Atoi(m.Tags[tagRaftVsn])
-	// A server bound to every interface gossips 0.0.0.0: others reach its
-	// rpc port at the address gossip saw.
-	if host, port, err := net.SplitHostPort(sm.RPCAddr); err != nil || net.ParseIP(host).IsUnspecified() {
-		if port == "" {
-			port = m.Tags[tagPort]
-		}
-		sm.RPCAddr = net.JoinHostPort(m.Addr.String(), port)
+	// Nomad's tags: rpc_addr is the host, port the rpc port. A server
+	// bound to every interface gossips 0.0.0.0: others reach its rpc port
+	// at the address gossip saw.
+	host := m.Tags[tagRPCAddr]
+	if host == "" || net.ParseIP(host).IsUnspecified() {
+		host = m.Addr.String()
 	}
+	sm.RPCAddr = net.JoinHostPort(host, m.Tags[tagPort])
 	return sm, true
 }
 
