@@ -236,6 +236,31 @@ func TestCluster_ThreeServers(t *testing.T) {
 	}
 	waitRunning(t, f.api, "web", 2)
 
+	// Followers' workers schedule too: they dequeue from the leader's
+	// broker over RPC and submit plans to its applier.
+	followersProcessed := func() uint64 {
+		var n uint64
+		for _, x := range nodes {
+			if x != leader {
+				n += x.agent.Server().RemoteEvalsProcessed()
+			}
+		}
+		return n
+	}
+	for i := 0; followersProcessed() == 0 && i < 20; i++ {
+		id := "batch-" + itoa(i)
+		if _, _, err := f.api.Jobs().Register(mockServiceJob(id, 1), nil); err != nil {
+			t.Fatal(err)
+		}
+		waitRunning(t, f.api, id, 1)
+		if _, _, err := f.api.Jobs().Deregister(id, true, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if followersProcessed() == 0 {
+		t.Fatal("no eval was scheduled by a follower's worker")
+	}
+
 	// A stale read on a follower answers from its own state.
 	waitFor(t, "stale read on a follower", 10*time.Second, func() (bool, string) {
 		jobs, meta, err := f.api.Jobs().List(&api.QueryOptions{AllowStale: true})

@@ -20,8 +20,8 @@ func (s *Server) registerEndpoints(r *rpc.Server) error {
 	families := map[string]any{
 		"Job": jobRPC{s}, "Eval": evalRPC{s}, "Alloc": allocRPC{s}, "Deployment": deploymentRPC{s},
 		"Node": nodeRPC{s}, "Operator": operatorRPC{s}, "Status": statusRPC{s}, "System": systemRPC{s},
-		"Cluster": clusterRPC{s},
-		"Search":  searchRPC{s}, "Region": regionRPC{s},
+		"Cluster": clusterRPC{s}, "Plan": planRPC{s},
+		"Search": searchRPC{s}, "Region": regionRPC{s},
 	}
 	for name, rcvr := range families {
 		if err := r.RegisterName(name, rcvr); err != nil {

@@ -70,6 +70,7 @@ type Server struct {
 	Status     *StatusEndpoint
 	System     *SystemEndpoint
 	Cluster    *ClusterEndpoint
+	Plan       *PlanEndpoint
 
 	// The evaluation pipeline. The broker, blocked tracker, plan queue and
 	// applier act only while this server leads; workers run everywhere.
@@ -133,6 +134,7 @@ func New(cfg *Config) (*Server, error) {
 	s.Status = &StatusEndpoint{srv: s}
 	s.System = &SystemEndpoint{srv: s}
 	s.Cluster = &ClusterEndpoint{srv: s}
+	s.Plan = &PlanEndpoint{srv: s}
 	if err := s.setupCluster(); err != nil {
 		s.Shutdown()
 		return nil, err
