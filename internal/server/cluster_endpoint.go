@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -245,4 +246,17 @@ func (r clusterRPC) AutopilotSetConfiguration(a *structs.AutopilotSetConfigReque
 }
 func (r clusterRPC) ServerHealth(a *structs.OperatorHealthRequest, o *structs.OperatorHealthResponse) error {
 	return serveRPC(r.s, r.s.Cluster.ServerHealth, a, o)
+}
+
+// SnapshotRestore restores an operator snapshot on the leader.
+func (e *ClusterEndpoint) SnapshotRestore(ctx context.Context, args *structs.SnapshotRestoreRequest) (*structs.GenericResponse, error) {
+	reply := &structs.GenericResponse{}
+	if done, err := e.srv.forward(ctx, "Cluster.SnapshotRestore", args, reply); done {
+		return reply, err
+	}
+	return reply, e.srv.restoreSnapshotLocally(bytes.NewReader(args.Data))
+}
+
+func (r clusterRPC) SnapshotRestore(a *structs.SnapshotRestoreRequest, o *structs.GenericResponse) error {
+	return serveRPC(r.s, r.s.Cluster.SnapshotRestore, a, o)
 }

@@ -8,6 +8,8 @@ import (
 	"io"
 
 	"github.com/hashicorp/raft"
+
+	"github.com/drover-project/drover/internal/structs"
 )
 
 // snapshotMagic starts every operator snapshot file, so a restore of
@@ -51,7 +53,20 @@ func (s *Server) latestSnapshot() (*raft.SnapshotMeta, io.ReadCloser, error) {
 // RestoreSnapshot replaces the cluster's whole state with an operator
 // snapshot, through raft (every server applies it), and rebuilds the
 // leader's broker and blocked tracker from the restored state.
+// A follower sends the snapshot to the leader, which restores it.
 func (s *Server) RestoreSnapshot(r io.Reader) error {
+	if s.IsLeader() || s.cluster == nil {
+		return s.restoreSnapshotLocally(r)
+	}
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return BadRequest("snapshot: read: %v", err)
+	}
+	_, err = s.Cluster.SnapshotRestore(s.shutdownCtx, &structs.SnapshotRestoreRequest{Data: data})
+	return err
+}
+
+func (s *Server) restoreSnapshotLocally(r io.Reader) error {
 	zr, err := gzip.NewReader(r)
 	if err != nil {
 		return BadRequest("snapshot: not a drover snapshot (gzip): %v", err)

@@ -139,3 +139,10 @@ type OperatorHealthResponse struct {
 
 // ClusterMembersRequest lists the gossip members a server sees.
 type ClusterMembersRequest struct{}
+
+// SnapshotRestoreRequest carries an operator snapshot to the leader (a
+// restore sent to a follower).
+type SnapshotRestoreRequest struct {
+	Data []byte
+	WriteRequest
+}
