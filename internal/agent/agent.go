@@ -29,6 +29,7 @@ type Agent struct {
 	client      atomic.Pointer[client.Client] // set once the client runs; read by HTTP handlers
 	clientRPC   *rpcclient.Client
 	tempDataDir string
+	partition   *partition
 	http        *http.Server
 	logs        *logHub // the agent's log records, for /v1/agent/monitor
 	// httpCancel ends every request's context at shutdown, so blocking
@@ -64,6 +65,9 @@ func (a *Agent) start() error {
 			return fmt.Errorf("agent: listen on %s: %w", a.config.RPCAddr(), err)
 		}
 		a.rpcListener = ln
+		if a.config.PartitionFile != "" {
+			a.partition = watchPartitionFile(a.config.PartitionFile, a.log)
+		}
 		srv, err := server.New(a.serverConfig())
 		if err != nil {
 			ln.Close()
@@ -93,7 +97,7 @@ func (a *Agent) RPCAddr() string { return a.rpcListener.Addr().String() }
 
 func (a *Agent) serverConfig() *server.Config {
 	c := a.config
-	return &server.Config{
+	sc := &server.Config{
 		NodeName:               c.Name,
 		Region:                 c.Region,
 		Datacenter:             c.Datacenter,
@@ -112,6 +116,10 @@ func (a *Agent) serverConfig() *server.Config {
 		JobGCThreshold:         c.Server.JobGCThreshold,
 		Logger:                 a.log,
 	}
+	if a.partition != nil {
+		sc.PeerBlocked = a.partition.blocked
+	}
+	return sc
 }
 
 // advertisedRPCAddr is the rpc address other servers and clients use:

@@ -45,7 +45,7 @@ func (h *HTTPServer) agentSelf(w http.ResponseWriter, r *http.Request) (any, err
 		},
 		Stats: map[string]map[string]string{
 			"nomad": {"server": "true", "leader": boolString(stats.IsLeader), "leader_addr": stats.Leader},
-			"raft":  {"applied_index": uintString(stats.AppliedIndex)},
+			"raft":  {"applied_index": uintString(stats.AppliedIndex), "term": uintString(stats.Term), "state": stats.State},
 		},
 	}, nil
 }

@@ -33,6 +33,10 @@ type Config struct {
 	// RaftNetwork carries raft over the rpc listener (ServeRPC) to other
 	// servers; a lone in-process server can do without.
 	RaftNetwork bool
+	// PeerBlocked, when set, is asked before every raft connection to a
+	// peer's address and on every read and write of one: true drops the
+	// traffic (the fault harness's network partitions).
+	PeerBlocked func(addr string) bool
 	// Serf configures gossip membership; nil runs without (one server).
 	Serf *SerfConfig
 	// Autopilot is the initial autopilot configuration.

@@ -128,7 +128,7 @@ func (s *Server) setupRaftTransport(logger hclog.Logger) error {
 		if err != nil {
 			return fmt.Errorf("server: raft address %q: %w", c.RaftAddr, err)
 		}
-		s.raftLayer = newRaftLayer(addr)
+		s.raftLayer = newRaftLayer(addr, c.PeerBlocked)
 		s.trans = raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{
 			Stream:                s.raftLayer,
 			MaxPool:               3,

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"net"
 	"sync"
 	"time"
@@ -15,13 +16,14 @@ import (
 // Dial opens connections to other servers that start with it.
 type raftLayer struct {
 	addr    net.Addr
+	blocked func(addr string) bool // fault injection; nil in production
 	conns   chan net.Conn
 	closeMu sync.Mutex
 	closed  chan struct{}
 }
 
-func newRaftLayer(addr net.Addr) *raftLayer {
-	return &raftLayer{addr: addr, conns: make(chan net.Conn), closed: make(chan struct{})}
+func newRaftLayer(addr net.Addr, blocked func(string) bool) *raftLayer {
+	return &raftLayer{addr: addr, blocked: blocked, conns: make(chan net.Conn), closed: make(chan struct{})}
 }
 
 // handoff gives an accepted raft connection to raft's transport.
@@ -60,6 +62,9 @@ func (l *raftLayer) Addr() net.Addr { return l.addr }
 
 // Dial connects to another server's rpc port and selects raft.
 func (l *raftLayer) Dial(address raft.ServerAddress, timeout time.Duration) (net.Conn, error) {
+	if l.blocked != nil && l.blocked(string(address)) {
+		return nil, errPartitioned
+	}
 	conn, err := net.DialTimeout("tcp", string(address), timeout)
 	if err != nil {
 		return nil, err
@@ -68,5 +73,35 @@ func (l *raftLayer) Dial(address raft.ServerAddress, timeout time.Duration) (net
 		conn.Close()
 		return nil, err
 	}
+	if l.blocked != nil {
+		return &partitionableConn{Conn: conn, peer: string(address), blocked: l.blocked}, nil
+	}
 	return conn, nil
+}
+
+// errPartitioned is what a dropped raft connection reports.
+var errPartitioned = errors.New("raft: traffic to this peer is dropped (injected partition)")
+
+// partitionableConn drops a pooled raft connection once its peer is
+// partitioned away: raft sees a broken connection, as on a real network.
+type partitionableConn struct {
+	net.Conn
+	peer    string
+	blocked func(string) bool
+}
+
+func (c *partitionableConn) Read(p []byte) (int, error) {
+	if c.blocked(c.peer) {
+		c.Conn.Close()
+		return 0, errPartitioned
+	}
+	return c.Conn.Read(p)
+}
+
+func (c *partitionableConn) Write(p []byte) (int, error) {
+	if c.blocked(c.peer) {
+		c.Conn.Close()
+		return 0, errPartitioned
+	}
+	return c.Conn.Write(p)
 }
