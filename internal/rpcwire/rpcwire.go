@@ -142,6 +142,16 @@ func Encode(err error, code int) error {
 	return errors.New(EncodeError(structs.EncodeRPCError(err).Error(), code))
 }
 
+// DialError means the call never reached the server: retrying it, even
+// a write, cannot apply it twice.
+type DialError struct {
+	Addr string
+	Err  error
+}
+
+func (e *DialError) Error() string { return fmt.Sprintf("dial %s: %v", e.Addr, e.Err) }
+func (e *DialError) Unwrap() error { return e.Err }
+
 // Pool keeps one session per server address and reuses it for every call.
 type Pool struct {
 	mu       sync.Mutex
@@ -157,7 +167,7 @@ func NewPool() *Pool { return &Pool{sessions: map[string]*yamux.Session{}} }
 func (p *Pool) RPC(ctx context.Context, addr, method string, args, reply any) error {
 	session, err := p.session(ctx, addr)
 	if err != nil {
-		return err
+		return &DialError{Addr: addr, Err: err}
 	}
 	err = Call(ctx, session, method, args, reply)
 	if err != nil && !IsServerError(err) {

@@ -57,9 +57,11 @@ func (s *Server) forward(ctx context.Context, method string, args structs.RPCInf
 		if err == nil || isAnswer(err) {
 			return true, err
 		}
-		// The connection to the leader broke. A read is safe to retry once a
-		// leader is known again; a write may have committed, so say so.
-		if !args.IsRead() {
+		// The connection to the leader broke. A read, or a call that never
+		// reached it, is safe to retry once a leader is known again; a
+		// write may have committed, so say so.
+		var dialErr *rpcwire.DialError
+		if !args.IsRead() && !errors.As(err, &dialErr) {
 			return true, &CodedError{Code: http.StatusServiceUnavailable,
 				Msg: fmt.Sprintf("%v: forwarding %s to the leader at %s failed (the write may or may not have applied): %v", ErrNoLeader, method, leader, err)}
 		}
