@@ -45,8 +45,8 @@ func startServers(n int) ([]*server.Server, func(), error) {
 			NumSchedulers: numSchedulers, BootstrapExpect: n,
 			RaftAddr: ln.Addr().String(), RaftNetwork: true,
 			RaftTimings: &server.RaftTimings{Heartbeat: time.Second, Election: time.Second, LeaderLease: 500 * time.Millisecond, Commit: 5 * time.Millisecond},
-			Serf:   &server.SerfConfig{BindAddr: "127.0.0.1", RetryJoin: join, RetryInterval: 100 * time.Millisecond, Fast: true},
-			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+			Serf:        &server.SerfConfig{BindAddr: "127.0.0.1", RetryJoin: join, RetryInterval: 100 * time.Millisecond, Fast: true},
+			Logger:      slog.New(slog.NewTextHandler(io.Discard, nil)),
 		})
 		if err != nil {
 			ln.Close()
