@@ -35,6 +35,9 @@ func (h *HTTPServer) clientRoutes() {
 	h.clientFSRoutes()
 	h.clientLogRoutes()
 	h.clientAllocRoutes()
+	h.clientNodeRoutes()
+	h.clientGCRoutes()
+	h.clientCheckRoutes()
 }
 
 // allocHandler registers fn for a pattern whose {id} is an alloc ID.
@@ -59,7 +62,7 @@ func (h *HTTPServer) forwardToAllocNode(w http.ResponseWriter, r *http.Request, 
 	if err != nil {
 		return err
 	}
-	h.proxy(addr, allocID).ServeHTTP(w, r)
+	h.proxy(addr, "allocation "+allocID).ServeHTTP(w, r)
 	return nil
 }
 
@@ -93,15 +96,16 @@ func (h *HTTPServer) allocNodeAddr(r *http.Request, allocID string) (string, err
 	return node.HTTPAddr, nil
 }
 
-// proxy builds the reverse proxy to one node's agent. FlushInterval -1
-// passes every write through at once, which log streams need.
-func (h *HTTPServer) proxy(addr, allocID string) *httputil.ReverseProxy {
+// proxy builds the reverse proxy to one node's agent, for a request about
+// what (e.g. "allocation <id>"). FlushInterval -1 passes every write
+// through at once, which log streams need.
+func (h *HTTPServer) proxy(addr, what string) *httputil.ReverseProxy {
 	return &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.Out.URL.Scheme = "http"
 			pr.Out.URL.Host = addr
 			pr.Out.Host = addr
-			pr.Out.Header.Set(forwardedHeader, allocID)
+			pr.Out.Header.Set(forwardedHeader, what)
 		},
 		Transport:     forwardTransport,
 		FlushInterval: -1,
@@ -109,7 +113,7 @@ func (h *HTTPServer) proxy(addr, allocID string) *httputil.ReverseProxy {
 			if errors.Is(err, context.Canceled) {
 				return // the caller went away; nobody to answer
 			}
-			msg := fmt.Sprintf("allocation %q: forwarding to its node's agent at %s failed: %v", allocID, addr, err)
+			msg := fmt.Sprintf("%s: forwarding to its node's agent at %s failed: %v", what, addr, err)
 			h.log.Warn("http: forward failed", "path", r.URL.Path, "error", msg)
 			http.Error(w, msg, http.StatusBadGateway)
 		},

@@ -38,8 +38,8 @@ func (h *HTTPServer) jobList(w http.ResponseWriter, r *http.Request) (any, error
 	}
 	setMeta(w, reply.QueryMeta)
 	stubs := make([]*api.JobListStub, 0, len(reply.Jobs))
-	for _, j := range reply.Jobs {
-		stubs = append(stubs, apiconv.JobListStub(j, nil))
+	for i, j := range reply.Jobs {
+		stubs = append(stubs, apiconv.JobListStub(j, summaryToAPI(reply.Summaries[i])))
 	}
 	return stubs, nil
 }

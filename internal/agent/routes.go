@@ -17,6 +17,7 @@ func (h *HTTPServer) routes() {
 		h.serverRoutes()
 	}
 	h.clientRoutes()
+	h.agentRoutes()
 	h.agentDebugRoutes()
 	h.handle("/", func(w http.ResponseWriter, r *http.Request) (any, error) {
 		if h.srv == nil && strings.HasPrefix(r.URL.Path, "/v1/") {

@@ -12,6 +12,10 @@ import (
 func (h *HTTPServer) statusRoutes() {
 	h.handle("GET /v1/status/leader", h.statusLeader)
 	h.handle("GET /v1/status/peers", h.statusPeers)
+}
+
+// agentRoutes are served by every agent, server or client-only.
+func (h *HTTPServer) agentRoutes() {
 	h.handle("GET /v1/agent/self", h.agentSelf)
 	h.handle("GET /v1/agent/health", h.agentHealth)
 }
@@ -32,27 +36,41 @@ func (h *HTTPServer) statusPeers(w http.ResponseWriter, r *http.Request) (any, e
 	return reply.Peers, nil
 }
 
+// agentSelf answers GET /v1/agent/self: the agent's config, member entry
+// and stats: nomad and raft on a server, client (with node_id, which every
+// -self flag of the CLI reads) on an agent running a client.
 func (h *HTTPServer) agentSelf(w http.ResponseWriter, r *http.Request) (any, error) {
-	stats, err := h.srv.Status.RaftStats(r.Context(), &structs.GenericRequest{})
-	if err != nil {
-		return nil, err
-	}
-	return &api.AgentSelf{
+	self := &api.AgentSelf{
 		Config: h.info.Config,
 		Member: api.AgentMember{
 			Name: h.info.Name + "." + h.info.Region, Addr: h.info.RPCAddr, Status: "alive",
 			Tags: map[string]string{"role": "nomad", "region": h.info.Region, "dc": h.info.Datacenter},
 		},
-		Stats: map[string]map[string]string{
-			"nomad": {"server": "true", "leader": boolString(stats.IsLeader), "leader_addr": stats.Leader},
-			"raft":  {"applied_index": uintString(stats.AppliedIndex), "term": uintString(stats.Term), "state": stats.State},
-		},
-	}, nil
+		Stats: map[string]map[string]string{"nomad": {"server": "false"}},
+	}
+	if h.srv != nil {
+		stats, err := h.srv.Status.RaftStats(r.Context(), &structs.GenericRequest{})
+		if err != nil {
+			return nil, err
+		}
+		self.Stats["nomad"] = map[string]string{"server": "true", "leader": boolString(stats.IsLeader), "leader_addr": stats.Leader}
+		self.Stats["raft"] = map[string]string{"applied_index": uintString(stats.AppliedIndex), "term": uintString(stats.Term), "state": stats.State}
+	}
+	if c := h.client(); c != nil {
+		self.Stats["client"] = c.Stats()
+	}
+	return self, nil
 }
 
 // agentHealth answers 200 when the server has a leader, else 500 with the
 // reason, as Nomad does, so load balancers can probe it.
 func (h *HTTPServer) agentHealth(w http.ResponseWriter, r *http.Request) (any, error) {
+	if h.srv == nil {
+		if h.client() == nil {
+			return nil, server.NewCodedError(http.StatusInternalServerError, "{\"client\":{\"ok\":false,\"message\":\"client not started\"}}")
+		}
+		return &api.AgentHealthResponse{Client: &api.AgentHealth{Ok: true, Message: "ok"}}, nil
+	}
 	reply, err := h.srv.Status.Leader(r.Context(), &structs.GenericRequest{})
 	if err != nil {
 		return nil, err
@@ -60,5 +78,9 @@ func (h *HTTPServer) agentHealth(w http.ResponseWriter, r *http.Request) (any, e
 	if reply.Leader == "" {
 		return nil, server.NewCodedError(http.StatusInternalServerError, "{\"server\":{\"ok\":false,\"message\":\"No cluster leader\"}}")
 	}
-	return &api.AgentHealthResponse{Server: &api.AgentHealth{Ok: true, Message: "ok"}}, nil
+	out := &api.AgentHealthResponse{Server: &api.AgentHealth{Ok: true, Message: "ok"}}
+	if h.client() != nil {
+		out.Client = &api.AgentHealth{Ok: true, Message: "ok"}
+	}
+	return out, nil
 }

@@ -14,7 +14,7 @@ import (
 
 // testAgent starts an in-process agent on a free port and returns it with
 // an official Nomad API client pointed at it.
-func testAgent(t *testing.T, mutate func(*config.Config)) (*Agent, *api.Client) {
+func testAgent(t testing.TB, mutate func(*config.Config)) (*Agent, *api.Client) {
 	t.Helper()
 	cfg := config.DevConfig()
 	cfg.Ports.HTTP, cfg.Ports.RPC, cfg.Ports.Serf = 0, 0, 0 // free ports, picked by the listeners

@@ -33,8 +33,12 @@ type Client struct {
 	node    *structs.Node
 	fp      *fingerprint.Result
 	runners map[string]*allocrunner.Runner
+	// dynamicMeta is the metadata set through the API (see node_meta.go).
+	dynamicMeta map[string]*string
+	hb          heartbeatState
 
-	batch *updateBatcher
+	batch     *updateBatcher
+	hostStats hostStatsCollector
 
 	ctx          context.Context // canceled on Shutdown: ends in-flight calls
 	cancel       context.CancelFunc
@@ -68,10 +72,14 @@ func New(cfg *Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.fp, c.node = fp, c.buildNode(fp)
 	if c.store, err = state.Open(cfg.StateDir); err != nil {
 		return nil, err
 	}
+	if c.dynamicMeta, err = c.store.DynamicMeta(); err != nil {
+		c.store.Close()
+		return nil, fmt.Errorf("client node metadata: %w", err)
+	}
+	c.fp, c.node = fp, c.buildNode(fp)
 	c.batch = newUpdateBatcher(c)
 	c.restore()
 	c.start(func() { c.heartbeatLoop() }, func() { c.fingerprintLoop() }, func() { c.allocSyncLoop() }, func() { c.batch.loop() })

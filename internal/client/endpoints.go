@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/drover-project/drover/internal/client/allocrunner"
+	"github.com/drover-project/drover/internal/client/checks"
 	"github.com/drover-project/drover/internal/client/drivers"
 	"github.com/drover-project/drover/internal/client/logmon"
 	"github.com/drover-project/drover/internal/client/taskrunner"
@@ -133,4 +134,14 @@ func (c *Client) AllocState(allocID string) (*structs.Allocation, error) {
 		return nil, err
 	}
 	return r.ClientAlloc(), nil
+}
+
+// AllocChecks returns the latest result of each of the alloc's service
+// checks, and the alloc's task group.
+func (c *Client) AllocChecks(allocID string) ([]checks.Result, string, error) {
+	r, err := c.runner(allocID)
+	if err != nil {
+		return nil, "", err
+	}
+	return r.CheckResults(), r.Alloc().TaskGroup, nil
 }

@@ -29,6 +29,7 @@ func (c *Client) heartbeatLoop() {
 		switch {
 		case err == nil:
 			failures, ttl = 0, ttlOf(resp)
+			c.noteHeartbeat(ttl)
 		case c.ctx.Err() != nil:
 			return
 		case isNodeNotFound(err):
@@ -70,6 +71,7 @@ func (c *Client) registerUntilDone() (ttl time.Duration, ok bool) {
 		if err == nil {
 			c.logger.Info("node registered", "node_id", node.ID, "ttl", ttlOf(resp))
 			c.regOnce.Do(func() { close(c.registered) })
+			c.noteHeartbeat(ttlOf(resp))
 			return ttlOf(resp), true
 		}
 		if c.ctx.Err() != nil {

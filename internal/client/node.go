@@ -30,7 +30,7 @@ func (c *Client) buildNode(fp *fingerprint.Result) *structs.Node {
 	}
 	n := &structs.Node{
 		ID: c.nodeID, SecretID: c.secretID, Name: name, Datacenter: cfg.Datacenter, NodePool: cfg.NodePool,
-		NodeClass: cfg.NodeClass, HTTPAddr: cfg.HTTPAddr, Attributes: attrs, Meta: maps.Clone(cfg.Meta),
+		NodeClass: cfg.NodeClass, HTTPAddr: cfg.HTTPAddr, Attributes: attrs, Meta: mergeMeta(cfg.Meta, c.dynamicMeta),
 		NodeResources: fp.Resources.Copy(), ReservedResources: &reserved, Drivers: drv,
 		Status: structs.NodeStatusReady, SchedulingEligibility: structs.NodeSchedulingEligible,
 	}

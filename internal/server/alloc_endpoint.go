@@ -55,12 +55,13 @@ func (e *AllocEndpoint) List(ctx context.Context, args *structs.AllocListRequest
 	if done, err := e.srv.forward(ctx, "Alloc.List", args, reply); done {
 		return reply, err
 	}
-	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
-		allocs, err := st.AllocsByIDPrefix(ws, args.Namespace, args.Prefix)
-		if err != nil {
-			return 0, err
-		}
-		reply.Allocations, reply.NextToken, err = Paginate(allocs, func(a *structs.Allocation) string { return a.ID }, &args.QueryOptions)
+	match, err := stubFilter(&args.QueryOptions, allocStub)
+	if err != nil {
+		return nil, err
+	}
+	err = e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		page, err := st.AllocsPage(ws, pageOptions(&args.QueryOptions), match)
+		reply.Allocations, reply.NextToken = page.Items, page.NextToken
 		return st.Index(state.TableAllocs), err
 	})
 	return reply, err

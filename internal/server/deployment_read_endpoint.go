@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"strings"
 
 	"github.com/hashicorp/go-memdb"
 
@@ -19,18 +18,13 @@ func (e *DeploymentEndpoint) List(ctx context.Context, args *structs.DeploymentL
 	if done, err := e.srv.forward(ctx, "Deployment.List", args, reply); done {
 		return reply, err
 	}
-	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
-		all, err := st.Deployments(ws, args.Namespace)
-		if err != nil {
-			return 0, err
-		}
-		var matching []*structs.Deployment
-		for _, d := range all {
-			if strings.HasPrefix(d.ID, args.Prefix) {
-				matching = append(matching, d)
-			}
-		}
-		reply.Deployments, reply.NextToken, err = Paginate(matching, func(d *structs.Deployment) string { return d.ID }, &args.QueryOptions)
+	match, err := pageFilter[structs.Deployment](&args.QueryOptions, nil)
+	if err != nil {
+		return nil, err
+	}
+	err = e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		page, err := st.DeploymentsPage(ws, pageOptions(&args.QueryOptions), match)
+		reply.Deployments, reply.NextToken = page.Items, page.NextToken
 		return st.Index(state.TableDeployment), err
 	})
 	return reply, err

@@ -22,18 +22,15 @@ func (e *EvalEndpoint) List(ctx context.Context, args *structs.EvalListRequest) 
 	if args.Status != "" && !validEvalStatus(args.Status) {
 		return nil, BadRequest("status: %q is not an evaluation status", args.Status)
 	}
-	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
-		evals, err := st.EvalsByIDPrefix(ws, args.Namespace, args.Prefix)
-		if err != nil {
-			return 0, err
-		}
-		matching := evals[:0:0]
-		for _, ev := range evals {
-			if (args.JobID == "" || ev.JobID == args.JobID) && (args.Status == "" || ev.Status == args.Status) {
-				matching = append(matching, ev)
-			}
-		}
-		reply.Evals, reply.NextToken, err = Paginate(matching, func(ev *structs.Evaluation) string { return ev.ID }, &args.QueryOptions)
+	match, err := pageFilter(&args.QueryOptions, func(ev *structs.Evaluation) bool {
+		return (args.JobID == "" || ev.JobID == args.JobID) && (args.Status == "" || ev.Status == args.Status)
+	})
+	if err != nil {
+		return nil, err
+	}
+	err = e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		page, err := st.EvalsPage(ws, pageOptions(&args.QueryOptions), match)
+		reply.Evals, reply.NextToken = page.Items, page.NextToken
 		return st.Index(state.TableEvals), err
 	})
 	return reply, err

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"strings"
 
 	"github.com/hashicorp/go-memdb"
 
@@ -18,13 +19,30 @@ func (e *JobEndpoint) List(ctx context.Context, args *structs.JobListRequest) (*
 	if done, err := e.srv.forward(ctx, "Job.List", args, reply); done {
 		return reply, err
 	}
-	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
-		jobs, err := st.JobsByIDPrefix(ws, args.Namespace, args.Prefix)
+	if t := args.NextToken; t != "" && !strings.Contains(t, ".") {
+		return nil, BadRequest("next_token: %q is not a job key (namespace.id)", t)
+	}
+	// Like Nomad, a job list's filter sees the whole job: Periodic and
+	// ParameterizedJob are blocks that may be nil (the CLI's `job periodic
+	// force` lists with `Periodic is not nil`).
+	match, err := stubFilter(&args.QueryOptions, func(j *structs.Job) *structs.Job { return j })
+	if err != nil {
+		return nil, err
+	}
+	err = e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		page, err := st.JobsPage(ws, pageOptions(&args.QueryOptions), match)
 		if err != nil {
 			return 0, err
 		}
-		reply.Jobs, reply.NextToken, err = Paginate(jobs, jobKey, &args.QueryOptions)
-		return st.Index(state.TableJobs), err
+		reply.Jobs, reply.NextToken = page.Items, page.NextToken
+		reply.Summaries = make([]*structs.JobSummary, len(page.Items))
+		for i, j := range page.Items {
+			if reply.Summaries[i], err = SummarizeJob(ws, st, j); err != nil {
+				return 0, err
+			}
+		}
+		// Summaries follow allocs and evals: their changes are answers too.
+		return max(st.Index(state.TableJobs), st.Index(state.TableAllocs), st.Index(state.TableEvals)), nil
 	})
 	return reply, err
 }

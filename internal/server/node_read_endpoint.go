@@ -17,12 +17,13 @@ func (e *NodeEndpoint) List(ctx context.Context, args *structs.NodeListRequest) 
 	if done, err := e.srv.forward(ctx, "Node.List", args, reply); done {
 		return reply, err
 	}
-	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
-		nodes, err := st.NodesByIDPrefix(ws, args.Prefix)
-		if err != nil {
-			return 0, err
-		}
-		reply.Nodes, reply.NextToken, err = Paginate(nodes, func(n *structs.Node) string { return n.ID }, &args.QueryOptions)
+	match, err := stubFilter(&args.QueryOptions, nodeStub)
+	if err != nil {
+		return nil, err
+	}
+	err = e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		page, err := st.NodesPage(ws, pageOptions(&args.QueryOptions), match)
+		reply.Nodes, reply.NextToken = page.Items, page.NextToken
 		return st.Index(state.TableNodes), err
 	})
 	return reply, err

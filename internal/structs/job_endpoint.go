@@ -11,9 +11,12 @@ type JobListRequest struct {
 	QueryOptions
 }
 
-// JobListResponse is one page of jobs.
+// JobListResponse is one page of jobs with each one's summary
+// (Summaries[i] is Jobs[i]'s): the CLI resolves job names through the list
+// and reads the summary of the match.
 type JobListResponse struct {
-	Jobs []*Job
+	Jobs      []*Job
+	Summaries []*JobSummary
 	QueryMeta
 }
 

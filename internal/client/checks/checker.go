@@ -21,6 +21,8 @@ type Result struct {
 	Check  Check
 	Status string
 	Output string
+	// StatusCode is the HTTP status of an http check's last probe.
+	StatusCode int
 	// Timestamp is when the check last ran; Since is when Status last
 	// changed, so a passing result says how long it has passed without a
 	// break.
@@ -135,9 +137,9 @@ func (c *Checker) run(i int) {
 	chk := c.results[i].Check
 	c.mu.Unlock()
 	ctx, cancel := context.WithTimeout(c.ctx, chk.Timeout)
-	passing, out := probe(ctx, c.http, chk)
+	o := probe(ctx, c.http, chk)
 	cancel()
-	if c.record(i, passing, out) && c.cfg.OnChange != nil {
+	if c.record(i, o) && c.cfg.OnChange != nil {
 		c.cfg.OnChange()
 	}
 	c.schedule(i, chk.Interval)
@@ -145,10 +147,10 @@ func (c *Checker) run(i int) {
 
 // record stores an outcome and reports whether it changed anything a
 // reader would see; outcomes arriving after Stop are dropped.
-func (c *Checker) record(i int, passing bool, out string) bool {
+func (c *Checker) record(i int, o outcome) bool {
 	now := c.cfg.Clock.Now()
-	status := StatusFailing
-	if passing {
+	status, out := StatusFailing, o.output
+	if o.passing {
 		status = StatusPassing
 	}
 	c.mu.Lock()
@@ -161,7 +163,7 @@ func (c *Checker) record(i int, passing bool, out string) bool {
 	if r.Status != status {
 		r.Since = now
 	}
-	r.Status, r.Output, r.Timestamp = status, out, now
+	r.Status, r.Output, r.StatusCode, r.Timestamp = status, out, o.code, now
 	return changed
 }
 

@@ -95,13 +95,13 @@ func TestChecker_HTTPStatusesOnTheClock(t *testing.T) {
 	ch.Start()
 	c.Advance(0)
 	r := ch.Snapshot()[0]
-	if r.Status != StatusFailing || !strings.Contains(r.Output, "500") || !strings.Contains(r.Output, "state") {
+	if r.Status != StatusFailing || !strings.Contains(r.Output, "500") || !strings.Contains(r.Output, "state") || r.StatusCode != 500 {
 		t.Fatalf("first run: %+v", r)
 	}
 	code.Store(http.StatusTemporaryRedirect) // 3xx counts as up; not followed
 	c.Advance(time.Second)
 	r = ch.Snapshot()[0]
-	if r.Status != StatusPassing || !r.Since.Equal(epoch.Add(time.Second)) {
+	if r.Status != StatusPassing || !r.Since.Equal(epoch.Add(time.Second)) || r.StatusCode != http.StatusTemporaryRedirect {
 		t.Fatalf("after recovery: %+v", r)
 	}
 	c.Advance(time.Second)

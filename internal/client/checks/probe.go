@@ -26,18 +26,26 @@ func newHTTPClient() *http.Client {
 	}
 }
 
+// outcome is one probe's result; code is the HTTP status (0 otherwise).
+type outcome struct {
+	passing bool
+	code    int
+	output  string
+}
+
 // probe runs the check once; ctx carries the check's timeout.
-func probe(ctx context.Context, hc *http.Client, c Check) (passing bool, output string) {
+func probe(ctx context.Context, hc *http.Client, c Check) outcome {
 	if c.Address == "" {
-		return false, c.PortNote
+		return outcome{output: c.PortNote}
 	}
 	switch c.Type {
 	case TypeHTTP:
 		return probeHTTP(ctx, hc, c)
 	case TypeTCP:
-		return probeTCP(ctx, c)
+		passing, out := probeTCP(ctx, c)
+		return outcome{passing: passing, output: out}
 	}
-	return false, fmt.Sprintf("unsupported check type %q", c.Type)
+	return outcome{output: fmt.Sprintf("unsupported check type %q", c.Type)}
 }
 
 func probeTCP(ctx context.Context, c Check) (bool, string) {
@@ -50,18 +58,18 @@ func probeTCP(ctx context.Context, c Check) (bool, string) {
 	return true, "TCP connect " + c.Address + ": Success"
 }
 
-func probeHTTP(ctx context.Context, hc *http.Client, c Check) (bool, string) {
+func probeHTTP(ctx context.Context, hc *http.Client, c Check) outcome {
 	url, method := checkURL(c), c.Method
 	if method == "" {
 		method = http.MethodGet
 	}
 	req, err := http.NewRequestWithContext(ctx, method, url, nil)
 	if err != nil {
-		return false, err.Error()
+		return outcome{output: err.Error()}
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return false, fmt.Sprintf("HTTP %s %s: %s", method, url, describeErr(err))
+		return outcome{output: fmt.Sprintf("HTTP %s %s: %s", method, url, describeErr(err))}
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, MaxOutputBytes))
@@ -69,7 +77,7 @@ func probeHTTP(ctx context.Context, hc *http.Client, c Check) (bool, string) {
 	if len(body) > 0 {
 		out += " Output: " + strings.TrimSpace(string(body))
 	}
-	return resp.StatusCode >= 200 && resp.StatusCode < 400, out
+	return outcome{passing: resp.StatusCode >= 200 && resp.StatusCode < 400, code: resp.StatusCode, output: out}
 }
 
 func checkURL(c Check) string {

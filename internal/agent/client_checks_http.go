@@ -1,0 +1,34 @@
+package agent
+
+import (
+	"net/http"
+
+	"github.com/hashicorp/nomad/api"
+
+	"github.com/drover-project/drover/internal/client"
+)
+
+func (h *HTTPServer) clientCheckRoutes() {
+	h.allocHandler("GET /v1/client/allocation/{id}/checks", h.allocChecks)
+}
+
+// allocChecks answers GET /v1/client/allocation/:id/checks: the latest
+// result of each service check the client runs for the alloc, by check ID.
+func (h *HTTPServer) allocChecks(w http.ResponseWriter, r *http.Request, c *client.Client, allocID string) (any, error) {
+	results, group, err := c.AllocChecks(allocID)
+	if err != nil {
+		return nil, clientError(err)
+	}
+	out := api.AllocCheckStatuses{}
+	for _, res := range results {
+		if res.Status == "" {
+			continue // not run yet
+		}
+		out[res.Check.ID] = api.AllocCheckStatus{
+			ID: res.Check.ID, Check: res.Check.Name, Group: group, Mode: "healthiness",
+			Output: res.Output, Service: res.Check.Service, Task: res.Check.Task,
+			Status: res.Status, StatusCode: res.StatusCode, Timestamp: res.Timestamp.Unix(),
+		}
+	}
+	return out, nil
+}

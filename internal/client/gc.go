@@ -1,0 +1,67 @@
+package client
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/drover-project/drover/internal/client/allocrunner"
+)
+
+// Client garbage collection (/v1/client/gc, /v1/client/allocation/:id/gc)
+// removes finished allocs from this node: their directories and persisted
+// state go, and the servers' record of them stays. A finished alloc the
+// servers list again is not run again (addAlloc skips terminal allocs).
+
+// GCAlloc removes one finished alloc; a running one is refused.
+func (c *Client) GCAlloc(allocID string) error {
+	r, err := c.runner(allocID)
+	if err != nil {
+		return err
+	}
+	if !finished(r) {
+		return fmt.Errorf("%w: allocation %s is still running; stop it first", ErrBadRequest, allocID)
+	}
+	return c.collect([]*allocrunner.Runner{r})
+}
+
+// GCAll removes every finished alloc and reports how many went.
+func (c *Client) GCAll() (int, error) {
+	var done []*allocrunner.Runner
+	for _, r := range c.allRunners() {
+		if finished(r) {
+			done = append(done, r)
+		}
+	}
+	return len(done), c.collect(done)
+}
+
+func finished(r *allocrunner.Runner) bool {
+	select {
+	case <-r.Done():
+		return true
+	default:
+		return false
+	}
+}
+
+// collect drops the runners from the client, then destroys them in
+// parallel.
+func (c *Client) collect(runners []*allocrunner.Runner) error {
+	c.mu.Lock()
+	for _, r := range runners {
+		delete(c.runners, r.ID())
+	}
+	c.mu.Unlock()
+	var wg sync.WaitGroup
+	errs := make([]error, len(runners))
+	for i, r := range runners {
+		wg.Go(func() { errs[i] = r.Destroy() })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return fmt.Errorf("client gc: %w", err)
+		}
+	}
+	return nil
+}
