@@ -52,27 +52,6 @@ func startClusterServer(t *testing.T, name, dataDir string, retryJoin []string) 
 	return n
 }
 
-// clientAgent starts a dev-mode client (mock driver) that knows servers.
-func clientAgent(t *testing.T, servers []string) *Agent {
-	t.Helper()
-	cfg := config.DevConfig()
-	cfg.Name = "client"
-	cfg.Server.Enabled = false
-	cfg.Client.Servers = servers
-	cfg.DataDir = t.TempDir()
-	cfg.Ports.HTTP, cfg.Ports.RPC, cfg.Ports.Serf = 0, 0, 0
-	a, err := New(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatalf("start client agent: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		a.Shutdown(ctx)
-	})
-	return a
-}
-
 // stop shuts the agent down as a crash would look to its peers: no
 // graceful leave, its data dir kept.
 func (n *clusterNode) stop() {
@@ -227,7 +206,7 @@ func TestCluster_ThreeServers(t *testing.T) {
 	for _, n := range nodes {
 		rpcAddrs = append(rpcAddrs, n.agent.RPCAddr())
 	}
-	clientAgent(t, rpcAddrs)
+	clientOnlyAgent(t, rpcAddrs...)
 
 	// A job registered on a follower is forwarded to the leader and runs.
 	f := follower(nodes, leader)

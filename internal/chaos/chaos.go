@@ -31,6 +31,9 @@ type Config struct {
 	Rounds  int
 	Nodes   int // simulated client nodes
 	Seed    uint64
+	// Soak is how long the load runs on the healed cluster before each
+	// round's checks (default 3 s).
+	Soak    time.Duration
 	WorkDir string    // servers' data dirs and logs
 	Log     io.Writer // one line per round
 }
@@ -84,6 +87,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	if cfg.Nodes <= 0 {
 		cfg.Nodes = 8
+	}
+	if cfg.Soak <= 0 {
+		cfg.Soak = 3 * time.Second
 	}
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
@@ -274,6 +280,7 @@ func (h *harness) round(n int, fault string) error {
 	if err := h.heal(victim); err != nil {
 		return err
 	}
+	time.Sleep(h.cfg.Soak) // load on the healed cluster before the checks
 	lost, doubles, over, stuck, err := h.check()
 	if err != nil {
 		return err

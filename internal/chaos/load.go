@@ -33,7 +33,7 @@ type load struct {
 	wg     sync.WaitGroup
 }
 
-const loadWriters = 3
+const loadWriters = 6
 
 func startLoad(h *harness) *load {
 	l := &load{h: h, writes: map[string]ackedWrite{}, done: make(chan struct{})}

@@ -1,13 +1,12 @@
 package server
 
 import (
-	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/google/uuid"
+
+	"github.com/drover-project/drover/internal/idfile"
 )
 
 // nodeIDFile holds a server's identity under data_dir. Raft knows servers
@@ -28,29 +27,9 @@ func loadOrCreateNodeID(configured, dataDir string) (string, error) {
 	if dataDir == "" {
 		return NewUUID(), nil
 	}
-	path := filepath.Join(dataDir, "server", nodeIDFile)
-	data, err := os.ReadFile(path)
-	switch {
-	case err == nil:
-		id := strings.TrimSpace(string(data))
-		if _, err := uuid.Parse(id); err != nil {
-			return "", fmt.Errorf("server: %s holds %q, not a UUID", path, id)
-		}
-		return id, nil
-	case !errors.Is(err, os.ErrNotExist):
-		return "", fmt.Errorf("server: read node ID: %w", err)
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return "", fmt.Errorf("server: create %s: %w", filepath.Dir(path), err)
-	}
-	id := NewUUID()
-	// Write then rename, so a crash never leaves a half-written identity.
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(id+"\n"), 0o600); err != nil {
-		return "", fmt.Errorf("server: write node ID: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return "", fmt.Errorf("server: write node ID: %w", err)
+	id, err := idfile.LoadOrCreate(filepath.Join(dataDir, "server"), nodeIDFile)
+	if err != nil {
+		return "", fmt.Errorf("server: node ID: %w", err)
 	}
 	return id, nil
 }
