@@ -130,7 +130,7 @@ func (s *Server) waitReplayed(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return &CodedError{Code: http.StatusServiceUnavailable,
-				Msg: fmt.Sprintf("server has not yet applied its raft log (applied %d of %d); try again or read from another server", s.raft.AppliedIndex(), s.startIndex)}
+				Msg: fmt.Sprintf("server has not yet applied the raft log it had at start (up to index %d, applied %d); try again or read from another server", s.startIndex, s.State().LatestIndex())}
 		case <-s.shutdownCh:
 			return ErrShutdown
 		case <-tick.C:
@@ -139,8 +139,13 @@ func (s *Server) waitReplayed(ctx context.Context) error {
 	return nil
 }
 
-// replayed reports whether the FSM has caught up with the log at start.
-func (s *Server) replayed() bool { return s.raft.AppliedIndex() >= s.startIndex }
+// replayed reports whether the FSM (not just raft, which counts entries
+// handed to the FSM) has applied the log this server had at start.
+func (s *Server) replayed() bool {
+	done, cancel := context.WithCancel(context.Background())
+	cancel() // WaitForIndex then only checks
+	return s.fsm.WaitForIndex(done, s.startIndex) == nil
+}
 
 func noLeaderError(cause error) error {
 	return &CodedError{Code: http.StatusServiceUnavailable,

@@ -107,6 +107,30 @@ func bootstrapIfNew(c *Config, nodeID string, r *raft.Raft, trans raft.Transport
 	return err
 }
 
+// lastCommandIndex is the index of the last FSM command in the log (0 for
+// none): a restarted server has replayed its log once the FSM applied it.
+// Later entries (no-ops, barriers, configurations) never reach the FSM.
+func lastCommandIndex(logs raft.LogStore) (uint64, error) {
+	first, err := logs.FirstIndex()
+	if err != nil {
+		return 0, err
+	}
+	last, err := logs.LastIndex()
+	if err != nil {
+		return 0, err
+	}
+	for i := last; i >= first && i > 0; i-- {
+		var l raft.Log
+		if err := logs.GetLog(i, &l); err != nil {
+			return 0, err
+		}
+		if l.Type == raft.LogCommand {
+			return i, nil
+		}
+	}
+	return 0, nil
+}
+
 // dataDirUnlessDev is where a server keeps its state: nowhere in dev mode.
 func dataDirUnlessDev(c *Config) string {
 	if c.DevMode {

@@ -200,7 +200,7 @@ func (s *Server) setupRaft() error {
 		stores.Close()
 		return err
 	}
-	if s.startIndex, err = stores.logs.LastIndex(); err != nil {
+	if s.startIndex, err = lastCommandIndex(stores.logs); err != nil {
 		stores.Close()
 		return fmt.Errorf("server: read raft log: %w", err)
 	}
