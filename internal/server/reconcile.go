@@ -67,10 +67,13 @@ func (s *Server) addRaftPeer(m serverMember, current []raft.Server) {
 		}
 	}
 	var err error
-	if s.autopilot != nil && m.ID != s.nodeID && !isPeer(current, m.ID) {
+	switch {
+	case s.autopilot != nil && m.ID != s.nodeID && !isPeer(current, m.ID):
 		err = s.autopilot.AddServer(autopilotServer(m, false))
-	} else {
-		// Known peers (a new address) and this server keep their suffrage.
+	case isNonvoter(current, m.ID):
+		// A known peer at a new address keeps its suffrage.
+		err = s.raft.AddNonvoter(raft.ServerID(m.ID), raft.ServerAddress(m.RPCAddr), 0, 0).Error()
+	default:
 		err = s.raft.AddVoter(raft.ServerID(m.ID), raft.ServerAddress(m.RPCAddr), 0, 0).Error()
 	}
 	if err != nil {
@@ -84,6 +87,15 @@ func isPeer(current []raft.Server, id string) bool {
 	for _, srv := range current {
 		if string(srv.ID) == id {
 			return true
+		}
+	}
+	return false
+}
+
+func isNonvoter(current []raft.Server, id string) bool {
+	for _, srv := range current {
+		if string(srv.ID) == id {
+			return srv.Suffrage == raft.Nonvoter
 		}
 	}
 	return false
