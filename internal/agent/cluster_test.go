@@ -5,6 +5,8 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -164,6 +166,23 @@ func waitRunning(t *testing.T, c *api.Client, jobID string, count int) {
 	})
 }
 
+// runningAllocIDs lists a job's running alloc IDs, sorted, as one string.
+func runningAllocIDs(t *testing.T, c *api.Client, jobID string) string {
+	t.Helper()
+	allocs, _, err := c.Jobs().Allocations(jobID, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, a := range allocs {
+		if a.ClientStatus == api.AllocClientStatusRunning {
+			ids = append(ids, a.ID)
+		}
+	}
+	sort.Strings(ids)
+	return strings.Join(ids, ",")
+}
+
 func itoa(n int) string { return uintString(uint64(n)) }
 
 // TestCluster_ThreeServers forms a 3-server cluster over loopback TCP from
@@ -201,10 +220,13 @@ func TestCluster_ThreeServers(t *testing.T) {
 		}
 	}
 
-	// A mock-driver client that knows every server.
-	var rpcAddrs []string
+	// A mock-driver client that knows every server, the leader first: it
+	// connects there, and must fail over when the leader dies.
+	rpcAddrs := []string{leader.agent.RPCAddr()}
 	for _, n := range nodes {
-		rpcAddrs = append(rpcAddrs, n.agent.RPCAddr())
+		if n != leader {
+			rpcAddrs = append(rpcAddrs, n.agent.RPCAddr())
+		}
 	}
 	clientOnlyAgent(t, rpcAddrs...)
 
@@ -249,6 +271,8 @@ func TestCluster_ThreeServers(t *testing.T) {
 		return len(jobs) == 1 && meta.KnownLeader, "jobs: " + itoa(len(jobs))
 	})
 
+	webAllocs := runningAllocIDs(t, f.api, "web")
+
 	// Kill the leader: the survivors elect a new one, and scheduling
 	// resumes (a job registered now runs).
 	oldLeaderID := leader.agent.Server().NodeID()
@@ -266,6 +290,15 @@ func TestCluster_ThreeServers(t *testing.T) {
 		t.Fatalf("register after failover: %v", err)
 	}
 	waitRunning(t, follower(survivors, nil).api, "after", 1)
+	// The client failed over to a survivor: its node is still ready and
+	// web's tasks kept running in the same allocations.
+	if got := runningAllocIDs(t, newLeader.api, "web"); got != webAllocs {
+		t.Fatalf("web's running allocs after failover = %q, want %q", got, webAllocs)
+	}
+	nodesList, _, err := newLeader.api.Nodes().List(nil)
+	if err != nil || len(nodesList) != 1 || nodesList[0].Status != "ready" {
+		t.Fatalf("client node after failover: %+v, %v", nodesList, err)
+	}
 
 	// Restart the killed server on new ports: it keeps its ID, rejoins and
 	// catches up.
