@@ -177,10 +177,18 @@ func (c *cluster) handleEvents() {
 		case <-c.s.shutdownCh:
 			return
 		case e := <-c.events:
-			if _, ok := e.(serf.MemberEvent); !ok {
+			me, ok := e.(serf.MemberEvent)
+			if !ok {
 				continue
 			}
 			c.refreshMembers()
+			if me.Type == serf.EventMemberFailed || me.Type == serf.EventMemberLeave {
+				for _, m := range me.Members {
+					if sm, ok := parseServerMember(m); ok {
+						c.s.nackHeldBy(sm.ID)
+					}
+				}
+			}
 			c.maybeBootstrap()
 			select {
 			case c.reconcile <- struct{}{}:

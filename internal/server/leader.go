@@ -106,6 +106,7 @@ func (s *Server) establishLeadership(ctx context.Context, duties *sync.WaitGroup
 // leader rebuilds them from the state store.
 func (s *Server) revokeLeadership() {
 	s.leaderActive.Store(false)
+	s.remoteHeld.clear()
 	s.heartbeat.stopAll()
 	s.broker.SetEnabled(false)
 	s.blocked.SetEnabled(false)

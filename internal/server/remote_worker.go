@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/drover-project/drover/internal/structs"
@@ -81,7 +82,7 @@ func (r remoteBackend) call(ctx context.Context, method string, args, reply any)
 
 func (r remoteBackend) Dequeue(ctx context.Context, schedulers []string) (*structs.Evaluation, string, error) {
 	var out structs.EvalDequeueResponse
-	err := r.call(ctx, "Eval.Dequeue", &structs.EvalDequeueRequest{Schedulers: schedulers, Timeout: remoteDequeueWait}, &out)
+	err := r.call(ctx, "Eval.Dequeue", &structs.EvalDequeueRequest{Schedulers: schedulers, Timeout: remoteDequeueWait, ServerID: r.s.nodeID}, &out)
 	return out.Eval, out.Token, err
 }
 
@@ -137,6 +138,9 @@ func (e *EvalEndpoint) Dequeue(ctx context.Context, args *structs.EvalDequeueReq
 		return nil, err
 	}
 	reply.Eval, reply.Token = eval, token
+	if eval != nil && args.ServerID != "" {
+		e.srv.remoteHeld.add(args.ServerID, eval.ID, token)
+	}
 	return reply, nil
 }
 
@@ -144,6 +148,9 @@ func (e *EvalEndpoint) brokerCall(ctx context.Context, method string, args *stru
 	reply := &structs.GenericResponse{}
 	if done, err := e.srv.forward(ctx, method, args, reply); done {
 		return reply, err
+	}
+	if method == "Eval.Ack" || method == "Eval.Nack" {
+		e.srv.remoteHeld.remove(args.EvalID)
 	}
 	return reply, op(args.EvalID, args.Token)
 }
@@ -231,4 +238,61 @@ func (s *Server) RemoteEvalsProcessed() uint64 {
 		n += w.remoteProcessed.Load()
 	}
 	return n
+}
+
+// remoteHeld tracks, on the leader, which server's workers hold which
+// evals, so a server that fails gives its evals back at once.
+type remoteHeld struct {
+	mu    sync.Mutex
+	evals map[string]heldEval // by eval ID
+}
+
+type heldEval struct{ serverID, token string }
+
+func (r *remoteHeld) add(serverID, evalID, token string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.evals == nil {
+		r.evals = map[string]heldEval{}
+	}
+	r.evals[evalID] = heldEval{serverID, token}
+}
+
+func (r *remoteHeld) remove(evalID string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.evals, evalID)
+}
+
+// takeServer removes and returns the evals held by serverID's workers.
+func (r *remoteHeld) takeServer(serverID string) map[string]string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := map[string]string{}
+	for evalID, h := range r.evals {
+		if h.serverID == serverID {
+			out[evalID] = h.token
+			delete(r.evals, evalID)
+		}
+	}
+	return out
+}
+
+func (r *remoteHeld) clear() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.evals = nil
+}
+
+// nackHeldBy returns the evals a failed server's workers held to the
+// broker (a token that is no longer outstanding is ignored).
+func (s *Server) nackHeldBy(serverID string) {
+	if !s.leaderActive.Load() {
+		return
+	}
+	for evalID, token := range s.remoteHeld.takeServer(serverID) {
+		if err := s.broker.Nack(evalID, token); err == nil {
+			s.log.Info("nacked an eval held by a failed server", "eval", evalID, "server", serverID)
+		}
+	}
 }

@@ -56,6 +56,7 @@ type Server struct {
 	// applied it (0 while not leading or not yet caught up).
 	readyIndex atomic.Uint64
 	autopilot  *autopilot.Autopilot
+	remoteHeld remoteHeld
 	apState    autopilotState
 
 	// Endpoints, callable in-process by every transport.

@@ -10,6 +10,9 @@ import "time"
 type EvalDequeueRequest struct {
 	Schedulers []string
 	Timeout    time.Duration
+	// ServerID is the dequeuing server's raft ID: if it fails, the leader
+	// nacks its evals at once instead of after the nack timeout.
+	ServerID string
 	WriteRequest
 }
 
