@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	sockaddr "github.com/hashicorp/go-sockaddr"
+
 	"github.com/drover-project/drover/internal/agent/config"
 	"github.com/drover-project/drover/internal/client"
 	"github.com/drover-project/drover/internal/client/rpcclient"
@@ -124,11 +126,17 @@ func (a *Agent) serverConfig() *server.Config {
 
 // advertisedRPCAddr is the rpc address other servers and clients use:
 // advertise.rpc when set (the listener's port added when it has none),
-// else the listener's address.
+// else the listener's address; a listener on every interface (0.0.0.0,
+// the default bind_addr) advertises the machine's private IP, as Nomad
+// does (raft refuses to advertise an unspecified address).
 func (a *Agent) advertisedRPCAddr() string {
 	adv := a.config.Advertise.RPC
 	if adv == "" {
-		return a.RPCAddr()
+		host, port, _ := net.SplitHostPort(a.RPCAddr())
+		if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+			host = privateIP()
+		}
+		return net.JoinHostPort(host, port)
 	}
 	if _, _, err := net.SplitHostPort(adv); err != nil {
 		_, port, _ := net.SplitHostPort(a.RPCAddr())
@@ -218,4 +226,13 @@ func (a *Agent) Shutdown(ctx context.Context) error {
 		errs = append(errs, a.server.Shutdown())
 	}
 	return errors.Join(errs...)
+}
+
+// privateIP is the machine's private IP (what an agent bound to 0.0.0.0
+// advertises), else loopback.
+func privateIP() string {
+	if ip, err := sockaddr.GetPrivateIP(); err == nil && ip != "" {
+		return ip
+	}
+	return "127.0.0.1"
 }

@@ -325,3 +325,26 @@ func TestCluster_ThreeServers(t *testing.T) {
 		}
 	}
 }
+
+// A server bound to every interface (the default bind_addr) advertises a
+// real address for raft, not 0.0.0.0.
+func TestServer_BindAllInterfaces(t *testing.T) {
+	cfg := config.Default()
+	cfg.Name = "any"
+	cfg.DataDir = t.TempDir()
+	cfg.Ports.HTTP, cfg.Ports.RPC, cfg.Ports.Serf = 0, 0, 0
+	cfg.Server.Enabled, cfg.Server.BootstrapExpect = true, 1
+	a, err := New(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatalf("start: %v", err)
+	}
+	t.Cleanup(func() { a.Shutdown(context.Background()) })
+	if err := a.Server().WaitUntilReady(30 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := api.NewClient(&api.Config{Address: "http://" + a.HTTPAddr()})
+	conf, err := c.Operator().RaftGetConfiguration(nil)
+	if err != nil || len(conf.Servers) != 1 || strings.HasPrefix(conf.Servers[0].Address, "0.0.0.0") {
+		t.Fatalf("raft configuration: %+v, %v", conf, err)
+	}
+}
