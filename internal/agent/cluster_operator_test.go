@@ -35,7 +35,8 @@ func TestCluster_Operator(t *testing.T) {
 	if err != nil || !conf.CleanupDeadServers || conf.LastContactThreshold != 200*time.Millisecond {
 		t.Fatalf("autopilot config = %+v, %v", conf, err)
 	}
-	conf.ServerStabilizationTime = 2 * time.Second
+	// Without dead-server cleanup, so remove-peer below has a peer to remove.
+	conf.ServerStabilizationTime, conf.CleanupDeadServers = 2*time.Second, false
 	if ok, _, err := op.AutopilotCASConfiguration(conf, nil); err != nil || !ok {
 		t.Fatalf("CAS autopilot config: %v %v", ok, err)
 	}
@@ -122,4 +123,63 @@ func TestCluster_Operator(t *testing.T) {
 	if err := rest[0].api.Operator().RaftRemovePeerByID("no-such-id", nil); err == nil || !strings.Contains(err.Error(), "404") {
 		t.Fatalf("remove-peer of an unknown ID: %v", err)
 	}
+}
+
+// A server that joins a running cluster is added by the leader as a
+// non-voter and promoted to voter once stable (autopilot's server
+// stabilization time); when it dies, autopilot's dead-server cleanup
+// removes it again.
+func TestCluster_JoinPromoteAndCleanup(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a 4-server cluster")
+	}
+	nodes, leader := startThreeServers(t)
+	conf, _, err := leader.api.Operator().AutopilotGetConfiguration(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf.ServerStabilizationTime = time.Second
+	if ok, _, err := leader.api.Operator().AutopilotCASConfiguration(conf, nil); err != nil || !ok {
+		t.Fatalf("set stabilization time: %v %v", ok, err)
+	}
+	// The fourth server joins by hand (server join), not by retry_join.
+	s4 := startClusterServer(t, "s4", t.TempDir(), nil)
+	if n, err := s4.api.Agent().Join(leader.agent.Server().SerfAddr()); err != nil || n != 1 {
+		t.Fatalf("join: %d, %v", n, err)
+	}
+	s4ID := s4.agent.Server().NodeID()
+	sawNonvoter := false
+	waitFor(t, "s4 promoted to voter", 60*time.Second, func() (bool, string) {
+		cfg, err := leader.api.Operator().RaftGetConfiguration(nil)
+		if err != nil {
+			return false, err.Error()
+		}
+		for _, s := range cfg.Servers {
+			if s.ID == s4ID {
+				sawNonvoter = sawNonvoter || !s.Voter
+				return s.Voter, "s4 not yet a voter"
+			}
+		}
+		return false, "s4 not yet a raft peer"
+	})
+	if !sawNonvoter {
+		t.Log("s4 was promoted before a non-voter state was observed")
+	}
+	all := append(nodes, s4)
+	waitForLeader(t, all, 4)
+
+	// s4 dies: autopilot removes it (three voters stay, one may fail).
+	s4.stop()
+	waitFor(t, "dead s4 removed by autopilot", 60*time.Second, func() (bool, string) {
+		cfg, err := leader.api.Operator().RaftGetConfiguration(nil)
+		if err != nil {
+			return false, err.Error()
+		}
+		for _, s := range cfg.Servers {
+			if s.ID == s4ID {
+				return false, "s4 still a peer"
+			}
+		}
+		return len(cfg.Servers) == 3, "servers: " + itoa(len(cfg.Servers))
+	})
 }

@@ -145,6 +145,9 @@ func autopilotServer(m serverMember, leader bool) *autopilot.Server {
 	return &autopilot.Server{
 		ID: raft.ServerID(m.ID), Name: m.Name, Address: raft.ServerAddress(m.RPCAddr),
 		NodeStatus: status, Version: m.Build, RaftVersion: m.RaftVersion, IsLeader: leader,
+		// Every server may vote (autopilot counts potential voters before it
+		// removes a dead one).
+		NodeType: autopilot.NodeVoter,
 	}
 }
 
