@@ -329,8 +329,26 @@ func (h *harness) heal(victim *serverProc) error {
 			return err
 		}
 	}
-	_, err := h.waitLeader(60*time.Second, nil)
-	return err
+	if _, err := h.waitLeader(60*time.Second, nil); err != nil {
+		return err
+	}
+	// Autopilot may have removed a dead server; back, it votes again only
+	// after the stabilization time. The next fault needs every voter.
+	return h.waitVoters(90 * time.Second)
+}
+
+// waitVoters waits until the leader counts every server as a voter.
+func (h *harness) waitVoters(timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if l := h.agreedLeader(nil); l != nil {
+			if peers, err := l.api.Status().Peers(); err == nil && len(peers) == len(h.servers) {
+				return nil
+			}
+		}
+		time.Sleep(50 * time.Millisecond) // polling the cluster
+	}
+	return fmt.Errorf("not every server is a voter again within %s", timeout)
 }
 
 // probeScheduling registers a probe job through any reachable server until
