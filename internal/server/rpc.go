@@ -101,7 +101,8 @@ func (r *rpcServer) serveConn(conn net.Conn) {
 	_ = conn.SetReadDeadline(time.Time{})
 	switch {
 	case first[0] == structs.RPCRaftByte && r.srv.raftLayer != nil:
-		r.srv.raftLayer.handoff(conn)
+		// Raft owns the connection now; closing it forgets it here too.
+		r.srv.raftLayer.handoff(&untrackOnClose{Conn: conn, untrack: r.untrack})
 		return
 	case first[0] != structs.RPCMultiplexByte:
 		r.srv.log.Warn("rpc: unknown protocol; closing", "remote", conn.RemoteAddr(), "byte", first[0])
@@ -123,4 +124,17 @@ func (r *rpcServer) serveConn(conn net.Conn) {
 		}
 		go r.rpc.ServeCodec(msgpackrpc.NewCodecFromHandle(true, true, stream, structs.MsgpackHandle))
 	}
+}
+
+// untrackOnClose is a connection handed to raft: its Close also drops it
+// from the RPC server's open connections.
+type untrackOnClose struct {
+	net.Conn
+	untrack func(net.Conn)
+	once    sync.Once
+}
+
+func (c *untrackOnClose) Close() error {
+	c.once.Do(func() { c.untrack(c.Conn) })
+	return c.Conn.Close()
 }
