@@ -60,13 +60,9 @@ func loadAgentConfig(f *agentFlags) (*config.Config, error) {
 	var cfg *config.Config
 	switch {
 	case f.dev:
-		cfg = config.DevConfig()
-		if len(f.configs) > 0 {
-			fileCfg, err := config.Load(f.configs...)
-			if err != nil {
-				return nil, err
-			}
-			cfg = cfg.Merge(fileCfg)
+		var err error
+		if cfg, err = config.LoadDev(f.configs...); err != nil {
+			return nil, err
 		}
 	case len(f.configs) > 0:
 		var err error

@@ -15,6 +15,7 @@ import (
 	"github.com/drover-project/drover/internal/agent/config"
 	"github.com/drover-project/drover/internal/client"
 	"github.com/drover-project/drover/internal/client/rpcclient"
+	"github.com/drover-project/drover/internal/connlimit"
 	"github.com/drover-project/drover/internal/server"
 )
 
@@ -116,6 +117,8 @@ func (a *Agent) serverConfig() *server.Config {
 		MaxHeartbeatsPerSecond: c.Server.MaxHeartbeatsPerSecond,
 		HeartbeatGrace:         c.Server.HeartbeatGrace,
 		JobGCThreshold:         c.Server.JobGCThreshold,
+		JobMaxCount:            c.Server.JobMaxCount,
+		RPCMaxConnsPerClient:   c.Limits.RPCMaxConnsPerClient,
 		Logger:                 a.log,
 	}
 	if a.partition != nil {
@@ -162,6 +165,9 @@ func (a *Agent) serveHTTP() error {
 	if err != nil {
 		return fmt.Errorf("agent: listen on %s: %w", a.config.HTTPAddr(), err)
 	}
+	limits := DefaultHTTPLimits
+	limits.MaxConnsPerClient = a.config.Limits.HTTPMaxConnsPerClient
+	ln = connlimit.Wrap(ln, limits.MaxConnsPerClient)
 	a.listener = ln
 	info := AgentInfo{
 		Name: a.config.Name, Region: a.config.Region, Datacenter: a.config.Datacenter,
@@ -175,9 +181,10 @@ func (a *Agent) serveHTTP() error {
 	baseCtx, cancel := context.WithCancel(context.Background())
 	a.httpCancel = cancel
 	a.http = &http.Server{
-		Handler:           handler,
+		Handler:           limits.withDeadlines(handler),
 		BaseContext:       func(net.Listener) context.Context { return baseCtx },
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: limits.ReadHeader,
+		IdleTimeout:       limits.Idle,
 	}
 	go func() {
 		if err := a.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {

@@ -79,7 +79,7 @@ func (h *HTTPServer) allocStats(w http.ResponseWriter, r *http.Request, c *clien
 		if s == nil {
 			continue
 		}
-		ru := taskUsage(allocID+"/"+task, s, mhzPerCore)
+		ru := taskUsage(h.cpuSamples, allocID+"/"+task, s, mhzPerCore)
 		out.Tasks[task] = &api.TaskResourceUsage{ResourceUsage: ru, Timestamp: s.Timestamp.UnixNano(), Pids: map[string]*api.ResourceUsage{}}
 		addUsage(out.ResourceUsage, ru)
 	}
@@ -94,8 +94,8 @@ var measuredNames = map[string]string{
 
 // taskUsage converts one sample. Drivers report cumulative CPU time;
 // Nomad reports percentages, so the rate comes from this sample and the
-// previous one of the same task (none on the first request).
-func taskUsage(key string, s *drivers.TaskStats, mhzPerCore float64) *api.ResourceUsage {
+// previous one of the same task in samples (none on the first request).
+func taskUsage(samples *sampleCache, key string, s *drivers.TaskStats, mhzPerCore float64) *api.ResourceUsage {
 	mem := &api.MemoryStats{RSS: s.MemoryRSSBytes, Usage: s.MemoryUsageBytes, MaxUsage: s.MemoryMaxUsageBytes}
 	cpu := &api.CpuStats{}
 	for _, m := range s.Measured {
@@ -108,7 +108,7 @@ func taskUsage(key string, s *drivers.TaskStats, mhzPerCore float64) *api.Resour
 			cpu.Measured = append(cpu.Measured, name)
 		}
 	}
-	if prev, ok := cpuSamples.swap(key, s); ok {
+	if prev, ok := samples.swap(key, s); ok {
 		wall := float64(s.Timestamp.Sub(prev.Timestamp).Nanoseconds())
 		if wall > 0 {
 			cpu.UserMode = pct(s.CPUUserNanos, prev.CPUUserNanos, wall)
@@ -151,10 +151,9 @@ func union(a, b []string) []string {
 	return a
 }
 
-// sampleCache keeps each task's last CPU sample for rate computation.
-// Entries unused for sampleTTL are dropped so finished tasks do not pile
-// up; tasks are keyed by alloc ID, so agents sharing a process (tests)
-// never collide.
+// sampleCache keeps each task's last CPU sample for rate computation; the
+// agent's HTTP server owns one. Entries unused for sampleTTL are dropped so
+// finished tasks do not pile up.
 type sampleCache struct {
 	mu   sync.Mutex
 	last map[string]cachedSample
@@ -167,7 +166,7 @@ type cachedSample struct {
 
 const sampleTTL = 10 * time.Minute
 
-var cpuSamples = &sampleCache{last: map[string]cachedSample{}}
+func newSampleCache() *sampleCache { return &sampleCache{last: map[string]cachedSample{}} }
 
 // swap stores s for key and returns the previous sample, if any.
 func (c *sampleCache) swap(key string, s *drivers.TaskStats) (drivers.TaskStats, bool) {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/hashicorp/nomad/api"
 
@@ -36,37 +37,33 @@ func clientError(err error) error {
 	return err
 }
 
-// allocPath resolves the path parameter inside the alloc's directory.
+// openAllocPath opens the path parameter inside the alloc's directory.
 // Anything that leads outside it, lexically or through a symlink, is a
 // 400: the alloc dir is all a caller may read of the node's disk. A path
-// that does not exist is a 404.
-func allocPath(c *client.Client, allocID, p string) (string, error) {
+// that does not exist is a 404. The kernel resolves the path and opens it
+// in one step (openBeneath), so a task swapping a symlink cannot win a
+// race between a check and the open; handlers use only the open file.
+func openAllocPath(c *client.Client, allocID, p string) (*os.File, error) {
 	root, err := c.AllocFS(allocID)
 	if err != nil {
-		return "", clientError(err)
+		return nil, clientError(err)
 	}
 	if p == "" {
 		p = "/"
 	}
-	full := filepath.Join(root, p)
-	if !within(root, full) {
-		return "", server.BadRequest("path %q is outside the allocation directory", p)
+	if !within(root, filepath.Join(root, p)) {
+		return nil, server.BadRequest("path %q is outside the allocation directory", p)
 	}
-	real, err := filepath.EvalSymlinks(full)
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", server.NotFound("path %q does not exist in allocation %s", p, allocID)
+	f, err := openBeneath(root, p)
+	switch {
+	case errors.Is(err, errOutsideRoot), errors.Is(err, errNotRegular):
+		return nil, server.BadRequest("path %q %v", p, err)
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
+		return nil, server.NotFound("path %q does not exist in allocation %s", p, allocID)
+	case err != nil:
+		return nil, server.BadRequest("path %q: %v", p, err)
 	}
-	if err != nil {
-		return "", server.BadRequest("path %q: %v", p, err)
-	}
-	realRoot, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		return "", err
-	}
-	if !within(realRoot, real) {
-		return "", server.BadRequest("path %q leads outside the allocation directory", p)
-	}
-	return real, nil
+	return f, nil
 }
 
 // within reports whether path is root or below it (both clean).
@@ -80,11 +77,12 @@ func fileInfo(name string, fi fs.FileInfo) *api.AllocFileInfo {
 }
 
 func (h *HTTPServer) fsList(w http.ResponseWriter, r *http.Request, c *client.Client, allocID string) (any, error) {
-	dir, err := allocPath(c, allocID, r.URL.Query().Get("path"))
+	dir, err := openAllocPath(c, allocID, r.URL.Query().Get("path"))
 	if err != nil {
 		return nil, err
 	}
-	entries, err := os.ReadDir(dir)
+	defer dir.Close()
+	entries, err := dir.ReadDir(-1)
 	if err != nil {
 		return nil, server.BadRequest("list %q: %v", r.URL.Query().Get("path"), err)
 	}
@@ -100,28 +98,24 @@ func (h *HTTPServer) fsList(w http.ResponseWriter, r *http.Request, c *client.Cl
 }
 
 func (h *HTTPServer) fsStat(w http.ResponseWriter, r *http.Request, c *client.Client, allocID string) (any, error) {
-	p, err := allocPath(c, allocID, r.URL.Query().Get("path"))
+	f, err := openAllocPath(c, allocID, r.URL.Query().Get("path"))
 	if err != nil {
 		return nil, err
 	}
-	fi, err := os.Stat(p)
+	defer f.Close()
+	fi, err := f.Stat()
 	if err != nil {
 		return nil, server.NotFound("stat %q: %v", r.URL.Query().Get("path"), err)
 	}
 	info := fileInfo(fi.Name(), fi)
 	if !fi.IsDir() {
-		info.ContentType = detectContentType(p)
+		info.ContentType = detectContentType(f)
 	}
 	return info, nil
 }
 
 // detectContentType sniffs a file's first 512 bytes as Nomad's stat does.
-func detectContentType(p string) string {
-	f, err := os.Open(p)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
+func detectContentType(f *os.File) string {
 	buf := make([]byte, 512)
 	n, _ := io.ReadFull(f, buf)
 	return http.DetectContentType(buf[:n])
@@ -163,13 +157,9 @@ func intParam(v, name string) (int64, error) {
 // serveFile writes the file's raw bytes from offset, at most limit of them
 // (negative: to the end).
 func (h *HTTPServer) serveFile(w http.ResponseWriter, r *http.Request, c *client.Client, allocID string, offset, limit int64) (any, error) {
-	p, err := allocPath(c, allocID, r.URL.Query().Get("path"))
+	f, err := openAllocPath(c, allocID, r.URL.Query().Get("path"))
 	if err != nil {
 		return nil, err
-	}
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, server.NotFound("open %q: %v", r.URL.Query().Get("path"), err)
 	}
 	defer f.Close()
 	if fi, err := f.Stat(); err != nil || fi.IsDir() {

@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/nomad/api"
 
 	"github.com/drover-project/drover/internal/agent/config"
+	"github.com/drover-project/drover/internal/testutil"
 )
 
 // clientTestAgent is a dev agent (server and client, raw_exec on) whose
@@ -48,24 +49,20 @@ func runJob(t *testing.T, c *api.Client, job *api.Job) *api.Allocation {
 	if _, _, err := c.Jobs().Register(job, nil); err != nil {
 		t.Fatalf("register %s: %v", *job.ID, err)
 	}
-	var last string
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
+	var running string
+	testutil.WaitFor(t, 20*time.Second, "a running alloc of job "+*job.ID, func() (bool, string) {
 		stubs, _, err := c.Jobs().Allocations(*job.ID, false, nil)
-		if err == nil && len(stubs) > 0 {
-			last = stubs[0].ClientStatus
-			if last == api.AllocClientStatusRunning {
-				a, _, err := c.Allocations().Info(stubs[0].ID, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return a
-			}
+		if err != nil || len(stubs) == 0 {
+			return false, "no alloc"
 		}
-		time.Sleep(50 * time.Millisecond)
+		running = stubs[0].ID
+		return stubs[0].ClientStatus == api.AllocClientStatusRunning, "status " + stubs[0].ClientStatus
+	})
+	a, _, err := c.Allocations().Info(running, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatalf("job %s: no running alloc within 20s (last status %q)", *job.ID, last)
-	return nil
+	return a
 }
 
 // readLogs reads a non-followed log stream to its end.
@@ -90,16 +87,13 @@ func readLogs(t *testing.T, c *api.Client, a *api.Allocation, typ, origin string
 	}
 }
 
-// eventually retries f until it returns "" or the deadline passes.
+// eventually retries f until it returns "" (f's answer is why not yet).
 func eventually(t *testing.T, d time.Duration, f func() string) {
 	t.Helper()
-	var why string
-	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if why = f(); why == "" {
-			return
-		}
-	}
-	t.Fatalf("condition not met within %s: %s", d, why)
+	testutil.WaitFor(t, d, "the condition", func() (bool, string) {
+		why := f()
+		return why == "", why
+	})
 }
 
 // rawGet issues GET path?query against an agent and returns status and body.

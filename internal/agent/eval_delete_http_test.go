@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/drover-project/drover/internal/testutil"
 )
 
 func TestEvalDelete_OnlyTerminalEvals(t *testing.T) {
@@ -31,12 +33,12 @@ func TestEvalDelete_OnlyTerminalEvals(t *testing.T) {
 		t.Fatal(err)
 	}
 	blockedID := ""
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) && blockedID == "" {
-		e, _, _ := c.Evaluations().Info(resp.EvalID, nil)
-		blockedID = e.BlockedEval
-		time.Sleep(10 * time.Millisecond)
-	}
+	testutil.WaitFor(t, 10*time.Second, "a blocked eval", func() bool {
+		if e, _, err := c.Evaluations().Info(resp.EvalID, nil); err == nil {
+			blockedID = e.BlockedEval
+		}
+		return blockedID != ""
+	})
 	before := a.Server().State().LatestIndex()
 	if _, err := c.Evaluations().Delete([]string{blockedID}, nil); err == nil || !strings.Contains(err.Error(), "blocked") {
 		t.Fatalf("deleting a blocked eval: %v", err)

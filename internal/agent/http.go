@@ -41,6 +41,8 @@ type HTTPServer struct {
 	// logs feeds /v1/agent/monitor; debug enables /v1/agent/pprof.
 	logs  *logHub
 	debug bool
+
+	cpuSamples *sampleCache // last CPU sample per task, for alloc stats rates
 }
 
 // NewHTTPServer returns the API handler for an agent's server (may be nil)
@@ -49,7 +51,8 @@ func NewHTTPServer(srv *server.Server, localClient func() *client.Client, info A
 	if localClient == nil {
 		localClient = func() *client.Client { return nil }
 	}
-	h := &HTTPServer{srv: srv, client: localClient, info: info, log: log, mux: http.NewServeMux(), logs: newLogHub()}
+	h := &HTTPServer{srv: srv, client: localClient, info: info, log: log, mux: http.NewServeMux(), logs: newLogHub(),
+		cpuSamples: newSampleCache()}
 	h.routes()
 	return h
 }

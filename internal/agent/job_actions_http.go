@@ -40,7 +40,7 @@ func (h *HTTPServer) jobScale(w http.ResponseWriter, r *http.Request) (any, erro
 		return nil, server.BadRequest("Error: scaling error events are not supported; send a Count")
 	}
 	reply, err := h.srv.Job.Scale(r.Context(), &structs.JobScaleArgs{
-		JobID: r.PathValue("id"), Group: req.Target["Group"], Count: req.Count, Message: req.Message,
+		JobID: r.PathValue("id"), Group: req.Target["Group"], Count: req.Count, Message: req.Message, Meta: req.Meta,
 		WriteRequest: writeRequestIn(r, req.Namespace),
 	})
 	if err != nil {

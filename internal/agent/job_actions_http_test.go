@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/nomad/api"
+
+	"github.com/drover-project/drover/internal/testutil"
 )
 
 // runningJob starts an agent with the real schedulers, two simulated
@@ -34,16 +36,15 @@ func runningJob(t *testing.T) (*Agent, *api.Client) {
 
 func waitEvalDone(t *testing.T, c *api.Client, id string) *api.Evaluation {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for time.Now().Before(deadline) {
-		e, _, err := c.Evaluations().Info(id, nil)
-		if err == nil && (e.Status == "complete" || e.Status == "failed" || e.Status == "canceled") {
-			return e
+	var e *api.Evaluation
+	testutil.WaitFor(t, 15*time.Second, "eval "+id+" to finish", func() (bool, string) {
+		var err error
+		if e, _, err = c.Evaluations().Info(id, nil); err != nil {
+			return false, err.Error()
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("eval %s did not finish", id)
-	return nil
+		return e.Status == "complete" || e.Status == "failed" || e.Status == "canceled", "status " + e.Status
+	})
+	return e
 }
 
 func TestEvalTrigger_AllocStop_OneEvalThenReplaced(t *testing.T) {
@@ -169,16 +170,10 @@ func TestDeployments_ManualCanaryPromotion(t *testing.T) {
 		t.Fatal(err)
 	}
 	var d *api.Deployment
-	deadline := time.Now().Add(15 * time.Second)
-	for time.Now().Before(deadline) {
-		if d, _, _ = c.Jobs().LatestDeployment("web", nil); d != nil && len(d.TaskGroups["web"].PlacedCanaries) == 1 {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if d == nil || len(d.TaskGroups["web"].PlacedCanaries) != 1 {
-		t.Fatalf("no canary placed: %+v", d)
-	}
+	testutil.WaitFor(t, 15*time.Second, "a canary placed", func() bool {
+		d, _, _ = c.Jobs().LatestDeployment("web", nil)
+		return d != nil && len(d.TaskGroups["web"].PlacedCanaries) == 1
+	})
 	// Unhealthy canaries cannot be promoted: 400 naming the group.
 	if _, _, err := c.Deployments().PromoteAll(d.ID, nil); err == nil || !strings.Contains(err.Error(), "canaries healthy") {
 		t.Fatalf("promote of an unhealthy canary: %v", err)

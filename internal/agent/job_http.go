@@ -58,7 +58,7 @@ func (h *HTTPServer) jobRegister(w http.ResponseWriter, r *http.Request) (any, e
 	}
 	reply, err := h.srv.Job.Register(r.Context(), &structs.JobRegisterArgs{
 		Job: apiconv.JobToStructs(req.Job), EnforceIndex: req.EnforceIndex, JobModifyIndex: req.JobModifyIndex,
-		WriteRequest: writeRequest(r),
+		Submission: submissionToStructs(req.Submission), WriteRequest: writeRequest(r),
 	})
 	if err != nil {
 		return nil, err

@@ -73,6 +73,9 @@ func TestEvalList_FilterJobAndStatus(t *testing.T) {
 
 func TestJobList_Namespaces(t *testing.T) {
 	_, c := testAgent(t, nil)
+	if _, err := c.Namespaces().Register(&api.Namespace{Name: "prod"}, nil); err != nil {
+		t.Fatal(err)
+	}
 	job := testAPIJob("web")
 	job.Namespace = pointer("prod")
 	if _, _, err := c.Jobs().Register(job, nil); err != nil {

@@ -16,6 +16,9 @@ import (
 // order, with the filter applied before the page is cut.
 func TestJobList_PagesAcrossNamespaces(t *testing.T) {
 	_, c := testAgent(t, nil)
+	if _, err := c.Namespaces().Register(&api.Namespace{Name: "prod"}, nil); err != nil {
+		t.Fatal(err)
+	}
 	for _, key := range [][2]string{{"default", "a"}, {"default", "b"}, {"prod", "a"}, {"prod", "c"}, {"default", "skip"}} {
 		job := testAPIJob(key[1])
 		job.Namespace = pointer(key[0])

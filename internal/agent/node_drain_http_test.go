@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/nomad/api"
+
+	"github.com/drover-project/drover/internal/testutil"
 )
 
 // TestEvalTrigger_NodeDrain_AllocsMigrateWithOneEvalPerJob drains a node
@@ -34,24 +36,21 @@ func TestEvalTrigger_NodeDrain_AllocsMigrateWithOneEvalPerJob(t *testing.T) {
 	if _, err := c.Nodes().UpdateDrain(drained.ID, &api.DrainSpec{Deadline: time.Hour}, false, nil); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(15 * time.Second)
-	for time.Now().Before(deadline) {
-		node, _, err := c.Nodes().Info(drained.ID, nil)
-		if err == nil && node.DrainStrategy == nil && onlyOn(t, c, "web", "api", simNode(2, 0, 0).ID) {
-			if node.SchedulingEligibility != "ineligible" {
-				t.Fatalf("drained node eligibility %q", node.SchedulingEligibility)
-			}
-			for _, id := range []string{"web", "api"} {
-				evals, _, _ := c.Jobs().Evaluations(id, nil)
-				if n := countTrigger(evals, "node-drain"); n == 0 {
-					t.Errorf("job %s has no node-drain eval", id)
-				}
-			}
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
+	var node *api.Node
+	testutil.WaitFor(t, 15*time.Second, "the drain to complete with every alloc moved", func() bool {
+		var err error
+		node, _, err = c.Nodes().Info(drained.ID, nil)
+		return err == nil && node.DrainStrategy == nil && onlyOn(t, c, "web", "api", simNode(2, 0, 0).ID)
+	})
+	if node.SchedulingEligibility != "ineligible" {
+		t.Fatalf("drained node eligibility %q", node.SchedulingEligibility)
 	}
-	t.Fatal("drain did not complete with every alloc moved")
+	for _, id := range []string{"web", "api"} {
+		evals, _, _ := c.Jobs().Evaluations(id, nil)
+		if n := countTrigger(evals, "node-drain"); n == 0 {
+			t.Errorf("job %s has no node-drain eval", id)
+		}
+	}
 }
 
 func onlyOn(t *testing.T, c *api.Client, job1, job2, nodeID string) bool {

@@ -45,6 +45,8 @@ func (h *HTTPServer) serverRoutes() {
 	h.snapshotRoutes()
 	h.searchRoutes()
 	h.regionRoutes()
+	h.jobHistoryRoutes()
+	h.namespaceRoutes()
 	h.clusterRoutes()
 }
 

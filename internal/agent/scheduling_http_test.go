@@ -9,16 +9,18 @@ import (
 
 	"github.com/drover-project/drover/internal/agent/config"
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/testutil"
+	"github.com/drover-project/drover/internal/testutil/mock"
 )
 
 // simNode is a simulated client node (no client agent yet).
 func simNode(i int, cpu, mem int64) *structs.Node {
-	return &structs.Node{
-		ID: fmt.Sprintf("11111111-0000-4000-8000-%012d", i), Name: fmt.Sprintf("sim-%d", i), Datacenter: "dc1",
-		Status: structs.NodeStatusReady, Attributes: map[string]string{"kernel.name": "linux", "driver.docker": "1"},
-		Drivers:       map[string]*structs.DriverInfo{"docker": {Detected: true, Healthy: true}},
-		NodeResources: &structs.NodeResources{CPU: structs.NodeCPUResources{CpuShares: cpu}, MemoryMB: mem, DiskMB: 50_000},
-	}
+	n := mock.Node(fmt.Sprintf("11111111-0000-4000-8000-%012d", i))
+	n.Name, n.SecretID = fmt.Sprintf("sim-%d", i), ""
+	n.Attributes = map[string]string{"kernel.name": "linux", "driver.docker": "1"}
+	delete(n.Drivers, "exec")
+	n.NodeResources = &structs.NodeResources{CPU: structs.NodeCPUResources{CpuShares: cpu}, MemoryMB: mem, DiskMB: 50_000}
+	return n
 }
 
 func allSchedulers(c *config.Config) { c.Server.EnabledSchedulers = nil }
@@ -28,8 +30,7 @@ func allSchedulers(c *config.Config) { c.Server.EnabledSchedulers = nil }
 func waitAllocs(t *testing.T, c *api.Client, job string, n int) []*api.AllocationListStub {
 	t.Helper()
 	var live []*api.AllocationListStub
-	deadline := time.Now().Add(15 * time.Second)
-	for time.Now().Before(deadline) {
+	testutil.WaitFor(t, 15*time.Second, fmt.Sprintf("job %s to have %d live allocs", job, n), func() (bool, string) {
 		allocs, _, err := c.Jobs().Allocations(job, false, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -40,13 +41,9 @@ func waitAllocs(t *testing.T, c *api.Client, job string, n int) []*api.Allocatio
 				live = append(live, a)
 			}
 		}
-		if len(live) == n {
-			return live
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("job %s has %d live allocs, want %d", job, len(live), n)
-	return nil
+		return len(live) == n, fmt.Sprintf("%d live", len(live))
+	})
+	return live
 }
 
 // TestScheduling_ThroughHTTP_PlacesThenBlocksThenUnblocks drives a dev
@@ -75,13 +72,10 @@ func TestScheduling_ThroughHTTP_PlacesThenBlocksThenUnblocks(t *testing.T) {
 		t.Fatal(err)
 	}
 	var eval *api.Evaluation
-	deadline := time.Now().Add(15 * time.Second)
-	for time.Now().Before(deadline) {
-		if eval, _, err = c.Evaluations().Info(resp.EvalID, nil); err == nil && eval.Status == "complete" {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testutil.WaitFor(t, 15*time.Second, "the eval to complete", func() bool {
+		eval, _, err = c.Evaluations().Info(resp.EvalID, nil)
+		return err == nil && eval.Status == "complete"
+	})
 	if eval.BlockedEval == "" || eval.FailedTGAllocs["web"] == nil || eval.FailedTGAllocs["web"].DimensionExhausted["cpu"] == 0 {
 		t.Fatalf("eval %+v: want a blocked eval and cpu exhaustion in FailedTGAllocs", eval)
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/drover-project/drover/internal/server"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -53,8 +54,9 @@ func (h *HTTPServer) snapshotSave(w http.ResponseWriter, r *http.Request) {
 }
 
 // snapshotRestore replaces the cluster state with an uploaded snapshot.
-// The body is not size-limited like JSON bodies: a snapshot is as large
-// as the state.
+// The upload is capped (gzip already bounds the ratio the server spools);
+// the server proves it restorable before raft sees it.
 func (h *HTTPServer) snapshotRestore(w http.ResponseWriter, r *http.Request) (any, error) {
+	r.Body = http.MaxBytesReader(w, r.Body, server.MaxSnapshotBytes)
 	return nil, h.srv.RestoreSnapshot(r.Body)
 }

@@ -2,9 +2,13 @@ package agent
 
 import (
 	"bytes"
+	"compress/gzip"
+	"encoding/json"
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/hashicorp/raft"
 )
 
 // TestOperatorSnapshot_SaveThenRestoreRewindsState saves a snapshot,
@@ -44,5 +48,28 @@ func TestOperatorSnapshot_SaveThenRestoreRewindsState(t *testing.T) {
 	code, msg := doRaw(t, a, "PUT", "/v1/operator/snapshot", "not a snapshot")
 	if code != 400 || !strings.Contains(msg, "not a drover snapshot") {
 		t.Fatalf("bad snapshot: %d %s", code, msg)
+	}
+}
+
+// A snapshot whose header is valid but whose state is garbage is refused
+// with 400 before it reaches raft, and the server keeps serving.
+func TestOperatorSnapshot_GarbageStateIsRefused(t *testing.T) {
+	a, c := testAgent(t, nil)
+	if _, _, err := c.Jobs().Register(testAPIJob("keep"), nil); err != nil {
+		t.Fatal(err)
+	}
+	payload := bytes.Repeat([]byte{0xc1}, 4096)
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write([]byte("drover-snapshot-v1\n"))
+	json.NewEncoder(zw).Encode(&raft.SnapshotMeta{Version: 1, ID: "x", Index: 9, Term: 1, Size: int64(len(payload))})
+	zw.Write(payload)
+	zw.Close()
+	code, msg := doRaw(t, a, "PUT", "/v1/operator/snapshot", buf.String())
+	if code != 400 || !strings.Contains(msg, "does not restore") {
+		t.Fatalf("garbage snapshot: %d %s", code, msg)
+	}
+	if _, _, err := c.Jobs().Info("keep", nil); err != nil {
+		t.Fatalf("server after a refused snapshot: %v", err)
 	}
 }

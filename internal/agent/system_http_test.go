@@ -3,6 +3,8 @@ package agent
 import (
 	"testing"
 	"time"
+
+	"github.com/drover-project/drover/internal/testutil"
 )
 
 // TestSystemGC_RunsForceGCCoreEval checks PUT /v1/system/gc writes a
@@ -12,15 +14,13 @@ func TestSystemGC_RunsForceGCCoreEval(t *testing.T) {
 	if err := c.System().GarbageCollect(); err != nil {
 		t.Fatalf("gc: %v", err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
+	testutil.WaitFor(t, 10*time.Second, "the force-gc eval to complete", func() bool {
 		evals, _, _ := c.Evaluations().List(nil)
 		for _, e := range evals {
 			if e.JobID == "force-gc" && e.Type == "_core" && e.TriggeredBy == "scheduled" && e.Status == "complete" {
-				return
+				return true
 			}
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatal("force-gc eval never completed")
+		return false
+	})
 }

@@ -58,6 +58,7 @@ var rules = []rule{
 	{"internal/sim", never("internal/command")},
 	// HTTP handlers call server endpoints, which read the state store.
 	{"internal/agent", neverImports("internal/state")},
+	{"internal/testutil/mock", only("internal/structs")},
 }
 
 // under reports whether path is prefix or inside it, by whole segments, so

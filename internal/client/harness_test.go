@@ -15,6 +15,8 @@ import (
 	"github.com/drover-project/drover/internal/client/fingerprint"
 	"github.com/drover-project/drover/internal/clock"
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/testutil"
+	fixtures "github.com/drover-project/drover/internal/testutil/mock"
 )
 
 var epoch = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -88,13 +90,7 @@ func (h *harness) start() *Client {
 // waitFor polls cond on the wall clock until it holds or 10s pass.
 func (h *harness) waitFor(what string, cond func() bool) {
 	h.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			h.t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	testutil.WaitFor(h.t, 10*time.Second, what, cond)
 }
 
 // advanceUntil moves the manual clock in steps until cond holds, giving
@@ -138,9 +134,12 @@ func mockJob(typ string, tasks ...*structs.Task) *structs.Job {
 			RestartPolicy: &structs.RestartPolicy{Attempts: 0, Interval: time.Minute, Mode: structs.RestartPolicyModeFail}}}}
 }
 
+// newAlloc is fixtures.Alloc without a node or allocated resources: the
+// client tests' tasks run on their own resources.
 func newAlloc(id string, job *structs.Job) *structs.Allocation {
-	return &structs.Allocation{ID: id, Namespace: "default", Name: job.ID + ".g[0]", JobID: job.ID, Job: job, TaskGroup: "g",
-		DesiredStatus: structs.AllocDesiredStatusRun, ClientStatus: structs.AllocClientStatusPending}
+	a := fixtures.Alloc(id, job, "")
+	a.EvalID, a.AllocatedResources = "", nil
+	return a
 }
 
 func eventTypes(ts *structs.TaskState) []string {

@@ -14,7 +14,7 @@ func allocStopCmd() *cmd {
 		Synopsis: "Stop an allocation (the scheduler replaces it)",
 	}
 	c.Flags = func(fs *flag.FlagSet) {
-		fs.BoolVar(&detach, "detach", false, "Return right away with the evaluation ID.")
+		detachFlag(fs, &detach)
 	}
 	c.Run = func(e *env, args []string) error {
 		a, err := e.fetchAlloc(args[0])
@@ -26,11 +26,7 @@ func allocStopCmd() *cmd {
 		if err != nil {
 			return apiError("stopping allocation "+a.ID, err)
 		}
-		if detach || resp.EvalID == "" {
-			fmt.Fprintf(e.stdout, "Allocation %q stopping\nEvaluation ID: %s\n", e.short(a.ID), orNone(resp.EvalID))
-			return nil
-		}
-		return e.monitor(resp.EvalID)
+		return e.followEval(detach, resp.EvalID, fmt.Sprintf("Allocation %q stopping", e.short(a.ID)))
 	}
 	return c
 }

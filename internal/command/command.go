@@ -143,6 +143,7 @@ var groupSynopses = map[string]string{
 	"deployment": "Interact with deployments",
 	"eval":       "Interact with evaluations",
 	"job":        "Interact with jobs",
+	"namespace":  "Interact with namespaces",
 	"node":       "Interact with nodes",
 	"operator":   "Cluster operator commands",
 	"server":     "Interact with servers",

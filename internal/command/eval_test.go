@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/drover-project/drover/internal/agent/config"
+	"github.com/drover-project/drover/internal/testutil"
 )
 
 // registerExample submits the example job and returns its eval ID.
@@ -39,17 +40,13 @@ func TestEvalCommands(t *testing.T) {
 func TestEvalChainReal(t *testing.T) {
 	addr, c := testAgent(t, func(cfg *config.Config) { cfg.Server.EnabledSchedulers = nil })
 	id := registerExample(t, addr)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	testutil.WaitFor(t, 10*time.Second, "the registration eval to leave a blocked eval", func() bool {
 		ev, _, err := c.Evaluations().Info(id, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ev.Status != "pending" && ev.BlockedEval != "" || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return ev.Status != "pending" && ev.BlockedEval != ""
+	})
 	golden(t, "eval_status_chain_blocked", run(t, "eval", "status", "-address", addr, "-chain", id))
 	golden(t, "eval_status_blocked_origin", run(t, "eval", "status", "-address", addr, id))
 }

@@ -2,11 +2,8 @@ package command
 
 import (
 	"bytes"
-	"context"
 	"flag"
 	"fmt"
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,8 +12,8 @@ import (
 
 	"github.com/hashicorp/nomad/api"
 
-	"github.com/drover-project/drover/internal/agent"
 	"github.com/drover-project/drover/internal/agent/config"
+	"github.com/drover-project/drover/internal/testutil/agenttest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
@@ -26,31 +23,14 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 // evals stay pending and output is deterministic.
 func testAgent(t *testing.T, mutate func(*config.Config)) (string, *api.Client) {
 	t.Helper()
-	cfg := config.DevConfig()
-	cfg.Ports.HTTP, cfg.Ports.RPC, cfg.Ports.Serf = 0, 0, 0 // free ports, picked by the listeners
-	cfg.Client.Enabled = false
-	cfg.Server.EnabledSchedulers = []string{"_core"}
-	if mutate != nil {
-		mutate(cfg)
-	}
-	a, err := agent.New(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatalf("start agent: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		a.Shutdown(ctx)
+	a := agenttest.Start(t, nil, func(cfg *config.Config) {
+		cfg.Client.Enabled = false
+		cfg.Server.EnabledSchedulers = []string{"_core"}
+		if mutate != nil {
+			mutate(cfg)
+		}
 	})
-	if err := a.Server().WaitUntilReady(10 * time.Second); err != nil {
-		t.Fatalf("wait for leader: %v", err)
-	}
-	addr := "http://" + a.HTTPAddr()
-	c, err := api.NewClient(&api.Config{Address: addr})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return addr, c
+	return "http://" + a.HTTPAddr(), agenttest.Client(t, a)
 }
 
 // result is one CLI invocation's outcome.

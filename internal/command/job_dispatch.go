@@ -24,7 +24,7 @@ func jobDispatchCmd() *cmd {
 	c.Flags = func(fs *flag.FlagSet) {
 		fs.Var(&meta, "meta", "Set a dispatch meta key=value. Repeatable.")
 		fs.StringVar(&idPrefix, "id-prefix-template", "", "A prefix for the dispatched job's ID.")
-		fs.BoolVar(&detach, "detach", false, "Return right away with the evaluation ID.")
+		detachFlag(fs, &detach)
 	}
 	c.Run = func(e *env, args []string) error {
 		m, err := meta.pairs()

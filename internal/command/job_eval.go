@@ -17,7 +17,7 @@ func jobEvalCmd() *cmd {
 	}
 	c.Flags = func(fs *flag.FlagSet) {
 		fs.BoolVar(&force, "force-reschedule", false, "Reschedule failed allocations even if their reschedule policy would wait.")
-		fs.BoolVar(&detach, "detach", false, "Return right away with the evaluation ID.")
+		detachFlag(fs, &detach)
 	}
 	c.Run = func(e *env, args []string) error {
 		id, err := e.resolveJob(args[0])

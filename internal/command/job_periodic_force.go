@@ -14,7 +14,7 @@ func jobPeriodicForceCmd() *cmd {
 		Synopsis: "Launch a periodic job now, regardless of its schedule",
 	}
 	c.Flags = func(fs *flag.FlagSet) {
-		fs.BoolVar(&detach, "detach", false, "Return right away with the evaluation ID.")
+		detachFlag(fs, &detach)
 	}
 	c.Run = func(e *env, args []string) error {
 		id, err := e.resolveJob(args[0])
@@ -26,11 +26,7 @@ func jobPeriodicForceCmd() *cmd {
 		if err != nil {
 			return apiError("forcing periodic job "+id, err)
 		}
-		if detach || evalID == "" {
-			fmt.Fprintf(e.stdout, "Job %q launched\nEvaluation ID: %s\n", id, orNone(evalID))
-			return nil
-		}
-		return e.monitor(evalID)
+		return e.followEval(detach, evalID, fmt.Sprintf("Job %q launched", id))
 	}
 	return c
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/drover-project/drover/internal/agent"
 	"github.com/drover-project/drover/internal/agent/config"
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/testutil"
 )
 
 // schedulingAgent starts an agent with the real schedulers and one
@@ -60,13 +61,10 @@ func TestJobPlan_ChangedFileShowsDiffAndUpdateKind(t *testing.T) {
 	if r := run(t, "job", "run", "-address", addr, "-detach", "testdata/jobs/example.nomad.hcl"); r.code != 0 {
 		t.Fatalf("job run: %+v", r)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if r := run(t, "job", "plan", "-address", addr, "testdata/jobs/example.nomad.hcl"); r.code == 0 {
-			break // placed: re-planning the same file changes nothing
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	// Placed: re-planning the same file changes nothing (exit code 0).
+	testutil.WaitFor(t, 10*time.Second, "the job to be placed", func() bool {
+		return run(t, "job", "plan", "-address", addr, "testdata/jobs/example.nomad.hcl").code == 0
+	})
 	golden(t, "job_plan_unchanged", run(t, "job", "plan", "-address", addr, "testdata/jobs/example.nomad.hcl"))
 	golden(t, "job_plan_count_in_place", run(t, "job", "plan", "-address", addr, "testdata/jobs/example-count3.nomad.hcl"))
 	golden(t, "job_plan_image_destructive", run(t, "job", "plan", "-address", addr, "testdata/jobs/example-image.nomad.hcl"))

@@ -15,7 +15,7 @@ func jobRevertCmd() *cmd {
 		Synopsis: "Revert a job to an earlier version",
 	}
 	c.Flags = func(fs *flag.FlagSet) {
-		fs.BoolVar(&detach, "detach", false, "Return right away with the evaluation ID.")
+		detachFlag(fs, &detach)
 	}
 	c.Run = func(e *env, args []string) error {
 		version, err := strconv.ParseUint(args[1], 10, 64)
@@ -31,11 +31,7 @@ func jobRevertCmd() *cmd {
 		if err != nil {
 			return apiError("reverting job "+id, err)
 		}
-		if detach || resp.EvalID == "" {
-			fmt.Fprintf(e.stdout, "Job %q reverted to version %d\nEvaluation ID: %s\n", id, version, orNone(resp.EvalID))
-			return nil
-		}
-		return e.monitor(resp.EvalID)
+		return e.followEval(detach, resp.EvalID, fmt.Sprintf("Job %q reverted to version %d", id, version))
 	}
 	return c
 }

@@ -16,7 +16,7 @@ func jobScaleCmd() *cmd {
 		Help:     "The group may be omitted when the job has exactly one.",
 	}
 	c.Flags = func(fs *flag.FlagSet) {
-		fs.BoolVar(&detach, "detach", false, "Return right away with the evaluation ID.")
+		detachFlag(fs, &detach)
 	}
 	c.Run = func(e *env, args []string) error {
 		count, err := strconv.Atoi(args[len(args)-1])
@@ -32,11 +32,7 @@ func jobScaleCmd() *cmd {
 		if err != nil {
 			return apiError("scaling job "+id, err)
 		}
-		if detach || resp.EvalID == "" {
-			fmt.Fprintf(e.stdout, "Job %q group %q scaled to %d\nEvaluation ID: %s\n", id, group, count, orNone(resp.EvalID))
-			return nil
-		}
-		return e.monitor(resp.EvalID)
+		return e.followEval(detach, resp.EvalID, fmt.Sprintf("Job %q group %q scaled to %d", id, group, count))
 	}
 	return c
 }

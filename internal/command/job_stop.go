@@ -30,11 +30,7 @@ func jobStopCmd() *cmd {
 		if err != nil {
 			return apiError("stopping job "+id, err)
 		}
-		if detach || evalID == "" {
-			fmt.Fprintf(e.stdout, "Job %q stopped\nEvaluation ID: %s\n", id, orNone(evalID))
-			return nil
-		}
-		return e.monitor(evalID)
+		return e.followEval(detach, evalID, fmt.Sprintf("Job %q stopped", id))
 	}
 	return c
 }

@@ -1,6 +1,7 @@
 package command
 
 import (
+	"flag"
 	"fmt"
 	"time"
 
@@ -128,4 +129,20 @@ func (e *env) reportPlacements(evalID string) error {
 		e.say("    ", "Allocation %q created: node %q, group %q", e.short(a.ID), e.short(a.NodeID), a.TaskGroup)
 	}
 	return nil
+}
+
+// followEval follows evalID to its end like monitor; with detach (or when
+// the change wrote no eval) it prints what happened and the eval ID
+// instead.
+func (e *env) followEval(detach bool, evalID, what string) error {
+	if detach || evalID == "" {
+		fmt.Fprintf(e.stdout, "%s\nEvaluation ID: %s\n", what, orNone(evalID))
+		return nil
+	}
+	return e.monitor(evalID)
+}
+
+// detachFlag declares -detach, which makes followEval return at once.
+func detachFlag(fs *flag.FlagSet, detach *bool) {
+	fs.BoolVar(detach, "detach", false, "Return right away with the evaluation ID.")
 }

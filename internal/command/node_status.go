@@ -33,14 +33,7 @@ func (e *env) nodeList() error {
 	if err != nil {
 		return apiError("listing nodes", err)
 	}
-	return e.output(nodes, func() error {
-		if len(nodes) == 0 {
-			fmt.Fprintln(e.stdout, "No nodes registered")
-			return nil
-		}
-		e.nodeTable(nodes)
-		return nil
-	})
+	return outputList(e, nodes, "No nodes registered", e.nodeTable)
 }
 
 func (e *env) nodeTable(nodes []*api.NodeListStub) {

@@ -22,6 +22,19 @@ func (e *env) output(v any, human func() error) error {
 	return human()
 }
 
+// outputList is output for a list: the table, or the none line when the
+// list is empty.
+func outputList[T any](e *env, items []T, none string, table func([]T)) error {
+	return e.output(items, func() error {
+		if len(items) == 0 {
+			fmt.Fprintln(e.stdout, none)
+			return nil
+		}
+		table(items)
+		return nil
+	})
+}
+
 func (e *env) printJSON(v any) error {
 	b, err := json.MarshalIndent(v, "", "    ")
 	if err != nil {

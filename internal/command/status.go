@@ -36,14 +36,7 @@ func (e *env) jobList() error {
 	if err != nil {
 		return apiError("listing jobs", err)
 	}
-	return e.output(jobs, func() error {
-		if len(jobs) == 0 {
-			fmt.Fprintln(e.stdout, "No running jobs")
-			return nil
-		}
-		e.jobTable(jobs)
-		return nil
-	})
+	return outputList(e, jobs, "No running jobs", e.jobTable)
 }
 
 func (e *env) jobTable(jobs []*api.JobListStub) {

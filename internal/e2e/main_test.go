@@ -4,7 +4,6 @@
 package e2e
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -22,6 +21,8 @@ import (
 	"github.com/drover-project/drover/internal/agent"
 	"github.com/drover-project/drover/internal/agent/config"
 	execdriver "github.com/drover-project/drover/internal/client/drivers/exec"
+	"github.com/drover-project/drover/internal/testutil"
+	"github.com/drover-project/drover/internal/testutil/agenttest"
 )
 
 // droverBin is the drover binary TestMain builds for tests that need a
@@ -113,28 +114,13 @@ func quietLogger() *slog.Logger {
 // raw_exec on, tasks stopped on shutdown) with its own ports and data dir.
 func startAgent(t *testing.T, name string, mutate func(*config.Config)) *agent.Agent {
 	t.Helper()
-	cfg := config.DevConfig()
-	cfg.Name = name
-	cfg.DataDir = t.TempDir()
-	cfg.Ports.HTTP, cfg.Ports.RPC, cfg.Ports.Serf = 0, 0, 0 // free ports, picked by the listeners
-	if mutate != nil {
-		mutate(cfg)
-	}
-	a, err := agent.New(cfg, quietLogger())
-	if err != nil {
-		t.Fatalf("start agent %s: %v", name, err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-		defer cancel()
-		a.Shutdown(ctx)
-	})
-	if a.Server() != nil {
-		if err := a.Server().WaitUntilReady(10 * time.Second); err != nil {
-			t.Fatalf("agent %s: %v", name, err)
+	return agenttest.Start(t, quietLogger(), func(cfg *config.Config) {
+		cfg.Name = name
+		cfg.DataDir = t.TempDir()
+		if mutate != nil {
+			mutate(cfg)
 		}
-	}
-	return a
+	})
 }
 
 // startServer starts a server that is also a client (the first node).
@@ -173,14 +159,7 @@ func apiClient(t *testing.T, addr string) *api.Client {
 // deadline with cond's last explanation.
 func waitFor(t *testing.T, d time.Duration, what string, cond func() (bool, string)) {
 	t.Helper()
-	var why string
-	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		var ok bool
-		if ok, why = cond(); ok {
-			return
-		}
-	}
-	t.Fatalf("%s: not within %s (last: %s)", what, d, why)
+	testutil.WaitFor(t, d, what, cond)
 }
 
 func waitNodeStatus(t *testing.T, c *api.Client, nodeID, status string) {

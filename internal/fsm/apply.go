@@ -26,6 +26,10 @@ func (f *FSM) applierTable() map[structs.MessageType]applier {
 		structs.DeploymentStatusUpdateType:       decodeAndApply(f.applyDeploymentStatus),
 		structs.SchedulerConfigRequestType:       decodeAndApply(f.applySchedulerConfig),
 		structs.DeploymentPromoteRequestType:     decodeAndApply(f.applyDeploymentPromote),
+		structs.JobStabilityRequestType:          decodeAndApply(f.applyJobStability),
+		structs.JobVersionTagRequestType:         decodeAndApply(f.applyJobVersionTag),
+		structs.NamespaceUpsertRequestType:       decodeAndApply(f.applyNamespaceUpsert),
+		structs.NamespaceDeleteRequestType:       decodeAndApply(f.applyNamespaceDelete),
 	}
 }
 
@@ -46,11 +50,19 @@ func (f *FSM) applyJobRegister(req *structs.JobRegisterRequest, index uint64) er
 	if req.Eval != nil {
 		req.Eval.JobModifyIndex = index
 	}
-	if err := f.state.UpsertJob(index, req.SubmitTime, req.Job, evalList(req.Eval)...); err != nil {
+	if err := f.state.UpsertJobEntry(index, req, evalList(req.Eval)...); err != nil {
 		return err
 	}
 	f.notify(evalList(req.Eval))
 	return nil
+}
+
+func (f *FSM) applyJobStability(req *structs.JobStabilityRequest, index uint64) error {
+	return f.state.UpdateJobStability(index, req)
+}
+
+func (f *FSM) applyJobVersionTag(req *structs.JobVersionTagRequest, index uint64) error {
+	return f.state.TagJobVersion(index, req)
 }
 
 func (f *FSM) applyJobDeregister(req *structs.JobDeregisterRequest, index uint64) error {

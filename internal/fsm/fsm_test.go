@@ -12,6 +12,7 @@ import (
 
 	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/testutil/mock"
 )
 
 func newTestFSM(t *testing.T) *FSM {
@@ -35,35 +36,16 @@ func applyEntry(t *testing.T, f *FSM, index uint64, mt structs.MessageType, msg 
 	}
 }
 
-func testJob(id string) *structs.Job {
-	j := &structs.Job{
-		ID: id, Type: structs.JobTypeService, Datacenters: []string{"dc1"},
-		TaskGroups: []*structs.TaskGroup{{
-			Name: "web", Count: 1,
-			Tasks: []*structs.Task{{Name: "t", Driver: "exec", Config: map[string]any{"command": "/bin/sleep", "args": []any{"10"}}}},
-		}},
-	}
-	j.Canonicalize()
-	return j
-}
-
 func testEval(id, jobID, trigger string) *structs.Evaluation {
 	return &structs.Evaluation{ID: id, Namespace: "default", Priority: 50, Type: "service",
 		TriggeredBy: trigger, JobID: jobID, Status: structs.EvalStatusPending, CreateTime: 1, ModifyTime: 1}
 }
 
-func testNode(id string) *structs.Node {
-	return &structs.Node{ID: id, Name: "n-" + id, Datacenter: "dc1", Status: structs.NodeStatusReady,
-		SchedulingEligibility: structs.NodeSchedulingEligible, NodePool: "default",
-		Attributes:    map[string]string{"kernel.name": "linux"},
-		NodeResources: &structs.NodeResources{CPU: structs.NodeCPUResources{CpuShares: 4000}, MemoryMB: 8192, DiskMB: 10000}}
-}
-
 // populate applies one entry of most types so a snapshot has every table.
 func populate(t *testing.T, f *FSM) {
-	job := testJob("web")
+	job := mock.Job("web")
 	applyEntry(t, f, 10, structs.JobRegisterRequestType, &structs.JobRegisterRequest{Job: job, Eval: testEval("e1", "web", structs.EvalTriggerJobRegister), SubmitTime: 100})
-	applyEntry(t, f, 11, structs.NodeRegisterRequestType, &structs.NodeRegisterRequest{Node: testNode("n1")})
+	applyEntry(t, f, 11, structs.NodeRegisterRequestType, &structs.NodeRegisterRequest{Node: mock.Node("n1")})
 	stored, _ := f.State().JobByID(nil, "default", "web")
 	alloc := &structs.Allocation{ID: "a1", Namespace: "default", EvalID: "e1", Name: "web.web[0]", NodeID: "n1",
 		JobID: "web", Job: stored, TaskGroup: "web", DesiredStatus: structs.AllocDesiredStatusRun,
@@ -86,14 +68,14 @@ func populate(t *testing.T, f *FSM) {
 	applyEntry(t, f, 15, structs.NodeUpdateStatusRequestType, &structs.NodeUpdateStatusRequest{NodeID: "n1", Status: structs.NodeStatusDown, UpdatedAt: 300,
 		Evals: []*structs.Evaluation{testEval("e3", "web", structs.EvalTriggerNodeUpdate)}})
 	applyEntry(t, f, 16, structs.SchedulerConfigRequestType, &structs.SchedulerSetConfigRequest{Config: structs.SchedulerConfiguration{SchedulerAlgorithm: "spread"}})
-	job2 := testJob("api")
+	job2 := mock.Job("api")
 	applyEntry(t, f, 17, structs.JobRegisterRequestType, &structs.JobRegisterRequest{Job: job2, Eval: testEval("e4", "api", structs.EvalTriggerJobRegister)})
 	applyEntry(t, f, 18, structs.JobDeregisterRequestType, &structs.JobDeregisterRequest{Namespace: "default", JobID: "api", Eval: testEval("e5", "api", structs.EvalTriggerJobDeregister)})
 }
 
 func TestFSM_JobRegister_WritesJobAndEvalAtOneIndex(t *testing.T) {
 	f := newTestFSM(t)
-	applyEntry(t, f, 7, structs.JobRegisterRequestType, &structs.JobRegisterRequest{Job: testJob("web"), Eval: testEval("e1", "web", structs.EvalTriggerJobRegister)})
+	applyEntry(t, f, 7, structs.JobRegisterRequestType, &structs.JobRegisterRequest{Job: mock.Job("web"), Eval: testEval("e1", "web", structs.EvalTriggerJobRegister)})
 	job, _ := f.State().JobByID(nil, "default", "web")
 	eval, _ := f.State().EvalByID(nil, "e1")
 	if job == nil || eval == nil || job.ModifyIndex != 7 || eval.CreateIndex != 7 || eval.JobModifyIndex != 7 {
@@ -103,7 +85,7 @@ func TestFSM_JobRegister_WritesJobAndEvalAtOneIndex(t *testing.T) {
 
 func TestFSM_JobDeregister_StopsOrPurges(t *testing.T) {
 	f := newTestFSM(t)
-	applyEntry(t, f, 1, structs.JobRegisterRequestType, &structs.JobRegisterRequest{Job: testJob("web")})
+	applyEntry(t, f, 1, structs.JobRegisterRequestType, &structs.JobRegisterRequest{Job: mock.Job("web")})
 	applyEntry(t, f, 2, structs.JobDeregisterRequestType, &structs.JobDeregisterRequest{Namespace: "default", JobID: "web", Eval: testEval("e", "web", structs.EvalTriggerJobDeregister)})
 	job, _ := f.State().JobByID(nil, "default", "web")
 	if job == nil || !job.Stop {
@@ -127,7 +109,7 @@ func TestFSM_HandsWrittenEvalsToSinkWithIndexes(t *testing.T) {
 	f := newTestFSM(t)
 	sink := &recordingSink{}
 	f.SetEvalSink(sink)
-	applyEntry(t, f, 9, structs.JobRegisterRequestType, &structs.JobRegisterRequest{Job: testJob("web"), Eval: testEval("e1", "web", structs.EvalTriggerJobRegister)})
+	applyEntry(t, f, 9, structs.JobRegisterRequestType, &structs.JobRegisterRequest{Job: mock.Job("web"), Eval: testEval("e1", "web", structs.EvalTriggerJobRegister)})
 	if len(sink.got) != 1 || sink.got[0].ID != "e1" || sink.got[0].CreateIndex != 9 || sink.got[0].ModifyIndex != 9 {
 		t.Fatalf("sink got %+v", sink.got)
 	}

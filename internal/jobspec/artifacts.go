@@ -41,11 +41,10 @@ func (b *block) templates() []*api.Template {
 var changeScriptSchema = schema([]string{"command", "args", "timeout", "fail_on_error", "run_on_first_render"})
 
 func (b *block) changeScript() *api.ChangeScript {
-	hb := b.one("change_script")
-	if hb == nil {
+	cb := b.openOne("change_script", changeScriptSchema)
+	if cb == nil {
 		return nil
 	}
-	cb := b.d.openBlock(hb, changeScriptSchema)
 	c := &api.ChangeScript{}
 	cb.strPtr("command", &c.Command)
 	cb.strList("args", &c.Args)
@@ -58,11 +57,10 @@ func (b *block) changeScript() *api.ChangeScript {
 var waitSchema = schema([]string{"min", "max"})
 
 func (b *block) wait() *api.WaitConfig {
-	hb := b.one("wait")
-	if hb == nil {
+	wb := b.openOne("wait", waitSchema)
+	if wb == nil {
 		return nil
 	}
-	wb := b.d.openBlock(hb, waitSchema)
 	w := &api.WaitConfig{}
 	wb.durPtr("min", &w.Min)
 	wb.durPtr("max", &w.Max)

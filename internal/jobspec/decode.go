@@ -111,6 +111,16 @@ func (b *block) all(typ string) []*hcl.Block {
 	return out
 }
 
+// openOne opens the one nested block typ with schema, or returns nil when
+// there is none (a duplicate is reported, as by one).
+func (b *block) openOne(typ string, schema *hcl.BodySchema) *block {
+	hb := b.one(typ)
+	if hb == nil {
+		return nil
+	}
+	return b.d.openBlock(hb, schema)
+}
+
 // one returns the single nested block of a type, reporting duplicates:
 // Nomad allows e.g. only one update block per scope.
 func (b *block) one(typ string) *hcl.Block {

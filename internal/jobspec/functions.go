@@ -17,8 +17,9 @@ import (
 
 // functions is the HCL function table available in job files: cty's
 // standard library under the names Nomad (and Terraform) use, plus file
-// access when the caller allows it. baseDir anchors relative file paths.
-func functions(allowFS bool, baseDir string) map[string]function.Function {
+// access when the caller allows it. baseDir anchors relative file paths;
+// budget bounds what range and setproduct generate over the whole parse.
+func functions(allowFS bool, baseDir string, budget *workBudget) map[string]function.Function {
 	fns := map[string]function.Function{
 		"abs": stdlib.AbsoluteFunc, "base64decode": base64DecodeFunc, "base64encode": base64EncodeFunc,
 		"can": tryfunc.CanFunc, "ceil": stdlib.CeilFunc, "chomp": stdlib.ChompFunc,
@@ -32,10 +33,10 @@ func functions(allowFS bool, baseDir string) map[string]function.Function {
 		"keys": stdlib.KeysFunc, "length": stdlib.LengthFunc, "log": stdlib.LogFunc,
 		"lookup": stdlib.LookupFunc, "lower": stdlib.LowerFunc, "max": stdlib.MaxFunc,
 		"merge": stdlib.MergeFunc, "min": stdlib.MinFunc, "parseint": stdlib.ParseIntFunc,
-		"pow": stdlib.PowFunc, "range": boundedRange, "regex": stdlib.RegexFunc,
+		"pow": stdlib.PowFunc, "range": charged(boundedRange, budget), "regex": stdlib.RegexFunc,
 		"regexall": stdlib.RegexAllFunc, "regex_replace": stdlib.RegexReplaceFunc,
 		"replace": stdlib.ReplaceFunc, "reverse": stdlib.ReverseListFunc,
-		"setintersection": stdlib.SetIntersectionFunc, "setproduct": boundedSetProduct,
+		"setintersection": stdlib.SetIntersectionFunc, "setproduct": charged(boundedSetProduct, budget),
 		"setsubtract": stdlib.SetSubtractFunc, "setunion": stdlib.SetUnionFunc,
 		"signum": stdlib.SignumFunc, "slice": stdlib.SliceFunc, "sort": stdlib.SortFunc,
 		"split": stdlib.SplitFunc, "strlen": stdlib.StrlenFunc, "strrev": stdlib.ReverseFunc,

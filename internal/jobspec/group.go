@@ -51,11 +51,10 @@ var scalingSchema = schema([]string{"min", "max", "enabled", "type"}, "policy")
 // scaling decodes a group's scaling block; the policy body is free-form
 // (it belongs to the autoscaler), so it is kept as a map like driver config.
 func (b *block) scaling() *api.ScalingPolicy {
-	hb := b.one("scaling")
-	if hb == nil {
+	sb := b.openOne("scaling", scalingSchema)
+	if sb == nil {
 		return nil
 	}
-	sb := b.d.openBlock(hb, scalingSchema)
 	s := &api.ScalingPolicy{}
 	sb.int64Ptr("min", &s.Min)
 	sb.int64Ptr("max", &s.Max)

@@ -88,6 +88,12 @@ func boundedFormat(fn function.Function) function.Function {
 
 // guard returns fn with check run on its arguments first.
 func guard(fn function.Function, check func([]cty.Value) error) function.Function {
+	return wrapFunc(fn, check, nil)
+}
+
+// wrapFunc returns fn with before run on its arguments and after (when
+// not nil) on its result; either can refuse the call.
+func wrapFunc(fn function.Function, before func([]cty.Value) error, after func(cty.Value) error) function.Function {
 	spec := &function.Spec{
 		Description: fn.Description(),
 		Params:      fn.Params(),
@@ -96,10 +102,16 @@ func guard(fn function.Function, check func([]cty.Value) error) function.Functio
 			return fn.ReturnTypeForValues(args)
 		},
 		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
-			if err := check(args); err != nil {
+			if err := before(args); err != nil {
 				return cty.DynamicVal, err
 			}
-			return fn.Call(args)
+			v, err := fn.Call(args)
+			if err == nil && after != nil {
+				if err := after(v); err != nil {
+					return cty.DynamicVal, err
+				}
+			}
+			return v, err
 		},
 	}
 	return function.New(spec)

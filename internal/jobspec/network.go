@@ -49,11 +49,10 @@ func (b *block) ports(n *api.NetworkResource) {
 }
 
 func (b *block) dns() *api.DNSConfig {
-	hb := b.one("dns")
-	if hb == nil {
+	db := b.openOne("dns", dnsSchema)
+	if db == nil {
 		return nil
 	}
-	db := b.d.openBlock(hb, dnsSchema)
 	c := &api.DNSConfig{}
 	db.strList("servers", &c.Servers)
 	db.strList("searches", &c.Searches)

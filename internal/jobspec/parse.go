@@ -45,9 +45,11 @@ func Parse(filename string, src []byte, opts ParseOptions) (*api.Job, []Warning,
 	if diags.HasErrors() {
 		return nil, warnings(diags), newError(diags)
 	}
+	budget := newWorkBudget()
+	budgetForExprs(f.Body, budget)
 	d := &decoder{
 		ctx: &hcl.EvalContext{
-			Functions: functions(opts.AllowFS, filepath.Dir(filename)),
+			Functions: functions(opts.AllowFS, filepath.Dir(filename), budget),
 			Variables: map[string]cty.Value{},
 		},
 		diags: diags,

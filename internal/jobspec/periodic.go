@@ -9,11 +9,10 @@ var periodicSchema = schema([]string{"enabled", "cron", "crons", "prohibit_overl
 // periodic decodes the periodic block. SpecType is not in the file: Nomad's
 // parser sets it to "cron" because that is the only kind a file can write.
 func (b *block) periodic() *api.PeriodicConfig {
-	hb := b.one("periodic")
-	if hb == nil {
+	pb := b.openOne("periodic", periodicSchema)
+	if pb == nil {
 		return nil
 	}
-	pb := b.d.openBlock(hb, periodicSchema)
 	p := &api.PeriodicConfig{}
 	pb.boolPtr("enabled", &p.Enabled)
 	pb.strPtr("cron", &p.Spec)
@@ -30,11 +29,10 @@ func (b *block) periodic() *api.PeriodicConfig {
 var parameterizedSchema = schema([]string{"payload", "meta_required", "meta_optional"})
 
 func (b *block) parameterized() *api.ParameterizedJobConfig {
-	hb := b.one("parameterized")
-	if hb == nil {
+	pb := b.openOne("parameterized", parameterizedSchema)
+	if pb == nil {
 		return nil
 	}
-	pb := b.d.openBlock(hb, parameterizedSchema)
 	p := &api.ParameterizedJobConfig{}
 	pb.str("payload", &p.Payload)
 	pb.strList("meta_required", &p.MetaRequired)

@@ -12,11 +12,10 @@ var updateSchema = schema([]string{"stagger", "max_parallel", "health_check", "m
 	"healthy_deadline", "progress_deadline", "canary", "auto_revert", "auto_promote"})
 
 func (b *block) update() *api.UpdateStrategy {
-	hb := b.one("update")
-	if hb == nil {
+	ub := b.openOne("update", updateSchema)
+	if ub == nil {
 		return nil
 	}
-	ub := b.d.openBlock(hb, updateSchema)
 	u := &api.UpdateStrategy{}
 	ub.durPtr("stagger", &u.Stagger)
 	ub.intPtr("max_parallel", &u.MaxParallel)
@@ -33,11 +32,10 @@ func (b *block) update() *api.UpdateStrategy {
 var migrateSchema = schema([]string{"max_parallel", "health_check", "min_healthy_time", "healthy_deadline"})
 
 func (b *block) migrate() *api.MigrateStrategy {
-	hb := b.one("migrate")
-	if hb == nil {
+	mb := b.openOne("migrate", migrateSchema)
+	if mb == nil {
 		return nil
 	}
-	mb := b.d.openBlock(hb, migrateSchema)
 	m := &api.MigrateStrategy{}
 	mb.intPtr("max_parallel", &m.MaxParallel)
 	mb.strPtr("health_check", &m.HealthCheck)
@@ -49,11 +47,10 @@ func (b *block) migrate() *api.MigrateStrategy {
 var rescheduleSchema = schema([]string{"attempts", "interval", "delay", "delay_function", "max_delay", "unlimited"})
 
 func (b *block) reschedule() *api.ReschedulePolicy {
-	hb := b.one("reschedule")
-	if hb == nil {
+	rb := b.openOne("reschedule", rescheduleSchema)
+	if rb == nil {
 		return nil
 	}
-	rb := b.d.openBlock(hb, rescheduleSchema)
 	r := &api.ReschedulePolicy{}
 	rb.intPtr("attempts", &r.Attempts)
 	rb.durPtr("interval", &r.Interval)
@@ -67,11 +64,10 @@ func (b *block) reschedule() *api.ReschedulePolicy {
 var restartSchema = schema([]string{"attempts", "interval", "delay", "mode", "render_templates"})
 
 func (b *block) restart() *api.RestartPolicy {
-	hb := b.one("restart")
-	if hb == nil {
+	rb := b.openOne("restart", restartSchema)
+	if rb == nil {
 		return nil
 	}
-	rb := b.d.openBlock(hb, restartSchema)
 	r := &api.RestartPolicy{}
 	rb.intPtr("attempts", &r.Attempts)
 	rb.durPtr("interval", &r.Interval)
@@ -84,11 +80,10 @@ func (b *block) restart() *api.RestartPolicy {
 var disconnectSchema = schema([]string{"lost_after", "stop_on_client_after", "replace", "reconcile"})
 
 func (b *block) disconnect() *api.DisconnectStrategy {
-	hb := b.one("disconnect")
-	if hb == nil {
+	db := b.openOne("disconnect", disconnectSchema)
+	if db == nil {
 		return nil
 	}
-	db := b.d.openBlock(hb, disconnectSchema)
 	s := &api.DisconnectStrategy{}
 	db.durPtr("lost_after", &s.LostAfter)
 	db.durPtr("stop_on_client_after", &s.StopOnClientAfter)
@@ -100,11 +95,10 @@ func (b *block) disconnect() *api.DisconnectStrategy {
 var ephemeralDiskSchema = schema([]string{"sticky", "migrate", "size"})
 
 func (b *block) ephemeralDisk() *api.EphemeralDisk {
-	hb := b.one("ephemeral_disk")
-	if hb == nil {
+	eb := b.openOne("ephemeral_disk", ephemeralDiskSchema)
+	if eb == nil {
 		return nil
 	}
-	eb := b.d.openBlock(hb, ephemeralDiskSchema)
 	e := &api.EphemeralDisk{}
 	eb.boolPtr("sticky", &e.Sticky)
 	eb.boolPtr("migrate", &e.Migrate)

@@ -12,11 +12,10 @@ var numaSchema = schema([]string{"affinity", "devices"})
 // resources decodes a task's resources block; unset amounts stay nil for
 // the server's defaults.
 func (b *block) resources() *api.Resources {
-	hb := b.one("resources")
-	if hb == nil {
+	rb := b.openOne("resources", resourcesSchema)
+	if rb == nil {
 		return nil
 	}
-	rb := b.d.openBlock(hb, resourcesSchema)
 	r := &api.Resources{}
 	rb.intPtr("cpu", &r.CPU)
 	rb.intPtr("cores", &r.Cores)
@@ -47,11 +46,10 @@ func (b *block) devices() []*api.RequestedDevice {
 }
 
 func (b *block) numa() *api.NUMAResource {
-	hb := b.one("numa")
-	if hb == nil {
+	nb := b.openOne("numa", numaSchema)
+	if nb == nil {
 		return nil
 	}
-	nb := b.d.openBlock(hb, numaSchema)
 	n := &api.NUMAResource{}
 	nb.str("affinity", &n.Affinity)
 	nb.strList("devices", &n.Devices)

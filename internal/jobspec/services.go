@@ -110,11 +110,10 @@ func (b *block) header() map[string][]string {
 var checkRestartSchema = schema([]string{"limit", "grace", "ignore_warnings"})
 
 func (b *block) checkRestart() *api.CheckRestart {
-	hb := b.one("check_restart")
-	if hb == nil {
+	cb := b.openOne("check_restart", checkRestartSchema)
+	if cb == nil {
 		return nil
 	}
-	cb := b.d.openBlock(hb, checkRestartSchema)
 	r := &api.CheckRestart{}
 	cb.intVal("limit", &r.Limit)
 	cb.durPtr("grace", &r.Grace)
@@ -125,11 +124,10 @@ func (b *block) checkRestart() *api.CheckRestart {
 var weightsSchema = schema([]string{"passing", "warning"})
 
 func (b *block) weights() *api.ServiceWeights {
-	hb := b.one("weights")
-	if hb == nil {
+	wb := b.openOne("weights", weightsSchema)
+	if wb == nil {
 		return nil
 	}
-	wb := b.d.openBlock(hb, weightsSchema)
 	w := &api.ServiceWeights{}
 	wb.intVal("passing", &w.Passing)
 	wb.intVal("warning", &w.Warning)

@@ -85,11 +85,10 @@ func (b *block) lifecycle() *api.TaskLifecycle {
 var logsSchema = schema([]string{"max_files", "max_file_size", "enabled", "disabled"})
 
 func (b *block) logs() *api.LogConfig {
-	hb := b.one("logs")
-	if hb == nil {
+	lb := b.openOne("logs", logsSchema)
+	if lb == nil {
 		return nil
 	}
-	lb := b.d.openBlock(hb, logsSchema)
 	l := &api.LogConfig{}
 	lb.intPtr("max_files", &l.MaxFiles)
 	lb.intPtr("max_file_size", &l.MaxFileSizeMB)

@@ -88,11 +88,12 @@ func benchService(b *testing.B, nodes, count int, spread bool) {
 	snap := h.store.Snapshot()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	p := &benchPlanner{}
+	service := Builtins(Deps{})[structs.JobTypeService]
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		e := mockEval(job, structs.EvalTriggerJobRegister)
-		if err := NewServiceScheduler(log, snap, p).Process(e); err != nil {
+		if err := service(log, snap, p).Process(e); err != nil {
 			b.Fatal(err)
 		}
 	}

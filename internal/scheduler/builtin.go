@@ -5,32 +5,35 @@ import (
 	"time"
 )
 
-// BuiltinSchedulers maps each eval type a worker handles to its scheduler.
-var BuiltinSchedulers = BuiltinSchedulersWithClock(time.Now)
-
-// BuiltinSchedulersWithClock is BuiltinSchedulers with an injected clock,
-// used for reschedule decisions and the times stamped on allocs and
-// follow-up evals (tests and the simulator pass a fake one).
-func BuiltinSchedulersWithClock(now func() time.Time) map[string]Factory {
-	return BuiltinSchedulersWith(now, nil)
+// Deps are what the built-in schedulers take from their caller.
+type Deps struct {
+	// Now is the clock for reschedule decisions and the times stamped on
+	// allocs and follow-up evals; nil means time.Now.
+	Now func() time.Time
+	// NewID makes the IDs the schedulers create (allocations, follow-up
+	// evals, deployments); nil means random UUIDs. The simulator passes a
+	// deterministic source so the same seed gives the same history.
+	NewID func() string
 }
 
-// BuiltinSchedulersWith is BuiltinSchedulersWithClock with an injected
-// source for the IDs the schedulers make (allocations, follow-up evals,
-// deployments); nil means random UUIDs. The simulator passes a
-// deterministic source so the same seed gives the same history.
-func BuiltinSchedulersWith(now func() time.Time, ids func() string) map[string]Factory {
+// Builtins maps each eval type a worker handles to its scheduler.
+func Builtins(d Deps) map[string]Factory {
+	now := d.Now
+	if now == nil {
+		now = time.Now
+	}
+	memo := &candidateMemo{}
 	generic := func(batch bool) Factory {
 		return func(log *slog.Logger, st State, p Planner) Scheduler {
 			s := newGenericScheduler(log, st, p, batch, now)
-			s.ids = ids
+			s.ids, s.memo = d.NewID, memo
 			return s
 		}
 	}
 	system := func(sysbatch bool) Factory {
 		return func(log *slog.Logger, st State, p Planner) Scheduler {
 			s := newSystemScheduler(log, st, p, sysbatch, now)
-			s.ids = ids
+			s.ids, s.memo = d.NewID, memo
 			return s
 		}
 	}

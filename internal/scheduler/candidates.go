@@ -17,12 +17,14 @@ type candidates struct {
 }
 
 // candidateMemo remembers candidates for the node list of the latest
-// snapshot. The state store hands every eval at the same nodes-table
-// version the same shared list, and walking thousands of nodes per eval
-// cost a fifth of the scheduling time of a small job. It keys on the
-// list's backing array and holds the list, so the array cannot be freed
-// and its address reused while an entry refers to it.
-var candidateMemo struct {
+// snapshot, across the evals of one set of schedulers (Builtins makes
+// one and shares it with every scheduler it builds). The state store
+// hands every eval at the same nodes-table version the same shared list,
+// and walking thousands of nodes per eval cost a fifth of the scheduling
+// time of a small job. It keys on the list's backing array and holds the
+// list, so the array cannot be freed and its address reused while an
+// entry refers to it.
+type candidateMemo struct {
 	mu    sync.Mutex
 	all   []*structs.Node
 	byJob map[string]*candidates
@@ -33,10 +35,12 @@ var candidateMemo struct {
 const maxCandidateEntries = 64
 
 // jobCandidates returns the candidates of job among all, memoized while
-// all is the same shared list.
-func jobCandidates(job *structs.Job, all []*structs.Node) *candidates {
+// all is the same shared list. A nil memo filters every time.
+func (m *candidateMemo) jobCandidates(job *structs.Job, all []*structs.Node) *candidates {
+	if m == nil {
+		return filterCandidates(job, all)
+	}
 	key := job.NodePool + "\x00" + strings.Join(job.Datacenters, "\x00")
-	m := &candidateMemo
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if !sameList(m.all, all) || len(m.byJob) >= maxCandidateEntries {

@@ -18,7 +18,8 @@ type genericScheduler struct {
 	planner Planner
 	batch   bool
 	now     func() time.Time
-	ids     func() string // nil: newID
+	ids     func() string  // nil: newID
+	memo    *candidateMemo // shared by the schedulers of one Builtins; nil: none
 
 	eval       *structs.Evaluation
 	job        *structs.Job
@@ -33,17 +34,9 @@ type genericScheduler struct {
 	nodes      []*structs.Node
 }
 
-// NewServiceScheduler returns the scheduler for service jobs.
-func NewServiceScheduler(log *slog.Logger, state State, planner Planner) Scheduler {
-	return newGenericScheduler(log, state, planner, false, time.Now)
-}
-
-// NewBatchScheduler returns the scheduler for batch jobs: fewer plan
-// attempts, a smaller sample, and completed allocs are never replaced.
-func NewBatchScheduler(log *slog.Logger, state State, planner Planner) Scheduler {
-	return newGenericScheduler(log, state, planner, true, time.Now)
-}
-
+// newGenericScheduler returns the scheduler for service jobs, or with
+// batch for batch jobs: fewer plan attempts, a smaller sample, and
+// completed allocs are never replaced.
 func newGenericScheduler(log *slog.Logger, state State, planner Planner, batch bool, now func() time.Time) *genericScheduler {
 	if log == nil {
 		log = slog.Default()
@@ -246,7 +239,7 @@ func (s *genericScheduler) placeAll(res *reconcileResults) error {
 	if len(res.place) == 0 {
 		return nil
 	}
-	stack := newPlacementStack(s.ctx, s.job, s.batch, s.nodes)
+	stack := newPlacementStack(s.ctx, s.job, s.batch, s.nodes, s.memo)
 	for _, req := range res.place {
 		name := req.tg.Name
 		s.out.queued[name]++

@@ -8,6 +8,7 @@ import (
 
 	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/testutil/mock"
 )
 
 // t0 is the fake clock's time.
@@ -128,7 +129,7 @@ func (h *harness) ReblockEval(e *structs.Evaluation) error {
 // process runs the eval through the scheduler of its type.
 func (h *harness) process(e *structs.Evaluation) {
 	h.t.Helper()
-	f := BuiltinSchedulersWithClock(func() time.Time { return h.now })[e.Type]
+	f := Builtins(Deps{Now: func() time.Time { return h.now }})[e.Type]
 	h.must(f(nil, h.store.Snapshot(), h).Process(e))
 }
 
@@ -182,34 +183,18 @@ var nodeSeq int
 func mockNode() *structs.Node {
 	nodeSeq++
 	id := fmt.Sprintf("node-%04d", nodeSeq)
-	n := &structs.Node{
-		ID: id, SecretID: "s-" + id, Datacenter: "dc1", Name: id,
-		Attributes: map[string]string{"kernel.name": "linux", "os.version": "22.04", "unique.hostname": id},
-		Meta:       map[string]string{"rack": "r1"},
-		NodeResources: &structs.NodeResources{
-			CPU:      structs.NodeCPUResources{CpuShares: 4000, TotalCpuCores: 4, ReservableCpuCores: []uint16{0, 1, 2, 3}},
-			MemoryMB: 8192, DiskMB: 100 * 1024,
-		},
-		Drivers: map[string]*structs.DriverInfo{"exec": {Detected: true, Healthy: true}},
-		Status:  structs.NodeStatusReady,
-	}
-	n.Canonicalize()
+	n := mock.Node(id)
+	n.SecretID, n.Name = "s-"+id, id
+	n.Attributes = map[string]string{"kernel.name": "linux", "os.version": "22.04", "unique.hostname": id}
+	n.Meta = map[string]string{"rack": "r1"}
+	n.NodeResources.DiskMB = 100 * 1024
+	delete(n.Drivers, "docker")
 	return n
 }
 
 func mockJob(id string, count int) *structs.Job {
-	j := &structs.Job{
-		ID: id, Namespace: structs.DefaultNamespace, Type: structs.JobTypeService,
-		Datacenters: []string{"dc1"},
-		TaskGroups: []*structs.TaskGroup{{
-			Name: "web", Count: count,
-			Tasks: []*structs.Task{{
-				Name: "web", Driver: "exec", Config: map[string]any{"command": "/bin/web"},
-				Resources: &structs.Resources{CPU: 500, MemoryMB: 256},
-			}},
-		}},
-	}
-	j.Canonicalize()
+	j := mock.Job(id)
+	j.TaskGroups[0].Count = count
 	return j
 }
 

@@ -133,7 +133,7 @@ func TestRank_ReschedulePenaltyAvoidsFailedNode(t *testing.T) {
 	job := h.upsertJob(mockJob("web", 1))
 	ctx := newEvalContext(h.store.Snapshot(), &structs.Evaluation{ID: "e"}, job, &structs.Plan{}, nil, t0)
 	ctx.nodes = map[string]*structs.Node{ns[0].ID: ns[0], ns[1].ID: ns[1]}
-	st := newPlacementStack(ctx, job, false, ns)
+	st := newPlacementStack(ctx, job, false, ns, nil)
 	g := st.group(job.TaskGroups[0], nil)
 	opt, m := g.selectNode(map[string]bool{ns[0].ID: true})
 	if opt == nil || opt.node.ID != ns[1].ID {

@@ -42,9 +42,10 @@ type placementStack struct {
 }
 
 // newPlacementStack selects the candidate nodes: ready, in one of the
-// job's datacenters and in its pool; shuffled with the eval's seed.
-func newPlacementStack(ctx *evalContext, job *structs.Job, batch bool, all []*structs.Node) *placementStack {
-	c := jobCandidates(job, all)
+// job's datacenters and in its pool (through memo, which may be nil);
+// shuffled with the eval's seed.
+func newPlacementStack(ctx *evalContext, job *structs.Job, batch bool, all []*structs.Node, memo *candidateMemo) *placementStack {
+	c := memo.jobCandidates(job, all)
 	s := &placementStack{ctx: ctx, job: job, batch: batch, groups: map[string]*groupStack{},
 		nodes: slices.Clone(c.nodes), nodesAvailable: c.nodesAvailable, nodesInPool: c.nodesInPool,
 		preempt: newPreemptor(ctx, job)}

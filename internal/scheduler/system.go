@@ -26,7 +26,8 @@ type systemScheduler struct {
 	planner  Planner
 	sysbatch bool
 	now      func() time.Time
-	ids      func() string // nil: newID
+	ids      func() string  // nil: newID
+	memo     *candidateMemo // shared by the schedulers of one Builtins; nil: none
 
 	eval       *structs.Evaluation
 	job        *structs.Job
@@ -39,16 +40,8 @@ type systemScheduler struct {
 	failedNode map[string]bool
 }
 
-// NewSystemScheduler returns the scheduler for system jobs.
-func NewSystemScheduler(log *slog.Logger, state State, planner Planner) Scheduler {
-	return newSystemScheduler(log, state, planner, false, time.Now)
-}
-
-// NewSysBatchScheduler returns the scheduler for sysbatch jobs.
-func NewSysBatchScheduler(log *slog.Logger, state State, planner Planner) Scheduler {
-	return newSystemScheduler(log, state, planner, true, time.Now)
-}
-
+// newSystemScheduler returns the scheduler for system jobs, or with
+// sysbatch for sysbatch jobs.
 func newSystemScheduler(log *slog.Logger, state State, planner Planner, sysbatch bool, now func() time.Time) *systemScheduler {
 	if log == nil {
 		log = slog.Default()
@@ -179,7 +172,7 @@ func (s *systemScheduler) computePlan() error {
 		s.stopAll(in.allocs, desired)
 		return nil
 	}
-	stack := newPlacementStack(s.ctx, in.job, false, in.nodes)
+	stack := newPlacementStack(s.ctx, in.job, false, in.nodes, s.memo)
 	stack.system = true
 	byNodeGroup := groupByNode(in.allocs)
 	for _, tg := range in.job.TaskGroups {

@@ -70,7 +70,7 @@ func (c *cluster) maybeBootstrap() {
 
 // remotePeers asks the server at addr for its raft peers.
 func (s *Server) remotePeers(addr string) ([]string, error) {
-	ctx, cancel := context.WithTimeout(s.shutdownCtx, 5*time.Second)
+	ctx, cancel := context.WithTimeout(s.ctx, 5*time.Second)
 	defer cancel()
 	var reply structs.StatusPeersResponse
 	err := s.connPool.RPC(ctx, addr, "Status.Peers", &structs.GenericRequest{}, &reply)

@@ -150,7 +150,7 @@ func (s *Server) serfConfig(events chan serf.Event) (*serf.Config, error) {
 	}
 	ml.Name = conf.NodeName
 	logger := log.New(slogWriter{s.log.With("component", "serf")}, "", 0)
-	if s.log.Handler().Enabled(s.shutdownCtx, -8) {
+	if s.log.Handler().Enabled(s.ctx, -8) {
 		conf.Logger, ml.Logger = logger, logger
 	} else {
 		quiet := log.New(io.Discard, "", 0)

@@ -95,7 +95,17 @@ type Config struct {
 	// Rand drives random choices (jitter); seed it for determinism.
 	Rand  *rand.Rand
 	NewID func() string
+
+	// RPCMaxConnsPerClient caps the RPC connections one client IP may hold
+	// (agent limits.rpc_max_conns_per_client); 0 means no cap.
+	RPCMaxConnsPerClient int
+	// JobMaxCount is the largest count a task group may ask for (server
+	// job_max_count); 0 means DefaultJobMaxCount.
+	JobMaxCount int
 }
+
+// DefaultJobMaxCount is the default cap on a task group's count.
+const DefaultJobMaxCount = 10000
 
 // RaftTimings are raft's failure-detection timeouts.
 type RaftTimings struct {
@@ -166,6 +176,9 @@ func (c *Config) withDefaults() *Config {
 	}
 	if out.Region == "" {
 		out.Region = "global"
+	}
+	if out.JobMaxCount <= 0 {
+		out.JobMaxCount = DefaultJobMaxCount
 	}
 	return &out
 }

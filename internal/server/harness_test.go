@@ -15,6 +15,8 @@ import (
 	"github.com/drover-project/drover/internal/scheduler"
 	"github.com/drover-project/drover/internal/server/broker"
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/testutil"
+	"github.com/drover-project/drover/internal/testutil/mock"
 )
 
 // script is what a scripted test scheduler does with one eval.
@@ -113,15 +115,11 @@ func (p *pipeline) eval(id string) *structs.Evaluation {
 func (p *pipeline) waitStatus(id, status string) *structs.Evaluation {
 	p.t.Helper()
 	var last *structs.Evaluation
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if last = p.eval(id); last != nil && last.Status == status {
-			return last
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-	p.t.Fatalf("eval %s: status %v, want %s", id, statusOf(last), status)
-	return nil
+	testutil.WaitFor(p.t, 10*time.Second, "eval "+id+" to be "+status, func() (bool, string) {
+		last = p.eval(id)
+		return last != nil && last.Status == status, "status " + statusOf(last)
+	})
+	return last
 }
 
 func statusOf(e *structs.Evaluation) string {
@@ -169,13 +167,14 @@ func (p *pipeline) addNode(id string, cpu, mem int64) *structs.Node {
 	return n
 }
 
+// pipelineNode is mock.Node with cpu MHz and mem MB, in class "class-a",
+// without a secret (the tests heartbeat without one).
 func pipelineNode(id string, cpu, mem int64) *structs.Node {
-	return &structs.Node{
-		ID: id, Name: id, Datacenter: "dc1", NodePool: "default", ComputedClass: "class-a",
-		Status: structs.NodeStatusReady, SchedulingEligibility: structs.NodeSchedulingEligible,
-		Attributes:    map[string]string{"driver.exec": "1"},
-		NodeResources: &structs.NodeResources{CPU: structs.NodeCPUResources{CpuShares: cpu}, MemoryMB: mem, DiskMB: 100_000},
-	}
+	n := mock.Node(id)
+	n.Name, n.SecretID, n.ComputedClass = id, "", "class-a"
+	n.NodeResources.CPU = structs.NodeCPUResources{CpuShares: cpu}
+	n.NodeResources.MemoryMB = mem
+	return n
 }
 
 // placeOn builds a plan placing one alloc of job on node.

@@ -32,12 +32,17 @@ func (e *JobEndpoint) Scale(ctx context.Context, args *structs.JobScaleArgs) (*s
 	if err := checkScaleCount(tg, *args.Count); err != nil {
 		return nil, err
 	}
+	if *args.Count > int64(e.srv.config.JobMaxCount) {
+		return nil, BadRequest("Count: must be at most %d (server job_max_count), got %d", e.srv.config.JobMaxCount, *args.Count)
+	}
 	if job.Stop {
 		return nil, BadRequest("job %q is stopped: cannot scale", job.ID)
 	}
 	scaled := job.Copy()
 	scaled.LookupTaskGroup(args.Group).Count = int(*args.Count)
-	written, err := e.writeWithEval(scaled, structs.EvalTriggerScaling)
+	event := &structs.ScalingEvent{Count: args.Count, PreviousCount: int64(tg.Count), Message: args.Message,
+		Meta: args.Meta, Time: e.srv.now().UnixNano()}
+	written, err := e.writeWithEval(scaled, structs.EvalTriggerScaling, &structs.ScalingEventEntry{Group: args.Group, Event: event})
 	if err != nil {
 		return nil, err
 	}
@@ -110,11 +115,13 @@ func validateJob(job *structs.Job) (*structs.Job, error) {
 }
 
 // writeWithEval writes a changed job with one eval of the given trigger.
-func (e *JobEndpoint) writeWithEval(job *structs.Job, trigger string) (*structs.JobRegisterResponse, error) {
+func (e *JobEndpoint) writeWithEval(job *structs.Job, trigger string, scaling *structs.ScalingEventEntry) (*structs.JobRegisterResponse, error) {
 	eval := e.srv.newJobEval(job, trigger)
-	index, err := e.srv.raftApply(structs.JobRegisterRequestType, &structs.JobRegisterRequest{
-		Job: job, Eval: eval, SubmitTime: e.srv.now().UnixNano(),
-	})
+	req := &structs.JobRegisterRequest{Job: job, Eval: eval, SubmitTime: e.srv.now().UnixNano(), ScalingEvent: scaling}
+	if scaling != nil {
+		scaling.Event.EvalID = eval.ID
+	}
+	index, err := e.srv.raftApply(structs.JobRegisterRequestType, req)
 	if err != nil {
 		return nil, err
 	}

@@ -33,7 +33,7 @@ func (e *JobEndpoint) Dispatch(ctx context.Context, args *structs.JobDispatchArg
 		return nil, err
 	}
 	child := e.dispatchedChild(parent, args)
-	written, err := e.writeWithEval(child, structs.EvalTriggerJobRegister)
+	written, err := e.writeWithEval(child, structs.EvalTriggerJobRegister, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -30,6 +30,9 @@ func (e *JobEndpoint) Register(ctx context.Context, args *structs.JobRegisterArg
 	if err := job.Validate(); err != nil {
 		return nil, BadRequest("invalid job: %w", err)
 	}
+	if err := e.srv.checkJobAdmission(job); err != nil {
+		return nil, err
+	}
 	if job.IsPeriodic() {
 		if err := periodic.Validate(job.Periodic); err != nil {
 			return nil, BadRequest("invalid job: %w", err)
@@ -38,8 +41,11 @@ func (e *JobEndpoint) Register(ctx context.Context, args *structs.JobRegisterArg
 	if err := e.checkEnforceIndex(job, args); err != nil {
 		return nil, err
 	}
+	if err := checkSubmission(args.Submission); err != nil {
+		return nil, err
+	}
 	now := e.srv.now()
-	req := &structs.JobRegisterRequest{Job: job, SubmitTime: now.UnixNano()}
+	req := &structs.JobRegisterRequest{Job: job, SubmitTime: now.UnixNano(), Submission: args.Submission}
 	if !job.IsMultiInstanceParent() {
 		req.Eval = e.srv.newJobEval(job, structs.EvalTriggerJobRegister)
 	}
@@ -134,7 +140,7 @@ func namespaceOrDefault(ns string) string {
 // clearServerOwnedFields drops what a client may send but only the server
 // decides: versions, indexes, status and submit time.
 func clearServerOwnedFields(j *structs.Job) {
-	j.Status, j.StatusDescription, j.Stable = "", "", false
+	j.Status, j.StatusDescription, j.Stable, j.VersionTag = "", "", false, nil
 	j.Version, j.SubmitTime = 0, 0
 	j.CreateIndex, j.ModifyIndex, j.JobModifyIndex = 0, 0, 0
 }

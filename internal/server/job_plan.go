@@ -29,6 +29,9 @@ func (e *JobEndpoint) Plan(ctx context.Context, args *structs.JobPlanArgs) (*str
 	if err != nil {
 		return nil, BadRequest("invalid job: %w", err)
 	}
+	if err := e.srv.checkJobAdmission(proposed); err != nil {
+		return nil, err
+	}
 	snap := e.srv.State().Snapshot()
 	old, err := snap.JobByID(nil, proposed.Namespace, proposed.ID)
 	if err != nil {

@@ -47,8 +47,6 @@ func (e *JobEndpoint) List(ctx context.Context, args *structs.JobListRequest) (*
 	return reply, err
 }
 
-func jobKey(j *structs.Job) string { return j.Namespace + "." + j.ID }
-
 // GetJob answers one job (nil when absent).
 func (e *JobEndpoint) GetJob(ctx context.Context, args *structs.JobSpecificRequest) (*structs.SingleJobResponse, error) {
 	reply := &structs.SingleJobResponse{}

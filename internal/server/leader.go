@@ -10,9 +10,9 @@ import (
 )
 
 // monitorLeadership turns the leader's duties on and off as raft gains and
-// loses leadership.
+// loses leadership. The duties run on a context derived from the server's
+// root context, and the monitor waits for them before it returns.
 func (s *Server) monitorLeadership() {
-	defer s.bg.Done()
 	var stop context.CancelFunc
 	var duties *sync.WaitGroup
 	raftLeader := s.raft.LeaderCh()
@@ -35,7 +35,7 @@ func (s *Server) monitorLeadership() {
 		{
 			if isLeader && stop == nil {
 				var ctx context.Context
-				ctx, stop = context.WithCancel(context.Background())
+				ctx, stop = context.WithCancel(s.ctx)
 				duties = &sync.WaitGroup{}
 				if err := s.establishLeadership(ctx, duties); err != nil {
 					s.log.Error("establish leadership failed; stepping down", "error", err)
@@ -89,6 +89,7 @@ func (s *Server) establishLeadership(ctx context.Context, duties *sync.WaitGroup
 	s.pauseWorkersForLeader(true)
 	s.startDuty(ctx, duties, s.applier.Run)
 	s.startDuty(ctx, duties, s.reapFailedEvals)
+	s.startDuty(ctx, duties, s.dequeueUndeliverable)
 	s.startDuty(ctx, duties, s.reapCancelableEvals)
 	s.startDuty(ctx, duties, s.reapDuplicateBlockedEvals)
 	s.startDuty(ctx, duties, s.periodicUnblockFailed)

@@ -9,12 +9,6 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-// defaultSchedulers are the built-in schedulers by eval type, reading the
-// server's injected clock (reschedule delays, alloc and eval times).
-func defaultSchedulers(now func() time.Time) map[string]scheduler.Factory {
-	return scheduler.BuiltinSchedulersWithClock(now)
-}
-
 // schedulerFactory returns the scheduler for an eval type.
 func (s *Server) schedulerFactory(evalType string) (scheduler.Factory, bool) {
 	f, ok := s.schedulers[evalType]
@@ -30,10 +24,10 @@ func (s *Server) enabledSchedulers() []string {
 		structs.JobTypeSysBatch, structs.JobTypeCore}
 }
 
-// snapshotMinIndex waits until local state has applied index, then
-// snapshots it.
+// snapshotMinIndex waits until local state has applied index (or the
+// timeout passes, or the server shuts down), then snapshots it.
 func (s *Server) snapshotMinIndex(index uint64, timeout time.Duration) (*state.StateSnapshot, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	ctx, cancel := context.WithTimeout(s.ctx, timeout)
 	defer cancel()
 	if err := s.fsm.WaitForIndex(ctx, index); err != nil {
 		return nil, err

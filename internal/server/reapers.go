@@ -56,12 +56,11 @@ func needsFailedFollowUp(e *structs.Evaluation) bool {
 
 func (s *Server) queueFailedFollowUp(e *structs.Evaluation) { s.failedEvals.push(e) }
 
-// reapFailedEvals takes evals that hit the broker's delivery limit
-// (pending -> failed) and evals a scheduler marked failed, and gives each
-// one delayed failed-follow-up eval (new.PreviousEval = old.ID,
+// reapFailedEvals takes evals a scheduler marked failed (the delivery-
+// limit ones come through dequeueUndeliverable), and gives each one
+// delayed failed-follow-up eval (new.PreviousEval = old.ID,
 // old.NextEval = new.ID), written together in one raft entry.
 func (s *Server) reapFailedEvals(ctx context.Context) {
-	go s.dequeueUndeliverable(ctx)
 	for {
 		select {
 		case <-ctx.Done():
@@ -80,7 +79,7 @@ func (s *Server) reapFailedEvals(ctx context.Context) {
 // was nacked DeliveryLimit times.
 func (s *Server) dequeueUndeliverable(ctx context.Context) {
 	for ctx.Err() == nil {
-		eval, token, err := s.broker.DequeueCtx(ctx, []string{broker.FailedQueue})
+		eval, token, err := s.broker.Dequeue(ctx, []string{broker.FailedQueue})
 		if err != nil || eval == nil {
 			continue
 		}
@@ -148,7 +147,7 @@ func (s *Server) reapCancelableEvals(ctx context.Context) {
 // blocked eval of the same job (blocked -> canceled).
 func (s *Server) reapDuplicateBlockedEvals(ctx context.Context) {
 	for ctx.Err() == nil {
-		dups := s.blocked.GetDuplicatesCtx(ctx)
+		dups := s.blocked.Duplicates(ctx)
 		if len(dups) > 0 {
 			s.cancelEvals(dups, descDuplicateBlocked)
 		}

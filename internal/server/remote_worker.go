@@ -46,7 +46,7 @@ func (s *Server) schedulingBackend() (schedulingBackend, error) {
 type localBackend struct{ s *Server }
 
 func (l localBackend) Dequeue(ctx context.Context, schedulers []string) (*structs.Evaluation, string, error) {
-	return l.s.broker.DequeueCtx(ctx, schedulers)
+	return l.s.broker.Dequeue(ctx, schedulers)
 }
 func (l localBackend) Ack(evalID, token string) error {
 	if err := l.s.broker.Ack(evalID, token); err != nil {
@@ -87,7 +87,7 @@ func (r remoteBackend) Dequeue(ctx context.Context, schedulers []string) (*struc
 }
 
 func (r remoteBackend) ack(method, evalID, token string) error {
-	ctx, cancel := context.WithTimeout(r.s.shutdownCtx, raftApplyTimeout)
+	ctx, cancel := context.WithTimeout(r.s.ctx, raftApplyTimeout)
 	defer cancel()
 	return r.call(ctx, method, &structs.EvalAckRequest{EvalID: evalID, Token: token}, &structs.GenericResponse{})
 }
@@ -102,7 +102,7 @@ func (r remoteBackend) ResumeNack(evalID, token string) error {
 }
 
 func (r remoteBackend) SubmitPlan(plan *structs.Plan) (*structs.PlanResult, error) {
-	ctx, cancel := context.WithTimeout(r.s.shutdownCtx, raftApplyTimeout)
+	ctx, cancel := context.WithTimeout(r.s.ctx, raftApplyTimeout)
 	defer cancel()
 	var out structs.PlanSubmitResponse
 	if err := r.call(ctx, "Plan.Submit", &structs.PlanSubmitRequest{Plan: plan}, &out); err != nil {
@@ -115,7 +115,7 @@ func (r remoteBackend) SubmitPlan(plan *structs.Plan) (*structs.PlanResult, erro
 }
 
 func (r remoteBackend) UpsertEvals(evals []*structs.Evaluation, reblockToken string) error {
-	ctx, cancel := context.WithTimeout(r.s.shutdownCtx, raftApplyTimeout)
+	ctx, cancel := context.WithTimeout(r.s.ctx, raftApplyTimeout)
 	defer cancel()
 	return r.call(ctx, "Eval.Update", &structs.EvalUpdateArgs{Evals: evals, EvalToken: reblockToken}, &structs.GenericResponse{})
 }
@@ -133,7 +133,7 @@ func (e *EvalEndpoint) Dequeue(ctx context.Context, args *structs.EvalDequeueReq
 	wait := min(max(args.Timeout, time.Millisecond), remoteDequeueWait)
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	eval, token, err := e.srv.broker.DequeueCtx(ctx, args.Schedulers)
+	eval, token, err := e.srv.broker.Dequeue(ctx, args.Schedulers)
 	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net"
@@ -8,61 +9,52 @@ import (
 	"sync"
 	"time"
 
-	msgpackrpc "github.com/hashicorp/net-rpc-msgpackrpc/v2"
 	"github.com/hashicorp/yamux"
 
-	"github.com/drover-project/drover/internal/rpcwire"
+	"github.com/drover-project/drover/internal/connlimit"
 	"github.com/drover-project/drover/internal/structs"
 )
 
 // rpcServer serves the internal RPC that clients use: one TCP connection
 // per client, multiplexed by yamux, one net/rpc call (msgpack-encoded) per
 // stream. Every endpoint family is registered (rpc_endpoints.go): the
-// handlers are the same endpoint methods the HTTP API calls.
+// handlers are the same endpoint methods the HTTP API calls. Every
+// goroutine it starts is tracked by the server; on shutdown the listener
+// and every open connection close, so they all return.
 type rpcServer struct {
 	srv *Server
 	rpc *rpc.Server
 	ln  net.Listener
 
-	// conns are the open connections (RPC and raft), closed at shutdown
-	// so peers and clients see this server gone at once.
 	mu    sync.Mutex
-	conns map[net.Conn]struct{}
+	conns map[net.Conn]struct{} // open client connections; nil once closed
 }
 
 // ServeRPC accepts client connections on ln until the server shuts down.
 func (s *Server) ServeRPC(ln net.Listener) error {
+	ln = connlimit.Wrap(ln, s.config.RPCMaxConnsPerClient)
 	r := &rpcServer{srv: s, rpc: rpc.NewServer(), ln: ln, conns: map[net.Conn]struct{}{}}
 	if err := s.registerEndpoints(r.rpc); err != nil {
 		return err
 	}
-	go func() {
-		<-s.shutdownCh
-		ln.Close()
-		r.closeAll()
-	}()
-	go r.accept()
+	context.AfterFunc(s.ctx, r.close)
+	s.goTracked(func(context.Context) { r.accept() })
 	return nil
 }
 
-func (r *rpcServer) accept() {
-	for {
-		conn, err := r.ln.Accept()
-		if err != nil {
-			if !errors.Is(err, net.ErrClosed) {
-				r.srv.log.Error("rpc: accept failed", "error", err)
-			}
-			return
-		}
-		if !r.track(conn) {
-			conn.Close()
-			return
-		}
-		go r.serveConn(conn)
+// close stops accepting and ends every open connection (and with it each
+// yamux session and its streams).
+func (r *rpcServer) close() {
+	r.ln.Close()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for c := range r.conns {
+		c.Close()
 	}
+	r.conns = nil
 }
 
-// track records an open connection; false once the server shuts down.
+// track records an open connection; false when the server already closed.
 func (r *rpcServer) track(c net.Conn) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -79,40 +71,42 @@ func (r *rpcServer) untrack(c net.Conn) {
 	delete(r.conns, c)
 }
 
-func (r *rpcServer) closeAll() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for c := range r.conns {
-		c.Close()
+func (r *rpcServer) accept() {
+	for {
+		conn, err := r.ln.Accept()
+		if err != nil {
+			if !errors.Is(err, net.ErrClosed) {
+				r.srv.log.Error("rpc: accept failed", "error", err)
+			}
+			return
+		}
+		if !r.track(conn) {
+			conn.Close()
+			return
+		}
+		r.srv.goTracked(func(context.Context) { r.serveConn(conn) })
 	}
-	r.conns = nil
 }
 
-// serveConn reads the protocol byte: raft connections go to raft's
-// transport, RPC ones are served here as a yamux session.
+// serveConn reads the protocol byte: a raft connection goes to raft's
+// transport (which owns it from then on), an RPC one is served here as a
+// yamux session.
 func (r *rpcServer) serveConn(conn net.Conn) {
 	first := make([]byte, 1)
 	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-	if _, err := io.ReadFull(conn, first); err != nil {
-		r.untrack(conn)
-		conn.Close()
-		return
-	}
+	_, err := io.ReadFull(conn, first)
 	_ = conn.SetReadDeadline(time.Time{})
-	switch {
-	case first[0] == structs.RPCRaftByte && r.srv.raftLayer != nil:
-		// Raft owns the connection now; closing it forgets it here too.
+	if err == nil && first[0] == structs.RPCRaftByte && r.srv.raftLayer != nil {
 		r.srv.raftLayer.handoff(&untrackOnClose{Conn: conn, untrack: r.untrack})
-		return
-	case first[0] != structs.RPCMultiplexByte:
-		r.srv.log.Warn("rpc: unknown protocol; closing", "remote", conn.RemoteAddr(), "byte", first[0])
-		r.untrack(conn)
-		conn.Close()
 		return
 	}
 	defer r.untrack(conn)
 	defer conn.Close()
-	session, err := yamux.Server(conn, rpcwire.YamuxConfig())
+	if err != nil || first[0] != structs.RPCMultiplexByte {
+		r.srv.log.Warn("rpc: unknown protocol; closing", "remote", conn.RemoteAddr())
+		return
+	}
+	session, err := yamux.Server(conn, yamuxConfig())
 	if err != nil {
 		return
 	}
@@ -122,8 +116,15 @@ func (r *rpcServer) serveConn(conn net.Conn) {
 		if err != nil {
 			return
 		}
-		go r.rpc.ServeCodec(msgpackrpc.NewCodecFromHandle(true, true, stream, structs.MsgpackHandle))
+		// serveStream returns once the stream closes and its calls finish.
+		r.srv.goTracked(func(context.Context) { r.serveStream(stream) })
 	}
+}
+
+func yamuxConfig() *yamux.Config {
+	c := yamux.DefaultConfig()
+	c.LogOutput = io.Discard
+	return c
 }
 
 // untrackOnClose is a connection handed to raft: its Close also drops it

@@ -20,8 +20,8 @@ func (s *Server) registerEndpoints(r *rpc.Server) error {
 	families := map[string]any{
 		"Job": jobRPC{s}, "Eval": evalRPC{s}, "Alloc": allocRPC{s}, "Deployment": deploymentRPC{s},
 		"Node": nodeRPC{s}, "Operator": operatorRPC{s}, "Status": statusRPC{s}, "System": systemRPC{s},
+		"Search": searchRPC{s}, "Region": regionRPC{s}, "Namespace": namespaceRPC{s},
 		"Cluster": clusterRPC{s}, "Plan": planRPC{s},
-		"Search": searchRPC{s}, "Region": regionRPC{s},
 	}
 	for name, rcvr := range families {
 		if err := r.RegisterName(name, rcvr); err != nil {
@@ -31,19 +31,10 @@ func (s *Server) registerEndpoints(r *rpc.Server) error {
 	return nil
 }
 
-// serveRPC runs one endpoint call for net/rpc. The call's context ends
-// when the server shuts down, so blocking queries stop waiting.
+// serveRPC runs one endpoint call for net/rpc. The call runs on the
+// server's root context, so blocking queries stop waiting at shutdown.
 func serveRPC[A, R any](s *Server, endpoint func(context.Context, *A) (*R, error), args *A, reply *R) error {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		select {
-		case <-s.shutdownCh:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	out, err := endpoint(ctx, args)
+	out, err := endpoint(s.ctx, args)
 	if err != nil {
 		return rpcwire.Encode(err, ErrorCode(err)) // net/rpc sends only the text
 	}
@@ -233,4 +224,20 @@ type systemRPC struct{ s *Server }
 
 func (r systemRPC) GarbageCollect(a *structs.GenericWriteArgs, o *structs.GenericResponse) error {
 	return serveRPC(r.s, r.s.System.GarbageCollect, a, o)
+}
+
+func (r jobRPC) ScaleStatus(a *structs.JobSpecificRequest, o *structs.JobScaleStatusResponse) error {
+	return serveRPC(r.s, r.s.Job.ScaleStatus, a, o)
+}
+
+func (r jobRPC) GetSubmission(a *structs.JobSubmissionRequest, o *structs.JobSubmissionResponse) error {
+	return serveRPC(r.s, r.s.Job.GetSubmission, a, o)
+}
+
+func (r jobRPC) Stable(a *structs.JobStabilityArgs, o *structs.JobStabilityResponse) error {
+	return serveRPC(r.s, r.s.Job.Stable, a, o)
+}
+
+func (r jobRPC) TagVersion(a *structs.JobTagArgs, o *structs.JobTagResponse) error {
+	return serveRPC(r.s, r.s.Job.TagVersion, a, o)
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/testutil"
 )
 
 // realServer is a dev server with the built-in schedulers.
@@ -45,15 +46,11 @@ func e2eJob(id string, count int, cpu, mem int) *structs.Job {
 func waitEval(t *testing.T, s *Server, id string, status string) *structs.Evaluation {
 	t.Helper()
 	var e *structs.Evaluation
-	deadline := time.Now().Add(15 * time.Second)
-	for time.Now().Before(deadline) {
-		if e, _ = s.State().EvalByID(nil, id); e != nil && e.Status == status {
-			return e
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatalf("eval %s: %s, want %s", id, statusOf(e), status)
-	return nil
+	testutil.WaitFor(t, 15*time.Second, "eval "+id+" to be "+status, func() (bool, string) {
+		e, _ = s.State().EvalByID(nil, id)
+		return e != nil && e.Status == status, "status " + statusOf(e)
+	})
+	return e
 }
 
 func liveAllocs(t *testing.T, s *Server, job string) []*structs.Allocation {

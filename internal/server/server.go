@@ -49,21 +49,22 @@ type Server struct {
 	raftLayer *raftLayer
 	cluster   *cluster
 	connPool  *rpcwire.Pool
-	// startIndex is the last raft index in the log at start: nothing is
-	// answered locally until the FSM has applied it (see replayed).
+	// startIndex is the log's last command at start: nothing is answered
+	// locally until the FSM has applied it (see replayed).
 	startIndex uint64
 	// readyIndex is the leadership barrier's index once this leader has
 	// applied it (0 while not leading or not yet caught up).
 	readyIndex atomic.Uint64
 	autopilot  *autopilot.Autopilot
-	remoteHeld remoteHeld
 	apState    autopilotState
+	remoteHeld remoteHeld
 
 	// Endpoints, callable in-process by every transport.
 	Job        *JobEndpoint
 	Eval       *EvalEndpoint
 	Search     *SearchEndpoint
 	Region     *RegionEndpoint
+	Namespace  *NamespaceEndpoint
 	Alloc      *AllocEndpoint
 	Deployment *DeploymentEndpoint
 	Node       *NodeEndpoint
@@ -94,13 +95,15 @@ type Server struct {
 	cancelableWake     chan struct{}
 	randMu             sync.Mutex
 
+	// ctx is the server's root context, canceled by Shutdown: every
+	// goroutine the server starts (workers, the leadership monitor and,
+	// through it, the leader's duties, the RPC accept and serve loops)
+	// derives from it and is counted in bg, which Shutdown waits for.
+	ctx          context.Context
+	cancel       context.CancelFunc
 	bg           sync.WaitGroup
-	stopWorkers  context.CancelFunc
 	shutdownOnce sync.Once
 	shutdownCh   chan struct{}
-	// shutdownCtx is cancelled at shutdown (RPC calls run in it).
-	shutdownCtx    context.Context
-	cancelShutdown context.CancelFunc
 }
 
 // New starts a server: opens raft's stores, restores state from them and
@@ -108,7 +111,7 @@ type Server struct {
 func New(cfg *Config) (*Server, error) {
 	c := cfg.withDefaults()
 	s := &Server{config: c, log: c.Logger.With("component", "server"), shutdownCh: make(chan struct{}), connPool: rpcwire.NewPool()}
-	s.shutdownCtx, s.cancelShutdown = context.WithCancel(context.Background())
+	s.ctx, s.cancel = context.WithCancel(context.Background())
 	nodeID, err := loadOrCreateNodeID(c.NodeID, dataDirUnlessDev(c))
 	if err != nil {
 		return nil, err
@@ -128,6 +131,7 @@ func New(cfg *Config) (*Server, error) {
 	s.Eval = &EvalEndpoint{srv: s}
 	s.Search = &SearchEndpoint{srv: s}
 	s.Region = &RegionEndpoint{srv: s}
+	s.Namespace = &NamespaceEndpoint{srv: s}
 	s.Node = &NodeEndpoint{srv: s}
 	s.Alloc = &AllocEndpoint{srv: s}
 	s.Deployment = &DeploymentEndpoint{srv: s}
@@ -142,9 +146,18 @@ func New(cfg *Config) (*Server, error) {
 	}
 	s.setupAutopilot(s.raftLog)
 	s.startWorkers()
-	s.bg.Add(1)
-	go s.monitorLeadership()
+	s.goTracked(func(context.Context) { s.monitorLeadership() })
 	return s, nil
+}
+
+// goTracked runs fn in a goroutine on the server's root context, counted
+// in s.bg so Shutdown waits for it to return.
+func (s *Server) goTracked(fn func(ctx context.Context)) {
+	s.bg.Add(1)
+	go func() {
+		defer s.bg.Done()
+		fn(s.ctx)
+	}()
 }
 
 // setupPipeline builds the evaluation pipeline's components (disabled
@@ -161,7 +174,9 @@ func (s *Server) setupPipeline() {
 	s.planQueue = planapply.NewPlanQueue()
 	s.applier = planapply.NewApplier(s.planQueue, s.broker, stateSource{s}, planRaft{s}, c.Clock, s.log.With("component", "plan_applier"), c.NewID)
 	s.applier.SetRejectHook(c.PlanRejectHook)
-	s.schedulers = defaultSchedulers(c.Clock.Now)
+	// The built-in schedulers read the server's injected clock (reschedule
+	// delays, alloc and eval times).
+	s.schedulers = scheduler.Builtins(scheduler.Deps{Now: c.Clock.Now})
 	if c.Schedulers != nil {
 		s.schedulers = maps.Clone(c.Schedulers)
 	}
@@ -176,16 +191,10 @@ func (s *Server) setupPipeline() {
 
 // startWorkers starts NumSchedulers workers.
 func (s *Server) startWorkers() {
-	ctx, cancel := context.WithCancel(context.Background())
-	s.stopWorkers = cancel
 	for i := 0; i < s.config.NumSchedulers; i++ {
 		w := newWorker(s, fmt.Sprintf("worker-%d", i))
 		s.workers = append(s.workers, w)
-		s.bg.Add(1)
-		go func() {
-			defer s.bg.Done()
-			w.run(ctx)
-		}()
+		s.goTracked(w.run)
 	}
 }
 
@@ -270,12 +279,9 @@ func (s *Server) Shutdown() error {
 	var err error
 	s.shutdownOnce.Do(func() {
 		close(s.shutdownCh)
-		s.cancelShutdown()
+		s.cancel()
 		if s.cluster != nil {
 			s.cluster.leave()
-		}
-		if s.stopWorkers != nil {
-			s.stopWorkers()
 		}
 		s.broker.SetEnabled(false)
 		s.planQueue.SetEnabled(false)

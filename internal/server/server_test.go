@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/testutil"
 )
 
 // testServer starts a server; with dataDir set it is a non-dev,
@@ -139,13 +140,8 @@ func TestJobRegister_EnforceIndex(t *testing.T) {
 	}
 }
 
+// waitFor is testutil.WaitFor with this package's usual deadline.
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met before the deadline")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testutil.WaitFor(t, 10*time.Second, "the condition", cond)
 }

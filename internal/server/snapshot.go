@@ -4,17 +4,26 @@ import (
 	"bufio"
 	"compress/gzip"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net/http"
+	"os"
 
 	"github.com/hashicorp/raft"
 
+	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
 )
 
 // snapshotMagic starts every operator snapshot file, so a restore of
 // something else fails with a clear message instead of corrupting state.
 const snapshotMagic = "drover-snapshot-v1\n"
+
+// MaxSnapshotBytes caps an operator snapshot's decompressed state. The
+// upload is spooled to a temporary file, so the cap bounds disk, not
+// memory; it also stops a gzip bomb.
+const MaxSnapshotBytes int64 = 1 << 30
 
 // WriteSnapshot takes a raft snapshot and writes it to w as an operator
 // snapshot: gzip of a magic line, raft's snapshot metadata as one JSON
@@ -53,41 +62,109 @@ func (s *Server) latestSnapshot() (*raft.SnapshotMeta, io.ReadCloser, error) {
 // RestoreSnapshot replaces the cluster's whole state with an operator
 // snapshot, through raft (every server applies it), and rebuilds the
 // leader's broker and blocked tracker from the restored state.
-// A follower sends the snapshot to the leader, which restores it.
+//
+// raft panics when the FSM refuses a user snapshot, and keeps the bad
+// snapshot on disk, so a server would never start again. The upload is
+// therefore spooled and restored into a scratch state store first: only a
+// snapshot that restores there completely is handed to raft.
+//
+// A follower sends the upload to the leader, which restores it.
 func (s *Server) RestoreSnapshot(r io.Reader) error {
 	if s.IsLeader() || s.cluster == nil {
 		return s.restoreSnapshotLocally(r)
 	}
-	data, err := io.ReadAll(r)
+	data, err := io.ReadAll(io.LimitReader(r, MaxSnapshotBytes+1))
 	if err != nil {
 		return BadRequest("snapshot: read: %v", err)
 	}
-	_, err = s.Cluster.SnapshotRestore(s.shutdownCtx, &structs.SnapshotRestoreRequest{Data: data})
+	_, err = s.Cluster.SnapshotRestore(s.ctx, &structs.SnapshotRestoreRequest{Data: data})
 	return err
 }
 
 func (s *Server) restoreSnapshotLocally(r io.Reader) error {
-	zr, err := gzip.NewReader(r)
+	meta, payload, err := SpoolSnapshot(r, MaxSnapshotBytes)
 	if err != nil {
-		return BadRequest("snapshot: not a drover snapshot (gzip): %v", err)
+		return err
 	}
-	br := bufio.NewReader(zr)
-	magic, err := br.ReadString('\n')
-	if err != nil || magic != snapshotMagic {
-		return BadRequest("snapshot: not a drover snapshot (bad header)")
+	defer os.Remove(payload.Name())
+	defer payload.Close()
+	if err := CheckSnapshotPayload(payload); err != nil {
+		return err
 	}
-	line, err := br.ReadBytes('\n')
-	if err != nil {
-		return BadRequest("snapshot: truncated metadata: %v", err)
+	if _, err := payload.Seek(0, io.SeekStart); err != nil {
+		return err
 	}
-	var meta raft.SnapshotMeta
-	if err := json.Unmarshal(line, &meta); err != nil {
-		return BadRequest("snapshot: bad metadata: %v", err)
-	}
-	if err := s.raft.Restore(&meta, br, raftApplyTimeout); err != nil {
+	if err := s.raft.Restore(meta, payload, raftApplyTimeout); err != nil {
 		return fmt.Errorf("snapshot restore: %w", err)
 	}
 	return s.rebuildLeaderState()
+}
+
+// SpoolSnapshot reads an operator snapshot's header and copies its state
+// payload (at most limit bytes, decompressed) to a temporary file, which
+// the caller removes. Every malformed upload is a 400.
+func SpoolSnapshot(r io.Reader, limit int64) (*raft.SnapshotMeta, *os.File, error) {
+	zr, err := gzip.NewReader(r)
+	if err != nil {
+		return nil, nil, uploadError(err)
+	}
+	br := bufio.NewReader(io.LimitReader(zr, limit+1))
+	magic, err := br.ReadString('\n')
+	if err != nil || magic != snapshotMagic {
+		return nil, nil, BadRequest("snapshot: not a drover snapshot (bad header)")
+	}
+	line, err := br.ReadBytes('\n')
+	if err != nil {
+		return nil, nil, BadRequest("snapshot: truncated metadata: %v", err)
+	}
+	var meta raft.SnapshotMeta
+	if err := json.Unmarshal(line, &meta); err != nil {
+		return nil, nil, BadRequest("snapshot: bad metadata: %v", err)
+	}
+	if meta.Version < raft.SnapshotVersionMin || meta.Version > raft.SnapshotVersionMax {
+		return nil, nil, BadRequest("snapshot: unsupported snapshot version %d", meta.Version)
+	}
+	f, err := os.CreateTemp("", "drover-restore-*")
+	if err != nil {
+		return nil, nil, err
+	}
+	n, err := io.Copy(f, br)
+	if err == nil && int64(len(magic)+len(line))+n > limit {
+		err = NewCodedError(http.StatusRequestEntityTooLarge, "snapshot: larger than %d bytes", limit)
+	} else if err == nil && n != meta.Size {
+		err = BadRequest("snapshot: payload is %d bytes, metadata says %d", n, meta.Size)
+	} else if err != nil {
+		err = uploadError(err)
+	}
+	if err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, nil, err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, nil, err
+	}
+	return &meta, f, nil
+}
+
+// CheckSnapshotPayload restores a snapshot's state payload into a scratch
+// state store: the payload the FSM would restore, proven restorable.
+func CheckSnapshotPayload(r io.Reader) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = BadRequest("snapshot: state does not decode: %v", p)
+		}
+	}()
+	scratch, err := state.NewStateStore()
+	if err != nil {
+		return err
+	}
+	if err := scratch.Restore(r); err != nil {
+		return BadRequest("snapshot: state does not restore: %v", err)
+	}
+	return nil
 }
 
 // rebuildLeaderState drops the leader's in-memory pipeline state and
@@ -104,4 +181,14 @@ func (s *Server) rebuildLeaderState() error {
 		return err
 	}
 	return s.heartbeat.rearmAll()
+}
+
+// uploadError names why reading an upload failed: over the HTTP body cap
+// (413) or not a gzip stream (400).
+func uploadError(err error) error {
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return NewCodedError(http.StatusRequestEntityTooLarge, "snapshot: upload larger than %d bytes", tooLarge.Limit)
+	}
+	return BadRequest("snapshot: not a drover snapshot (gzip): %v", err)
 }

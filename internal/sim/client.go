@@ -53,10 +53,7 @@ func (s *Sim) taskUpdate(a *structs.Allocation, status string, failed bool) *str
 }
 
 func taskNames(a *structs.Allocation) []string {
-	if a.Job == nil {
-		return nil
-	}
-	tg := a.Job.LookupTaskGroup(a.TaskGroup)
+	tg := a.Group()
 	if tg == nil {
 		return nil
 	}

@@ -124,7 +124,7 @@ func (w *simScheduler) Process(eval *structs.Evaluation) error {
 	if w.sim.faults.takeWorkerDeath() {
 		return errWorkerDied
 	}
-	factory := scheduler.BuiltinSchedulersWith(w.now, w.sim.ids.forEval(eval.ID))[w.typ]
+	factory := scheduler.Builtins(scheduler.Deps{Now: w.now, NewID: w.sim.ids.forEval(eval.ID)})[w.typ]
 	return factory(w.log, w.st, w.p).Process(eval)
 }
 

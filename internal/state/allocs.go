@@ -116,10 +116,7 @@ func (r reader) AllocsByIDPrefix(ws memdb.WatchSet, namespace, prefix string) ([
 
 // Allocs returns the allocs of a namespace ("*" for all), sorted by ID.
 func (r reader) Allocs(ws memdb.WatchSet, namespace string) ([]*structs.Allocation, error) {
-	if namespace == AllNamespaces {
-		return list[structs.Allocation](r.txn(), ws, TableAllocs, "id")
-	}
-	return list[structs.Allocation](r.txn(), ws, TableAllocs, "namespace", namespace)
+	return listInNamespace[structs.Allocation](r.txn(), ws, TableAllocs, namespace)
 }
 
 // AllocsByJob returns the allocs of a job. Unless anyCreateIndex, only the

@@ -98,10 +98,7 @@ func deploymentByID(txn *memdb.Txn, ws memdb.WatchSet, id string) (*structs.Depl
 
 // Deployments returns the deployments of a namespace ("*" for all), by ID.
 func (r reader) Deployments(ws memdb.WatchSet, namespace string) ([]*structs.Deployment, error) {
-	if namespace == AllNamespaces {
-		return list[structs.Deployment](r.txn(), ws, TableDeployment, "id")
-	}
-	return list[structs.Deployment](r.txn(), ws, TableDeployment, "namespace", namespace)
+	return listInNamespace[structs.Deployment](r.txn(), ws, TableDeployment, namespace)
 }
 
 // DeploymentsByJobID returns the deployments of a job, by ID.

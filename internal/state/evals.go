@@ -94,10 +94,7 @@ func (r reader) EvalsByIDPrefix(ws memdb.WatchSet, namespace, prefix string) ([]
 
 // Evals returns the evals of a namespace ("*" for all), sorted by ID.
 func (r reader) Evals(ws memdb.WatchSet, namespace string) ([]*structs.Evaluation, error) {
-	if namespace == AllNamespaces {
-		return list[structs.Evaluation](r.txn(), ws, TableEvals, "id")
-	}
-	return list[structs.Evaluation](r.txn(), ws, TableEvals, "namespace", namespace)
+	return listInNamespace[structs.Evaluation](r.txn(), ws, TableEvals, namespace)
 }
 
 // EvalsByJob returns the evals of a job.

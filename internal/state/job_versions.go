@@ -21,13 +21,26 @@ func (tx *writeTxn) insertJobVersion(job *structs.Job) error {
 	if err != nil {
 		return err
 	}
-	for len(versions) > JobTrackedVersions {
-		if err := tx.remove(TableJobVersion, versions[0]); err != nil {
+	// Drop the oldest untagged versions beyond the cap: a tagged version
+	// is kept for as long as it is tagged, and does not count.
+	untagged := 0
+	for _, v := range versions {
+		if v.VersionTag == nil {
+			untagged++
+		}
+	}
+	for i := 0; untagged > JobTrackedVersions && i < len(versions); {
+		if versions[i].VersionTag != nil {
+			i++
+			continue
+		}
+		if err := tx.remove(TableJobVersion, versions[i]); err != nil {
 			return err
 		}
-		versions = versions[1:]
+		versions = slices.Delete(versions, i, i+1)
+		untagged--
 	}
-	return nil
+	return tx.pruneSubmissions(job.Namespace, job.ID, versions)
 }
 
 // jobVersions returns the stored versions of a job, oldest first.

@@ -19,6 +19,18 @@ func (s *StateStore) UpsertJob(index uint64, submitTime int64, job *structs.Job,
 	}, evals...)
 }
 
+// UpsertJobEntry applies a job register entry: the job, the source it was
+// submitted as and the scaling event that made it, with its evals.
+func (s *StateStore) UpsertJobEntry(index uint64, req *structs.JobRegisterRequest, evals ...*structs.Evaluation) error {
+	return s.write(index, func(tx *writeTxn) error {
+		stored, err := tx.upsertJob(req.SubmitTime, req.Job)
+		if err != nil {
+			return err
+		}
+		return tx.recordJobHistory(stored, req.Submission, req.ScalingEvent)
+	}, evals...)
+}
+
 // upsertJob stores a copy of job and returns the stored object.
 func (tx *writeTxn) upsertJob(submitTime int64, job *structs.Job) (*structs.Job, error) {
 	existing, err := jobByID(tx.Txn, nil, job.Namespace, job.ID)
@@ -32,7 +44,13 @@ func (tx *writeTxn) upsertJob(submitTime int64, job *structs.Job) (*structs.Job,
 	case existing == nil:
 		c.CreateIndex, c.JobModifyIndex, c.Version = tx.index, tx.index, 0
 	case existing.SpecEqual(c):
+		// The same version again: what was said about it (stable, its
+		// tag) stays unless this write says it.
 		c.CreateIndex, c.JobModifyIndex, c.Version = existing.CreateIndex, existing.JobModifyIndex, existing.Version
+		c.Stable = c.Stable || existing.Stable
+		if c.VersionTag == nil {
+			c.VersionTag = existing.VersionTag
+		}
 	default:
 		c.CreateIndex, c.JobModifyIndex, c.Version = existing.CreateIndex, tx.index, existing.Version+1
 	}
@@ -68,7 +86,7 @@ func (tx *writeTxn) deleteJob(namespace, jobID string) error {
 		return fmt.Errorf("job versions delete failed: %w", err)
 	}
 	tx.touched[TableJobVersion] = true
-	return nil
+	return tx.deleteJobHistory(namespace, jobID)
 }
 
 // JobByID returns the job, or nil if it does not exist.

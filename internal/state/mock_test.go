@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/go-memdb"
 
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/testutil/mock"
 )
 
 // t0 is a fixed instant; times in fixtures are UTC, as decoded ones are.
@@ -30,39 +31,25 @@ func must(t testing.TB, err error) {
 
 func ptr[T any](v T) *T { return &v }
 
+// mockJob is mock.Job with more of every field filled, so round trips
+// through the store compare something.
 func mockJob(id string) *structs.Job {
-	j := &structs.Job{
-		ID: id, Namespace: structs.DefaultNamespace, Type: structs.JobTypeService,
-		Datacenters: []string{"dc1"},
-		Constraints: []*structs.Constraint{{LTarget: "${attr.kernel.name}", RTarget: "linux", Operand: "="}},
-		TaskGroups: []*structs.TaskGroup{{
-			Name: "web", Count: 2,
-			Tasks: []*structs.Task{{
-				Name: "web", Driver: "docker",
-				Config:    map[string]any{"image": "nginx", "args": []any{"-g", "daemon off;"}, "labels": map[string]any{"a": "b"}},
-				Env:       map[string]string{"PORT": "8080"},
-				Resources: &structs.Resources{CPU: 500, MemoryMB: 256},
-			}},
-		}},
-		Meta: map[string]string{"owner": "team-a"},
-	}
-	j.Canonicalize()
+	j := mock.Job(id)
+	j.Constraints = []*structs.Constraint{{LTarget: "${attr.kernel.name}", RTarget: "linux", Operand: "="}}
+	j.Meta = map[string]string{"owner": "team-a"}
+	j.TaskGroups[0].Count = 2
+	task := j.TaskGroups[0].Tasks[0]
+	task.Driver = "docker"
+	task.Config = map[string]any{"image": "nginx", "args": []any{"-g", "daemon off;"}, "labels": map[string]any{"a": "b"}}
+	task.Env = map[string]string{"PORT": "8080"}
 	return j
 }
 
 func mockNode(id string) *structs.Node {
-	n := &structs.Node{
-		ID: id, SecretID: "secret-" + id, Datacenter: "dc1", Name: "node-" + id,
-		Attributes: map[string]string{"kernel.name": "linux"},
-		NodeResources: &structs.NodeResources{
-			CPU:      structs.NodeCPUResources{CpuShares: 4000, TotalCpuCores: 4, ReservableCpuCores: []uint16{0, 1, 2, 3}},
-			MemoryMB: 8192, DiskMB: 100000,
-		},
-		Drivers: map[string]*structs.DriverInfo{"docker": {Detected: true, Healthy: true, UpdateTime: t0, Attributes: map[string]string{"v": "1"}}},
-		Status:  structs.NodeStatusReady,
-		Events:  []*structs.NodeEvent{{Message: "registered", Subsystem: "cluster", Timestamp: t0}},
-	}
-	n.Canonicalize()
+	n := mock.Node(id)
+	n.Attributes = map[string]string{"kernel.name": "linux"}
+	n.Drivers = map[string]*structs.DriverInfo{"docker": {Detected: true, Healthy: true, UpdateTime: t0, Attributes: map[string]string{"v": "1"}}}
+	n.Events = []*structs.NodeEvent{{Message: "registered", Subsystem: "cluster", Timestamp: t0}}
 	return n
 }
 
@@ -79,18 +66,11 @@ func mockEval(id, jobID string) *structs.Evaluation {
 }
 
 func mockAlloc(id string, job *structs.Job, nodeID string) *structs.Allocation {
-	return &structs.Allocation{
-		ID: id, Namespace: job.Namespace, EvalID: "eval-" + id, Name: structs.AllocName(job.ID, "web", 0),
-		NodeID: nodeID, JobID: job.ID, Job: job, TaskGroup: "web",
-		AllocatedResources: &structs.AllocatedResources{
-			Tasks:  map[string]*structs.AllocatedTaskResources{"web": {CpuShares: 500, MemoryMB: 256}},
-			Shared: structs.AllocatedSharedResources{DiskMB: 300, Ports: []structs.AllocatedPortMapping{{Label: "http", Value: 25000}}},
-		},
-		Metrics:       &structs.AllocMetric{NodesEvaluated: 1, ScoreMetaData: []*structs.NodeScoreMeta{{NodeID: nodeID, Scores: map[string]float64{"binpack": 0.5}}}},
-		DesiredStatus: structs.AllocDesiredStatusRun,
-		ClientStatus:  structs.AllocClientStatusPending,
-		CreateTime:    t0.UnixNano(), ModifyTime: t0.UnixNano(),
-	}
+	a := mock.Alloc(id, job, nodeID)
+	a.AllocatedResources.Shared = structs.AllocatedSharedResources{DiskMB: 300, Ports: []structs.AllocatedPortMapping{{Label: "http", Value: 25000}}}
+	a.Metrics = &structs.AllocMetric{NodesEvaluated: 1, ScoreMetaData: []*structs.NodeScoreMeta{{NodeID: nodeID, Scores: map[string]float64{"binpack": 0.5}}}}
+	a.CreateTime, a.ModifyTime = t0.UnixNano(), t0.UnixNano()
+	return a
 }
 
 func mockDeployment(id string, job *structs.Job) *structs.Deployment {

@@ -33,6 +33,9 @@ var snapshotTables = []snapshotTable{
 	{6, TableEvals, func() any { return new(structs.Evaluation) }},
 	{7, TableDeployment, func() any { return new(structs.Deployment) }},
 	{8, TableSchedulerConfig, func() any { return new(structs.SchedulerConfiguration) }},
+	{30, TableScalingEvent, func() any { return new(structs.JobScalingEvents) }},
+	{31, TableJobSubmission, func() any { return new(structs.JobSubmission) }},
+	{20, TableNamespaces, func() any { return new(structs.Namespace) }}, // 20: clear of tags added after 8 elsewhere
 }
 
 func snapshotTableByTag(tag recordType) (snapshotTable, bool) {

@@ -23,7 +23,10 @@ func populate(t *testing.T, s *StateStore) {
 	must(t, s.UpsertJob(10, 100, job))
 	job2 := mockJob("web")
 	job2.TaskGroups[0].Count = 3
-	must(t, s.UpsertJob(11, 101, job2))
+	count := int64(3)
+	must(t, s.UpsertJobEntry(11, &structs.JobRegisterRequest{Job: job2, SubmitTime: 101,
+		Submission:   &structs.JobSubmission{Source: `job "web" {}`, Format: "hcl2", VariableFlags: map[string]string{"a": "1"}},
+		ScalingEvent: &structs.ScalingEventEntry{Group: job2.TaskGroups[0].Name, Event: &structs.ScalingEvent{Count: &count, PreviousCount: 1, Message: "up", Time: 5}}}))
 	other := mockJob("api")
 	other.Namespace = "prod"
 	must(t, s.UpsertJob(12, 102, other))
@@ -59,6 +62,7 @@ func populate(t *testing.T, s *StateStore) {
 	cfg := structs.DefaultSchedulerConfiguration()
 	cfg.MemoryOversubscriptionEnabled = true
 	must(t, s.SchedulerSetConfig(21, cfg))
+	must(t, s.UpsertNamespaces(22, []*structs.Namespace{{Name: "prod", Description: "p", Meta: map[string]string{"team": "a"}}}))
 }
 
 // dumpTables returns every row of every table, keyed by table.
@@ -114,7 +118,7 @@ func TestPersistRestore_RoundTrip(t *testing.T) {
 			}
 		}
 	}
-	if dst.LatestIndex() != 21 || src.LatestIndex() != 21 {
+	if dst.LatestIndex() != 22 || src.LatestIndex() != 22 {
 		t.Fatalf("latest index %d / %d", dst.LatestIndex(), src.LatestIndex())
 	}
 	for _, table := range []string{TableJobs, TableJobVersion, TableNodes, TableAllocs, TableEvals, TableDeployment, TableSchedulerConfig} {
@@ -157,7 +161,7 @@ func TestRestore_BadStreamLeavesStoreUnchanged(t *testing.T) {
 		t.Fatal("failed restore abandoned the store")
 	default:
 	}
-	if s.LatestIndex() != 21 {
+	if s.LatestIndex() != 22 {
 		t.Fatal("failed restore changed the store")
 	}
 }

@@ -98,6 +98,15 @@ func listWhere[T any](txn *memdb.Txn, ws memdb.WatchSet, keep func(*T) bool, tab
 // AllNamespaces is the namespace argument that lists every namespace.
 const AllNamespaces = "*"
 
+// listInNamespace returns the objects of table in namespace ns ("*" for
+// all), sorted by ID; table has "id" and "namespace" indexes.
+func listInNamespace[T any](txn *memdb.Txn, ws memdb.WatchSet, table, ns string) ([]*T, error) {
+	if ns == AllNamespaces {
+		return list[T](txn, ws, table, "id")
+	}
+	return list[T](txn, ws, table, "namespace", ns)
+}
+
 // inNamespace returns a filter for objects of namespace ns ("*" for all).
 func inNamespace[T any](ns string, nsOf func(*T) string) func(*T) bool {
 	if ns == AllNamespaces {

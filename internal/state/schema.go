@@ -27,6 +27,8 @@ func stateSchema() *memdb.DBSchema {
 	tables := []*memdb.TableSchema{
 		jobsTable(), jobVersionTable(), nodesTable(), allocsTable(),
 		evalsTable(), deploymentTable(), schedulerConfigTable(), indexTable(),
+		scalingEventTable(), jobSubmissionTable(),
+		namespacesTable(),
 	}
 	db := &memdb.DBSchema{Tables: map[string]*memdb.TableSchema{}}
 	for _, t := range tables {

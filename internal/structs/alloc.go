@@ -53,6 +53,20 @@ type Allocation struct {
 	ModifyTime            int64 // unix nanoseconds
 }
 
+// Group returns the alloc's task group in its job, or nil for an alloc
+// without a job or whose job lacks the group (malformed).
+func (a *Allocation) Group() *TaskGroup {
+	if a == nil || a.Job == nil {
+		return nil
+	}
+	for _, tg := range a.Job.TaskGroups {
+		if tg != nil && tg.Name == a.TaskGroup {
+			return tg
+		}
+	}
+	return nil
+}
+
 // TerminalStatus reports whether the alloc is finished, from either side.
 func (a *Allocation) TerminalStatus() bool {
 	return a.ServerTerminalStatus() || a.ClientTerminalStatus()

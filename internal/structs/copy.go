@@ -171,6 +171,7 @@ func (j *Job) Copy() *Job {
 	c.Reschedule = j.Reschedule.Copy()
 	c.Migrate = j.Migrate.Copy()
 	c.Meta = maps.Clone(j.Meta)
+	c.VersionTag = j.VersionTag.Copy()
 	return &c
 }
 

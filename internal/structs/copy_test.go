@@ -209,6 +209,10 @@ func filled[T any](t *testing.T) *T {
 // without an entry here.
 var copyCases = map[string]func(*testing.T){
 	"Job":                      func(t *testing.T) { checkDeepCopy(t, (*Job).Copy) },
+	"JobVersionTag":            func(t *testing.T) { checkDeepCopy(t, (*JobVersionTag).Copy) },
+	"ScalingEvent":             func(t *testing.T) { checkDeepCopy(t, (*ScalingEvent).Copy) },
+	"JobScalingEvents":         func(t *testing.T) { checkDeepCopy(t, (*JobScalingEvents).Copy) },
+	"JobSubmission":            func(t *testing.T) { checkDeepCopy(t, (*JobSubmission).Copy) },
 	"NamespacedID":             func(t *testing.T) { checkDeepCopy(t, (*NamespacedID).Copy) },
 	"TaskGroup":                func(t *testing.T) { checkDeepCopy(t, (*TaskGroup).Copy) },
 	"Task":                     func(t *testing.T) { checkDeepCopy(t, (*Task).Copy) },
@@ -269,6 +273,7 @@ var copyCases = map[string]func(*testing.T){
 	"DesiredUpdates":           func(t *testing.T) { checkDeepCopy(t, (*DesiredUpdates).Copy) },
 	"PlanResult":               func(t *testing.T) { checkDeepCopy(t, (*PlanResult).Copy) },
 	"SchedulerConfiguration":   func(t *testing.T) { checkDeepCopy(t, (*SchedulerConfiguration).Copy) },
+	"Namespace":                func(t *testing.T) { checkDeepCopy(t, (*Namespace).Copy) },
 	"PreemptionConfig":         func(t *testing.T) { checkDeepCopy(t, (*PreemptionConfig).Copy) },
 }
 
@@ -277,6 +282,9 @@ var notCopied = map[string]string{
 	// Raft payloads: built once by an endpoint, decoded fresh by every FSM
 	// apply, never shared.
 	"JobRegisterRequest":                  "raft payload",
+	"JobStabilityRequest":                 "raft payload",
+	"JobVersionTagRequest":                "raft payload",
+	"ScalingEventEntry":                   "raft payload",
 	"JobDeregisterRequest":                "raft payload",
 	"JobBatchDeregisterRequest":           "raft payload",
 	"EvalUpdateRequest":                   "raft payload",

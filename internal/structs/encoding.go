@@ -53,4 +53,11 @@ const (
 	JobBatchDeregisterRequestType    MessageType = 15
 	AllocUpdateDesiredTransitionType MessageType = 16
 	DeploymentPromoteRequestType     MessageType = 17
+
+	// Job history (job_history.go).
+	JobStabilityRequestType  MessageType = 80
+	JobVersionTagRequestType MessageType = 81
+	// Namespaces (namespace.go).
+	NamespaceUpsertRequestType MessageType = 50
+	NamespaceDeleteRequestType MessageType = 51
 )

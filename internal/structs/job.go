@@ -62,10 +62,12 @@ type Job struct {
 	StatusDescription string
 	Stable            bool
 	Version           uint64
-	SubmitTime        int64 // unix nanoseconds
-	CreateIndex       uint64
-	ModifyIndex       uint64
-	JobModifyIndex    uint64
+	// VersionTag names this version (set by `job tag`, never by a submit).
+	VersionTag     *JobVersionTag
+	SubmitTime     int64 // unix nanoseconds
+	CreateIndex    uint64
+	ModifyIndex    uint64
+	JobModifyIndex uint64
 }
 
 // NamespacedID identifies an object that lives in a namespace.
@@ -278,7 +280,7 @@ func (j *Job) SpecEqual(o *Job) bool {
 // compared, never stored, so sharing nested objects is fine.
 func (j *Job) specOnly() Job {
 	c := *j
-	c.Status, c.StatusDescription, c.Stable = "", "", false
+	c.Status, c.StatusDescription, c.Stable, c.VersionTag = "", "", false, nil
 	c.Version, c.SubmitTime = 0, 0
 	c.CreateIndex, c.ModifyIndex, c.JobModifyIndex = 0, 0, 0
 	return c

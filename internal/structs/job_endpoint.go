@@ -84,6 +84,9 @@ type JobRegisterArgs struct {
 	// job's current JobModifyIndex equals JobModifyIndex (0: must not exist).
 	EnforceIndex   bool
 	JobModifyIndex uint64
+	// Submission is the source the job was written as, kept for
+	// `job inspect -hcl` (optional).
+	Submission *JobSubmission
 	WriteRequest
 }
 
@@ -119,6 +122,7 @@ type JobScaleArgs struct {
 	Group   string
 	Count   *int64
 	Message string
+	Meta    map[string]any
 	WriteRequest
 }
 
@@ -196,5 +200,70 @@ type JobPeriodicForceArgs struct {
 type JobPeriodicForceResponse struct {
 	EvalID          string
 	EvalCreateIndex uint64
+	WriteMeta
+}
+
+// JobScaleStatusResponse is a job's per-group scale status with its recent
+// scaling events (nil Status when the job is absent).
+type JobScaleStatusResponse struct {
+	Status *JobScaleStatus
+	QueryMeta
+}
+
+// JobScaleStatus is what `job scale` and the scaling policy readers show.
+type JobScaleStatus struct {
+	JobID, Namespace               string
+	JobCreateIndex, JobModifyIndex uint64
+	JobStopped                     bool
+	TaskGroups                     map[string]TaskGroupScaleStatus
+}
+
+// TaskGroupScaleStatus counts a group's allocs against its count.
+type TaskGroupScaleStatus struct {
+	Desired, Placed, Running, Healthy, Unhealthy int
+	Events                                       []*ScalingEvent
+}
+
+// JobSubmissionRequest asks for the source a job version was submitted as.
+type JobSubmissionRequest struct {
+	JobID   string
+	Version uint64
+	QueryOptions
+}
+
+// JobSubmissionResponse carries it (nil when there is none).
+type JobSubmissionResponse struct {
+	Submission *JobSubmission
+	QueryMeta
+}
+
+// JobStabilityArgs marks a job version stable or unstable.
+type JobStabilityArgs struct {
+	JobID   string
+	Version uint64
+	Stable  bool
+	WriteRequest
+}
+
+// JobStabilityResponse reports the write.
+type JobStabilityResponse struct {
+	JobModifyIndex uint64
+	WriteMeta
+}
+
+// JobTagArgs tags a version (Version, or the latest with Latest) with
+// Name, or with Untag removes the tag named Name.
+type JobTagArgs struct {
+	JobID       string
+	Name        string
+	Version     uint64
+	Latest      bool
+	Description string
+	Untag       bool
+	WriteRequest
+}
+
+// JobTagResponse reports the write.
+type JobTagResponse struct {
 	WriteMeta
 }

@@ -10,6 +10,10 @@ type JobRegisterRequest struct {
 	Job        *Job
 	Eval       *Evaluation
 	SubmitTime int64 // unix nanoseconds
+	// Submission, when set, is stored as the source of the version this
+	// entry writes; ScalingEvent records the scale that made it.
+	Submission   *JobSubmission
+	ScalingEvent *ScalingEventEntry
 }
 
 // JobDeregisterRequest stops (or with Purge, deletes) a job and writes its

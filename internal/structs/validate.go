@@ -442,12 +442,7 @@ func (d *DisconnectStrategy) validate(v validator) {
 // ---- tasks ----
 
 func (t *Task) validate(v validator, j *Job) {
-	switch {
-	case t.Name == "":
-		v.fail("Name", "is required")
-	case strings.Contains(t.Name, "/"):
-		v.fail("Name", "must not contain '/': task names become directory names")
-	}
+	validateTaskName(v, t.Name)
 	v.require("Driver", t.Driver)
 	t.Resources.validate(v.at("Resources"))
 	validatePlacement(v, j.Type, t.Constraints, t.Affinities, nil)
@@ -682,6 +677,8 @@ func validateTargets(v validator, operand, ltarget, rtarget string) {
 		v.require("LTarget", ltarget)
 		if strings.TrimSpace(rtarget) == "" {
 			v.fail("RTarget", "a version requirement is required")
+		} else if !validVersionConstraint(rtarget) {
+			v.fail("RTarget", "malformed version constraint %q (want e.g. \">= 1.2, < 2\")", rtarget)
 		}
 	default: // comparisons and set_contains*
 		v.require("LTarget", ltarget)

@@ -110,6 +110,7 @@ func fullStructsJob() *structs.Job {
 		StatusDescription: "all good",
 		Stable:            true,
 		Version:           4,
+		VersionTag:        &structs.JobVersionTag{Name: "golden", Description: "known good", TaggedTime: 7},
 		SubmitTime:        t0.UnixNano(),
 		CreateIndex:       10,
 		ModifyIndex:       20,
@@ -120,7 +121,7 @@ func fullStructsJob() *structs.Job {
 // apiOnlyJobFields are the api.Job fields structs has no counterpart for
 // (see the package report); a fully populated api job leaves them unset.
 var apiOnlyJobFields = []string{
-	"Multiregion", "UI", "DispatchIdempotencyToken", "ConsulNamespace", "VaultNamespace", "NomadTokenID", "VersionTag",
+	"Multiregion", "UI", "DispatchIdempotencyToken", "ConsulNamespace", "VaultNamespace", "NomadTokenID",
 	"Periodic.Spec", // Specs is used; Spec and Specs are mutually exclusive
 	"TaskGroups.Volumes", "TaskGroups.ShutdownDelay", "TaskGroups.MaxRunDuration", "TaskGroups.Consul", "TaskGroups.PreventRescheduleOnLost",
 	"TaskGroups.Scaling.Type", "TaskGroups.Scaling.ID", "TaskGroups.Scaling.Namespace", "TaskGroups.Scaling.Target",
@@ -275,6 +276,7 @@ func fullAPIJob() *api.Job {
 		StatusDescription: new("done"),
 		Stable:            new(true),
 		Version:           new(uint64(9)),
+		VersionTag:        &api.JobVersionTag{Name: "golden", Description: "known good", TaggedTime: 7},
 		SubmitTime:        new(t0.UnixNano()),
 		CreateIndex:       new(uint64(100)),
 		ModifyIndex:       new(uint64(200)),

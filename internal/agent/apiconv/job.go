@@ -45,6 +45,7 @@ func JobToStructs(j *api.Job) *structs.Job {
 		StatusDescription: deref(j.StatusDescription),
 		Stable:            deref(j.Stable),
 		Version:           deref(j.Version),
+		VersionTag:        versionTagToStructs(j.VersionTag),
 		SubmitTime:        deref(j.SubmitTime),
 		CreateIndex:       deref(j.CreateIndex),
 		ModifyIndex:       deref(j.ModifyIndex),
@@ -90,6 +91,7 @@ func JobFromStructs(j *structs.Job) *api.Job {
 		StatusDescription: new(j.StatusDescription),
 		Stable:            new(j.Stable),
 		Version:           new(j.Version),
+		VersionTag:        versionTagFromStructs(j.VersionTag),
 		SubmitTime:        new(j.SubmitTime),
 		CreateIndex:       new(j.CreateIndex),
 		ModifyIndex:       new(j.ModifyIndex),
@@ -123,4 +125,18 @@ func JobListStub(j *structs.Job, summary *api.JobSummary) *api.JobListStub {
 		JobModifyIndex:    j.JobModifyIndex,
 		SubmitTime:        j.SubmitTime,
 	}
+}
+
+func versionTagToStructs(t *api.JobVersionTag) *structs.JobVersionTag {
+	if t == nil {
+		return nil
+	}
+	return &structs.JobVersionTag{Name: t.Name, Description: t.Description, TaggedTime: t.TaggedTime}
+}
+
+func versionTagFromStructs(t *structs.JobVersionTag) *api.JobVersionTag {
+	if t == nil {
+		return nil
+	}
+	return &api.JobVersionTag{Name: t.Name, Description: t.Description, TaggedTime: t.TaggedTime}
 }

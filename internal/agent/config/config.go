@@ -31,6 +31,7 @@ type Config struct {
 	Server    ServerConfig
 	Client    ClientConfig
 	Plugins   []PluginConfig
+	Limits    Limits
 
 	// DevMode is set by the -dev flag, never from a file.
 	DevMode bool
@@ -70,6 +71,16 @@ type ServerConfig struct {
 	NodeGCThreshold        time.Duration
 	DeploymentGCThreshold  time.Duration
 	ServerJoin             ServerJoin
+	// JobMaxCount caps a task group's count (job_max_count); 0 means
+	// the server's default, 10,000.
+	JobMaxCount int
+}
+
+// Limits is the limits { } block: per-client connection caps (0 means no
+// cap) that keep one host from exhausting the agent.
+type Limits struct {
+	HTTPMaxConnsPerClient int
+	RPCMaxConnsPerClient  int
 }
 
 // ServerJoin is the server_join { } block.
@@ -137,6 +148,7 @@ func Default() *Config {
 			ServerJoin:             ServerJoin{RetryInterval: 30 * time.Second},
 		},
 		Client: ClientConfig{NodePool: "default"},
+		Limits: Limits{HTTPMaxConnsPerClient: 100, RPCMaxConnsPerClient: 100},
 	}
 }
 

@@ -27,6 +27,16 @@ type fileConfig struct {
 	Server      *fileServer    `hcl:"server,block"`
 	Client      *fileClient    `hcl:"client,block"`
 	Plugins     []filePlugin   `hcl:"plugin,block"`
+	Limits      *fileLimits    `hcl:"limits,block"`
+}
+
+// fileLimits is the limits { } block. The handshake timeouts are read so
+// Nomad files load; they matter once TLS is served.
+type fileLimits struct {
+	HTTPMaxConnsPerClient *int           `hcl:"http_max_conns_per_client,optional"`
+	RPCMaxConnsPerClient  *int           `hcl:"rpc_max_conns_per_client,optional"`
+	HTTPSHandshakeTimeout hcl.Expression `hcl:"https_handshake_timeout,optional"`
+	RPCHandshakeTimeout   hcl.Expression `hcl:"rpc_handshake_timeout,optional"`
 }
 
 type filePorts struct {
@@ -53,6 +63,7 @@ type fileServer struct {
 	NodeGCThreshold        hcl.Expression  `hcl:"node_gc_threshold,optional"`
 	DeploymentGCThreshold  hcl.Expression  `hcl:"deployment_gc_threshold,optional"`
 	ServerJoin             *fileServerJoin `hcl:"server_join,block"`
+	JobMaxCount            *int            `hcl:"job_max_count,optional"`
 }
 
 type fileServerJoin struct {
@@ -132,6 +143,10 @@ func (fc *fileConfig) apply(c *Config) hcl.Diagnostics {
 	if fc.Client != nil {
 		fc.Client.apply(&c.Client)
 	}
+	if l := fc.Limits; l != nil {
+		set(&c.Limits.HTTPMaxConnsPerClient, l.HTTPMaxConnsPerClient)
+		set(&c.Limits.RPCMaxConnsPerClient, l.RPCMaxConnsPerClient)
+	}
 	for _, p := range fc.Plugins {
 		pc, d := p.decode()
 		diags = append(diags, d...)
@@ -146,6 +161,7 @@ func (fs *fileServer) apply(s *ServerConfig) hcl.Diagnostics {
 	set(&s.NumSchedulers, fs.NumSchedulers)
 	set(&s.EnabledSchedulers, fs.EnabledSchedulers)
 	set(&s.MaxHeartbeatsPerSecond, fs.MaxHeartbeatsPerSecond)
+	set(&s.JobMaxCount, fs.JobMaxCount)
 	var diags hcl.Diagnostics
 	if fs.ServerJoin != nil {
 		set(&s.ServerJoin.RetryJoin, fs.ServerJoin.RetryJoin)

@@ -36,7 +36,18 @@ func LoadDir(dir string) (*Config, error) {
 // Default(). Files are applied directly rather than via Merge so that a later
 // file can reset a value to its zero (enabled = false).
 func Load(paths ...string) (*Config, error) {
-	c := Default()
+	return loadOnto(Default(), paths)
+}
+
+// LoadDev is Load on top of DevConfig(): `agent -dev -config F`. Only what
+// the files set changes, so dev stays on 127.0.0.1 unless a file sets
+// bind_addr itself (layering a full Default() over dev would silently move
+// it to 0.0.0.0).
+func LoadDev(paths ...string) (*Config, error) {
+	return loadOnto(DevConfig(), paths)
+}
+
+func loadOnto(c *Config, paths []string) (*Config, error) {
 	for _, p := range paths {
 		fi, err := os.Stat(p)
 		if err != nil {
@@ -80,6 +91,20 @@ func applyFile(c *Config, path string) error {
 	if err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
+	return applySource(c, path, src)
+}
+
+// LoadBytes is LoadFile for a config already in memory; path names it in
+// errors and picks JSON (".json") or HCL.
+func LoadBytes(path string, src []byte) (*Config, error) {
+	c := &Config{}
+	if err := applySource(c, path, src); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func applySource(c *Config, path string, src []byte) error {
 	// A fresh parser per file: it caches by name, and we never reuse files.
 	p := hclparse.NewParser()
 	var f *hcl.File

@@ -28,6 +28,8 @@ func (c *Config) Merge(o *Config) *Config {
 	r.Server.merge(&o.Server)
 	r.Client.merge(&o.Client)
 	r.Plugins = mergePlugins(r.Plugins, o.Plugins)
+	setNZ(&r.Limits.HTTPMaxConnsPerClient, o.Limits.HTTPMaxConnsPerClient)
+	setNZ(&r.Limits.RPCMaxConnsPerClient, o.Limits.RPCMaxConnsPerClient)
 	setNZ(&r.DevMode, o.DevMode)
 	return r
 }
@@ -45,6 +47,7 @@ func (s *ServerConfig) merge(o *ServerConfig) {
 	setNZ(&s.NodeGCThreshold, o.NodeGCThreshold)
 	setNZ(&s.DeploymentGCThreshold, o.DeploymentGCThreshold)
 	setSlice(&s.ServerJoin.RetryJoin, o.ServerJoin.RetryJoin)
+	setNZ(&s.JobMaxCount, o.JobMaxCount)
 	setNZ(&s.ServerJoin.RetryInterval, o.ServerJoin.RetryInterval)
 	setNZ(&s.ServerJoin.RetryMax, o.ServerJoin.RetryMax)
 }

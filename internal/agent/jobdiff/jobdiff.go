@@ -72,22 +72,29 @@ func (d differ) level(old, new reflect.Value, t reflect.Type) ([]*api.FieldDiff,
 // groups matches task groups by name, the identity Nomad uses, and returns
 // one diff per name sorted by name.
 func (d differ) groups(old, new []*structs.TaskGroup) []*api.TaskGroupDiff {
-	oldBy, newBy := map[string]*structs.TaskGroup{}, map[string]*structs.TaskGroup{}
-	for _, tg := range old {
-		if tg != nil && oldBy[tg.Name] == nil {
-			oldBy[tg.Name] = tg
-		}
-	}
-	for _, tg := range new {
-		if tg != nil && newBy[tg.Name] == nil {
-			newBy[tg.Name] = tg
-		}
-	}
-	var out []*api.TaskGroupDiff
-	for _, name := range unionNames(oldBy, newBy) {
-		out = append(out, d.group(name, oldBy[name], newBy[name]))
+	return diffByName(old, new, func(tg *structs.TaskGroup) string { return tg.Name }, d.group)
+}
+
+// diffByName pairs old and new items by name (the first of a name wins;
+// nil items are skipped) and diffs every name either side has, in name
+// order.
+func diffByName[T, D any](old, new []*T, name func(*T) string, diff func(name string, old, new *T) D) []D {
+	oldBy, newBy := byName(old, name), byName(new, name)
+	var out []D
+	for _, n := range unionNames(oldBy, newBy) {
+		out = append(out, diff(n, oldBy[n], newBy[n]))
 	}
 	return out
+}
+
+func byName[T any](items []*T, name func(*T) string) map[string]*T {
+	by := map[string]*T{}
+	for _, it := range items {
+		if it != nil && by[name(it)] == nil {
+			by[name(it)] = it
+		}
+	}
+	return by
 }
 
 func (d differ) group(name string, old, new *structs.TaskGroup) *api.TaskGroupDiff {
@@ -102,22 +109,7 @@ func (d differ) group(name string, old, new *structs.TaskGroup) *api.TaskGroupDi
 
 // tasks matches tasks by name within a group.
 func (d differ) tasks(old, new []*structs.Task) []*api.TaskDiff {
-	oldBy, newBy := map[string]*structs.Task{}, map[string]*structs.Task{}
-	for _, t := range old {
-		if t != nil && oldBy[t.Name] == nil {
-			oldBy[t.Name] = t
-		}
-	}
-	for _, t := range new {
-		if t != nil && newBy[t.Name] == nil {
-			newBy[t.Name] = t
-		}
-	}
-	var out []*api.TaskDiff
-	for _, name := range unionNames(oldBy, newBy) {
-		out = append(out, d.task(name, oldBy[name], newBy[name]))
-	}
-	return out
+	return diffByName(old, new, func(t *structs.Task) string { return t.Name }, d.task)
 }
 
 func (d differ) task(name string, old, new *structs.Task) *api.TaskDiff {

@@ -43,7 +43,7 @@ type healthTracker struct {
 // to wait for).
 func newHealthTracker(a *structs.Allocation, restored *structs.AllocDeploymentStatus, hasChecks bool) *healthTracker {
 	h := &healthTracker{deploymentID: a.DeploymentID}
-	tg := group(a)
+	tg := a.Group()
 	if a.DeploymentID == "" || tg == nil || tg.Update == nil || tg.Update.HealthCheck == structs.UpdateHealthCheckManual {
 		return h
 	}

@@ -112,7 +112,7 @@ func validate(a *structs.Allocation) string {
 	if a.Job == nil {
 		return "alloc has no job"
 	}
-	tg := group(a)
+	tg := a.Group()
 	if tg == nil {
 		return "task group " + a.TaskGroup + " not found in job"
 	}
@@ -127,20 +127,8 @@ func validate(a *structs.Allocation) string {
 	return ""
 }
 
-func group(a *structs.Allocation) *structs.TaskGroup {
-	if a.Job == nil {
-		return nil
-	}
-	for _, tg := range a.Job.TaskGroups {
-		if tg != nil && tg.Name == a.TaskGroup {
-			return tg
-		}
-	}
-	return nil
-}
-
 func (r *Runner) buildTasks() {
-	for _, t := range group(r.alloc).Tasks {
+	for _, t := range r.alloc.Group().Tasks {
 		var rec *state.TaskRecord
 		if r.cfg.Restore != nil {
 			rec = r.cfg.Restore.Tasks[t.Name]

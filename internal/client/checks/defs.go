@@ -60,7 +60,7 @@ type Check struct {
 // and poststart hooks that are not sidecars, poststop tasks) are skipped:
 // their checks would fail forever once they finish.
 func FromAlloc(a *structs.Allocation) []Check {
-	tg := group(a)
+	tg := a.Group()
 	if tg == nil {
 		return nil
 	}
@@ -78,18 +78,6 @@ func FromAlloc(a *structs.Allocation) []Check {
 		}
 	}
 	return out
-}
-
-func group(a *structs.Allocation) *structs.TaskGroup {
-	if a == nil || a.Job == nil {
-		return nil
-	}
-	for _, tg := range a.Job.TaskGroups {
-		if tg != nil && tg.Name == a.TaskGroup {
-			return tg
-		}
-	}
-	return nil
 }
 
 func ephemeral(t *structs.Task) bool {
@@ -173,7 +161,7 @@ func candidatePorts(a *structs.Allocation, task string) []drivers.PortMapping {
 		return taskrunner.Ports(a, task)
 	}
 	out := taskrunner.Ports(a, "")
-	if tg := group(a); tg != nil {
+	if tg := a.Group(); tg != nil {
 		for _, t := range tg.Tasks {
 			if t != nil {
 				out = append(out, taskrunner.Ports(a, t.Name)...)

@@ -114,6 +114,8 @@ func assign(raw any, f reflect.Value) error {
 		return assignStrings(raw, f)
 	case reflect.Map:
 		return assignStringMap(raw, f)
+	case reflect.Struct:
+		return assignBlock(raw, f)
 	default:
 		return fmt.Errorf("unsupported field kind %s", f.Kind())
 	}
@@ -249,4 +251,21 @@ func assignStringMap(raw any, f reflect.Value) error {
 	}
 	f.Set(reflect.ValueOf(out))
 	return nil
+}
+
+// assignBlock decodes a nested block (`volumes { enabled = true }`) into a
+// struct with cfg tags of its own. HCL gives one block as a map, JSON may
+// give a one-element list.
+func assignBlock(raw any, f reflect.Value) error {
+	if l, ok := raw.([]any); ok && len(l) == 1 {
+		raw = l[0]
+	}
+	if l, ok := raw.([]map[string]any); ok && len(l) == 1 {
+		raw = l[0]
+	}
+	m, ok := raw.(map[string]any)
+	if !ok {
+		return wrongType("a block", raw)
+	}
+	return Decode(m, f.Addr().Interface())
 }

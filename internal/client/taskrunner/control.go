@@ -125,7 +125,7 @@ func (tr *TaskRunner) Update(alloc *structs.Allocation) {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
 	tr.alloc = alloc
-	if tg := group(alloc); tg != nil {
+	if tg := alloc.Group(); tg != nil {
 		if t := tg.LookupTask(tr.name); t != nil {
 			tr.task = t
 		}

@@ -76,7 +76,7 @@ func (tr *TaskRunner) taskConfig(drv drivers.Driver) (*drivers.TaskConfig, strin
 	if tr.cfg.Node != nil {
 		node = tr.cfg.Node()
 	}
-	env := BuildEnv(EnvInputs{Alloc: alloc, Task: task, Group: group(alloc), Node: node, Region: tr.cfg.Region, TaskDir: td})
+	env := BuildEnv(EnvInputs{Alloc: alloc, Task: task, Group: alloc.Group(), Node: node, Region: tr.cfg.Region, TaskDir: td})
 	if typ, err := tr.prestart(task, td, env, node); err != nil {
 		return nil, typ, err
 	}

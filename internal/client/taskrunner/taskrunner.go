@@ -122,7 +122,7 @@ func (tr *TaskRunner) restartPolicy() *structs.RestartPolicy {
 	if tr.task.RestartPolicy != nil {
 		return tr.task.RestartPolicy
 	}
-	if tg := group(tr.alloc); tg != nil {
+	if tg := tr.alloc.Group(); tg != nil {
 		return tg.RestartPolicy
 	}
 	return nil
@@ -133,19 +133,6 @@ func jobType(a *structs.Allocation) string {
 		return ""
 	}
 	return a.Job.Type
-}
-
-// group returns the alloc's task group, or nil for a malformed alloc.
-func group(a *structs.Allocation) *structs.TaskGroup {
-	if a.Job == nil {
-		return nil
-	}
-	for _, tg := range a.Job.TaskGroups {
-		if tg.Name == a.TaskGroup {
-			return tg
-		}
-	}
-	return nil
 }
 
 // Name is the task's name.

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -66,12 +65,16 @@ func renderTemplate(taskDir string, t *structs.Template, env map[string]string, 
 	if err != nil {
 		return nil, err
 	}
-	tmpl, err := template.New(filepath.Base(dest)).Funcs(templateFuncs(taskDir, env)).Parse(text)
+	funcs := templateFuncs(taskDir, env)
+	tmpl, err := template.New(filepath.Base(dest)).Funcs(funcs).Parse(text)
 	if err != nil {
 		return nil, fmt.Errorf("parse: %w", err)
 	}
+	if err := countSteps(tmpl, funcs); err != nil {
+		return nil, err
+	}
 	var buf bytes.Buffer
-	if err := tmpl.Execute(&buf, nil); err != nil {
+	if err := tmpl.Execute(newCapWriter(&buf), nil); err != nil {
 		return nil, fmt.Errorf("render: %w", err)
 	}
 	if err := writeFileAtomic(dest, buf.Bytes(), perm); err != nil {
@@ -96,8 +99,7 @@ func templateText(taskDir string, t *structs.Template, ip *Interpolator) (string
 	if err != nil {
 		return "", fmt.Errorf("source: %w", err)
 	}
-	b, err := os.ReadFile(p)
-	return string(b), err
+	return readCapped(p)
 }
 
 // parsePerms reads an octal mode such as "0600".
@@ -172,9 +174,9 @@ func templateFuncs(taskDir string, env map[string]string) template.FuncMap {
 		"toUpper":      strings.ToUpper,
 		"toLower":      strings.ToLower,
 		"trimSpace":    strings.TrimSpace,
-		"split":        func(sep, s string) []string { return strings.Split(s, sep) },
-		"join":         func(sep string, l []string) string { return strings.Join(l, sep) },
-		"replaceAll":   func(from, to, s string) string { return strings.ReplaceAll(s, from, to) },
+		"split":        func(sep, s string) ([]string, error) { return splitCapped(sep, s) },
+		"join":         joinCapped,
+		"replaceAll":   replaceAllCapped,
 		"contains":     contains,
 		"hasPrefix":    func(prefix, s string) bool { return strings.HasPrefix(s, prefix) },
 		"hasSuffix":    func(suffix, s string) bool { return strings.HasSuffix(s, suffix) },
@@ -183,6 +185,7 @@ func templateFuncs(taskDir string, env map[string]string) template.FuncMap {
 		"toJSON":       toJSON,
 		"base64Encode": func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) },
 		"base64Decode": base64Decode,
+		tickFunc:       stepCounter(),
 	}
 	for name, needs := range unavailableFuncs {
 		fm[name] = unavailable(name, needs)
@@ -213,8 +216,7 @@ func readTaskFile(taskDir, p string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	b, err := os.ReadFile(full)
-	return string(b), err
+	return readCapped(full)
 }
 
 // contains reports whether s (a string) contains needle, or s (a list)

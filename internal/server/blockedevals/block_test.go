@@ -31,7 +31,7 @@ func TestBlockedEvals_DuplicateBlockedEvalCanceled(t *testing.T) {
 			tr.Block(first)
 			tr.Block(second)
 
-			dups := tr.TakeDuplicates()
+			dups := takeDuplicates(tr)
 			if len(dups) != tc.wantDuplicates {
 				t.Fatalf("duplicates %v, want %d", ids(dups), tc.wantDuplicates)
 			}
@@ -51,8 +51,8 @@ func TestBlockedEvals_DuplicateBlockedEvalCanceled(t *testing.T) {
 			if got := trackedIDs(t, tr); !reflect.DeepEqual(got, []string{keep.ID}) {
 				t.Fatalf("tracked %v, want [%s]", got, keep.ID)
 			}
-			if len(tr.TakeDuplicates()) != 0 {
-				t.Fatal("TakeDuplicates did not clear")
+			if len(takeDuplicates(tr)) != 0 {
+				t.Fatal("the take did not clear")
 			}
 		})
 	}
@@ -123,7 +123,7 @@ func TestBlockedEvals_MissedUnblockStillDedupes(t *testing.T) {
 	if got := enq.enqueuedIDs(t); !reflect.DeepEqual(got, []string{fresh.ID}) {
 		t.Fatalf("enqueued %v", got)
 	}
-	if got := ids(tr.TakeDuplicates()); !reflect.DeepEqual(got, []string{old.ID}) {
+	if got := ids(takeDuplicates(tr)); !reflect.DeepEqual(got, []string{old.ID}) {
 		t.Fatalf("duplicates %v", got)
 	}
 	if got := trackedIDs(t, tr); len(got) != 0 {

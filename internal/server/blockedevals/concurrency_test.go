@@ -28,7 +28,7 @@ func TestBlockedEvals_ConcurrentNothingLostNothingTwice(t *testing.T) {
 	go func() {
 		var out []*structs.Evaluation
 		for ctx.Err() == nil {
-			out = append(out, tr.GetDuplicatesCtx(ctx)...)
+			out = append(out, tr.Duplicates(ctx)...)
 		}
 		drained <- out
 	}()
@@ -71,7 +71,7 @@ func TestBlockedEvals_ConcurrentNothingLostNothingTwice(t *testing.T) {
 	}
 	wg.Wait()
 	stopDrain()
-	dups := append(<-drained, tr.TakeDuplicates()...)
+	dups := append(<-drained, takeDuplicates(tr)...)
 
 	where := map[string]string{}
 	place := func(id, loc string) {

@@ -12,7 +12,7 @@
 //
 // The Tracker is a synchronous state machine behind one mutex: every
 // method returns promptly and tests step it directly. The only goroutines
-// are the clock's prune timer and callers waiting in GetDuplicates.
+// are the clock's prune timer and callers waiting in Duplicates.
 //
 // Choices made here (deviations from or refinements of Nomad):
 //
@@ -29,7 +29,8 @@
 //     are dropped. An eval whose scheduler snapshot is older than the
 //     threshold can then miss an unblock; UnblockFailed and later capacity
 //     changes still recover it.
-//   - Quotas are not modelled: UnblockClassAndQuota is Unblock.
+//   - Quotas are not modelled: an eval blocked on a quota unblocks like
+//     any other.
 //   - Evals handed to the tracker must not be mutated afterwards (the
 //     rule of docs/design.md that state objects are immutable): its class indexes are
 //     built from ClassEligibility at Block time.

@@ -2,7 +2,6 @@ package blockedevals
 
 import (
 	"context"
-	"time"
 
 	"github.com/drover-project/drover/internal/structs"
 )
@@ -33,30 +32,10 @@ func (d *duplicates) take() []*structs.Evaluation {
 // reset drops pending duplicates; waiters keep waiting on the same signal.
 func (d *duplicates) reset() { d.evals = nil }
 
-// TakeDuplicates returns and clears the pending duplicates without waiting.
-func (t *Tracker) TakeDuplicates() []*structs.Evaluation {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.dups.take()
-}
-
-// GetDuplicates waits up to timeout, measured on the tracker's clock, for
-// duplicates to exist, then returns and clears them; nil on timeout. A
-// timeout <= 0 does not wait (a manual clock would never fire it).
-func (t *Tracker) GetDuplicates(timeout time.Duration) []*structs.Evaluation {
-	if timeout <= 0 {
-		return t.TakeDuplicates()
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	timer := t.clk.AfterFunc(timeout, cancel)
-	defer timer.Stop()
-	return t.GetDuplicatesCtx(ctx)
-}
-
-// GetDuplicatesCtx waits until duplicates exist or ctx is done; it returns
-// and clears them, or nil when ctx ended first.
-func (t *Tracker) GetDuplicatesCtx(ctx context.Context) []*structs.Evaluation {
+// Duplicates returns and clears the pending duplicates. When there are
+// none it waits until some exist or ctx is done (then nil). It always
+// looks once first, so a done ctx makes it a non-blocking take.
+func (t *Tracker) Duplicates(ctx context.Context) []*structs.Evaluation {
 	for {
 		t.mu.Lock()
 		out := t.dups.take()

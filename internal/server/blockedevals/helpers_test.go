@@ -2,7 +2,6 @@ package blockedevals
 
 import (
 	"fmt"
-	"runtime"
 	"sort"
 	"sync"
 	"testing"
@@ -140,17 +139,4 @@ func countNested[K comparable](m map[K]map[string]*entry) int {
 		n += len(inner)
 	}
 	return n
-}
-
-// waitFor polls cond until it holds or a generous real-time deadline passes;
-// for the few tests where another goroutine must reach a point first.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		runtime.Gosched()
-	}
 }

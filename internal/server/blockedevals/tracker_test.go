@@ -60,7 +60,7 @@ func TestBlockedEvals_Untrack(t *testing.T) {
 	if got, want := trackedIDs(t, tr), ids([]*structs.Evaluation{other, otherNS}); !reflect.DeepEqual(got, want) {
 		t.Fatalf("tracked %v, want %v", got, want)
 	}
-	if enq.numCalls() != 0 || len(tr.TakeDuplicates()) != 0 {
+	if enq.numCalls() != 0 || len(takeDuplicates(tr)) != 0 {
 		t.Fatal("Untrack must neither enqueue nor report duplicates")
 	}
 	tr.Untrack("default", "missing") // no-op

@@ -13,12 +13,6 @@ func (t *Tracker) Unblock(computedClass string, index uint64) {
 	})
 }
 
-// UnblockClassAndQuota is Unblock: quotas are not modelled, so an eval
-// blocked on a quota is treated like any other and quota is ignored.
-func (t *Tracker) UnblockClassAndQuota(class, quota string, index uint64) {
-	t.Unblock(class, index)
-}
-
 // UnblockNode releases the per-node evals (system jobs) blocked on nodeID,
 // which changed at raft index.
 func (t *Tracker) UnblockNode(nodeID string, index uint64) {

@@ -135,17 +135,6 @@ func TestBlockedEvals_UnblockFailedOnlyMaxPlans(t *testing.T) {
 	}
 }
 
-func TestBlockedEvals_UnblockClassAndQuotaIsUnblock(t *testing.T) {
-	tr, enq, _ := newTestTracker(t)
-	ev := mkEval(withClasses(map[string]bool{"c1": true}))
-	ev.QuotaLimitReached = "q1"
-	tr.Block(ev)
-	tr.UnblockClassAndQuota("c1", "other-quota", 3)
-	if got := enq.enqueuedIDs(t); !reflect.DeepEqual(got, []string{ev.ID}) {
-		t.Fatalf("enqueued %v", got)
-	}
-}
-
 func TestBlockedEvals_ReblockTokenPassedThrough(t *testing.T) {
 	cases := []struct {
 		name    string
@@ -185,7 +174,7 @@ func TestBlockedEvals_ReblockSameEvalKeepsTokenOnce(t *testing.T) {
 				tr.Reblock(ev, "tok")
 				tr.Block(ev)
 			}
-			if len(tr.TakeDuplicates()) != 0 {
+			if len(takeDuplicates(tr)) != 0 {
 				t.Fatal("an eval is not a duplicate of itself")
 			}
 			tr.Unblock("c1", 9)

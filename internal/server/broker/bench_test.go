@@ -26,7 +26,7 @@ func benchCycle(b *testing.B, br *Broker, evals []*structs.Evaluation) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		br.Enqueue(evals[i])
-		e, tok, err := br.TryDequeue(scheds)
+		e, tok, err := tryDequeue(br, scheds)
 		if err != nil || e == nil {
 			b.Fatalf("dequeue: %v %v", e, err)
 		}

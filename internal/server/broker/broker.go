@@ -5,9 +5,9 @@
 // back until their WaitUntil.
 //
 // The Broker is a synchronous state machine behind one mutex: every method
-// returns promptly, so a test or the simulator can step it (TryDequeue,
-// clock.Manual). Dequeue and DequeueCtx are thin blocking wrappers for the
-// workers. Timers come from the injected clock; with clock.Manual they fire
+// returns promptly, so a test or the simulator can step it (Dequeue with a
+// done context, clock.Manual); Dequeue with a live context is the
+// workers' blocking wait. Timers come from the injected clock; with clock.Manual they fire
 // inside Advance.
 package broker
 

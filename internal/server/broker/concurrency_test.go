@@ -54,7 +54,7 @@ func TestBroker_ConcurrentWorkers(t *testing.T) {
 			defer wg.Done()
 			rng := rand.New(rand.NewSource(seed))
 			for {
-				e, tok, err := b.DequeueCtx(ctx, []string{"service", "batch", FailedQueue})
+				e, tok, err := b.Dequeue(ctx, []string{"service", "batch", FailedQueue})
 				if err != nil {
 					return
 				}

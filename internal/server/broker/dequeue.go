@@ -2,19 +2,22 @@ package broker
 
 import (
 	"context"
-	"time"
 
 	"github.com/drover-project/drover/internal/structs"
 )
 
-// TryDequeue delivers the best ready eval among schedulers, or nil when
-// none is ready. It never blocks: the simulator's step. The eval must not
-// be modified (copy it first); the token identifies this delivery for
+// Dequeue delivers the best ready eval among schedulers. When none is
+// ready it blocks until one is, the broker is disabled (ErrNotEnabled), or
+// ctx is done (ctx.Err()). It always tries once first, so a done ctx makes
+// it a non-blocking step (the simulator's and the tests'). The eval must
+// not be modified (copy it first); the token identifies this delivery for
 // Ack, Nack and OutstandingReset.
-func (b *Broker) TryDequeue(schedulers []string) (*structs.Evaluation, string, error) {
-	b.mu.Lock()
-	defer b.unlock()
-	return b.dequeueLocked(schedulers)
+func (b *Broker) Dequeue(ctx context.Context, schedulers []string) (*structs.Evaluation, string, error) {
+	e, token, err, stopped := b.wait(schedulers, ctx.Done())
+	if stopped {
+		return nil, "", ctx.Err()
+	}
+	return e, token, err
 }
 
 func (b *Broker) dequeueLocked(schedulers []string) (*structs.Evaluation, string, error) {
@@ -32,31 +35,6 @@ func (b *Broker) dequeueLocked(schedulers []string) (*structs.Evaluation, string
 	b.armNackTimerLocked(u)
 	b.noteLocked(e, ObserveScheduling)
 	return e, u.token, nil
-}
-
-// Dequeue blocks until an eval is ready among schedulers, the timeout (on
-// the broker's clock) passes, or the broker is disabled. timeout <= 0
-// waits until an eval arrives or the broker is disabled. A timeout returns
-// a nil eval and a nil error.
-func (b *Broker) Dequeue(schedulers []string, timeout time.Duration) (*structs.Evaluation, string, error) {
-	var done chan struct{}
-	if timeout > 0 {
-		done = make(chan struct{})
-		t := b.clk.AfterFunc(timeout, func() { close(done) })
-		defer t.Stop()
-	}
-	e, token, err, _ := b.wait(schedulers, done)
-	return e, token, err
-}
-
-// DequeueCtx blocks until an eval is ready among schedulers, ctx is done
-// (returning ctx.Err()), or the broker is disabled (ErrNotEnabled).
-func (b *Broker) DequeueCtx(ctx context.Context, schedulers []string) (*structs.Evaluation, string, error) {
-	e, token, err, stopped := b.wait(schedulers, ctx.Done())
-	if stopped {
-		return nil, "", ctx.Err()
-	}
-	return e, token, err
 }
 
 // wait loops: try to dequeue, else sleep until woken or done. Registering

@@ -8,10 +8,10 @@ import (
 	"time"
 )
 
-func startDequeueCtx(ctx context.Context, b *Broker, scheds ...string) <-chan dequeueResult {
+func startDequeue(ctx context.Context, b *Broker, scheds ...string) <-chan dequeueResult {
 	ch := make(chan dequeueResult, 1)
 	go func() {
-		e, tok, err := b.DequeueCtx(ctx, scheds)
+		e, tok, err := b.Dequeue(ctx, scheds)
 		ch <- dequeueResult{e, tok, err}
 	}()
 	return ch
@@ -19,7 +19,7 @@ func startDequeueCtx(ctx context.Context, b *Broker, scheds ...string) <-chan de
 
 func TestBroker_BlockedDequeueWakesOnEnqueue(t *testing.T) {
 	b, _ := newTestBroker(t)
-	ch := startDequeueCtx(context.Background(), b, "batch", "service")
+	ch := startDequeue(context.Background(), b, "batch", "service")
 	waitFor(t, "dequeuer to block", func() bool { return b.numWaiters() == 1 })
 	b.Enqueue(mkEval("other-type", "system", "j0", 50, 1)) // not for this waiter
 	b.Enqueue(mkEval("e", "service", "j1", 50, 2))
@@ -40,7 +40,7 @@ func TestBroker_BlockedDequeueWakesWhenDelayedEvalIsDue(t *testing.T) {
 	e := mkEval("e", "service", "j1", 50, 1)
 	e.WaitUntil = t0.Add(time.Minute)
 	b.Enqueue(e)
-	ch := startDequeueCtx(context.Background(), b, "service")
+	ch := startDequeue(context.Background(), b, "service")
 	waitFor(t, "dequeuer to block", func() bool { return b.numWaiters() == 1 })
 	clk.Advance(time.Minute)
 	if r := recvResult(t, ch); r.err != nil || r.eval == nil || r.eval.ID != "e" {
@@ -62,7 +62,7 @@ func TestBroker_BlockedDequeueStops(t *testing.T) {
 			b, _ := newTestBroker(t)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			ch := startDequeueCtx(ctx, b, "service")
+			ch := startDequeue(ctx, b, "service")
 			waitFor(t, "dequeuer to block", func() bool { return b.numWaiters() == 1 })
 			tc.stop(b, cancel)
 			r := recvResult(t, ch)
@@ -76,32 +76,20 @@ func TestBroker_BlockedDequeueStops(t *testing.T) {
 	}
 }
 
-func TestBroker_DequeueTimeoutOnBrokerClock(t *testing.T) {
-	b, clk := newTestBroker(t)
-	ch := make(chan dequeueResult, 1)
-	go func() {
-		e, tok, err := b.Dequeue([]string{"service"}, 5*time.Second)
-		ch <- dequeueResult{e, tok, err}
-	}()
-	waitFor(t, "dequeuer to block", func() bool { return b.numWaiters() == 1 })
-	clk.Advance(5 * time.Second)
-	if r := recvResult(t, ch); r.eval != nil || r.err != nil {
-		t.Fatalf("got %+v, want a timeout", r)
-	}
-	if clk.Pending() != 0 {
-		t.Fatalf("timeout timer leaked: %d pending", clk.Pending())
-	}
-}
-
 func TestBroker_DequeueReturnsReadyAtOnce(t *testing.T) {
 	b, clk := newTestBroker(t)
 	b.Enqueue(mkEval("e", "service", "j1", 50, 1))
-	e, _, err := b.Dequeue([]string{"service"}, time.Second)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // a done context still gets what is ready
+	e, _, err := b.Dequeue(ctx, []string{"service"})
 	if err != nil || e == nil {
 		t.Fatalf("got %v %v", e, err)
 	}
-	if clk.Pending() != 1 { // just the nack timer; the timeout was stopped
+	if clk.Pending() != 1 { // just the nack timer
 		t.Fatalf("pending timers %d", clk.Pending())
+	}
+	if e, _, err := b.Dequeue(ctx, []string{"service"}); e != nil || !errors.Is(err, context.Canceled) {
+		t.Fatalf("nothing ready with a done context: got %v, %v; want context.Canceled", e, err)
 	}
 }
 

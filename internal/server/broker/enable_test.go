@@ -46,7 +46,7 @@ func TestBroker_DisableFlushesEverything(t *testing.T) {
 	if clk.Pending() != 0 {
 		t.Fatalf("%d timers still armed after flush", clk.Pending())
 	}
-	if _, _, err := b.TryDequeue([]string{"service"}); !errors.Is(err, ErrNotEnabled) {
+	if _, _, err := tryDequeue(b, []string{"service"}); !errors.Is(err, ErrNotEnabled) {
 		t.Fatalf("dequeue while disabled: %v", err)
 	}
 	b.Enqueue(mkEval("ignored", "service", "j9", 50, 9))

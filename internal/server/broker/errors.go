@@ -2,8 +2,8 @@ package broker
 
 import "errors"
 
-// Errors returned by the broker. Callers match them with errors.Is; the
-// returned errors wrap them with the eval ID.
+// Errors returned by the broker. Callers match them with errors.Is:
+// ErrNotOutstanding and ErrTokenMismatch come wrapped with the eval ID.
 var (
 	// ErrNotEnabled: the broker only runs on the leader; this server is not
 	// (or no longer) the leader, and its queues were flushed.

@@ -1,13 +1,15 @@
 package broker
 
 import (
+	"context"
+	"errors"
 	"fmt"
-	"runtime"
 	"testing"
 	"time"
 
 	"github.com/drover-project/drover/internal/clock"
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/testutil"
 )
 
 var t0 = time.Unix(1_700_000_000, 0)
@@ -33,19 +35,31 @@ func mkEval(id, typ, job string, prio int, index uint64) *structs.Evaluation {
 	}
 }
 
+// tryDequeue is one non-blocking step: Dequeue with a done context, where
+// "nothing ready" is (nil, "", nil).
+func tryDequeue(b *Broker, scheds []string) (*structs.Evaluation, string, error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	e, tok, err := b.Dequeue(ctx, scheds)
+	if errors.Is(err, context.Canceled) {
+		err = nil
+	}
+	return e, tok, err
+}
+
 func mustDequeue(t *testing.T, b *Broker, scheds ...string) (*structs.Evaluation, string) {
 	t.Helper()
-	e, tok, err := b.TryDequeue(scheds)
+	e, tok, err := tryDequeue(b, scheds)
 	if err != nil || e == nil {
-		t.Fatalf("TryDequeue(%v) = %v, %q, %v; want an eval", scheds, e, tok, err)
+		t.Fatalf("Dequeue(%v) = %v, %q, %v; want an eval", scheds, e, tok, err)
 	}
 	return e, tok
 }
 
 func mustNotDequeue(t *testing.T, b *Broker, scheds ...string) {
 	t.Helper()
-	if e, _, err := b.TryDequeue(scheds); e != nil || err != nil {
-		t.Fatalf("TryDequeue(%v) = %v, %v; want nothing", scheds, e, err)
+	if e, _, err := tryDequeue(b, scheds); e != nil || err != nil {
+		t.Fatalf("Dequeue(%v) = %v, %v; want nothing", scheds, e, err)
 	}
 }
 
@@ -53,7 +67,7 @@ func dequeueIDs(t *testing.T, b *Broker, scheds ...string) []string {
 	t.Helper()
 	var ids []string
 	for {
-		e, _, err := b.TryDequeue(scheds)
+		e, _, err := tryDequeue(b, scheds)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,16 +94,10 @@ func (b *Broker) numWaiters() int {
 	return len(b.waiters)
 }
 
-// waitFor waits (yielding, with a real-time deadline) until cond holds.
+// waitFor is testutil.WaitFor with this package's usual deadline.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		runtime.Gosched()
-	}
+	testutil.WaitFor(t, 5*time.Second, what, cond)
 }
 
 type dequeueResult struct {

@@ -218,7 +218,7 @@ func TestPlanApply_TwoPlansSameFullNode_OneRejected(t *testing.T) {
 	h.must(err)
 	f2, err := h.queue.Enqueue(p2)
 	h.must(err)
-	for p := h.queue.TryDequeue(); p != nil; p = h.queue.TryDequeue() {
+	for p := tryDequeue(h.queue); p != nil; p = tryDequeue(h.queue) {
 		_ = h.app.ApplyOne(p)
 	}
 	r1, err1 := f1.Wait()

@@ -92,7 +92,7 @@ func BenchmarkEvaluatePlan(b *testing.B) {
 		b.Run(fmt.Sprintf("allocs=%d/sequential", size), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := EvaluatePlan(snap, plan); err != nil {
+				if _, err := evaluatePlan(snap, plan); err != nil {
 					b.Fatal(err)
 				}
 			}

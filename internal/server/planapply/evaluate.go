@@ -32,16 +32,6 @@ type Outcome struct {
 	Rejections []Rejection
 }
 
-// EvaluatePlan decides which nodes' parts of plan still fit on snap. It is
-// pure: same snapshot and plan, same result. See Evaluate.
-func EvaluatePlan(snap StateReader, plan *structs.Plan) (*structs.PlanResult, error) {
-	out, err := Evaluate(snap, plan)
-	if err != nil {
-		return nil, err
-	}
-	return out.Result, nil
-}
-
 // Evaluate decides, node by node, which parts of plan still fit on snap.
 //
 // A node's part (its placements, stops and preemptions) is accepted or

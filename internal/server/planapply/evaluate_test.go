@@ -7,7 +7,7 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-// evalFixture is one state shared by the table cases: EvaluatePlan is
+// evalFixture is one state shared by the table cases: Evaluate is
 // pure, so every case reads the same snapshot.
 type evalFixture struct {
 	job                        *structs.Job
@@ -37,6 +37,15 @@ func setupEvalFixture(h *harness) *evalFixture {
 	done.ClientStatus = structs.AllocClientStatusComplete
 	h.upsertAllocs(f.e1, f.down1, f.drain1, f.inelig1, done)
 	return f
+}
+
+// evaluatePlan is Evaluate's result alone.
+func evaluatePlan(snap StateReader, plan *structs.Plan) (*structs.PlanResult, error) {
+	out, err := Evaluate(snap, plan)
+	if err != nil {
+		return nil, err
+	}
+	return out.Result, nil
 }
 
 func TestEvaluatePlan(t *testing.T) {
@@ -166,7 +175,7 @@ func TestEvaluatePlan_RejectedNodeKeepsNoStops(t *testing.T) {
 	plan := h.plan("eval-1", f.job)
 	addTo(&plan.NodeUpdate, stopped(f.down1))
 	addTo(&plan.NodeAllocation, mockAlloc("p1", f.job, "n-down", 100, 100, 100))
-	res, err := EvaluatePlan(h.store.Snapshot(), plan)
+	res, err := evaluatePlan(h.store.Snapshot(), plan)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +196,7 @@ func TestEvaluatePlan_AllAtOnce(t *testing.T) {
 			mockAlloc("b-over", f.job, "n1", 2000, 100, 100),
 			mockAlloc("c-fits", f.job, "n-term", 100, 100, 100))
 		addTo(&plan.NodeUpdate, stopped(f.down1))
-		res, err := EvaluatePlan(h.store.Snapshot(), plan)
+		res, err := evaluatePlan(h.store.Snapshot(), plan)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -220,7 +229,7 @@ func TestEvaluatePlan_Deployment(t *testing.T) {
 		plan *structs.Plan
 		keep bool
 	}{"no node changes": {onlyDeployment, true}, "every node rejected": {allRejected, false}} {
-		res, err := EvaluatePlan(h.store.Snapshot(), tc.plan)
+		res, err := evaluatePlan(h.store.Snapshot(), tc.plan)
 		if err != nil {
 			t.Fatal(err)
 		}

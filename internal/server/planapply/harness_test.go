@@ -1,6 +1,7 @@
 package planapply
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -10,6 +11,7 @@ import (
 	"github.com/drover-project/drover/internal/clock"
 	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/testutil/mock"
 )
 
 var t0 = time.Unix(1_700_000_000, 0).UTC()
@@ -78,7 +80,7 @@ func (h *harness) submit(p *structs.Plan) (*structs.PlanResult, error) {
 	h.t.Helper()
 	f, err := h.queue.Enqueue(p)
 	h.must(err)
-	pending := h.queue.TryDequeue()
+	pending := tryDequeue(h.queue)
 	if pending == nil {
 		h.t.Fatal("queue empty after enqueue")
 	}
@@ -149,43 +151,24 @@ var errRaft = errors.New("raft: leadership lost")
 // is reserved.
 
 func mockNode(id string) *structs.Node {
-	n := &structs.Node{
-		ID: id, Datacenter: "dc1", Name: "node-" + id, Status: structs.NodeStatusReady,
-		NodeResources: &structs.NodeResources{
-			CPU:      structs.NodeCPUResources{CpuShares: 4000, TotalCpuCores: 4, ReservableCpuCores: []uint16{0, 1, 2, 3}},
-			MemoryMB: 8192, DiskMB: 100_000,
-		},
-		ReservedResources: &structs.NodeReservedResources{ReservedPorts: "22"},
-	}
-	n.Canonicalize()
+	n := mock.Node(id)
+	n.ReservedResources = &structs.NodeReservedResources{ReservedPorts: "22"}
 	return n
 }
 
 func mockJob(id string, priority int) *structs.Job {
-	j := &structs.Job{
-		ID: id, Namespace: structs.DefaultNamespace, Type: structs.JobTypeService, Priority: priority,
-		Datacenters: []string{"dc1"},
-		TaskGroups: []*structs.TaskGroup{{
-			Name: "web", Count: 1,
-			Tasks: []*structs.Task{{Name: "web", Driver: "exec", Resources: &structs.Resources{CPU: 500, MemoryMB: 256}}},
-		}},
-	}
-	j.Canonicalize()
+	j := mock.Job(id)
+	j.Priority = priority
 	return j
 }
 
 // mockAlloc is a running alloc of job on node using cpu MHz, mem MB and
 // disk MB.
 func mockAlloc(id string, job *structs.Job, nodeID string, cpu, mem, disk int64) *structs.Allocation {
-	return &structs.Allocation{
-		ID: id, Namespace: job.Namespace, EvalID: "eval-setup", Name: structs.AllocName(job.ID, "web", 0),
-		NodeID: nodeID, JobID: job.ID, Job: job, TaskGroup: "web",
-		AllocatedResources: &structs.AllocatedResources{
-			Tasks:  map[string]*structs.AllocatedTaskResources{"web": {CpuShares: cpu, MemoryMB: mem}},
-			Shared: structs.AllocatedSharedResources{DiskMB: disk},
-		},
-		DesiredStatus: structs.AllocDesiredStatusRun, ClientStatus: structs.AllocClientStatusPending,
-	}
+	a := mock.Alloc(id, job, nodeID)
+	a.AllocatedResources.Tasks["web"] = &structs.AllocatedTaskResources{CpuShares: cpu, MemoryMB: mem}
+	a.AllocatedResources.Shared.DiskMB = disk
+	return a
 }
 
 func withPort(a *structs.Allocation, port int) *structs.Allocation {
@@ -221,4 +204,13 @@ func addTo(m *map[string][]*structs.Allocation, as ...*structs.Allocation) {
 	for _, a := range as {
 		(*m)[a.NodeID] = append((*m)[a.NodeID], a)
 	}
+}
+
+// tryDequeue is one non-blocking step: Dequeue with a done context, nil
+// when the queue is empty.
+func tryDequeue(q *PlanQueue) *PendingPlan {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	p, _ := q.Dequeue(ctx)
+	return p
 }

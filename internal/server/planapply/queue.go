@@ -110,18 +110,10 @@ func (q *PlanQueue) Enqueue(plan *structs.Plan) (PlanFuture, error) {
 	return p, nil
 }
 
-// TryDequeue returns the next plan, or nil when the queue is empty.
-func (q *PlanQueue) TryDequeue() *PendingPlan {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if len(q.plans) == 0 {
-		return nil
-	}
-	return heap.Pop(&q.plans).(*PendingPlan)
-}
-
-// Dequeue blocks until a plan is available or ctx ends. A disabled queue
-// holds no plans, so Dequeue simply waits across leadership changes.
+// Dequeue returns the next plan, blocking until one is queued or ctx ends.
+// It always looks once first, so a done ctx makes it a non-blocking step.
+// A disabled queue holds no plans, so Dequeue simply waits across
+// leadership changes.
 func (q *PlanQueue) Dequeue(ctx context.Context) (*PendingPlan, error) {
 	for {
 		q.mu.Lock()

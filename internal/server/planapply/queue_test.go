@@ -25,7 +25,7 @@ func TestPlanQueue_PriorityOrder(t *testing.T) {
 		t.Fatalf("depth %d", q.Stats())
 	}
 	var got string
-	for p := q.TryDequeue(); p != nil; p = q.TryDequeue() {
+	for p := tryDequeue(q); p != nil; p = tryDequeue(q) {
 		got += p.Plan.EvalID
 	}
 	if want := "dbeacf"; got != want {
@@ -50,7 +50,7 @@ func TestPlanQueue_Disabled(t *testing.T) {
 			t.Fatalf("future after disable: %v %v", res, err)
 		}
 	}
-	if q.Stats() != 0 || q.TryDequeue() != nil || q.Enabled() {
+	if q.Stats() != 0 || tryDequeue(q) != nil || q.Enabled() {
 		t.Fatal("disabled queue still holds plans")
 	}
 }
@@ -60,7 +60,7 @@ func TestPlanQueue_RespondOnce(t *testing.T) {
 	q := NewPlanQueue()
 	q.SetEnabled(true)
 	f, _ := q.Enqueue(&structs.Plan{})
-	p := q.TryDequeue()
+	p := tryDequeue(q)
 	q.SetEnabled(false)
 	want := &structs.PlanResult{AllocIndex: 7}
 	p.respond(want, nil)

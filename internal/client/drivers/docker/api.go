@@ -38,6 +38,11 @@ type HostConfig struct {
 	MemoryReservation int64                    `json:",omitempty"`
 	MemorySwap        int64                    `json:",omitempty"`
 	CPUShares         int64                    `json:"CpuShares,omitempty"`
+	Privileged        bool                     `json:",omitempty"`
+	NetworkMode       string                   `json:",omitempty"`
+	PidMode           string                   `json:",omitempty"`
+	IpcMode           string                   `json:",omitempty"`
+	UTSMode           string                   `json:",omitempty"`
 }
 
 // PortBinding is one host address a container port is published on.

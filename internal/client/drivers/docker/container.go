@@ -24,7 +24,10 @@ func containerName(tc *drivers.TaskConfig) string {
 }
 
 // containerConfig turns the task into a create request.
-func containerConfig(tc *drivers.TaskConfig, cfg *TaskConfig) (*ContainerConfig, error) {
+func containerConfig(tc *drivers.TaskConfig, cfg *TaskConfig, pc *PluginConfig) (*ContainerConfig, error) {
+	if err := checkIsolation(cfg, pc); err != nil {
+		return nil, err
+	}
 	cc := &ContainerConfig{Image: cfg.Image, Entrypoint: cfg.Entrypoint, WorkingDir: cfg.WorkDir, Labels: map[string]string{}}
 	switch {
 	case cfg.Command != "":
@@ -39,11 +42,13 @@ func containerConfig(tc *drivers.TaskConfig, cfg *TaskConfig) (*ContainerConfig,
 		cc.Labels[k] = v
 	}
 	cc.Labels[LabelAllocID], cc.Labels[LabelTaskName] = tc.AllocID, tc.TaskName
-	binds, err := binds(tc, cfg)
+	binds, err := binds(tc, cfg, pc)
 	if err != nil {
 		return nil, err
 	}
 	cc.HostConfig.Binds = binds
+	hc := &cc.HostConfig
+	hc.Privileged, hc.NetworkMode, hc.PidMode, hc.IpcMode, hc.UTSMode = cfg.Privileged, cfg.NetworkMode, cfg.PidMode, cfg.IpcMode, cfg.UTSMode
 	if err := publishPorts(cc, tc.Ports, cfg.Ports); err != nil {
 		return nil, err
 	}
@@ -52,8 +57,8 @@ func containerConfig(tc *drivers.TaskConfig, cfg *TaskConfig) (*ContainerConfig,
 }
 
 // binds mounts the task's dirs where Nomad tasks expect them, then the
-// configured volumes.
-func binds(tc *drivers.TaskConfig, cfg *TaskConfig) ([]string, error) {
+// configured volumes (see volumeSource).
+func binds(tc *drivers.TaskConfig, cfg *TaskConfig, pc *PluginConfig) ([]string, error) {
 	var out []string
 	for _, b := range [][2]string{{tc.TaskDir.AllocDir, "/alloc"}, {tc.TaskDir.LocalDir, "/local"}, {tc.TaskDir.SecretsDir, "/secrets"}} {
 		if b[0] != "" {
@@ -65,9 +70,11 @@ func binds(tc *drivers.TaskConfig, cfg *TaskConfig) ([]string, error) {
 		if len(parts) < 2 || len(parts) > 3 || parts[0] == "" || !filepath.IsAbs(parts[1]) {
 			return nil, &drivers.ConfigError{Field: "volumes", Reason: fmt.Sprintf("%q is not host:container[:mode] with an absolute container path", v)}
 		}
-		if !filepath.IsAbs(parts[0]) {
-			parts[0] = filepath.Join(tc.TaskDir.Dir, parts[0])
+		src, err := volumeSource(tc, parts[0], pc.Volumes.Enabled)
+		if err != nil {
+			return nil, &drivers.ConfigError{Field: "volumes", Reason: fmt.Sprintf("%q: %v", v, err)}
 		}
+		parts[0] = src
 		out = append(out, strings.Join(parts, ":"))
 	}
 	return out, nil

@@ -20,6 +20,7 @@ const fingerprintTimeout = 5 * time.Second
 type Driver struct {
 	client *Client
 	logger *slog.Logger
+	cfg    PluginConfig
 
 	tasks drivers.TaskSet[*task]
 }
@@ -38,7 +39,7 @@ func New(config map[string]any, env drivers.Env) (drivers.Driver, error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Driver{client: c, logger: logger}, nil
+	return &Driver{client: c, logger: logger, cfg: pc}, nil
 }
 
 // Name implements drivers.Driver.

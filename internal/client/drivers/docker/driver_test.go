@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/drover-project/drover/internal/client/drivers"
+	"github.com/drover-project/drover/internal/testutil"
 )
 
 func newDriver(t *testing.T) drivers.Driver {
@@ -190,20 +191,18 @@ func serve(t *testing.T, d drivers.Driver) (*drivers.TaskConfig, *drivers.TaskHa
 	task.Ports = []drivers.PortMapping{{Label: "http", Value: port, To: 8080, HostIP: "127.0.0.1"}}
 	h := start(t, d, task)
 	addr := "http://127.0.0.1:" + strconv.Itoa(port) + "/"
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		body, err := get(addr)
-		if err == nil {
-			if body != "hello from web\n" {
-				t.Fatalf("body = %q", body)
-			}
-			return task, h, addr
+	var body string
+	testutil.WaitFor(t, 15*time.Second, "the server to answer on "+addr, func() (bool, string) {
+		var err error
+		if body, err = get(addr); err != nil {
+			return false, err.Error()
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("server never answered on %s: %v", addr, err)
-		}
-		time.Sleep(50 * time.Millisecond)
+		return true, ""
+	})
+	if body != "hello from web\n" {
+		t.Fatalf("body = %q", body)
 	}
+	return task, h, addr
 }
 
 func get(addr string) (string, error) {

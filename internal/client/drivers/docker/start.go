@@ -28,7 +28,7 @@ func (d *Driver) Start(ctx context.Context, tc *drivers.TaskConfig) (*drivers.Ta
 	if !ok {
 		return nil, &ImageNotFoundError{Image: cfg.Image}
 	}
-	cc, err := containerConfig(tc, cfg)
+	cc, err := containerConfig(tc, cfg, &d.cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -7,12 +7,20 @@ type PluginConfig struct {
 	// ChrootEnv maps host paths to paths inside the chroot, replacing
 	// DefaultChrootEnv when set.
 	ChrootEnv map[string]string `cfg:"chroot_env"`
+	// AllowCaps bounds the capabilities a task can hold (Nomad's
+	// allow_caps); nil means DefaultAllowCaps.
+	AllowCaps []string `cfg:"allow_caps"`
+	// User says which task `user` values this client accepts; a task
+	// without one runs as DefaultUser.
+	User UserPolicy `cfg:"user"`
 }
 
 // TaskConfig is an exec task's config block.
 type TaskConfig struct {
 	Command string   `cfg:"command,required"`
 	Args    []string `cfg:"args"`
+	CapAdd  []string `cfg:"cap_add"`
+	CapDrop []string `cfg:"cap_drop"`
 }
 
 // DecodeTaskConfig validates and decodes a task config.

@@ -49,6 +49,12 @@ func NewWithOptions(config map[string]any, env drivers.Env, opts Options) (*Driv
 	if pc.ChrootEnv == nil {
 		pc.ChrootEnv = DefaultChrootEnv
 	}
+	if pc.AllowCaps == nil {
+		pc.AllowCaps = DefaultAllowCaps
+	}
+	if _, err := taskCaps(pc.AllowCaps, nil, nil); err != nil {
+		return nil, &drivers.ConfigError{Field: "allow_caps", Reason: err.Error()}
+	}
 	if len(opts.ExecutorCommand) == 0 {
 		self, err := os.Executable()
 		if err != nil {

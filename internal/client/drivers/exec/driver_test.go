@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/drover-project/drover/internal/client/drivers"
+	"github.com/drover-project/drover/internal/testutil"
 )
 
 // executorEnv makes the test binary act as the executor (see TestMain).
@@ -22,6 +23,9 @@ const executorEnv = "DROVER_TEST_EXEC_EXECUTOR"
 func TestMain(m *testing.M) {
 	if os.Getenv(executorEnv) == "1" {
 		ExecutorMain()
+	}
+	if f := os.Getenv(escapeEnv); f != "" {
+		chrootEscape(f)
 	}
 	code := m.Run()
 	// Task cgroups are removed by Destroy; the parent is the tests' own.
@@ -294,14 +298,8 @@ func TestMissingCommandFailsStart(t *testing.T) {
 
 func waitForFile(t *testing.T, path string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if _, err := os.Stat(path); err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s never appeared", path)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testutil.WaitFor(t, 10*time.Second, path+" to appear", func() bool {
+		_, err := os.Stat(path)
+		return err == nil
+	})
 }

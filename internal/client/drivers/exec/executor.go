@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 
@@ -118,10 +119,20 @@ func startTask(spec *executorSpec) (*exec.Cmd, error) {
 	defer stderr.Close()
 	cmd := &exec.Cmd{Path: path, Args: append([]string{spec.Command}, spec.Args...), Env: spec.Env, Dir: "/", Stdout: stdout, Stderr: stderr}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Chroot: spec.Root, Setpgid: true}
-	if spec.User != "" {
-		if cmd.SysProcAttr.Credential, err = drivers.LookupCredential(spec.User); err != nil {
-			return nil, err
-		}
+	cred, err := drivers.LookupCredential(spec.User)
+	if err != nil {
+		return nil, err
+	}
+	cmd.SysProcAttr.Credential = cred
+	if err := prepareTaskDirs(spec, int(cred.Uid), int(cred.Gid)); err != nil {
+		return nil, err
+	}
+	// The task is forked from this thread, after its bounding set and
+	// no_new_privs are restricted (both are per thread and inherited).
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if err := restrictThread(spec.Caps); err != nil {
+		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("failed to start command %q: %w", spec.Command, err)

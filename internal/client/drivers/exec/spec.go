@@ -12,10 +12,13 @@ type executorSpec struct {
 	Command     string // as configured; resolved inside the chroot
 	Args        []string
 	Env         []string
-	User        string
-	Root        string  // the chroot: the task dir
-	ReadOnly    []mount // host essentials
-	ReadWrite   []mount // alloc, local, secrets dirs
+	User        string   // never empty: DefaultUser unless the task's user was allowed
+	Caps        []string // the task's bounding set, by name
+	OwnDirs     []string // host dirs chowned to User: the task's local and secrets dirs
+	SharedDirs  []string // host dirs made world-writable (sticky): the alloc's shared dirs
+	Root        string   // the chroot: the task dir
+	ReadOnly    []mount  // host essentials
+	ReadWrite   []mount  // alloc, local, secrets dirs
 	Hostname    string
 	StdoutPath  string
 	StderrPath  string

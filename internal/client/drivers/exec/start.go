@@ -64,7 +64,10 @@ func (d *Driver) launch(ctx context.Context, tc *drivers.TaskConfig, cfg *TaskCo
 	if err := cg.setLimits(tc.Resources); err != nil {
 		return nil, err
 	}
-	spec := d.buildSpec(tc, cfg, cg)
+	spec, err := d.buildSpec(tc, cfg, cg)
+	if err != nil {
+		return nil, err
+	}
 	_ = os.Remove(spec.ExitFile) // a stale one from an earlier run would lie
 	cmd, err := d.startExecutor(ctx, spec)
 	if err != nil {
@@ -77,20 +80,30 @@ func (d *Driver) launch(ctx context.Context, tc *drivers.TaskConfig, cfg *TaskCo
 	return t, nil
 }
 
-func (d *Driver) buildSpec(tc *drivers.TaskConfig, cfg *TaskConfig, cg *cgroup) *executorSpec {
+func (d *Driver) buildSpec(tc *drivers.TaskConfig, cfg *TaskConfig, cg *cgroup) (*executorSpec, error) {
+	user, err := d.cfg.User.taskUser(tc.User)
+	if err != nil {
+		return nil, err
+	}
+	caps, err := taskCaps(d.cfg.AllowCaps, cfg.CapAdd, cfg.CapDrop)
+	if err != nil {
+		return nil, err
+	}
 	stateDir := d.opts.StateDir
 	if stateDir == "" {
 		stateDir = filepath.Dir(filepath.Clean(tc.TaskDir.Dir))
 	}
 	return &executorSpec{
-		Command: cfg.Command, Args: cfg.Args, Env: drivers.EnvList(tc.Env), User: tc.User,
-		Root:     tc.TaskDir.Dir,
-		ReadOnly: readOnlyMounts(d.cfg.ChrootEnv), ReadWrite: taskMounts(tc.TaskDir),
+		Command: cfg.Command, Args: cfg.Args, Env: drivers.EnvList(tc.Env), User: user,
+		Caps: caps, OwnDirs: nonEmpty(tc.TaskDir.LocalDir, tc.TaskDir.SecretsDir),
+		SharedDirs: sharedDirs(tc.TaskDir.AllocDir),
+		Root:       tc.TaskDir.Dir,
+		ReadOnly:   readOnlyMounts(d.cfg.ChrootEnv), ReadWrite: taskMounts(tc.TaskDir),
 		Hostname:   tc.TaskName,
 		StdoutPath: tc.StdoutPath, StderrPath: tc.StderrPath,
 		CgroupProcs: cg.procsFiles(),
 		ExitFile:    filepath.Join(stateDir, "exec-"+safeName(tc.ID)+".exit.json"),
-	}
+	}, nil
 }
 
 // startExecutor launches the executor in fresh namespaces and waits for

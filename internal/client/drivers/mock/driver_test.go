@@ -3,6 +3,7 @@ package mock
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/drover-project/drover/internal/client/drivers"
 	"github.com/drover-project/drover/internal/clock"
+	"github.com/drover-project/drover/internal/testutil"
 )
 
 var epoch = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -31,13 +33,7 @@ func exited(t *testing.T, d *Driver, id string) *drivers.ExitResult {
 // waitPending waits for a goroutine to arm a timer on the manual clock.
 func waitPending(t *testing.T, c *clock.Manual, n int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for c.Pending() < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("clock never had %d pending timers", n)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	testutil.WaitFor(t, 5*time.Second, fmt.Sprintf("%d pending timers", n), func() bool { return c.Pending() >= n })
 }
 
 func TestValidateConfig(t *testing.T) {

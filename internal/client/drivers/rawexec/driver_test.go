@@ -12,6 +12,7 @@ import (
 
 	"github.com/drover-project/drover/internal/client/drivers"
 	"github.com/drover-project/drover/internal/client/drivers/procutil"
+	"github.com/drover-project/drover/internal/testutil"
 )
 
 func newDriver(t *testing.T) drivers.Driver {
@@ -135,16 +136,16 @@ func startTree(t *testing.T, d drivers.Driver) (*drivers.TaskConfig, *drivers.Ta
 		t.Fatal(err)
 	}
 	pidFile := filepath.Join(task.TaskDir.Dir, "child.pid")
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		if b, err := os.ReadFile(pidFile); err == nil && strings.HasSuffix(string(b), "\n") {
-			pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-			return task, h, pid
+	var pid int
+	testutil.WaitFor(t, 5*time.Second, "the child pid written", func() bool {
+		b, err := os.ReadFile(pidFile)
+		if err != nil || !strings.HasSuffix(string(b), "\n") {
+			return false
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatal("child pid never written")
-	return nil, nil, 0
+		pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		return true
+	})
+	return task, h, pid
 }
 
 func TestStopKillsTreeAfterTimeout(t *testing.T) {

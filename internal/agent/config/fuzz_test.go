@@ -1,0 +1,43 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// FuzzLoad feeds agent config files, HCL or JSON (the first byte picks),
+// through decoding, merging onto the defaults and validation. Nothing may
+// panic, and every refusal must say why.
+func FuzzLoad(f *testing.F) {
+	seeds, _ := filepath.Glob(filepath.Join("testdata", "*"))
+	for _, s := range seeds {
+		if b, err := os.ReadFile(s); err == nil {
+			kind := byte(0)
+			if filepath.Ext(s) == ".json" {
+				kind = 1
+			}
+			f.Add(append([]byte{kind}, b...))
+		}
+	}
+	f.Add([]byte("\x00limits {\n  http_max_conns_per_client = 5\n}\nserver {\n  job_max_count = 3\n}\n"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if len(in) == 0 {
+			return
+		}
+		name := "fuzz.hcl"
+		if in[0]%2 == 1 {
+			name = "fuzz.json"
+		}
+		c, err := LoadBytes(name, in[1:])
+		if err != nil {
+			if err.Error() == "" {
+				t.Fatal("empty error")
+			}
+			return
+		}
+		merged := Default().Merge(c)
+		_ = merged.Validate()
+		_ = merged.Copy()
+	})
+}

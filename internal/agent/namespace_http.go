@@ -1,0 +1,98 @@
+package agent
+
+import (
+	"net/http"
+
+	"github.com/hashicorp/nomad/api"
+
+	"github.com/drover-project/drover/internal/server"
+	"github.com/drover-project/drover/internal/structs"
+)
+
+func (h *HTTPServer) namespaceRoutes() {
+	h.handle("GET /v1/namespaces", h.namespaceList)
+	h.handle("GET /v1/namespace/{name}", h.namespaceGet)
+	h.handle("PUT /v1/namespace", h.namespaceUpsert)
+	h.handle("POST /v1/namespace", h.namespaceUpsert)
+	h.handle("PUT /v1/namespace/{name}", h.namespaceUpsert)
+	h.handle("POST /v1/namespace/{name}", h.namespaceUpsert)
+	h.handle("DELETE /v1/namespace/{name}", h.namespaceDelete)
+}
+
+func (h *HTTPServer) namespaceList(w http.ResponseWriter, r *http.Request) (any, error) {
+	q, err := parseQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	reply, err := h.srv.Namespace.List(r.Context(), &structs.NamespaceListRequest{QueryOptions: q})
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, reply.QueryMeta)
+	out := make([]*api.Namespace, 0, len(reply.Namespaces))
+	for _, ns := range reply.Namespaces {
+		out = append(out, namespaceToAPI(ns))
+	}
+	return out, nil
+}
+
+func (h *HTTPServer) namespaceGet(w http.ResponseWriter, r *http.Request) (any, error) {
+	q, err := parseQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	name := r.PathValue("name")
+	reply, err := h.srv.Namespace.Get(r.Context(), &structs.NamespaceSpecificRequest{Name: name, QueryOptions: q})
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, reply.QueryMeta)
+	if reply.Namespace == nil {
+		return nil, server.NotFound("namespace %q not found", name)
+	}
+	return namespaceToAPI(reply.Namespace), nil
+}
+
+// namespaceUpsert answers PUT/POST /v1/namespace[/:name]. A name in the
+// path must match the body's (an empty body name takes the path's).
+func (h *HTTPServer) namespaceUpsert(w http.ResponseWriter, r *http.Request) (any, error) {
+	var in api.Namespace
+	if err := decodeBody(w, r, &in); err != nil {
+		return nil, err
+	}
+	if name := r.PathValue("name"); name != "" {
+		if in.Name == "" {
+			in.Name = name
+		}
+		if in.Name != name {
+			return nil, server.BadRequest("Name: %q in the body does not match %q in the path", in.Name, name)
+		}
+	}
+	reply, err := h.srv.Namespace.Upsert(r.Context(), &structs.NamespaceUpsertRequest{
+		Namespaces:   []*structs.Namespace{{Name: in.Name, Description: in.Description, Meta: in.Meta}},
+		WriteRequest: writeRequest(r),
+	})
+	if err != nil {
+		return nil, err
+	}
+	setIndex(w, reply.Index)
+	return nil, nil
+}
+
+func (h *HTTPServer) namespaceDelete(w http.ResponseWriter, r *http.Request) (any, error) {
+	reply, err := h.srv.Namespace.Delete(r.Context(), &structs.NamespaceDeleteRequest{
+		Namespaces: []string{r.PathValue("name")}, WriteRequest: writeRequest(r),
+	})
+	if err != nil {
+		return nil, err
+	}
+	setIndex(w, reply.Index)
+	return nil, nil
+}
+
+func namespaceToAPI(ns *structs.Namespace) *api.Namespace {
+	return &api.Namespace{
+		Name: ns.Name, Description: ns.Description, Meta: ns.Meta,
+		CreateIndex: ns.CreateIndex, ModifyIndex: ns.ModifyIndex,
+	}
+}

@@ -1,0 +1,146 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/hashicorp/go-memdb"
+
+	"github.com/drover-project/drover/internal/state"
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// NamespaceEndpoint is the Namespace.* endpoint family.
+type NamespaceEndpoint struct{ srv *Server }
+
+// List answers every namespace (with QueryOptions.Prefix, those whose name
+// starts with it), "default" included.
+func (e *NamespaceEndpoint) List(ctx context.Context, args *structs.NamespaceListRequest) (*structs.NamespaceListResponse, error) {
+	reply := &structs.NamespaceListResponse{}
+	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		var err error
+		reply.Namespaces, err = st.Namespaces(ws, args.Prefix)
+		return st.Index(state.TableNamespaces), err
+	})
+	return reply, err
+}
+
+// Get answers one namespace; Namespace is nil when it does not exist.
+func (e *NamespaceEndpoint) Get(ctx context.Context, args *structs.NamespaceSpecificRequest) (*structs.SingleNamespaceResponse, error) {
+	reply := &structs.SingleNamespaceResponse{}
+	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		var err error
+		reply.Namespace, err = st.NamespaceByName(ws, args.Name)
+		return st.Index(state.TableNamespaces), err
+	})
+	return reply, err
+}
+
+// Upsert creates or updates namespaces.
+func (e *NamespaceEndpoint) Upsert(ctx context.Context, args *structs.NamespaceUpsertRequest) (*structs.GenericWriteResponse, error) {
+	if len(args.Namespaces) == 0 {
+		return nil, BadRequest("Namespaces: at least one namespace is required")
+	}
+	for i, ns := range args.Namespaces {
+		if ns == nil {
+			return nil, BadRequest("Namespaces[%d]: must not be null", i)
+		}
+		if err := ns.Validate(); err != nil {
+			return nil, BadRequest("Namespaces[%d].%v", i, err)
+		}
+	}
+	index, err := e.srv.raftApply(structs.NamespaceUpsertRequestType, &structs.NamespaceUpsertRequest{Namespaces: args.Namespaces})
+	if err != nil {
+		return nil, err
+	}
+	return &structs.GenericWriteResponse{WriteMeta: structs.WriteMeta{Index: index}}, nil
+}
+
+// Delete deletes namespaces. "default" cannot be deleted, nor a namespace
+// that still has jobs (purge them first); an unknown name is a 404.
+func (e *NamespaceEndpoint) Delete(ctx context.Context, args *structs.NamespaceDeleteRequest) (*structs.GenericWriteResponse, error) {
+	if len(args.Namespaces) == 0 {
+		return nil, BadRequest("Namespaces: at least one namespace name is required")
+	}
+	snap := e.srv.State().Snapshot()
+	for _, name := range args.Namespaces {
+		if err := checkDeletable(snap, name); err != nil {
+			return nil, err
+		}
+	}
+	index, err := e.srv.raftApply(structs.NamespaceDeleteRequestType, &structs.NamespaceDeleteRequest{Namespaces: args.Namespaces})
+	if errors.Is(err, state.ErrNamespaceNotEmpty) {
+		return nil, BadRequest("Name: %v", err) // a job arrived after the check above
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &structs.GenericWriteResponse{WriteMeta: structs.WriteMeta{Index: index}}, nil
+}
+
+func checkDeletable(snap *state.StateSnapshot, name string) error {
+	if name == structs.DefaultNamespace {
+		return BadRequest("Name: the %q namespace is built in and cannot be deleted", name)
+	}
+	ns, err := snap.NamespaceByName(nil, name)
+	if err != nil {
+		return err
+	}
+	if ns == nil {
+		return NotFound("namespace %q not found", name)
+	}
+	jobs, err := snap.Jobs(nil, name)
+	if err != nil {
+		return err
+	}
+	if len(jobs) > 0 {
+		return BadRequest("Name: namespace %q has %d jobs; purge them before deleting it", name, len(jobs))
+	}
+	return nil
+}
+
+// checkJobAdmission refuses a job the cluster cannot hold, each problem a
+// 400 naming the field: a region other than this cluster's, a namespace
+// that does not exist, a group count above job_max_count.
+func (s *Server) checkJobAdmission(job *structs.Job) error {
+	if job.Region != s.config.Region {
+		return BadRequest("invalid job: Region: region %q does not exist (this cluster's region is %q)", job.Region, s.config.Region)
+	}
+	ns, err := s.State().NamespaceByName(nil, job.Namespace)
+	if err != nil {
+		return err
+	}
+	if ns == nil {
+		return BadRequest("invalid job: Namespace: namespace %q does not exist", job.Namespace)
+	}
+	var errs structs.ValidationErrors
+	for i, tg := range job.TaskGroups {
+		if tg != nil && tg.Count > s.config.JobMaxCount {
+			errs = append(errs, structs.ValidationError{
+				Field:   fmt.Sprintf("TaskGroups[%d].Count", i),
+				Message: fmt.Sprintf("must be at most %d (server job_max_count), got %d", s.config.JobMaxCount, tg.Count),
+			})
+		}
+	}
+	if len(errs) > 0 {
+		return BadRequest("invalid job: %v", errs)
+	}
+	return nil
+}
+
+// namespaceRPC serves the Namespace family on the RPC listener.
+type namespaceRPC struct{ s *Server }
+
+func (r namespaceRPC) List(a *structs.NamespaceListRequest, o *structs.NamespaceListResponse) error {
+	return serveRPC(r.s, r.s.Namespace.List, a, o)
+}
+func (r namespaceRPC) Get(a *structs.NamespaceSpecificRequest, o *structs.SingleNamespaceResponse) error {
+	return serveRPC(r.s, r.s.Namespace.Get, a, o)
+}
+func (r namespaceRPC) Upsert(a *structs.NamespaceUpsertRequest, o *structs.GenericWriteResponse) error {
+	return serveRPC(r.s, r.s.Namespace.Upsert, a, o)
+}
+func (r namespaceRPC) Delete(a *structs.NamespaceDeleteRequest, o *structs.GenericWriteResponse) error {
+	return serveRPC(r.s, r.s.Namespace.Delete, a, o)
+}
