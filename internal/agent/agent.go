@@ -111,6 +111,7 @@ func (a *Agent) serverConfig() *server.Config {
 		Serf:                   a.serfConfig(),
 		BootstrapExpect:        c.Server.BootstrapExpect,
 		NumSchedulers:          c.Server.NumSchedulers,
+		EventBufferSize:        c.Server.EventBufferSize,
 		EnabledSchedulers:      c.Server.EnabledSchedulers,
 		EvalGCThreshold:        c.Server.EvalGCThreshold,
 		MinHeartbeatTTL:        c.Server.MinHeartbeatTTL,
