@@ -77,9 +77,9 @@ type Server struct {
 	Event      *EventEndpoint
 
 	// events is the event stream's broker, fed by the FSM and the timeline.
-	events *stream.Broker
-	Cluster    *ClusterEndpoint
-	Plan       *PlanEndpoint
+	events  *stream.Broker
+	Cluster *ClusterEndpoint
+	Plan    *PlanEndpoint
 
 	// The evaluation pipeline. The broker, blocked tracker, plan queue and
 	// applier act only while this server leads; workers run everywhere.
