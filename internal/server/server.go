@@ -75,11 +75,11 @@ type Server struct {
 	Status     *StatusEndpoint
 	System     *SystemEndpoint
 	Event      *EventEndpoint
+	Cluster    *ClusterEndpoint
+	Plan       *PlanEndpoint
 
 	// events is the event stream's broker, fed by the FSM and the timeline.
-	events  *stream.Broker
-	Cluster *ClusterEndpoint
-	Plan    *PlanEndpoint
+	events *stream.Broker
 
 	// The evaluation pipeline. The broker, blocked tracker, plan queue and
 	// applier act only while this server leads; workers run everywhere.
