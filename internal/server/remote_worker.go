@@ -82,7 +82,7 @@ func (r remoteBackend) call(ctx context.Context, method string, args, reply any)
 
 func (r remoteBackend) Dequeue(ctx context.Context, schedulers []string) (*structs.Evaluation, string, error) {
 	var out structs.EvalDequeueResponse
-	err := r.call(ctx, "Eval.Dequeue", &structs.EvalDequeueRequest{Schedulers: schedulers, Timeout: remoteDequeueWait, ServerID: r.s.nodeID}, &out)
+	err := r.call(ctx, "Eval.Dequeue", &structs.EvalDequeueRequest{Schedulers: schedulers, Timeout: remoteDequeueWait, ServerID: r.s.nodeID, BootID: r.s.bootID}, &out)
 	return out.Eval, out.Token, err
 }
 
@@ -130,6 +130,9 @@ func (e *EvalEndpoint) Dequeue(ctx context.Context, args *structs.EvalDequeueReq
 	if done, err := e.srv.forward(ctx, "Eval.Dequeue", args, reply); done {
 		return reply, err
 	}
+	if args.ServerID != "" {
+		e.srv.nackEarlierBoots(args.ServerID, args.BootID)
+	}
 	wait := min(max(args.Timeout, time.Millisecond), remoteDequeueWait)
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
@@ -139,7 +142,7 @@ func (e *EvalEndpoint) Dequeue(ctx context.Context, args *structs.EvalDequeueReq
 	}
 	reply.Eval, reply.Token = eval, token
 	if eval != nil && args.ServerID != "" {
-		e.srv.remoteHeld.add(args.ServerID, eval.ID, token)
+		e.srv.remoteHeld.add(args.ServerID, args.BootID, eval.ID, token)
 	}
 	return reply, nil
 }
@@ -247,15 +250,15 @@ type remoteHeld struct {
 	evals map[string]heldEval // by eval ID
 }
 
-type heldEval struct{ serverID, token string }
+type heldEval struct{ serverID, bootID, token string }
 
-func (r *remoteHeld) add(serverID, evalID, token string) {
+func (r *remoteHeld) add(serverID, bootID, evalID, token string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.evals == nil {
 		r.evals = map[string]heldEval{}
 	}
-	r.evals[evalID] = heldEval{serverID, token}
+	r.evals[evalID] = heldEval{serverID, bootID, token}
 }
 
 func (r *remoteHeld) remove(evalID string) {
@@ -264,13 +267,14 @@ func (r *remoteHeld) remove(evalID string) {
 	delete(r.evals, evalID)
 }
 
-// takeServer removes and returns the evals held by serverID's workers.
-func (r *remoteHeld) takeServer(serverID string) map[string]string {
+// takeServer removes and returns the evals held by serverID's workers
+// (only those of runs other than keepBoot, when set).
+func (r *remoteHeld) takeServer(serverID, keepBoot string) map[string]string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := map[string]string{}
 	for evalID, h := range r.evals {
-		if h.serverID == serverID {
+		if h.serverID == serverID && (keepBoot == "" || h.bootID != keepBoot) {
 			out[evalID] = h.token
 			delete(r.evals, evalID)
 		}
@@ -286,11 +290,17 @@ func (r *remoteHeld) clear() {
 
 // nackHeldBy returns the evals a failed server's workers held to the
 // broker (a token that is no longer outstanding is ignored).
-func (s *Server) nackHeldBy(serverID string) {
+func (s *Server) nackHeldBy(serverID string) { s.nackHeld(serverID, "") }
+
+// nackEarlierBoots returns the evals held by earlier runs of a server that
+// has restarted (its workers are gone with the old process).
+func (s *Server) nackEarlierBoots(serverID, bootID string) { s.nackHeld(serverID, bootID) }
+
+func (s *Server) nackHeld(serverID, keepBoot string) {
 	if !s.leaderActive.Load() {
 		return
 	}
-	for evalID, token := range s.remoteHeld.takeServer(serverID) {
+	for evalID, token := range s.remoteHeld.takeServer(serverID, keepBoot) {
 		if err := s.broker.Nack(evalID, token); err == nil {
 			s.log.Info("nacked an eval held by a failed server", "eval", evalID, "server", serverID)
 		}

@@ -48,6 +48,7 @@ type Server struct {
 	// over the shared rpc listener, gossip membership, and the pool of
 	// RPC connections to other servers (forwarding, stats).
 	nodeID    string
+	bootID    string // new each start (remote_worker.go)
 	raftLayer *raftLayer
 	cluster   *cluster
 	connPool  *rpcwire.Pool
@@ -123,7 +124,7 @@ func New(cfg *Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.nodeID = nodeID
+	s.nodeID, s.bootID = nodeID, NewUUID()
 	f, err := fsm.New(c.Logger.With("component", "fsm"))
 	if err != nil {
 		return nil, err

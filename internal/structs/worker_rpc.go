@@ -13,6 +13,9 @@ type EvalDequeueRequest struct {
 	// ServerID is the dequeuing server's raft ID: if it fails, the leader
 	// nacks its evals at once instead of after the nack timeout.
 	ServerID string
+	// BootID changes each time that server starts: evals held by an
+	// earlier run (a restart faster than gossip notices) are nacked.
+	BootID string
 	WriteRequest
 }
 
