@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"maps"
 	"net/rpc"
 
 	"github.com/drover-project/drover/internal/rpcwire"
@@ -23,6 +24,7 @@ func (s *Server) registerEndpoints(r *rpc.Server) error {
 		"Search": searchRPC{s}, "Region": regionRPC{s}, "Namespace": namespaceRPC{s}, "NodePool": nodePoolRPC{s},
 		"Cluster": clusterRPC{s}, "Plan": planRPC{s},
 	}
+	maps.Copy(families, s.nativeFamilies())
 	for name, rcvr := range families {
 		if err := r.RegisterName(name, rcvr); err != nil {
 			return err
