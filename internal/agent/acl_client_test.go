@@ -48,7 +48,7 @@ func TestACLClient_LogsNeedReadLogsOnEveryAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.SetSecretID(root.SecretID)
-	second := clientOnlyAgent(t, first)
+	second := clientOnlyAgent(t, first.RPCAddr())
 	job := shellJob("acl-logs", `echo secret-output; sleep 100`)
 	job.Constrain(api.NewConstraint("${node.unique.id}", "=", second.Client().NodeID()))
 	alloc := runJob(t, c, job)

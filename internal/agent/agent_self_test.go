@@ -12,7 +12,7 @@ import (
 // /v1/agent/self, on server+client agents and client-only agents alike.
 func TestAgentSelf_ClientStatsOnEveryAgentRunningAClient(t *testing.T) {
 	first, c := clientTestAgent(t)
-	second := clientOnlyAgent(t, first)
+	second := clientOnlyAgent(t, first.RPCAddr())
 	for name, tc := range map[string]struct {
 		client *api.Client
 		nodeID string

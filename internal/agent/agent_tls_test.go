@@ -121,7 +121,7 @@ func TestTLS_ForwardedClientRequestsUseHTTPS(t *testing.T) {
 		cfg.Server.EnabledSchedulers = nil
 		cfg.TLS = tlsCfg(srvCert, srvKey)
 	})
-	second := clientOnlyAgent(t, first, func(cfg *config.Config) { cfg.TLS = tlsCfg(cliCert, cliKey) })
+	second := clientOnlyAgentWith(t, func(cfg *config.Config) { cfg.TLS = tlsCfg(cliCert, cliKey) }, first.RPCAddr())
 	c, err := api.NewClient(&api.Config{Address: "https://" + first.HTTPAddr(),
 		TLSConfig: &api.TLSConfig{CACert: ca.File, ClientCert: cliCert, ClientKey: cliKey}})
 	if err != nil {

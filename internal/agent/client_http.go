@@ -70,7 +70,8 @@ func (h *HTTPServer) forwardToAllocNode(w http.ResponseWriter, r *http.Request, 
 func (h *HTTPServer) allocNodeAddr(r *http.Request, allocID string) (string, error) {
 	// The request was authorized against the alloc's namespace; finding
 	// its node is the agent's own business (InternalToken).
-	internal := structs.QueryOptions{AuthToken: h.srv.InternalToken()}
+	// Stale: answered by this server, which knows its own InternalToken.
+	internal := structs.QueryOptions{AuthToken: h.srv.InternalToken(), AllowStale: true}
 	allocReply, err := h.srv.Alloc.GetAlloc(r.Context(), &structs.AllocSpecificRequest{AllocID: allocID, QueryOptions: internal})
 	if err != nil {
 		return "", err

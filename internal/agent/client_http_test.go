@@ -265,20 +265,26 @@ func TestClientAlloc_StatsRestartSignal(t *testing.T) {
 	})
 }
 
-// clientOnlyAgent starts a second node: a dev-mode client (raw_exec on,
-// tasks stopped on shutdown) with no server, registered with the server
-// agent's RPC address and node credential.
-func clientOnlyAgent(t *testing.T, srv *Agent, mutate ...func(*config.Config)) *Agent {
+// clientOnlyAgent starts a second node: a dev-mode client (raw_exec and
+// the mock driver on, tasks stopped on shutdown) with no server,
+// registered with the servers at serverRPC (failing over between them),
+// presenting the test agents' node credential.
+func clientOnlyAgent(t *testing.T, serverRPC ...string) *Agent {
+	return clientOnlyAgentWith(t, nil, serverRPC...)
+}
+
+// clientOnlyAgentWith is clientOnlyAgent with a config change.
+func clientOnlyAgentWith(t *testing.T, mutate func(*config.Config), serverRPC ...string) *Agent {
 	t.Helper()
 	cfg := config.DevConfig()
 	cfg.Name = "second"
 	cfg.Server.Enabled = false
-	cfg.Client.Servers = []string{srv.RPCAddr()}
-	cfg.Client.NodeRegistrationToken = srv.config.Server.NodeRegistrationToken
+	cfg.Client.Servers = serverRPC
+	cfg.Client.NodeRegistrationToken = testNodeCredential
 	cfg.DataDir = t.TempDir()
 	cfg.Ports.HTTP, cfg.Ports.RPC, cfg.Ports.Serf = 0, 0, 0
-	for _, m := range mutate {
-		m(cfg)
+	if mutate != nil {
+		mutate(cfg)
 	}
 	a, err := New(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
@@ -294,7 +300,7 @@ func clientOnlyAgent(t *testing.T, srv *Agent, mutate ...func(*config.Config)) *
 
 func TestClientForwarding_AnyAgentAnswers(t *testing.T) {
 	first, c := clientTestAgent(t)
-	second := clientOnlyAgent(t, first)
+	second := clientOnlyAgent(t, first.RPCAddr())
 	job := shellJob("fwd", `echo from-second; sleep 100`)
 	job.Constrain(api.NewConstraint("${node.unique.id}", "=", second.Client().NodeID()))
 	alloc := runJob(t, c, job)

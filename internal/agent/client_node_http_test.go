@@ -11,7 +11,7 @@ import (
 
 func TestClientHostStats_LocalAndForwarded(t *testing.T) {
 	first, c := clientTestAgent(t)
-	second := clientOnlyAgent(t, first)
+	second := clientOnlyAgent(t, first.RPCAddr())
 	local, err := c.Nodes().Stats(first.Client().NodeID(), nil)
 	if err != nil || local.Memory == nil || local.Memory.Total == 0 || len(local.CPU) == 0 || local.Uptime == 0 {
 		t.Fatalf("local host stats: %+v %v", local, err)
@@ -33,7 +33,7 @@ func TestClientHostStats_LocalAndForwarded(t *testing.T) {
 
 func TestClientMetadata_ForwardedApplyReachesTheServer(t *testing.T) {
 	first, c := clientTestAgent(t)
-	second := clientOnlyAgent(t, first)
+	second := clientOnlyAgent(t, first.RPCAddr())
 	nodeID := second.Client().NodeID()
 	v := "blue"
 	eventually(t, 10*time.Second, func() string { // once the node has registered

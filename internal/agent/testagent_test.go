@@ -14,6 +14,9 @@ import (
 
 // testAgent starts an in-process agent on a free port and returns it with
 // an official Nomad API client pointed at it.
+// testNodeCredential is every test agent's node_registration_token.
+const testNodeCredential = "test-node-credential"
+
 func testAgent(t testing.TB, mutate func(*config.Config)) (*Agent, *api.Client) {
 	t.Helper()
 	cfg := config.DevConfig()
@@ -22,6 +25,10 @@ func testAgent(t testing.TB, mutate func(*config.Config)) (*Agent, *api.Client) 
 	// HTTP-surface tests inspect evals as written: workers take only core
 	// evals, so job evals stay pending.
 	cfg.Server.EnabledSchedulers = []string{"_core"}
+	// One node credential for every test agent, so client-only agents
+	// (clientOnlyAgent) can register with any of them.
+	cfg.Server.NodeRegistrationToken = testNodeCredential
+	cfg.Client.NodeRegistrationToken = testNodeCredential
 	if mutate != nil {
 		mutate(cfg)
 	}

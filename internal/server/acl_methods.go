@@ -114,6 +114,19 @@ var methodRules = map[string]methodCheck{
 	"Keyring.List":    management,
 	"Keyring.Rotate":  management,
 
+	// Cluster operations; the remote workers' calls (a follower's worker
+	// to the leader) carry no token and are let through: without tls {
+	// rpc = true } anyone reaching the rpc port can make them.
+	"Cluster.RemoveRaftPeer":            coarse((*acl.ACL).AllowOperatorWrite),
+	"Cluster.TransferLeadership":        coarse((*acl.ACL).AllowOperatorWrite),
+	"Cluster.AutopilotGetConfiguration": coarse((*acl.ACL).AllowOperatorRead),
+	"Cluster.AutopilotSetConfiguration": coarse((*acl.ACL).AllowOperatorWrite),
+	"Cluster.ServerHealth":              coarse((*acl.ACL).AllowOperatorRead),
+	"Cluster.SnapshotRestore":           management,
+	"Eval.Dequeue":                      selfChecked,
+	"Eval.Update":                       selfChecked,
+	"Plan.Submit":                       selfChecked,
+
 	"Operator.RaftGetConfiguration":      coarse((*acl.ACL).AllowOperatorRead),
 	"Operator.SchedulerGetConfiguration": coarse((*acl.ACL).AllowOperatorRead),
 	"Operator.SchedulerSetConfiguration": coarse((*acl.ACL).AllowOperatorWrite),

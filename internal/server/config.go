@@ -29,6 +29,20 @@ type Config struct {
 	DevMode bool
 	// RaftAddr is this server's raft address (its RPC address).
 	RaftAddr string
+	// NodeID is this server's identity in raft; empty means the one kept
+	// in DataDir (created on first start), or a fresh one in DevMode.
+	NodeID string
+	// RaftNetwork carries raft over the rpc listener (ServeRPC) to other
+	// servers; a lone in-process server can do without.
+	RaftNetwork bool
+	// PeerBlocked, when set, is asked before every raft connection to a
+	// peer's address and on every read and write of one: true drops the
+	// traffic (the fault harness's network partitions).
+	PeerBlocked func(addr string) bool
+	// Serf configures gossip membership; nil runs without (one server).
+	Serf *SerfConfig
+	// Autopilot is the initial autopilot configuration.
+	Autopilot *AutopilotConfig
 	// RaftTransport carries raft traffic. Nil means an in-memory transport,
 	// which is enough for a single server; multi-server clustering plugs a
 	// network transport in here.
@@ -98,6 +112,9 @@ type Config struct {
 	// RPCTLS, when set, makes the RPC port speak only mutual TLS
 	// (tls { rpc = true }).
 	RPCTLS *tls.Config
+	// RPCClientTLS is the client side of the same, for this server's
+	// connections to other servers (forwarding, raft).
+	RPCClientTLS *tls.Config
 	// RPCMaxConnsPerClient caps the RPC connections one client IP may hold
 	// (agent limits.rpc_max_conns_per_client); 0 means no cap.
 	RPCMaxConnsPerClient int

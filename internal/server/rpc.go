@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/yamux"
 
 	"github.com/drover-project/drover/internal/connlimit"
+	"github.com/drover-project/drover/internal/structs"
 )
 
 // rpcServer serves the internal RPC that clients use: one TCP connection
@@ -98,16 +99,21 @@ func (r *rpcServer) accept() {
 	}
 }
 
-// serveConn reads the protocol byte, then serves the yamux session.
+// serveConn reads the protocol byte: a raft connection goes to raft's
+// transport (which owns it from then on), an RPC one is served here as a
+// yamux session.
 func (r *rpcServer) serveConn(conn net.Conn) {
+	conn, first, err := r.negotiate(conn)
+	if err == nil && first == structs.RPCRaftByte && r.srv.raftLayer != nil {
+		r.srv.raftLayer.handoff(&untrackOnClose{Conn: conn, untrack: r.untrack})
+		return
+	}
 	defer r.untrack(conn)
 	defer conn.Close()
-	conn, err := r.negotiate(conn)
-	if err != nil {
+	if err != nil || first != structs.RPCMultiplexByte {
 		r.srv.log.Warn("rpc: refused connection", "remote", conn.RemoteAddr(), "error", err)
 		return
 	}
-	defer conn.Close()
 	session, err := yamux.Server(conn, yamuxConfig())
 	if err != nil {
 		return
@@ -127,4 +133,17 @@ func yamuxConfig() *yamux.Config {
 	c := yamux.DefaultConfig()
 	c.LogOutput = io.Discard
 	return c
+}
+
+// untrackOnClose is a connection handed to raft: its Close also drops it
+// from the RPC server's open connections.
+type untrackOnClose struct {
+	net.Conn
+	untrack func(net.Conn)
+	once    sync.Once
+}
+
+func (c *untrackOnClose) Close() error {
+	c.once.Do(func() { c.untrack(c.Conn) })
+	return c.Conn.Close()
 }

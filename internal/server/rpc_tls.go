@@ -15,34 +15,31 @@ import (
 const rpcHandshakeTimeout = 10 * time.Second
 
 // negotiate reads the connection's first byte and returns the connection
-// to serve the multiplexed RPC on: the plain one, or, for RPCTLSByte, the
-// TLS session (whose first byte must then be RPCMultiplexByte). With
+// to serve and its protocol byte: the plain connection, or, for
+// RPCTLSByte, the TLS session and the byte that follows inside it. With
 // RPCTLS configured, plaintext connections are refused.
-func (r *rpcServer) negotiate(conn net.Conn) (net.Conn, error) {
+func (r *rpcServer) negotiate(conn net.Conn) (net.Conn, byte, error) {
 	_ = conn.SetDeadline(time.Now().Add(rpcHandshakeTimeout))
 	first, err := readByte(conn)
 	if err != nil {
-		return conn, err
+		return conn, 0, err
 	}
 	cfg := r.srv.config.RPCTLS
 	switch {
 	case first == structs.RPCTLSByte && cfg != nil:
 		tc := tls.Server(conn, cfg)
 		if err := tc.Handshake(); err != nil {
-			return conn, fmt.Errorf("tls handshake: %w", err)
+			return conn, 0, fmt.Errorf("tls handshake: %w", err)
 		}
 		conn = tc
 		if first, err = readByte(conn); err != nil {
-			return conn, err
+			return conn, 0, err
 		}
 	case cfg != nil:
-		return conn, fmt.Errorf("plaintext RPC refused: this server requires TLS")
-	}
-	if first != structs.RPCMultiplexByte {
-		return conn, fmt.Errorf("unknown protocol byte %#x", first)
+		return conn, 0, fmt.Errorf("plaintext RPC refused: this server requires TLS")
 	}
 	_ = conn.SetDeadline(time.Time{})
-	return conn, nil
+	return conn, first, nil
 }
 
 func readByte(conn net.Conn) (byte, error) {

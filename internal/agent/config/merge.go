@@ -51,6 +51,8 @@ func (s *ServerConfig) merge(o *ServerConfig) {
 	setSlice(&s.ServerJoin.RetryJoin, o.ServerJoin.RetryJoin)
 	setNZ(&s.NodeRegistrationToken, o.NodeRegistrationToken)
 	setNZ(&s.JobMaxCount, o.JobMaxCount)
+	setNZ(&s.ServerJoin.RetryInterval, o.ServerJoin.RetryInterval)
+	setNZ(&s.ServerJoin.RetryMax, o.ServerJoin.RetryMax)
 }
 
 func (c *ClientConfig) merge(o *ClientConfig) {

@@ -21,10 +21,17 @@ import (
 // mutate applied, and shuts it down when the test ends. When it runs a
 // server, Start returns once that server leads and is ready. A nil log
 // discards the agent's logs.
+// NodeCredential is every test agent's node_registration_token.
+const NodeCredential = "test-node-credential"
+
 func Start(t testing.TB, log *slog.Logger, mutate func(*config.Config)) *agent.Agent {
 	t.Helper()
 	cfg := config.DevConfig()
 	cfg.Ports.HTTP, cfg.Ports.RPC, cfg.Ports.Serf = 0, 0, 0 // free ports, picked by the listeners
+	// One node credential for every test agent, so further client agents
+	// can register with any test server.
+	cfg.Server.NodeRegistrationToken = NodeCredential
+	cfg.Client.NodeRegistrationToken = NodeCredential
 	if mutate != nil {
 		mutate(cfg)
 	}
