@@ -120,10 +120,17 @@ var aclRules = map[string]aclRule{
 	"/v1/node/{id}/eligibility":  writeOnly(nodeWrite),
 
 	// Operator: snapshots and GC hold or change everything.
-	"/v1/operator/raft/configuration":      readOnly(operatorRead),
-	"/v1/operator/scheduler/configuration": readWrite(operatorRead, operatorWrite),
-	"/v1/operator/snapshot":                readWrite(management, management),
-	"/v1/system/gc":                        writeOnly(management),
+	"/v1/operator/raft/configuration":       readOnly(operatorRead),
+	"/v1/operator/raft/peer":                writeOnly(operatorWrite),
+	"/v1/operator/raft/transfer-leadership": writeOnly(operatorWrite),
+	"/v1/operator/autopilot/configuration":  readWrite(operatorRead, operatorWrite),
+	"/v1/operator/autopilot/health":         readOnly(operatorRead),
+	"/v1/agent/members":                     readOnly(nodeRead),
+	"/v1/agent/join":                        writeOnly(agentWrite),
+	"/v1/agent/force-leave":                 writeOnly(agentWrite),
+	"/v1/operator/scheduler/configuration":  readWrite(operatorRead, operatorWrite),
+	"/v1/operator/snapshot":                 readWrite(management, management),
+	"/v1/system/gc":                         writeOnly(management),
 
 	// Client endpoints: the allocation's namespace decides.
 	"/v1/client/fs/logs/{id}":            readOnly(object(server.ObjectAlloc, capReadLogs)),
