@@ -38,6 +38,7 @@ func (h *HTTPServer) clientRoutes() {
 	h.clientNodeRoutes()
 	h.clientGCRoutes()
 	h.clientCheckRoutes()
+	h.clientExecRoutes()
 }
 
 // allocHandler registers fn for a pattern whose {id} is an alloc ID.

@@ -1,0 +1,59 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestClientAlloc_Exec drives `alloc exec` through the official client:
+// output, exit codes, stdin and the task's environment.
+func TestClientAlloc_Exec(t *testing.T) {
+	_, c := clientTestAgent(t)
+	alloc := runJob(t, c, shellJob("exec", "sleep 300"))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	cases := []struct {
+		name     string
+		command  []string
+		stdin    string
+		wantOut  string
+		wantErr  string
+		wantCode int
+	}{
+		{name: "echo", command: []string{"echo", "hello"}, wantOut: "hello\n"},
+		{name: "failing command", command: []string{"/bin/sh", "-c", "echo oops >&2; exit 3"}, wantErr: "oops\n", wantCode: 3},
+		{name: "stdin", command: []string{"cat"}, stdin: "piped input\n", wantOut: "piped input\n"},
+		{name: "task env", command: []string{"/bin/sh", "-c", "echo $NOMAD_TASK_NAME $NOMAD_ALLOC_ID"}, wantOut: "t " + alloc.ID + "\n"},
+		{name: "missing command", command: []string{"/no/such/binary"}, wantCode: 127},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code, err := c.Allocations().Exec(ctx, alloc, "t", false, tc.command, strings.NewReader(tc.stdin), &stdout, &stderr, nil, nil)
+			if err != nil {
+				t.Fatalf("exec: %v", err)
+			}
+			if code != tc.wantCode {
+				t.Errorf("exit code %d, want %d (stderr %q)", code, tc.wantCode, stderr.String())
+			}
+			if stdout.String() != tc.wantOut {
+				t.Errorf("stdout %q, want %q", stdout.String(), tc.wantOut)
+			}
+			if tc.wantErr != "" && stderr.String() != tc.wantErr {
+				t.Errorf("stderr %q, want %q", stderr.String(), tc.wantErr)
+			}
+		})
+	}
+
+	t.Run("unknown task", func(t *testing.T) {
+		var out bytes.Buffer
+		_, err := c.Allocations().Exec(ctx, alloc, "nope", false, []string{"true"}, strings.NewReader(""), &out, &out, nil, nil)
+		if err == nil || !strings.Contains(err.Error(), "nope") {
+			t.Fatalf("exec in unknown task: err %v, want one naming the task", err)
+		}
+	})
+}
