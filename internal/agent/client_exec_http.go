@@ -63,8 +63,12 @@ func (h *HTTPServer) allocExec(w http.ResponseWriter, r *http.Request, c *client
 	go s.readInput(stdinW, cancel)
 	code, err := c.AllocExec(ctx, allocID, task, &drivers.ExecRequest{
 		Command: command, TTY: tty, Stdin: stdin,
-		Stdout: s.stream(func(op *api.ExecStreamingIOOperation) *api.ExecStreamingOutput { return &api.ExecStreamingOutput{Stdout: op} }),
-		Stderr: s.stream(func(op *api.ExecStreamingIOOperation) *api.ExecStreamingOutput { return &api.ExecStreamingOutput{Stderr: op} }),
+		Stdout: s.stream(func(op *api.ExecStreamingIOOperation) *api.ExecStreamingOutput {
+			return &api.ExecStreamingOutput{Stdout: op}
+		}),
+		Stderr: s.stream(func(op *api.ExecStreamingIOOperation) *api.ExecStreamingOutput {
+			return &api.ExecStreamingOutput{Stderr: op}
+		}),
 	})
 	stdin.Close()
 	if err != nil {
