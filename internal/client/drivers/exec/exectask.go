@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -51,17 +52,24 @@ func (d *Driver) ExecTask(ctx context.Context, taskID string, req *drivers.ExecR
 	return drivers.RunExec(cmd, req)
 }
 
-// taskProcess finds the task's process: the executor's child.
+// taskProcess finds the task's process: the executor's child. The
+// executor forks from a locked OS thread, so every thread's children
+// are looked at.
 func taskProcess(executorPID int) (int, error) {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", executorPID, executorPID))
+	threads, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", executorPID))
 	if err != nil {
-		return 0, fmt.Errorf("find the task's process: %w", err)
+		return 0, err
 	}
-	fields := strings.Fields(string(raw))
-	if len(fields) == 0 {
-		return 0, drivers.ErrTaskGone
+	for _, f := range threads {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			continue // the thread ended meanwhile
+		}
+		if fields := strings.Fields(string(raw)); len(fields) > 0 {
+			return strconv.Atoi(fields[0])
+		}
 	}
-	return strconv.Atoi(fields[0])
+	return 0, drivers.ErrTaskGone
 }
 
 // processIDs reads a process's real uid and gid.
