@@ -39,6 +39,7 @@ func (h *HTTPServer) clientRoutes() {
 	h.clientGCRoutes()
 	h.clientCheckRoutes()
 	h.clientExecRoutes()
+	h.clientFSStreamRoutes()
 }
 
 // allocHandler registers fn for a pattern whose {id} is an alloc ID.
