@@ -33,6 +33,12 @@ type prestartState struct {
 func (tr *TaskRunner) prestart(task *structs.Task, td drivers.TaskDir, env map[string]string, node *structs.Node) (string, error) {
 	ps := &tr.prestartState
 	if !ps.done {
+		tr.mu.Lock()
+		job := tr.alloc.Job
+		tr.mu.Unlock()
+		if err := writeDispatchPayload(td, job, task); err != nil {
+			return EventSetupFailure, err
+		}
 		ip := NewInterpolator(env, node, tr.cfg.Region)
 		if len(task.Artifacts) > 0 {
 			tr.emit(NewEvent(tr.clock.Now(), EventDownloadingArtifacts, "Client is downloading artifacts"))
