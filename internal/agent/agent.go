@@ -173,20 +173,28 @@ func (a *Agent) Server() *server.Server { return a.server }
 // HTTPAddr returns the address the API listens on.
 func (a *Agent) HTTPAddr() string { return a.listener.Addr().String() }
 
-// Shutdown stops the client, the HTTP API (letting requests in flight
-// finish, bounded by ctx) and then the server.
+// Shutdown stops accepting HTTP requests and ends blocking queries at
+// once, lets the requests in flight finish (bounded by ctx) while the
+// client stops, and then stops the server.
 func (a *Agent) Shutdown(ctx context.Context) error {
-	errs := []error{a.stopClient()}
+	httpErr := make(chan error, 1)
 	if a.http != nil {
-		a.httpCancel()
-		httpErr := a.http.Shutdown(ctx)
-		if errors.Is(httpErr, context.DeadlineExceeded) {
-			httpErr = a.http.Close()
-		}
-		errs = append(errs, httpErr)
+		a.httpCancel() // blocking queries answer now instead of holding Shutdown up
+		go func() { httpErr <- a.stopHTTP(ctx) }()
+	} else {
+		httpErr <- nil
 	}
+	errs := []error{a.stopClient(), <-httpErr}
 	if a.server != nil {
 		errs = append(errs, a.server.Shutdown())
 	}
 	return errors.Join(errs...)
+}
+
+func (a *Agent) stopHTTP(ctx context.Context) error {
+	err := a.http.Shutdown(ctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = a.http.Close()
+	}
+	return err
 }

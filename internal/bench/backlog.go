@@ -22,7 +22,7 @@ func runBacklog(c *Cluster, res *Result) error {
 	if err != nil {
 		return err
 	}
-	if _, err := waitEvals(c.Srv.State(), jobEvals); err != nil {
+	if _, err := waitEvals(c.Srv.State(), jobEvals, waitTimeout); err != nil {
 		return err
 	}
 	evals := backlogEvals(c.Srv, res.Jobs, res.Evals)

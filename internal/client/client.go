@@ -173,9 +173,13 @@ func (c *Client) Shutdown() error {
 	c.shutOnce.Do(func() {
 		c.cancel()
 		c.wg.Wait()
+		// In parallel: each runner waits for its loop and its tasks' log
+		// flushes, and a client may hold tens of thousands.
+		var wg sync.WaitGroup
 		for _, r := range c.allRunners() {
-			r.Shutdown()
+			wg.Go(r.Shutdown)
 		}
+		wg.Wait()
 		c.batch.flushFinal()
 		err = c.store.Close()
 	})
@@ -188,6 +192,9 @@ func (c *Client) Destroy() error {
 	if c.ctx.Err() != nil {
 		return nil // shut down already: its tasks belong to the next client
 	}
+	// Nothing outlives a destroyed client, so recording each task's death
+	// would only slow the kill of thousands of allocs down.
+	c.store.DiscardWrites()
 	var wg sync.WaitGroup
 	for _, r := range c.allRunners() {
 		wg.Go(func() { r.Stop(); <-r.Done() })

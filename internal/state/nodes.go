@@ -40,6 +40,7 @@ func (s *StateStore) UpsertNode(index uint64, node *structs.Node, evals ...*stru
 		if c.SchedulingEligibility == "" || c.DrainStrategy != nil {
 			c.SchedulingEligibility = eligibilityFor(c.DrainStrategy)
 		}
+		tx.compactNode(c)
 		return tx.insert(TableNodes, c)
 	}, evals...)
 }
@@ -114,7 +115,7 @@ func (s *StateStore) updateNode(index uint64, nodeID string, updatedAt int64, ev
 		if existing == nil {
 			return errNotFoundf("node %s", nodeID)
 		}
-		c := existing.Copy()
+		c := modifiedNode(existing)
 		if err := change(c); err != nil {
 			return err
 		}
@@ -125,6 +126,7 @@ func (s *StateStore) updateNode(index uint64, nodeID string, updatedAt int64, ev
 			ev.CreateIndex = index
 			c.Events = capEvents(append(c.Events, ev))
 		}
+		tx.compactNode(c)
 		return tx.insert(TableNodes, c)
 	}, evals...)
 }
