@@ -128,4 +128,3 @@ func (c *Client) execExitCode(ctx context.Context, execID string) (int, error) {
 		}
 	}
 }
-
