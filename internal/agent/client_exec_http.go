@@ -60,9 +60,10 @@ func (h *HTTPServer) allocExec(w http.ResponseWriter, r *http.Request, c *client
 	stdin, stdinW := io.Pipe()
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	go s.readInput(stdinW, cancel)
+	resize := make(chan drivers.TerminalSize, 8)
+	go s.readInput(stdinW, resize, cancel)
 	code, err := c.AllocExec(ctx, allocID, task, &drivers.ExecRequest{
-		Command: command, TTY: tty, Stdin: stdin,
+		Command: command, TTY: tty, Stdin: stdin, Resize: resize,
 		Stdout: s.stream(func(op *api.ExecStreamingIOOperation) *api.ExecStreamingOutput {
 			return &api.ExecStreamingOutput{Stdout: op}
 		}),
@@ -118,10 +119,10 @@ type writerFunc func([]byte) (int, error)
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
 // readInput feeds stdin frames to the command until the client closes
-// stdin or the socket. Heartbeats ({}) and terminal sizes are accepted
-// and ignored (the command runs without a terminal). A socket that goes
-// away cancels the command.
-func (s *execSession) readInput(stdin *io.PipeWriter, cancel context.CancelFunc) {
+// stdin or the socket, and terminal sizes to resize (TTY sessions).
+// Heartbeats ({}) are skipped. A socket that goes away cancels the
+// command.
+func (s *execSession) readInput(stdin *io.PipeWriter, resize chan<- drivers.TerminalSize, cancel context.CancelFunc) {
 	stdinOpen := true
 	for {
 		var in api.ExecStreamingInput
@@ -132,6 +133,12 @@ func (s *execSession) readInput(stdin *io.PipeWriter, cancel context.CancelFunc)
 				cancel()
 			}
 			return
+		}
+		if in.TTYSize != nil {
+			select {
+			case resize <- drivers.TerminalSize{Height: in.TTYSize.Height, Width: in.TTYSize.Width}:
+			default: // the command is not keeping up; a later size follows
+			}
 		}
 		if in.Stdin == nil || !stdinOpen {
 			continue

@@ -49,6 +49,14 @@ func TestClientAlloc_Exec(t *testing.T) {
 		})
 	}
 
+	t.Run("tty", func(t *testing.T) {
+		var out bytes.Buffer
+		code, err := c.Allocations().Exec(ctx, alloc, "t", true, []string{"/bin/sh", "-c", "tty; echo err >&2"}, strings.NewReader(""), &out, &out, nil, nil)
+		if err != nil || code != 0 || !strings.HasPrefix(out.String(), "/dev/pts/") || !strings.HasSuffix(out.String(), "err\r\n") {
+			t.Fatalf("exec -t: code %d err %v out %q, want a /dev/pts terminal carrying stderr too", code, err, out.String())
+		}
+	})
+
 	t.Run("unknown task", func(t *testing.T) {
 		var out bytes.Buffer
 		_, err := c.Allocations().Exec(ctx, alloc, "nope", false, []string{"true"}, strings.NewReader(""), &out, &out, nil, nil)

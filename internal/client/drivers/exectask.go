@@ -16,7 +16,10 @@ import (
 // (Nomad's `alloc exec`). Stdin may be nil.
 type ExecRequest struct {
 	Command []string
-	TTY     bool // accepted; the command still gets pipes, not a terminal
+	TTY     bool // run on a pseudo-terminal (stdout gets all output)
+	// Resize carries the caller's terminal size changes (TTY only); may
+	// be nil.
+	Resize <-chan TerminalSize
 	Stdin   io.Reader
 	Stdout  io.Writer
 	Stderr  io.Writer
@@ -77,8 +80,11 @@ const execOutputGrace = 2 * time.Second
 // and says why on stderr, as a shell would, rather than failing the
 // session.
 func RunExec(cmd *exec.Cmd, req *ExecRequest) (int, error) {
-	cmd.Stdout, cmd.Stderr = req.Stdout, req.Stderr
 	cmd.WaitDelay = execOutputGrace
+	if req.TTY {
+		return execResult(cmd, req, runWithPTY(cmd, req))
+	}
+	cmd.Stdout, cmd.Stderr = req.Stdout, req.Stderr
 	if req.Stdin != nil {
 		// A real pipe, fed by a goroutine this function stops: with a
 		// plain reader, Wait would block until the caller closed stdin
@@ -92,7 +98,11 @@ func RunExec(cmd *exec.Cmd, req *ExecRequest) (int, error) {
 		go func() { _, _ = io.Copy(w, req.Stdin); w.Close() }()
 		cmd.Stdin = r
 	}
-	err := cmd.Run()
+	return execResult(cmd, req, cmd.Run())
+}
+
+// execResult turns how cmd ended into an exit code.
+func execResult(cmd *exec.Cmd, req *ExecRequest, err error) (int, error) {
 	var exitErr *exec.ExitError
 	switch {
 	case err == nil, errors.Is(err, exec.ErrWaitDelay):

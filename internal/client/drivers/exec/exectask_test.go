@@ -54,4 +54,11 @@ func TestExecTask_EntersTheTask(t *testing.T) {
 	if code, out := exec("via stdin\n", "/bin/cat"); code != 0 || out != "via stdin\n" {
 		t.Errorf("stdin: code %d, out %q", code, out)
 	}
+	var tty bytes.Buffer
+	code, err := d.ExecTask(context.Background(), task.ID, &drivers.ExecRequest{
+		Command: []string{"/bin/sh", "-c", "test -t 1 && echo on-a-terminal"}, TTY: true, Stdout: &tty, Stderr: &tty,
+	})
+	if err != nil || code != 0 || tty.String() != "on-a-terminal\r\n" {
+		t.Errorf("tty: code %d err %v out %q", code, err, tty.String())
+	}
 }
