@@ -20,9 +20,9 @@ type ExecRequest struct {
 	// Resize carries the caller's terminal size changes (TTY only); may
 	// be nil.
 	Resize <-chan TerminalSize
-	Stdin   io.Reader
-	Stdout  io.Writer
-	Stderr  io.Writer
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
 }
 
 // Execer is implemented by drivers that can run a command in one of
