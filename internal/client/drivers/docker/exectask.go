@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -32,11 +33,11 @@ func (d *Driver) ExecTask(ctx context.Context, taskID string, req *drivers.ExecR
 	if t.exit.Exited() {
 		return 0, drivers.ErrTaskGone
 	}
-	execID, err := d.client.execCreate(ctx, t.state.ContainerID, req.Command, req.Stdin != nil)
+	execID, err := d.client.execCreate(ctx, t.state.ContainerID, req.Command, req.Stdin != nil, req.TTY)
 	if err != nil {
 		return 0, err
 	}
-	conn, out, err := d.client.execStart(ctx, execID)
+	conn, out, err := d.client.execStart(ctx, execID, req.TTY)
 	if err != nil {
 		return 0, err
 	}
@@ -51,14 +52,23 @@ func (d *Driver) ExecTask(ctx context.Context, taskID string, req *drivers.ExecR
 			}
 		}()
 	}
-	if err := demux(out, req.Stdout, req.Stderr); err != nil && ctx.Err() == nil {
+	if req.TTY {
+		rctx, stopResizes := context.WithCancel(ctx)
+		defer stopResizes()
+		go d.client.forwardResizes(rctx, execID, req.Resize)
+		// A terminal's output is one stream, not multiplexed.
+		_, err = io.Copy(req.Stdout, out)
+	} else {
+		err = demux(out, req.Stdout, req.Stderr)
+	}
+	if err != nil && ctx.Err() == nil && !errors.Is(err, net.ErrClosed) {
 		return 0, fmt.Errorf("exec output: %w", err)
 	}
 	return d.client.execExitCode(ctx, execID)
 }
 
-func (c *Client) execCreate(ctx context.Context, containerID string, cmd []string, stdin bool) (string, error) {
-	in := map[string]any{"AttachStdin": stdin, "AttachStdout": true, "AttachStderr": true, "Tty": false, "Cmd": cmd}
+func (c *Client) execCreate(ctx context.Context, containerID string, cmd []string, stdin, tty bool) (string, error) {
+	in := map[string]any{"AttachStdin": stdin, "AttachStdout": true, "AttachStderr": true, "Tty": tty, "Cmd": cmd}
 	var out struct{ Id string }
 	if err := c.call(ctx, http.MethodPost, "/containers/"+url.PathEscape(containerID)+"/exec", nil, in, &out); err != nil {
 		return "", err
@@ -69,7 +79,7 @@ func (c *Client) execCreate(ctx context.Context, containerID string, cmd []strin
 // execStart starts the exec attached. The daemon takes the connection
 // over, so it is dialled and spoken to directly: the client needs to
 // half-close it when stdin ends, which net/http's upgraded body cannot.
-func (c *Client) execStart(ctx context.Context, execID string) (net.Conn, *bufio.Reader, error) {
+func (c *Client) execStart(ctx context.Context, execID string, tty bool) (net.Conn, *bufio.Reader, error) {
 	v, err := c.apiVersion(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -78,7 +88,7 @@ func (c *Client) execStart(ctx context.Context, execID string) (net.Conn, *bufio
 	if err != nil {
 		return nil, nil, fmt.Errorf("docker daemon unreachable: %w", err)
 	}
-	body := []byte(`{"Detach":false,"Tty":false}`)
+	body := []byte(fmt.Sprintf(`{"Detach":false,"Tty":%t}`, tty))
 	req, err := http.NewRequest(http.MethodPost, c.base+"/v"+v+"/exec/"+url.PathEscape(execID)+"/start", bytes.NewReader(body))
 	if err != nil {
 		conn.Close()
@@ -125,6 +135,23 @@ func (c *Client) execExitCode(ctx context.Context, execID string) (int, error) {
 		case <-ctx.Done():
 			return 0, ctx.Err()
 		case <-time.After(execExitPoll):
+		}
+	}
+}
+
+// forwardResizes resizes the exec's terminal to each size sent, until ctx
+// ends. A resize that fails (the exec ended meanwhile) is dropped.
+func (c *Client) forwardResizes(ctx context.Context, execID string, sizes <-chan drivers.TerminalSize) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case sz, ok := <-sizes:
+			if !ok {
+				return
+			}
+			q := url.Values{"h": {fmt.Sprint(sz.Height)}, "w": {fmt.Sprint(sz.Width)}}
+			_ = c.call(ctx, http.MethodPost, "/exec/"+url.PathEscape(execID)+"/resize", q, nil, nil)
 		}
 	}
 }

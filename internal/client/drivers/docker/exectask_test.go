@@ -33,6 +33,13 @@ func TestExecTask(t *testing.T) {
 	}
 	stdout.Reset()
 	code, err = execer.ExecTask(ctx, task.ID, &drivers.ExecRequest{
+		Command: []string{"/server", "exit", "0", "hi"}, TTY: true, Stdout: &stdout, Stderr: &stdout,
+	})
+	if err != nil || code != 0 || stdout.String() != "hi\r\nto stderr\r\n" {
+		t.Fatalf("exec -t: code %d err %v out %q, want both streams on the terminal", code, err, stdout.String())
+	}
+	stdout.Reset()
+	code, err = execer.ExecTask(ctx, task.ID, &drivers.ExecRequest{
 		Command: []string{"/no/such/binary"}, Stdout: &stdout, Stderr: &stdout,
 	})
 	if err != nil || code == 0 {
