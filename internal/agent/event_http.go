@@ -141,6 +141,8 @@ func apiEventPayload(p any) map[string]any {
 	case *structs.NodeStreamEvent:
 		n := apiconv.NodeFromStructs(v.Node) // the API node carries no SecretID
 		return map[string]any{"Node": n}
+	case *structs.ServiceRegistrationEvent:
+		return map[string]any{"Service": apiconv.ServiceRegistrationFromStructs(v.Service)}
 	}
 	return map[string]any{}
 }

@@ -50,6 +50,8 @@ func (h *HTTPServer) serverRoutes() {
 	h.jobHistoryRoutes()
 	h.nodePoolRoutes()
 	h.namespaceRoutes()
+	h.serviceRoutes()
+	h.variableRoutes()
 }
 
 func boolString(b bool) string   { return strconv.FormatBool(b) }

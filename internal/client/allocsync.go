@@ -109,6 +109,9 @@ func (c *Client) newRunner(a *structs.Allocation, rec *state.AllocRecord) *alloc
 		Clock: c.clock, Logger: c.cfg.Logger, Store: c.store, OnUpdate: c.batch.queue, Restore: rec,
 		LogPollInterval:    c.cfg.LogPollInterval,
 		AllowHostArtifacts: c.cfg.Options[taskrunner.OptionAllowHostArtifacts] == "true",
+		Services:           c.serviceSink(),
+		Identity:           c.identitySource(),
+		TemplateData:       c.templateData(),
 	})
 }
 

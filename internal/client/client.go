@@ -38,6 +38,7 @@ type Client struct {
 	hb          heartbeatState
 
 	batch     *updateBatcher
+	services  *serviceRegistrar // nil when the servers keep no service catalog
 	hostStats hostStatsCollector
 
 	ctx          context.Context // canceled on Shutdown: ends in-flight calls
@@ -81,6 +82,10 @@ func New(cfg *Config) (*Client, error) {
 	}
 	c.fp, c.node = fp, c.buildNode(fp)
 	c.batch = newUpdateBatcher(c)
+	if catalog, ok := cfg.Servers.(ServiceCatalog); ok {
+		c.services = newServiceRegistrar(c, catalog)
+		c.start(func() { c.services.loop() })
+	}
 	c.restore()
 	c.start(func() { c.heartbeatLoop() }, func() { c.fingerprintLoop() }, func() { c.allocSyncLoop() }, func() { c.batch.loop() })
 	return c, nil

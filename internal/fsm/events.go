@@ -130,6 +130,8 @@ func eventFromChange(c memdb.Change, eventType string) (structs.Event, bool) {
 	case *structs.Node:
 		return structs.Event{Topic: structs.TopicNode, Type: eventType, Key: v.ID,
 			Payload: &structs.NodeStreamEvent{Node: v}}, true
+	case *structs.ServiceRegistration:
+		return serviceEvent(v, c.Deleted()), true
 	}
 	return structs.Event{}, false
 }

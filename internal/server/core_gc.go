@@ -52,6 +52,9 @@ func (c *coreScheduler) Process(eval *structs.Evaluation) error {
 	if err := c.collectEvals(evalCutoff, eval.ID); err != nil {
 		return err
 	}
+	if err := c.collectServiceRegistrations(); err != nil {
+		return err
+	}
 	done := eval.Copy()
 	done.Status = structs.EvalStatusComplete
 	return c.srv.workerUpdate(done)

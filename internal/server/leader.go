@@ -70,6 +70,9 @@ func (s *Server) establishLeadership(ctx context.Context, duties *sync.WaitGroup
 	if err := s.ensureSchedulerConfig(); err != nil {
 		return err
 	}
+	if err := s.ensureRootKey(); err != nil {
+		return err
+	}
 	s.planQueue.SetEnabled(true)
 	s.broker.SetEnabled(true)
 	s.blocked.SetEnabled(true)

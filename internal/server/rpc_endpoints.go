@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"maps"
 	"net/rpc"
 
 	"github.com/drover-project/drover/internal/structs"
@@ -21,6 +22,7 @@ func (s *Server) registerEndpoints(r *rpc.Server) error {
 		"Node": nodeRPC{s}, "Operator": operatorRPC{s}, "Status": statusRPC{s}, "System": systemRPC{s},
 		"Search": searchRPC{s}, "Region": regionRPC{s}, "Namespace": namespaceRPC{s}, "NodePool": nodePoolRPC{s},
 	}
+	maps.Copy(families, s.nativeFamilies())
 	for name, rcvr := range families {
 		if err := r.RegisterName(name, rcvr); err != nil {
 			return err

@@ -58,6 +58,11 @@ type Server struct {
 
 	// events is the event stream's broker, fed by the FSM and the timeline.
 	events *stream.Broker
+	// ServiceRegistration is the native service catalog.
+	ServiceRegistration *ServiceRegistrationEndpoint
+	Variables           *VariablesEndpoint
+	Keyring             *KeyringEndpoint
+	WorkloadIdentity    *WorkloadIdentityEndpoint
 
 	// The evaluation pipeline. The broker, blocked tracker, plan queue and
 	// applier act only while this server leads; workers run everywhere.
@@ -123,6 +128,10 @@ func New(cfg *Config) (*Server, error) {
 	s.System = &SystemEndpoint{srv: s}
 	s.Event = &EventEndpoint{srv: s}
 	s.registerMetrics()
+	s.ServiceRegistration = &ServiceRegistrationEndpoint{srv: s}
+	s.Variables = &VariablesEndpoint{srv: s}
+	s.Keyring = &KeyringEndpoint{srv: s}
+	s.WorkloadIdentity = &WorkloadIdentityEndpoint{srv: s}
 	s.startWorkers()
 	s.goTracked(func(context.Context) { s.monitorLeadership() })
 	return s, nil

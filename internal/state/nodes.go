@@ -98,6 +98,9 @@ func (s *StateStore) DeleteNodes(index uint64, nodeIDs []string, evals ...*struc
 			if err := tx.remove(TableNodes, n); err != nil {
 				return err
 			}
+			if err := deleteNodeServiceRegistrations(tx, id); err != nil {
+				return err
+			}
 		}
 		return nil
 	}, evals...)
@@ -125,6 +128,13 @@ func (s *StateStore) updateNode(index uint64, nodeID string, updatedAt int64, ev
 			ev := event.Copy()
 			ev.CreateIndex = index
 			c.Events = capEvents(append(c.Events, ev))
+		}
+		if c.Status == structs.NodeStatusDown {
+			// A down node's allocs answer no one: its services leave the
+			// catalog in the entry that marks it down.
+			if err := deleteNodeServiceRegistrations(tx, nodeID); err != nil {
+				return err
+			}
 		}
 		tx.compactNode(c)
 		return tx.insert(TableNodes, c)

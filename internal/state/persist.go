@@ -38,6 +38,9 @@ var snapshotTables = []snapshotTable{
 	{31, TableJobSubmission, func() any { return new(structs.JobSubmission) }},
 	{32, TableNodePools, func() any { return new(structs.NodePool) }},
 	{20, TableNamespaces, func() any { return new(structs.Namespace) }}, // 20: clear of tags added after 8 elsewhere
+	{60, TableServiceRegistrations, func() any { return new(structs.ServiceRegistration) }},
+	{61, TableVariables, func() any { return new(structs.VariableEncrypted) }},
+	{62, TableRootKeys, func() any { return new(structs.RootKey) }},
 }
 
 func snapshotTableByTag(tag recordType) (snapshotTable, bool) {

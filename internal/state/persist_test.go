@@ -64,6 +64,7 @@ func populate(t *testing.T, s *StateStore) {
 	cfg.MemoryOversubscriptionEnabled = true
 	must(t, s.SchedulerSetConfig(21, cfg))
 	must(t, s.UpsertNamespaces(22, []*structs.Namespace{{Name: "prod", Description: "p", Meta: map[string]string{"team": "a"}}}))
+	populateServiceRegistrations(t, s, 21)
 }
 
 // dumpTables returns every row of every table, keyed by table.

@@ -29,6 +29,7 @@ func stateSchema() *memdb.DBSchema {
 		evalsTable(), deploymentTable(), schedulerConfigTable(), indexTable(),
 		scalingEventTable(), jobSubmissionTable(), nodePoolsTable(),
 		namespacesTable(),
+		serviceRegistrationsTable(), variablesTable(), rootKeysTable(),
 	}
 	db := &memdb.DBSchema{Tables: map[string]*memdb.TableSchema{}}
 	for _, t := range tables {

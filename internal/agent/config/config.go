@@ -99,6 +99,15 @@ type ClientConfig struct {
 	CPUTotalCompute  int
 	MemoryTotalMB    int
 	Reserved         Reserved
+	// HostVolumes are the host_volume "name" { path read_only } blocks.
+	HostVolumes []HostVolume
+}
+
+// HostVolume is a directory the client offers to jobs by name.
+type HostVolume struct {
+	Name     string
+	Path     string
+	ReadOnly bool
 }
 
 // Reserved is the client's reserved { } block: resources withheld from

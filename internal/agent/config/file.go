@@ -84,6 +84,13 @@ type fileClient struct {
 	CPUTotalCompute  *int              `hcl:"cpu_total_compute,optional"`
 	MemoryTotalMB    *int              `hcl:"memory_total_mb,optional"`
 	Reserved         *fileReserved     `hcl:"reserved,block"`
+	HostVolumes      []fileHostVolume  `hcl:"host_volume,block"`
+}
+
+type fileHostVolume struct {
+	Name     string `hcl:"name,label"`
+	Path     string `hcl:"path"`
+	ReadOnly *bool  `hcl:"read_only,optional"`
 }
 
 type fileReserved struct {
@@ -199,6 +206,11 @@ func (fc *fileClient) apply(c *ClientConfig) {
 		set(&c.Reserved.MemoryMB, r.MemoryMB)
 		set(&c.Reserved.DiskMB, r.DiskMB)
 		set(&c.Reserved.ReservedPorts, r.ReservedPorts)
+	}
+	for _, hv := range fc.HostVolumes {
+		v := HostVolume{Name: hv.Name, Path: hv.Path}
+		set(&v.ReadOnly, hv.ReadOnly)
+		c.HostVolumes = append(c.HostVolumes, v)
 	}
 }
 

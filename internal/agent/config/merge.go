@@ -66,6 +66,7 @@ func (c *ClientConfig) merge(o *ClientConfig) {
 	setNZ(&c.Reserved.MemoryMB, o.Reserved.MemoryMB)
 	setNZ(&c.Reserved.DiskMB, o.Reserved.DiskMB)
 	setNZ(&c.Reserved.ReservedPorts, o.Reserved.ReservedPorts)
+	c.HostVolumes = append(c.HostVolumes, o.HostVolumes...)
 }
 
 // Copy returns a deep copy, so merged results never alias their inputs.

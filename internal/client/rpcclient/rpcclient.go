@@ -172,3 +172,45 @@ func asError(err error) error {
 	}
 	return err
 }
+
+// UpsertServices writes native service registrations of this node's allocs.
+func (c *Client) UpsertServices(ctx context.Context, args *structs.ServiceRegistrationUpsertRequest) (*structs.ServiceRegistrationUpsertResponse, error) {
+	var out structs.ServiceRegistrationUpsertResponse
+	return &out, c.call(ctx, structs.RPCServiceRegistrationUpsert, args, &out)
+}
+
+// DeleteServices removes native service registrations of this node's allocs.
+func (c *Client) DeleteServices(ctx context.Context, args *structs.ServiceRegistrationDeleteByIDRequest) (*structs.ServiceRegistrationUpsertResponse, error) {
+	var out structs.ServiceRegistrationUpsertResponse
+	return &out, c.call(ctx, structs.RPCServiceRegistrationDeleteByID, args, &out)
+}
+
+// SignIdentities asks for the workload identities of an alloc's tasks.
+func (c *Client) SignIdentities(ctx context.Context, args *structs.WorkloadIdentitySignRequest) (*structs.WorkloadIdentitySignResponse, error) {
+	var out structs.WorkloadIdentitySignResponse
+	return &out, c.call(ctx, structs.RPCWorkloadIdentitySign, args, &out)
+}
+
+// ReadVariable reads a variable (a blocking query with MinQueryIndex).
+func (c *Client) ReadVariable(ctx context.Context, args *structs.VariablesReadRequest) (*structs.VariablesReadResponse, error) {
+	var out structs.VariablesReadResponse
+	return &out, c.call(ctx, "Variables.Read", args, &out)
+}
+
+// ListVariables lists variables under a prefix (a blocking query).
+func (c *Client) ListVariables(ctx context.Context, args *structs.VariablesListRequest) (*structs.VariablesListResponse, error) {
+	var out structs.VariablesListResponse
+	return &out, c.call(ctx, "Variables.List", args, &out)
+}
+
+// GetService reads a service's registrations (a blocking query).
+func (c *Client) GetService(ctx context.Context, args *structs.ServiceRegistrationByNameRequest) (*structs.ServiceRegistrationsResponse, error) {
+	var out structs.ServiceRegistrationsResponse
+	return &out, c.call(ctx, "ServiceRegistration.GetService", args, &out)
+}
+
+// ListServices lists the service catalog (a blocking query).
+func (c *Client) ListServices(ctx context.Context, args *structs.ServiceRegistrationListRequest) (*structs.ServiceRegistrationListResponse, error) {
+	var out structs.ServiceRegistrationListResponse
+	return &out, c.call(ctx, "ServiceRegistration.List", args, &out)
+}

@@ -21,6 +21,9 @@ func (d *Driver) Start(_ context.Context, tc *drivers.TaskConfig) (*drivers.Task
 	if err != nil {
 		return nil, err
 	}
+	if err := drivers.LinkMounts(tc.TaskDir.Dir, tc.Mounts); err != nil {
+		return nil, err
+	}
 	cmd, err := buildCmd(tc, cfg)
 	if err != nil {
 		return nil, err
