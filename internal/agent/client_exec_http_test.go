@@ -3,9 +3,13 @@ package agent
 import (
 	"bytes"
 	"context"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gorilla/websocket"
+	"github.com/hashicorp/nomad/api"
 )
 
 // TestClientAlloc_Exec drives `alloc exec` through the official client:
@@ -64,4 +68,38 @@ func TestClientAlloc_Exec(t *testing.T) {
 			t.Fatalf("exec in unknown task: err %v, want one naming the task", err)
 		}
 	})
+}
+
+// TestClientAlloc_ExecForwarded: an agent that does not run the alloc
+// proxies the exec websocket to the agent that does.
+func TestClientAlloc_ExecForwarded(t *testing.T) {
+	first, c := clientTestAgent(t)
+	second := clientOnlyAgent(t, first.RPCAddr())
+	job := shellJob("fwdexec", "sleep 300")
+	job.Constrain(api.NewConstraint("${node.unique.id}", "=", second.Client().NodeID()))
+	alloc := runJob(t, c, job)
+
+	q := url.Values{"task": {"t"}, "command": {`["/bin/sh","-c","echo via-proxy; exit 2"]`}}
+	conn, _, err := websocket.DefaultDialer.Dial("ws://"+first.HTTPAddr()+"/v1/client/allocation/"+alloc.ID+"/exec?"+q.Encode(), nil)
+	if err != nil {
+		t.Fatalf("dial through the first agent: %v", err)
+	}
+	defer conn.Close()
+	_ = conn.SetReadDeadline(time.Now().Add(20 * time.Second))
+	var stdout bytes.Buffer
+	for {
+		var frame api.ExecStreamingOutput
+		if err := conn.ReadJSON(&frame); err != nil {
+			t.Fatalf("read: %v (stdout so far %q)", err, stdout.String())
+		}
+		if frame.Stdout != nil {
+			stdout.Write(frame.Stdout.Data)
+		}
+		if frame.Exited {
+			if frame.Result == nil || frame.Result.ExitCode != 2 || stdout.String() != "via-proxy\n" {
+				t.Fatalf("exited %+v with stdout %q, want code 2 and via-proxy", frame.Result, stdout.String())
+			}
+			return
+		}
+	}
 }
