@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/testutil"
 )
 
 // catalogFixture is a server with two nodes (secrets "sa", "sb") and one
@@ -16,6 +17,12 @@ import (
 func catalogFixture(t *testing.T) *Server {
 	t.Helper()
 	s := testServer(t, "")
+	// The leader creates the first root key as it establishes leadership;
+	// identities are signed with it.
+	testutil.WaitFor(t, 10*time.Second, "the first root key", func() bool {
+		k, err := s.State().ActiveRootKey(nil)
+		return err == nil && k != nil
+	})
 	for id, secret := range map[string]string{nodeA: "sa", nodeB: "sb"} {
 		n := simNode(id, "dc1")
 		n.SecretID = secret
