@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/drover-project/drover/internal/scheduler"
 	"github.com/drover-project/drover/internal/server"
 	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
@@ -81,8 +82,9 @@ func countOutcomes(st *state.StateStore, evals []*structs.Evaluation, res *Resul
 		switch {
 		case got == nil:
 			return fmt.Errorf("eval %s vanished", e.ID)
-		case got.Status == structs.EvalStatusComplete:
-			res.Processed++
+		case got.Status == structs.EvalStatusComplete,
+			got.Status == structs.EvalStatusCanceled && got.StatusDescription == scheduler.EvalDescNoOp:
+			res.Processed++ // a scheduler ran it (a no-op ends canceled)
 		case got.Status == structs.EvalStatusCanceled:
 			res.Canceled++
 		default:

@@ -40,6 +40,7 @@ type Client struct {
 	batch     *updateBatcher
 	services  *serviceRegistrar // nil when the servers keep no service catalog
 	hostStats hostStatsCollector
+	contact   contactTracker // last server contact, for stop_on_client_after
 
 	ctx          context.Context // canceled on Shutdown: ends in-flight calls
 	cancel       context.CancelFunc
@@ -61,6 +62,7 @@ func New(cfg *Config) (*Client, error) {
 	c := &Client{cfg: cfg, clock: cfg.Clock, logger: cfg.Logger.With("component", "client"), servers: cfg.Servers,
 		runners: map[string]*allocrunner.Runner{}, registered: make(chan struct{}), reregisterCh: make(chan struct{}, 1)}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
+	c.noteContact() // the disconnect clock starts now, before any contact
 	var err error
 	if c.nodeID, c.secretID, err = nodeIdentity(cfg.DataDir, cfg.NodeID); err != nil {
 		return nil, fmt.Errorf("client node id: %w", err)

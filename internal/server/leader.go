@@ -89,6 +89,7 @@ func (s *Server) establishLeadership(ctx context.Context, duties *sync.WaitGroup
 	s.startDuty(ctx, duties, s.dequeueUndeliverable)
 	s.startDuty(ctx, duties, s.reapCancelableEvals)
 	s.startDuty(ctx, duties, s.reapDuplicateBlockedEvals)
+	s.startDuty(ctx, duties, s.reapStoppedJobBlocked)
 	s.startDuty(ctx, duties, s.periodicUnblockFailed)
 	s.startDuty(ctx, duties, s.periodicGC)
 	s.startDuty(ctx, duties, s.watchDeployments)
@@ -140,6 +141,8 @@ func (s *Server) restoreEvals() error {
 		switch {
 		case e.ShouldEnqueue():
 			s.broker.Enqueue(e)
+		case e.ShouldBlock() && s.jobStoppedOrGone(e):
+			s.stoppedJobBlocked.push(e)
 		case e.ShouldBlock():
 			s.blocked.Block(e)
 		case needsFailedFollowUp(e):

@@ -82,6 +82,7 @@ type Server struct {
 	leadershipOverride chan bool
 	leadershipSettled  chan bool
 	failedEvals        *evalQueue
+	stoppedJobBlocked  *evalQueue // blocked evals of stopped or purged jobs, to cancel
 	cancelableWake     chan struct{}
 	randMu             sync.Mutex
 
@@ -173,6 +174,7 @@ func (s *Server) setupPipeline() {
 		s.schedulers[structs.JobTypeCore] = s.coreSchedulerFactory()
 	}
 	s.failedEvals = newEvalQueue()
+	s.stoppedJobBlocked = newEvalQueue()
 	s.leadershipOverride = make(chan bool)
 	s.leadershipSettled = make(chan bool, 16)
 	s.cancelableWake = make(chan struct{}, 1)

@@ -8,6 +8,10 @@ import (
 // readers see all of it or none of it.
 func (s *StateStore) UpsertPlanResults(index uint64, req *structs.ApplyPlanResultsRequest) error {
 	return s.write(index, func(tx *writeTxn) error {
+		req, err := tx.withoutGoneJob(req)
+		if err != nil {
+			return err
+		}
 		planJob, err := tx.upsertPlanJob(req.Job)
 		if err != nil {
 			return err

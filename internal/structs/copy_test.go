@@ -292,6 +292,7 @@ var notCopied = map[string]string{
 	"JobRegisterRequest":                  "raft payload",
 	"JobStabilityRequest":                 "raft payload",
 	"NodePoolUpsertRequest":               "raft payload",
+	"NodePoolEvent":                       "event payload",
 	"NodePoolDeleteRequest":               "raft payload",
 	"JobVersionTagRequest":                "raft payload",
 	"ScalingEventEntry":                   "raft payload",
