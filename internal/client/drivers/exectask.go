@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -47,6 +49,48 @@ func ProcessEnv(pid int) ([]string, error) {
 		}
 	}
 	return env, nil
+}
+
+// ChildProcess finds the task's process under its supervisor (exec's
+// executor, raw_exec's supervisor). A supervisor may fork from a locked
+// OS thread, so every thread's children are looked at.
+func ChildProcess(executorPID int) (int, error) {
+	threads, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", executorPID))
+	if err != nil {
+		return 0, err
+	}
+	for _, f := range threads {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			continue // the thread ended meanwhile
+		}
+		if fields := strings.Fields(string(raw)); len(fields) > 0 {
+			return strconv.Atoi(fields[0])
+		}
+	}
+	return 0, ErrTaskGone
+}
+
+// ProcessIDs reads a process's real uid and gid.
+func ProcessIDs(pid int) (string, string, error) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return "", "", err
+	}
+	var uid, gid string
+	for _, line := range strings.Split(string(raw), "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 2 && f[0] == "Uid:" {
+			uid = f[1]
+		}
+		if len(f) >= 2 && f[0] == "Gid:" {
+			gid = f[1]
+		}
+	}
+	if uid == "" || gid == "" {
+		return "", "", fmt.Errorf("process %d: no Uid/Gid in its status", pid)
+	}
+	return uid, gid, nil
 }
 
 // LookPathIn resolves a command name against the PATH of env (falling

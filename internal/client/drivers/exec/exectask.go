@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 
 	"github.com/drover-project/drover/internal/client/drivers"
@@ -29,7 +27,7 @@ func (d *Driver) ExecTask(ctx context.Context, taskID string, req *drivers.ExecR
 	if t.exit.Exited() {
 		return 0, drivers.ErrTaskGone
 	}
-	pid, err := taskProcess(t.state.ExecutorPID)
+	pid, err := drivers.ChildProcess(t.state.ExecutorPID)
 	if err != nil {
 		return 0, err
 	}
@@ -37,7 +35,7 @@ func (d *Driver) ExecTask(ctx context.Context, taskID string, req *drivers.ExecR
 	if err != nil {
 		return 0, fmt.Errorf("read the task's environment: %w", err)
 	}
-	uid, gid, err := processIDs(pid)
+	uid, gid, err := drivers.ProcessIDs(pid)
 	if err != nil {
 		return 0, err
 	}
@@ -50,48 +48,6 @@ func (d *Driver) ExecTask(ctx context.Context, taskID string, req *drivers.ExecR
 		cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: int(f.Fd())}
 	}
 	return drivers.RunExec(cmd, req)
-}
-
-// taskProcess finds the task's process: the executor's child. The
-// executor forks from a locked OS thread, so every thread's children
-// are looked at.
-func taskProcess(executorPID int) (int, error) {
-	threads, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", executorPID))
-	if err != nil {
-		return 0, err
-	}
-	for _, f := range threads {
-		raw, err := os.ReadFile(f)
-		if err != nil {
-			continue // the thread ended meanwhile
-		}
-		if fields := strings.Fields(string(raw)); len(fields) > 0 {
-			return strconv.Atoi(fields[0])
-		}
-	}
-	return 0, drivers.ErrTaskGone
-}
-
-// processIDs reads a process's real uid and gid.
-func processIDs(pid int) (string, string, error) {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return "", "", err
-	}
-	var uid, gid string
-	for _, line := range strings.Split(string(raw), "\n") {
-		f := strings.Fields(line)
-		if len(f) >= 2 && f[0] == "Uid:" {
-			uid = f[1]
-		}
-		if len(f) >= 2 && f[0] == "Gid:" {
-			gid = f[1]
-		}
-	}
-	if uid == "" || gid == "" {
-		return "", "", fmt.Errorf("process %d: no Uid/Gid in its status", pid)
-	}
-	return uid, gid, nil
 }
 
 // joinCgroupAtFork opens the task's cgroup v2 directory, so the exec'd
