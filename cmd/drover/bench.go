@@ -22,8 +22,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 			"c) 1 job x 50000; d) state store heap per node, alloc and eval; e) 100000-eval backlog over 1000 jobs; "+
 			"f) 100 jobs x 10000 (run with -nodes 10000): heap, RSS, snapshot; g) heartbeats of every node for 30s: leader CPU")
 	quick := fs.Bool("quick", false, "a tenth of the work per scenario")
+	servers := fs.Int("servers", 1, "servers: 1 runs one in-memory dev server; 3 or 5 a real cluster (on-disk raft with fsync, loopback TCP)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: drover bench [-nodes 1000,5000,10000] [-scenario a,b,c,d,e,f,g] [-quick]")
+		fmt.Fprintln(stderr, "Usage: drover bench [-nodes 1000,5000,10000] [-scenario a,b,c,d,e,f,g] [-quick] [-servers 3]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -36,6 +37,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	}
 	printBenchHeader(stdout)
 	for _, spec := range specs {
+		spec.Servers = *servers
 		res, err := bench.Run(spec)
 		if err != nil {
 			fmt.Fprintln(stderr, "drover bench:", err)

@@ -52,6 +52,7 @@ func (h *HTTPServer) serverRoutes() {
 	h.namespaceRoutes()
 	h.serviceRoutes()
 	h.variableRoutes()
+	h.clusterRoutes()
 }
 
 func boolString(b bool) string   { return strconv.FormatBool(b) }

@@ -42,6 +42,7 @@ type Spec struct {
 	Submitters int           // goroutines registering jobs
 	Evals      int           // backlog evals written (e)
 	Window     time.Duration // heartbeats measured for this long (g)
+	Servers    int           // servers: 1 is an in-memory dev server, more a real cluster
 }
 
 // DefaultSpec is the shape for a scenario; quick divides the work
@@ -111,7 +112,7 @@ type Result struct {
 // Run runs one spec on a fresh cluster.
 func Run(spec Spec) (*Result, error) {
 	start := time.Now()
-	c, err := StartCluster(spec.Nodes)
+	c, err := StartServers(spec.Nodes, spec.Servers)
 	if err != nil {
 		return nil, err
 	}

@@ -287,6 +287,31 @@ var copyCases = map[string]func(*testing.T){
 
 // notCopied lists struct types deliberately without Copy, with the reason.
 var notCopied = map[string]string{
+	// The cluster's RPC and endpoint payloads (cluster.go, worker_rpc.go).
+	"ServerRaftStatsRequest":     "RPC payload",
+	"ServerRaftStats":            "RPC payload",
+	"ClusterMember":              "RPC payload",
+	"ClusterMembersResponse":     "RPC payload",
+	"ClusterJoinRequest":         "RPC payload",
+	"ClusterJoinResponse":        "RPC payload",
+	"ForceLeaveRequest":          "RPC payload",
+	"RaftPeerRequest":            "RPC payload",
+	"AutopilotConfig":            "RPC payload",
+	"AutopilotConfigRequest":     "RPC payload",
+	"AutopilotConfigResponse":    "RPC payload",
+	"AutopilotSetConfigRequest":  "RPC payload",
+	"AutopilotSetConfigResponse": "RPC payload",
+	"ServerHealth":               "RPC payload",
+	"OperatorHealthRequest":      "RPC payload",
+	"OperatorHealthResponse":     "RPC payload",
+	"ClusterMembersRequest":      "RPC payload",
+	"SnapshotRestoreRequest":     "RPC payload",
+	"EvalDequeueRequest":         "RPC payload",
+	"EvalDequeueResponse":        "RPC payload",
+	"EvalAckRequest":             "RPC payload",
+	"EvalUpdateArgs":             "RPC payload",
+	"PlanSubmitRequest":          "RPC payload",
+	"PlanSubmitResponse":         "RPC payload",
 	// Raft payloads: built once by an endpoint, decoded fresh by every FSM
 	// apply, never shared.
 	"JobRegisterRequest":                  "raft payload",

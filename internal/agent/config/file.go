@@ -68,7 +68,9 @@ type fileServer struct {
 }
 
 type fileServerJoin struct {
-	RetryJoin *[]string `hcl:"retry_join,optional"`
+	RetryJoin     *[]string      `hcl:"retry_join,optional"`
+	RetryInterval hcl.Expression `hcl:"retry_interval,optional"`
+	RetryMax      *int           `hcl:"retry_max,optional"`
 }
 
 type fileClient struct {
@@ -169,10 +171,12 @@ func (fs *fileServer) apply(s *ServerConfig) hcl.Diagnostics {
 	set(&s.EventBufferSize, fs.EventBufferSize)
 	set(&s.MaxHeartbeatsPerSecond, fs.MaxHeartbeatsPerSecond)
 	set(&s.JobMaxCount, fs.JobMaxCount)
+	var diags hcl.Diagnostics
 	if fs.ServerJoin != nil {
 		set(&s.ServerJoin.RetryJoin, fs.ServerJoin.RetryJoin)
+		set(&s.ServerJoin.RetryMax, fs.ServerJoin.RetryMax)
+		diags = append(diags, decodeDuration(fs.ServerJoin.RetryInterval, &s.ServerJoin.RetryInterval)...)
 	}
-	var diags hcl.Diagnostics
 	for _, d := range []struct {
 		dst  *time.Duration
 		expr hcl.Expression

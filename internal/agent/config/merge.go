@@ -48,6 +48,8 @@ func (s *ServerConfig) merge(o *ServerConfig) {
 	setNZ(&s.DeploymentGCThreshold, o.DeploymentGCThreshold)
 	setSlice(&s.ServerJoin.RetryJoin, o.ServerJoin.RetryJoin)
 	setNZ(&s.JobMaxCount, o.JobMaxCount)
+	setNZ(&s.ServerJoin.RetryInterval, o.ServerJoin.RetryInterval)
+	setNZ(&s.ServerJoin.RetryMax, o.ServerJoin.RetryMax)
 }
 
 func (c *ClientConfig) merge(o *ClientConfig) {
