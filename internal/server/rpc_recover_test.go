@@ -62,9 +62,10 @@ func TestRPC_HandlerPanicIsRecovered(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	r := &rpcServer{srv: s, rpc: rpc.NewServer(), ln: connlimit.Wrap(ln, 0)}
+	r := &rpcServer{srv: s, rpc: rpc.NewServer(), ln: connlimit.Wrap(ln, 0), conns: map[net.Conn]struct{}{}}
 	r.rpc.RegisterName("Node", nodeRPC{s: s})
 	r.rpc.RegisterName("Boom", panicker{})
+	defer r.close() // before Shutdown, which waits for the connections' goroutines
 	go r.accept()
 
 	session := dialSession(t, ln.Addr().String())
