@@ -103,6 +103,7 @@ func (a *Agent) serverConfig() *server.Config {
 		RaftAddr:               a.RPCAddr(),
 		BootstrapExpect:        c.Server.BootstrapExpect,
 		NumSchedulers:          c.Server.NumSchedulers,
+		EventBufferSize:        c.Server.EventBufferSize,
 		EnabledSchedulers:      c.Server.EnabledSchedulers,
 		EvalGCThreshold:        c.Server.EvalGCThreshold,
 		MinHeartbeatTTL:        c.Server.MinHeartbeatTTL,

@@ -12,9 +12,12 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/drover-project/drover/internal/client"
 	"github.com/drover-project/drover/internal/server"
+	"github.com/drover-project/drover/internal/telemetry"
 )
 
 // MaxRequestBodyBytes bounds request bodies; larger ones get 413.
@@ -38,11 +41,25 @@ type HTTPServer struct {
 	log    *slog.Logger
 	mux    *http.ServeMux
 
+	// streamsClosed is closed by CloseStreams, ending event streams
+	// (which never finish on their own) of an embedder without the
+	// agent's shutdown context.
+	streamsClosed chan struct{}
+	closeStreams  sync.Once
+
+	// metrics holds the agent's metrics, HTTP timings included.
+	metrics *telemetry.Metrics
+
 	// logs feeds /v1/agent/monitor; debug enables /v1/agent/pprof.
 	logs  *logHub
 	debug bool
 
 	cpuSamples *sampleCache // last CPU sample per task, for alloc stats rates
+}
+
+// CloseStreams ends every open event stream and refuses new ones.
+func (h *HTTPServer) CloseStreams() {
+	h.closeStreams.Do(func() { close(h.streamsClosed) })
 }
 
 // NewHTTPServer returns the API handler for an agent's server (may be nil)
@@ -52,7 +69,8 @@ func NewHTTPServer(srv *server.Server, localClient func() *client.Client, info A
 		localClient = func() *client.Client { return nil }
 	}
 	h := &HTTPServer{srv: srv, client: localClient, info: info, log: log, mux: http.NewServeMux(), logs: newLogHub(),
-		cpuSamples: newSampleCache()}
+		cpuSamples: newSampleCache(), streamsClosed: make(chan struct{})}
+	h.setupMetrics()
 	h.routes()
 	return h
 }
@@ -72,6 +90,10 @@ func (h *HTTPServer) handle(pattern string, fn handlerFunc) {
 // status code with a plain-text message (as Nomad answers), results JSON.
 func (h *HTTPServer) wrap(fn handlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		defer func() {
+			h.metrics.HTTPRequest.WithLabelValues(r.Method, routeLabel(r)).Observe(telemetry.Ms(time.Since(start)))
+		}()
 		out, err := fn(w, r)
 		if err != nil {
 			h.writeError(w, r, err)
@@ -156,4 +178,25 @@ func setMeta(w http.ResponseWriter, m server.QueryMeta) {
 // setIndex writes the index header of a write.
 func setIndex(w http.ResponseWriter, index uint64) {
 	w.Header().Set("X-Nomad-Index", strconv.FormatUint(index, 10))
+}
+
+// routeLabel is the request's route pattern without its method ("/v1/job/{id}"),
+// so metrics have one series per route rather than per object.
+func routeLabel(r *http.Request) string {
+	_, path, found := strings.Cut(r.Pattern, " ")
+	if !found {
+		path = r.Pattern
+	}
+	if path == "/" || path == "" {
+		return "unknown"
+	}
+	return path
+}
+
+// now is the server's clock, or the wall clock on a client-only agent.
+func (h *HTTPServer) now() time.Time {
+	if h.srv != nil {
+		return h.srv.Config().Clock.Now()
+	}
+	return time.Now()
 }

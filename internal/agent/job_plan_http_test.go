@@ -26,7 +26,8 @@ func TestJobPlan_DiffAndInPlaceVsDestructive(t *testing.T) {
 		t.Fatalf("annotations %+v", d)
 	}
 
-	// Task config change: destructive, annotated on the task.
+	// Task config change: destructive, annotated on the task; the default
+	// update strategy (max_parallel 1) replaces one alloc at a time.
 	job.TaskGroups[0].Count = pointer(2)
 	job.TaskGroups[0].Tasks[0].Config["image"] = "nginx:1.27"
 	plan, _, err = c.Jobs().Plan(job, true, nil)
@@ -34,7 +35,7 @@ func TestJobPlan_DiffAndInPlaceVsDestructive(t *testing.T) {
 		t.Fatal(err)
 	}
 	task := plan.Diff.TaskGroups[0].Tasks[0]
-	if plan.Annotations.DesiredTGUpdates["web"].DestructiveUpdate != 2 || len(task.Annotations) == 0 || task.Annotations[0] != "forces create/destroy update" {
+	if d := plan.Annotations.DesiredTGUpdates["web"]; d.DestructiveUpdate != 1 || d.Ignore != 1 || len(task.Annotations) == 0 || task.Annotations[0] != "forces create/destroy update" {
 		t.Fatalf("destructive plan: %+v annotations %v", plan.Annotations.DesiredTGUpdates["web"], task.Annotations)
 	}
 

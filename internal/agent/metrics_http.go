@@ -1,86 +1,89 @@
 package agent
 
 import (
-	"fmt"
 	"net/http"
 	"sort"
-	"strings"
 
 	"github.com/hashicorp/nomad/api"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/drover-project/drover/internal/server"
+	"github.com/drover-project/drover/internal/telemetry"
 )
 
 func (h *HTTPServer) metricsRoutes() {
-	h.handle("GET /v1/metrics", h.metrics)
+	h.handle("GET /v1/metrics", h.metricsSummary)
 }
 
-// metrics answers GET /v1/metrics with the pipeline's gauges, in Nomad's
-// JSON summary form or, with format=prometheus, in Prometheus text form.
-func (h *HTTPServer) metrics(w http.ResponseWriter, r *http.Request) (any, error) {
-	gauges := h.pipelineGauges()
-	if r.URL.Query().Get("format") == "prometheus" {
-		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
-		fmt.Fprint(w, prometheusText(gauges))
+// setupMetrics picks the agent's metric set (its server's, or a set of
+// its own on a client-only agent) and adds the client's gauges.
+func (h *HTTPServer) setupMetrics() {
+	if h.srv != nil {
+		h.metrics = h.srv.Metrics()
+	} else {
+		h.metrics = telemetry.New()
+		h.metrics.Register(h.metrics.NewRuntimeCollector())
+	}
+	h.metrics.Register(h.metrics.NewGaugeFunc(h.clientGauges))
+}
+
+// metricsSummary answers GET /v1/metrics: Nomad's JSON summary (gauges,
+// counters, and histograms as samples), or with format=prometheus the
+// Prometheus text exposition.
+func (h *HTTPServer) metricsSummary(w http.ResponseWriter, r *http.Request) (any, error) {
+	switch f := r.URL.Query().Get("format"); f {
+	case "prometheus":
+		promhttp.HandlerFor(h.metrics.Gatherer(), promhttp.HandlerOpts{}).ServeHTTP(w, r)
 		return nil, nil
+	case "", "json":
+	default:
+		return nil, server.BadRequest("format: %q is not a metrics format (want prometheus, or none for JSON)", f)
 	}
-	return &api.MetricsSummary{
-		Timestamp: h.srv.Config().Clock.Now().UTC().Format("2006-01-02 15:04:05 -0700 MST"),
-		Gauges:    gauges, Counters: []api.SampledValue{}, Samples: []api.SampledValue{},
-	}, nil
+	families, err := h.metrics.Gatherer().Gather()
+	if err != nil && len(families) == 0 {
+		return nil, err
+	}
+	out := &api.MetricsSummary{
+		Timestamp: h.now().UTC().Format("2006-01-02 15:04:05 -0700 MST"),
+		Gauges:    []api.GaugeValue{}, Points: []api.PointValue{}, Counters: []api.SampledValue{}, Samples: []api.SampledValue{},
+	}
+	for _, fam := range families {
+		h.addFamily(out, fam)
+	}
+	sort.SliceStable(out.Gauges, func(i, j int) bool { return out.Gauges[i].Name < out.Gauges[j].Name })
+	return out, nil
 }
 
-func (h *HTTPServer) pipelineGauges() []api.GaugeValue {
-	st := h.srv.Stats()
-	g := []api.GaugeValue{
-		gauge("nomad.nomad.broker.total_ready", st.Broker.TotalReady, nil),
-		gauge("nomad.nomad.broker.total_unacked", st.Broker.TotalUnacked, nil),
-		gauge("nomad.nomad.broker.total_waiting", st.Broker.TotalWaiting, nil),
-		gauge("nomad.nomad.broker.total_pending", st.Broker.TotalPending, nil),
-		gauge("nomad.nomad.broker.total_cancelable", st.Broker.TotalCancelable, nil),
-		gauge("nomad.nomad.blocked_evals.total_blocked", st.Blocked.TotalBlocked, nil),
-		gauge("nomad.nomad.blocked_evals.total_escaped", st.Blocked.TotalEscaped, nil),
-		gauge("nomad.nomad.plan.queue_depth", st.PlanQueue, nil),
-		gauge("nomad.nomad.worker.total", st.Workers, nil),
-		gauge("nomad.nomad.worker.paused", st.Paused, nil),
-	}
-	types := make([]string, 0, len(st.Broker.ByScheduler))
-	for t := range st.Broker.ByScheduler {
-		types = append(types, t)
-	}
-	sort.Strings(types)
-	for _, t := range types {
-		s := st.Broker.ByScheduler[t]
-		labels := map[string]string{"scheduler": t}
-		g = append(g,
-			gauge("nomad.nomad.broker.ready", s.Ready, labels),
-			gauge("nomad.nomad.broker.unacked", s.Unacked, labels),
-			gauge("nomad.nomad.broker.delayed", s.Delayed, labels),
-			gauge("nomad.nomad.broker.pending", s.Pending, labels))
-	}
-	return g
-}
-
-func gauge(name string, v int, labels map[string]string) api.GaugeValue {
-	if labels == nil {
-		labels = map[string]string{}
-	}
-	return api.GaugeValue{Name: name, Value: float32(v), DisplayLabels: labels}
-}
-
-// prometheusText renders gauges in the Prometheus exposition format.
-func prometheusText(gauges []api.GaugeValue) string {
-	var b strings.Builder
-	for _, g := range gauges {
-		name := strings.ReplaceAll(g.Name, ".", "_")
-		var labels []string
-		for k, v := range g.DisplayLabels {
-			labels = append(labels, fmt.Sprintf("%s=%q", k, v))
+// addFamily converts one Prometheus family into the summary's lists.
+func (h *HTTPServer) addFamily(out *api.MetricsSummary, fam *dto.MetricFamily) {
+	name := h.metrics.DottedName(fam.GetName())
+	for _, m := range fam.GetMetric() {
+		labels := map[string]string{}
+		for _, l := range m.GetLabel() {
+			labels[l.GetName()] = l.GetValue()
 		}
-		sort.Strings(labels)
-		if len(labels) > 0 {
-			fmt.Fprintf(&b, "%s{%s} %g\n", name, strings.Join(labels, ","), g.Value)
-		} else {
-			fmt.Fprintf(&b, "%s %g\n", name, g.Value)
+		switch fam.GetType() {
+		case dto.MetricType_GAUGE:
+			out.Gauges = append(out.Gauges, api.GaugeValue{Name: name, Value: float32(m.GetGauge().GetValue()), DisplayLabels: labels})
+		case dto.MetricType_COUNTER:
+			v := m.GetCounter().GetValue()
+			out.Counters = append(out.Counters, sampled(name, labels, uint64(v), v))
+		case dto.MetricType_HISTOGRAM:
+			hist := m.GetHistogram()
+			out.Samples = append(out.Samples, sampled(name, labels, hist.GetSampleCount(), hist.GetSampleSum()))
+		case dto.MetricType_SUMMARY:
+			s := m.GetSummary()
+			out.Samples = append(out.Samples, sampled(name, labels, s.GetSampleCount(), s.GetSampleSum()))
 		}
 	}
-	return b.String()
+}
+
+func sampled(name string, labels map[string]string, count uint64, sum float64) api.SampledValue {
+	agg := &api.AggregateSample{Count: int(count), Sum: sum}
+	v := api.SampledValue{Name: name, AggregateSample: agg, DisplayLabels: labels}
+	if count > 0 {
+		v.Mean = sum / float64(count)
+	}
+	return v
 }

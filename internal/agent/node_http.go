@@ -13,7 +13,10 @@ import (
 func (h *HTTPServer) nodeRoutes() {
 	h.handle("GET /v1/nodes", h.nodeList)
 	h.handle("GET /v1/node/{id}", h.nodeGet)
-	h.handle("GET /v1/node/{id}/allocations", h.nodeAllocations)
+	// GET /v1/node/{id}/allocations and GET /v1/node/pool/{name} overlap
+	// (/v1/node/pool/allocations matches both), which ServeMux refuses to
+	// register; one pattern serves both (see nodeSubresource).
+	h.handle("GET /v1/node/{id}/{sub}", h.nodeSubresource)
 }
 
 func (h *HTTPServer) nodeList(w http.ResponseWriter, r *http.Request) (any, error) {

@@ -19,6 +19,8 @@ func (h *HTTPServer) routes() {
 	h.clientRoutes()
 	h.agentRoutes()
 	h.agentDebugRoutes()
+	h.metricsRoutes()
+	h.uiRoutes()
 	h.handle("/", func(w http.ResponseWriter, r *http.Request) (any, error) {
 		if h.srv == nil && strings.HasPrefix(r.URL.Path, "/v1/") {
 			return nil, server.NewCodedError(http.StatusNotImplemented,
@@ -39,13 +41,14 @@ func (h *HTTPServer) serverRoutes() {
 	h.nodeRoutes()
 	h.nodeWriteRoutes()
 	h.statusRoutes()
-	h.metricsRoutes()
+	h.eventRoutes()
 	h.systemRoutes()
 	h.operatorRoutes()
 	h.snapshotRoutes()
 	h.searchRoutes()
 	h.regionRoutes()
 	h.jobHistoryRoutes()
+	h.nodePoolRoutes()
 	h.namespaceRoutes()
 }
 

@@ -142,6 +142,7 @@ var groupSynopses = map[string]string{
 	"alloc":      "Interact with allocations",
 	"deployment": "Interact with deployments",
 	"eval":       "Interact with evaluations",
+	"event":      "Follow the cluster's event stream",
 	"job":        "Interact with jobs",
 	"namespace":  "Interact with namespaces",
 	"node":       "Interact with nodes",

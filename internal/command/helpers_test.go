@@ -59,6 +59,8 @@ var (
 	// Index-like numbers in JSON vary with raft timing.
 	indexRE = regexp.MustCompile(`("(?:Create|Modify|JobModify|JobCreate|Snapshot|Submit|JobSpecModify)(?:Index|Time)": )\d+`)
 	nanosRE = regexp.MustCompile(`("(?:Time|CreateTime|ModifyTime|SubmitTime)": )\d{16,}`)
+	// Wall-clock instants (a deployment's progress deadline).
+	rfc3339RE = regexp.MustCompile(`\b(?:19|20)\d{2}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})`)
 )
 
 // normalise replaces IDs by same-width placeholders numbered in order of
@@ -86,6 +88,7 @@ func normalise(s string) string {
 		return "127.0.0.1:PORT"
 	})
 	s = indexRE.ReplaceAllString(s, "${1}1")
+	s = rfc3339RE.ReplaceAllString(s, "2030-01-01T00:00:00Z")
 	return nanosRE.ReplaceAllString(s, "${1}1000000000000000000")
 }
 

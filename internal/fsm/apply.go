@@ -28,6 +28,8 @@ func (f *FSM) applierTable() map[structs.MessageType]applier {
 		structs.DeploymentPromoteRequestType:     decodeAndApply(f.applyDeploymentPromote),
 		structs.JobStabilityRequestType:          decodeAndApply(f.applyJobStability),
 		structs.JobVersionTagRequestType:         decodeAndApply(f.applyJobVersionTag),
+		structs.NodePoolUpsertRequestType:        decodeAndApply(f.applyNodePoolUpsert),
+		structs.NodePoolDeleteRequestType:        decodeAndApply(f.applyNodePoolDelete),
 		structs.NamespaceUpsertRequestType:       decodeAndApply(f.applyNamespaceUpsert),
 		structs.NamespaceDeleteRequestType:       decodeAndApply(f.applyNamespaceDelete),
 	}
@@ -264,4 +266,12 @@ func (f *FSM) allocNode(id string) string {
 		return a.NodeID
 	}
 	return ""
+}
+
+func (f *FSM) applyNodePoolUpsert(req *structs.NodePoolUpsertRequest, index uint64) error {
+	return f.state.UpsertNodePools(index, req.NodePools)
+}
+
+func (f *FSM) applyNodePoolDelete(req *structs.NodePoolDeleteRequest, index uint64) error {
+	return f.state.DeleteNodePools(index, req.Names)
 }

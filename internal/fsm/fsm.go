@@ -39,6 +39,7 @@ type FSM struct {
 
 	appliers map[structs.MessageType]applier
 	applied  *appliedIndex
+	events   entryChanges
 }
 
 // applier applies one entry's payload at a raft index.
@@ -79,6 +80,7 @@ func (f *FSM) Apply(l *raft.Log) any {
 		// beats silently diverging from the other replicas.
 		panic(fmt.Sprintf("fsm: unknown message type %d at index %d", t, l.Index))
 	}
+	defer f.publishEntryEvents(t, l.Index)
 	if err := apply(l.Data[1:], l.Index); err != nil {
 		f.log.Error("fsm apply failed", "type", t, "index", l.Index, "error", err)
 		return err

@@ -13,6 +13,7 @@ import (
 	"github.com/drover-project/drover/internal/server/broker"
 	"github.com/drover-project/drover/internal/server/planapply"
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/telemetry"
 )
 
 // Config configures a server.
@@ -39,6 +40,15 @@ type Config struct {
 	// RaftTimings overrides raft's timeouts; nil picks defaults that suit
 	// the mode (fast in DevMode).
 	RaftTimings *RaftTimings
+
+	// Metrics receives the server's timings and scrape-time gauges; nil
+	// gives the server a set of its own.
+	Metrics *telemetry.Metrics
+
+	// EventBufferSize is how many event batches (one per raft index) the
+	// event stream retains for late and resuming subscribers; 0 picks
+	// stream.DefaultBufferSize (100, Nomad's event_buffer_size).
+	EventBufferSize int
 
 	// Broker configures the eval broker (nack timeout, delivery limit...).
 	Broker broker.Config
@@ -117,6 +127,9 @@ func (c *Config) withDefaults() *Config {
 	}
 	if out.Clock == nil {
 		out.Clock = clock.Real{}
+	}
+	if out.Metrics == nil {
+		out.Metrics = telemetry.New()
 	}
 	if out.Rand == nil {
 		out.Rand = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))

@@ -72,7 +72,7 @@ func FuzzRPCRequest(f *testing.F) {
 		TaskStates: map[string]*structs.TaskState{"t": {State: "running"}}}}}))
 	f.Add(rpcRequest("Nope.Nope", &structs.NodeHeartbeatArgs{}))
 	srv := &Server{log: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	r := &rpcServer{srv: srv, rpc: rpc.NewServer()}
+	r := newRPCServer(srv, nil)
 	if err := r.rpc.RegisterName("Node", fuzzNode{}); err != nil {
 		f.Fatal(err)
 	}

@@ -100,3 +100,11 @@ func (h *heartbeats) rearmAll() error {
 	}
 	return nil
 }
+
+// active is the number of nodes with a live heartbeat timer
+// (nomad.nomad.heartbeat.active).
+func (h *heartbeats) active() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.timers)
+}

@@ -102,7 +102,7 @@ func checkDeletable(snap *state.StateSnapshot, name string) error {
 
 // checkJobAdmission refuses a job the cluster cannot hold, each problem a
 // 400 naming the field: a region other than this cluster's, a namespace
-// that does not exist, a group count above job_max_count.
+// or node pool that does not exist, a group count above job_max_count.
 func (s *Server) checkJobAdmission(job *structs.Job) error {
 	if job.Region != s.config.Region {
 		return BadRequest("invalid job: Region: region %q does not exist (this cluster's region is %q)", job.Region, s.config.Region)
@@ -113,6 +113,15 @@ func (s *Server) checkJobAdmission(job *structs.Job) error {
 	}
 	if ns == nil {
 		return BadRequest("invalid job: Namespace: namespace %q does not exist", job.Namespace)
+	}
+	if job.NodePool != "" {
+		pool, err := s.State().NodePoolByName(nil, job.NodePool)
+		if err != nil {
+			return err
+		}
+		if pool == nil {
+			return BadRequest("invalid job: NodePool: node pool %q does not exist", job.NodePool)
+		}
 	}
 	var errs structs.ValidationErrors
 	for i, tg := range job.TaskGroups {

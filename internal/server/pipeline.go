@@ -7,6 +7,7 @@ import (
 	"github.com/drover-project/drover/internal/scheduler"
 	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/telemetry"
 )
 
 // schedulerFactory returns the scheduler for an eval type.
@@ -48,6 +49,8 @@ func (s *Server) submitPlan(plan *structs.Plan) (*structs.PlanResult, error) {
 type planRaft struct{ s *Server }
 
 func (p planRaft) ApplyPlanResults(req *structs.ApplyPlanResultsRequest) (uint64, error) {
+	start := time.Now()
+	defer func() { p.s.metrics().PlanApply.Observe(telemetry.Ms(time.Since(start))) }()
 	return p.s.raftApply(structs.ApplyPlanResultsRequestType, req)
 }
 

@@ -32,14 +32,23 @@ type rpcServer struct {
 
 // ServeRPC accepts client connections on ln until the server shuts down.
 func (s *Server) ServeRPC(ln net.Listener) error {
-	ln = connlimit.Wrap(ln, s.config.RPCMaxConnsPerClient)
-	r := &rpcServer{srv: s, rpc: rpc.NewServer(), ln: ln, conns: map[net.Conn]struct{}{}}
+	r := newRPCServer(s, connlimit.Wrap(ln, s.config.RPCMaxConnsPerClient))
 	if err := s.registerEndpoints(r.rpc); err != nil {
 		return err
 	}
-	context.AfterFunc(s.ctx, r.close)
-	s.goTracked(func(context.Context) { r.accept() })
+	r.start()
 	return nil
+}
+
+// start accepts connections until the server shuts down, which closes
+// every open one.
+func (r *rpcServer) start() {
+	context.AfterFunc(r.srv.ctx, r.close)
+	r.srv.goTracked(func(context.Context) { r.accept() })
+}
+
+func newRPCServer(s *Server, ln net.Listener) *rpcServer {
+	return &rpcServer{srv: s, rpc: rpc.NewServer(), ln: ln, conns: map[net.Conn]struct{}{}}
 }
 
 // close stops accepting and ends every open connection (and with it each

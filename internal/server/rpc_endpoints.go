@@ -19,7 +19,7 @@ func (s *Server) registerEndpoints(r *rpc.Server) error {
 	families := map[string]any{
 		"Job": jobRPC{s}, "Eval": evalRPC{s}, "Alloc": allocRPC{s}, "Deployment": deploymentRPC{s},
 		"Node": nodeRPC{s}, "Operator": operatorRPC{s}, "Status": statusRPC{s}, "System": systemRPC{s},
-		"Search": searchRPC{s}, "Region": regionRPC{s}, "Namespace": namespaceRPC{s},
+		"Search": searchRPC{s}, "Region": regionRPC{s}, "Namespace": namespaceRPC{s}, "NodePool": nodePoolRPC{s},
 	}
 	for name, rcvr := range families {
 		if err := r.RegisterName(name, rcvr); err != nil {
@@ -238,4 +238,30 @@ func (r jobRPC) Stable(a *structs.JobStabilityArgs, o *structs.JobStabilityRespo
 
 func (r jobRPC) TagVersion(a *structs.JobTagArgs, o *structs.JobTagResponse) error {
 	return serveRPC(r.s, r.s.Job.TagVersion, a, o)
+}
+
+type nodePoolRPC struct{ s *Server }
+
+func (r nodePoolRPC) List(a *structs.NodePoolListRequest, o *structs.NodePoolListResponse) error {
+	return serveRPC(r.s, r.s.NodePool.List, a, o)
+}
+
+func (r nodePoolRPC) Get(a *structs.NodePoolSpecificRequest, o *structs.SingleNodePoolResponse) error {
+	return serveRPC(r.s, r.s.NodePool.Get, a, o)
+}
+
+func (r nodePoolRPC) Upsert(a *structs.NodePoolUpsertArgs, o *structs.NodePoolWriteResponse) error {
+	return serveRPC(r.s, r.s.NodePool.Upsert, a, o)
+}
+
+func (r nodePoolRPC) Delete(a *structs.NodePoolDeleteArgs, o *structs.NodePoolWriteResponse) error {
+	return serveRPC(r.s, r.s.NodePool.Delete, a, o)
+}
+
+func (r nodePoolRPC) Jobs(a *structs.NodePoolSpecificRequest, o *structs.NodePoolJobsResponse) error {
+	return serveRPC(r.s, r.s.NodePool.Jobs, a, o)
+}
+
+func (r nodePoolRPC) Nodes(a *structs.NodePoolSpecificRequest, o *structs.NodePoolNodesResponse) error {
+	return serveRPC(r.s, r.s.NodePool.Nodes, a, o)
 }

@@ -2,7 +2,6 @@ package server
 
 import (
 	"net"
-	"net/rpc"
 	"strings"
 	"testing"
 	"time"
@@ -62,11 +61,10 @@ func TestRPC_HandlerPanicIsRecovered(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	r := &rpcServer{srv: s, rpc: rpc.NewServer(), ln: connlimit.Wrap(ln, 0), conns: map[net.Conn]struct{}{}}
+	r := newRPCServer(s, connlimit.Wrap(ln, 0))
 	r.rpc.RegisterName("Node", nodeRPC{s: s})
 	r.rpc.RegisterName("Boom", panicker{})
-	defer r.close() // before Shutdown, which waits for the connections' goroutines
-	go r.accept()
+	r.start()
 
 	session := dialSession(t, ln.Addr().String())
 	err = callOnSession(t, session, "Boom.Now", &structs.NodeHeartbeatArgs{}, &structs.GenericResponse{})

@@ -22,8 +22,10 @@ import (
 	"github.com/drover-project/drover/internal/server/blockedevals"
 	"github.com/drover-project/drover/internal/server/broker"
 	"github.com/drover-project/drover/internal/server/planapply"
+	"github.com/drover-project/drover/internal/server/stream"
 	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/telemetry"
 )
 
 // raftApplyTimeout bounds how long a write waits to be committed.
@@ -44,6 +46,7 @@ type Server struct {
 	Eval       *EvalEndpoint
 	Search     *SearchEndpoint
 	Region     *RegionEndpoint
+	NodePool   *NodePoolEndpoint
 	Namespace  *NamespaceEndpoint
 	Alloc      *AllocEndpoint
 	Deployment *DeploymentEndpoint
@@ -51,6 +54,10 @@ type Server struct {
 	Operator   *OperatorEndpoint
 	Status     *StatusEndpoint
 	System     *SystemEndpoint
+	Event      *EventEndpoint
+
+	// events is the event stream's broker, fed by the FSM and the timeline.
+	events *stream.Broker
 
 	// The evaluation pipeline. The broker, blocked tracker, plan queue and
 	// applier act only while this server leads; workers run everywhere.
@@ -95,6 +102,8 @@ func New(cfg *Config) (*Server, error) {
 		return nil, err
 	}
 	s.fsm = f
+	s.events = stream.New(c.EventBufferSize)
+	f.SetEventPublisher(eventTap{s})
 	s.setupPipeline()
 	f.SetEvalSink(leaderSink{s})
 	if err := s.setupRaft(); err != nil {
@@ -104,6 +113,7 @@ func New(cfg *Config) (*Server, error) {
 	s.Eval = &EvalEndpoint{srv: s}
 	s.Search = &SearchEndpoint{srv: s}
 	s.Region = &RegionEndpoint{srv: s}
+	s.NodePool = &NodePoolEndpoint{srv: s}
 	s.Namespace = &NamespaceEndpoint{srv: s}
 	s.Node = &NodeEndpoint{srv: s}
 	s.Alloc = &AllocEndpoint{srv: s}
@@ -111,6 +121,8 @@ func New(cfg *Config) (*Server, error) {
 	s.Operator = &OperatorEndpoint{srv: s}
 	s.Status = &StatusEndpoint{srv: s}
 	s.System = &SystemEndpoint{srv: s}
+	s.Event = &EventEndpoint{srv: s}
+	s.registerMetrics()
 	s.startWorkers()
 	s.goTracked(func(context.Context) { s.monitorLeadership() })
 	return s, nil
@@ -131,6 +143,7 @@ func (s *Server) goTracked(fn func(ctx context.Context)) {
 func (s *Server) setupPipeline() {
 	c := s.config
 	s.timeline = NewTimeline(c.Clock)
+	s.timeline.SetStepObserver(s.observeEvalStep)
 	s.heartbeat = newHeartbeats(s)
 	s.broker = broker.New(c.Broker, c.Clock)
 	s.broker.SetObserver(func(evalID, status string, _ time.Time) {
@@ -140,6 +153,7 @@ func (s *Server) setupPipeline() {
 	s.planQueue = planapply.NewPlanQueue()
 	s.applier = planapply.NewApplier(s.planQueue, s.broker, stateSource{s}, planRaft{s}, c.Clock, s.log.With("component", "plan_applier"), c.NewID)
 	s.applier.SetRejectHook(c.PlanRejectHook)
+	s.applier.SetEvaluateObserver(func(d time.Duration) { c.Metrics.PlanEvaluate.Observe(telemetry.Ms(d)) })
 	// The built-in schedulers read the server's injected clock (reschedule
 	// delays, alloc and eval times).
 	s.schedulers = scheduler.Builtins(scheduler.Deps{Now: c.Clock.Now})
@@ -240,6 +254,7 @@ func (s *Server) Shutdown() error {
 	var err error
 	s.shutdownOnce.Do(func() {
 		close(s.shutdownCh)
+		s.events.Close()
 		s.cancel()
 		s.broker.SetEnabled(false)
 		s.planQueue.SetEnabled(false)

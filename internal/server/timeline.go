@@ -19,6 +19,20 @@ type Timeline struct {
 	mu    sync.Mutex
 	byID  map[string][]*structs.EvalTimelineEntry
 	order []string
+	// onStep, when set, sees each recorded step (outside the lock).
+	onStep StepObserver
+}
+
+// StepObserver sees each recorded step and the step it ended (nil for an
+// eval's first step, or when the step only names the worker of the
+// current one).
+type StepObserver func(evalID string, step, ended *structs.EvalTimelineEntry)
+
+// SetStepObserver installs a function called with every recorded step.
+func (t *Timeline) SetStepObserver(fn StepObserver) {
+	t.mu.Lock()
+	t.onStep = fn
+	t.mu.Unlock()
 }
 
 // NewTimeline returns an empty timeline recorder.
@@ -28,27 +42,39 @@ func NewTimeline(clk clock.Clock) *Timeline {
 
 // Record appends a step for an eval, skipping exact repeats of the last one.
 func (t *Timeline) Record(evalID, status, worker, note string) {
+	step, ended, observe := t.record(evalID, status, worker, note)
+	if step != nil && observe != nil {
+		observe(evalID, step, ended)
+	}
+}
+
+// record stores the step and returns it (nil for a repeat) and the step it
+// ended, with the observer to tell.
+func (t *Timeline) record(evalID, status, worker, note string) (step, ended *structs.EvalTimelineEntry, observe StepObserver) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	entries, known := t.byID[evalID]
 	if n := len(entries); n > 0 && entries[n-1].Status == status {
 		last := entries[n-1]
 		if last.Worker == worker && last.Note == note {
-			return
+			return nil, nil, nil
 		}
 		if last.Worker == "" && last.Note == "" {
 			// The broker saw the step first; the worker names who took it.
 			entries[n-1] = &structs.EvalTimelineEntry{Status: status, Time: last.Time, Worker: worker, Note: note}
-			return
+			return entries[n-1].Copy(), nil, t.onStep
 		}
 	}
 	if !known {
 		t.order = append(t.order, evalID)
 		t.evictOldest()
 	}
-	t.byID[evalID] = append(entries, &structs.EvalTimelineEntry{
-		Status: status, Time: t.clk.Now().UnixNano(), Worker: worker, Note: note,
-	})
+	step = &structs.EvalTimelineEntry{Status: status, Time: t.clk.Now().UnixNano(), Worker: worker, Note: note}
+	if n := len(entries); n > 0 && entries[n-1].Status != status {
+		ended = entries[n-1].Copy()
+	}
+	t.byID[evalID] = append(entries, step)
+	return step.Copy(), ended, t.onStep
 }
 
 func (t *Timeline) evictOldest() {

@@ -10,6 +10,7 @@ import (
 	"github.com/drover-project/drover/internal/scheduler"
 	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/telemetry"
 )
 
 // How long a worker waits for its state to catch up with an eval before
@@ -65,7 +66,11 @@ func (w *Worker) run(ctx context.Context) {
 	defer stop()
 	for ctx.Err() == nil {
 		w.waitUnpaused(ctx)
+		waitStart := time.Now()
 		eval, token, err := w.srv.broker.Dequeue(ctx, w.srv.enabledSchedulers())
+		if eval != nil {
+			w.srv.metrics().WorkerDequeue.Observe(telemetry.Ms(time.Since(waitStart)))
+		}
 		if err != nil || eval == nil {
 			if ctx.Err() == nil {
 				w.backoff(ctx)
@@ -118,6 +123,8 @@ func (w *Worker) invokeScheduler(eval *structs.Evaluation) error {
 		return w.UpdateEval(failed)
 	}
 	sched := factory(w.log.With("eval", eval.ID, "job", eval.JobID), w.snap, w)
+	start := time.Now()
+	defer func() { w.srv.metrics().InvokeScheduler(eval.Type).Observe(telemetry.Ms(time.Since(start))) }()
 	return sched.Process(eval)
 }
 
@@ -148,7 +155,9 @@ func (w *Worker) SubmitPlan(plan *structs.Plan) (*structs.PlanResult, scheduler.
 		return nil, nil, fmt.Errorf("eval no longer held by this worker: %w", err)
 	}
 	w.srv.timeline.Record(w.eval.ID, structs.EvalQuasiStatusApplying, w.id, "")
+	submitted := time.Now()
 	result, err := w.srv.submitPlan(plan)
+	w.srv.metrics().PlanSubmit.Observe(telemetry.Ms(time.Since(submitted)))
 	if rerr := w.srv.broker.ResumeNackTimeout(w.eval.ID, w.token); rerr != nil && err == nil {
 		err = fmt.Errorf("eval no longer held by this worker: %w", rerr)
 	}

@@ -28,6 +28,9 @@ func (s *StateStore) UpsertNode(index uint64, node *structs.Node, evals ...*stru
 		if err != nil {
 			return err
 		}
+		if err := tx.ensureNodePool(node.NodePool); err != nil {
+			return err
+		}
 		c := node.Copy()
 		c.CreateIndex, c.ModifyIndex = index, index
 		stampNodeEvents(c.Events, index) // before merging: stored events are immutable

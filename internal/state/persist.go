@@ -35,6 +35,7 @@ var snapshotTables = []snapshotTable{
 	{8, TableSchedulerConfig, func() any { return new(structs.SchedulerConfiguration) }},
 	{30, TableScalingEvent, func() any { return new(structs.JobScalingEvents) }},
 	{31, TableJobSubmission, func() any { return new(structs.JobSubmission) }},
+	{32, TableNodePools, func() any { return new(structs.NodePool) }},
 	{20, TableNamespaces, func() any { return new(structs.Namespace) }}, // 20: clear of tags added after 8 elsewhere
 }
 

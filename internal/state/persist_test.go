@@ -32,6 +32,7 @@ func populate(t *testing.T, s *StateStore) {
 	must(t, s.UpsertJob(12, 102, other))
 	stored, _ := s.JobByID(nil, "default", "web")
 
+	must(t, s.UpsertNodePools(12, []*structs.NodePool{{Name: "gpu", Description: "has GPUs", Meta: map[string]string{"k": "v"}}}))
 	node := mockNode("n1")
 	node.Meta = map[string]string{"rack": "r1"}
 	node.ReservedResources = &structs.NodeReservedResources{CpuShares: 100, ReservedPorts: "22"}

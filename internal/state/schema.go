@@ -27,7 +27,7 @@ func stateSchema() *memdb.DBSchema {
 	tables := []*memdb.TableSchema{
 		jobsTable(), jobVersionTable(), nodesTable(), allocsTable(),
 		evalsTable(), deploymentTable(), schedulerConfigTable(), indexTable(),
-		scalingEventTable(), jobSubmissionTable(),
+		scalingEventTable(), jobSubmissionTable(), nodePoolsTable(),
 		namespacesTable(),
 	}
 	db := &memdb.DBSchema{Tables: map[string]*memdb.TableSchema{}}

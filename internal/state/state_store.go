@@ -39,6 +39,22 @@ type StateStore struct {
 	// writeMu makes a write and a Restore exclusive, so no write can land in
 	// a database that is being swapped out.
 	writeMu sync.Mutex
+
+	// onCommit, when set, receives every committed write's changes (the
+	// event stream is built from them). Guarded by writeMu.
+	onCommit CommitObserver
+}
+
+// CommitObserver receives the objects a committed write changed, in the
+// order memdb reports them, with the write's raft index. It runs under the
+// store's write lock, so it must be quick and must not write to the store.
+type CommitObserver func(index uint64, changes memdb.Changes)
+
+// SetCommitObserver installs (or with nil removes) the commit observer.
+func (s *StateStore) SetCommitObserver(fn CommitObserver) {
+	s.writeMu.Lock()
+	s.onCommit = fn
+	s.writeMu.Unlock()
 }
 
 // StateSnapshot is a point-in-time, read-only view of the store. It is
@@ -100,6 +116,9 @@ func (s *StateStore) write(idx uint64, fn func(tx *writeTxn) error, evals ...*st
 	defer s.writeMu.Unlock()
 	tx := newWriteTxn(s.currentDB(), idx)
 	defer tx.Abort()
+	if s.onCommit != nil {
+		tx.TrackChanges()
+	}
 	if err := fn(tx); err != nil {
 		return err
 	}
@@ -110,6 +129,9 @@ func (s *StateStore) write(idx uint64, fn func(tx *writeTxn) error, evals ...*st
 		return err
 	}
 	tx.Commit()
+	if s.onCommit != nil {
+		s.onCommit(idx, tx.Changes())
+	}
 	return nil
 }
 

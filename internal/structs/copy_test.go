@@ -210,6 +210,7 @@ func filled[T any](t *testing.T) *T {
 var copyCases = map[string]func(*testing.T){
 	"Job":                      func(t *testing.T) { checkDeepCopy(t, (*Job).Copy) },
 	"JobVersionTag":            func(t *testing.T) { checkDeepCopy(t, (*JobVersionTag).Copy) },
+	"NodePool":                 func(t *testing.T) { checkDeepCopy(t, (*NodePool).Copy) },
 	"ScalingEvent":             func(t *testing.T) { checkDeepCopy(t, (*ScalingEvent).Copy) },
 	"JobScalingEvents":         func(t *testing.T) { checkDeepCopy(t, (*JobScalingEvents).Copy) },
 	"JobSubmission":            func(t *testing.T) { checkDeepCopy(t, (*JobSubmission).Copy) },
@@ -283,6 +284,8 @@ var notCopied = map[string]string{
 	// apply, never shared.
 	"JobRegisterRequest":                  "raft payload",
 	"JobStabilityRequest":                 "raft payload",
+	"NodePoolUpsertRequest":               "raft payload",
+	"NodePoolDeleteRequest":               "raft payload",
 	"JobVersionTagRequest":                "raft payload",
 	"ScalingEventEntry":                   "raft payload",
 	"JobDeregisterRequest":                "raft payload",
@@ -307,6 +310,16 @@ var notCopied = map[string]string{
 	"AllocClientUpdateArgs":               "RPC payload",
 	"GenericResponse":                     "RPC payload",
 	"SchedulerSetConfigRequest":           "raft payload",
+	// Event stream: built once per applied entry around stored (immutable)
+	// objects, then only read by subscribers.
+	"Event":              "event stream, read-only",
+	"Events":             "event stream, read-only",
+	"JobEvent":           "event stream, read-only",
+	"EvaluationEvent":    "event stream, read-only",
+	"AllocationEvent":    "event stream, read-only",
+	"DeploymentEvent":    "event stream, read-only",
+	"NodeStreamEvent":    "event stream, read-only",
+	"EventStreamRequest": "RPC payload",
 	// Errors are values handed to callers, not stored state.
 	"ValidationError": "error value",
 	"RPCError":        "error value",

@@ -57,6 +57,10 @@ const (
 	// Job history (job_history.go).
 	JobStabilityRequestType  MessageType = 80
 	JobVersionTagRequestType MessageType = 81
+
+	// Node pools (node_pool.go).
+	NodePoolUpsertRequestType MessageType = 82
+	NodePoolDeleteRequestType MessageType = 83
 	// Namespaces (namespace.go).
 	NamespaceUpsertRequestType MessageType = 50
 	NamespaceDeleteRequestType MessageType = 51

@@ -32,7 +32,7 @@ func JobToStructs(j *api.Job) *structs.Job {
 		Constraints:       constraintsToStructs(j.Constraints),
 		Affinities:        affinitiesToStructs(j.Affinities),
 		Spreads:           spreadsToStructs(j.Spreads),
-		Update:            updateToStructs(j.Update),
+		Update:            jobUpdateToStructs(j),
 		Periodic:          periodicToStructs(j.Periodic),
 		ParameterizedJob:  parameterizedToStructs(j.ParameterizedJob),
 		Dispatched:        j.Dispatched,

@@ -200,3 +200,21 @@ func expect[T comparable](t *testing.T, got, want T) {
 		t.Fatalf("got %v, want %v", got, want)
 	}
 }
+
+// A service job without an update block gets Nomad's default strategy (so
+// its updates are deployments); a batch job gets none.
+func TestJobToStructs_ServiceJobsGetTheDefaultUpdate(t *testing.T) {
+	svc := api.NewServiceJob("web", "web", "global", 50)
+	if got := JobToStructs(svc).Update; got != defaultUpdate {
+		t.Fatalf("service job update: %+v", got)
+	}
+	batch := api.NewBatchJob("b", "b", "global", 50)
+	if got := JobToStructs(batch).Update; got.MaxParallel != 0 {
+		t.Fatalf("batch job update: %+v", got)
+	}
+	off := api.NewServiceJob("off", "off", "global", 50)
+	off.Update = &api.UpdateStrategy{MaxParallel: new(0)}
+	if got := JobToStructs(off).Update; got.MaxParallel != 0 {
+		t.Fatalf("explicit max_parallel 0: %+v", got)
+	}
+}

@@ -40,6 +40,16 @@ func updateToStructs(u *api.UpdateStrategy) structs.UpdateStrategy {
 	}
 }
 
+// jobUpdateToStructs is a job's update block. A service job without one
+// gets Nomad's default strategy, as the official client's Canonicalize
+// gives it, so its updates roll out as deployments.
+func jobUpdateToStructs(j *api.Job) structs.UpdateStrategy {
+	if j.Update == nil && (j.Type == nil || *j.Type == "" || *j.Type == structs.JobTypeService) {
+		return defaultUpdate
+	}
+	return updateToStructs(j.Update)
+}
+
 // updatePtrToStructs is for groups, whose update block is optional.
 func updatePtrToStructs(u *api.UpdateStrategy) *structs.UpdateStrategy {
 	if u == nil {

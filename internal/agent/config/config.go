@@ -52,10 +52,14 @@ type Addresses struct {
 
 // ServerConfig is the server { } block.
 type ServerConfig struct {
-	Enabled                bool
-	BootstrapExpect        int
-	NumSchedulers          int
-	EnabledSchedulers      []string
+	Enabled           bool
+	BootstrapExpect   int
+	NumSchedulers     int
+	EnabledSchedulers []string
+	// EventBufferSize is how many event batches (raft indexes) the event
+	// stream retains for late and resuming subscribers (Nomad's default
+	// 100).
+	EventBufferSize        int
 	HeartbeatGrace         time.Duration
 	MinHeartbeatTTL        time.Duration
 	MaxHeartbeatsPerSecond float64
@@ -126,6 +130,7 @@ func Default() *Config {
 		Ports:      Ports{HTTP: 4646, RPC: 4647, Serf: 4648},
 		Server: ServerConfig{
 			NumSchedulers:          runtime.NumCPU(),
+			EventBufferSize:        100,
 			HeartbeatGrace:         10 * time.Second,
 			MinHeartbeatTTL:        10 * time.Second,
 			MaxHeartbeatsPerSecond: 50,

@@ -22,6 +22,7 @@ func fullWant() *Config {
 	c.Server = ServerConfig{
 		Enabled: true, BootstrapExpect: 3, NumSchedulers: 2,
 		EnabledSchedulers:      []string{"service", "batch"},
+		EventBufferSize:        64,
 		HeartbeatGrace:         30 * time.Second,
 		MinHeartbeatTTL:        20 * time.Second,
 		MaxHeartbeatsPerSecond: 25.5,
@@ -73,6 +74,7 @@ func TestDefaults(t *testing.T) {
 		{"log_level", c.LogLevel, "INFO"},
 		{"ports", c.Ports, Ports{4646, 4647, 4648}},
 		{"num_schedulers", c.Server.NumSchedulers, runtime.NumCPU()},
+		{"event_buffer_size", c.Server.EventBufferSize, 100},
 		{"heartbeat_grace", c.Server.HeartbeatGrace, 10 * time.Second},
 		{"min_heartbeat_ttl", c.Server.MinHeartbeatTTL, 10 * time.Second},
 		{"max_heartbeats_per_second", c.Server.MaxHeartbeatsPerSecond, 50.0},

@@ -55,6 +55,7 @@ type fileServer struct {
 	BootstrapExpect        *int            `hcl:"bootstrap_expect,optional"`
 	NumSchedulers          *int            `hcl:"num_schedulers,optional"`
 	EnabledSchedulers      *[]string       `hcl:"enabled_schedulers,optional"`
+	EventBufferSize        *int            `hcl:"event_buffer_size,optional"`
 	HeartbeatGrace         hcl.Expression  `hcl:"heartbeat_grace,optional"`
 	MinHeartbeatTTL        hcl.Expression  `hcl:"min_heartbeat_ttl,optional"`
 	MaxHeartbeatsPerSecond *float64        `hcl:"max_heartbeats_per_second,optional"`
@@ -158,6 +159,7 @@ func (fs *fileServer) apply(s *ServerConfig) hcl.Diagnostics {
 	set(&s.BootstrapExpect, fs.BootstrapExpect)
 	set(&s.NumSchedulers, fs.NumSchedulers)
 	set(&s.EnabledSchedulers, fs.EnabledSchedulers)
+	set(&s.EventBufferSize, fs.EventBufferSize)
 	set(&s.MaxHeartbeatsPerSecond, fs.MaxHeartbeatsPerSecond)
 	set(&s.JobMaxCount, fs.JobMaxCount)
 	if fs.ServerJoin != nil {

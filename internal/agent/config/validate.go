@@ -55,6 +55,9 @@ func (s *ServerConfig) validate(add func(string, ...any)) {
 	if s.NumSchedulers < 0 {
 		add("server.num_schedulers = %d must not be negative", s.NumSchedulers)
 	}
+	if s.EventBufferSize < 0 {
+		add("server.event_buffer_size = %d must not be negative", s.EventBufferSize)
+	}
 	if s.MaxHeartbeatsPerSecond <= 0 {
 		add("server.max_heartbeats_per_second = %v must be positive", s.MaxHeartbeatsPerSecond)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/drover-project/drover/internal/clock"
 	"github.com/drover-project/drover/internal/state"
@@ -49,6 +50,16 @@ type Applier struct {
 	mu         sync.Mutex
 	lastIndex  uint64
 	rejectHook RejectHook
+	// onEvaluate, when set, is told how long each plan's evaluation took.
+	onEvaluate func(time.Duration)
+}
+
+// SetEvaluateObserver installs a function told each evaluation's duration
+// (the nomad.nomad.plan.evaluate metric).
+func (a *Applier) SetEvaluateObserver(fn func(time.Duration)) {
+	a.mu.Lock()
+	a.onEvaluate = fn
+	a.mu.Unlock()
 }
 
 // NewApplier returns an applier; newID makes preemption eval IDs.
@@ -94,7 +105,11 @@ func (a *Applier) process(ctx context.Context, plan *structs.Plan) (*structs.Pla
 	if err != nil {
 		return nil, fmt.Errorf("plan apply: snapshot at index %d: %w", a.lastIndex, err)
 	}
+	started := time.Now()
 	out, err := Evaluate(snap, plan)
+	if a.onEvaluate != nil {
+		a.onEvaluate(time.Since(started))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("plan apply: evaluate: %w", err)
 	}

@@ -20,6 +20,7 @@ server {
   enabled                   = true
   bootstrap_expect          = 3
   num_schedulers            = 2
+  event_buffer_size         = 64
   enabled_schedulers        = ["service", "batch"]
   heartbeat_grace           = "30s"
   min_heartbeat_ttl         = "20s"

@@ -1,0 +1,107 @@
+package agent
+
+import (
+	"bufio"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/drover-project/drover/internal/client"
+	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/telemetry"
+)
+
+// clientGauges are Nomad's nomad.client.* gauges of the local client: the
+// node's allocated and unallocated resources, host memory, and each
+// task's measured use. Read at scrape time.
+func (h *HTTPServer) clientGauges() []telemetry.Gauge {
+	c := h.client()
+	if c == nil {
+		return nil
+	}
+	node := c.Node()
+	nodeLabels := map[string]string{"node_id": node.ID, "datacenter": node.Datacenter, "node_class": node.NodeClass}
+	var g []telemetry.Gauge
+	add := func(name string, v float64, labels map[string]string) {
+		g = append(g, telemetry.Gauge{Name: name, Value: v, Labels: labels})
+	}
+	var cpu, mem, disk int64
+	usage := c.AllocsUsage()
+	for _, u := range usage {
+		if u.Alloc.ClientTerminalStatus() || u.Alloc.AllocatedResources == nil {
+			continue
+		}
+		for _, t := range u.Alloc.AllocatedResources.Tasks {
+			cpu += t.CpuShares
+			mem += t.MemoryMB
+		}
+		disk += u.Alloc.AllocatedResources.Shared.DiskMB
+	}
+	if r := node.NodeResources; r != nil {
+		add("nomad.client.allocated.cpu", float64(cpu), nodeLabels)
+		add("nomad.client.unallocated.cpu", float64(r.CPU.CpuShares-cpu), nodeLabels)
+		add("nomad.client.allocated.memory", float64(mem), nodeLabels)
+		add("nomad.client.unallocated.memory", float64(r.MemoryMB-mem), nodeLabels)
+		add("nomad.client.allocated.disk", float64(disk), nodeLabels)
+		add("nomad.client.unallocated.disk", float64(r.DiskMB-disk), nodeLabels)
+	}
+	for name, v := range hostMemory() {
+		add("nomad.client.host.memory."+name, float64(v), nodeLabels)
+	}
+	add("nomad.client.allocations.running", float64(countRunning(usage)), nodeLabels)
+	for _, u := range usage {
+		for task, s := range u.Tasks {
+			if s == nil {
+				continue
+			}
+			l := map[string]string{"alloc_id": u.Alloc.ID, "job": u.Alloc.JobID, "task_group": u.Alloc.TaskGroup,
+				"task": task, "namespace": u.Alloc.Namespace, "node_id": node.ID}
+			add("nomad.client.allocs.memory.rss", float64(s.MemoryRSSBytes), l)
+			add("nomad.client.allocs.memory.usage", float64(s.MemoryUsageBytes), l)
+			add("nomad.client.allocs.memory.max_usage", float64(s.MemoryMaxUsageBytes), l)
+			add("nomad.client.allocs.cpu.total_ticks", float64(s.CPUTotalNanos)/1e6, l)
+			add("nomad.client.allocs.cpu.user", float64(s.CPUUserNanos)/1e6, l)
+			add("nomad.client.allocs.cpu.system", float64(s.CPUSystemNanos)/1e6, l)
+		}
+	}
+	return g
+}
+
+func countRunning(usage []client.AllocUsage) int {
+	n := 0
+	for _, u := range usage {
+		if u.Alloc.ClientStatus == structs.AllocClientStatusRunning {
+			n++
+		}
+	}
+	return n
+}
+
+// hostMemory reads /proc/meminfo (Linux) in bytes: total, available,
+// free and used; nothing elsewhere.
+func hostMemory() map[string]uint64 {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	kb := map[string]uint64{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		name, rest, ok := strings.Cut(sc.Text(), ":")
+		if !ok {
+			continue
+		}
+		fields := strings.Fields(rest)
+		if len(fields) > 0 {
+			if v, err := strconv.ParseUint(fields[0], 10, 64); err == nil {
+				kb[name] = v * 1024
+			}
+		}
+	}
+	if kb["MemTotal"] == 0 {
+		return nil
+	}
+	return map[string]uint64{"total": kb["MemTotal"], "available": kb["MemAvailable"], "free": kb["MemFree"],
+		"used": kb["MemTotal"] - kb["MemAvailable"]}
+}

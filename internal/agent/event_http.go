@@ -1,0 +1,146 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/drover-project/drover/internal/agent/apiconv"
+	"github.com/drover-project/drover/internal/server"
+	"github.com/drover-project/drover/internal/structs"
+)
+
+func (h *HTTPServer) eventRoutes() {
+	h.handle("GET /v1/event/stream", h.eventStream)
+}
+
+// eventStream answers GET /v1/event/stream as Nomad does: one JSON object
+// per line, {"Index":N,"Events":[...]}, and {} as a heartbeat while idle.
+// topic=Topic[:key] (repeatable; "*" for every topic or key), namespace=
+// ("*" for all) and index= (resume from; an index older than the buffer
+// starts at the oldest retained batch) select what is sent.
+func (h *HTTPServer) eventStream(w http.ResponseWriter, r *http.Request) (any, error) {
+	q, err := parseQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	topics, err := parseEventTopics(r.URL.Query()["topic"])
+	if err != nil {
+		return nil, err
+	}
+	req := &structs.EventStreamRequest{Topics: topics, Index: q.MinQueryIndex, QueryOptions: q}
+	rc := http.NewResponseController(w)
+	enc := json.NewEncoder(w)
+	started := false
+	send := func(b *structs.Events) error {
+		if !started {
+			started = true
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusOK)
+		}
+		if err := enc.Encode(apiEvents(b)); err != nil {
+			return err
+		}
+		return rc.Flush()
+	}
+	// The first heartbeat goes out at once so the client sees the stream
+	// open (the official client waits for the response headers).
+	if err := send(&structs.Events{}); err != nil {
+		return nil, nil
+	}
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	go func() {
+		select {
+		case <-h.streamsClosed:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	if err := h.srv.Event.Stream(ctx, req, send); err != nil {
+		h.log.Debug("event stream ended", "error", err)
+	}
+	return nil, nil
+}
+
+// parseEventTopics turns topic=Job:web parameters into the subscription's
+// topic map; no parameter means every topic.
+func parseEventTopics(params []string) (map[structs.Topic][]string, error) {
+	if len(params) == 0 {
+		return nil, nil
+	}
+	topics := map[structs.Topic][]string{}
+	for _, p := range params {
+		name, key, found := strings.Cut(p, ":")
+		if !found || key == "" {
+			key = "*"
+		}
+		t := structs.Topic(name)
+		if !structs.KnownTopic(t) {
+			return nil, server.BadRequest("topic: unknown topic %q in %q (want Job, Evaluation, Allocation, Deployment, Node, NodePool, Service or *)", name, p)
+		}
+		topics[t] = append(topics[t], key)
+	}
+	return topics, nil
+}
+
+// apiEvent is one event in Nomad's JSON shape; Payload is keyed by the
+// object's kind ({"Job": {...}}).
+type apiEvent struct {
+	Topic      structs.Topic
+	Type       string
+	Key        string
+	Namespace  string
+	FilterKeys []string
+	Index      uint64
+	Payload    map[string]any
+}
+
+// apiEventBatch is one stream frame; a heartbeat has no fields at all.
+type apiEventBatch struct {
+	Index  uint64     `json:",omitempty"`
+	Events []apiEvent `json:",omitempty"`
+}
+
+func apiEvents(b *structs.Events) *apiEventBatch {
+	out := &apiEventBatch{Index: b.Index, Events: make([]apiEvent, 0, len(b.Events))}
+	for _, e := range b.Events {
+		out.Events = append(out.Events, apiEvent{
+			Topic: e.Topic, Type: e.Type, Key: e.Key, Namespace: e.Namespace,
+			FilterKeys: e.FilterKeys, Index: e.Index, Payload: apiEventPayload(e.Payload),
+		})
+	}
+	if len(out.Events) == 0 {
+		out.Events = nil
+	}
+	return out
+}
+
+// apiEventPayload renders a payload with the API's types.
+func apiEventPayload(p any) map[string]any {
+	switch v := p.(type) {
+	case *structs.JobEvent:
+		out := map[string]any{"Job": apiconv.JobFromStructs(v.Job)}
+		if v.Deleted {
+			out["Deleted"] = true
+		}
+		return out
+	case *structs.EvaluationEvent:
+		out := map[string]any{"Evaluation": apiconv.EvalFromStructs(v.Evaluation)}
+		if v.Step != nil {
+			out["Step"] = v.Step
+		}
+		return out
+	case *structs.AllocationEvent:
+		a := apiconv.AllocFromStructs(v.Allocation)
+		a.Job = nil // as Nomad does: the job is its own topic, and large
+		return map[string]any{"Allocation": a}
+	case *structs.DeploymentEvent:
+		return map[string]any{"Deployment": apiconv.DeploymentFromStructs(v.Deployment)}
+	case *structs.NodeStreamEvent:
+		n := apiconv.NodeFromStructs(v.Node) // the API node carries no SecretID
+		return map[string]any{"Node": n}
+	}
+	return map[string]any{}
+}

@@ -1,0 +1,129 @@
+package agent
+
+import (
+	"net/http"
+
+	"github.com/hashicorp/nomad/api"
+
+	"github.com/drover-project/drover/internal/agent/apiconv"
+	"github.com/drover-project/drover/internal/server"
+	"github.com/drover-project/drover/internal/structs"
+)
+
+func (h *HTTPServer) nodePoolRoutes() {
+	h.handle("GET /v1/node/pools", h.nodePoolList)
+	for _, m := range []string{"PUT", "POST"} {
+		h.handle(m+" /v1/node/pools", h.nodePoolUpsert)
+	}
+	h.handle("DELETE /v1/node/pool/{name}", h.nodePoolDelete)
+	h.handle("GET /v1/node/pool/{name}/jobs", h.nodePoolJobs)
+	h.handle("GET /v1/node/pool/{name}/nodes", h.nodePoolNodes)
+}
+
+// nodeSubresource answers GET /v1/node/:id/allocations and, as the same
+// pattern, GET /v1/node/pool/:name.
+func (h *HTTPServer) nodeSubresource(w http.ResponseWriter, r *http.Request) (any, error) {
+	switch {
+	case r.PathValue("id") == "pool":
+		return h.nodePoolGet(w, r, r.PathValue("sub"))
+	case r.PathValue("sub") == "allocations":
+		return h.nodeAllocations(w, r)
+	}
+	return nil, server.NotFound("no such endpoint: %s %s", r.Method, r.URL.Path)
+}
+
+func (h *HTTPServer) nodePoolList(w http.ResponseWriter, r *http.Request) (any, error) {
+	q, err := parseQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	reply, err := h.srv.NodePool.List(r.Context(), &structs.NodePoolListRequest{QueryOptions: q})
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, reply.QueryMeta)
+	out := make([]*api.NodePool, 0, len(reply.NodePools))
+	for _, p := range reply.NodePools {
+		out = append(out, nodePoolToAPI(p))
+	}
+	return out, nil
+}
+
+func (h *HTTPServer) nodePoolGet(w http.ResponseWriter, r *http.Request, name string) (any, error) {
+	q, err := parseQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	reply, err := h.srv.NodePool.Get(r.Context(), &structs.NodePoolSpecificRequest{Name: name, QueryOptions: q})
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, reply.QueryMeta)
+	if reply.NodePool == nil {
+		return nil, server.NotFound("node pool %q not found", name)
+	}
+	return nodePoolToAPI(reply.NodePool), nil
+}
+
+func (h *HTTPServer) nodePoolUpsert(w http.ResponseWriter, r *http.Request) (any, error) {
+	var pool api.NodePool
+	if err := decodeBody(w, r, &pool); err != nil {
+		return nil, err
+	}
+	reply, err := h.srv.NodePool.Upsert(r.Context(), &structs.NodePoolUpsertArgs{
+		NodePools:    []*structs.NodePool{{Name: pool.Name, Description: pool.Description, Meta: pool.Meta}},
+		WriteRequest: writeRequest(r),
+	})
+	if err != nil {
+		return nil, err
+	}
+	setIndex(w, reply.Index)
+	return nil, nil
+}
+
+func (h *HTTPServer) nodePoolDelete(w http.ResponseWriter, r *http.Request) (any, error) {
+	reply, err := h.srv.NodePool.Delete(r.Context(), &structs.NodePoolDeleteArgs{Names: []string{r.PathValue("name")}, WriteRequest: writeRequest(r)})
+	if err != nil {
+		return nil, err
+	}
+	setIndex(w, reply.Index)
+	return nil, nil
+}
+
+func (h *HTTPServer) nodePoolJobs(w http.ResponseWriter, r *http.Request) (any, error) {
+	q, err := parseQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	reply, err := h.srv.NodePool.Jobs(r.Context(), &structs.NodePoolSpecificRequest{Name: r.PathValue("name"), QueryOptions: q})
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, reply.QueryMeta)
+	out := make([]*api.JobListStub, 0, len(reply.Jobs))
+	for i, j := range reply.Jobs {
+		out = append(out, apiconv.JobListStub(j, summaryToAPI(reply.Summaries[i])))
+	}
+	return out, nil
+}
+
+func (h *HTTPServer) nodePoolNodes(w http.ResponseWriter, r *http.Request) (any, error) {
+	q, err := parseQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	reply, err := h.srv.NodePool.Nodes(r.Context(), &structs.NodePoolSpecificRequest{Name: r.PathValue("name"), QueryOptions: q})
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, reply.QueryMeta)
+	out := make([]*api.NodeListStub, 0, len(reply.Nodes))
+	for _, n := range reply.Nodes {
+		out = append(out, apiconv.NodeStubFromStructs(n, apiconv.NodeStubFields{}))
+	}
+	return out, nil
+}
+
+func nodePoolToAPI(p *structs.NodePool) *api.NodePool {
+	return &api.NodePool{Name: p.Name, Description: p.Description, Meta: p.Meta, CreateIndex: p.CreateIndex, ModifyIndex: p.ModifyIndex}
+}

@@ -1,0 +1,135 @@
+package fsm
+
+import (
+	"sync"
+
+	"github.com/hashicorp/go-memdb"
+
+	"github.com/drover-project/drover/internal/state"
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// EventPublisher receives the event batch of each applied entry. Publish
+// must not block: it runs inside Apply.
+type EventPublisher interface {
+	Publish(batch *structs.Events)
+}
+
+// entryEventTypes names the events of each entry type, as Nomad does: every
+// object an entry changed becomes an event of the entry's type. Entry types
+// absent here publish nothing.
+var entryEventTypes = map[structs.MessageType]string{
+	structs.JobRegisterRequestType:           structs.TypeJobRegistered,
+	structs.JobDeregisterRequestType:         structs.TypeJobDeregistered,
+	structs.JobBatchDeregisterRequestType:    structs.TypeJobBatchDeregistered,
+	structs.EvalUpdateRequestType:            structs.TypeEvalUpdated,
+	structs.EvalDeleteRequestType:            structs.TypeEvalDeleted,
+	structs.NodeRegisterRequestType:          structs.TypeNodeRegistration,
+	structs.NodeDeregisterRequestType:        structs.TypeNodeDeregistration,
+	structs.NodeUpdateStatusRequestType:      structs.TypeNodeEvent,
+	structs.NodeUpdateDrainRequestType:       structs.TypeNodeDrain,
+	structs.NodeUpdateEligibilityType:        structs.TypeNodeEligibility,
+	structs.AllocUpdateRequestType:           structs.TypeAllocationUpdated,
+	structs.AllocClientUpdateRequestType:     structs.TypeAllocationUpdated,
+	structs.AllocUpdateDesiredTransitionType: structs.TypeAllocationUpdateDesiredStatus,
+	structs.ApplyPlanResultsRequestType:      structs.TypePlanResult,
+	structs.DeploymentStatusUpdateType:       structs.TypeDeploymentUpdate,
+	structs.DeploymentPromoteRequestType:     structs.TypeDeploymentPromotion,
+}
+
+// entryChanges collects what the state store committed while one entry
+// applies (an entry may commit more than one write).
+type entryChanges struct {
+	mu        sync.Mutex
+	publisher EventPublisher
+	changes   memdb.Changes
+}
+
+// SetEventPublisher makes the FSM publish one event batch per applied
+// entry, built from the objects the entry changed, so that every server
+// publishes the same stream.
+func (f *FSM) SetEventPublisher(p EventPublisher) {
+	f.events.mu.Lock()
+	f.events.publisher = p
+	f.events.mu.Unlock()
+	if p == nil {
+		f.state.SetCommitObserver(nil)
+		return
+	}
+	f.state.SetCommitObserver(func(_ uint64, changes memdb.Changes) {
+		f.events.mu.Lock()
+		f.events.changes = append(f.events.changes, changes...)
+		f.events.mu.Unlock()
+	})
+}
+
+// takeChanges returns and forgets the collected changes.
+func (c *entryChanges) take() (EventPublisher, memdb.Changes) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	changes := c.changes
+	c.changes = nil
+	return c.publisher, changes
+}
+
+// publishEntryEvents turns the changes of the entry just applied into its
+// event batch. When the entry failed, its changes (none were committed
+// by the failing write, but earlier writes of the entry may have been)
+// are still what the state now holds, so they are published all the same.
+func (f *FSM) publishEntryEvents(t structs.MessageType, index uint64) {
+	p, changes := f.events.take()
+	if p == nil || len(changes) == 0 {
+		return
+	}
+	eventType, ok := entryEventTypes[t]
+	if !ok {
+		return
+	}
+	batch := &structs.Events{Index: index}
+	for _, c := range changes {
+		if e, ok := eventFromChange(c, eventType); ok {
+			e.Index = index
+			batch.Events = append(batch.Events, e)
+		}
+	}
+	p.Publish(batch)
+}
+
+// eventFromChange converts one changed row; rows of bookkeeping tables
+// (index, job versions, scheduler config) give no event.
+func eventFromChange(c memdb.Change, eventType string) (structs.Event, bool) {
+	obj := c.After
+	if c.Deleted() {
+		obj = c.Before
+	}
+	switch v := obj.(type) {
+	case *structs.Job:
+		if c.Table != state.TableJobs {
+			return structs.Event{}, false
+		}
+		return structs.Event{Topic: structs.TopicJob, Type: eventType, Key: v.ID, Namespace: v.Namespace,
+			Payload: &structs.JobEvent{Job: v, Deleted: c.Deleted()}}, true
+	case *structs.Evaluation:
+		if c.Deleted() {
+			eventType = structs.TypeEvalDeleted
+		}
+		return structs.Event{Topic: structs.TopicEvaluation, Type: eventType, Key: v.ID, Namespace: v.Namespace,
+			FilterKeys: structs.EventFilterKeys(v.JobID, v.DeploymentID), Payload: &structs.EvaluationEvent{Evaluation: v}}, true
+	case *structs.Allocation:
+		if c.Deleted() {
+			return structs.Event{}, false // garbage collected, not a state change anyone watches
+		}
+		return structs.Event{Topic: structs.TopicAllocation, Type: eventType, Key: v.ID, Namespace: v.Namespace,
+			FilterKeys: structs.EventFilterKeys(v.JobID, v.DeploymentID), Payload: &structs.AllocationEvent{Allocation: v}}, true
+	case *structs.Deployment:
+		if c.Deleted() {
+			return structs.Event{}, false
+		}
+		return structs.Event{Topic: structs.TopicDeployment, Type: eventType, Key: v.ID, Namespace: v.Namespace,
+			FilterKeys: structs.EventFilterKeys(v.JobID), Payload: &structs.DeploymentEvent{Deployment: v}}, true
+	case *structs.Node:
+		return structs.Event{Topic: structs.TopicNode, Type: eventType, Key: v.ID,
+			Payload: &structs.NodeStreamEvent{Node: v}}, true
+	}
+	return structs.Event{}, false
+}

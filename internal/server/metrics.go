@@ -1,0 +1,164 @@
+package server
+
+import (
+	"sort"
+	"time"
+
+	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/telemetry"
+)
+
+// Metrics returns the server's metric set (/v1/metrics gathers it).
+func (s *Server) Metrics() *telemetry.Metrics { return s.config.Metrics }
+
+func (s *Server) metrics() *telemetry.Metrics { return s.config.Metrics }
+
+// registerMetrics adds the scrape-time collectors: nothing is counted in
+// the pipeline's hot paths for them, they read its state when scraped.
+func (s *Server) registerMetrics() {
+	m := s.metrics()
+	telemetry.InstallRaftSink()
+	m.Register(m.NewRuntimeCollector())
+	m.Register(m.NewGaugeFunc(s.pipelineGauges))
+	m.Register(m.NewGaugeFunc(s.jobGauges))
+}
+
+// eventTap counts created evals by trigger on their way to the event
+// stream: an eval is created by the entry whose index is its CreateIndex.
+type eventTap struct{ s *Server }
+
+func (t eventTap) Publish(batch *structs.Events) {
+	for i := range batch.Events {
+		e := &batch.Events[i]
+		if e.Topic != structs.TopicEvaluation || e.Type == structs.TypeEvalDeleted {
+			continue
+		}
+		if p, ok := e.Payload.(*structs.EvaluationEvent); ok && p.Evaluation.CreateIndex == batch.Index {
+			t.s.metrics().EvalsCreated.WithLabelValues(p.Evaluation.TriggeredBy).Inc()
+		}
+	}
+	t.s.events.Publish(batch)
+}
+
+// observeEvalStep times the step an eval just left and publishes the new
+// one if it is a quasi-status.
+func (s *Server) observeEvalStep(evalID string, step, ended *structs.EvalTimelineEntry) {
+	if ended != nil {
+		took := time.Duration(step.Time - ended.Time)
+		s.metrics().EvalStatus.WithLabelValues(ended.Status).Observe(took.Seconds())
+		if ended.Status == structs.EvalStatusPending && step.Status == structs.EvalQuasiStatusScheduling {
+			s.metrics().BrokerWait.Observe(telemetry.Ms(took))
+		}
+	}
+	s.publishEvalStep(evalID, step)
+}
+
+func gauge(name string, v int, labels ...string) telemetry.Gauge {
+	g := telemetry.Gauge{Name: name, Value: float64(v)}
+	if len(labels) > 0 {
+		g.Labels = map[string]string{}
+		for i := 0; i+1 < len(labels); i += 2 {
+			g.Labels[labels[i]] = labels[i+1]
+		}
+	}
+	return g
+}
+
+// pipelineGauges are the broker, blocked evals, plan queue, workers and
+// heartbeat counts, under Nomad's names.
+func (s *Server) pipelineGauges() []telemetry.Gauge {
+	st := s.Stats()
+	g := []telemetry.Gauge{
+		gauge("nomad.nomad.broker.total_ready", st.Broker.TotalReady),
+		gauge("nomad.nomad.broker.total_unacked", st.Broker.TotalUnacked),
+		gauge("nomad.nomad.broker.total_waiting", st.Broker.TotalWaiting),
+		gauge("nomad.nomad.broker.total_pending", st.Broker.TotalPending),
+		gauge("nomad.nomad.broker.total_cancelable", st.Broker.TotalCancelable),
+		gauge("nomad.nomad.blocked_evals.total_blocked", st.Blocked.TotalBlocked),
+		gauge("nomad.nomad.blocked_evals.total_escaped", st.Blocked.TotalEscaped),
+		gauge("nomad.nomad.plan.queue_depth", st.PlanQueue),
+		gauge("nomad.nomad.worker.total", st.Workers),
+		gauge("nomad.nomad.worker.paused", st.Paused),
+		gauge("nomad.nomad.heartbeat.active", s.heartbeat.active()),
+	}
+	blocked := s.blockedByScheduler()
+	// The job schedulers always have a series, so a dashboard sees zeros
+	// rather than gaps; others (_core, the failed queue) when present.
+	seen := map[string]bool{structs.JobTypeService: true, structs.JobTypeBatch: true,
+		structs.JobTypeSystem: true, structs.JobTypeSysBatch: true}
+	for t := range st.Broker.ByScheduler {
+		seen[t] = true
+	}
+	for t := range blocked {
+		seen[t] = true
+	}
+	types := make([]string, 0, len(seen))
+	for t := range seen {
+		types = append(types, t)
+	}
+	sort.Strings(types)
+	for _, t := range types {
+		var b struct{ Ready, Unacked, Delayed, Pending int }
+		if bs := st.Broker.ByScheduler[t]; bs != nil {
+			b.Ready, b.Unacked, b.Delayed, b.Pending = bs.Ready, bs.Unacked, bs.Delayed, bs.Pending
+		}
+		g = append(g,
+			gauge("nomad.nomad.broker.ready", b.Ready, "scheduler", t),
+			gauge("nomad.nomad.broker.unacked", b.Unacked, "scheduler", t),
+			gauge("nomad.nomad.broker.delayed", b.Delayed, "scheduler", t),
+			gauge("nomad.nomad.broker.pending", b.Pending, "scheduler", t),
+			gauge("nomad.nomad.broker.blocked", blocked[t], "scheduler", t))
+	}
+	return g
+}
+
+// blockedByScheduler counts stored blocked evals by type.
+func (s *Server) blockedByScheduler() map[string]int {
+	out := map[string]int{}
+	evals, err := s.State().EvalsByStatus(nil, structs.EvalStatusBlocked)
+	if err != nil {
+		return out
+	}
+	for _, e := range evals {
+		out[e.Type]++
+	}
+	return out
+}
+
+// jobGauges are Nomad's per-group job summaries and job status counts.
+func (s *Server) jobGauges() []telemetry.Gauge {
+	st := s.State()
+	jobs, err := st.Jobs(nil, "*")
+	if err != nil {
+		return nil
+	}
+	var g []telemetry.Gauge
+	status := map[string]map[string]int{} // namespace -> status -> count
+	for _, j := range jobs {
+		if status[j.Namespace] == nil {
+			status[j.Namespace] = map[string]int{}
+		}
+		status[j.Namespace][j.Status]++
+		sum, err := SummarizeJob(nil, st, j)
+		if err != nil {
+			continue
+		}
+		for tg, c := range sum.Summary {
+			l := []string{"job", j.ID, "task_group", tg, "namespace", j.Namespace}
+			g = append(g,
+				gauge("nomad.nomad.job_summary.queued", c.Queued, l...),
+				gauge("nomad.nomad.job_summary.complete", c.Complete, l...),
+				gauge("nomad.nomad.job_summary.failed", c.Failed, l...),
+				gauge("nomad.nomad.job_summary.running", c.Running, l...),
+				gauge("nomad.nomad.job_summary.starting", c.Starting, l...),
+				gauge("nomad.nomad.job_summary.lost", c.Lost, l...),
+				gauge("nomad.nomad.job_summary.unknown", c.Unknown, l...))
+		}
+	}
+	for ns, counts := range status {
+		for _, st := range []string{structs.JobStatusPending, structs.JobStatusRunning, structs.JobStatusDead} {
+			g = append(g, gauge("nomad.nomad.job_status."+st, counts[st], "namespace", ns))
+		}
+	}
+	return g
+}

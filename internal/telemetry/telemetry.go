@@ -1,0 +1,128 @@
+// Package telemetry holds a server's metrics: a Prometheus registry with the
+// timings the pipeline observes as it runs, collectors that read gauges
+// only when scraped, and the process-wide sink that receives raft's
+// go-metrics. Names are Nomad's where Nomad has the metric (dotted in
+// /v1/metrics JSON, underscored in the Prometheus exposition); Drover's own
+// start with drover_.
+package telemetry
+
+import (
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Scheduler types that get their own invoke_scheduler timing, as Nomad
+// names them (nomad.nomad.worker.invoke_scheduler.<type>).
+var schedulerTypes = []string{"service", "batch", "system", "sysbatch", "_core"}
+
+// msBuckets are histogram buckets in milliseconds (Nomad reports timings
+// in ms), from 0.1 ms to a minute.
+var msBuckets = []float64{0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000}
+
+// secondBuckets cover an eval's time in one status: milliseconds to hours.
+var secondBuckets = []float64{0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600, 4 * 3600}
+
+// Metrics is one server's (or agent's) metric set.
+type Metrics struct {
+	reg *prometheus.Registry
+
+	mu     sync.Mutex
+	dotted map[string]string // Prometheus name -> Nomad's dotted name
+
+	PlanSubmit   prometheus.Observer // worker: submit to result, ms
+	PlanEvaluate prometheus.Observer // applier: evaluate a plan, ms
+	PlanApply    prometheus.Observer // applier: commit a plan through raft, ms
+	// WorkerDequeue is the time a worker waited for an eval, ms.
+	WorkerDequeue prometheus.Observer
+	// BrokerWait is the time an eval sat ready in the broker, ms.
+	BrokerWait prometheus.Observer
+	invoke     map[string]prometheus.Observer
+	// EvalStatus observes the seconds an eval spent in a status or
+	// quasi-status once it leaves it (label status).
+	EvalStatus *prometheus.HistogramVec
+	// EvalsCreated counts evals written, by trigger.
+	EvalsCreated *prometheus.CounterVec
+	// HTTPRequest times API requests by method and route pattern, ms.
+	HTTPRequest *prometheus.HistogramVec
+}
+
+// New returns a metric set with its timings registered.
+func New() *Metrics {
+	m := &Metrics{reg: prometheus.NewRegistry(), dotted: map[string]string{}, invoke: map[string]prometheus.Observer{}}
+	m.PlanSubmit = m.histogram("nomad.nomad.plan.submit", "Time from a worker submitting a plan to its result (ms).")
+	m.PlanEvaluate = m.histogram("nomad.nomad.plan.evaluate", "Time the plan applier spent evaluating a plan against the state (ms).")
+	m.PlanApply = m.histogram("nomad.nomad.plan.apply", "Time the plan applier spent committing a plan through raft (ms).")
+	m.WorkerDequeue = m.histogram("nomad.nomad.worker.dequeue_eval", "Time a worker waited to dequeue an evaluation (ms).")
+	m.BrokerWait = m.histogram("nomad.nomad.broker.wait_time", "Time an evaluation waited ready in the broker before a worker took it (ms).")
+	for _, t := range schedulerTypes {
+		m.invoke[t] = m.histogram("nomad.nomad.worker.invoke_scheduler."+t, "Time the "+t+" scheduler took to process an evaluation (ms).")
+	}
+	m.EvalStatus = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name: m.name("drover.eval.status_seconds"), Buckets: secondBuckets,
+		Help: "Seconds an evaluation spent in a status or quasi-status (pending, delayed, scheduling, applying, blocked) before leaving it.",
+	}, []string{"status"})
+	m.EvalsCreated = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: m.name("drover.evals.created_total"), Help: "Evaluations created, by trigger.",
+	}, []string{"trigger"})
+	m.HTTPRequest = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name: m.name("nomad.http.request"), Buckets: msBuckets,
+		Help: "Time to answer an HTTP API request by route pattern (ms; a stream counts until it ends).",
+	}, []string{"method", "route"})
+	m.reg.MustRegister(m.EvalStatus, m.EvalsCreated, m.HTTPRequest)
+	return m
+}
+
+// InvokeScheduler is the timing of one scheduler type (nil for unknown
+// types, which are not timed).
+func (m *Metrics) InvokeScheduler(schedulerType string) prometheus.Observer {
+	if o, ok := m.invoke[schedulerType]; ok {
+		return o
+	}
+	return discard{}
+}
+
+type discard struct{}
+
+func (discard) Observe(float64) {}
+
+// Register adds a collector (scrape-time gauges) to the set.
+func (m *Metrics) Register(c prometheus.Collector) { m.reg.MustRegister(c) }
+
+// Gatherer gathers this set and the process-wide raft metrics.
+func (m *Metrics) Gatherer() prometheus.Gatherer {
+	return prometheus.Gatherers{m.reg, raftRegistry()}
+}
+
+// DottedName returns Nomad's dotted name of a Prometheus metric name.
+func (m *Metrics) DottedName(promName string) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if d, ok := m.dotted[promName]; ok {
+		return d
+	}
+	return strings.ReplaceAll(promName, "_", ".")
+}
+
+// name records a dotted name and returns its Prometheus form.
+func (m *Metrics) name(dotted string) string {
+	p := PromName(dotted)
+	m.mu.Lock()
+	m.dotted[p] = dotted
+	m.mu.Unlock()
+	return p
+}
+
+// PromName is the Prometheus form of a dotted name.
+func PromName(dotted string) string { return strings.ReplaceAll(dotted, ".", "_") }
+
+func (m *Metrics) histogram(dotted, help string) prometheus.Histogram {
+	h := prometheus.NewHistogram(prometheus.HistogramOpts{Name: m.name(dotted), Help: help, Buckets: msBuckets})
+	m.reg.MustRegister(h)
+	return h
+}
+
+// Ms converts a duration to the milliseconds Nomad's timings use.
+func Ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

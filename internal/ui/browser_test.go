@@ -1,0 +1,353 @@
+package ui_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	cdplog "github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	"github.com/hashicorp/nomad/api"
+
+	"github.com/drover-project/drover/internal/agent"
+	"github.com/drover-project/drover/internal/agent/config"
+	"github.com/drover-project/drover/internal/sim"
+	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/testutil"
+	"github.com/drover-project/drover/internal/testutil/agenttest"
+)
+
+// The browser tests load every page in headless Chromium against a real
+// in-process agent and check what a person would see. One browser serves
+// every page; screenshots land in testdata/out (gitignored) for a look.
+
+// chromiumPath finds a Chromium binary, or "" when there is none.
+func chromiumPath() string {
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// browser is one headless Chromium tab that records console errors.
+type browser struct {
+	t      *testing.T
+	ctx    context.Context
+	mu     sync.Mutex
+	errors []string
+}
+
+func newBrowser(t *testing.T) *browser {
+	t.Helper()
+	path := chromiumPath()
+	if path == "" {
+		t.Skip("chromium not installed (Debian package `chromium`; scripts/check installs it): skipping browser tests")
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(path), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.WindowSize(1400, 1000))
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(allocCtx)
+	t.Cleanup(func() { cancel(); cancelAlloc() })
+	b := &browser{t: t, ctx: ctx}
+	chromedp.ListenTarget(ctx, func(ev any) {
+		switch e := ev.(type) {
+		case *runtime.EventExceptionThrown:
+			b.addError("exception: " + e.ExceptionDetails.Error())
+		case *runtime.EventConsoleAPICalled:
+			if e.Type == runtime.APITypeError {
+				var args []string
+				for _, a := range e.Args {
+					args = append(args, string(a.Value))
+				}
+				b.addError("console.error: " + strings.Join(args, " "))
+			}
+		case *cdplog.EventEntryAdded:
+			if e.Entry.Level == cdplog.LevelError {
+				b.addError(fmt.Sprintf("log: %s (%s)", e.Entry.Text, e.Entry.URL))
+			}
+		}
+	})
+	if err := chromedp.Run(ctx, cdplog.Enable(), runtime.Enable()); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	return b
+}
+
+func (b *browser) addError(s string) {
+	b.mu.Lock()
+	b.errors = append(b.errors, s)
+	b.mu.Unlock()
+}
+
+// checkNoErrors fails on any console error since the last check.
+func (b *browser) checkNoErrors(page string) {
+	b.t.Helper()
+	b.mu.Lock()
+	errs := b.errors
+	b.errors = nil
+	b.mu.Unlock()
+	for _, e := range errs {
+		b.t.Errorf("%s: %s", page, e)
+	}
+}
+
+func (b *browser) run(what string, actions ...chromedp.Action) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	defer cancel()
+	if err := chromedp.Run(ctx, actions...); err != nil {
+		b.t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// text is the page's visible text.
+func (b *browser) text() string {
+	var s string
+	b.run("read text", chromedp.Text("main", &s, chromedp.ByQuery))
+	return s
+}
+
+// waitText waits until the page shows every string in want.
+func (b *browser) waitText(page string, want ...string) string {
+	b.t.Helper()
+	var got string
+	testutil.WaitFor(b.t, 15*time.Second, page+" to show "+strings.Join(want, ", "), func() (bool, string) {
+		got = b.text()
+		for _, w := range want {
+			if !strings.Contains(got, w) {
+				return false, fmt.Sprintf("no %q in:\n%s", w, got)
+			}
+		}
+		return true, ""
+	})
+	return got
+}
+
+// visit loads a page, waits for its content and saves a screenshot.
+func (b *browser) visit(base, path string, want ...string) string {
+	b.t.Helper()
+	b.run("navigate "+path, chromedp.Navigate(base+path))
+	text := b.waitText(path, want...)
+	b.screenshot(path)
+	b.checkNoErrors(path)
+	return text
+}
+
+var uuidRE = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+
+func (b *browser) screenshot(path string) {
+	var png []byte
+	b.run("screenshot", chromedp.FullScreenshot(&png, 100)) // quality 100 gives a PNG
+	dir := filepath.Join("testdata", "out")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.t.Fatal(err)
+	}
+	page := uuidRE.ReplaceAllString(strings.Trim(path, "/"), "ID")
+	name := b.t.Name() + "_" + strings.NewReplacer("/", "_", "@", "_").Replace(page) + ".png"
+	if err := os.WriteFile(filepath.Join(dir, name), png, 0o644); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
+func startAgent(t *testing.T) (*agent.Agent, *api.Client) {
+	t.Helper()
+	a := agenttest.Start(t, nil, func(cfg *config.Config) { cfg.DataDir = t.TempDir() })
+	return a, agenttest.Client(t, a)
+}
+
+func mockJob(id string, count int, stdout string) *api.Job {
+	job := api.NewServiceJob(id, id, "global", 50)
+	job.Datacenters = []string{"*"}
+	task := api.NewTask("server", "mock")
+	task.Config = map[string]any{"run_for": "0s", "stdout_string": stdout}
+	task.Require(&api.Resources{CPU: ptr(100), MemoryMB: ptr(64)})
+	job.AddTaskGroup(api.NewTaskGroup("web", count).AddTask(task))
+	return job
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// waitRunning waits until the job has n running allocs and returns them.
+func waitRunning(t *testing.T, c *api.Client, id string, n int) []*api.AllocationListStub {
+	t.Helper()
+	var running []*api.AllocationListStub
+	testutil.WaitFor(t, 20*time.Second, fmt.Sprintf("%d running allocs of %s", n, id), func() bool {
+		stubs, _, err := c.Jobs().Allocations(id, false, nil)
+		running = running[:0]
+		for _, s := range stubs {
+			if s.ClientStatus == api.AllocClientStatusRunning && s.DesiredStatus == api.AllocDesiredStatusRun {
+				running = append(running, s)
+			}
+		}
+		return err == nil && len(running) >= n
+	})
+	return running
+}
+
+func TestBrowser_EveryPage(t *testing.T) {
+	b := newBrowser(t)
+	a, c := startAgent(t)
+	base := "http://" + a.HTTPAddr()
+
+	web := mockJob("web", 2, "hello from the mock task\n")
+	if _, _, err := c.Jobs().Register(web, nil); err != nil {
+		t.Fatal(err)
+	}
+	waitRunning(t, c, "web", 2)
+	// A second version, so the versions section has a diff to show.
+	web.TaskGroups[0].Tasks[0].Env = map[string]string{"MODE": "v2"}
+	if _, _, err := c.Jobs().Register(web, nil); err != nil {
+		t.Fatal(err)
+	}
+	waitRunning(t, c, "web", 2)
+	nodes, _, err := c.Nodes().List(nil)
+	if err != nil || len(nodes) != 1 {
+		t.Fatalf("nodes: %v %v", nodes, err)
+	}
+	evals, _, err := c.Jobs().Evaluations("web", nil)
+	if err != nil || len(evals) == 0 {
+		t.Fatalf("evals: %v", err)
+	}
+
+	b.visit(base, "/ui/jobs", "web", "service", "running")
+
+	// Live: a job registered while the page is open appears without a reload.
+	late := mockJob("late-arrival", 1, "")
+	if _, _, err := c.Jobs().Register(late, nil); err != nil {
+		t.Fatal(err)
+	}
+	b.waitText("/ui/jobs (live)", "late-arrival")
+	var live string
+	b.run("live badge", chromedp.Text("#live", &live, chromedp.ByQuery))
+	if live != "live" {
+		t.Errorf("event stream badge shows %q, want live", live)
+	}
+	b.checkNoErrors("/ui/jobs (live)")
+
+	b.visit(base, "/ui/jobs/web@default", "Task groups", "Allocations", "Deployments", "Evaluations",
+		"Version 1", "Version 0", "MODE", "job-register")
+	alloc := waitRunning(t, c, "web", 2)[0]
+	b.visit(base, "/ui/allocations/"+alloc.ID, "server", "Started", "hello from the mock task")
+	b.visit(base, "/ui/clients", nodes[0].Name, "ready", "eligible")
+	b.visit(base, "/ui/clients/"+nodes[0].ID, "Allocations", "web", "Attributes")
+	b.visit(base, "/ui/servers", "Leader", "voter")
+	b.visit(base, "/ui/topology", nodes[0].Name, "CPU", "Memory", "web/web")
+	b.visit(base, "/ui/evaluations", "job-register", "complete")
+	b.visit(base, "/ui/evaluations/"+evals[0].ID, "Chain", "job endpoint (register)", "Timelines", "scheduling")
+
+	// Navigation by link stays in the page (no reload) and lands.
+	b.run("click job link", chromedp.Navigate(base+"/ui/jobs"))
+	b.waitText("/ui/jobs", "late-arrival")
+	b.run("click", chromedp.Click(`a[href="/ui/jobs/late-arrival@default"]`, chromedp.ByQuery))
+	b.waitText("job page via link", "Job late-arrival")
+	b.checkNoErrors("link navigation")
+}
+
+// TestBrowser_EvalChainOfTheMissedHeartbeat renders design.md's first
+// example from a simulator run: a node misses its heartbeat and 6 evals
+// follow across 3 jobs. Starting from one node-update eval, the page must
+// draw all 6 with their pointer links and the node event that wrote the
+// three node-update evals (which no pointer connects).
+func TestBrowser_EvalChainOfTheMissedHeartbeat(t *testing.T) {
+	b := newBrowser(t)
+	sc, err := sim.LoadScenario(filepath.Join("..", "sim", "testdata", "scenarios", "seed-heartbeat-six-evals.hcl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := sim.New(sc.Seed, sim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	res, err := s.Play(sc)
+	if err != nil || !res.Passed() {
+		t.Fatalf("scenario: %v %v", err, res.Failures)
+	}
+	api := agent.NewHTTPServer(s.Server(), nil, agent.AgentInfo{Name: "sim"}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	var tokens sync.Map // X-Nomad-Token values the API received
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if tok := r.Header.Get("X-Nomad-Token"); tok != "" {
+			tokens.Store(tok, true)
+		}
+		api.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() { api.CloseStreams(); srv.Close() })
+
+	evals, err := s.Server().State().EvalsByJob(nil, structs.DefaultNamespace, "spread")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var start string
+	for _, e := range evals {
+		if e.TriggeredBy == structs.EvalTriggerNodeUpdate && e.Status == structs.EvalStatusFailed {
+			start = e.ID
+		}
+	}
+	if start == "" {
+		t.Fatal("no failed node-update eval of spread in the scenario")
+	}
+	b.visit(srv.URL, "/ui/evaluations/"+start, "Chain", "node-update", "queued-allocs", "max-plan-attempts", "failed-follow-up",
+		"leader: failed-eval reaper", "scheduler: blocked on capacity")
+
+	var nodes, causes int
+	var kinds []string
+	b.run("inspect graph",
+		chromedp.Evaluate(`document.querySelectorAll('svg.chain g.eval-node[data-eval]').length`, &nodes),
+		chromedp.Evaluate(`document.querySelectorAll('svg.chain g.eval-node.cause').length`, &causes),
+		chromedp.Evaluate(`[...document.querySelectorAll('svg.chain path.edge')].map(p => p.dataset.kinds)`, &kinds))
+	if nodes != 6 {
+		t.Errorf("graph draws %d evals, want the scenario's 6", nodes)
+	}
+	if causes != 1 {
+		t.Errorf("graph draws %d node-event causes, want 1", causes)
+	}
+	// One edge carries both pointers of the failed-follow-up (new.PreviousEval
+	// and old.NextEval), two the blocked evals' (BlockedEval and
+	// PreviousEval), three the inferred node-event links.
+	count := map[string]int{}
+	for _, k := range kinds {
+		fields := strings.Fields(k)
+		sort.Strings(fields)
+		count[strings.Join(fields, "+")]++
+	}
+	want := map[string]int{"next+previous": 1, "blocked+previous": 2, "inferred": 3}
+	if fmt.Sprint(count) != fmt.Sprint(want) {
+		t.Errorf("edges by kind %v, want %v", count, want)
+	}
+	if t.Failed() {
+		var html string
+		b.run("dump", chromedp.OuterHTML("svg.chain", &html, chromedp.ByQuery))
+		t.Log(html)
+	}
+	b.checkNoErrors("eval chain")
+
+	// The token typed in the header is kept and sent with every request.
+	b.run("save a token",
+		chromedp.SendKeys("#token", "secret-token", chromedp.ByQuery),
+		chromedp.Click(`#token-form button`, chromedp.ByQuery))
+	testutil.WaitFor(t, 10*time.Second, "a request with the saved token", func() bool {
+		_, ok := tokens.Load("secret-token")
+		return ok
+	})
+	var stored string
+	b.run("read localStorage", chromedp.Evaluate(`localStorage.getItem('drover.token')`, &stored))
+	if stored != "secret-token" {
+		t.Errorf("localStorage holds %q, want the token", stored)
+	}
+	b.checkNoErrors("token")
+}
