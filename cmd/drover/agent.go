@@ -31,6 +31,8 @@ type agentFlags struct {
 	logLevel        string
 	server          bool
 	bootstrapExpect int
+	fastGossip      bool
+	partitionFile   string
 }
 
 func parseAgentFlags(args []string, stderr io.Writer) (*agentFlags, error) {
@@ -44,6 +46,8 @@ func parseAgentFlags(args []string, stderr io.Writer) (*agentFlags, error) {
 	fs.StringVar(&f.logLevel, "log-level", "", "Log level: TRACE, DEBUG, INFO, WARN or ERROR.")
 	fs.BoolVar(&f.server, "server", false, "Enable server mode.")
 	fs.IntVar(&f.bootstrapExpect, "bootstrap-expect", 0, "Number of servers to wait for before bootstrapping.")
+	fs.BoolVar(&f.fastGossip, "fast-gossip", false, "Loopback gossip timings: failed servers are seen in about a second (tests, drover chaos).")
+	fs.StringVar(&f.partitionFile, "partition-file", "", "Fault injection (drover chaos): a file listing rpc addresses whose raft traffic is dropped.")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "Usage: drover agent [options]\n\n  Starts a Drover agent and runs until interrupted (SIGINT or SIGTERM).\n\nOptions:\n")
 		fs.PrintDefaults()
@@ -87,6 +91,10 @@ func applyAgentFlags(cfg *config.Config, f *agentFlags) {
 	}
 	if f.bootstrapExpect != 0 {
 		cfg.Server.BootstrapExpect = f.bootstrapExpect
+	}
+	cfg.FastGossip = cfg.FastGossip || f.fastGossip
+	if f.partitionFile != "" {
+		cfg.PartitionFile = f.partitionFile
 	}
 }
 

@@ -19,10 +19,12 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	nodesFlag := fs.String("nodes", "1000,5000,10000", "comma-separated cluster sizes")
 	scenFlag := fs.String("scenario", strings.Join(bench.Scenarios, ","),
 		"comma-separated scenarios: a) 1000 jobs x 10, 8 submitters; b) 10 jobs x 1000; "+
-			"c) 1 job x 50000; d) state store heap per node and alloc; e) 100000-eval backlog over 1000 jobs")
+			"c) 1 job x 50000; d) state store heap per node, alloc and eval; e) 100000-eval backlog over 1000 jobs; "+
+			"f) 100 jobs x 10000 (run with -nodes 10000): heap, RSS, snapshot; g) heartbeats of every node for 30s: leader CPU")
 	quick := fs.Bool("quick", false, "a tenth of the work per scenario")
+	servers := fs.Int("servers", 1, "servers: 1 runs one in-memory dev server; 3 or 5 a real cluster (on-disk raft with fsync, loopback TCP)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: drover bench [-nodes 1000,5000,10000] [-scenario a,b,c,d,e] [-quick]")
+		fmt.Fprintln(stderr, "Usage: drover bench [-nodes 1000,5000,10000] [-scenario a,b,c,d,e,f,g] [-quick] [-servers 3]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -35,6 +37,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	}
 	printBenchHeader(stdout)
 	for _, spec := range specs {
+		spec.Servers = *servers
 		res, err := bench.Run(spec)
 		if err != nil {
 			fmt.Fprintln(stderr, "drover bench:", err)
@@ -85,14 +88,22 @@ func printBenchRow(w io.Writer, r *bench.Result) {
 		notes = fmt.Sprintf("%d placements, %d submitters", r.Placements, r.Submitters)
 	case bench.StateMemory:
 		rate = "-"
-		notes = fmt.Sprintf("%.0f B/node, %.0f B/alloc (%d allocs)", r.PerNode, r.PerAlloc, r.Placements)
+		notes = fmt.Sprintf("%.0f B/node, %.0f B/alloc (%d allocs), %.0f B/eval", r.PerNode, r.PerAlloc, r.Placements, r.PerEval)
 	case bench.EvalBacklog:
 		work = fmt.Sprintf("%d evals / %d jobs", r.Evals, r.Jobs)
 		notes = fmt.Sprintf("evals/s; %d processed, %d canceled", r.Processed, r.Canceled)
+	case bench.MillionAllocs:
+		notes = fmt.Sprintf("%d placements; heap %s, RSS %s; snapshot %s, save %s, restore %s",
+			r.Placements, mib(r.HeapBytes), mib(r.RSSBytes), mib(r.SnapshotBytes), dur(r.SnapshotSave), dur(r.SnapshotRestore))
+	case bench.Heartbeats:
+		work = fmt.Sprintf("%d nodes x %s", r.Nodes, r.Window)
+		notes = fmt.Sprintf("heartbeats/s; %d answered, leader CPU %.1f%% of one core", r.Heartbeats, 100*r.CPUCores)
 	}
 	fmt.Fprintf(w, benchRowFormat, r.Scenario, strconv.Itoa(r.Nodes), work, dur(r.Setup), dur(r.Elapsed),
 		rate, dur(r.EvalP50), dur(r.EvalP99), notes)
 }
+
+func mib(b int64) string { return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)) }
 
 // dur prints a duration with three significant digits, "-" for none.
 func dur(d time.Duration) string {

@@ -23,6 +23,7 @@ func main() {
 var commands = map[string]func(args []string, stdout, stderr io.Writer) int{
 	"agent":   runAgent,
 	"bench":   runBench,
+	"chaos":   runChaos,
 	"sim":     runSim,
 	"version": runVersion,
 

@@ -15,10 +15,13 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	seed := fs.Int64("seed", 0, "override the scenario's seed")
 	history := fs.Bool("history", false, "also print every eval and alloc record")
+	rewrite := fs.Bool("rewrite", false, "write each scenario's golden transcript (FILE.golden) instead of comparing with it")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: drover sim [-seed N] [-history] FILE...\n\n"+
+		fmt.Fprint(stderr, "Usage: drover sim [-seed N] [-history] [-rewrite] FILE...\n\n"+
 			"  Runs scenario files (HCL) on the cluster simulator and prints the eval\n"+
-			"  chains and counts. Exits 1 if any expectation fails.\n\n")
+			"  chains and counts. Exits 1 if any expectation fails, or if the outcome\n"+
+			"  differs from the scenario's golden transcript (NAME.golden next to it;\n"+
+			"  -rewrite regenerates it).\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -30,7 +33,7 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 	}
 	code := 0
 	for _, path := range fs.Args() {
-		if !playFile(path, *seed, *history, stdout, stderr) {
+		if !playFile(path, *seed, *history, *rewrite, stdout, stderr) {
 			code = 1
 		}
 	}
@@ -38,7 +41,7 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 }
 
 // playFile runs one scenario file; it reports whether it passed.
-func playFile(path string, seed int64, history bool, stdout, stderr io.Writer) bool {
+func playFile(path string, seed int64, history, rewrite bool, stdout, stderr io.Writer) bool {
 	sc, err := sim.LoadScenario(path)
 	if err != nil {
 		fmt.Fprintf(stderr, "drover sim: %v\n", err)
@@ -57,5 +60,24 @@ func playFile(path string, seed int64, history bool, stdout, stderr io.Writer) b
 		fmt.Fprintf(stdout, "\n%s\n", res.History)
 	}
 	fmt.Fprintln(stdout)
+	if seed != 0 {
+		return res.Passed() // another seed: the golden transcript does not apply
+	}
+	if rewrite {
+		if err := sim.WriteGolden(path, res); err != nil {
+			fmt.Fprintf(stderr, "drover sim: %v\n", err)
+			return false
+		}
+		return res.Passed()
+	}
+	d, err := sim.CheckGolden(path, res)
+	if err != nil {
+		fmt.Fprintf(stderr, "drover sim: %v\n", err)
+		return false
+	}
+	if d != "" {
+		fmt.Fprintf(stderr, "drover sim: %s: differs from %s (-rewrite regenerates it):\n%s\n", path, sim.GoldenPath(path), d)
+		return false
+	}
 	return res.Passed()
 }

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	sockaddr "github.com/hashicorp/go-sockaddr"
+
 	"github.com/drover-project/drover/internal/agent/config"
 	"github.com/drover-project/drover/internal/client"
 	"github.com/drover-project/drover/internal/client/rpcclient"
@@ -30,6 +32,7 @@ type Agent struct {
 	client      atomic.Pointer[client.Client] // set once the client runs; read by HTTP handlers
 	clientRPC   *rpcclient.Client
 	tempDataDir string
+	partition   *partition
 	http        *http.Server
 	logs        *logHub // the agent's log records, for /v1/agent/monitor
 	// httpCancel ends every request's context at shutdown, so blocking
@@ -65,6 +68,9 @@ func (a *Agent) start() error {
 			return fmt.Errorf("agent: listen on %s: %w", a.config.RPCAddr(), err)
 		}
 		a.rpcListener = ln
+		if a.config.PartitionFile != "" {
+			a.partition = watchPartitionFile(a.config.PartitionFile, a.log)
+		}
 		srv, err := server.New(a.serverConfig())
 		if err != nil {
 			ln.Close()
@@ -94,13 +100,15 @@ func (a *Agent) RPCAddr() string { return a.rpcListener.Addr().String() }
 
 func (a *Agent) serverConfig() *server.Config {
 	c := a.config
-	return &server.Config{
+	sc := &server.Config{
 		NodeName:               c.Name,
 		Region:                 c.Region,
 		Datacenter:             c.Datacenter,
 		DataDir:                c.DataDir,
 		DevMode:                c.DevMode,
-		RaftAddr:               a.RPCAddr(),
+		RaftAddr:               a.advertisedRPCAddr(),
+		RaftNetwork:            true,
+		Serf:                   a.serfConfig(),
 		BootstrapExpect:        c.Server.BootstrapExpect,
 		NumSchedulers:          c.Server.NumSchedulers,
 		EventBufferSize:        c.Server.EventBufferSize,
@@ -113,6 +121,43 @@ func (a *Agent) serverConfig() *server.Config {
 		JobMaxCount:            c.Server.JobMaxCount,
 		RPCMaxConnsPerClient:   c.Limits.RPCMaxConnsPerClient,
 		Logger:                 a.log,
+	}
+	if a.partition != nil {
+		sc.PeerBlocked = a.partition.blocked
+	}
+	return sc
+}
+
+// advertisedRPCAddr is the rpc address other servers and clients use:
+// advertise.rpc when set (the listener's port added when it has none),
+// else the listener's address; a listener on every interface (0.0.0.0,
+// the default bind_addr) advertises the machine's private IP, as Nomad
+// does (raft refuses to advertise an unspecified address).
+func (a *Agent) advertisedRPCAddr() string {
+	adv := a.config.Advertise.RPC
+	if adv == "" {
+		host, port, _ := net.SplitHostPort(a.RPCAddr())
+		if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+			host = privateIP()
+		}
+		return net.JoinHostPort(host, port)
+	}
+	if _, _, err := net.SplitHostPort(adv); err != nil {
+		_, port, _ := net.SplitHostPort(a.RPCAddr())
+		return net.JoinHostPort(adv, port)
+	}
+	return adv
+}
+
+// serfConfig is the server's gossip configuration: the serf port on the
+// bind address, and server_join's retry_join.
+func (a *Agent) serfConfig() *server.SerfConfig {
+	c := a.config
+	sj := c.Server.ServerJoin
+	return &server.SerfConfig{
+		BindAddr: c.BindAddr, BindPort: c.Ports.Serf,
+		RetryJoin: sj.RetryJoin, RetryInterval: sj.RetryInterval, RetryMax: sj.RetryMax,
+		Fast: c.FastGossip,
 	}
 }
 
@@ -173,20 +218,37 @@ func (a *Agent) Server() *server.Server { return a.server }
 // HTTPAddr returns the address the API listens on.
 func (a *Agent) HTTPAddr() string { return a.listener.Addr().String() }
 
-// Shutdown stops the client, the HTTP API (letting requests in flight
-// finish, bounded by ctx) and then the server.
+// Shutdown stops accepting HTTP requests and ends blocking queries at
+// once, lets the requests in flight finish (bounded by ctx) while the
+// client stops, and then stops the server.
 func (a *Agent) Shutdown(ctx context.Context) error {
-	errs := []error{a.stopClient()}
+	httpErr := make(chan error, 1)
 	if a.http != nil {
-		a.httpCancel()
-		httpErr := a.http.Shutdown(ctx)
-		if errors.Is(httpErr, context.DeadlineExceeded) {
-			httpErr = a.http.Close()
-		}
-		errs = append(errs, httpErr)
+		a.httpCancel() // blocking queries answer now instead of holding Shutdown up
+		go func() { httpErr <- a.stopHTTP(ctx) }()
+	} else {
+		httpErr <- nil
 	}
+	errs := []error{a.stopClient(), <-httpErr}
 	if a.server != nil {
 		errs = append(errs, a.server.Shutdown())
 	}
 	return errors.Join(errs...)
+}
+
+// privateIP is the machine's private IP (what an agent bound to 0.0.0.0
+// advertises), else loopback.
+func privateIP() string {
+	if ip, err := sockaddr.GetPrivateIP(); err == nil && ip != "" {
+		return ip
+	}
+	return "127.0.0.1"
+}
+
+func (a *Agent) stopHTTP(ctx context.Context) error {
+	err := a.http.Shutdown(ctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = a.http.Close()
+	}
+	return err
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/drover-project/drover/internal/agent/config"
 	"github.com/drover-project/drover/internal/client"
 	"github.com/drover-project/drover/internal/client/rpcclient"
 	"github.com/drover-project/drover/internal/structs"
@@ -92,7 +93,7 @@ func (a *Agent) clientConfig(dataDir string, servers client.Servers) *client.Con
 		},
 		CPUTotalCompute: c.Client.CPUTotalCompute, MemoryTotalMB: c.Client.MemoryTotalMB,
 		NetworkInterface: c.Client.NetworkInterface, DevMode: c.DevMode,
-		Logger: a.log, Servers: servers, Version: Version,
+		Logger: a.log, Servers: servers, Version: Version, HostVolumes: hostVolumes(c.Client.HostVolumes),
 	}
 }
 
@@ -119,3 +120,15 @@ func (a *Agent) stopClient() error {
 
 // Client returns the agent's client, or nil.
 func (a *Agent) Client() *client.Client { return a.client.Load() }
+
+// hostVolumes converts the client's host_volume blocks.
+func hostVolumes(in []config.HostVolume) map[string]*structs.ClientHostVolumeConfig {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make(map[string]*structs.ClientHostVolumeConfig, len(in))
+	for _, v := range in {
+		out[v.Name] = &structs.ClientHostVolumeConfig{Name: v.Name, Path: v.Path, ReadOnly: v.ReadOnly}
+	}
+	return out
+}

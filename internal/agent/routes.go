@@ -50,6 +50,9 @@ func (h *HTTPServer) serverRoutes() {
 	h.jobHistoryRoutes()
 	h.nodePoolRoutes()
 	h.namespaceRoutes()
+	h.serviceRoutes()
+	h.variableRoutes()
+	h.clusterRoutes()
 }
 
 func boolString(b bool) string   { return strconv.FormatBool(b) }

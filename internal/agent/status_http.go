@@ -54,7 +54,7 @@ func (h *HTTPServer) agentSelf(w http.ResponseWriter, r *http.Request) (any, err
 			return nil, err
 		}
 		self.Stats["nomad"] = map[string]string{"server": "true", "leader": boolString(stats.IsLeader), "leader_addr": stats.Leader}
-		self.Stats["raft"] = map[string]string{"applied_index": uintString(stats.AppliedIndex)}
+		self.Stats["raft"] = map[string]string{"applied_index": uintString(stats.AppliedIndex), "term": uintString(stats.Term), "state": stats.State}
 	}
 	if c := h.client(); c != nil {
 		self.Stats["client"] = c.Stats()

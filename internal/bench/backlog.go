@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/drover-project/drover/internal/scheduler"
 	"github.com/drover-project/drover/internal/server"
 	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
@@ -22,7 +23,7 @@ func runBacklog(c *Cluster, res *Result) error {
 	if err != nil {
 		return err
 	}
-	if _, err := waitEvals(c.Srv.State(), jobEvals); err != nil {
+	if _, err := waitEvals(c.Srv.State(), jobEvals, waitTimeout); err != nil {
 		return err
 	}
 	evals := backlogEvals(c.Srv, res.Jobs, res.Evals)
@@ -81,8 +82,9 @@ func countOutcomes(st *state.StateStore, evals []*structs.Evaluation, res *Resul
 		switch {
 		case got == nil:
 			return fmt.Errorf("eval %s vanished", e.ID)
-		case got.Status == structs.EvalStatusComplete:
-			res.Processed++
+		case got.Status == structs.EvalStatusComplete,
+			got.Status == structs.EvalStatusCanceled && got.StatusDescription == scheduler.EvalDescNoOp:
+			res.Processed++ // a scheduler ran it (a no-op ends canceled)
 		case got.Status == structs.EvalStatusCanceled:
 			res.Canceled++
 		default:

@@ -44,6 +44,13 @@ func report(b *testing.B, r *Result) {
 	metric(float64(r.Canceled), "canceled")
 	metric(r.PerNode, "B/node")
 	metric(r.PerAlloc, "B/alloc")
+	metric(r.PerEval, "B/eval")
+	metric(float64(r.HeapBytes)/(1<<20), "heap-MiB")
+	metric(float64(r.RSSBytes)/(1<<20), "rss-MiB")
+	metric(float64(r.SnapshotBytes)/(1<<20), "snapshot-MiB")
+	metric(r.SnapshotSave.Seconds(), "snapshot-save-s")
+	metric(r.SnapshotRestore.Seconds(), "snapshot-restore-s")
+	metric(100*r.CPUCores, "cpu-%")
 }
 
 // (a) 1000 service jobs of count 10 from 8 submitters: per-s = placements/s.
@@ -61,6 +68,12 @@ func BenchmarkE2E_StateMemory(b *testing.B) { benchScenario(b, StateMemory) }
 // (e) 100000 pending evals for 1000 jobs: per-s = evals drained per second.
 func BenchmarkE2E_EvalBacklog(b *testing.B) { benchScenario(b, EvalBacklog) }
 
+// (f) 100 jobs of count 10000: heap, RSS, snapshot size and times.
+func BenchmarkE2E_MillionAllocs(b *testing.B) { benchScenario(b, MillionAllocs) }
+
+// (g) heartbeats of every node at the server's TTL: cpu-% of one core.
+func BenchmarkE2E_Heartbeats(b *testing.B) { benchScenario(b, Heartbeats) }
+
 // TestScenariosSmoke runs every scenario at a tiny scale so the measuring
 // code stays correct without making `go test ./...` slow.
 func TestScenariosSmoke(t *testing.T) {
@@ -71,6 +84,9 @@ func TestScenariosSmoke(t *testing.T) {
 				t.Fatal(err)
 			}
 			spec.shrink(10) // quick, then ten times smaller again
+			if sc == MillionAllocs {
+				spec.shrink(100) // 10 jobs of 1,000 do not fit on 50 nodes
+			}
 			res, err := Run(spec)
 			if err != nil {
 				t.Fatal(err)
@@ -93,6 +109,14 @@ func checkResult(t *testing.T, r *Result) {
 		}
 	case EvalBacklog:
 		if r.Processed+r.Canceled != r.Evals || r.Processed == 0 {
+			t.Errorf("result %+v", r)
+		}
+	case MillionAllocs:
+		if r.Placements != r.Jobs*r.Count || r.HeapBytes <= 0 || r.SnapshotBytes <= 0 || r.SnapshotRestore <= 0 {
+			t.Errorf("result %+v", r)
+		}
+	case Heartbeats:
+		if r.Heartbeats < 0 || r.CPUCores <= 0 || r.Elapsed < r.Window {
 			t.Errorf("result %+v", r)
 		}
 	}

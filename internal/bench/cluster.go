@@ -36,19 +36,34 @@ const registerers = 16
 
 var serverSeq atomic.Int64
 
-// Cluster is a dev server with simulated nodes.
+// Cluster is a dev server (or several real ones) with simulated nodes.
 type Cluster struct {
+	// Srv is the leader: jobs are registered and state read there.
 	Srv   *server.Server
 	Nodes []*structs.Node
+	close func()
 }
 
 // StartCluster starts a leader with n ready nodes registered.
-func StartCluster(n int) (*Cluster, error) {
-	srv, err := startServer()
-	if err != nil {
-		return nil, err
+func StartCluster(n int) (*Cluster, error) { return StartServers(n, 1) }
+
+// StartServers starts n nodes on one in-memory dev server (servers <= 1)
+// or on a cluster of that many real servers (on-disk raft, loopback TCP).
+func StartServers(n, servers int) (*Cluster, error) {
+	c := &Cluster{}
+	if servers <= 1 {
+		srv, err := startServer()
+		if err != nil {
+			return nil, err
+		}
+		c.Srv, c.close = srv, func() { _ = srv.Shutdown() }
+	} else {
+		srvs, cleanup, err := startServers(servers)
+		if err != nil {
+			return nil, err
+		}
+		c.Srv, c.close = srvs[0], cleanup
 	}
-	c := &Cluster{Srv: srv}
 	if err := c.AddNodes(n); err != nil {
 		c.Close()
 		return nil, err
@@ -84,8 +99,8 @@ func startServer() (*server.Server, error) {
 	return srv, nil
 }
 
-// Close shuts the server down.
-func (c *Cluster) Close() { _ = c.Srv.Shutdown() }
+// Close shuts the servers down.
+func (c *Cluster) Close() { c.close() }
 
 // AddNodes registers n more nodes concurrently.
 func (c *Cluster) AddNodes(n int) error {

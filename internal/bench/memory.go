@@ -18,7 +18,7 @@ func runMemory(c *Cluster, res *Result) error {
 	if err != nil {
 		return err
 	}
-	if _, err := waitEvals(c.Srv.State(), evalIDs); err != nil {
+	if _, err := waitEvals(c.Srv.State(), evalIDs, waitTimeout); err != nil {
 		return err
 	}
 	snap := c.Srv.State().Snapshot()
@@ -34,9 +34,51 @@ func runMemory(c *Cluster, res *Result) error {
 	if err != nil {
 		return err
 	}
+	evals, err := snap.Evals(nil, structs.DefaultNamespace)
+	if err != nil {
+		return err
+	}
 	res.Placements = len(allocs)
-	res.PerNode, res.PerAlloc, err = storeFootprint(nodes, jobs, allocs)
+	if res.PerNode, res.PerAlloc, err = storeFootprint(nodes, jobs, allocs); err != nil {
+		return err
+	}
+	res.PerEval, err = evalFootprint(evals, footprintEvals)
 	return err
+}
+
+// footprintEvals is how many evals evalFootprint stores: the run's few
+// register evals, repeated under new IDs, so the per-eval figure is not
+// lost in the noise of a heap measurement.
+const footprintEvals = 10_000
+
+// evalFootprint returns the heap bytes one completed eval (as the pipeline
+// left it: timeline, queued allocations) adds to a state store, index
+// entries included.
+func evalFootprint(evals []*structs.Evaluation, n int) (float64, error) {
+	if len(evals) == 0 {
+		return 0, fmt.Errorf("nothing to measure: no evals")
+	}
+	st, err := state.NewStateStore()
+	if err != nil {
+		return 0, err
+	}
+	batch := make([]*structs.Evaluation, 0, 1000)
+	base := liveHeap()
+	for i := range n {
+		e := evals[i%len(evals)].Copy()
+		e.ID = fmt.Sprintf("%08d-0000-4000-8000-%012d", i, i)
+		batch = append(batch, e)
+		if len(batch) == cap(batch) || i == n-1 {
+			if err := st.UpsertEvals(uint64(i+1), batch); err != nil {
+				return 0, err
+			}
+			batch = batch[:0]
+		}
+	}
+	batch = nil
+	grown := liveHeap() - base
+	runtime.KeepAlive(st)
+	return float64(grown) / float64(n), nil
 }
 
 // storeFootprint returns the heap bytes one node and one alloc add to a

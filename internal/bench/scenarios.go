@@ -17,22 +17,32 @@ const (
 	OneHugeJob  = "c" // one job of count 50000
 	StateMemory = "d" // heap bytes per node and per alloc in the state store
 	EvalBacklog = "e" // 100000 pending evals for 1000 jobs, drained
+	// Issue 16: a million allocs, and heartbeats of 10,000 nodes.
+	MillionAllocs = "f" // 100 jobs of count 10000 on 10000 nodes: memory, snapshot
+	Heartbeats    = "g" // every node heartbeats at the server's TTL: leader CPU
 )
 
 // Scenarios lists every scenario in table order.
-var Scenarios = []string{ManyJobs, BigJobs, OneHugeJob, StateMemory, EvalBacklog}
+var Scenarios = []string{ManyJobs, BigJobs, OneHugeJob, StateMemory, EvalBacklog, MillionAllocs, Heartbeats}
 
-// waitTimeout bounds every wait of a run; a run that needs longer is broken.
-const waitTimeout = 10 * time.Minute
+// waitTimeout bounds every wait of a run; a run that needs longer is
+// broken. Placing a million allocs (f) gets placementBudget per alloc on
+// top, since a loaded machine places only a few thousand a second.
+const (
+	waitTimeout     = 10 * time.Minute
+	placementBudget = 3 * time.Millisecond
+)
 
 // Spec is one run: a scenario on a cluster of Nodes nodes.
 type Spec struct {
 	Scenario   string
 	Nodes      int
-	Jobs       int // jobs registered
-	Count      int // allocs per job
-	Submitters int // goroutines registering jobs
-	Evals      int // backlog evals written (e)
+	Jobs       int           // jobs registered
+	Count      int           // allocs per job
+	Submitters int           // goroutines registering jobs
+	Evals      int           // backlog evals written (e)
+	Window     time.Duration // heartbeats measured for this long (g)
+	Servers    int           // servers: 1 is an in-memory dev server, more a real cluster
 }
 
 // DefaultSpec is the issue's shape for a scenario; quick divides the work
@@ -50,6 +60,10 @@ func DefaultSpec(scenario string, nodes int, quick bool) (Spec, error) {
 		s.Jobs, s.Count = 10, 1000
 	case EvalBacklog:
 		s.Jobs, s.Count, s.Evals = 1000, 10, 100_000
+	case MillionAllocs:
+		s.Jobs, s.Count = 100, 10_000
+	case Heartbeats:
+		s.Window = 30 * time.Second
 	default:
 		return s, fmt.Errorf("unknown scenario %q (want one of %v)", scenario, Scenarios)
 	}
@@ -67,6 +81,7 @@ func (s *Spec) shrink(f int) {
 		s.Count = max(1, s.Count/f)
 	}
 	s.Evals /= f
+	s.Window /= time.Duration(f)
 }
 
 // Result is what one run measured. Zero fields do not apply.
@@ -82,12 +97,22 @@ type Result struct {
 	Canceled   int // backlog evals canceled by the broker as superseded (e)
 	PerNode    float64
 	PerAlloc   float64
+	PerEval    float64
+	// f: what holding the placed allocs costs.
+	HeapBytes       int64 // live heap of the whole process after a GC
+	RSSBytes        int64
+	SnapshotBytes   int64
+	SnapshotSave    time.Duration
+	SnapshotRestore time.Duration
+	// g: leader CPU over the heartbeat window, in cores (1 = one core busy).
+	CPUCores   float64
+	Heartbeats int // heartbeats answered in the window
 }
 
 // Run runs one spec on a fresh cluster.
 func Run(spec Spec) (*Result, error) {
 	start := time.Now()
-	c, err := StartCluster(spec.Nodes)
+	c, err := StartServers(spec.Nodes, spec.Servers)
 	if err != nil {
 		return nil, err
 	}
@@ -100,6 +125,10 @@ func Run(spec Spec) (*Result, error) {
 		err = runMemory(c, res)
 	case EvalBacklog:
 		err = runBacklog(c, res)
+	case MillionAllocs:
+		err = runScale(c, res)
+	case Heartbeats:
+		err = runHeartbeats(c, res)
 	default:
 		err = fmt.Errorf("unknown scenario %q", spec.Scenario)
 	}
@@ -118,7 +147,8 @@ func runPlacement(c *Cluster, res *Result) error {
 	if err != nil {
 		return err
 	}
-	evals, err := waitEvals(c.Srv.State(), evalIDs)
+	timeout := waitTimeout + time.Duration(res.Jobs*res.Count)*placementBudget
+	evals, err := waitEvals(c.Srv.State(), evalIDs, timeout)
 	if err != nil {
 		return err
 	}
@@ -154,10 +184,10 @@ func submitJobs(c *Cluster, spec Spec) ([]string, error) {
 // waitEvals waits until every eval is terminal and returns them. Evals
 // finish roughly in submit order, so a cursor over the list makes each
 // poll cost about one lookup instead of one per eval.
-func waitEvals(st *state.StateStore, ids []string) ([]*structs.Evaluation, error) {
+func waitEvals(st *state.StateStore, ids []string, timeout time.Duration) ([]*structs.Evaluation, error) {
 	evals := make([]*structs.Evaluation, len(ids))
 	next := 0
-	err := waitUntil(waitTimeout, time.Millisecond, func() bool {
+	err := waitUntil(timeout, time.Millisecond, func() bool {
 		for ; next < len(ids); next++ {
 			e, err := st.EvalByID(nil, ids[next])
 			if err != nil || e == nil || !e.TerminalStatus() {

@@ -63,6 +63,7 @@ func (c *Client) applyAllocs(allocs []*structs.Allocation) {
 				c.logger.Error("persist alloc", "alloc_id", a.ID, "error", err)
 			}
 			r.Update(a)
+			c.resendIfUnknown(r, a)
 		}
 	}
 	c.mu.Lock()
@@ -80,6 +81,18 @@ func (c *Client) applyAllocs(allocs []*structs.Allocation) {
 				c.logger.Warn("destroy alloc", "alloc_id", r.ID(), "error", err)
 			}
 		}()
+	}
+}
+
+// resendIfUnknown reports the alloc's real status again when the servers
+// marked it unknown (they lost contact with this node): after a reconnect
+// the servers must learn it still runs, or they keep treating it as gone.
+func (c *Client) resendIfUnknown(r *allocrunner.Runner, a *structs.Allocation) {
+	if a.ClientStatus != structs.AllocClientStatusUnknown || a.ServerTerminalStatus() {
+		return
+	}
+	if last := r.ClientAlloc(); last != nil && last.ClientStatus != "" {
+		c.batch.queue(last)
 	}
 }
 
@@ -109,6 +122,9 @@ func (c *Client) newRunner(a *structs.Allocation, rec *state.AllocRecord) *alloc
 		Clock: c.clock, Logger: c.cfg.Logger, Store: c.store, OnUpdate: c.batch.queue, Restore: rec,
 		LogPollInterval:    c.cfg.LogPollInterval,
 		AllowHostArtifacts: c.cfg.Options[taskrunner.OptionAllowHostArtifacts] == "true",
+		Services:           c.serviceSink(),
+		Identity:           c.identitySource(),
+		TemplateData:       c.templateData(),
 	})
 }
 

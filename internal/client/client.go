@@ -38,7 +38,9 @@ type Client struct {
 	hb          heartbeatState
 
 	batch     *updateBatcher
+	services  *serviceRegistrar // nil when the servers keep no service catalog
 	hostStats hostStatsCollector
+	contact   contactTracker // last server contact, for stop_on_client_after
 
 	ctx          context.Context // canceled on Shutdown: ends in-flight calls
 	cancel       context.CancelFunc
@@ -60,6 +62,7 @@ func New(cfg *Config) (*Client, error) {
 	c := &Client{cfg: cfg, clock: cfg.Clock, logger: cfg.Logger.With("component", "client"), servers: cfg.Servers,
 		runners: map[string]*allocrunner.Runner{}, registered: make(chan struct{}), reregisterCh: make(chan struct{}, 1)}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
+	c.noteContact() // the disconnect clock starts now, before any contact
 	var err error
 	if c.nodeID, c.secretID, err = nodeIdentity(cfg.DataDir, cfg.NodeID); err != nil {
 		return nil, fmt.Errorf("client node id: %w", err)
@@ -81,6 +84,10 @@ func New(cfg *Config) (*Client, error) {
 	}
 	c.fp, c.node = fp, c.buildNode(fp)
 	c.batch = newUpdateBatcher(c)
+	if catalog, ok := cfg.Servers.(ServiceCatalog); ok {
+		c.services = newServiceRegistrar(c, catalog)
+		c.start(func() { c.services.loop() })
+	}
 	c.restore()
 	c.start(func() { c.heartbeatLoop() }, func() { c.fingerprintLoop() }, func() { c.allocSyncLoop() }, func() { c.batch.loop() })
 	return c, nil
@@ -173,9 +180,13 @@ func (c *Client) Shutdown() error {
 	c.shutOnce.Do(func() {
 		c.cancel()
 		c.wg.Wait()
+		// In parallel: each runner waits for its loop and its tasks' log
+		// flushes, and a client may hold tens of thousands.
+		var wg sync.WaitGroup
 		for _, r := range c.allRunners() {
-			r.Shutdown()
+			wg.Go(r.Shutdown)
 		}
+		wg.Wait()
 		c.batch.flushFinal()
 		err = c.store.Close()
 	})
@@ -188,6 +199,9 @@ func (c *Client) Destroy() error {
 	if c.ctx.Err() != nil {
 		return nil // shut down already: its tasks belong to the next client
 	}
+	// Nothing outlives a destroyed client, so recording each task's death
+	// would only slow the kill of thousands of allocs down.
+	c.store.DiscardWrites()
 	var wg sync.WaitGroup
 	for _, r := range c.allRunners() {
 		wg.Go(func() { r.Stop(); <-r.Done() })

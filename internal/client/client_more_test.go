@@ -202,3 +202,55 @@ func TestRestartedClientReattachesToRawExecTask(t *testing.T) {
 	h.reported("a1", structs.AllocClientStatusComplete)
 	h.waitFor("task process gone", func() bool { return syscall.Kill(pid, 0) != nil })
 }
+
+// A batch task re-attached after a client restart that then exits 0 is
+// recorded with its real exit code: the alloc completes, nothing is
+// counted as failed, and the task never runs a second time. The same
+// holds for a task that finished while no client was running.
+func TestRestartedClientRecordsExitOfReattachedBatchTask(t *testing.T) {
+	for _, finishWhileAway := range []bool{false, true} {
+		t.Run(fmt.Sprintf("finished while away=%v", finishWhileAway), func(t *testing.T) {
+			h := newHarness(t)
+			c1 := h.start()
+			task := &structs.Task{Name: "work", Driver: "raw_exec", Config: map[string]any{"command": "/bin/sh", "args": []any{"-c",
+				`echo run >> ${NOMAD_TASK_DIR}/runs; while [ ! -e ${NOMAD_TASK_DIR}/go ]; do sleep 0.02; done; exit 0`}}}
+			h.fs.upsert(newAlloc("a1", mockJob(structs.JobTypeBatch, task)))
+			h.reported("a1", structs.AllocClientStatusRunning)
+			taskDir := filepath.Join(h.cfg.DataDir, "alloc", "a1", "work", "local")
+			h.waitFor("first run", func() bool { _, err := os.Stat(filepath.Join(taskDir, "runs")); return err == nil })
+			if err := c1.Shutdown(); err != nil {
+				t.Fatal(err)
+			}
+			release := func() {
+				if err := os.WriteFile(filepath.Join(taskDir, "go"), nil, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if finishWhileAway {
+				release()
+				h.waitFor("the supervisor's exit file", func() bool {
+					m, _ := filepath.Glob(filepath.Join(h.cfg.DataDir, "alloc", "a1", "raw_exec-*.exit.json"))
+					return len(m) == 1
+				})
+			}
+			h.start()
+			if !finishWhileAway {
+				h.waitFor("restored state", func() bool { st, _ := h.c.AllocState("a1"); return st != nil })
+				release()
+			}
+			got := h.reported("a1", structs.AllocClientStatusComplete)
+			ts := got.TaskStates["work"]
+			if ts.Failed || ts.Restarts != 0 {
+				t.Fatalf("task failed=%v restarts=%d events %v", ts.Failed, ts.Restarts, eventTypes(ts))
+			}
+			for _, ev := range ts.Events {
+				if ev.Type == taskrunner.EventTerminated && (ev.ExitCode != 0 || strings.Contains(ev.DisplayMessage, "unknown")) {
+					t.Fatalf("terminated event %q", ev.DisplayMessage)
+				}
+			}
+			if runs, _ := os.ReadFile(filepath.Join(taskDir, "runs")); string(runs) != "run\n" {
+				t.Fatalf("the task ran %d times", strings.Count(string(runs), "run"))
+			}
+		})
+	}
+}

@@ -47,6 +47,9 @@ type Config struct {
 	DevMode bool
 	Logger  *slog.Logger
 	Clock   clock.Clock
+	// HostVolumes are the directories offered to jobs (host_volume blocks).
+	HostVolumes map[string]*structs.ClientHostVolumeConfig
+
 	Servers Servers
 
 	// Drivers replaces the built-in registry (tests: a mock driver on a

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -19,7 +20,8 @@ type fakeServers struct {
 	registers      []*structs.Node
 	registerTimes  []time.Time
 	heartbeatTimes []time.Time
-	failHeartbeats int // next N heartbeats answer "node not found"
+	failHeartbeats int  // next N heartbeats answer "node not found"
+	unreachable    bool // heartbeats fail as if no server answered
 	updates        [][]*structs.Allocation
 	allocs         map[string]*structs.Allocation
 	index          uint64
@@ -42,12 +44,18 @@ func (f *fakeServers) Heartbeat(_ context.Context, args *structs.NodeHeartbeatAr
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.heartbeatTimes = append(f.heartbeatTimes, f.clock.Now())
+	if f.unreachable {
+		return nil, errNoServer
+	}
 	if f.failHeartbeats > 0 {
 		f.failHeartbeats--
 		return nil, errNodeGone
 	}
 	return &structs.NodeUpdateResponse{HeartbeatTTL: f.ttl}, nil
 }
+
+// errNoServer is a heartbeat that reached no server.
+var errNoServer = errors.New("dial tcp 127.0.0.1:4647: connect: connection refused")
 
 // errNodeGone is how a server's "unknown node" looks after an RPC hop.
 var errNodeGone = &structs.RPCError{Code: structs.RPCErrNodeNotFound, Msg: `node "x": node not found`}

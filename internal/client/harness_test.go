@@ -22,7 +22,7 @@ import (
 var epoch = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 
 type harness struct {
-	t     *testing.T
+	t     testing.TB
 	clock *clock.Manual
 	fs    *fakeServers
 	cfg   *Config
@@ -32,7 +32,7 @@ type harness struct {
 	fpGen int // bump to change the fingerprint
 }
 
-func newHarness(t *testing.T) *harness {
+func newHarness(t testing.TB) *harness {
 	t.Helper()
 	c := clock.NewManual(epoch)
 	h := &harness{t: t, clock: c, fs: newFakeServers(c, 10*time.Second)}
@@ -50,7 +50,7 @@ func newHarness(t *testing.T) *harness {
 // real restart.
 func (h *harness) drivers() *drivers.Registry {
 	r, err := drivers.NewRegistry(map[string]drivers.Factory{mock.Name: mock.New, rawexec.Name: rawexec.New},
-		map[string]map[string]any{"raw_exec": {"enabled": true}}, drivers.Env{Clock: h.clock})
+		map[string]map[string]any{"raw_exec": {"enabled": true}}, drivers.Env{Clock: h.cfg.Clock})
 	if err != nil {
 		h.t.Fatal(err)
 	}

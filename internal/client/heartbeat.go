@@ -16,6 +16,9 @@ func (c *Client) heartbeatLoop() {
 		wait := c.heartbeatInterval(ttl)
 		if failures > 0 {
 			wait = backoff(failures, max(ttl/4, time.Second))
+			if next, ok := c.untilNextDisconnectStop(); ok {
+				wait = max(min(wait, next), time.Millisecond)
+			}
 		}
 		alive, rereg := c.sleep(wait, c.reregisterCh)
 		if !alive {
@@ -29,6 +32,7 @@ func (c *Client) heartbeatLoop() {
 		switch {
 		case err == nil:
 			failures, ttl = 0, ttlOf(resp)
+			c.noteContact()
 			c.noteHeartbeat(ttl)
 		case c.ctx.Err() != nil:
 			return
@@ -39,6 +43,7 @@ func (c *Client) heartbeatLoop() {
 		default:
 			failures++
 			c.logger.Warn("heartbeat failed", "error", err, "attempt", failures)
+			c.stopDisconnectedAllocs()
 		}
 	}
 }
@@ -69,6 +74,7 @@ func (c *Client) registerUntilDone() (ttl time.Duration, ok bool) {
 		node := c.Node()
 		resp, err := c.servers.Register(c.ctx, &structs.NodeRegisterArgs{Node: node})
 		if err == nil {
+			c.noteContact()
 			c.logger.Info("node registered", "node_id", node.ID, "ttl", ttlOf(resp))
 			c.regOnce.Do(func() { close(c.registered) })
 			c.noteHeartbeat(ttlOf(resp))

@@ -37,6 +37,7 @@ func (c *Client) buildNode(fp *fingerprint.Result) *structs.Node {
 	if n.Meta == nil {
 		n.Meta = map[string]string{}
 	}
+	n.HostVolumes = c.hostVolumes()
 	n.Canonicalize()
 	return n
 }

@@ -1,13 +1,11 @@
 package client
 
 import (
-	"errors"
-	"fmt"
-	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/google/uuid"
+
+	"github.com/drover-project/drover/internal/idfile"
 )
 
 // Files in DataDir/client that keep the node's identity across restarts:
@@ -26,28 +24,7 @@ func joinDir(base, sub string) string {
 
 // loadOrCreateID returns the ID stored in dir/name, creating a random one
 // on first use.
-func loadOrCreateID(dir, name string) (string, error) {
-	p := filepath.Join(dir, name)
-	raw, err := os.ReadFile(p)
-	if err == nil {
-		id := strings.TrimSpace(string(raw))
-		if _, perr := uuid.Parse(id); perr != nil {
-			return "", fmt.Errorf("%s: not a UUID: %q", p, id)
-		}
-		return id, nil
-	}
-	if !errors.Is(err, os.ErrNotExist) {
-		return "", err
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", err
-	}
-	id := uuid.NewString()
-	if err := os.WriteFile(p, []byte(id), 0o600); err != nil {
-		return "", err
-	}
-	return id, nil
-}
+func loadOrCreateID(dir, name string) (string, error) { return idfile.LoadOrCreate(dir, name) }
 
 // nodeIdentity returns the node ID and secret ID, persisted in dataDir/client
 // (an empty dataDir keeps them in memory only).

@@ -75,6 +75,11 @@ func (e *env) watchEval(id string) (*api.Evaluation, error) {
 			last = ev.Status
 		}
 		if ev.Status != "pending" {
+			// Said once the eval is done, when it always has its
+			// deployment, so the output does not depend on timing.
+			if ev.DeploymentID != "" {
+				e.say("    ", "Evaluation within deployment: %q", e.short(ev.DeploymentID))
+			}
 			return ev, nil
 		}
 		index = meta.LastIndex
@@ -89,9 +94,6 @@ func (e *env) describeTrigger(ev *api.Evaluation) {
 		e.say("    ", "Evaluation triggered by job %q (%s)", ev.JobID, ev.TriggeredBy)
 	default:
 		e.say("    ", "Evaluation triggered by %s", ev.TriggeredBy)
-	}
-	if ev.DeploymentID != "" {
-		e.say("    ", "Evaluation within deployment: %q", e.short(ev.DeploymentID))
 	}
 }
 

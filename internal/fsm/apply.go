@@ -196,8 +196,22 @@ func (f *FSM) applyPlanResults(req *structs.ApplyPlanResultsRequest, index uint6
 		stoppedOn = append(stoppedOn, f.allocNode(a.ID))
 	}
 	f.capacityChanged(index, stoppedOn...)
-	f.notify(req.PreemptionEvals)
+	f.notify(f.storedEvals(req.PreemptionEvals))
 	return nil
+}
+
+// storedEvals keeps the evals the write actually stored: a plan result
+// for a job purged or stopped meanwhile drops its preemptions and their
+// evals (structs.PlanJobGone), and the leader must not queue an eval the
+// state does not have.
+func (f *FSM) storedEvals(evals []*structs.Evaluation) []*structs.Evaluation {
+	var out []*structs.Evaluation
+	for _, e := range evals {
+		if got, err := f.state.EvalByID(nil, e.ID); err == nil && got != nil {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 func (f *FSM) applyDeploymentStatus(req *structs.DeploymentStatusUpdateRequest, index uint64) error {

@@ -35,6 +35,8 @@ var entryEventTypes = map[structs.MessageType]string{
 	structs.ApplyPlanResultsRequestType:      structs.TypePlanResult,
 	structs.DeploymentStatusUpdateType:       structs.TypeDeploymentUpdate,
 	structs.DeploymentPromoteRequestType:     structs.TypeDeploymentPromotion,
+	structs.NodePoolUpsertRequestType:        structs.TypeNodePoolUpserted,
+	structs.NodePoolDeleteRequestType:        structs.TypeNodePoolDeleted,
 }
 
 // entryChanges collects what the state store committed while one entry
@@ -130,6 +132,17 @@ func eventFromChange(c memdb.Change, eventType string) (structs.Event, bool) {
 	case *structs.Node:
 		return structs.Event{Topic: structs.TopicNode, Type: eventType, Key: v.ID,
 			Payload: &structs.NodeStreamEvent{Node: v}}, true
+	case *structs.ServiceRegistration:
+		return serviceEvent(v, c.Deleted()), true
+	case *structs.NodePool:
+		// A pool also appears when a node registers into it: its event
+		// says what happened to the pool, whatever the entry was.
+		poolType := structs.TypeNodePoolUpserted
+		if c.Deleted() {
+			poolType = structs.TypeNodePoolDeleted
+		}
+		return structs.Event{Topic: structs.TopicNodePool, Type: poolType, Key: v.Name,
+			Payload: &structs.NodePoolEvent{NodePool: v}}, true
 	}
 	return structs.Event{}, false
 }

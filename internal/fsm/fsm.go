@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"sync"
 
 	"github.com/hashicorp/raft"
@@ -53,6 +54,7 @@ func New(log *slog.Logger) (*FSM, error) {
 	}
 	f := &FSM{log: log, state: st, applied: newAppliedIndex()}
 	f.appliers = f.applierTable()
+	maps.Copy(f.appliers, f.nativeAppliers())
 	return f, nil
 }
 

@@ -307,7 +307,7 @@ func TestTemplateAndArtifact(t *testing.T) {
 
 func TestIgnoredBlocksWarn(t *testing.T) {
 	_, warns := mustParse(t, "task.nomad.hcl", ParseOptions{})
-	for _, b := range []string{"vault", "consul", "identity"} {
+	for _, b := range []string{"vault", "consul"} {
 		if !hasWarning(warns, "Ignored "+b+" block") {
 			t.Errorf("no warning for %s: %v", b, warns)
 		}

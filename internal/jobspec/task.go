@@ -38,7 +38,8 @@ func (d *decoder) task(hb *hcl.Block) *api.Task {
 	t.DispatchPayload = b.dispatchPayload()
 	t.Lifecycle = b.lifecycle()
 	t.VolumeMounts = b.volumeMounts()
-	b.ignore("vault", "consul", "identity", "csi_plugin", "scaling", "secret", "action", "schedule")
+	t.Identity = b.identity()
+	b.ignore("vault", "consul", "csi_plugin", "scaling", "secret", "action", "schedule")
 	return t
 }
 

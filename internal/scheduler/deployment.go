@@ -24,7 +24,15 @@ func (r *reconciler) rolling(tg *structs.TaskGroup) bool {
 // cancels an active one that belongs to an older version or a stopped job.
 func (r *reconciler) reconcileDeployment() {
 	d := r.latest
-	if r.batch || d == nil || !d.Active() {
+	if r.batch || d == nil {
+		return
+	}
+	if !d.Active() {
+		// A failed deployment of this very version ends its rollout: no
+		// new deployment, no more destructive updates or canaries (an
+		// operator or auto_revert registers another version to go on).
+		r.rolloutFailed = d.Status == structs.DeploymentStatusFailed && !r.stopped() &&
+			d.JobVersion == r.job.Version && d.JobCreateIndex == r.job.CreateIndex
 		return
 	}
 	switch {
@@ -111,6 +119,9 @@ func (r *reconciler) splitCanaries(tg *structs.TaskGroup, allocs []*structs.Allo
 // max_parallel less the deployment's allocs not yet healthy.
 func (r *reconciler) destructiveBudget(tg *structs.TaskGroup) int {
 	u := tg.Update
+	if r.rolloutFailed && r.rolling(tg) {
+		return 0
+	}
 	if r.batch || u == nil || u.MaxParallel <= 0 {
 		return math.MaxInt
 	}
@@ -140,7 +151,7 @@ func healthy(a *structs.Allocation) bool {
 // many canaries it placed (the rollout waits for promotion meanwhile).
 func (r *reconciler) placeCanaries(tg *structs.TaskGroup, entries []entry, canaries []*structs.Allocation, du *structs.DesiredUpdates) int {
 	u := tg.Update
-	if r.batch || u == nil || u.Canary == 0 || r.promoted(tg) {
+	if r.batch || u == nil || u.Canary == 0 || r.promoted(tg) || r.rolloutFailed {
 		return -1
 	}
 	updating := len(canaries) > 0

@@ -198,14 +198,52 @@ func TestEvalStatus_SchedulingToCanceled_SupersededJobVersion(t *testing.T) {
 	}
 }
 
-func TestEvalStatus_NoOpCurrentVersion_IsComplete(t *testing.T) {
+// docs/design.md: "pending -- if no-op --> canceled".
+func TestEvalStatus_NoOpCurrentVersion_IsCanceled(t *testing.T) {
 	h := newHarness(t)
 	h.upsertNode(mockNode())
 	job, _ := h.register(mockJob("web", 1))
 	plans := len(h.plans)
 	h.process(mockEval(job, structs.EvalTriggerNodeUpdate))
-	if len(h.plans) != plans || h.lastEval().Status != structs.EvalStatusComplete {
-		t.Fatalf("no-op submitted a plan or did not complete: %s", h.lastEval().Status)
+	if e := h.lastEval(); len(h.plans) != plans || e.Status != structs.EvalStatusCanceled || e.StatusDescription != EvalDescNoOp {
+		t.Fatalf("no-op submitted a plan or was not canceled: %s %q", e.Status, e.StatusDescription)
+	}
+}
+
+// docs/design.md: "blocked -- if no-op --> canceled": a blocked eval unblocked
+// after its allocs were placed by another eval has nothing left to do.
+func TestEvalStatus_BlockedNoOp_IsCanceled(t *testing.T) {
+	h := newHarness(t)
+	h.upsertNode(mockNode())
+	job, _ := h.register(mockJob("web", 1))
+	blocked := mockEval(job, structs.EvalTriggerQueuedAllocs)
+	blocked.Status = structs.EvalStatusBlocked
+	h.process(blocked)
+	if e := h.lastEval(); e.ID != blocked.ID || e.Status != structs.EvalStatusCanceled {
+		t.Fatalf("blocked no-op ended %s %q", e.Status, e.StatusDescription)
+	}
+}
+
+// The flapping example of docs/design.md: a node-update eval of a system job
+// whose allocs are all in place is a no-op the scheduler cancels; a stale
+// one (a newer version was registered after it) is canceled as
+// superseded, like service and batch evals.
+func TestEvalStatus_SystemNoOp_IsCanceled(t *testing.T) {
+	h := newHarness(t)
+	h.upsertNode(mockNode())
+	job, _ := h.register(mockSystemJob("sys", false))
+	h.process(mockEval(job, structs.EvalTriggerNodeUpdate))
+	if e := h.lastEval(); e.Status != structs.EvalStatusCanceled || e.StatusDescription != EvalDescNoOp {
+		t.Fatalf("system no-op ended %s %q", e.Status, e.StatusDescription)
+	}
+	stale := mockEval(job, structs.EvalTriggerNodeUpdate)
+	v2 := job.Copy()
+	v2.Meta = map[string]string{"v": "2"}
+	newer, _ := h.register(v2)
+	stale.ID = "stale-sys"
+	h.process(stale)
+	if e := h.lastEval(); e.ID != "stale-sys" || e.Status != structs.EvalStatusCanceled || !strings.Contains(e.StatusDescription, "superseded") {
+		t.Fatalf("stale system eval ended %s %q (job v%d)", e.Status, e.StatusDescription, newer.Version)
 	}
 }
 

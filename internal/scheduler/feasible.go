@@ -182,6 +182,9 @@ func newFeasibility(ctx *evalContext, job *structs.Job, tg *structs.TaskGroup) *
 		ctx.escaped = true
 		f.nodeFilters = append(f.nodeFilters, constraintFilter(ctx, escaped))
 	}
+	if len(hostVolumeClaims(tg)) > 0 {
+		f.nodeFilters = append(f.nodeFilters, hostVolumeFilter(tg))
+	}
 	f.nodeFilters = append(f.nodeFilters, distinctFilters(ctx, job, tg)...)
 	return f
 }

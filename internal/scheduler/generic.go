@@ -28,9 +28,10 @@ type genericScheduler struct {
 	planResult *structs.PlanResult
 	out        outcome
 	canceled   string
-	placed     map[string]string             // new alloc ID -> task group
-	followUps  map[int64]*structs.Evaluation // by WaitUntil, kept across attempts
-	created    map[string]bool               // follow-up evals already written
+	submitted  bool                                // a plan was submitted in some attempt
+	placed     map[string]string                   // new alloc ID -> task group
+	followUps  map[followUpKey]*structs.Evaluation // kept across attempts
+	created    map[string]bool                     // follow-up evals already written
 	nodes      []*structs.Node
 }
 
@@ -43,7 +44,7 @@ func newGenericScheduler(log *slog.Logger, state State, planner Planner, batch b
 	}
 	return &genericScheduler{
 		log: log, state: state, planner: planner, batch: batch, now: now,
-		followUps: map[int64]*structs.Evaluation{}, created: map[string]bool{},
+		followUps: map[followUpKey]*structs.Evaluation{}, created: map[string]bool{},
 	}
 }
 
@@ -73,7 +74,7 @@ func (s *genericScheduler) Process(eval *structs.Evaluation) error {
 	case s.eval.Status == structs.EvalStatusBlocked && len(s.out.failed) > 0:
 		return s.out.reblock(s.ctx)
 	}
-	return s.out.finish(structs.EvalStatusComplete, "")
+	return s.out.finishProcessed(s.submitted, len(s.created) > 0, s.job)
 }
 
 // attempt computes a plan against the current state and submits it; done
@@ -83,12 +84,12 @@ func (s *genericScheduler) attempt() (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if s.superseded() && s.plan.IsNoOp() {
+	if evalSuperseded(s.eval, s.job) && s.plan.IsNoOp() {
 		s.canceled = fmt.Sprintf(evalDescSupersededByVersion, s.job.Version)
 		s.out.failed = nil
 		return true, nil
 	}
-	delayInstead := len(res.followUps) > 0 && s.eval.WaitUntil.IsZero()
+	delayInstead := hasRescheduleFollowUp(res.followUps) && s.eval.WaitUntil.IsZero()
 	if s.eval.Status != structs.EvalStatusBlocked && len(s.out.failed) > 0 && s.out.blocked == nil && !delayInstead {
 		if err := s.out.createBlocked(false, s.ctx, s.now(), ""); err != nil {
 			return false, err
@@ -103,13 +104,8 @@ func (s *genericScheduler) attempt() (bool, error) {
 	return s.submit()
 }
 
-// superseded reports whether a newer job version was registered after the
-// eval was created: a no-op eval of an older version is canceled.
-func (s *genericScheduler) superseded() bool {
-	return s.job != nil && s.eval.JobModifyIndex != 0 && s.eval.JobModifyIndex < s.job.JobModifyIndex
-}
-
 func (s *genericScheduler) submit() (bool, error) {
+	s.submitted = true
 	result, newState, err := s.planner.SubmitPlan(s.plan)
 	s.planResult = result
 	if err != nil {
@@ -140,6 +136,17 @@ func (s *genericScheduler) adjustQueued(result *structs.PlanResult) {
 			}
 		}
 	}
+}
+
+// hasRescheduleFollowUp reports whether a delayed alloc-failure eval will
+// retry the placements anyway (a max-disconnect-timeout one does not).
+func hasRescheduleFollowUp(evals []*structs.Evaluation) bool {
+	for _, e := range evals {
+		if e.TriggeredBy == structs.EvalTriggerRetryFailedAlloc {
+			return true
+		}
+	}
+	return false
 }
 
 // writeFollowUps writes the delayed reschedule evals not yet written by an
@@ -193,10 +200,16 @@ func (s *genericScheduler) followUpPending(evalID string) bool {
 	return err == nil && e != nil && !e.TerminalStatus()
 }
 
+// followUpKey identifies a follow-up eval across attempts.
+type followUpKey struct {
+	trigger string
+	at      int64 // WaitUntil, unix nanoseconds
+}
+
 // followUpID reuses the follow-up eval of an earlier attempt for the same
-// time, so a retried plan does not write duplicate follow-ups.
+// trigger and time, so a retried plan does not write duplicate follow-ups.
 func (s *genericScheduler) followUpID(e *structs.Evaluation) *structs.Evaluation {
-	key := e.WaitUntil.UnixNano()
+	key := followUpKey{e.TriggeredBy, e.WaitUntil.UnixNano()}
 	if prev, ok := s.followUps[key]; ok {
 		return prev
 	}

@@ -8,8 +8,8 @@ import (
 )
 
 // newID makes IDs for allocations, evaluations and deployments when the
-// caller injects no ID source (the server and the simulator inject one).
-var newID = uuid.NewString
+// caller injects no ID source (Deps.NewID; the simulator injects one).
+func newID() string { return uuid.NewString() }
 
 // evalRand returns the random source for one eval, seeded from its ID, so
 // that processing the same eval against the same state gives the same plan

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"fmt"
 	"maps"
 	"time"
 
@@ -14,6 +15,10 @@ const (
 	evalDescUnhandledTrigger    = "scheduler cannot handle '%s' evaluation reason"
 	evalDescSupersededByVersion = "canceled: superseded by job version %d"
 )
+
+// EvalDescNoOp is the StatusDescription of an eval the scheduler canceled
+// because processing it changed nothing.
+const EvalDescNoOp = "canceled: no-op, nothing to change"
 
 // outcome is what a scheduler writes back on the eval it processed, and the
 // follow-ups it created; shared by every scheduler type.
@@ -44,6 +49,27 @@ func (o *outcome) finish(status, desc string) error {
 		e.DeploymentID = o.deployment
 	}
 	return o.planner.UpdateEval(e)
+}
+
+// finishProcessed ends an eval whose processing ran to the end: canceled
+// when it was a no-op (nothing submitted, nothing left to place, no
+// follow-up written; docs/design.md: "pending/blocked -- if no-op --> canceled"),
+// with the superseding version named when a newer job version made it
+// stale; complete otherwise.
+func (o *outcome) finishProcessed(submitted, followUps bool, job *structs.Job) error {
+	if submitted || followUps || len(o.failed) > 0 || o.blocked != nil || o.next != nil {
+		return o.finish(structs.EvalStatusComplete, "")
+	}
+	if evalSuperseded(o.eval, job) {
+		return o.finish(structs.EvalStatusCanceled, fmt.Sprintf(evalDescSupersededByVersion, job.Version))
+	}
+	return o.finish(structs.EvalStatusCanceled, EvalDescNoOp)
+}
+
+// evalSuperseded reports whether a newer job version was registered after
+// the eval was created.
+func evalSuperseded(eval *structs.Evaluation, job *structs.Job) bool {
+	return job != nil && eval.JobModifyIndex != 0 && eval.JobModifyIndex < job.JobModifyIndex
 }
 
 // createBlocked writes a blocked follow-up eval (queued-allocs, or

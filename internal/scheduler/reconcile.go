@@ -70,7 +70,9 @@ type reconciler struct {
 	latest     *structs.Deployment // the job's latest deployment
 	deployment *structs.Deployment // the job version's active deployment
 	result     *reconcileResults   // deployment: see deployment.go
-	later      []laterReschedule
+	// rolloutFailed: the job version's deployment failed (deployment.go).
+	rolloutFailed bool
+	later         []laterReschedule
 	// followUpID lets the scheduler reuse a follow-up eval made by an
 	// earlier attempt for the same time; nil keeps the new one.
 	followUpID func(*structs.Evaluation) *structs.Evaluation
@@ -132,6 +134,7 @@ const (
 	actMigrate                        // draining: replace elsewhere
 	actReschedule                     // failed: replace now
 	actLater                          // failed: replace after a delay
+	actDisconnect                     // node disconnected: unknown, replaced until lost_after
 )
 
 // needsReplacement reports whether the alloc is gone or going.
@@ -159,7 +162,7 @@ func (r *reconciler) reconcileGroup(name string, allocs []*structs.Allocation) {
 		return
 	}
 	canaries, rest := r.splitCanaries(tg, allocs)
-	entries := r.classify(tg, rest)
+	entries := r.classify(tg, rest, du)
 	entries = r.trimToCount(tg, entries, du)
 	r.act(tg, entries, canaries, du)
 }
@@ -179,18 +182,22 @@ func (r *reconciler) stopAll(allocs []*structs.Allocation, du *structs.DesiredUp
 }
 
 // classify decides what each counted alloc of the group needs. Allocs the
-// server stopped, service allocs that completed, and failed allocs already
-// replaced are not counted at all.
-func (r *reconciler) classify(tg *structs.TaskGroup, allocs []*structs.Allocation) []entry {
+// server stopped, service allocs that completed, and allocs already
+// replaced are not counted at all (but an original that reconnected may be
+// kept instead of its replacement: resolveReplaced).
+func (r *reconciler) classify(tg *structs.TaskGroup, allocs []*structs.Allocation, du *structs.DesiredUpdates) []entry {
 	replaced := map[string]bool{}
 	for _, a := range allocs {
 		if a.PreviousAllocation != "" {
 			replaced[a.PreviousAllocation] = true
 		}
 	}
+	skip := r.resolveReplaced(tg, allocs, du)
 	var out []entry
 	for _, a := range allocs {
-		if a.ServerTerminalStatus() || replaced[a.ID] || a.NextAllocation != "" {
+		// A replaced alloc is finished, except a disconnected original:
+		// resolveReplaced decided whether it still counts.
+		if skip[a.ID] || a.ServerTerminalStatus() || (replaced[a.ID] && a.ClientTerminalStatus()) || a.NextAllocation != "" {
 			continue
 		}
 		e := entry{alloc: a, index: a.Index()}
@@ -228,16 +235,12 @@ func (r *reconciler) liveAction(tg *structs.TaskGroup, a *structs.Allocation) al
 	switch {
 	case node == nil || node.Status == structs.NodeStatusDown:
 		return actLost
-	case node.Status == structs.NodeStatusDisconnected && !toleratesDisconnect(tg):
-		return actLost
+	case node.Status == structs.NodeStatusDisconnected:
+		return r.disconnectAction(tg, node)
 	case a.DesiredTransition.Migrate != nil && *a.DesiredTransition.Migrate:
 		return actMigrate
 	}
 	return r.updateAction(tg, a, node)
-}
-
-func toleratesDisconnect(tg *structs.TaskGroup) bool {
-	return tg.MaxClientDisconnect != nil || (tg.Disconnect != nil && tg.Disconnect.LostAfter > 0)
 }
 
 // updateAction compares the alloc's job version with the current one.
@@ -367,6 +370,10 @@ func (r *reconciler) act(tg *structs.TaskGroup, entries []entry, canaries []*str
 			du.Place++
 			req.reschedule, req.delay = true, e.delay
 			r.result.place = append(r.result.place, req)
+		case actDisconnect:
+			du.Ignore++
+			r.keep(tg, e.alloc)
+			r.markDisconnected(tg, e.alloc, req, du)
 		case actLater:
 			du.Ignore++
 			if !r.awaitingFollowUp(e.alloc) {
@@ -375,7 +382,7 @@ func (r *reconciler) act(tg *structs.TaskGroup, entries []entry, canaries []*str
 		}
 	}
 	missing := r.placeMissing(tg, len(entries), used, du)
-	if r.rolling(tg) && (missing > 0 || du.DestructiveUpdate > 0 || du.InPlaceUpdate > 0 || canaryNames >= 0) {
+	if r.rolling(tg) && !r.rolloutFailed && (missing > 0 || du.DestructiveUpdate > 0 || du.InPlaceUpdate > 0 || canaryNames >= 0) {
 		r.ensureDeployment(tg)
 	}
 }

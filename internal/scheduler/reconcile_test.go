@@ -283,8 +283,8 @@ func TestReconcile_Decisions(t *testing.T) {
 			c.RescheduleTracker = &structs.RescheduleTracker{Events: []*structs.RescheduleEvent{{RescheduleTime: t0.Add(-time.Minute).UnixNano(), PrevAllocID: "x", PrevNodeID: ns[1].ID}}}
 			h.upsertAllocs(c)
 			h.process(mockEval(job, structs.EvalTriggerRetryFailedAlloc))
-			if len(h.plans) != 0 || h.lastEval().Status != structs.EvalStatusComplete {
-				t.Fatalf("plans %d", len(h.plans))
+			if len(h.plans) != 0 || h.lastEval().Status != structs.EvalStatusCanceled {
+				t.Fatalf("plans %d, eval %s (a no-op is canceled)", len(h.plans), h.lastEval().Status)
 			}
 		}},
 		{"batch complete allocs are never replaced", func(t *testing.T, h *harness) {

@@ -38,6 +38,7 @@ type systemScheduler struct {
 	placed     map[string]string
 	deferred   bool // destructive updates left for a rolling follow-up
 	failedNode map[string]bool
+	submitted  bool // a plan was submitted in some attempt
 }
 
 // newSystemScheduler returns the scheduler for system jobs, or with
@@ -69,7 +70,7 @@ func (s *systemScheduler) Process(eval *structs.Evaluation) error {
 	case s.eval.Status == structs.EvalStatusBlocked && len(s.out.failed) > 0:
 		return s.out.reblock(s.ctx)
 	}
-	return s.out.finish(structs.EvalStatusComplete, "")
+	return s.out.finishProcessed(s.submitted, false, s.job)
 }
 
 func (s *systemScheduler) attempt() (bool, error) {
@@ -89,6 +90,7 @@ func (s *systemScheduler) attempt() (bool, error) {
 	if s.plan.IsNoOp() && !s.eval.AnnotatePlan {
 		return true, nil
 	}
+	s.submitted = true
 	result, newState, err := s.planner.SubmitPlan(s.plan)
 	s.planResult = result
 	if err != nil {

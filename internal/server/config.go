@@ -28,6 +28,20 @@ type Config struct {
 	DevMode bool
 	// RaftAddr is this server's raft address (its RPC address).
 	RaftAddr string
+	// NodeID is this server's identity in raft; empty means the one kept
+	// in DataDir (created on first start), or a fresh one in DevMode.
+	NodeID string
+	// RaftNetwork carries raft over the rpc listener (ServeRPC) to other
+	// servers; a lone in-process server can do without.
+	RaftNetwork bool
+	// PeerBlocked, when set, is asked before every raft connection to a
+	// peer's address and on every read and write of one: true drops the
+	// traffic (the fault harness's network partitions).
+	PeerBlocked func(addr string) bool
+	// Serf configures gossip membership; nil runs without (one server).
+	Serf *SerfConfig
+	// Autopilot is the initial autopilot configuration.
+	Autopilot *AutopilotConfig
 	// RaftTransport carries raft traffic. Nil means an in-memory transport,
 	// which is enough for a single server; multi-server clustering plugs a
 	// network transport in here.

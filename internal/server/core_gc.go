@@ -17,9 +17,6 @@ const (
 	CoreJobForceGC = "force-gc"
 )
 
-// gcBatchSize bounds how many evals one GC raft entry deletes.
-const gcBatchSize = 2048
-
 // coreScheduler runs housekeeping for `_core` evals: it deletes terminal
 // evals (complete, failed, canceled -> deleted) and their terminal allocs,
 // and purges stopped jobs with nothing left running, once they are older
@@ -55,13 +52,16 @@ func (c *coreScheduler) Process(eval *structs.Evaluation) error {
 	if err := c.collectEvals(evalCutoff, eval.ID); err != nil {
 		return err
 	}
+	if err := c.collectServiceRegistrations(); err != nil {
+		return err
+	}
 	done := eval.Copy()
 	done.Status = structs.EvalStatusComplete
 	return c.srv.workerUpdate(done)
 }
 
 // collectEvals deletes terminal evals last modified before cutoff whose
-// allocs are all terminal, with those allocs.
+// allocs are all terminal, with those allocs, in bounded entries.
 func (c *coreScheduler) collectEvals(cutoff time.Time, self string) error {
 	if cutoff.IsZero() {
 		return nil
@@ -70,32 +70,32 @@ func (c *coreScheduler) collectEvals(cutoff time.Time, self string) error {
 	if err != nil {
 		return err
 	}
-	var evalIDs, allocIDs []string
+	old := evals[:0:0]
 	for _, e := range evals {
-		allocs, ok := c.collectable(e, cutoff, self)
+		if e.TerminalStatus() && e.ID != self && e.ModifyTime <= cutoff.UnixNano() {
+			old = append(old, e)
+		}
+	}
+	allocs, err := c.srv.allocsByEval(old)
+	if err != nil {
+		return err
+	}
+	d := &evalDeleter{srv: c.srv, why: "garbage collected"}
+	for _, e := range old {
+		ids, ok := collectableAllocs(allocs[e.ID], cutoff)
 		if !ok {
 			continue
 		}
-		evalIDs, allocIDs = append(evalIDs, e.ID), append(allocIDs, allocs...)
-		if len(evalIDs) >= gcBatchSize {
-			if err := c.deleteEvals(evalIDs, allocIDs); err != nil {
-				return err
-			}
-			evalIDs, allocIDs = nil, nil
+		if err := d.add(e.ID, ids); err != nil {
+			return err
 		}
 	}
-	return c.deleteEvals(evalIDs, allocIDs)
+	return d.flush()
 }
 
-// collectable reports whether an eval may be deleted, with its allocs.
-func (c *coreScheduler) collectable(e *structs.Evaluation, cutoff time.Time, self string) ([]string, bool) {
-	if !e.TerminalStatus() || e.ID == self || e.ModifyTime > cutoff.UnixNano() {
-		return nil, false
-	}
-	allocs, err := c.srv.State().AllocsByEval(nil, e.ID)
-	if err != nil {
-		return nil, false
-	}
+// collectableAllocs returns the IDs of an eval's allocs if all of them are
+// terminal and stopped before cutoff.
+func collectableAllocs(allocs []*structs.Allocation, cutoff time.Time) ([]string, bool) {
 	ids := make([]string, 0, len(allocs))
 	for _, a := range allocs {
 		if !a.TerminalStatus() || a.ModifyTime > cutoff.UnixNano() {
@@ -104,17 +104,6 @@ func (c *coreScheduler) collectable(e *structs.Evaluation, cutoff time.Time, sel
 		ids = append(ids, a.ID)
 	}
 	return ids, true
-}
-
-func (c *coreScheduler) deleteEvals(evalIDs, allocIDs []string) error {
-	if len(evalIDs) == 0 {
-		return nil
-	}
-	for _, id := range evalIDs {
-		c.srv.timeline.Record(id, structs.EvalQuasiStatusDeleted, "", "garbage collected")
-	}
-	_, err := c.srv.raftApply(structs.EvalDeleteRequestType, &structs.EvalDeleteRequest{Evals: evalIDs, Allocs: allocIDs})
-	return err
 }
 
 // collectJobs purges stopped jobs submitted before cutoff whose evals and

@@ -73,7 +73,13 @@ func TestEvalStatus_CompleteToPending_DeploymentWatcher_OneEvalPerStepNoPointers
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitEval(t, s, update.EvalID, structs.EvalStatusComplete)
+	// The update's eval places the canary, unless the version-0
+	// deployment's last deployment-watcher eval, queued just before it,
+	// already did: then it is a no-op, canceled.
+	waitFor(t, func() bool {
+		e, _ := s.State().EvalByID(nil, update.EvalID)
+		return e != nil && e.TerminalStatus()
+	})
 	before := len(evalsByTrigger(t, s, "web", structs.EvalTriggerDeploymentWatcher))
 	// Each healthy report moves the rollout one step: canary, then two old
 	// allocs replaced one at a time.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/drover-project/drover/internal/rpcwire"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -52,9 +53,13 @@ func NotFound(format string, args ...any) error {
 func ErrorCode(err error) int {
 	var ce *CodedError
 	var verrs structs.ValidationErrors
+	var remote *rpcwire.CodedError
 	switch {
 	case errors.As(err, &ce):
 		return ce.Code
+	case errors.As(err, &remote):
+		// An error another server answered (a forwarded request).
+		return remote.Code
 	case errors.As(err, &verrs):
 		return http.StatusBadRequest
 	case errors.Is(err, structs.ErrNodeNotFound):

@@ -89,7 +89,14 @@ func (e *EvalEndpoint) Delete(ctx context.Context, args *structs.EvalDeleteArgs)
 	if done, err := e.srv.forward(ctx, "Eval.Delete", args, reply); done {
 		return reply, err
 	}
-	n, index, err := e.srv.DeleteEvals(args.EvalIDs)
+	var n int
+	var index uint64
+	var err error
+	if args.Filter != "" {
+		n, index, err = e.srv.deleteEvalsByFilter(args)
+	} else {
+		n, index, err = e.srv.DeleteEvals(args.EvalIDs)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -10,7 +10,8 @@ import (
 
 // heartbeats keeps one timer per node on the leader: a node that does not
 // heartbeat within its TTL plus the grace period is marked down (which
-// writes its node-update evals and gets its allocs replaced).
+// writes its node-update evals and gets its allocs replaced), or
+// disconnected when its allocs tolerate it (heartbeat_disconnect.go).
 type heartbeats struct {
 	s      *Server
 	mu     sync.Mutex
@@ -66,8 +67,10 @@ func (h *heartbeats) stopAll() {
 	}
 }
 
-// expire marks a silent node down. It runs in its own goroutine (the
-// clock's AfterFunc), so it may write through raft.
+// expire handles a silent node: down, or disconnected while its allocs
+// tolerate it (then its timer is re-armed for the disconnect window, after
+// which it goes down). It runs in its own goroutine (the clock's
+// AfterFunc), so it may write through raft.
 func (h *heartbeats) expire(nodeID string) {
 	h.mu.Lock()
 	delete(h.timers, nodeID)
@@ -79,9 +82,18 @@ func (h *heartbeats) expire(nodeID string) {
 	if err != nil || node == nil || node.Status == structs.NodeStatusDown {
 		return
 	}
-	h.s.log.Warn("node missed its heartbeat; marking it down", "node", nodeID)
-	if _, err := h.s.Node.setStatus(nodeID, structs.NodeStatusDown); err != nil {
-		h.s.log.Error("marking node down failed", "node", nodeID, "error", err)
+	status, window, err := h.s.missedHeartbeatStatus(node)
+	if err != nil {
+		h.s.log.Error("reading the allocs of a silent node failed", "node", nodeID, "error", err)
+		return
+	}
+	h.s.log.Warn("node missed its heartbeat", "node", nodeID, "status", status)
+	if _, err := h.s.Node.setStatus(nodeID, status); err != nil {
+		h.s.log.Error("marking silent node failed", "node", nodeID, "status", status, "error", err)
+		return
+	}
+	if status == structs.NodeStatusDisconnected {
+		h.reset(nodeID, window)
 	}
 }
 
@@ -94,7 +106,11 @@ func (h *heartbeats) rearmAll() error {
 		return err
 	}
 	for _, n := range nodes {
-		if n.Status != structs.NodeStatusDown {
+		switch n.Status {
+		case structs.NodeStatusDown:
+		case structs.NodeStatusDisconnected:
+			h.reset(n.ID, h.s.disconnectedTimerLeft(n))
+		default:
 			h.reset(n.ID, h.s.config.MinHeartbeatTTL)
 		}
 	}

@@ -20,6 +20,9 @@ func (s *Server) monitorLeadership() {
 		var isLeader bool
 		select {
 		case isLeader = <-raftLeader:
+			if !isLeader {
+				s.readyIndex.Store(0)
+			}
 		case isLeader = <-s.leadershipOverride:
 		case <-s.shutdownCh:
 			if stop != nil {
@@ -64,10 +67,16 @@ func (s *Server) monitorLeadership() {
 func (s *Server) establishLeadership(ctx context.Context, duties *sync.WaitGroup) error {
 	// Everything committed before we became leader must be applied before
 	// we rebuild the broker from state.
-	if err := s.raft.Barrier(raftApplyTimeout).Error(); err != nil {
+	barrier := s.raft.Barrier(raftApplyTimeout)
+	if err := barrier.Error(); err != nil {
 		return fmt.Errorf("barrier: %w", err)
 	}
+	// Reads on this leader are now as fresh as the cluster's (forward).
+	s.readyIndex.Store(max(s.raft.AppliedIndex(), 1))
 	if err := s.ensureSchedulerConfig(); err != nil {
+		return err
+	}
+	if err := s.ensureRootKey(); err != nil {
 		return err
 	}
 	s.planQueue.SetEnabled(true)
@@ -86,11 +95,14 @@ func (s *Server) establishLeadership(ctx context.Context, duties *sync.WaitGroup
 	s.startDuty(ctx, duties, s.dequeueUndeliverable)
 	s.startDuty(ctx, duties, s.reapCancelableEvals)
 	s.startDuty(ctx, duties, s.reapDuplicateBlockedEvals)
+	s.startDuty(ctx, duties, s.reapStoppedJobBlocked)
 	s.startDuty(ctx, duties, s.periodicUnblockFailed)
 	s.startDuty(ctx, duties, s.periodicGC)
 	s.startDuty(ctx, duties, s.watchDeployments)
 	s.startDuty(ctx, duties, s.runPeriodicDispatcher)
 	s.startDuty(ctx, duties, s.runDrainer)
+	s.startDuty(ctx, duties, s.reconcileMembers)
+	s.startDuty(ctx, duties, s.runAutopilot)
 	s.log.Info("leadership established")
 	return nil
 }
@@ -99,6 +111,7 @@ func (s *Server) establishLeadership(ctx context.Context, duties *sync.WaitGroup
 // leader rebuilds them from the state store.
 func (s *Server) revokeLeadership() {
 	s.leaderActive.Store(false)
+	s.remoteHeld.clear()
 	s.heartbeat.stopAll()
 	s.broker.SetEnabled(false)
 	s.blocked.SetEnabled(false)
@@ -137,6 +150,8 @@ func (s *Server) restoreEvals() error {
 		switch {
 		case e.ShouldEnqueue():
 			s.broker.Enqueue(e)
+		case e.ShouldBlock() && s.jobStoppedOrGone(e):
+			s.stoppedJobBlocked.push(e)
 		case e.ShouldBlock():
 			s.blocked.Block(e)
 		case needsFailedFollowUp(e):

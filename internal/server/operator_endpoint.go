@@ -66,11 +66,11 @@ func (e *OperatorEndpoint) RaftGetConfiguration(ctx context.Context, args *struc
 	if err := f.Error(); err != nil {
 		return nil, err
 	}
-	leader := e.srv.Leader()
+	_, leaderID := e.srv.raft.LeaderWithID()
 	for _, srv := range f.Configuration().Servers {
 		reply.Servers = append(reply.Servers, &structs.RaftServer{
-			ID: string(srv.ID), Node: e.srv.config.NodeName, Address: string(srv.Address),
-			Leader: string(srv.Address) == leader, Voter: srv.Suffrage == raft.Voter, RaftProtocol: "3",
+			ID: string(srv.ID), Node: e.srv.serverName(string(srv.ID)), Address: e.srv.rpcAddrOf(string(srv.ID), string(srv.Address)),
+			Leader: srv.ID == leaderID, Voter: srv.Suffrage == raft.Voter, RaftProtocol: "3",
 		})
 	}
 	reply.Index = f.Index()

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"time"
@@ -62,14 +63,21 @@ func openRaftStores(c *Config, logger hclog.Logger) (*raftStores, error) {
 }
 
 // raftConfig returns raft's config for this server.
-func raftConfig(c *Config, logger hclog.Logger) *raft.Config {
+func raftConfig(c *Config, nodeID string, logger hclog.Logger) *raft.Config {
 	rc := raft.DefaultConfig()
-	rc.LocalID = raft.ServerID(c.RaftAddr)
+	// Protocol 3: servers are known by their stable ID, not their address.
+	rc.ProtocolVersion = 3
+	rc.LocalID = raft.ServerID(nodeID)
 	rc.Logger = logger
 	// Snapshot often enough that a restart replays little log, rarely
 	// enough that snapshots cost little.
 	rc.SnapshotThreshold = 8192
 	rc.SnapshotInterval = 2 * time.Minute
+	// Followers learn the commit index on the next append or heartbeat;
+	// raft's default waits up to 50 ms for it when idle. Followers' workers
+	// wait for their state to reach the eval they dequeued, so a shorter
+	// wait keeps scheduling on followers fast (cheap on a LAN).
+	rc.CommitTimeout = 10 * time.Millisecond
 	t := c.RaftTimings
 	if t == nil && c.DevMode {
 		// One voter needs no failure detection: become leader at once.
@@ -85,16 +93,89 @@ func raftConfig(c *Config, logger hclog.Logger) *raft.Config {
 
 // bootstrapIfNew bootstraps a single-voter cluster when this server is
 // meant to form one and raft has no state yet.
-func bootstrapIfNew(c *Config, r *raft.Raft, trans raft.Transport) error {
+func bootstrapIfNew(c *Config, nodeID string, r *raft.Raft, trans raft.Transport) error {
 	if !c.DevMode && c.BootstrapExpect != 1 {
-		return nil // multi-server bootstrap waits for peers (later issue)
+		return nil // several servers bootstrap together once they see each other (bootstrap.go)
 	}
 	cfg := raft.Configuration{Servers: []raft.Server{{
-		ID: raft.ServerID(c.RaftAddr), Address: trans.LocalAddr(),
+		ID: raft.ServerID(nodeID), Address: trans.LocalAddr(),
 	}}}
 	err := r.BootstrapCluster(cfg).Error()
 	if errors.Is(err, raft.ErrCantBootstrap) {
 		return nil // existing state: the configuration is already in the log
 	}
 	return err
+}
+
+// lastCommandIndex is the index of the last FSM command in the log (0 for
+// none): a restarted server has replayed its log once the FSM applied it.
+// Later entries (no-ops, barriers, configurations) never reach the FSM.
+func lastCommandIndex(logs raft.LogStore) (uint64, error) {
+	first, err := logs.FirstIndex()
+	if err != nil {
+		return 0, err
+	}
+	last, err := logs.LastIndex()
+	if err != nil {
+		return 0, err
+	}
+	for i := last; i >= first && i > 0; i-- {
+		var l raft.Log
+		if err := logs.GetLog(i, &l); err != nil {
+			return 0, err
+		}
+		if l.Type == raft.LogCommand {
+			return i, nil
+		}
+	}
+	return 0, nil
+}
+
+// dataDirUnlessDev is where a server keeps its state: nowhere in dev mode.
+func dataDirUnlessDev(c *Config) string {
+	if c.DevMode {
+		return ""
+	}
+	return c.DataDir
+}
+
+// setupRaftTransport picks raft's transport: the configured one, raft over
+// the shared rpc listener (RaftNetwork: ServeRPC hands raft connections to
+// it), or an in-memory one for a lone in-process server.
+func (s *Server) setupRaftTransport(logger hclog.Logger) error {
+	c := s.config
+	switch {
+	case c.RaftTransport != nil:
+		s.trans = c.RaftTransport
+	case c.RaftNetwork:
+		addr, err := net.ResolveTCPAddr("tcp", c.RaftAddr)
+		if err != nil {
+			return fmt.Errorf("server: raft address %q: %w", c.RaftAddr, err)
+		}
+		s.raftLayer = newRaftLayer(addr, c.PeerBlocked)
+		s.trans = raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{
+			Stream:                s.raftLayer,
+			MaxPool:               3,
+			Timeout:               10 * time.Second,
+			Logger:                logger,
+			ServerAddressProvider: serverAddressProvider{s},
+		})
+	default:
+		_, s.trans = raft.NewInmemTransport(raft.ServerAddress(c.RaftAddr))
+	}
+	return nil
+}
+
+// serverAddressProvider resolves a raft server ID to the address its
+// server currently gossips, so a server that restarted on another address
+// is reached there even before the configuration is updated.
+type serverAddressProvider struct{ s *Server }
+
+func (p serverAddressProvider) ServerAddr(id raft.ServerID) (raft.ServerAddress, error) {
+	if p.s.cluster != nil {
+		if m, ok := p.s.cluster.serverByID(string(id)); ok {
+			return raft.ServerAddress(m.RPCAddr), nil
+		}
+	}
+	return "", fmt.Errorf("server %s not known to gossip", id)
 }

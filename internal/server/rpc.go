@@ -97,17 +97,24 @@ func (r *rpcServer) accept() {
 	}
 }
 
-// serveConn reads the protocol byte, then serves the yamux session.
+// serveConn reads the protocol byte: a raft connection goes to raft's
+// transport (which owns it from then on), an RPC one is served here as a
+// yamux session.
 func (r *rpcServer) serveConn(conn net.Conn) {
-	defer r.untrack(conn)
-	defer conn.Close()
 	first := make([]byte, 1)
 	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-	if _, err := io.ReadFull(conn, first); err != nil || first[0] != structs.RPCMultiplexByte {
+	_, err := io.ReadFull(conn, first)
+	_ = conn.SetReadDeadline(time.Time{})
+	if err == nil && first[0] == structs.RPCRaftByte && r.srv.raftLayer != nil {
+		r.srv.raftLayer.handoff(&untrackOnClose{Conn: conn, untrack: r.untrack})
+		return
+	}
+	defer r.untrack(conn)
+	defer conn.Close()
+	if err != nil || first[0] != structs.RPCMultiplexByte {
 		r.srv.log.Warn("rpc: unknown protocol; closing", "remote", conn.RemoteAddr())
 		return
 	}
-	_ = conn.SetReadDeadline(time.Time{})
 	session, err := yamux.Server(conn, yamuxConfig())
 	if err != nil {
 		return
@@ -127,4 +134,17 @@ func yamuxConfig() *yamux.Config {
 	c := yamux.DefaultConfig()
 	c.LogOutput = io.Discard
 	return c
+}
+
+// untrackOnClose is a connection handed to raft: its Close also drops it
+// from the RPC server's open connections.
+type untrackOnClose struct {
+	net.Conn
+	untrack func(net.Conn)
+	once    sync.Once
+}
+
+func (c *untrackOnClose) Close() error {
+	c.once.Do(func() { c.untrack(c.Conn) })
+	return c.Conn.Close()
 }

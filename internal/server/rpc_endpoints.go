@@ -2,8 +2,10 @@ package server
 
 import (
 	"context"
+	"maps"
 	"net/rpc"
 
+	"github.com/drover-project/drover/internal/rpcwire"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -20,7 +22,9 @@ func (s *Server) registerEndpoints(r *rpc.Server) error {
 		"Job": jobRPC{s}, "Eval": evalRPC{s}, "Alloc": allocRPC{s}, "Deployment": deploymentRPC{s},
 		"Node": nodeRPC{s}, "Operator": operatorRPC{s}, "Status": statusRPC{s}, "System": systemRPC{s},
 		"Search": searchRPC{s}, "Region": regionRPC{s}, "Namespace": namespaceRPC{s}, "NodePool": nodePoolRPC{s},
+		"Cluster": clusterRPC{s}, "Plan": planRPC{s},
 	}
+	maps.Copy(families, s.nativeFamilies())
 	for name, rcvr := range families {
 		if err := r.RegisterName(name, rcvr); err != nil {
 			return err
@@ -34,7 +38,7 @@ func (s *Server) registerEndpoints(r *rpc.Server) error {
 func serveRPC[A, R any](s *Server, endpoint func(context.Context, *A) (*R, error), args *A, reply *R) error {
 	out, err := endpoint(s.ctx, args)
 	if err != nil {
-		return structs.EncodeRPCError(err) // net/rpc sends only the text
+		return rpcwire.Encode(err, ErrorCode(err)) // net/rpc sends only the text
 	}
 	*reply = *out
 	return nil

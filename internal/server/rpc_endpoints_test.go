@@ -10,6 +10,7 @@ import (
 	msgpackrpc "github.com/hashicorp/net-rpc-msgpackrpc/v2"
 	"github.com/hashicorp/yamux"
 
+	"github.com/drover-project/drover/internal/rpcwire"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -37,7 +38,7 @@ func dialRPC(t *testing.T, s *Server) *rpcCaller {
 	if _, err := conn.Write([]byte{structs.RPCMultiplexByte}); err != nil {
 		t.Fatal(err)
 	}
-	session, err := yamux.Client(conn, yamuxConfig())
+	session, err := yamux.Client(conn, rpcwire.YamuxConfig())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -153,7 +153,10 @@ func TestEvalStatus_ApplyingToPending_Preemption_EndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitEval(t, s, reply.EvalID, structs.EvalStatusComplete)
+	preemptor := waitEval(t, s, reply.EvalID, structs.EvalStatusComplete)
+	if preemptor.BlockedEval != "" || preemptor.NextEval != "" {
+		t.Fatalf("the preempting eval points at %q/%q: preemption evals break the chain", preemptor.BlockedEval, preemptor.NextEval)
+	}
 	placed := liveAllocs(t, s, "agent")
 	if len(placed) != 1 || len(placed[0].PreemptedAllocations) != 1 || placed[0].PreemptedAllocations[0] != victim.ID {
 		t.Fatalf("system alloc %+v", placed)

@@ -16,8 +16,10 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
+	autopilot "github.com/hashicorp/raft-autopilot"
 
 	"github.com/drover-project/drover/internal/fsm"
+	"github.com/drover-project/drover/internal/rpcwire"
 	"github.com/drover-project/drover/internal/scheduler"
 	"github.com/drover-project/drover/internal/server/blockedevals"
 	"github.com/drover-project/drover/internal/server/broker"
@@ -36,10 +38,29 @@ type Server struct {
 	config *Config
 	log    *slog.Logger
 
-	fsm    *fsm.FSM
-	raft   *raft.Raft
-	trans  raft.Transport
-	stores *raftStores
+	fsm     *fsm.FSM
+	raft    *raft.Raft
+	trans   raft.Transport
+	stores  *raftStores
+	raftLog hclog.Logger
+
+	// The cluster (see cluster.go): this server's stable identity, raft
+	// over the shared rpc listener, gossip membership, and the pool of
+	// RPC connections to other servers (forwarding, stats).
+	nodeID    string
+	bootID    string // new each start (remote_worker.go)
+	raftLayer *raftLayer
+	cluster   *cluster
+	connPool  *rpcwire.Pool
+	// startIndex is the log's last command at start: nothing is answered
+	// locally until the FSM has applied it (see replayed).
+	startIndex uint64
+	// readyIndex is the leadership barrier's index once this leader has
+	// applied it (0 while not leading or not yet caught up).
+	readyIndex atomic.Uint64
+	autopilot  *autopilot.Autopilot
+	apState    autopilotState
+	remoteHeld remoteHeld
 
 	// Endpoints, callable in-process by every transport.
 	Job        *JobEndpoint
@@ -55,9 +76,16 @@ type Server struct {
 	Status     *StatusEndpoint
 	System     *SystemEndpoint
 	Event      *EventEndpoint
+	Cluster    *ClusterEndpoint
+	Plan       *PlanEndpoint
 
 	// events is the event stream's broker, fed by the FSM and the timeline.
 	events *stream.Broker
+	// ServiceRegistration is the native service catalog.
+	ServiceRegistration *ServiceRegistrationEndpoint
+	Variables           *VariablesEndpoint
+	Keyring             *KeyringEndpoint
+	WorkloadIdentity    *WorkloadIdentityEndpoint
 
 	// The evaluation pipeline. The broker, blocked tracker, plan queue and
 	// applier act only while this server leads; workers run everywhere.
@@ -77,6 +105,7 @@ type Server struct {
 	leadershipOverride chan bool
 	leadershipSettled  chan bool
 	failedEvals        *evalQueue
+	stoppedJobBlocked  *evalQueue // blocked evals of stopped or purged jobs, to cancel
 	cancelableWake     chan struct{}
 	randMu             sync.Mutex
 
@@ -95,8 +124,13 @@ type Server struct {
 // joins (or bootstraps) the cluster.
 func New(cfg *Config) (*Server, error) {
 	c := cfg.withDefaults()
-	s := &Server{config: c, log: c.Logger.With("component", "server"), shutdownCh: make(chan struct{})}
+	s := &Server{config: c, log: c.Logger.With("component", "server"), shutdownCh: make(chan struct{}), connPool: rpcwire.NewPool()}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
+	nodeID, err := loadOrCreateNodeID(c.NodeID, dataDirUnlessDev(c))
+	if err != nil {
+		return nil, err
+	}
+	s.nodeID, s.bootID = nodeID, NewUUID()
 	f, err := fsm.New(c.Logger.With("component", "fsm"))
 	if err != nil {
 		return nil, err
@@ -121,8 +155,19 @@ func New(cfg *Config) (*Server, error) {
 	s.Operator = &OperatorEndpoint{srv: s}
 	s.Status = &StatusEndpoint{srv: s}
 	s.System = &SystemEndpoint{srv: s}
+	s.Cluster = &ClusterEndpoint{srv: s}
+	s.Plan = &PlanEndpoint{srv: s}
+	if err := s.setupCluster(); err != nil {
+		s.Shutdown()
+		return nil, err
+	}
+	s.setupAutopilot(s.raftLog)
 	s.Event = &EventEndpoint{srv: s}
 	s.registerMetrics()
+	s.ServiceRegistration = &ServiceRegistrationEndpoint{srv: s}
+	s.Variables = &VariablesEndpoint{srv: s}
+	s.Keyring = &KeyringEndpoint{srv: s}
+	s.WorkloadIdentity = &WorkloadIdentityEndpoint{srv: s}
 	s.startWorkers()
 	s.goTracked(func(context.Context) { s.monitorLeadership() })
 	return s, nil
@@ -164,6 +209,7 @@ func (s *Server) setupPipeline() {
 		s.schedulers[structs.JobTypeCore] = s.coreSchedulerFactory()
 	}
 	s.failedEvals = newEvalQueue()
+	s.stoppedJobBlocked = newEvalQueue()
 	s.leadershipOverride = make(chan bool)
 	s.leadershipSettled = make(chan bool, 16)
 	s.cancelableWake = make(chan struct{}, 1)
@@ -180,22 +226,27 @@ func (s *Server) startWorkers() {
 
 func (s *Server) setupRaft() error {
 	hlog := hclog.New(&hclog.LoggerOptions{Name: "raft", Level: hclog.Warn, Output: slogWriter{s.log.With("component", "raft")}, DisableTime: true})
+	s.raftLog = hlog
 	stores, err := openRaftStores(s.config, hlog)
 	if err != nil {
 		return err
 	}
 	s.stores = stores
-	s.trans = s.config.RaftTransport
-	if s.trans == nil {
-		_, s.trans = raft.NewInmemTransport(raft.ServerAddress(s.config.RaftAddr))
+	if err := s.setupRaftTransport(hlog); err != nil {
+		stores.Close()
+		return err
 	}
-	r, err := raft.NewRaft(raftConfig(s.config, hlog), s.fsm, stores.logs, stores.stable, stores.snaps, s.trans)
+	if s.startIndex, err = lastCommandIndex(stores.logs); err != nil {
+		stores.Close()
+		return fmt.Errorf("server: read raft log: %w", err)
+	}
+	r, err := raft.NewRaft(raftConfig(s.config, s.nodeID, hlog), s.fsm, stores.logs, stores.stable, stores.snaps, s.trans)
 	if err != nil {
 		stores.Close()
 		return fmt.Errorf("server: start raft: %w", err)
 	}
 	s.raft = r
-	return bootstrapIfNew(s.config, r, s.trans)
+	return bootstrapIfNew(s.config, s.nodeID, r, s.trans)
 }
 
 // State returns the server's state store. Objects read from it are
@@ -256,14 +307,22 @@ func (s *Server) Shutdown() error {
 		close(s.shutdownCh)
 		s.events.Close()
 		s.cancel()
+		if s.cluster != nil {
+			s.cluster.leave()
+		}
 		s.broker.SetEnabled(false)
 		s.planQueue.SetEnabled(false)
 		s.bg.Wait()
-		err = s.raft.Shutdown().Error()
+		if s.raft != nil {
+			err = s.raft.Shutdown().Error()
+		}
 		if c, ok := s.trans.(interface{ Close() error }); ok {
 			_ = c.Close()
 		}
-		err = errors.Join(err, s.stores.Close())
+		_ = s.connPool.Close()
+		if s.stores != nil {
+			err = errors.Join(err, s.stores.Close())
+		}
 	})
 	return err
 }

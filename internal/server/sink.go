@@ -19,8 +19,12 @@ func (k leaderSink) EvalsWritten(evals []*structs.Evaluation, token string) {
 		switch {
 		case e.ShouldEnqueue():
 			s.broker.Enqueue(e)
+			s.untrackStoppedJob(e)
 		case e.ShouldBlock() && token != "":
 			s.blocked.Reblock(e, token)
+		case e.ShouldBlock() && s.jobStoppedOrGone(e):
+			s.timeline.Record(e.ID, structs.EvalStatusBlocked, "", "")
+			s.stoppedJobBlocked.push(e)
 		case e.ShouldBlock():
 			s.timeline.Record(e.ID, structs.EvalStatusBlocked, "", "")
 			s.blocked.Block(e)

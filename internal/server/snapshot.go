@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/drover-project/drover/internal/state"
+	"github.com/drover-project/drover/internal/structs"
 )
 
 // snapshotMagic starts every operator snapshot file, so a restore of
@@ -66,7 +67,21 @@ func (s *Server) latestSnapshot() (*raft.SnapshotMeta, io.ReadCloser, error) {
 // snapshot on disk, so a server would never start again. The upload is
 // therefore spooled and restored into a scratch state store first: only a
 // snapshot that restores there completely is handed to raft.
+//
+// A follower sends the upload to the leader, which restores it.
 func (s *Server) RestoreSnapshot(r io.Reader) error {
+	if s.IsLeader() || s.cluster == nil {
+		return s.restoreSnapshotLocally(r)
+	}
+	data, err := io.ReadAll(io.LimitReader(r, MaxSnapshotBytes+1))
+	if err != nil {
+		return BadRequest("snapshot: read: %v", err)
+	}
+	_, err = s.Cluster.SnapshotRestore(s.ctx, &structs.SnapshotRestoreRequest{Data: data})
+	return err
+}
+
+func (s *Server) restoreSnapshotLocally(r io.Reader) error {
 	meta, payload, err := SpoolSnapshot(r, MaxSnapshotBytes)
 	if err != nil {
 		return err

@@ -3,6 +3,8 @@ package server
 import (
 	"context"
 
+	"github.com/hashicorp/raft"
+
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -23,7 +25,9 @@ func (e *StatusEndpoint) Peers(ctx context.Context, args *structs.GenericRequest
 	}
 	reply := &structs.StatusPeersResponse{Peers: []string{}}
 	for _, srv := range f.Configuration().Servers {
-		reply.Peers = append(reply.Peers, string(srv.Address))
+		if srv.Suffrage == raft.Voter {
+			reply.Peers = append(reply.Peers, e.srv.rpcAddrOf(string(srv.ID), string(srv.Address)))
+		}
 	}
 	return reply, nil
 }
@@ -33,5 +37,5 @@ func (e *StatusEndpoint) Peers(ctx context.Context, args *structs.GenericRequest
 func (e *StatusEndpoint) RaftStats(ctx context.Context, args *structs.GenericRequest) (*structs.RaftStatsResponse, error) {
 	leader := e.srv.Leader()
 	return &structs.RaftStatsResponse{Leader: leader, IsLeader: e.srv.IsLeader(),
-		AppliedIndex: e.srv.State().LatestIndex()}, nil
+		AppliedIndex: e.srv.State().LatestIndex(), Term: e.srv.raft.CurrentTerm(), State: e.srv.raft.State().String()}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/drover-project/drover/internal/scheduler"
@@ -28,10 +29,16 @@ type Worker struct {
 	paused  bool
 	resume  *sync.Cond
 
-	// Set while processing one eval.
-	eval  *structs.Evaluation
-	token string
-	snap  *state.StateSnapshot
+	// Set while processing one eval: the backend it came from (this
+	// server's broker, or the leader's over RPC), acked there.
+	eval    *structs.Evaluation
+	token   string
+	snap    *state.StateSnapshot
+	backend schedulingBackend
+
+	// remoteProcessed counts evals this worker took from another server's
+	// broker (a follower scheduling for the leader).
+	remoteProcessed atomic.Uint64
 }
 
 func newWorker(srv *Server, id string) *Worker {
@@ -66,18 +73,26 @@ func (w *Worker) run(ctx context.Context) {
 	defer stop()
 	for ctx.Err() == nil {
 		w.waitUnpaused(ctx)
+		backend, err := w.srv.schedulingBackend()
+		if err != nil {
+			w.backoff(ctx)
+			continue
+		}
 		waitStart := time.Now()
-		eval, token, err := w.srv.broker.Dequeue(ctx, w.srv.enabledSchedulers())
+		eval, token, err := backend.Dequeue(ctx, w.srv.enabledSchedulers())
 		if eval != nil {
 			w.srv.metrics().WorkerDequeue.Observe(telemetry.Ms(time.Since(waitStart)))
 		}
 		if err != nil || eval == nil {
-			if ctx.Err() == nil {
+			if ctx.Err() == nil && err != nil {
 				w.backoff(ctx)
 			}
 			continue
 		}
-		w.Process(eval, token)
+		if _, remote := backend.(remoteBackend); remote {
+			w.remoteProcessed.Add(1)
+		}
+		w.process(backend, eval, token)
 	}
 }
 
@@ -92,8 +107,12 @@ func (w *Worker) backoff(ctx context.Context) {
 // Process handles one dequeued evaluation to its ack or nack. It is the
 // synchronous step the simulator drives.
 func (w *Worker) Process(eval *structs.Evaluation, token string) {
-	w.eval, w.token = eval, token
-	defer func() { w.eval, w.token, w.snap = nil, "", nil }()
+	w.process(localBackend{w.srv}, eval, token)
+}
+
+func (w *Worker) process(backend schedulingBackend, eval *structs.Evaluation, token string) {
+	w.eval, w.token, w.backend = eval, token, backend
+	defer func() { w.eval, w.token, w.snap, w.backend = nil, "", nil, nil }()
 	w.srv.timeline.Record(eval.ID, structs.EvalQuasiStatusScheduling, w.id, "")
 
 	snap, err := w.srv.snapshotMinIndex(eval.ModifyIndex, workerStateWaitTimeout)
@@ -129,15 +148,13 @@ func (w *Worker) invokeScheduler(eval *structs.Evaluation) error {
 }
 
 func (w *Worker) ack() {
-	if err := w.srv.broker.Ack(w.eval.ID, w.token); err != nil {
+	if err := w.backend.Ack(w.eval.ID, w.token); err != nil {
 		w.log.Warn("ack failed", "eval", w.eval.ID, "error", err)
-		return
 	}
-	w.srv.notifyAcked()
 }
 
 func (w *Worker) nack() {
-	if err := w.srv.broker.Nack(w.eval.ID, w.token); err != nil {
+	if err := w.backend.Nack(w.eval.ID, w.token); err != nil {
 		w.log.Warn("nack failed", "eval", w.eval.ID, "error", err)
 	}
 }
@@ -151,14 +168,14 @@ func (w *Worker) SubmitPlan(plan *structs.Plan) (*structs.PlanResult, scheduler.
 	// While the plan waits on the leader's applier the worker is not idle:
 	// pause the nack timer so a long plan queue does not redeliver the
 	// eval under it, and restart it in full once the result is back.
-	if err := w.srv.broker.PauseNackTimeout(w.eval.ID, w.token); err != nil {
+	if err := w.backend.PauseNack(w.eval.ID, w.token); err != nil {
 		return nil, nil, fmt.Errorf("eval no longer held by this worker: %w", err)
 	}
 	w.srv.timeline.Record(w.eval.ID, structs.EvalQuasiStatusApplying, w.id, "")
 	submitted := time.Now()
-	result, err := w.srv.submitPlan(plan)
+	result, err := w.backend.SubmitPlan(plan)
 	w.srv.metrics().PlanSubmit.Observe(telemetry.Ms(time.Since(submitted)))
-	if rerr := w.srv.broker.ResumeNackTimeout(w.eval.ID, w.token); rerr != nil && err == nil {
+	if rerr := w.backend.ResumeNack(w.eval.ID, w.token); rerr != nil && err == nil {
 		err = fmt.Errorf("eval no longer held by this worker: %w", rerr)
 	}
 	if err != nil {
@@ -186,7 +203,7 @@ func (w *Worker) UpdateEval(eval *structs.Evaluation) error {
 	e.ModifyTime = w.srv.now().UnixNano()
 	w.srv.timeline.Record(e.ID, e.Status, w.id, e.StatusDescription)
 	e.Timeline = w.srv.timeline.Entries(e.ID)
-	return w.srv.UpsertEvals([]*structs.Evaluation{e})
+	return w.backend.UpsertEvals([]*structs.Evaluation{e}, "")
 }
 
 // CreateEval writes a follow-up eval (blocked, delayed or rolling). The
@@ -200,7 +217,7 @@ func (w *Worker) CreateEval(eval *structs.Evaluation) error {
 	}
 	e.ModifyTime = now
 	w.srv.timeline.Record(e.ID, e.Status, "", "created by "+w.id+" for "+w.eval.ID)
-	return w.srv.UpsertEvals([]*structs.Evaluation{e})
+	return w.backend.UpsertEvals([]*structs.Evaluation{e}, "")
 }
 
 // ReblockEval re-blocks the blocked eval being processed: its status stays
@@ -211,10 +228,7 @@ func (w *Worker) ReblockEval(eval *structs.Evaluation) error {
 	e.SnapshotIndex = w.snap.LatestIndex()
 	e.ModifyTime = w.srv.now().UnixNano()
 	w.srv.timeline.Record(e.ID, structs.EvalStatusBlocked, w.id, "reblocked")
-	_, err := w.srv.raftApply(structs.EvalUpdateRequestType, &structs.EvalUpdateRequest{
-		Evals: []*structs.Evaluation{e}, EvalToken: w.token,
-	})
-	return err
+	return w.backend.UpsertEvals([]*structs.Evaluation{e}, w.token)
 }
 
 func (w *Worker) isPaused() bool {

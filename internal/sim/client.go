@@ -19,11 +19,20 @@ const (
 // a deployment, per the job's health behaviour), allocs the server stopped
 // complete.
 func (s *Sim) clientUpdate(a *structs.Allocation) *structs.Allocation {
-	if a.ClientTerminalStatus() || a.ClientStatus == structs.AllocClientStatusUnknown {
+	if a.ClientTerminalStatus() {
 		return nil
 	}
 	if a.ServerTerminalStatus() {
 		return s.taskUpdate(a, structs.AllocClientStatusComplete, false)
+	}
+	if a.ClientStatus == structs.AllocClientStatusUnknown {
+		// The server marked it unknown while the node was disconnected;
+		// the reconnected client reports it still running, as it was.
+		u := s.taskUpdate(a, structs.AllocClientStatusRunning, false)
+		if len(a.TaskStates) > 0 {
+			u.TaskStates = a.Copy().TaskStates
+		}
+		return u
 	}
 	needsHealth := a.DeploymentID != "" && (a.DeploymentStatus == nil || a.DeploymentStatus.Healthy == nil)
 	health := s.healthOf(a.JobID)

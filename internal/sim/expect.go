@@ -46,6 +46,9 @@ func (w EvalExpect) matches(r EvalRecord, byID map[string]EvalRecord, now time.D
 	if w.Delayed != nil && *w.Delayed != (r.WaitUntil > now) {
 		return false
 	}
+	if !matchPointer(w.Next, r.Next) || !matchPointer(w.Blocked, r.Blocked) {
+		return false
+	}
 	if w.Previous == "none" {
 		return r.Previous == ""
 	}
@@ -67,6 +70,17 @@ func (w EvalExpect) matches(r EvalRecord, byID map[string]EvalRecord, now time.D
 	return false
 }
 
+// matchPointer: "none" wants the pointer unset, "set" wants it set.
+func matchPointer(want, got string) bool {
+	switch want {
+	case "none":
+		return got == ""
+	case "set":
+		return got != ""
+	}
+	return true
+}
+
 // matchField: an unset expectation matches anything.
 func matchField(want, got string) bool { return want == "" || want == got }
 
@@ -86,6 +100,12 @@ func (w EvalExpect) String() string {
 	}
 	if w.Link != "" {
 		s += " link=" + w.Link
+	}
+	if w.Next != "" {
+		s += " next=" + w.Next
+	}
+	if w.Blocked != "" {
+		s += " blocked=" + w.Blocked
 	}
 	return s
 }

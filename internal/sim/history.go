@@ -231,8 +231,11 @@ func (h History) Lines() []string {
 func (h History) String() string { return strings.Join(h.Lines(), "\n") }
 
 // Diff describes where two histories differ ("" when identical).
-func Diff(a, b History) string {
-	la, lb := a.Lines(), b.Lines()
+func Diff(a, b History) string { return diffLines(a.Lines(), b.Lines(), 10) }
+
+// diffLines lists the lines that differ as "- want" / "+ got" pairs, at
+// most limit of them.
+func diffLines(la, lb []string, limit int) string {
 	var out []string
 	for i := 0; i < max(len(la), len(lb)); i++ {
 		var x, y string
@@ -245,7 +248,7 @@ func Diff(a, b History) string {
 		if x != y {
 			out = append(out, fmt.Sprintf("line %d:\n- %s\n+ %s", i+1, x, y))
 		}
-		if len(out) == 10 {
+		if len(out) == limit {
 			out = append(out, "...")
 			break
 		}

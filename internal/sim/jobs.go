@@ -27,6 +27,14 @@ type JobSpec struct {
 	// Version is put in the task config: changing it is a destructive
 	// update.
 	Version int
+	// Disconnect is the group's disconnect block; MaxClientDisconnect the
+	// older max_client_disconnect.
+	Disconnect          *structs.DisconnectStrategy
+	MaxClientDisconnect time.Duration
+	// Cron makes the job a periodic parent launching a child per tick;
+	// Parameterized a parent launching a child per dispatch.
+	Cron          string
+	Parameterized bool
 }
 
 // ConstraintSpec is one constraint; Attribute may omit the ${...}.
@@ -42,6 +50,7 @@ type UpdateSpec struct {
 	Canary         int
 	AutoPromote    bool
 	MinHealthyTime time.Duration
+	Stagger        time.Duration // system jobs: the wait between rolling steps
 }
 
 // Job builds the job the spec describes.
@@ -66,6 +75,17 @@ func (j JobSpec) Job() *structs.Job {
 			}},
 		}},
 	}
+	if j.Cron != "" {
+		job.Periodic = &structs.PeriodicConfig{Enabled: true, Specs: []string{j.Cron}, SpecType: structs.PeriodicSpecCron, TimeZone: "UTC"}
+	}
+	if j.Parameterized {
+		job.ParameterizedJob = &structs.ParameterizedJobConfig{Payload: structs.DispatchPayloadOptional}
+	}
+	job.TaskGroups[0].Disconnect = j.Disconnect.Copy()
+	if j.MaxClientDisconnect > 0 {
+		mcd := j.MaxClientDisconnect
+		job.TaskGroups[0].MaxClientDisconnect = &mcd
+	}
 	if j.DistinctHosts {
 		job.Constraints = append(job.Constraints, &structs.Constraint{Operand: structs.ConstraintDistinctHosts})
 	}
@@ -76,6 +96,7 @@ func (j JobSpec) Job() *structs.Job {
 		job.Update = structs.UpdateStrategy{
 			MaxParallel: u.MaxParallel, Canary: u.Canary, AutoPromote: u.AutoPromote,
 			MinHealthyTime: u.MinHealthyTime, HealthyDeadline: 5 * time.Minute, ProgressDeadline: 10 * time.Minute,
+			Stagger: u.Stagger,
 		}
 	}
 	return job

@@ -2,6 +2,8 @@ package sim
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 )
 
 // Result is what running a scenario produced.
@@ -102,9 +104,22 @@ func (p *player) step(st Step) error {
 		{p.nodes(st.Fill), s.FillNode},
 		{p.nodes(st.Drain), s.Drain},
 		{p.jobs(st.FailAlloc), s.FailAlloc},
+		{p.jobs(st.Purge), s.PurgeJob},
+		{p.jobs(st.StopAlloc), s.StopAlloc},
+		{p.nodes(st.Ineligible), func(n string) error { return s.SetEligibility(n, false) }},
+		{p.nodes(st.Eligible), func(n string) error { return s.SetEligibility(n, true) }},
+		{p.jobs(st.Promote), s.PromoteDeployment},
+		{p.jobs(st.FailDeployment), s.FailDeployment},
+		{p.jobs(st.ForcePeriodic), s.ForcePeriodic},
+		{p.jobs(st.Dispatch), s.Dispatch},
 	}
-	for job, count := range st.Scale {
-		if err := s.Scale(job, count); err != nil {
+	for _, node := range slices.Sorted(maps.Keys(st.DrainDeadline)) {
+		if err := s.DrainWithDeadline(node, st.DrainDeadline[node]); err != nil {
+			return err
+		}
+	}
+	for _, job := range slices.Sorted(maps.Keys(st.Scale)) {
+		if err := s.Scale(job, st.Scale[job]); err != nil {
 			return err
 		}
 	}

@@ -56,6 +56,16 @@ type Step struct {
 	Fill           []string
 	Drain          []string
 	FailAlloc      []string
+	// Operator operations (operator_ops.go).
+	Purge          []string
+	StopAlloc      []string // the job's first running alloc
+	Ineligible     []string
+	Eligible       []string
+	DrainDeadline  map[string]time.Duration // node -> drain deadline
+	Promote        []string                 // the job's running deployment
+	FailDeployment []string
+	ForcePeriodic  []string
+	Dispatch       []string
 	LeaderChange   bool
 	Expect         *Expect
 }
@@ -81,6 +91,9 @@ type EvalExpect struct {
 	// Link is the pointer back from the previous eval: "blocked" (its
 	// BlockedEval names this eval) or "next" (its NextEval does).
 	Link string
+	// Next and Blocked check the eval's own NextEval / BlockedEval: "none"
+	// (unset) or "set".
+	Next, Blocked string
 }
 
 // AllocExpect counts allocs of a job (on a node, if set) whose desired

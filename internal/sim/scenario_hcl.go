@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"github.com/drover-project/drover/internal/structs"
+
 	"fmt"
 	"os"
 	"path/filepath"
@@ -52,6 +54,10 @@ type hclJob struct {
 	Health        string          `hcl:"health,optional"`
 	Constraints   []hclConstraint `hcl:"constraint,block"`
 	Update        *hclUpdate      `hcl:"update,block"`
+	Disconnect    *hclDisconnect  `hcl:"disconnect,block"`
+	MaxClientDisc string          `hcl:"max_client_disconnect,optional"`
+	Cron          string          `hcl:"cron,optional"`
+	Parameterized bool            `hcl:"parameterized,optional"`
 }
 
 type hclConstraint struct {
@@ -65,27 +71,37 @@ type hclUpdate struct {
 	Canary         int    `hcl:"canary,optional"`
 	AutoPromote    bool   `hcl:"auto_promote,optional"`
 	MinHealthyTime string `hcl:"min_healthy_time,optional"`
+	Stagger        string `hcl:"stagger,optional"`
 }
 
 type hclStep struct {
-	At             string         `hcl:"at,label"`
-	AddNodes       []string       `hcl:"add_nodes,optional"`
-	Register       []string       `hcl:"register,optional"`
-	Update         []string       `hcl:"update,optional"`
-	Scale          map[string]int `hcl:"scale,optional"`
-	Stop           []string       `hcl:"stop,optional"`
-	RejectPlans    []string       `hcl:"reject_plans,optional"`
-	AcceptPlans    []string       `hcl:"accept_plans,optional"`
-	WorkerDies     int            `hcl:"worker_dies,optional"`
-	Down           []string       `hcl:"down,optional"`
-	MissHeartbeats []string       `hcl:"miss_heartbeats,optional"`
-	Resume         []string       `hcl:"resume,optional"`
-	Fingerprint    []string       `hcl:"fingerprint,optional"`
-	Fill           []string       `hcl:"fill,optional"`
-	Drain          []string       `hcl:"drain,optional"`
-	FailAlloc      []string       `hcl:"fail_alloc,optional"`
-	LeaderChange   bool           `hcl:"leader_change,optional"`
-	Expect         *hclExpect     `hcl:"expect,block"`
+	At             string            `hcl:"at,label"`
+	AddNodes       []string          `hcl:"add_nodes,optional"`
+	Register       []string          `hcl:"register,optional"`
+	Update         []string          `hcl:"update,optional"`
+	Scale          map[string]int    `hcl:"scale,optional"`
+	Stop           []string          `hcl:"stop,optional"`
+	RejectPlans    []string          `hcl:"reject_plans,optional"`
+	AcceptPlans    []string          `hcl:"accept_plans,optional"`
+	WorkerDies     int               `hcl:"worker_dies,optional"`
+	Down           []string          `hcl:"down,optional"`
+	MissHeartbeats []string          `hcl:"miss_heartbeats,optional"`
+	Resume         []string          `hcl:"resume,optional"`
+	Fingerprint    []string          `hcl:"fingerprint,optional"`
+	Fill           []string          `hcl:"fill,optional"`
+	Drain          []string          `hcl:"drain,optional"`
+	FailAlloc      []string          `hcl:"fail_alloc,optional"`
+	Purge          []string          `hcl:"purge,optional"`
+	StopAlloc      []string          `hcl:"stop_alloc,optional"`
+	Ineligible     []string          `hcl:"ineligible,optional"`
+	Eligible       []string          `hcl:"eligible,optional"`
+	DrainDeadline  map[string]string `hcl:"drain_deadline,optional"`
+	Promote        []string          `hcl:"promote,optional"`
+	FailDeployment []string          `hcl:"fail_deployment,optional"`
+	ForcePeriodic  []string          `hcl:"force_periodic,optional"`
+	Dispatch       []string          `hcl:"dispatch,optional"`
+	LeaderChange   bool              `hcl:"leader_change,optional"`
+	Expect         *hclExpect        `hcl:"expect,block"`
 }
 
 type hclExpect struct {
@@ -93,6 +109,12 @@ type hclExpect struct {
 	Total  *int             `hcl:"total,optional"`
 	Evals  []hclEvalExpect  `hcl:"evals,block"`
 	Allocs []hclAllocExpect `hcl:"allocs,block"`
+}
+
+type hclDisconnect struct {
+	LostAfter string `hcl:"lost_after,optional"`
+	Replace   *bool  `hcl:"replace,optional"`
+	Reconcile string `hcl:"reconcile,optional"`
 }
 
 type hclEvalExpect struct {
@@ -104,6 +126,8 @@ type hclEvalExpect struct {
 	Previous       string `hcl:"previous,optional"`
 	PreviousStatus string `hcl:"previous_status,optional"`
 	Link           string `hcl:"link,optional"`
+	Next           string `hcl:"next,optional"`
+	Blocked        string `hcl:"blocked,optional"`
 }
 
 type hclAllocExpect struct {
@@ -178,6 +202,7 @@ func (j hclJob) group() (JobGroup, error) {
 	spec := JobSpec{
 		Name: j.Name, Type: j.Type, Count: j.Count, CPU: j.CPU, MemoryMB: j.Memory, Priority: j.Priority,
 		Datacenters: j.Datacenters, DistinctHosts: j.DistinctHosts, Health: j.Health,
+		Cron: j.Cron, Parameterized: j.Parameterized,
 	}
 	for _, c := range j.Constraints {
 		spec.Constraints = append(spec.Constraints, ConstraintSpec(c))
@@ -187,9 +212,32 @@ func (j hclJob) group() (JobGroup, error) {
 		if err != nil {
 			return JobGroup{}, err
 		}
-		spec.Update = &UpdateSpec{MaxParallel: u.MaxParallel, Canary: u.Canary, AutoPromote: u.AutoPromote, MinHealthyTime: mht}
+		stagger, err := parseDuration(u.Stagger)
+		if err != nil {
+			return JobGroup{}, err
+		}
+		spec.Update = &UpdateSpec{MaxParallel: u.MaxParallel, Canary: u.Canary, AutoPromote: u.AutoPromote, MinHealthyTime: mht, Stagger: stagger}
+	}
+	if err := j.disconnect(&spec); err != nil {
+		return JobGroup{}, err
 	}
 	return JobGroup{JobSpec: spec, Replicas: j.Replicas, Deferred: j.Deferred}, nil
+}
+
+func (j hclJob) disconnect(spec *JobSpec) error {
+	mcd, err := parseDuration(j.MaxClientDisc)
+	if err != nil {
+		return err
+	}
+	spec.MaxClientDisconnect = mcd
+	if d := j.Disconnect; d != nil {
+		lost, err := parseDuration(d.LostAfter)
+		if err != nil {
+			return err
+		}
+		spec.Disconnect = &structs.DisconnectStrategy{LostAfter: lost, Replace: d.Replace, Reconcile: d.Reconcile}
+	}
+	return nil
 }
 
 func (h hclStep) step() (Step, error) {
@@ -197,12 +245,22 @@ func (h hclStep) step() (Step, error) {
 	if err != nil {
 		return Step{}, err
 	}
+	deadlines := map[string]time.Duration{}
+	for node, d := range h.DrainDeadline {
+		if deadlines[node], err = parseDuration(d); err != nil {
+			return Step{}, err
+		}
+	}
 	e, err := h.Expect.expect()
 	return Step{
 		At: at, AddNodes: h.AddNodes, Register: h.Register, Update: h.Update, Scale: h.Scale, Stop: h.Stop,
 		RejectPlans: h.RejectPlans, AcceptPlans: h.AcceptPlans, WorkerDies: h.WorkerDies,
 		Down: h.Down, MissHeartbeats: h.MissHeartbeats, Resume: h.Resume, Fingerprint: h.Fingerprint,
-		Fill: h.Fill, Drain: h.Drain, FailAlloc: h.FailAlloc, LeaderChange: h.LeaderChange, Expect: e,
+		Fill: h.Fill, Drain: h.Drain, FailAlloc: h.FailAlloc,
+		Purge: h.Purge, StopAlloc: h.StopAlloc, Ineligible: h.Ineligible, Eligible: h.Eligible,
+		DrainDeadline: deadlines, Promote: h.Promote, FailDeployment: h.FailDeployment,
+		ForcePeriodic: h.ForcePeriodic, Dispatch: h.Dispatch,
+		LeaderChange: h.LeaderChange, Expect: e,
 	}, err
 }
 

@@ -2,11 +2,18 @@ package sim
 
 import (
 	"bytes"
+	"flag"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
-// TestScenarios runs every scenario file under testdata/scenarios.
+var rewrite = flag.Bool("rewrite", false, "rewrite the scenarios' golden transcripts")
+
+// TestScenarios runs every scenario file under testdata/scenarios and
+// compares each outcome with its golden transcript (NAME.golden; -rewrite
+// regenerates them).
 func TestScenarios(t *testing.T) {
 	files, err := filepath.Glob("testdata/scenarios/*.hcl")
 	if err != nil || len(files) == 0 {
@@ -35,6 +42,43 @@ func TestScenarios(t *testing.T) {
 			if d := Diff(res.History, again.History); d != "" {
 				t.Fatalf("same seed, different history:\n%s", d)
 			}
+			if *rewrite {
+				if err := WriteGolden(f, res); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			d, err := CheckGolden(f, res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d != "" {
+				t.Fatalf("transcript differs from %s (drover sim -rewrite %s):\n%s", GoldenPath(f), f, d)
+			}
 		})
+	}
+}
+
+// Every scenario has a golden transcript, and a changed outcome fails the
+// comparison.
+func TestGolden_EveryScenarioHasOneAndChangesAreCaught(t *testing.T) {
+	files, _ := filepath.Glob("testdata/scenarios/*.hcl")
+	for _, f := range files {
+		if _, err := os.Stat(GoldenPath(f)); err != nil {
+			t.Errorf("%s has no golden transcript: %v", f, err)
+		}
+	}
+	r := &Result{Scenario: &Scenario{Name: "x"}, History: History{Evals: []EvalRecord{{ID: "E1", Trigger: "job-register", Status: "complete"}}}}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x.hcl")
+	if err := WriteGolden(path, r); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := CheckGolden(path, r); err != nil || d != "" {
+		t.Fatalf("unchanged result differs: %q %v", d, err)
+	}
+	r.History.Evals[0].Status = "canceled"
+	if d, _ := CheckGolden(path, r); !strings.Contains(d, "canceled") {
+		t.Fatalf("changed status not reported: %q", d)
 	}
 }

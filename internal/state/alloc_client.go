@@ -26,13 +26,13 @@ func (tx *writeTxn) updateAllocFromClient(u *structs.Allocation) error {
 	if err != nil || existing == nil {
 		return err
 	}
-	c := existing.CopySkipJob()
+	c := modifiedAlloc(existing)
 	if u.ClientStatus != "" {
 		c.ClientStatus = u.ClientStatus
 		c.ClientDescription = u.ClientDescription
 	}
 	if u.TaskStates != nil {
-		c.TaskStates = u.CopySkipJob().TaskStates
+		c.TaskStates = copyTaskStates(u.TaskStates)
 	}
 	if u.DeploymentStatus != nil {
 		c.DeploymentStatus = clientHealth(existing.DeploymentStatus, u.DeploymentStatus, tx.index)
@@ -88,7 +88,7 @@ func (tx *writeTxn) updateDesiredTransition(id string, t *structs.DesiredTransit
 	if err != nil || existing == nil || t == nil {
 		return err
 	}
-	c := existing.CopySkipJob()
+	c := modifiedAlloc(existing)
 	mergeTransition(&c.DesiredTransition, t)
 	c.ModifyIndex = tx.index
 	return tx.storeAlloc(c)

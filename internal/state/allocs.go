@@ -1,6 +1,9 @@
 package state
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/hashicorp/go-memdb"
 
 	"github.com/drover-project/drover/internal/structs"
@@ -10,13 +13,13 @@ import (
 // stop). Fields the client owns are kept from the stored alloc, so a server
 // write never undoes a client report.
 //
-// The alloc is deep-copied except for its Job, which is shared: jobs are
-// immutable once handed to the store, and copying one per alloc would
-// dominate the cost of large plans.
+// The store keeps its own copy of each alloc, compacted (alloc_compact.go):
+// the caller's objects are never retained.
 func (s *StateStore) UpsertAllocs(index uint64, allocs []*structs.Allocation, evals ...*structs.Evaluation) error {
 	return s.write(index, func(tx *writeTxn) error {
+		tx.shareGroupMetrics(allocs)
 		for _, a := range allocs {
-			if err := tx.upsertAlloc(a.CopySkipJob()); err != nil {
+			if err := tx.upsertAlloc(tx.storedAlloc(a)); err != nil {
 				return err
 			}
 		}
@@ -31,6 +34,9 @@ func (tx *writeTxn) upsertAlloc(c *structs.Allocation) error {
 		return err
 	}
 	c.CreateIndex = tx.index
+	if c.Job, err = tx.sharedJob(c.Job); err != nil {
+		return err
+	}
 	if existing != nil {
 		keepClientAllocFields(c, existing)
 	}
@@ -81,6 +87,7 @@ func mergeDeploymentStatus(c, existing *structs.Allocation) *structs.AllocDeploy
 
 // storeAlloc inserts an alloc and queues its job's status.
 func (tx *writeTxn) storeAlloc(a *structs.Allocation) error {
+	tx.internAlloc(a)
 	if err := tx.insert(TableAllocs, a); err != nil {
 		return err
 	}
@@ -116,7 +123,10 @@ func (r reader) AllocsByIDPrefix(ws memdb.WatchSet, namespace, prefix string) ([
 
 // Allocs returns the allocs of a namespace ("*" for all), sorted by ID.
 func (r reader) Allocs(ws memdb.WatchSet, namespace string) ([]*structs.Allocation, error) {
-	return listInNamespace[structs.Allocation](r.txn(), ws, TableAllocs, namespace)
+	if namespace == AllNamespaces {
+		return list[structs.Allocation](r.txn(), ws, TableAllocs, "id")
+	}
+	return listWhere(r.txn(), ws, inNamespace(namespace, allocNamespace), TableAllocs, "id")
 }
 
 // AllocsByJob returns the allocs of a job. Unless anyCreateIndex, only the
@@ -149,7 +159,10 @@ func allocsByJob(txn *memdb.Txn, ws memdb.WatchSet, namespace, jobID string) ([]
 
 // AllocsByNode returns every alloc placed on a node.
 func (r reader) AllocsByNode(ws memdb.WatchSet, nodeID string) ([]*structs.Allocation, error) {
-	return list[structs.Allocation](r.txn(), ws, TableAllocs, "node", nodeID)
+	allocs, err := list[structs.Allocation](r.txn(), ws, TableAllocs, "node_term_prefix", terminatedKey(nodeID))
+	// node_term orders live allocs before terminal ones; callers get ID order.
+	slices.SortFunc(allocs, func(a, b *structs.Allocation) int { return strings.Compare(a.ID, b.ID) })
+	return allocs, err
 }
 
 // AllocsByNodeTerminal returns the terminal (or the non-terminal) allocs of
@@ -158,9 +171,20 @@ func (r reader) AllocsByNodeTerminal(ws memdb.WatchSet, nodeID string, terminal 
 	return list[structs.Allocation](r.txn(), ws, TableAllocs, "node_term", nodeID, terminal)
 }
 
-// AllocsByEval returns the allocs an evaluation created or updated.
+// AllocsByEval returns the allocs an evaluation created or updated last.
+//
+// Allocs have no eval index (an index entry per alloc costs as much as the
+// rest of the alloc): an eval's allocs are among its job's, so this reads
+// the eval and filters its job's allocs. An eval no longer stored has no
+// allocs to report.
 func (r reader) AllocsByEval(ws memdb.WatchSet, evalID string) ([]*structs.Allocation, error) {
-	return list[structs.Allocation](r.txn(), ws, TableAllocs, "eval", evalID)
+	txn := r.txn()
+	e, err := evalByID(txn, ws, evalID)
+	if err != nil || e == nil || e.JobID == "" {
+		return nil, err
+	}
+	byEval := func(a *structs.Allocation) bool { return a.EvalID == evalID }
+	return listWhere(txn, ws, byEval, TableAllocs, "job", e.Namespace, e.JobID)
 }
 
 // AllocsByDeployment returns the allocs of a deployment.

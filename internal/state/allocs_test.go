@@ -195,6 +195,8 @@ func TestAllocReads(t *testing.T) {
 		a.EvalID, a.DeploymentID, a.DesiredStatus = eval, dep, desired
 		return a
 	}
+	// An eval's allocs are found through its job, so the eval is stored.
+	must(t, s.UpsertEvals(9, []*structs.Evaluation{mockEval("e1", job.ID)}))
 	must(t, s.UpsertAllocs(10, []*structs.Allocation{
 		mk("aa1", "n1", "e1", "d1", "run", job),
 		mk("aa2", "n1", "e1", "", "stop", job),

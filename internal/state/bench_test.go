@@ -1,7 +1,9 @@
 package state
 
 import (
+	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/drover-project/drover/internal/structs"
@@ -44,5 +46,86 @@ func BenchmarkAllocsByNode(b *testing.B) {
 		if err != nil || len(allocs) != 100 {
 			b.Fatalf("%d allocs, %v", len(allocs), err)
 		}
+	}
+}
+
+// BenchmarkDeleteEvalsEntry measures one eval-delete raft entry (evals
+// with one terminal alloc each; the server's entries hold
+// evalDeleteBatch IDs) in a store holding 100 jobs with 1,000 terminal
+// evals and allocs each. Raft is blocked for this long per entry; it must
+// stay far below 100 ms. Past about 8,000 changed tree nodes per index,
+// go-immutable-radix stops tracking the watch channels to close and walks
+// the whole tree at commit instead, so the cost jumps with entry size.
+func BenchmarkDeleteEvalsEntry(b *testing.B) {
+	for _, perEntry := range []int{512, 1024, 2048} {
+		b.Run(fmt.Sprintf("ids=%d", 2*perEntry), func(b *testing.B) { benchDeleteEvalsEntry(b, perEntry) })
+	}
+}
+
+func benchDeleteEvalsEntry(b *testing.B, perEntry int) {
+	const jobs, perJob = 100, 1000
+	s := newStore(b)
+	index := uint64(1)
+	var evalIDs, allocIDs []string
+	for j := range jobs {
+		job := mockJob(fmt.Sprintf("job-%03d", j))
+		must(b, s.UpsertJob(index, 0, job))
+		index++
+		stored, _ := s.JobByID(nil, "default", job.ID)
+		evals := make([]*structs.Evaluation, perJob)
+		allocs := make([]*structs.Allocation, perJob)
+		for i := range evals {
+			e := mockEval(fmt.Sprintf("e-%03d-%05d", j, i), job.ID)
+			e.Status = structs.EvalStatusComplete
+			evals[i] = e
+			a := mockAlloc(fmt.Sprintf("a-%03d-%05d", j, i), stored, fmt.Sprintf("node-%03d", i%100))
+			a.EvalID, a.DesiredStatus, a.ClientStatus = e.ID, structs.AllocDesiredStatusStop, structs.AllocClientStatusComplete
+			allocs[i] = a
+			evalIDs, allocIDs = append(evalIDs, e.ID), append(allocIDs, a.ID)
+		}
+		must(b, s.UpsertEvals(index, evals))
+		must(b, s.UpsertAllocs(index+1, allocs))
+		index += 2
+	}
+	// Interleave jobs, as a GC pass over the eval table (ID order) does.
+	order := rand.New(rand.NewPCG(1, 2)).Perm(len(evalIDs))
+	b.ResetTimer()
+	for i := range b.N {
+		var es, as []string
+		for k := range perEntry {
+			n := order[(i*perEntry+k)%len(order)]
+			es, as = append(es, evalIDs[n]), append(as, allocIDs[n])
+		}
+		must(b, s.DeleteEvals(index, es, as))
+		index++
+	}
+}
+
+// BenchmarkSnapshotRestore restores snapshots of 100,000 and 300,000
+// allocs (jobs of 1,000 on 1,000 nodes); it reports the snapshot's bytes
+// per alloc. Restore time must grow linearly with the allocs.
+func BenchmarkSnapshotRestore(b *testing.B) {
+	for _, jobs := range []int{100, 300} {
+		b.Run(fmt.Sprintf("allocs=%d", jobs*1000), func(b *testing.B) { benchSnapshotRestore(b, jobs) })
+	}
+}
+
+func benchSnapshotRestore(b *testing.B, jobs int) {
+	s := newStore(b)
+	index := uint64(1)
+	for j := range jobs {
+		job := mockJob(fmt.Sprintf("job-%03d", j))
+		must(b, s.UpsertJob(index, 0, job))
+		stored, _ := s.JobByID(nil, "default", job.ID)
+		must(b, s.UpsertAllocs(index+1, benchAllocs(stored, 1000, 1000, job.ID)))
+		index += 2
+	}
+	var buf bytes.Buffer
+	must(b, s.Snapshot().Persist(&buf))
+	b.ReportMetric(float64(buf.Len())/float64(jobs*1000), "B/alloc")
+	b.ResetTimer()
+	for range b.N {
+		dst := newStore(b)
+		must(b, dst.Restore(bytes.NewReader(buf.Bytes())))
 	}
 }

@@ -1,6 +1,9 @@
 package state
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/hashicorp/go-memdb"
 
 	"github.com/drover-project/drover/internal/structs"
@@ -32,6 +35,7 @@ func (tx *writeTxn) upsertEval(e *structs.Evaluation) error {
 	}
 	c := e.Copy()
 	c.RelatedEvals = nil // computed on read, never stored
+	tx.internEval(c)
 	c.ModifyIndex = tx.index
 	if existing != nil {
 		c.CreateIndex, c.CreateTime = existing.CreateIndex, existing.CreateTime
@@ -94,7 +98,10 @@ func (r reader) EvalsByIDPrefix(ws memdb.WatchSet, namespace, prefix string) ([]
 
 // Evals returns the evals of a namespace ("*" for all), sorted by ID.
 func (r reader) Evals(ws memdb.WatchSet, namespace string) ([]*structs.Evaluation, error) {
-	return listInNamespace[structs.Evaluation](r.txn(), ws, TableEvals, namespace)
+	if namespace == AllNamespaces {
+		return list[structs.Evaluation](r.txn(), ws, TableEvals, "id")
+	}
+	return listWhere(r.txn(), ws, inNamespace(namespace, evalNamespace), TableEvals, "id")
 }
 
 // EvalsByJob returns the evals of a job.
@@ -103,11 +110,47 @@ func (r reader) EvalsByJob(ws memdb.WatchSet, namespace, jobID string) ([]*struc
 }
 
 func evalsByJob(txn *memdb.Txn, ws memdb.WatchSet, namespace, jobID string) ([]*structs.Evaluation, error) {
-	return list[structs.Evaluation](txn, ws, TableEvals, "job", namespace, jobID)
+	evals, err := list[structs.Evaluation](txn, ws, TableEvals, "job_prefix", namespace, terminatedKey(jobID))
+	// The index orders live evals before terminal ones; callers get ID order.
+	slices.SortFunc(evals, func(a, b *structs.Evaluation) int { return strings.Compare(a.ID, b.ID) })
+	return evals, err
 }
+
+// jobEvalState reports whether a job has a live eval and whether it has
+// any, each with one index lookup.
+func jobEvalState(txn *memdb.Txn, namespace, jobID string) (live, any bool, err error) {
+	raw, err := txn.First(TableEvals, "job", namespace, jobID, false)
+	if err != nil || raw != nil {
+		return raw != nil, raw != nil, err
+	}
+	raw, err = txn.First(TableEvals, "job_prefix", namespace, terminatedKey(jobID))
+	return false, raw != nil, err
+}
+
+// terminatedKey is a string field's full key when scanned as the last
+// field of a compound prefix, which memdb reads without its terminator:
+// job "web" must not match "web2".
+func terminatedKey(s string) string { return s + "\x00" }
 
 // EvalsByStatus returns the evals with a stored status (e.g. the pending
 // and blocked evals a new leader restores into the broker).
+//
+// Only live statuses are indexed; a terminal status scans every eval.
 func (r reader) EvalsByStatus(ws memdb.WatchSet, status string) ([]*structs.Evaluation, error) {
+	if (&structs.Evaluation{Status: status}).TerminalStatus() {
+		withStatus := func(e *structs.Evaluation) bool { return e.Status == status }
+		return listWhere(r.txn(), ws, withStatus, TableEvals, "id")
+	}
 	return list[structs.Evaluation](r.txn(), ws, TableEvals, "status", status)
+}
+
+// internEval points the eval's repeated strings at the store's copies.
+func (tx *writeTxn) internEval(e *structs.Evaluation) {
+	in := tx.interner
+	e.Namespace, e.Type, e.TriggeredBy = in.intern(e.Namespace), in.intern(e.Type), in.intern(e.TriggeredBy)
+	e.JobID, e.NodeID, e.DeploymentID = in.intern(e.JobID), in.intern(e.NodeID), in.intern(e.DeploymentID)
+	e.Status, e.StatusDescription = in.intern(e.Status), in.intern(e.StatusDescription)
+	for _, t := range e.Timeline {
+		t.Status, t.Worker, t.Note = in.intern(t.Status), in.intern(t.Worker), in.intern(t.Note)
+	}
 }

@@ -47,16 +47,14 @@ func jobStatus(txn *memdb.Txn, job *structs.Job, evalsDeleted bool) (string, err
 	if running {
 		return structs.JobStatusRunning, nil
 	}
-	evals, err := evalsByJob(txn, nil, job.Namespace, job.ID)
+	liveEval, hadEvals, err := jobEvalState(txn, job.Namespace, job.ID)
 	if err != nil {
 		return "", err
 	}
-	for _, e := range evals {
-		if !e.TerminalStatus() {
-			return structs.JobStatusPending, nil
-		}
+	if liveEval {
+		return structs.JobStatusPending, nil
 	}
-	if hadAllocs || len(evals) > 0 || evalsDeleted {
+	if hadAllocs || hadEvals || evalsDeleted {
 		return structs.JobStatusDead, nil
 	}
 	return structs.JobStatusPending, nil

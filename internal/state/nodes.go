@@ -40,6 +40,7 @@ func (s *StateStore) UpsertNode(index uint64, node *structs.Node, evals ...*stru
 		if c.SchedulingEligibility == "" || c.DrainStrategy != nil {
 			c.SchedulingEligibility = eligibilityFor(c.DrainStrategy)
 		}
+		tx.compactNode(c)
 		return tx.insert(TableNodes, c)
 	}, evals...)
 }
@@ -97,6 +98,9 @@ func (s *StateStore) DeleteNodes(index uint64, nodeIDs []string, evals ...*struc
 			if err := tx.remove(TableNodes, n); err != nil {
 				return err
 			}
+			if err := deleteNodeServiceRegistrations(tx, id); err != nil {
+				return err
+			}
 		}
 		return nil
 	}, evals...)
@@ -114,7 +118,7 @@ func (s *StateStore) updateNode(index uint64, nodeID string, updatedAt int64, ev
 		if existing == nil {
 			return errNotFoundf("node %s", nodeID)
 		}
-		c := existing.Copy()
+		c := modifiedNode(existing)
 		if err := change(c); err != nil {
 			return err
 		}
@@ -125,6 +129,14 @@ func (s *StateStore) updateNode(index uint64, nodeID string, updatedAt int64, ev
 			ev.CreateIndex = index
 			c.Events = capEvents(append(c.Events, ev))
 		}
+		if c.Status == structs.NodeStatusDown {
+			// A down node's allocs answer no one: its services leave the
+			// catalog in the entry that marks it down.
+			if err := deleteNodeServiceRegistrations(tx, nodeID); err != nil {
+				return err
+			}
+		}
+		tx.compactNode(c)
 		return tx.insert(TableNodes, c)
 	}, evals...)
 }

@@ -23,7 +23,8 @@ type snapshotTable struct {
 }
 
 // snapshotTables lists every table. Persist writes them in this order;
-// Restore accepts records in any order.
+// Restore accepts records in any order. Allocs are written as compact
+// records (persist_allocs.go, tags 9 and 10); Restore still reads tag 5.
 var snapshotTables = []snapshotTable{
 	{1, TableIndex, func() any { return new(IndexEntry) }},
 	{2, TableJobs, func() any { return new(structs.Job) }},
@@ -37,6 +38,9 @@ var snapshotTables = []snapshotTable{
 	{31, TableJobSubmission, func() any { return new(structs.JobSubmission) }},
 	{32, TableNodePools, func() any { return new(structs.NodePool) }},
 	{20, TableNamespaces, func() any { return new(structs.Namespace) }}, // 20: clear of tags added after 8 elsewhere
+	{60, TableServiceRegistrations, func() any { return new(structs.ServiceRegistration) }},
+	{61, TableVariables, func() any { return new(structs.VariableEncrypted) }},
+	{62, TableRootKeys, func() any { return new(structs.RootKey) }},
 }
 
 func snapshotTableByTag(tag recordType) (snapshotTable, bool) {
@@ -62,6 +66,9 @@ func (r reader) Persist(w io.Writer) error {
 }
 
 func persistTable(txn *memdb.Txn, enc *codec.Encoder, t snapshotTable) error {
+	if t.table == TableAllocs {
+		return persistAllocs(txn, enc)
+	}
 	it, err := txn.Get(t.table, "id")
 	if err != nil {
 		return err
@@ -87,9 +94,13 @@ func (s *StateStore) Restore(r io.Reader) error {
 	if err != nil {
 		return err
 	}
-	txn := db.Txn(true)
-	defer txn.Abort()
-	if err := restoreRecords(txn, codec.NewDecoder(r, structs.MsgpackHandle)); err != nil {
+	txn := &restoreTxn{db: db, Txn: db.Txn(true)}
+	defer func() { txn.Abort() }()
+	allocs := newAllocRestorer()
+	if err := restoreRecords(txn, codec.NewDecoder(r, structs.MsgpackHandle), allocs); err != nil {
+		return err
+	}
+	if err := allocs.finish(txn); err != nil {
 		return err
 	}
 	txn.Commit()
@@ -99,7 +110,31 @@ func (s *StateStore) Restore(r io.Reader) error {
 	return nil
 }
 
-func restoreRecords(txn *memdb.Txn, dec *codec.Decoder) error {
+// restoreTxn loads a new database in transactions of restoreBatch
+// inserts. One transaction for a million rows made go-immutable-radix
+// recopy nodes evicted from its cache of writable nodes, and walk the
+// whole tree at commit. Nobody sees the database before Restore swaps it
+// in, so committing part of it early is harmless.
+type restoreTxn struct {
+	*memdb.Txn
+	db      *memdb.MemDB
+	written int
+}
+
+const restoreBatch = 4096
+
+func (t *restoreTxn) insert(table string, obj any) error {
+	if err := t.Insert(table, obj); err != nil {
+		return err
+	}
+	if t.written++; t.written%restoreBatch == 0 {
+		t.Commit()
+		t.Txn = t.db.Txn(true)
+	}
+	return nil
+}
+
+func restoreRecords(txn *restoreTxn, dec *codec.Decoder, allocs *allocRestorer) error {
 	for {
 		var tag recordType
 		if err := dec.Decode(&tag); err != nil {
@@ -107,6 +142,12 @@ func restoreRecords(txn *memdb.Txn, dec *codec.Decoder) error {
 				return nil
 			}
 			return fmt.Errorf("reading record tag: %w", err)
+		}
+		if tag == tagAllocShared || tag == tagAllocRef {
+			if err := allocs.decode(tag, dec); err != nil {
+				return fmt.Errorf("reading alloc record: %w", err)
+			}
+			continue
 		}
 		t, ok := snapshotTableByTag(tag)
 		if !ok {
@@ -116,7 +157,7 @@ func restoreRecords(txn *memdb.Txn, dec *codec.Decoder) error {
 		if err := dec.Decode(obj); err != nil {
 			return fmt.Errorf("reading %s record: %w", t.table, err)
 		}
-		if err := txn.Insert(t.table, obj); err != nil {
+		if err := txn.insert(t.table, obj); err != nil {
 			return fmt.Errorf("restoring %s record: %w", t.table, err)
 		}
 	}

@@ -64,6 +64,7 @@ func populate(t *testing.T, s *StateStore) {
 	cfg.MemoryOversubscriptionEnabled = true
 	must(t, s.SchedulerSetConfig(21, cfg))
 	must(t, s.UpsertNamespaces(22, []*structs.Namespace{{Name: "prod", Description: "p", Meta: map[string]string{"team": "a"}}}))
+	populateServiceRegistrations(t, s, 21)
 }
 
 // dumpTables returns every row of every table, keyed by table.
@@ -79,6 +80,16 @@ func dumpTables(t *testing.T, r reader) map[string][]any {
 		}
 	}
 	return out
+}
+
+// populatedSnapshot persists a populated store.
+func populatedSnapshot(t *testing.T) *bytes.Buffer {
+	t.Helper()
+	src := newStore(t)
+	populate(t, src)
+	var buf bytes.Buffer
+	must(t, src.Snapshot().Persist(&buf))
+	return &buf
 }
 
 func TestPersistRestore_RoundTrip(t *testing.T) {
@@ -221,4 +232,22 @@ func TestConcurrentReadsWritesRestore(t *testing.T) {
 	close(done)
 	<-readers
 	<-readers
+}
+
+// A restored store shares what the snapshotted one shared: allocs point at
+// the restored job rows and at one copy of their common resources.
+func TestPersistRestore_KeepsAllocSharing(t *testing.T) {
+	dst := newStore(t)
+	must(t, dst.Restore(populatedSnapshot(t)))
+
+	a1, _ := dst.AllocByID(nil, "a1")
+	a2, _ := dst.AllocByID(nil, "a2")
+	live, _ := dst.JobByID(nil, "default", "web")
+	versions, _ := dst.JobVersionsByID(nil, "default", "web")
+	if a1.Job != live && a1.Job != versions[0] {
+		t.Error("restored alloc holds its own copy of its job")
+	}
+	if a1.AllocatedResources != a2.AllocatedResources || a1.Metrics != a2.Metrics {
+		t.Error("restored allocs do not share their resources and metrics")
+	}
 }

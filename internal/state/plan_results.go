@@ -8,6 +8,10 @@ import (
 // readers see all of it or none of it.
 func (s *StateStore) UpsertPlanResults(index uint64, req *structs.ApplyPlanResultsRequest) error {
 	return s.write(index, func(tx *writeTxn) error {
+		req, err := tx.withoutGoneJob(req)
+		if err != nil {
+			return err
+		}
 		planJob, err := tx.upsertPlanJob(req.Job)
 		if err != nil {
 			return err
@@ -25,6 +29,7 @@ func (s *StateStore) UpsertPlanResults(index uint64, req *structs.ApplyPlanResul
 				return err
 			}
 		}
+		tx.shareGroupMetrics(req.AllocsUpdated)
 		for _, a := range req.AllocsUpdated {
 			if err := tx.upsertPlanAlloc(a, planJob, req.UpdatedAt); err != nil {
 				return err
@@ -109,7 +114,7 @@ func (tx *writeTxn) changeAlloc(id string, updatedAt, diffTime int64, change fun
 	if err != nil || existing == nil {
 		return err
 	}
-	c := existing.CopySkipJob()
+	c := modifiedAlloc(existing)
 	change(c)
 	c.ModifyTime = firstNonZero(updatedAt, diffTime, c.ModifyTime)
 	c.ModifyIndex, c.AllocModifyIndex = tx.index, tx.index
@@ -119,7 +124,7 @@ func (tx *writeTxn) changeAlloc(id string, updatedAt, diffTime int64, change fun
 // upsertPlanAlloc writes a new or updated alloc of the plan, stamped with
 // the plan's commit time.
 func (tx *writeTxn) upsertPlanAlloc(a *structs.Allocation, planJob *structs.Job, updatedAt int64) error {
-	c := a.CopySkipJob()
+	c := tx.storedAlloc(a)
 	if c.Job == nil {
 		c.Job = planJob
 	}

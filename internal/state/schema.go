@@ -29,6 +29,7 @@ func stateSchema() *memdb.DBSchema {
 		evalsTable(), deploymentTable(), schedulerConfigTable(), indexTable(),
 		scalingEventTable(), jobSubmissionTable(), nodePoolsTable(),
 		namespacesTable(),
+		serviceRegistrationsTable(), variablesTable(), rootKeysTable(),
 	}
 	db := &memdb.DBSchema{Tables: map[string]*memdb.TableSchema{}}
 	for _, t := range tables {
@@ -78,17 +79,12 @@ func nodesTable() *memdb.TableSchema {
 	// "draining" lets the drainer read and watch only draining nodes, so
 	// node registrations elsewhere do not wake it (O(N) each, O(N^2) as a
 	// cluster fills).
-	draining := &memdb.ConditionalIndex{Conditional: func(obj any) (bool, error) {
-		n, ok := obj.(*structs.Node)
-		if !ok {
-			return false, fmt.Errorf("unexpected type %T", obj)
-		}
-		return n.DrainStrategy != nil, nil
-	}}
+	// Only draining nodes are in it (drainingIndex), so the other nodes do
+	// not pay for an index entry.
 	return &memdb.TableSchema{Name: TableNodes, Indexes: map[string]*memdb.IndexSchema{
 		"id":        unique("id", str("ID")),
 		"secret_id": {Name: "secret_id", Unique: true, AllowMissing: true, Indexer: str("SecretID")},
-		"draining":  {Name: "draining", Indexer: draining},
+		"draining":  {Name: "draining", AllowMissing: true, Indexer: drainingIndex{}},
 	}}
 }
 
@@ -100,23 +96,37 @@ func allocsTable() *memdb.TableSchema {
 		}
 		return a.TerminalStatus(), nil
 	}}
+	// Every index entry costs an alloc about 400 bytes (radix node, leaf,
+	// two watch channels, key), so allocs have only the indexes that no
+	// other can serve: a node's allocs are a prefix of node_term
+	// (AllocsByNode), a namespace's come from "id" (Allocs) and an eval's
+	// from its job's (AllocsByEval).
 	return &memdb.TableSchema{Name: TableAllocs, Indexes: map[string]*memdb.IndexSchema{
 		"id":         unique("id", str("ID")),
 		"job":        optional("job", nsAnd("JobID")),
-		"node":       optional("node", str("NodeID")),
 		"node_term":  optional("node_term", &memdb.CompoundIndex{Indexes: []memdb.Indexer{str("NodeID"), terminal}}),
-		"eval":       optional("eval", str("EvalID")),
 		"deployment": optional("deployment", str("DeploymentID")),
-		"namespace":  optional("namespace", str("Namespace")),
 	}}
 }
 
 func evalsTable() *memdb.TableSchema {
+	// Terminal evals, nearly all of a big table, have two index entries:
+	// "status" holds only live evals (EvalsByStatus scans "id" for the
+	// others) and a namespace's evals come from "id" (Evals).
+	// "job" keys an eval by (namespace, job, terminal), so a job's status
+	// asks whether it has a live eval without reading its whole history.
+	terminal := &memdb.ConditionalIndex{Conditional: func(obj any) (bool, error) {
+		e, ok := obj.(*structs.Evaluation)
+		if !ok {
+			return false, fmt.Errorf("unexpected type %T", obj)
+		}
+		return e.TerminalStatus(), nil
+	}}
+	jobTerm := &memdb.CompoundIndex{Indexes: []memdb.Indexer{str("Namespace"), str("JobID"), terminal}}
 	return &memdb.TableSchema{Name: TableEvals, Indexes: map[string]*memdb.IndexSchema{
-		"id":        unique("id", str("ID")),
-		"job":       optional("job", nsAnd("JobID")),
-		"status":    optional("status", str("Status")),
-		"namespace": optional("namespace", str("Namespace")),
+		"id":     unique("id", str("ID")),
+		"job":    optional("job", jobTerm),
+		"status": optional("status", liveEvalStatusIndex{str("Status")}),
 	}}
 }
 
@@ -153,4 +163,36 @@ func (singletonIndex) FromArgs(args ...any) ([]byte, error) {
 		return nil, fmt.Errorf("singleton index takes no arguments, got %d", len(args))
 	}
 	return singletonKey, nil
+}
+
+// drainingIndex indexes draining nodes under true and leaves the others
+// out, unlike memdb's ConditionalIndex, which indexes every row.
+type drainingIndex struct{}
+
+func (drainingIndex) FromObject(obj any) (bool, []byte, error) {
+	n, ok := obj.(*structs.Node)
+	if !ok {
+		return false, nil, fmt.Errorf("unexpected type %T", obj)
+	}
+	if n.DrainStrategy == nil {
+		return false, nil, nil
+	}
+	return true, []byte{1}, nil
+}
+
+func (drainingIndex) FromArgs(args ...any) ([]byte, error) {
+	if len(args) != 1 || args[0] != true {
+		return nil, fmt.Errorf("draining index takes the single argument true, got %v", args)
+	}
+	return []byte{1}, nil
+}
+
+// liveEvalStatusIndex indexes the status of evals that are not terminal.
+type liveEvalStatusIndex struct{ *memdb.StringFieldIndex }
+
+func (i liveEvalStatusIndex) FromObject(obj any) (bool, []byte, error) {
+	if e, ok := obj.(*structs.Evaluation); ok && e.TerminalStatus() {
+		return false, nil, nil
+	}
+	return i.StringFieldIndex.FromObject(obj)
 }

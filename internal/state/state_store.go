@@ -39,6 +39,12 @@ type StateStore struct {
 	// writeMu makes a write and a Restore exclusive, so no write can land in
 	// a database that is being swapped out.
 	writeMu sync.Mutex
+	// interner shares repeated strings between stored objects; guarded by
+	// writeMu.
+	interner interner
+	// nodeShare shares equal attributes, resources and drivers between
+	// stored nodes; guarded by writeMu.
+	nodeShare nodeShare
 
 	// onCommit, when set, receives every committed write's changes (the
 	// event stream is built from them). Guarded by writeMu.
@@ -114,7 +120,7 @@ func (s *StateStore) swap(db *memdb.MemDB) {
 func (s *StateStore) write(idx uint64, fn func(tx *writeTxn) error, evals ...*structs.Evaluation) error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	tx := newWriteTxn(s.currentDB(), idx)
+	tx := newWriteTxn(s.currentDB(), idx, &s.interner, &s.nodeShare)
 	defer tx.Abort()
 	if s.onCommit != nil {
 		tx.TrackChanges()

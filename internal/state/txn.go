@@ -21,14 +21,21 @@ type writeTxn struct {
 	// evalsDeleted makes a job left with no evals and allocs dead rather
 	// than pending: it had work, which was garbage collected.
 	evalsDeleted bool
+	// interner and nodeShare are the store's; allocShare is this
+	// transaction's.
+	interner   *interner
+	nodeShare  *nodeShare
+	allocShare *allocShare
 }
 
-func newWriteTxn(db *memdb.MemDB, index uint64) *writeTxn {
+func newWriteTxn(db *memdb.MemDB, index uint64, in *interner, ns *nodeShare) *writeTxn {
 	return &writeTxn{
-		Txn:     db.Txn(true),
-		index:   index,
-		touched: map[string]bool{},
-		jobs:    map[structs.NamespacedID]bool{},
+		interner:  in,
+		nodeShare: ns,
+		Txn:       db.Txn(true),
+		index:     index,
+		touched:   map[string]bool{},
+		jobs:      map[structs.NamespacedID]bool{},
 	}
 }
 

@@ -251,6 +251,7 @@ func (tg *TaskGroup) Copy() *TaskGroup {
 	c.Networks = copyEach(tg.Networks, (*NetworkResource).Copy)
 	c.Services = copyEach(tg.Services, (*Service).Copy)
 	c.Tasks = copyEach(tg.Tasks, (*Task).Copy)
+	c.Volumes = copyEachValue(tg.Volumes, (*VolumeRequest).Copy)
 	c.Meta = maps.Clone(tg.Meta)
 	c.StopAfterClientDisconnect = copyPtr(tg.StopAfterClientDisconnect)
 	c.MaxClientDisconnect = copyPtr(tg.MaxClientDisconnect)
@@ -311,6 +312,8 @@ func (t *Task) Copy() *Task {
 	c.RestartPolicy = t.RestartPolicy.Copy()
 	c.Lifecycle = t.Lifecycle.Copy()
 	c.Meta = maps.Clone(t.Meta)
+	c.Identity = copyPtr(t.Identity)
+	c.VolumeMounts = copyEach(t.VolumeMounts, (*VolumeMount).Copy)
 	c.LogConfig = t.LogConfig.Copy()
 	c.Artifacts = copyEach(t.Artifacts, (*TaskArtifact).Copy)
 	c.Templates = copyEach(t.Templates, (*Template).Copy)
@@ -336,7 +339,19 @@ func (a *TaskArtifact) Copy() *TaskArtifact {
 }
 
 // Copy returns a copy of the template.
-func (t *Template) Copy() *Template { return copyPtr(t) }
+func (t *Template) Copy() *Template {
+	if t == nil {
+		return nil
+	}
+	c := *t
+	c.Wait = copyPtr(t.Wait)
+	if t.ChangeScript != nil {
+		cs := *t.ChangeScript
+		cs.Args = slices.Clone(t.ChangeScript.Args)
+		c.ChangeScript = &cs
+	}
+	return &c
+}
 
 // Copy returns a copy of the dispatch payload config.
 func (d *DispatchPayloadConfig) Copy() *DispatchPayloadConfig { return copyPtr(d) }
@@ -391,6 +406,7 @@ func (n *Node) Copy() *Node {
 	c.DrainStrategy = n.DrainStrategy.Copy()
 	c.LastDrain = n.LastDrain.Copy()
 	c.Events = copyEach(n.Events, (*NodeEvent).Copy)
+	c.HostVolumes = copyEachValue(n.HostVolumes, (*ClientHostVolumeConfig).Copy)
 	return &c
 }
 

@@ -65,3 +65,12 @@ const (
 	NamespaceUpsertRequestType MessageType = 50
 	NamespaceDeleteRequestType MessageType = 51
 )
+
+// Native service discovery, variables and the keyring (60-79 are this
+// feature's range).
+const (
+	ServiceRegistrationUpsertRequestType     MessageType = 60
+	ServiceRegistrationDeleteByIDRequestType MessageType = 61
+	VariableApplyRequestType                 MessageType = 62
+	RootKeyUpsertRequestType                 MessageType = 63
+)

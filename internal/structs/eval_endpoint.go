@@ -42,6 +42,9 @@ type EvalAllocationsResponse struct {
 // EvalDeleteArgs deletes terminal evaluations by ID.
 type EvalDeleteArgs struct {
 	EvalIDs []string
+	// Filter selects terminal evals to delete instead of EvalIDs: a
+	// go-bexpr expression over the evaluation's fields (Nomad's names).
+	Filter string
 	WriteRequest
 }
 

@@ -53,6 +53,8 @@ type Node struct {
 	Events                []*NodeEvent
 	CreateIndex           uint64
 	ModifyIndex           uint64
+	// HostVolumes are the directories the client offers, by name.
+	HostVolumes map[string]*ClientHostVolumeConfig
 }
 
 // Ready reports whether the scheduler may place new work on the node.

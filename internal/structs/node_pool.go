@@ -73,3 +73,12 @@ type NodePoolUpsertRequest struct {
 type NodePoolDeleteRequest struct {
 	Names []string
 }
+
+// Event types of the NodePool topic.
+const (
+	TypeNodePoolUpserted = "NodePoolUpserted"
+	TypeNodePoolDeleted  = "NodePoolDeleted"
+)
+
+// NodePoolEvent is the payload of a NodePool-topic event.
+type NodePoolEvent struct{ NodePool *NodePool }

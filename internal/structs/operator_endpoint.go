@@ -65,4 +65,8 @@ type RaftStatsResponse struct {
 	Leader       string
 	IsLeader     bool
 	AppliedIndex uint64
+	// Term is raft's current term and State its role (Leader, Follower,
+	// Candidate): the fault harness checks one leader per term.
+	Term  uint64
+	State string
 }

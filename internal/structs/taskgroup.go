@@ -22,6 +22,8 @@ type TaskGroup struct {
 	Meta                      map[string]string
 	StopAfterClientDisconnect *time.Duration
 	MaxClientDisconnect       *time.Duration
+	// Volumes are the group's volume claims, by name.
+	Volumes map[string]*VolumeRequest
 }
 
 // LookupTask returns the named task, or nil.
@@ -62,8 +64,10 @@ type Service struct {
 	Name      string
 	PortLabel string
 	Provider  string
-	Tags      []string
-	Checks    []*ServiceCheck
+	// Address overrides the advertised address (default: the port's host IP).
+	Address string
+	Tags    []string
+	Checks  []*ServiceCheck
 }
 
 // ServiceCheck is a `check` block inside a service.
@@ -102,6 +106,10 @@ type Task struct {
 	Leader          bool
 	ShutdownDelay   time.Duration
 	DispatchPayload *DispatchPayloadConfig
+	// Identity exposes the task's workload identity (nil: not exposed).
+	Identity *WorkloadIdentity
+	// VolumeMounts mount the group's volumes into the task.
+	VolumeMounts []*VolumeMount
 }
 
 // Task lifecycle hooks.
@@ -141,6 +149,29 @@ type Template struct {
 	ChangeSignal string
 	Perms        string
 	Envvars      bool
+	// Splay delays a change action by a random time up to it, so replicas
+	// do not all restart at once.
+	Splay time.Duration
+	// Wait holds re-rendering until the data was quiet for Min (and at
+	// most Max after the first change).
+	Wait *TemplateWait
+	// ErrMissingKey fails the render on a missing map key.
+	ErrMissingKey bool
+	// ChangeScript runs when ChangeMode is "script".
+	ChangeScript *ChangeScript
+}
+
+// TemplateWait is a template's `wait` block.
+type TemplateWait struct {
+	Min, Max time.Duration
+}
+
+// ChangeScript is a template's `change_script` block.
+type ChangeScript struct {
+	Command     string
+	Args        []string
+	Timeout     time.Duration
+	FailOnError bool
 }
 
 // DispatchPayloadConfig is the task `dispatch_payload` block.

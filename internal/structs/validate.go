@@ -287,6 +287,7 @@ func (tg *TaskGroup) validate(v validator, j *Job) {
 		v.fail("EphemeralDisk.SizeMB", "must not be negative, got %d", tg.EphemeralDisk.SizeMB)
 	}
 	tg.validatePorts(v)
+	tg.validateVolumes(v)
 	tg.validateTasks(v, j)
 }
 

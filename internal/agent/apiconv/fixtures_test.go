@@ -24,7 +24,7 @@ func fullStructsNetwork(seed int) *structs.NetworkResource {
 
 func fullStructsServices() []*structs.Service {
 	return []*structs.Service{{
-		Name: "web", PortLabel: "http", Provider: "nomad", Tags: []string{"a", "b"},
+		Name: "web", PortLabel: "http", Provider: "nomad", Address: "10.1.1.1", Tags: []string{"a", "b"},
 		Checks: []*structs.ServiceCheck{{Name: "alive", Type: "http", Path: "/health", Protocol: "https", PortLabel: "admin", Method: "HEAD", Interval: 10 * time.Second, Timeout: 2 * time.Second}},
 	}}
 }
@@ -44,18 +44,22 @@ func fullStructsTask() *structs.Task {
 			Networks: []*structs.NetworkResource{fullStructsNetwork(1)},
 			Devices:  []*structs.RequestedDevice{{Name: "nvidia/gpu", Count: 2}},
 		},
-		RestartPolicy:   &structs.RestartPolicy{Attempts: 4, Interval: time.Hour, Delay: time.Minute, Mode: "delay", RenderTemplates: true},
-		Lifecycle:       &structs.TaskLifecycleConfig{Hook: "prestart", Sidecar: true},
-		Meta:            map[string]string{"task": "meta"},
-		KillTimeout:     7 * time.Second,
-		KillSignal:      "SIGINT",
-		LogConfig:       &structs.LogConfig{MaxFiles: 3, MaxFileSizeMB: 4, Disabled: true},
-		Artifacts:       []*structs.TaskArtifact{{GetterSource: "https://x/y.tgz", GetterOptions: map[string]string{"checksum": "md5:1"}, GetterMode: "dir", RelativeDest: "local/y"}},
-		Templates:       []*structs.Template{{SourcePath: "in.tpl", DestPath: "out.txt", EmbeddedTmpl: "{{.}}", ChangeMode: "signal", ChangeSignal: "SIGHUP", Perms: "0600", Envvars: true}},
+		RestartPolicy: &structs.RestartPolicy{Attempts: 4, Interval: time.Hour, Delay: time.Minute, Mode: "delay", RenderTemplates: true},
+		Lifecycle:     &structs.TaskLifecycleConfig{Hook: "prestart", Sidecar: true},
+		Meta:          map[string]string{"task": "meta"},
+		KillTimeout:   7 * time.Second,
+		KillSignal:    "SIGINT",
+		LogConfig:     &structs.LogConfig{MaxFiles: 3, MaxFileSizeMB: 4, Disabled: true},
+		Artifacts:     []*structs.TaskArtifact{{GetterSource: "https://x/y.tgz", GetterOptions: map[string]string{"checksum": "md5:1"}, GetterMode: "dir", RelativeDest: "local/y"}},
+		Templates: []*structs.Template{{SourcePath: "in.tpl", DestPath: "out.txt", EmbeddedTmpl: "{{.}}", ChangeMode: "signal", ChangeSignal: "SIGHUP", Perms: "0600", Envvars: true,
+			Splay: time.Second, Wait: &structs.TemplateWait{Min: time.Second, Max: time.Minute}, ErrMissingKey: true,
+			ChangeScript: &structs.ChangeScript{Command: "/bin/reload", Args: []string{"-q"}, Timeout: time.Second, FailOnError: true}}},
 		Services:        fullStructsServices(),
 		Leader:          true,
 		ShutdownDelay:   3 * time.Second,
 		DispatchPayload: &structs.DispatchPayloadConfig{File: "input.json"},
+		Identity:        &structs.WorkloadIdentity{Env: true, File: true},
+		VolumeMounts:    []*structs.VolumeMount{{Volume: "data", Destination: "/srv", ReadOnly: true, PropagationMode: "private"}},
 	}
 }
 
@@ -78,6 +82,7 @@ func fullStructsGroup() *structs.TaskGroup {
 		EphemeralDisk:    &structs.EphemeralDisk{Sticky: true, SizeMB: 1000, Migrate: true},
 		Networks:         []*structs.NetworkResource{fullStructsNetwork(2)},
 		Services:         fullStructsServices(),
+		Volumes:          map[string]*structs.VolumeRequest{"data": {Name: "data", Type: "host", Source: "shared", ReadOnly: true, PerAlloc: true}},
 		Tasks:            []*structs.Task{fullStructsTask()},
 		Meta:             map[string]string{"group": "meta"},
 
@@ -199,12 +204,14 @@ func fullAPITask() *api.Task {
 			Networks: []*api.NetworkResource{fullAPINetwork(1)},
 			Devices:  []*api.RequestedDevice{{Name: "fpga", Count: new(uint64(3))}},
 		},
-		RestartPolicy:   &api.RestartPolicy{Interval: new(time.Hour + time.Minute), Attempts: new(9), Delay: new(9 * time.Second), Mode: new("delay"), RenderTemplates: new(true)},
-		Meta:            map[string]string{"t": "m"},
-		KillTimeout:     new(11 * time.Second),
-		LogConfig:       &api.LogConfig{MaxFiles: new(6), MaxFileSizeMB: new(7), Disabled: new(true)},
-		Artifacts:       []*api.TaskArtifact{{GetterSource: new("git::x"), GetterOptions: map[string]string{"ref": "main"}, GetterMode: new("file"), RelativeDest: new("local/x")}},
-		Templates:       []*api.Template{{SourcePath: new("a.tpl"), DestPath: new("a"), EmbeddedTmpl: new("x"), ChangeMode: new("restart"), ChangeSignal: new("SIGUSR1"), Perms: new("0640"), Envvars: new(true)}},
+		RestartPolicy: &api.RestartPolicy{Interval: new(time.Hour + time.Minute), Attempts: new(9), Delay: new(9 * time.Second), Mode: new("delay"), RenderTemplates: new(true)},
+		Meta:          map[string]string{"t": "m"},
+		KillTimeout:   new(11 * time.Second),
+		LogConfig:     &api.LogConfig{MaxFiles: new(6), MaxFileSizeMB: new(7), Disabled: new(true)},
+		Artifacts:     []*api.TaskArtifact{{GetterSource: new("git::x"), GetterOptions: map[string]string{"ref": "main"}, GetterMode: new("file"), RelativeDest: new("local/x")}},
+		Templates: []*api.Template{{SourcePath: new("a.tpl"), DestPath: new("a"), EmbeddedTmpl: new("x"), ChangeMode: new("restart"), ChangeSignal: new("SIGUSR1"), Perms: new("0640"), Envvars: new(true),
+			Splay: new(2 * time.Second), Wait: &api.WaitConfig{Min: new(time.Second), Max: new(time.Minute)}, ErrMissingKey: new(true),
+			ChangeScript: &api.ChangeScript{Command: new("/bin/reload"), Args: []string{"-q"}, Timeout: new(time.Second), FailOnError: new(true)}}},
 		DispatchPayload: &api.DispatchPayloadConfig{File: "p.bin"},
 		Leader:          true,
 		ShutdownDelay:   4 * time.Second,
@@ -369,7 +376,8 @@ func fullStructsAlloc() *structs.Allocation {
 func fullStructsNode() *structs.Node {
 	return &structs.Node{
 		ID: "n1", SecretID: "s3cr3t", Datacenter: "dc1", Name: "node-1", HTTPAddr: "10.0.0.1:4646",
-		NodePool: "gpu", NodeClass: "big", ComputedClass: "v1:123",
+		HostVolumes: map[string]*structs.ClientHostVolumeConfig{"shared": {Name: "shared", Path: "/srv/shared", ReadOnly: true}},
+		NodePool:    "gpu", NodeClass: "big", ComputedClass: "v1:123",
 		Attributes: map[string]string{
 			"unique.network.ip-address": "10.0.0.1", "nomad.version": "1.9.0", "os.name": "ubuntu", "os.version": "24.04", "kernel.name": "linux",
 		},

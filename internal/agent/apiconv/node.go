@@ -44,6 +44,7 @@ func NodeFromStructs(n *structs.Node) *api.Node {
 		Events:                convertPtrs(n.Events, nodeEventFromStructs),
 		Drivers:               convertMap(n.Drivers, driverFromStructs),
 		LastDrain:             drainMetadataFromStructs(n.LastDrain),
+		HostVolumes:           hostVolumesFromStructs(n.HostVolumes),
 		CreateIndex:           n.CreateIndex,
 		ModifyIndex:           n.ModifyIndex,
 	}
@@ -75,6 +76,7 @@ func NodeToStructs(n *api.Node) *structs.Node {
 		SchedulingEligibility: n.SchedulingEligibility,
 		DrainStrategy:         drainStrategyToStructs(n.DrainStrategy),
 		LastDrain:             drainMetadataToStructs(n.LastDrain),
+		HostVolumes:           hostVolumesToStructs(n.HostVolumes),
 		Events:                convertPtrs(n.Events, nodeEventToStructs),
 		CreateIndex:           n.CreateIndex,
 		ModifyIndex:           n.ModifyIndex,

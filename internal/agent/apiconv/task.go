@@ -31,6 +31,8 @@ func taskToStructs(g *api.TaskGroup, t *api.Task) *structs.Task {
 		Leader:          t.Leader,
 		ShutdownDelay:   t.ShutdownDelay,
 		DispatchPayload: dispatchPayloadToStructs(t.DispatchPayload),
+		Identity:        identityToStructs(t.Identity),
+		VolumeMounts:    volumeMountsToStructs(t.VolumeMounts),
 	}
 }
 
@@ -56,6 +58,8 @@ func taskFromStructs(t *structs.Task) *api.Task {
 		Leader:          t.Leader,
 		ShutdownDelay:   t.ShutdownDelay,
 		DispatchPayload: dispatchPayloadFromStructs(t.DispatchPayload),
+		Identity:        identityFromStructs(t.Identity),
+		VolumeMounts:    volumeMountsFromStructs(t.VolumeMounts),
 	}
 }
 
@@ -113,25 +117,33 @@ func artifactFromStructs(a *structs.TaskArtifact) *api.TaskArtifact {
 
 func templateToStructs(t *api.Template) *structs.Template {
 	return &structs.Template{
-		SourcePath:   deref(t.SourcePath),
-		DestPath:     deref(t.DestPath),
-		EmbeddedTmpl: deref(t.EmbeddedTmpl),
-		ChangeMode:   deref(t.ChangeMode),
-		ChangeSignal: deref(t.ChangeSignal),
-		Perms:        deref(t.Perms),
-		Envvars:      deref(t.Envvars),
+		SourcePath:    deref(t.SourcePath),
+		DestPath:      deref(t.DestPath),
+		EmbeddedTmpl:  deref(t.EmbeddedTmpl),
+		ChangeMode:    deref(t.ChangeMode),
+		ChangeSignal:  deref(t.ChangeSignal),
+		Perms:         deref(t.Perms),
+		Envvars:       deref(t.Envvars),
+		Splay:         deref(t.Splay),
+		Wait:          waitToStructs(t.Wait),
+		ErrMissingKey: deref(t.ErrMissingKey),
+		ChangeScript:  changeScriptToStructs(t.ChangeScript),
 	}
 }
 
 func templateFromStructs(t *structs.Template) *api.Template {
 	return &api.Template{
-		SourcePath:   new(t.SourcePath),
-		DestPath:     new(t.DestPath),
-		EmbeddedTmpl: new(t.EmbeddedTmpl),
-		ChangeMode:   new(t.ChangeMode),
-		ChangeSignal: new(t.ChangeSignal),
-		Perms:        new(t.Perms),
-		Envvars:      new(t.Envvars),
+		SourcePath:    new(t.SourcePath),
+		DestPath:      new(t.DestPath),
+		EmbeddedTmpl:  new(t.EmbeddedTmpl),
+		ChangeMode:    new(t.ChangeMode),
+		ChangeSignal:  new(t.ChangeSignal),
+		Perms:         new(t.Perms),
+		Envvars:       new(t.Envvars),
+		Splay:         new(t.Splay),
+		Wait:          waitFromStructs(t.Wait),
+		ErrMissingKey: new(t.ErrMissingKey),
+		ChangeScript:  changeScriptFromStructs(t.ChangeScript),
 	}
 }
 

@@ -29,6 +29,7 @@ func groupToStructs(job *api.Job, g *api.TaskGroup) *structs.TaskGroup {
 		EphemeralDisk:             ephemeralDiskToStructs(g.EphemeralDisk),
 		Networks:                  networksToStructs(g.Networks),
 		Services:                  servicesToStructs(g.Services),
+		Volumes:                   volumesToStructs(g.Volumes),
 		Meta:                      maps.Clone(g.Meta),
 		StopAfterClientDisconnect: clonePtr(g.StopAfterClientDisconnect),
 		MaxClientDisconnect:       clonePtr(g.MaxClientDisconnect),
@@ -66,6 +67,7 @@ func groupFromStructs(tg *structs.TaskGroup) *api.TaskGroup {
 		EphemeralDisk:             ephemeralDiskFromStructs(tg.EphemeralDisk),
 		Networks:                  networksFromStructs(tg.Networks),
 		Services:                  servicesFromStructs(tg.Services),
+		Volumes:                   volumesFromStructs(tg.Volumes),
 		Tasks:                     convertPtrs(tg.Tasks, taskFromStructs),
 		Meta:                      maps.Clone(tg.Meta),
 		StopAfterClientDisconnect: clonePtr(tg.StopAfterClientDisconnect),
@@ -150,13 +152,15 @@ func ephemeralDiskFromStructs(e *structs.EphemeralDisk) *api.EphemeralDisk {
 }
 
 // servicesToStructs keeps the subset of a service block that structs stores
-// (discovery is not implemented yet); the rest is dropped on purpose.
+// (what the native catalog and the checks use); the rest is dropped on
+// purpose.
 func servicesToStructs(in []*api.Service) []*structs.Service {
 	return convertPtrs(in, func(s *api.Service) *structs.Service {
 		return &structs.Service{
 			Name:      s.Name,
 			PortLabel: s.PortLabel,
 			Provider:  s.Provider,
+			Address:   s.Address,
 			Tags:      slices.Clone(s.Tags),
 			Checks:    convertSlice(s.Checks, checkToStructs),
 		}
@@ -169,6 +173,7 @@ func servicesFromStructs(in []*structs.Service) []*api.Service {
 			Name:      s.Name,
 			PortLabel: s.PortLabel,
 			Provider:  s.Provider,
+			Address:   s.Address,
 			Tags:      slices.Clone(s.Tags),
 			Checks:    checksFromStructs(s.Checks),
 		}

@@ -35,6 +35,13 @@ type Config struct {
 
 	// DevMode is set by the -dev flag, never from a file.
 	DevMode bool
+	// FastGossip uses loopback gossip timings (failures seen in about a
+	// second): set by tests and `drover chaos`, never from a file.
+	FastGossip bool
+	// PartitionFile lists, one per line, rpc addresses of servers whose
+	// raft traffic this server drops (read every 100 ms): the fault
+	// harness's network partitions. Flag only, never from a file.
+	PartitionFile string
 }
 
 // Ports are the TCP ports the agent listens on.
@@ -82,7 +89,12 @@ type Limits struct {
 
 // ServerJoin is the server_join { } block.
 type ServerJoin struct {
+	// RetryJoin lists serf addresses (host or host:port) of servers to join.
 	RetryJoin []string
+	// RetryInterval is the wait between join attempts (default 30s);
+	// RetryMax bounds the attempts (0: until one succeeds).
+	RetryInterval time.Duration
+	RetryMax      int
 }
 
 // ClientConfig is the client { } block.
@@ -99,6 +111,15 @@ type ClientConfig struct {
 	CPUTotalCompute  int
 	MemoryTotalMB    int
 	Reserved         Reserved
+	// HostVolumes are the host_volume "name" { path read_only } blocks.
+	HostVolumes []HostVolume
+}
+
+// HostVolume is a directory the client offers to jobs by name.
+type HostVolume struct {
+	Name     string
+	Path     string
+	ReadOnly bool
 }
 
 // Reserved is the client's reserved { } block: resources withheld from
@@ -138,6 +159,7 @@ func Default() *Config {
 			JobGCThreshold:         4 * time.Hour,
 			NodeGCThreshold:        24 * time.Hour,
 			DeploymentGCThreshold:  time.Hour,
+			ServerJoin:             ServerJoin{RetryInterval: 30 * time.Second},
 		},
 		Client: ClientConfig{NodePool: "default"},
 		Limits: Limits{HTTPMaxConnsPerClient: 100, RPCMaxConnsPerClient: 100},

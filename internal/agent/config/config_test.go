@@ -30,7 +30,7 @@ func fullWant() *Config {
 		JobGCThreshold:         5 * time.Hour,
 		NodeGCThreshold:        48 * time.Hour,
 		DeploymentGCThreshold:  90 * time.Minute,
-		ServerJoin:             ServerJoin{RetryJoin: []string{"10.0.0.1", "10.0.0.2"}},
+		ServerJoin:             ServerJoin{RetryJoin: []string{"10.0.0.1", "10.0.0.2"}, RetryInterval: 15 * time.Second, RetryMax: 3},
 	}
 	c.Client = ClientConfig{
 		Enabled: true, Servers: []string{"10.0.0.1:4647"},

@@ -68,7 +68,9 @@ type fileServer struct {
 }
 
 type fileServerJoin struct {
-	RetryJoin *[]string `hcl:"retry_join,optional"`
+	RetryJoin     *[]string      `hcl:"retry_join,optional"`
+	RetryInterval hcl.Expression `hcl:"retry_interval,optional"`
+	RetryMax      *int           `hcl:"retry_max,optional"`
 }
 
 type fileClient struct {
@@ -84,6 +86,13 @@ type fileClient struct {
 	CPUTotalCompute  *int              `hcl:"cpu_total_compute,optional"`
 	MemoryTotalMB    *int              `hcl:"memory_total_mb,optional"`
 	Reserved         *fileReserved     `hcl:"reserved,block"`
+	HostVolumes      []fileHostVolume  `hcl:"host_volume,block"`
+}
+
+type fileHostVolume struct {
+	Name     string `hcl:"name,label"`
+	Path     string `hcl:"path"`
+	ReadOnly *bool  `hcl:"read_only,optional"`
 }
 
 type fileReserved struct {
@@ -162,10 +171,12 @@ func (fs *fileServer) apply(s *ServerConfig) hcl.Diagnostics {
 	set(&s.EventBufferSize, fs.EventBufferSize)
 	set(&s.MaxHeartbeatsPerSecond, fs.MaxHeartbeatsPerSecond)
 	set(&s.JobMaxCount, fs.JobMaxCount)
+	var diags hcl.Diagnostics
 	if fs.ServerJoin != nil {
 		set(&s.ServerJoin.RetryJoin, fs.ServerJoin.RetryJoin)
+		set(&s.ServerJoin.RetryMax, fs.ServerJoin.RetryMax)
+		diags = append(diags, decodeDuration(fs.ServerJoin.RetryInterval, &s.ServerJoin.RetryInterval)...)
 	}
-	var diags hcl.Diagnostics
 	for _, d := range []struct {
 		dst  *time.Duration
 		expr hcl.Expression
@@ -199,6 +210,11 @@ func (fc *fileClient) apply(c *ClientConfig) {
 		set(&c.Reserved.MemoryMB, r.MemoryMB)
 		set(&c.Reserved.DiskMB, r.DiskMB)
 		set(&c.Reserved.ReservedPorts, r.ReservedPorts)
+	}
+	for _, hv := range fc.HostVolumes {
+		v := HostVolume{Name: hv.Name, Path: hv.Path}
+		set(&v.ReadOnly, hv.ReadOnly)
+		c.HostVolumes = append(c.HostVolumes, v)
 	}
 }
 

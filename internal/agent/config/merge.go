@@ -48,6 +48,8 @@ func (s *ServerConfig) merge(o *ServerConfig) {
 	setNZ(&s.DeploymentGCThreshold, o.DeploymentGCThreshold)
 	setSlice(&s.ServerJoin.RetryJoin, o.ServerJoin.RetryJoin)
 	setNZ(&s.JobMaxCount, o.JobMaxCount)
+	setNZ(&s.ServerJoin.RetryInterval, o.ServerJoin.RetryInterval)
+	setNZ(&s.ServerJoin.RetryMax, o.ServerJoin.RetryMax)
 }
 
 func (c *ClientConfig) merge(o *ClientConfig) {
@@ -66,6 +68,7 @@ func (c *ClientConfig) merge(o *ClientConfig) {
 	setNZ(&c.Reserved.MemoryMB, o.Reserved.MemoryMB)
 	setNZ(&c.Reserved.DiskMB, o.Reserved.DiskMB)
 	setNZ(&c.Reserved.ReservedPorts, o.Reserved.ReservedPorts)
+	c.HostVolumes = append(c.HostVolumes, o.HostVolumes...)
 }
 
 // Copy returns a deep copy, so merged results never alias their inputs.

@@ -46,6 +46,7 @@ func (r *Runner) report() {
 	vs := r.views()
 	r.startChecks(vs)
 	r.observeHealth(vs)
+	r.syncServices(vs)
 	states := make(map[string]*structs.TaskState, len(vs))
 	for _, v := range vs {
 		states[v.task.Name] = v.state

@@ -7,6 +7,7 @@
 package allocrunner
 
 import (
+	"context"
 	"log/slog"
 	"sync"
 	"time"
@@ -46,6 +47,13 @@ type Config struct {
 	// Restore is what an earlier client persisted for this alloc.
 	Restore         *state.AllocRecord
 	LogPollInterval time.Duration
+	// Services receives the alloc's native service registrations whenever
+	// they change (none once it stops); nil: no catalog. It must not block.
+	Services func(allocID string, regs []*structs.ServiceRegistration)
+	// Identity fetches a task's workload identity (nil: none).
+	Identity func(ctx context.Context, allocID, task string) (string, error)
+	// TemplateData serves the templates' Nomad functions (nil: none).
+	TemplateData taskrunner.TemplateData
 }
 
 // Runner runs one allocation.
@@ -65,7 +73,10 @@ type Runner struct {
 	health     *healthTracker
 	checker    *checks.Checker // nil: no service checks to run
 	lastReport *structs.Allocation
-	malformed  string
+	// lastServices is what syncServices last handed to cfg.Services.
+	lastServices   []*structs.ServiceRegistration
+	servicesSynced bool
+	malformed      string
 
 	changeCh   chan struct{}
 	shutdownCh chan struct{}
@@ -138,7 +149,7 @@ func (r *Runner) buildTasks() {
 			Alloc: r.alloc, Task: t, AllocDir: r.allocDir, Drivers: r.cfg.Drivers, Node: r.cfg.Node,
 			Region: r.cfg.Region, Clock: r.clock, Logger: r.cfg.Logger, Store: r.cfg.Store,
 			OnChange: r.notify, Restore: rec, LogPollInterval: r.cfg.LogPollInterval,
-			AllowHostArtifacts: r.cfg.AllowHostArtifacts,
+			AllowHostArtifacts: r.cfg.AllowHostArtifacts, Identity: r.taskIdentity(), TemplateData: r.cfg.TemplateData,
 		})
 	}
 }
@@ -187,3 +198,11 @@ func (r *Runner) Done() <-chan struct{} { return r.doneCh }
 
 // TaskStats samples every running task.
 func (r *Runner) TaskStats() map[string]*drivers.TaskStats { return r.taskStats() }
+
+// taskIdentity binds the identity source to this alloc.
+func (r *Runner) taskIdentity() func(context.Context, string) (string, error) {
+	if r.cfg.Identity == nil {
+		return nil
+	}
+	return func(ctx context.Context, task string) (string, error) { return r.cfg.Identity(ctx, r.id, task) }
+}

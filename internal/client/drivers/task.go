@@ -17,6 +17,8 @@ type TaskConfig struct {
 	StderrPath string
 	Resources  Resources
 	Ports      []PortMapping
+	// Mounts are the task's host volume mounts.
+	Mounts []MountConfig
 }
 
 // TaskDir is the on-disk layout of a task inside its alloc dir:

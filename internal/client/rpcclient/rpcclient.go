@@ -8,20 +8,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/rpc"
 	"sync"
-	"time"
 
-	msgpackrpc "github.com/hashicorp/net-rpc-msgpackrpc/v2"
 	"github.com/hashicorp/yamux"
 
+	"github.com/drover-project/drover/internal/rpcwire"
 	"github.com/drover-project/drover/internal/structs"
 )
-
-// dialTimeout bounds one connection attempt to one server.
-const dialTimeout = 5 * time.Second
 
 // Client calls the servers' Node endpoints.
 type Client struct {
@@ -85,7 +79,7 @@ func (c *Client) call(ctx context.Context, method string, args, reply any) error
 			lastErr = err
 			continue
 		}
-		err = callOnSession(ctx, session, method, args, reply)
+		err = rpcwire.Call(ctx, session, method, args, reply)
 		var serverErr rpc.ServerError
 		if err == nil || errors.As(err, &serverErr) || ctx.Err() != nil {
 			return asError(err)
@@ -111,20 +105,8 @@ func (c *Client) getSession(ctx context.Context) (*yamux.Session, error) {
 	}
 	addr := c.servers[c.next%len(c.servers)]
 	c.next++
-	d := net.Dialer{Timeout: dialTimeout}
-	conn, err := d.DialContext(ctx, "tcp", addr)
+	session, err := rpcwire.Dial(ctx, addr)
 	if err != nil {
-		return nil, err
-	}
-	if _, err := conn.Write([]byte{structs.RPCMultiplexByte}); err != nil {
-		conn.Close()
-		return nil, err
-	}
-	cfg := yamux.DefaultConfig()
-	cfg.LogOutput = io.Discard
-	session, err := yamux.Client(conn, cfg)
-	if err != nil {
-		conn.Close()
 		return nil, err
 	}
 	c.session = session
@@ -140,35 +122,51 @@ func (c *Client) dropSession(s *yamux.Session) {
 	}
 }
 
-// callOnSession runs one call on its own stream; ctx cancels it by
-// closing the stream.
-func callOnSession(ctx context.Context, session *yamux.Session, method string, args, reply any) error {
-	stream, err := session.Open()
-	if err != nil {
-		return err
-	}
-	defer stream.Close()
-	// Close only half-closes a yamux stream: a reader blocked on the
-	// server's answer (a blocking query) would wait for it. The deadline
-	// ends that read now.
-	stop := context.AfterFunc(ctx, func() {
-		_ = stream.SetReadDeadline(time.Now())
-		stream.Close()
-	})
-	defer stop()
-	codec := msgpackrpc.NewCodecFromHandle(true, true, stream, structs.MsgpackHandle)
-	return msgpackrpc.CallWithCodec(codec, method, args, reply)
+// asError turns a server's error back into the coded error it was sent
+// as (its HTTP status, and structs.DecodeRPCError's sentinel), so the
+// client matches it by value, e.g. errors.Is(err, structs.ErrNodeNotFound).
+func asError(err error) error {
+	return rpcwire.DecodeError(err)
 }
 
-// asError turns a server's error back into the coded error it was sent
-// as (structs.DecodeRPCError), so the client matches it by value, e.g.
-// errors.Is(err, structs.ErrNodeNotFound).
-func asError(err error) error {
-	var serverErr rpc.ServerError
-	if errors.As(err, &serverErr) {
-		if coded, ok := structs.DecodeRPCError(string(serverErr)); ok {
-			return coded
-		}
-	}
-	return err
+// UpsertServices writes native service registrations of this node's allocs.
+func (c *Client) UpsertServices(ctx context.Context, args *structs.ServiceRegistrationUpsertRequest) (*structs.ServiceRegistrationUpsertResponse, error) {
+	var out structs.ServiceRegistrationUpsertResponse
+	return &out, c.call(ctx, structs.RPCServiceRegistrationUpsert, args, &out)
+}
+
+// DeleteServices removes native service registrations of this node's allocs.
+func (c *Client) DeleteServices(ctx context.Context, args *structs.ServiceRegistrationDeleteByIDRequest) (*structs.ServiceRegistrationUpsertResponse, error) {
+	var out structs.ServiceRegistrationUpsertResponse
+	return &out, c.call(ctx, structs.RPCServiceRegistrationDeleteByID, args, &out)
+}
+
+// SignIdentities asks for the workload identities of an alloc's tasks.
+func (c *Client) SignIdentities(ctx context.Context, args *structs.WorkloadIdentitySignRequest) (*structs.WorkloadIdentitySignResponse, error) {
+	var out structs.WorkloadIdentitySignResponse
+	return &out, c.call(ctx, structs.RPCWorkloadIdentitySign, args, &out)
+}
+
+// ReadVariable reads a variable (a blocking query with MinQueryIndex).
+func (c *Client) ReadVariable(ctx context.Context, args *structs.VariablesReadRequest) (*structs.VariablesReadResponse, error) {
+	var out structs.VariablesReadResponse
+	return &out, c.call(ctx, "Variables.Read", args, &out)
+}
+
+// ListVariables lists variables under a prefix (a blocking query).
+func (c *Client) ListVariables(ctx context.Context, args *structs.VariablesListRequest) (*structs.VariablesListResponse, error) {
+	var out structs.VariablesListResponse
+	return &out, c.call(ctx, "Variables.List", args, &out)
+}
+
+// GetService reads a service's registrations (a blocking query).
+func (c *Client) GetService(ctx context.Context, args *structs.ServiceRegistrationByNameRequest) (*structs.ServiceRegistrationsResponse, error) {
+	var out structs.ServiceRegistrationsResponse
+	return &out, c.call(ctx, "ServiceRegistration.GetService", args, &out)
+}
+
+// ListServices lists the service catalog (a blocking query).
+func (c *Client) ListServices(ctx context.Context, args *structs.ServiceRegistrationListRequest) (*structs.ServiceRegistrationListResponse, error) {
+	var out structs.ServiceRegistrationListResponse
+	return &out, c.call(ctx, "ServiceRegistration.List", args, &out)
 }

@@ -30,7 +30,7 @@ func (s *Store) PutAlloc(alloc *structs.Allocation) error {
 	if err := codec.NewEncoder(&buf, structs.MsgpackHandle).Encode(alloc); err != nil {
 		return fmt.Errorf("encode alloc %s: %w", alloc.ID, err)
 	}
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.batch(func(tx *bolt.Tx) error {
 		b, err := allocBucket(tx, alloc.ID, true)
 		if err != nil {
 			return err
@@ -50,7 +50,7 @@ func (s *Store) putJSON(allocID string, key []byte, v any) error {
 	if err != nil {
 		return err
 	}
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.batch(func(tx *bolt.Tx) error {
 		b, err := allocBucket(tx, allocID, true)
 		if err != nil {
 			return err
@@ -61,7 +61,7 @@ func (s *Store) putJSON(allocID string, key []byte, v any) error {
 
 // DeleteAlloc forgets an alloc and its tasks.
 func (s *Store) DeleteAlloc(allocID string) error {
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.batch(func(tx *bolt.Tx) error {
 		err := tx.Bucket(bucketAllocs).DeleteBucket([]byte(allocID))
 		if errors.Is(err, berrors.ErrBucketNotFound) {
 			return nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -26,9 +27,29 @@ var (
 var ErrClosed = errors.New("client state store is closed")
 
 // Store is the client's bbolt database. It is safe for concurrent use.
+//
+// Writes go through bbolt's Batch: the writes of many alloc and task
+// runners at once (a start, a drain, a shutdown of thousands of allocs)
+// share one transaction and one fsync instead of queueing for one each,
+// which took a client with 2,000 allocs 26 s to stop. Every write is
+// idempotent, as Batch may run one twice.
 type Store struct {
-	db *bolt.DB
+	db      *bolt.DB
+	discard atomic.Bool // DiscardWrites was called
 }
+
+// batch runs a write in a shared transaction, unless writes are discarded.
+func (s *Store) batch(fn func(*bolt.Tx) error) error {
+	if s.discard.Load() {
+		return nil
+	}
+	return s.db.Batch(fn)
+}
+
+// DiscardWrites drops every later alloc and task write: a client whose
+// state dies with it (a -dev agent's temporary data dir, tests) skips
+// thousands of writes while it kills its tasks.
+func (s *Store) DiscardWrites() { s.discard.Store(true) }
 
 // Open opens (creating) the database in dir. The lock timeout keeps a
 // second client on the same dir from hanging forever.

@@ -27,7 +27,7 @@ func (s *Store) putTask(allocID, task string, key []byte, v any) error {
 	if err != nil {
 		return err
 	}
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.batch(func(tx *bolt.Tx) error {
 		b, err := taskBucket(tx, allocID, task)
 		if err != nil {
 			return err
@@ -45,7 +45,7 @@ func (s *Store) PutTaskState(allocID, task string, ts *structs.TaskState) error 
 // (the task exited, nothing to re-attach to).
 func (s *Store) PutTaskHandle(allocID, task string, h *drivers.TaskHandle) error {
 	if h == nil {
-		return s.db.Update(func(tx *bolt.Tx) error {
+		return s.batch(func(tx *bolt.Tx) error {
 			b, err := taskBucket(tx, allocID, task)
 			if err != nil {
 				return err

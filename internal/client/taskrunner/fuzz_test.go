@@ -139,7 +139,7 @@ func FuzzTemplate(f *testing.F) {
 		}
 		_ = os.WriteFile(filepath.Join(taskDir, "local", "x"), []byte("X"), 0o644)
 		tmpls := []*structs.Template{{EmbeddedTmpl: text, DestPath: dest, Envvars: envvars}}
-		_, _ = renderTemplates(taskDir, tmpls, map[string]string{"NOMAD_TASK_NAME": "t"}, NewInterpolator(nil, nil, "global"))
+		_, _ = renderTemplates(taskDir, tmpls, map[string]string{"NOMAD_TASK_NAME": "t"}, NewInterpolator(nil, nil, "global"), nil)
 		entries, _ := os.ReadDir(root)
 		if len(entries) != 1 {
 			t.Fatalf("a template wrote outside the task dir: %v", entries)

@@ -3,6 +3,7 @@ package taskrunner
 import (
 	"fmt"
 	"maps"
+	"sync"
 
 	"github.com/drover-project/drover/internal/client/drivers"
 	"github.com/drover-project/drover/internal/structs"
@@ -15,13 +16,36 @@ const (
 	EventDownloadingArtifacts   = "Downloading Artifacts"
 	EventArtifactDownloadFailed = "Failed Artifact Download"
 	EventTemplateFailure        = "Template Failure"
+	EventIdentityFailure        = "Failed Identity"
 )
 
 // prestartState is what the prestart steps leave for later starts of the
-// same task. Only the run goroutine touches it, so it needs no lock.
+// same task. The run goroutine writes it; the template watcher replaces
+// env after a re-render, hence the lock.
 type prestartState struct {
 	done bool
-	env  map[string]string // from templates with env = true
+
+	mu    sync.Mutex
+	env   map[string]string // from templates with env = true
+	token string            // the task's workload identity, "" without one
+}
+
+func (ps *prestartState) setEnv(env map[string]string) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	ps.env = env
+}
+
+func (ps *prestartState) getEnv() map[string]string {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	return ps.env
+}
+
+func (ps *prestartState) getToken() string {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	return ps.token
 }
 
 // prestart fetches the task's artifacts, then renders its templates (the
@@ -34,22 +58,30 @@ func (tr *TaskRunner) prestart(task *structs.Task, td drivers.TaskDir, env map[s
 	ps := &tr.prestartState
 	if !ps.done {
 		ip := NewInterpolator(env, node, tr.cfg.Region)
+		if err := tr.fetchIdentity(task, td); err != nil {
+			return EventIdentityFailure, err
+		}
+		maps.Copy(env, tr.identityEnv(task))
 		if len(task.Artifacts) > 0 {
 			tr.emit(NewEvent(tr.clock.Now(), EventDownloadingArtifacts, "Client is downloading artifacts"))
 			if err := fetchArtifacts(tr.runCtx, td.Dir, task.Artifacts, ip, tr.cfg.AllowHostArtifacts); err != nil {
 				return EventArtifactDownloadFailed, err
 			}
 		}
-		tenv, err := renderTemplates(td.Dir, task.Templates, env, ip)
+		rd := tr.newDataReader(task)
+		tenv, err := renderTemplates(td.Dir, task.Templates, env, ip, rd)
 		if err != nil {
 			// Capitalised: the error becomes the event's display message,
 			// worded as Nomad's.
 			//lint:ignore ST1005 the message is shown to users as Nomad words it
 			return EventTemplateFailure, fmt.Errorf("Template failed: %w", err)
 		}
-		ps.env, ps.done = tenv, true
+		ps.setEnv(tenv)
+		ps.done = true
+		tr.startTemplateWatch(task, td, env, ip, rd.dependencies())
 	}
 	// Template variables win over the task's env block, as in Nomad.
-	maps.Copy(env, ps.env)
+	maps.Copy(env, ps.getEnv())
+	maps.Copy(env, tr.identityEnv(task))
 	return "", nil
 }

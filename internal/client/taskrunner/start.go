@@ -91,6 +91,9 @@ func (tr *TaskRunner) taskConfig(drv drivers.Driver) (*drivers.TaskConfig, strin
 		Resources:  resources(alloc, task),
 		Ports:      Ports(alloc, task.Name),
 	}
+	if tc.Mounts, err = volumeMounts(alloc, task, node); err != nil {
+		return nil, EventSetupFailure, err
+	}
 	if alloc.Job != nil {
 		tc.JobName = alloc.Job.Name
 	}

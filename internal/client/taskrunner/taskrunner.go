@@ -53,6 +53,11 @@ type Config struct {
 	Restore *state.TaskRecord
 	// LogPollInterval is how often logs are copied (0: logmon's default).
 	LogPollInterval time.Duration
+	// Identity fetches the task's signed workload identity (nil: none).
+	Identity func(ctx context.Context, task string) (string, error)
+	// TemplateData serves nomadVar / nomadService to templates (nil: those
+	// functions fail saying so).
+	TemplateData TemplateData
 }
 
 // TaskRunner runs one task.

@@ -28,7 +28,7 @@ func TestTemplateLimits(t *testing.T) {
 				t.Fatal(err)
 			}
 			tmpls := []*structs.Template{{EmbeddedTmpl: tc.tmpl, DestPath: "local/out"}}
-			_, err := renderTemplates(td, tmpls, map[string]string{}, NewInterpolator(nil, nil, "global"))
+			_, err := renderTemplates(td, tmpls, map[string]string{}, NewInterpolator(nil, nil, "global"), nil)
 			if tc.wantErr == "" {
 				if err != nil {
 					t.Fatalf("ordinary template refused: %v", err)

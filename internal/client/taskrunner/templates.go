@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -20,23 +22,24 @@ import (
 // DefaultTemplatePerms is a rendered file's mode without `perms`.
 const DefaultTemplatePerms = "0644"
 
-// Templates are rendered once, before the task starts, with Go's
-// text/template and consul-template's default delimiters and a subset of
-// its functions that needs no Consul, Vault or Nomad API. There is no
-// dynamic data to watch, so change_mode and change_signal never fire.
+// Templates render before the task starts, with Go's text/template,
+// consul-template's delimiters and a subset of its functions; the Nomad
+// functions (nomadVar, nomadService, ...) read through TemplateData, and
+// a watcher (template_watch.go) renders again when what they read changes.
 
 // renderTemplates renders each template into taskDir and returns the
 // variables of those with env = true (later templates win).
-func renderTemplates(taskDir string, tmpls []*structs.Template, env map[string]string, ip *Interpolator) (map[string]string, error) {
+func renderTemplates(taskDir string, tmpls []*structs.Template, env map[string]string, ip *Interpolator, rd *dataReader) (map[string]string, error) {
 	out := map[string]string{}
 	for _, t := range tmpls {
-		vars, err := renderTemplate(taskDir, t, env, ip)
+		r, err := renderTemplate(taskDir, t, env, ip, rd)
+		if err == nil {
+			err = r.write()
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", templateName(t), err)
 		}
-		for k, v := range vars {
-			out[k] = v
-		}
+		maps.Copy(out, r.env)
 	}
 	return out, nil
 }
@@ -49,7 +52,24 @@ func templateName(t *structs.Template) string {
 	return fmt.Sprintf("template from %q", t.SourcePath)
 }
 
-func renderTemplate(taskDir string, t *structs.Template, env map[string]string, ip *Interpolator) (map[string]string, error) {
+// renderedTemplate is one template's output, not yet written.
+type renderedTemplate struct {
+	tmpl    *structs.Template
+	dest    string
+	content []byte
+	perm    fs.FileMode
+	env     map[string]string // the variables of an env = true template
+}
+
+func (r *renderedTemplate) write() error { return writeFileAtomic(r.dest, r.content, r.perm) }
+
+// changed reports whether the file on disk differs from the output.
+func (r *renderedTemplate) changed() bool {
+	old, err := os.ReadFile(r.dest)
+	return err != nil || !bytes.Equal(old, r.content)
+}
+
+func renderTemplate(taskDir string, t *structs.Template, env map[string]string, ip *Interpolator, rd *dataReader) (*renderedTemplate, error) {
 	if t.DestPath == "" {
 		return nil, errors.New("destination is required")
 	}
@@ -65,9 +85,12 @@ func renderTemplate(taskDir string, t *structs.Template, env map[string]string, 
 	if err != nil {
 		return nil, err
 	}
-	funcs := templateFuncs(taskDir, env)
-	tmpl, err := template.New(filepath.Base(dest)).Funcs(funcs).Parse(text)
-	if err != nil {
+	funcs := templateFuncs(taskDir, env, rd)
+	tmpl := template.New(filepath.Base(dest)).Funcs(funcs)
+	if t.ErrMissingKey {
+		tmpl = tmpl.Option("missingkey=error")
+	}
+	if tmpl, err = tmpl.Parse(text); err != nil {
 		return nil, fmt.Errorf("parse: %w", err)
 	}
 	if err := countSteps(tmpl, funcs); err != nil {
@@ -77,13 +100,13 @@ func renderTemplate(taskDir string, t *structs.Template, env map[string]string, 
 	if err := tmpl.Execute(newCapWriter(&buf), nil); err != nil {
 		return nil, fmt.Errorf("render: %w", err)
 	}
-	if err := writeFileAtomic(dest, buf.Bytes(), perm); err != nil {
-		return nil, err
+	r := &renderedTemplate{tmpl: t, dest: dest, content: buf.Bytes(), perm: perm}
+	if t.Envvars {
+		if r.env, err = parseEnvFile(r.content); err != nil {
+			return nil, err
+		}
 	}
-	if !t.Envvars {
-		return nil, nil
-	}
-	return parseEnvFile(buf.Bytes())
+	return r, nil
 }
 
 // templateText is the embedded template, else the file at the source
@@ -167,7 +190,7 @@ func validEnvKey(k string) bool {
 // templateFuncs is the function set templates get. Functions that need
 // Consul, Vault or the Nomad API exist only to fail with a message saying
 // so, when a template actually calls them.
-func templateFuncs(taskDir string, env map[string]string) template.FuncMap {
+func templateFuncs(taskDir string, env map[string]string, rd *dataReader) template.FuncMap {
 	fm := template.FuncMap{
 		"env":          func(k string) string { return env[k] },
 		"file":         func(p string) (string, error) { return readTaskFile(taskDir, p) },
@@ -190,6 +213,9 @@ func templateFuncs(taskDir string, env map[string]string) template.FuncMap {
 	for name, needs := range unavailableFuncs {
 		fm[name] = unavailable(name, needs)
 	}
+	if rd != nil {
+		maps.Copy(fm, rd.nomadFuncs())
+	}
 	return fm
 }
 
@@ -206,7 +232,7 @@ var unavailableFuncs = map[string]string{
 
 func unavailable(name, needs string) func(...any) (any, error) {
 	return func(...any) (any, error) {
-		return nil, fmt.Errorf("template function %q needs %s, which is not available: drover renders templates without Consul or Vault", name, needs)
+		return nil, fmt.Errorf("template function %q needs %s, which is not available to this template", name, needs)
 	}
 }
 

@@ -144,7 +144,10 @@ func TestTemplateFuncs(t *testing.T) {
 		t.Run(tc.tmpl, func(t *testing.T) {
 			dir := t.TempDir()
 			ip := NewInterpolator(nil, nil, "")
-			_, err := renderTemplate(dir, &structs.Template{EmbeddedTmpl: tc.tmpl, DestPath: "out"}, map[string]string{"K": "v"}, ip)
+			r, err := renderTemplate(dir, &structs.Template{EmbeddedTmpl: tc.tmpl, DestPath: "out"}, map[string]string{"K": "v"}, ip, nil)
+			if err == nil {
+				err = r.write()
+			}
 			if tc.wantErr != "" || err != nil {
 				if err == nil || tc.wantErr == "" || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tc.wantErr)

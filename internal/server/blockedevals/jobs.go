@@ -7,15 +7,18 @@ import (
 )
 
 // Untrack drops every blocked eval of the job (job-wide and per node)
-// without enqueueing them: the job got a newer eval or was deregistered,
-// and the caller cancels the dropped evals. Nothing is returned because
-// the caller finds them in state.
-func (t *Tracker) Untrack(namespace, jobID string) {
+// without enqueueing them, and returns them in ID order: the job was
+// stopped or purged, and the caller cancels the dropped evals.
+func (t *Tracker) Untrack(namespace, jobID string) []*structs.Evaluation {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	var out []*structs.Evaluation
 	for _, en := range t.set.matchJob(jobKey{namespace, jobID}) {
 		t.set.remove(en.eval.ID)
+		out = append(out, en.eval)
 	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
 }
 
 // HasBlocked returns the job's tracked blocked eval. The job-wide eval is

@@ -31,16 +31,18 @@ type Action struct {
 	CreateEval bool
 }
 
-// Watcher remembers, per deployment, how many allocs were healthy when it
-// last asked for an eval, so each step of progress yields one eval.
+// Watcher remembers, per deployment, how many allocs were placed when it
+// last asked for an eval, so each step of the rollout yields exactly one
+// eval however the health reports of that step are spread in time.
 type Watcher struct {
-	lastHealthy map[string]int
+	lastStep map[string]int
 }
 
 // New returns a watcher with no memory: after a leader change the first
-// step may ask for one eval per running deployment, which is harmless (the
-// scheduler finds nothing to do).
-func New() *Watcher { return &Watcher{lastHealthy: map[string]int{}} }
+// step may ask for one eval per running deployment whose placed allocs
+// are all healthy, which is harmless (the scheduler finds nothing to do
+// and cancels it).
+func New() *Watcher { return &Watcher{lastStep: map[string]int{}} }
 
 // Step returns the actions the deployments need at time now.
 func (w *Watcher) Step(deployments []*structs.Deployment, now time.Time) []Action {
@@ -55,14 +57,19 @@ func (w *Watcher) Step(deployments []*structs.Deployment, now time.Time) []Actio
 			actions = append(actions, a)
 		}
 	}
-	for id := range w.lastHealthy {
+	for id := range w.lastStep {
 		if !live[id] {
-			delete(w.lastHealthy, id) // finished: forget it
+			delete(w.lastStep, id) // finished: forget it
 		}
 	}
 	return actions
 }
 
+// decide applies the design's rule (docs/design.md): "It will create 1 Evaluation when the
+// Deployment has reached the next step". A step is reached when every
+// alloc placed so far is healthy and more allocs are placed than at the
+// previous step; a health report that leaves some placed alloc of the
+// step still unhealthy asks for nothing.
 func (w *Watcher) decide(d *structs.Deployment, now time.Time) (Action, bool) {
 	switch {
 	case unhealthy(d):
@@ -70,24 +77,47 @@ func (w *Watcher) decide(d *structs.Deployment, now time.Time) (Action, bool) {
 	case pastDeadline(d, now):
 		return failed(d, DescProgressDeadline), true
 	}
-	healthy := totalHealthy(d)
-	last, seen := w.lastHealthy[d.ID]
-	w.lastHealthy[d.ID] = healthy
-	progressed := seen && healthy > last || !seen && healthy > 0
+	stepDone := stepReached(d, w.lastStep[d.ID])
+	if stepDone {
+		w.lastStep[d.ID] = totalPlaced(d)
+	}
 	if complete(d) {
-		// Every health step gets its eval, the last one too (docs/design.md
-		// counts it); the scheduler finds the rollout done.
-		return Action{Deployment: d, CreateEval: progressed, Update: &structs.DeploymentStatusUpdate{
+		// The last step gets its eval too (docs/design.md counts it); the
+		// scheduler finds the rollout done.
+		return Action{Deployment: d, CreateEval: stepDone, Update: &structs.DeploymentStatusUpdate{
 			DeploymentID: d.ID, Status: structs.DeploymentStatusSuccessful, StatusDescription: DescSuccessful,
 		}}, true
 	}
 	if groups := autoPromotable(d); len(groups) > 0 {
 		return Action{Deployment: d, Promote: groups, CreateEval: true}, true
 	}
-	if progressed {
+	if stepDone {
 		return Action{Deployment: d, CreateEval: true}, true
 	}
 	return Action{}, false
+}
+
+// stepReached reports whether every placed alloc is healthy and the
+// deployment placed more than at the step that last got an eval.
+func stepReached(d *structs.Deployment, lastStep int) bool {
+	placed := totalPlaced(d)
+	if placed <= lastStep {
+		return false
+	}
+	for _, g := range d.TaskGroups {
+		if g.HealthyAllocs < g.PlacedAllocs {
+			return false
+		}
+	}
+	return true
+}
+
+func totalPlaced(d *structs.Deployment) int {
+	n := 0
+	for _, g := range d.TaskGroups {
+		n += g.PlacedAllocs
+	}
+	return n
 }
 
 // autoPromotable lists the groups with auto_promote whose canaries are all
@@ -147,14 +177,6 @@ func complete(d *structs.Deployment) bool {
 // were promoted.
 func groupComplete(g *structs.DeploymentState) bool {
 	return g.HealthyAllocs >= g.DesiredTotal && (g.DesiredCanaries == 0 || g.Promoted)
-}
-
-func totalHealthy(d *structs.Deployment) int {
-	n := 0
-	for _, g := range d.TaskGroups {
-		n += g.HealthyAllocs
-	}
-	return n
 }
 
 // NextDeadline returns the earliest progress deadline among running

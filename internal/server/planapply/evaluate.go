@@ -14,6 +14,7 @@ type StateReader interface {
 	NodeByID(ws memdb.WatchSet, id string) (*structs.Node, error)
 	AllocByID(ws memdb.WatchSet, id string) (*structs.Allocation, error)
 	AllocsByNodeTerminal(ws memdb.WatchSet, nodeID string, terminal bool) ([]*structs.Allocation, error)
+	JobByID(ws memdb.WatchSet, namespace, id string) (*structs.Job, error)
 	LatestIndex() uint64
 }
 
@@ -53,6 +54,13 @@ type Outcome struct {
 // progress, so creating or advancing its deployment would record a step
 // that never happened; the retry will propose it again.
 func Evaluate(snap StateReader, plan *structs.Plan) (*Outcome, error) {
+	gone, err := planJobGone(snap, plan)
+	if err != nil {
+		return nil, err
+	}
+	if gone {
+		return evaluateGoneJob(snap, plan)
+	}
 	nodes := touchedNodes(plan)
 	out := &Outcome{Result: newResult(len(nodes))}
 	accepted := 0
@@ -79,6 +87,41 @@ func Evaluate(snap StateReader, plan *structs.Plan) (*Outcome, error) {
 		out.Result.DeploymentUpdates = plan.DeploymentUpdates
 	}
 	return out, nil
+}
+
+// evaluateGoneJob keeps only the stops and deployment status updates of
+// a plan whose job was purged or stopped since it was computed: every
+// node with placements is rejected, so nothing of the job is placed or
+// written back and the scheduler retries on a snapshot that shows why.
+func evaluateGoneJob(snap StateReader, plan *structs.Plan) (*Outcome, error) {
+	stopsOnly := &structs.Plan{NodeUpdate: plan.NodeUpdate}
+	nodes := touchedNodes(stopsOnly)
+	out := &Outcome{Result: newResult(len(nodes))}
+	for _, nodeID := range nodes {
+		acceptNode(out.Result, stopsOnly, nodeID)
+	}
+	for _, nodeID := range sortedKeys(plan.NodeAllocation) { // nodes with placements
+		out.Rejections = append(out.Rejections, Rejection{NodeID: nodeID, Reason: ReasonJobGone})
+	}
+	if len(out.Rejections) > 0 {
+		accepted := len(nodes)
+		markRejected(snap, stopsOnly, out, &accepted)
+	}
+	out.Result.DeploymentUpdates = plan.DeploymentUpdates
+	return out, nil
+}
+
+// planJobGone reports whether the plan's job was purged or stopped since
+// the plan was computed (structs.PlanJobGone).
+func planJobGone(snap StateReader, plan *structs.Plan) (bool, error) {
+	if plan.Job == nil {
+		return false, nil
+	}
+	stored, err := snap.JobByID(nil, plan.Job.Namespace, plan.Job.ID)
+	if err != nil {
+		return false, err
+	}
+	return structs.PlanJobGone(stored, plan.Job), nil
 }
 
 // markRejected records the rejections in the result; for an all-at-once

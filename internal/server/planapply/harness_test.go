@@ -103,6 +103,9 @@ type fakeRaft struct {
 	calls int
 	reqs  []*structs.ApplyPlanResultsRequest
 	fail  error
+	// beforeCommit runs once, before the next entry is applied: a write
+	// that lands between the plan's evaluation and its commit.
+	beforeCommit func(index uint64)
 }
 
 func (r *fakeRaft) next() uint64 {
@@ -120,6 +123,11 @@ func (r *fakeRaft) ApplyPlanResults(req *structs.ApplyPlanResultsRequest) (uint6
 		return 0, r.fail
 	}
 	r.index++
+	if hook := r.beforeCommit; hook != nil {
+		r.beforeCommit = nil
+		hook(r.index)
+		r.index++
+	}
 	r.reqs = append(r.reqs, req)
 	if err := r.store.UpsertPlanResults(r.index, req); err != nil {
 		return 0, err

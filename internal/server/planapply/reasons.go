@@ -30,6 +30,9 @@ const (
 	// ReasonExhausted: the node's resulting allocs exceed a resource
 	// dimension (Rejection.Dimension says which).
 	ReasonExhausted = "resources exhausted"
+	// ReasonJobGone: the plan's job was purged or stopped after the plan
+	// was computed; nothing is placed for it anywhere.
+	ReasonJobGone = "job was purged or stopped"
 )
 
 // Exhausted dimensions (Rejection.Dimension). The first four are the names

@@ -31,6 +31,7 @@ func buildRequest(snap jobLookup, plan *structs.Plan, res *structs.PlanResult, n
 			req.AllocsUpdated = append(req.AllocsUpdated, withoutPlanJob(a, plan.Job))
 		}
 	}
+	keepLastGroupMetrics(req.AllocsUpdated)
 	for _, nodeID := range sortedKeys(res.NodeUpdate) {
 		for _, a := range res.NodeUpdate[nodeID] {
 			req.AllocsStopped = append(req.AllocsStopped, stopDiff(a))

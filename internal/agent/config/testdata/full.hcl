@@ -31,7 +31,9 @@ server {
   deployment_gc_threshold   = "90m"
 
   server_join {
-    retry_join = ["10.0.0.1", "10.0.0.2"]
+    retry_join     = ["10.0.0.1", "10.0.0.2"]
+    retry_interval = "15s"
+    retry_max      = 3
   }
 }
 

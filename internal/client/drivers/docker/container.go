@@ -77,6 +77,13 @@ func binds(tc *drivers.TaskConfig, cfg *TaskConfig, pc *PluginConfig) ([]string,
 		parts[0] = src
 		out = append(out, strings.Join(parts, ":"))
 	}
+	for _, m := range tc.Mounts {
+		b := m.HostPath + ":" + m.TaskPath
+		if m.ReadOnly {
+			b += ":ro"
+		}
+		out = append(out, b)
+	}
 	return out, nil
 }
 

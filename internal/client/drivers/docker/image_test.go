@@ -13,13 +13,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
 )
 
-// testImage is built once per package run from testdata/server.
-const testImage = "drover-test-server:latest"
+// testImage is built once per package run from testdata/server. The tag
+// names the process: test runs sharing a Docker daemon (parallel CI jobs,
+// several checkouts) must not remove each other's image.
+var testImage = "drover-test-server:" + strconv.Itoa(os.Getpid())
 
 var (
 	daemonOnce sync.Once

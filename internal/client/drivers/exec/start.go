@@ -98,7 +98,8 @@ func (d *Driver) buildSpec(tc *drivers.TaskConfig, cfg *TaskConfig, cg *cgroup) 
 		Caps: caps, OwnDirs: nonEmpty(tc.TaskDir.LocalDir, tc.TaskDir.SecretsDir),
 		SharedDirs: sharedDirs(tc.TaskDir.AllocDir),
 		Root:       tc.TaskDir.Dir,
-		ReadOnly:   readOnlyMounts(d.cfg.ChrootEnv), ReadWrite: taskMounts(tc.TaskDir),
+		ReadOnly:   append(readOnlyMounts(d.cfg.ChrootEnv), volumeMounts(tc.Mounts, true)...),
+		ReadWrite:  append(taskMounts(tc.TaskDir), volumeMounts(tc.Mounts, false)...),
 		Hostname:   tc.TaskName,
 		StdoutPath: tc.StdoutPath, StderrPath: tc.StderrPath,
 		CgroupProcs: cg.procsFiles(),
@@ -166,4 +167,16 @@ func readStatus(ctx context.Context, r *os.File) error {
 	case <-time.After(setupTimeout):
 		return fmt.Errorf("executor did not report within %s", setupTimeout)
 	}
+}
+
+// volumeMounts are the task's host volumes of one kind (read-only or not),
+// bound into the chroot at their destination.
+func volumeMounts(mounts []drivers.MountConfig, readOnly bool) []mount {
+	var out []mount
+	for _, m := range mounts {
+		if m.ReadOnly == readOnly {
+			out = append(out, mount{Source: m.HostPath, Target: m.TaskPath})
+		}
+	}
+	return out
 }

@@ -1,10 +1,14 @@
-// Package rawexec is the raw_exec driver: the task's command runs as a
-// plain child process of the client, without isolation, in its own
-// process group so that stopping it stops everything it spawned. It is
-// off unless the agent enables it: plugin "raw_exec" { config { enabled = true } }.
+// Package rawexec is the raw_exec driver: the task's command runs without
+// isolation, as the child of a small supervisor process (the client's own
+// binary re-run with SupervisorArg), in the supervisor's process group so
+// that stopping it stops everything it spawned. It is off unless the
+// agent enables it: plugin "raw_exec" { config { enabled = true } }.
 //
-// After a client restart Recover re-attaches by PID, checking the start
-// time so a recycled PID is never mistaken for the task. The task is then
-// no longer the client's child, so its exit is noticed by polling /proc
-// and its exit status is unknown (ExitResult.Err = ErrExitStatusUnknown).
+// The supervisor waits for the task and writes its exit status to a file
+// in the alloc dir. After a client restart Recover re-attaches to the
+// supervisor by PID (checking the start time so a recycled PID is never
+// mistaken for it), notices its exit by polling /proc, and reads the real
+// exit status from that file; a task that finished while the client was
+// down recovers with its exit already known. Only handles written before
+// the supervisor existed end with ErrExitStatusUnknown.
 package rawexec

@@ -3,6 +3,7 @@ package rawexec
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -211,17 +212,66 @@ func TestRecoverAfterRestart(t *testing.T) {
 	if err := d2.Stop(task.ID, 5*time.Second, "SIGTERM"); err != nil {
 		t.Fatal(err)
 	}
+	// The supervisor recorded the real status for the re-attached driver.
 	res := waitExit(t, d2, task.ID, 5*time.Second)
-	if !errors.Is(res.Err, drivers.ErrExitStatusUnknown) {
+	if res.Err != nil || res.Signal != 15 {
 		t.Fatalf("exit = %+v", res)
 	}
-	// The old instance (still our parent here) saw the real status.
+	// The old instance (still the supervisor's parent here) agrees.
 	if res := waitExit(t, d1, task.ID, 5*time.Second); res.Signal != 15 {
 		t.Fatalf("original exit = %+v", res)
 	}
-	// A handle to a finished task no longer recovers.
+	// Once destroyed, a handle to the finished task no longer recovers.
+	if err := d2.Destroy(task.ID, false); err != nil {
+		t.Fatal(err)
+	}
 	if err := newDriver(t).Recover(h); !errors.Is(err, drivers.ErrTaskGone) {
 		t.Fatalf("recover of dead task = %v", err)
+	}
+}
+
+// A batch task re-attached after a client restart that then exits 0 must
+// report exit code 0, and one that finished while the client was away
+// must recover with its exit known (not "gone", which would run it again).
+func TestRecoverLearnsRealExitCode(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		exitsAfter bool // the task exits after the new driver re-attached
+		code       int
+	}{
+		{"exits 0 after re-attach", true, 0},
+		{"exits 7 after re-attach", true, 7},
+		{"exited 0 while the client was away", false, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d1 := newDriver(t)
+			task := newTask(t, map[string]any{"command": "/bin/sh", "args": []any{"-c",
+				fmt.Sprintf("while [ ! -e go ]; do sleep 0.02; done; exit %d", tc.code)}})
+			h, err := d1.Start(context.Background(), task)
+			if err != nil {
+				t.Fatal(err)
+			}
+			release := func() {
+				if err := os.WriteFile(filepath.Join(task.TaskDir.Dir, "go"), nil, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !tc.exitsAfter {
+				release()
+				waitExit(t, d1, task.ID, 10*time.Second) // finished before the "restart"
+			}
+			d2 := newDriver(t) // the restarted client: a new driver and the handle
+			if err := d2.Recover(h); err != nil {
+				t.Fatalf("recover = %v", err)
+			}
+			if tc.exitsAfter {
+				release()
+			}
+			res := waitExit(t, d2, task.ID, 10*time.Second)
+			if res.Err != nil || res.ExitCode != tc.code || res.Signal != 0 {
+				t.Fatalf("exit = %+v, want code %d", res, tc.code)
+			}
+		})
 	}
 }
 

@@ -1,10 +1,14 @@
 package rawexec
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"syscall"
 	"time"
 
@@ -12,8 +16,10 @@ import (
 	"github.com/drover-project/drover/internal/client/drivers/procutil"
 )
 
-// Start implements drivers.Driver.
-func (d *Driver) Start(_ context.Context, tc *drivers.TaskConfig) (*drivers.TaskHandle, error) {
+// Start implements drivers.Driver. The task runs under a supervisor (this
+// binary with SupervisorArg) that records its exit status in a file, so a
+// client that restarts while the task runs still learns how it ended.
+func (d *Driver) Start(ctx context.Context, tc *drivers.TaskConfig) (*drivers.TaskHandle, error) {
 	if !d.cfg.Enabled {
 		return nil, drivers.ErrDriverDisabled
 	}
@@ -21,23 +27,22 @@ func (d *Driver) Start(_ context.Context, tc *drivers.TaskConfig) (*drivers.Task
 	if err != nil {
 		return nil, err
 	}
-	cmd, err := buildCmd(tc, cfg)
+	if err := drivers.LinkMounts(tc.TaskDir.Dir, tc.Mounts); err != nil {
+		return nil, err
+	}
+	spec, err := buildSpec(tc, cfg)
 	if err != nil {
 		return nil, err
 	}
-	closeLogs, err := attachLogs(cmd, tc)
+	_ = os.Remove(spec.ExitFile) // a stale one from an earlier run would lie
+	cmd, err := d.startSupervisor(ctx, tc, spec)
 	if err != nil {
 		return nil, err
-	}
-	err = cmd.Start()
-	closeLogs() // the child holds its own copies
-	if err != nil {
-		return nil, fmt.Errorf("failed to start command %q: %w", cfg.Command, err)
 	}
 	t := &task{id: tc.ID, exit: drivers.NewExitWaiter()}
-	t.state = taskState{PID: cmd.Process.Pid, StartedAt: time.Now()}
+	t.state = taskState{PID: cmd.Process.Pid, StartedAt: time.Now(), ExitFile: spec.ExitFile}
 	t.state.StartTime, _ = procutil.StartTime(t.state.PID)
-	go func() { t.exit.Set(procutil.ExitFromState(cmd.ProcessState, cmd.Wait())) }()
+	go func() { t.finish(procutil.ExitFromState(cmd.ProcessState, cmd.Wait())) }()
 	if err := d.tasks.Add(t.id, t); err != nil {
 		_ = procutil.SignalGroup(t.state.PID, syscall.SIGKILL)
 		return nil, err
@@ -45,23 +50,73 @@ func (d *Driver) Start(_ context.Context, tc *drivers.TaskConfig) (*drivers.Task
 	return t.handle()
 }
 
-func buildCmd(tc *drivers.TaskConfig, cfg *TaskConfig) (*exec.Cmd, error) {
+func buildSpec(tc *drivers.TaskConfig, cfg *TaskConfig) (*supervisorSpec, error) {
 	path, err := resolveCommand(cfg.Command, tc.TaskDir.Dir)
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(path, cfg.Args...)
-	cmd.Dir = tc.TaskDir.Dir
-	cmd.Env = drivers.EnvList(tc.Env)
-	// A process group of its own: Stop signals the group, and a Ctrl-C at
-	// a dev agent's terminal does not reach the tasks.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	spec := &supervisorSpec{
+		Path: path, Args: append([]string{path}, cfg.Args...), Dir: tc.TaskDir.Dir,
+		Env: drivers.EnvList(tc.Env), ExitFile: exitFilePath(tc),
+	}
 	if tc.User != "" {
-		cred, err := drivers.LookupCredential(tc.User)
-		if err != nil {
+		if spec.Credential, err = drivers.LookupCredential(tc.User); err != nil {
 			return nil, err
 		}
-		cmd.SysProcAttr.Credential = cred
+	}
+	return spec, nil
+}
+
+var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9_.-]`)
+
+// exitFilePath puts the exit file in the alloc dir (the task dir's
+// parent), out of the task's reach and removed with the alloc.
+func exitFilePath(tc *drivers.TaskConfig) string {
+	dir := os.TempDir()
+	if tc.TaskDir.Dir != "" {
+		dir = filepath.Dir(filepath.Clean(tc.TaskDir.Dir))
+	}
+	return filepath.Join(dir, "raw_exec-"+unsafeChars.ReplaceAllString(tc.ID, "_")+".exit.json")
+}
+
+// startSupervisor launches the supervisor in a process group of its own
+// (the task joins it: Stop signals the group, and a Ctrl-C at a dev
+// agent's terminal does not reach the tasks) and waits for its status
+// line, so a command that cannot start is a Start error.
+func (d *Driver) startSupervisor(ctx context.Context, tc *drivers.TaskConfig, spec *supervisorSpec) (*exec.Cmd, error) {
+	in, err := json.Marshal(spec)
+	if err != nil {
+		return nil, err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("locate the raw_exec supervisor binary: %w", err)
+	}
+	statusR, statusW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	defer statusR.Close()
+	cmd := exec.Command(self, SupervisorArg)
+	cmd.Dir = spec.Dir
+	cmd.Stdin = bytes.NewReader(in)
+	cmd.ExtraFiles = []*os.File{statusW}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	closeLogs, err := attachLogs(cmd, tc)
+	if err != nil {
+		statusW.Close()
+		return nil, err
+	}
+	err = cmd.Start()
+	closeLogs() // the supervisor holds its own copies
+	statusW.Close()
+	if err != nil {
+		return nil, fmt.Errorf("start raw_exec supervisor: %w", err)
+	}
+	if err := drivers.ReadSupervisorStatus(ctx, statusR, "raw_exec supervisor"); err != nil {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return nil, err
 	}
 	return cmd, nil
 }

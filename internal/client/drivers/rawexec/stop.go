@@ -2,6 +2,7 @@ package rawexec
 
 import (
 	"context"
+	"os"
 	"syscall"
 	"time"
 
@@ -58,6 +59,9 @@ func (d *Driver) Destroy(taskID string, force bool) error {
 		}
 	}
 	d.tasks.Remove(taskID)
+	if t.state.ExitFile != "" {
+		_ = os.Remove(t.state.ExitFile)
+	}
 	return nil
 }
 

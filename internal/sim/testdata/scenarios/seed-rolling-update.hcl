@@ -2,7 +2,8 @@ description = <<EOT
 docs/design.md, second example: a service job of count 3 updated
 with max_parallel = 1 and canary = 1 (auto-promoted). The nodes report each
 new alloc healthy; the deployment watcher emits one eval per step:
-1 job-register + 3 deployment-watcher evals, none pointing back.
+1 job-register + 3 deployment-watcher evals, none pointing back. The last
+step finds the rollout done: a no-op, which the scheduler cancels.
 EOT
 seed = 2
 
@@ -36,7 +37,13 @@ expect {
     trigger  = "deployment-watcher"
     status   = "complete"
     previous = "none"
-    count    = 3
+    count    = 2
+  }
+  evals {
+    trigger  = "deployment-watcher"
+    status   = "canceled"
+    previous = "none"
+    count    = 1
   }
   allocs {
     job   = "web"

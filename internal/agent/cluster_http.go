@@ -1,0 +1,159 @@
+package agent
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/hashicorp/nomad/api"
+
+	"github.com/drover-project/drover/internal/server"
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// clusterRoutes are the membership, raft peer and autopilot endpoints.
+func (h *HTTPServer) clusterRoutes() {
+	h.handle("GET /v1/agent/members", h.agentMembers)
+	h.handle("PUT /v1/agent/join", h.agentJoin)
+	h.handle("POST /v1/agent/join", h.agentJoin)
+	h.handle("PUT /v1/agent/force-leave", h.agentForceLeave)
+	h.handle("POST /v1/agent/force-leave", h.agentForceLeave)
+	h.handle("DELETE /v1/operator/raft/peer", h.raftRemovePeer)
+	h.handle("PUT /v1/operator/raft/transfer-leadership", h.raftTransferLeadership)
+	h.handle("POST /v1/operator/raft/transfer-leadership", h.raftTransferLeadership)
+	h.handle("GET /v1/operator/autopilot/configuration", h.autopilotGet)
+	h.handle("PUT /v1/operator/autopilot/configuration", h.autopilotSet)
+	h.handle("POST /v1/operator/autopilot/configuration", h.autopilotSet)
+	h.handle("GET /v1/operator/autopilot/health", h.autopilotHealth)
+}
+
+func (h *HTTPServer) agentMembers(w http.ResponseWriter, r *http.Request) (any, error) {
+	reply, err := h.srv.Cluster.Members(r.Context(), &structs.ClusterMembersRequest{})
+	if err != nil {
+		return nil, err
+	}
+	out := &api.ServerMembers{ServerName: reply.ServerName, ServerRegion: reply.ServerRegion, ServerDC: reply.ServerDC, Members: []*api.AgentMember{}}
+	for _, m := range reply.Members {
+		out.Members = append(out.Members, &api.AgentMember{
+			Name: m.Name, Addr: m.Addr, Port: m.Port, Tags: m.Tags, Status: m.Status,
+			ProtocolMin: m.ProtocolMin, ProtocolMax: m.ProtocolMax, ProtocolCur: m.ProtocolCur,
+			DelegateMin: m.DelegateMin, DelegateMax: m.DelegateMax, DelegateCur: m.DelegateCur,
+		})
+	}
+	return out, nil
+}
+
+// joinResponse is Nomad's answer to PUT /v1/agent/join.
+type joinResponse struct {
+	NumJoined int    `json:"num_joined"`
+	Error     string `json:"error"`
+}
+
+func (h *HTTPServer) agentJoin(w http.ResponseWriter, r *http.Request) (any, error) {
+	addrs := r.URL.Query()["address"]
+	if len(addrs) == 0 {
+		return nil, server.BadRequest("address: at least one ?address= to join is required")
+	}
+	reply, err := h.srv.Cluster.Join(r.Context(), &structs.ClusterJoinRequest{Addrs: addrs})
+	if err != nil {
+		if server.ErrorCode(err) != http.StatusInternalServerError {
+			return nil, err
+		}
+		// Nomad reports a failed join in the body with 200.
+		return &joinResponse{Error: err.Error()}, nil
+	}
+	return &joinResponse{NumJoined: reply.NumJoined}, nil
+}
+
+func (h *HTTPServer) agentForceLeave(w http.ResponseWriter, r *http.Request) (any, error) {
+	q := r.URL.Query()
+	prune, _ := strconv.ParseBool(q.Get("prune"))
+	_, err := h.srv.Cluster.ForceLeave(r.Context(), &structs.ForceLeaveRequest{Node: q.Get("node"), Prune: prune})
+	return nil, err
+}
+
+func (h *HTTPServer) raftRemovePeer(w http.ResponseWriter, r *http.Request) (any, error) {
+	q := r.URL.Query()
+	_, err := h.srv.Cluster.RemoveRaftPeer(r.Context(), &structs.RaftPeerRequest{ID: q.Get("id"), Address: q.Get("address"), WriteRequest: writeRequest(r)})
+	return nil, err
+}
+
+func (h *HTTPServer) raftTransferLeadership(w http.ResponseWriter, r *http.Request) (any, error) {
+	q := r.URL.Query()
+	_, err := h.srv.Cluster.TransferLeadership(r.Context(), &structs.RaftPeerRequest{ID: q.Get("id"), Address: q.Get("address"), WriteRequest: writeRequest(r)})
+	return nil, err
+}
+
+func (h *HTTPServer) autopilotGet(w http.ResponseWriter, r *http.Request) (any, error) {
+	q, err := parseQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	reply, err := h.srv.Cluster.AutopilotGetConfiguration(r.Context(), &structs.AutopilotConfigRequest{QueryOptions: q})
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, reply.QueryMeta)
+	c := reply.Config
+	return &api.AutopilotConfiguration{
+		CleanupDeadServers: c.CleanupDeadServers, LastContactThreshold: c.LastContactThreshold,
+		MaxTrailingLogs: c.MaxTrailingLogs, MinQuorum: c.MinQuorum, ServerStabilizationTime: c.ServerStabilizationTime,
+		EnableRedundancyZones: c.EnableRedundancyZones, DisableUpgradeMigration: c.DisableUpgradeMigration,
+		EnableCustomUpgrades: c.EnableCustomUpgrades, CreateIndex: c.CreateIndex, ModifyIndex: c.ModifyIndex,
+	}, nil
+}
+
+// autopilotSet answers PUT /v1/operator/autopilot/configuration; with
+// ?cas=N it applies only if the current ModifyIndex is N, and the body is
+// the bare boolean Nomad returns.
+func (h *HTTPServer) autopilotSet(w http.ResponseWriter, r *http.Request) (any, error) {
+	var in api.AutopilotConfiguration
+	if err := decodeBody(w, r, &in); err != nil {
+		return nil, err
+	}
+	args := &structs.AutopilotSetConfigRequest{Config: structs.AutopilotConfig{
+		CleanupDeadServers: in.CleanupDeadServers, LastContactThreshold: in.LastContactThreshold,
+		MaxTrailingLogs: in.MaxTrailingLogs, MinQuorum: in.MinQuorum, ServerStabilizationTime: in.ServerStabilizationTime,
+		EnableRedundancyZones: in.EnableRedundancyZones, DisableUpgradeMigration: in.DisableUpgradeMigration,
+		EnableCustomUpgrades: in.EnableCustomUpgrades,
+	}, WriteRequest: writeRequest(r)}
+	if q := r.URL.Query(); q.Has("cas") {
+		idx, err := strconv.ParseUint(q.Get("cas"), 10, 64)
+		if err != nil {
+			return nil, server.BadRequest("cas: %q is not an index", q.Get("cas"))
+		}
+		args.CAS, args.Config.ModifyIndex = true, idx
+	}
+	reply, err := h.srv.Cluster.AutopilotSetConfiguration(r.Context(), args)
+	if err != nil {
+		return nil, err
+	}
+	w.Header().Set("X-Nomad-Index", uintString(reply.Index))
+	return reply.Updated, nil
+}
+
+func (h *HTTPServer) autopilotHealth(w http.ResponseWriter, r *http.Request) (any, error) {
+	q, err := parseQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	reply, err := h.srv.Cluster.ServerHealth(r.Context(), &structs.OperatorHealthRequest{QueryOptions: q})
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, reply.QueryMeta)
+	out := &api.OperatorHealthReply{Healthy: reply.Healthy, FailureTolerance: reply.FailureTolerance, Servers: []api.ServerHealth{}}
+	for _, s := range reply.Servers {
+		out.Servers = append(out.Servers, api.ServerHealth{
+			ID: s.ID, Name: s.Name, Address: s.Address, SerfStatus: s.SerfStatus, Version: s.Version,
+			Leader: s.Leader, LastContact: s.LastContact, LastTerm: s.LastTerm, LastIndex: s.LastIndex,
+			Healthy: s.Healthy, Voter: s.Voter, StableSince: s.StableSince,
+		})
+		if s.Leader {
+			out.Leader = s.ID
+		}
+		if s.Voter {
+			out.Voters = append(out.Voters, s.ID)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,89 @@
+package agent
+
+import (
+	"net/http"
+
+	"github.com/drover-project/drover/internal/agent/apiconv"
+	"github.com/drover-project/drover/internal/server"
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// serviceRoutes serves the native service catalog (provider = "nomad").
+func (h *HTTPServer) serviceRoutes() {
+	h.handle("GET /v1/services", h.serviceList)
+	h.handle("GET /v1/service/{name}", h.serviceGet)
+	h.handle("DELETE /v1/service/{name}/{id}", h.serviceDelete)
+	h.handle("GET /v1/job/{id}/services", h.jobServices)
+	h.handle("GET /v1/allocation/{id}/services", h.allocServices)
+}
+
+func (h *HTTPServer) serviceList(w http.ResponseWriter, r *http.Request) (any, error) {
+	q, err := parseQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	reply, err := h.srv.ServiceRegistration.List(r.Context(), &structs.ServiceRegistrationListRequest{QueryOptions: q})
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, reply.QueryMeta)
+	return apiconv.ServiceListFromStructs(reply.Services), nil
+}
+
+// serviceGet answers GET /v1/service/:name; `choose=N|key` keeps N
+// instances picked by rendezvous hashing on key.
+func (h *HTTPServer) serviceGet(w http.ResponseWriter, r *http.Request) (any, error) {
+	q, err := parseQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	reply, err := h.srv.ServiceRegistration.GetService(r.Context(), &structs.ServiceRegistrationByNameRequest{
+		ServiceName: r.PathValue("name"), Choose: r.URL.Query().Get("choose"), QueryOptions: q,
+	})
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, reply.QueryMeta)
+	return apiconv.ServiceRegistrationsFromStructs(reply.Services), nil
+}
+
+func (h *HTTPServer) serviceDelete(w http.ResponseWriter, r *http.Request) (any, error) {
+	reply, err := h.srv.ServiceRegistration.DeleteByID(r.Context(), &structs.ServiceRegistrationDeleteByIDRequest{
+		IDs: []string{r.PathValue("id")}, ServiceName: r.PathValue("name"), WriteRequest: writeRequest(r),
+	})
+	if err != nil {
+		return nil, err
+	}
+	setIndex(w, reply.Index)
+	return nil, nil
+}
+
+func (h *HTTPServer) jobServices(w http.ResponseWriter, r *http.Request) (any, error) {
+	q, err := parseQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	reply, err := h.srv.ServiceRegistration.ByJob(r.Context(), &structs.ServiceRegistrationByJobRequest{JobID: r.PathValue("id"), QueryOptions: q})
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, reply.QueryMeta)
+	return apiconv.ServiceRegistrationsFromStructs(reply.Services), nil
+}
+
+func (h *HTTPServer) allocServices(w http.ResponseWriter, r *http.Request) (any, error) {
+	q, err := parseQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	id := r.PathValue("id")
+	reply, err := h.srv.ServiceRegistration.ByAlloc(r.Context(), &structs.ServiceRegistrationByAllocRequest{AllocID: id, QueryOptions: q})
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, reply.QueryMeta)
+	if reply.Services == nil {
+		return nil, server.NotFound("allocation %q not found", id)
+	}
+	return apiconv.ServiceRegistrationsFromStructs(reply.Services), nil
+}

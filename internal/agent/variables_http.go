@@ -1,0 +1,170 @@
+package agent
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+
+	"github.com/hashicorp/nomad/api"
+
+	"github.com/drover-project/drover/internal/agent/apiconv"
+	"github.com/drover-project/drover/internal/server"
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// variableRoutes serves Variables and the keyring.
+func (h *HTTPServer) variableRoutes() {
+	h.handle("GET /v1/vars", h.variableList)
+	h.handle("GET /v1/var/{path...}", h.variableRead)
+	h.handle("PUT /v1/var/{path...}", h.variableWrite)
+	h.handle("POST /v1/var/{path...}", h.variableWrite)
+	h.handle("DELETE /v1/var/{path...}", h.variableDelete)
+	h.handle("GET /v1/operator/keyring/keys", h.keyringList)
+	h.handle("PUT /v1/operator/keyring/rotate", h.keyringRotate)
+	h.handle("POST /v1/operator/keyring/rotate", h.keyringRotate)
+	h.handle("GET /.well-known/jwks.json", h.jwks)
+}
+
+// jwks answers the public keys that verify workload identities.
+func (h *HTTPServer) jwks(w http.ResponseWriter, r *http.Request) (any, error) {
+	q, err := parseQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	reply, err := h.srv.WorkloadIdentity.JWKS(r.Context(), &structs.JWKSRequest{QueryOptions: q})
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, reply.QueryMeta)
+	return struct {
+		Keys []structs.JSONWebKey `json:"keys"`
+	}{reply.Keys}, nil
+}
+
+func (h *HTTPServer) variableList(w http.ResponseWriter, r *http.Request) (any, error) {
+	q, err := parseQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	reply, err := h.srv.Variables.List(r.Context(), &structs.VariablesListRequest{QueryOptions: q})
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, reply.QueryMeta)
+	out := make([]*api.VariableMetadata, 0, len(reply.Data))
+	for _, md := range reply.Data {
+		out = append(out, apiconv.VariableMetadataFromStructs(md))
+	}
+	return out, nil
+}
+
+func (h *HTTPServer) variableRead(w http.ResponseWriter, r *http.Request) (any, error) {
+	q, err := parseQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	path := r.PathValue("path")
+	reply, err := h.srv.Variables.Read(r.Context(), &structs.VariablesReadRequest{Path: path, QueryOptions: q})
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, reply.QueryMeta)
+	if reply.Data == nil {
+		return nil, server.NotFound("variable not found: %s", path)
+	}
+	return apiconv.VariableFromStructs(reply.Data), nil
+}
+
+// variableWrite answers PUT /v1/var/:path: a set (check-and-set with
+// ?cas=N), or with ?lock-acquire, ?lock-renew, ?lock-release a lock
+// operation. A conflict is a 409 whose body is the stored variable.
+func (h *HTTPServer) variableWrite(w http.ResponseWriter, r *http.Request) (any, error) {
+	var in api.Variable
+	if err := decodeBody(w, r, &in); err != nil {
+		return nil, err
+	}
+	v, err := apiconv.VariableToStructs(&in)
+	if err != nil {
+		return nil, server.BadRequest("%v", err)
+	}
+	v.Path = r.PathValue("path")
+	op := structs.VarOpSet
+	for _, lockOp := range []string{structs.VarOpLockAcquire, structs.VarOpLockRenew, structs.VarOpLockRelease} {
+		if _, ok := r.URL.Query()[lockOp]; ok {
+			op = lockOp
+		}
+	}
+	return h.applyVariable(w, r, op, v)
+}
+
+func (h *HTTPServer) variableDelete(w http.ResponseWriter, r *http.Request) (any, error) {
+	out, err := h.applyVariable(w, r, structs.VarOpDelete, &structs.VariableDecrypted{VariableMetadata: structs.VariableMetadata{Path: r.PathValue("path")}})
+	if err != nil || out != nil {
+		return out, err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil, nil
+}
+
+func (h *HTTPServer) applyVariable(w http.ResponseWriter, r *http.Request, op string, v *structs.VariableDecrypted) (any, error) {
+	args := &structs.VariablesApplyArgs{Op: op, Var: v, WriteRequest: writeRequest(r)}
+	if cas := r.URL.Query().Get("cas"); cas != "" {
+		n, err := strconv.ParseUint(cas, 10, 64)
+		if err != nil {
+			return nil, server.BadRequest("cas: %q is not a modify index", cas)
+		}
+		args.CheckIndex = &n
+	}
+	reply, err := h.srv.Variables.Apply(r.Context(), args)
+	if err != nil {
+		return nil, err
+	}
+	setIndex(w, reply.Index)
+	switch {
+	case reply.Conflict != nil:
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusConflict)
+		_ = json.NewEncoder(w).Encode(apiconv.VariableFromStructs(reply.Conflict))
+		return nil, nil
+	case reply.Output == nil:
+		return nil, nil
+	case op == structs.VarOpLockRenew:
+		return apiconv.VariableMetadataFromStructs(&reply.Output.VariableMetadata), nil
+	}
+	return apiconv.VariableFromStructs(reply.Output), nil
+}
+
+func (h *HTTPServer) keyringList(w http.ResponseWriter, r *http.Request) (any, error) {
+	q, err := parseQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	reply, err := h.srv.Keyring.List(r.Context(), &structs.KeyringListRequest{QueryOptions: q})
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, reply.QueryMeta)
+	out := make([]*api.RootKeyMeta, 0, len(reply.Keys))
+	for _, k := range reply.Keys {
+		out = append(out, apiconv.RootKeyMetaFromStructs(k))
+	}
+	return out, nil
+}
+
+// keyringRotate answers PUT /v1/operator/keyring/rotate. `full=true`
+// (re-encrypting every variable at once) is not offered: old keys stay
+// and keep opening what they sealed.
+func (h *HTTPServer) keyringRotate(w http.ResponseWriter, r *http.Request) (any, error) {
+	if full, _ := strconv.ParseBool(r.URL.Query().Get("full")); full {
+		return nil, server.BadRequest("full: re-encrypting existing variables on rotation is not supported")
+	}
+	if algo := r.URL.Query().Get("algo"); algo != "" && algo != structs.RootKeyAlgorithmAES256GCM {
+		return nil, server.BadRequest("algo: %q is not supported (only %s)", algo, structs.RootKeyAlgorithmAES256GCM)
+	}
+	reply, err := h.srv.Keyring.Rotate(r.Context(), &structs.KeyringRotateArgs{WriteRequest: writeRequest(r)})
+	if err != nil {
+		return nil, err
+	}
+	setIndex(w, reply.Index)
+	return struct{ Key *api.RootKeyMeta }{apiconv.RootKeyMetaFromStructs(reply.Key)}, nil
+}

@@ -1,0 +1,87 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// runHeartbeats (g) makes every node heartbeat the way a client does:
+// once to arm its timer, then again each time the TTL the server answered
+// runs out. After the first round it measures the process's CPU time over
+// spec.Window: the leader's heartbeat handling plus the (cheap) in-process
+// callers, so an upper bound of the leader's share.
+func runHeartbeats(c *Cluster, res *Result) error {
+	hb := &heartbeater{c: c, timers: map[string]*time.Timer{}}
+	defer hb.stop()
+	for _, n := range c.Nodes {
+		if err := hb.beat(n); err != nil {
+			return err
+		}
+	}
+	startCPU, start := cpuTime(), time.Now()
+	startBeats := hb.count.Load()
+	time.Sleep(res.Window)
+	if err := hb.error(); err != nil {
+		return err
+	}
+	res.Elapsed = time.Since(start)
+	res.CPUCores = (cpuTime() - startCPU).Seconds() / res.Elapsed.Seconds()
+	res.Heartbeats = int(hb.count.Load() - startBeats)
+	res.PerSecond = float64(res.Heartbeats) / res.Elapsed.Seconds()
+	return nil
+}
+
+// heartbeater re-arms one timer per node at the TTL of its last answer.
+type heartbeater struct {
+	c       *Cluster
+	count   atomic.Int64
+	mu      sync.Mutex
+	stopped bool
+	timers  map[string]*time.Timer
+	err     error
+}
+
+func (h *heartbeater) beat(n *structs.Node) error {
+	reply, err := h.c.Srv.Node.UpdateStatus(context.Background(), &structs.NodeHeartbeatArgs{NodeID: n.ID, SecretID: n.SecretID})
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if err != nil {
+		h.err = fmt.Errorf("heartbeat %s: %w", n.ID, err)
+		return h.err
+	}
+	h.count.Add(1)
+	if !h.stopped {
+		h.timers[n.ID] = time.AfterFunc(reply.HeartbeatTTL, func() { _ = h.beat(n) })
+	}
+	return nil
+}
+
+func (h *heartbeater) error() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.err
+}
+
+func (h *heartbeater) stop() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.stopped = true
+	for _, t := range h.timers {
+		t.Stop()
+	}
+}
+
+// cpuTime is the user plus system CPU time of the process so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

@@ -1,0 +1,419 @@
+// Package chaos is the fault harness behind `drover chaos`: it runs 3 or 5
+// real `drover agent` server processes on 127.0.0.1 with simulated client
+// nodes, drives load (job registers, updates, stops, scaling, node flaps),
+// injects one fault per round (SIGKILL of the leader or a follower, a
+// restart, SIGSTOP/SIGCONT longer than the election timeout, a partition
+// of the leader), and after every round checks that every acknowledged
+// write is on every server, that no two live allocs share a name within a
+// job version, that no node is over-committed, that every pending eval is
+// processed, and that no raft term had two leaders.
+package chaos
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/nomad/api"
+)
+
+// Config is one harness run.
+type Config struct {
+	Binary  string // the drover binary the servers run
+	Servers int    // 3 or 5
+	Rounds  int
+	Nodes   int // simulated client nodes
+	Seed    uint64
+	// Soak is how long the load runs on the healed cluster before each
+	// round's checks (default 3 s).
+	Soak    time.Duration
+	WorkDir string    // servers' data dirs and logs
+	Log     io.Writer // one line per round
+}
+
+// Report is what a run measured.
+type Report struct {
+	Servers, Rounds, Faults int
+	FaultCounts             map[string]int
+	AckedWrites             int
+	Lost                    int
+	DoublePlacements        int
+	OverCommits             int
+	StuckEvals              int
+	TermsWithTwoLeaders     int
+	LeaderElection          []time.Duration // fault -> a new leader agreed (leader faults)
+	SchedulingResumed       []time.Duration // fault -> a probe job's eval complete
+}
+
+// Faults, in the order rounds cycle through them.
+const (
+	FaultKillLeader    = "kill-leader"
+	FaultKillFollower  = "kill-follower"
+	FaultRestart       = "restart-follower"
+	FaultPauseLeader   = "pause-leader"
+	FaultPartitionLead = "partition-leader"
+	FaultNodeFlap      = "node-flap"
+)
+
+var faultCycle = []string{FaultKillLeader, FaultKillFollower, FaultPauseLeader, FaultPartitionLead, FaultRestart, FaultNodeFlap}
+
+// electionPause is how long a paused leader stays stopped: longer than
+// raft's election timeout (1 s) so the others elect a new one.
+const electionPause = 3 * time.Second
+
+type harness struct {
+	cfg     Config
+	rng     *rand.Rand
+	rngMu   sync.Mutex
+	servers []*serverProc
+	nodes   *simNodes
+	load    *load
+	terms   *termWatch
+	report  *Report
+}
+
+// Run runs the harness and returns its figures; err is for a harness that
+// could not run (a failed check is reported in the figures, not as err).
+func Run(ctx context.Context, cfg Config) (*Report, error) {
+	if cfg.Servers < 3 {
+		cfg.Servers = 3
+	}
+	if cfg.Nodes <= 0 {
+		cfg.Nodes = 8
+	}
+	if cfg.Soak <= 0 {
+		cfg.Soak = 3 * time.Second
+	}
+	if cfg.Log == nil {
+		cfg.Log = io.Discard
+	}
+	h := &harness{cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b9)),
+		report: &Report{Servers: cfg.Servers, Rounds: cfg.Rounds, FaultCounts: map[string]int{}}}
+	defer h.stopAll()
+	if err := h.startServers(); err != nil {
+		return nil, err
+	}
+	if _, err := h.waitLeader(60*time.Second, nil); err != nil {
+		return nil, fmt.Errorf("cluster never formed: %w", err)
+	}
+	h.terms = watchTerms(h.servers)
+	var err error
+	if h.nodes, err = startSimNodes(h.rpcAddrs(), cfg.Nodes); err != nil {
+		return nil, err
+	}
+	h.load = startLoad(h)
+	for round := 1; round <= cfg.Rounds && ctx.Err() == nil; round++ {
+		fault := faultCycle[(round-1)%len(faultCycle)]
+		if err := h.round(round, fault); err != nil {
+			return h.finish(), fmt.Errorf("round %d (%s): %w", round, fault, err)
+		}
+	}
+	return h.finish(), nil
+}
+
+func (h *harness) intn(n int) int {
+	h.rngMu.Lock()
+	defer h.rngMu.Unlock()
+	return h.rng.IntN(n)
+}
+
+func (h *harness) rpcAddrs() []string {
+	var out []string
+	for _, s := range h.servers {
+		out = append(out, s.rpcAddr())
+	}
+	return out
+}
+
+func (h *harness) startServers() error {
+	ports, err := freePorts(3 * h.cfg.Servers)
+	if err != nil {
+		return err
+	}
+	var join []string
+	for i := 0; i < h.cfg.Servers; i++ {
+		p := &serverProc{name: fmt.Sprintf("chaos-%d", i+1), binary: h.cfg.Binary,
+			httpPort: ports[3*i], rpcPort: ports[3*i+1], serfP: ports[3*i+2]}
+		p.dir = filepath.Join(h.cfg.WorkDir, p.name)
+		if err := os.MkdirAll(p.dir, 0o700); err != nil {
+			return err
+		}
+		p.api, _ = api.NewClient(&api.Config{Address: fmt.Sprintf("http://127.0.0.1:%d", p.httpPort),
+			HttpClient: &http.Client{Timeout: 3 * time.Second}})
+		h.servers = append(h.servers, p)
+		join = append(join, p.serfAddr())
+	}
+	for _, p := range h.servers {
+		if err := p.writeConfig(h.cfg.Servers, join); err != nil {
+			return err
+		}
+		if err := p.start(); err != nil {
+			return err
+		}
+	}
+	for _, p := range h.servers {
+		if err := p.waitHTTP(30 * time.Second); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (h *harness) stopAll() {
+	if h.load != nil {
+		h.load.stop()
+	}
+	if h.nodes != nil {
+		h.nodes.stop()
+	}
+	if h.terms != nil {
+		h.terms.stop()
+	}
+	for _, s := range h.servers {
+		s.kill()
+	}
+}
+
+// reachable are the servers that are running and not paused.
+func (h *harness) reachable() []*serverProc {
+	var out []*serverProc
+	for _, s := range h.servers {
+		if s.alive() && !s.stopped {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// waitLeader waits until every reachable server (except excluded) names
+// the same leader, which is not an excluded server; it returns the leader.
+func (h *harness) waitLeader(timeout time.Duration, exclude *serverProc) (*serverProc, error) {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if l := h.agreedLeader(exclude); l != nil {
+			return l, nil
+		}
+		time.Sleep(20 * time.Millisecond) // polling real processes
+	}
+	return nil, fmt.Errorf("no agreed leader within %s", timeout)
+}
+
+func (h *harness) agreedLeader(exclude *serverProc) *serverProc {
+	addr := ""
+	for _, s := range h.reachable() {
+		if s == exclude {
+			continue
+		}
+		l, err := s.api.Status().Leader()
+		if err != nil || l == "" || (addr != "" && l != addr) {
+			return nil
+		}
+		addr = l
+	}
+	for _, s := range h.servers {
+		if s.rpcAddr() == addr && s != exclude {
+			return s
+		}
+	}
+	return nil
+}
+
+// round injects one fault, measures recovery, heals and checks.
+func (h *harness) round(n int, fault string) error {
+	leader, err := h.waitLeader(60*time.Second, nil)
+	if err != nil {
+		return err
+	}
+	var victim *serverProc
+	for _, s := range h.servers {
+		if s != leader && s.alive() {
+			victim = s
+			break
+		}
+	}
+	if fault == FaultKillLeader || fault == FaultPauseLeader || fault == FaultPartitionLead {
+		victim = leader
+	}
+	h.report.Faults++
+	h.report.FaultCounts[fault]++
+	start := time.Now()
+	switch fault {
+	case FaultKillLeader, FaultKillFollower:
+		victim.kill()
+	case FaultRestart:
+		victim.kill()
+		if err := victim.start(); err != nil {
+			return err
+		}
+	case FaultPauseLeader:
+		victim.pause()
+	case FaultPartitionLead:
+		if err := h.partition(victim); err != nil {
+			return err
+		}
+	case FaultNodeFlap:
+		h.nodes.flap(h.intn(len(h.nodes.nodes)), 6*time.Second)
+	}
+	if victim == leader && fault != FaultNodeFlap {
+		if _, err := h.waitLeader(60*time.Second, victim); err != nil {
+			return fmt.Errorf("no new leader: %w", err)
+		}
+		h.report.LeaderElection = append(h.report.LeaderElection, time.Since(start))
+	}
+	resumed, err := h.probeScheduling(n, start)
+	if err != nil {
+		return err
+	}
+	h.report.SchedulingResumed = append(h.report.SchedulingResumed, resumed)
+	if fault == FaultPauseLeader {
+		if rest := electionPause - time.Since(start); rest > 0 {
+			time.Sleep(rest) // the pause's length is the fault itself
+		}
+	}
+	if err := h.heal(victim); err != nil {
+		return err
+	}
+	time.Sleep(h.cfg.Soak) // load on the healed cluster before the checks
+	lost, doubles, over, stuck, err := h.check()
+	if err != nil {
+		return err
+	}
+	h.report.Lost += lost
+	h.report.DoublePlacements += doubles
+	h.report.OverCommits += over
+	h.report.StuckEvals += stuck
+	fmt.Fprintf(h.cfg.Log, "round %3d  %-17s victim %-8s  scheduling resumed %6.2fs  acked %5d  lost %d  double %d  overcommit %d  stuck evals %d\n",
+		n, fault, victim.name, resumed.Seconds(), h.load.acked(), lost, doubles, over, stuck)
+	return nil
+}
+
+// partition drops raft traffic between victim and every other server,
+// both ways, as a network partition would.
+func (h *harness) partition(victim *serverProc) error {
+	var others []string
+	for _, s := range h.servers {
+		if s == victim {
+			continue
+		}
+		others = append(others, s.rpcAddr())
+		if err := s.setPartition([]string{victim.rpcAddr()}); err != nil {
+			return err
+		}
+	}
+	return victim.setPartition(others)
+}
+
+// heal undoes the fault: killed servers restart (same ports and data),
+// paused ones continue, partitions end; then waits for a full cluster.
+func (h *harness) heal(victim *serverProc) error {
+	for _, s := range h.servers {
+		if err := s.setPartition(nil); err != nil {
+			return err
+		}
+		s.resume()
+		if !s.alive() {
+			if err := s.start(); err != nil {
+				return err
+			}
+		}
+	}
+	for _, s := range h.servers {
+		if err := s.waitHTTP(30 * time.Second); err != nil {
+			return err
+		}
+	}
+	if _, err := h.waitLeader(60*time.Second, nil); err != nil {
+		return err
+	}
+	// Autopilot may have removed a dead server; back, it votes again only
+	// after the stabilization time. The next fault needs every voter.
+	return h.waitVoters(90 * time.Second)
+}
+
+// waitVoters waits until the leader counts every server as a voter.
+func (h *harness) waitVoters(timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if l := h.agreedLeader(nil); l != nil {
+			if peers, err := l.api.Status().Peers(); err == nil && len(peers) == len(h.servers) {
+				return nil
+			}
+		}
+		time.Sleep(50 * time.Millisecond) // polling the cluster
+	}
+	return fmt.Errorf("not every server is a voter again within %s", timeout)
+}
+
+// probeScheduling registers a probe job through any reachable server until
+// the write is acknowledged and its eval completes; it returns the time
+// from start.
+func (h *harness) probeScheduling(round int, start time.Time) (time.Duration, error) {
+	id := fmt.Sprintf("probe-%d", round)
+	deadline := time.Now().Add(90 * time.Second)
+	for time.Now().Before(deadline) {
+		srvs := h.reachable()
+		s := srvs[h.intn(len(srvs))]
+		resp, _, err := s.api.Jobs().Register(probeJob(id), nil)
+		if err != nil {
+			time.Sleep(50 * time.Millisecond) // retrying a write the cluster refused
+			continue
+		}
+		h.load.ack(id, resp.JobModifyIndex, 0, false)
+		for time.Now().Before(deadline) {
+			ev, _, err := s.api.Evaluations().Info(resp.EvalID, nil)
+			if err == nil && ev.Status == api.EvalStatusComplete {
+				return time.Since(start), nil
+			}
+			time.Sleep(20 * time.Millisecond) // polling the eval
+		}
+	}
+	return 0, fmt.Errorf("scheduling did not resume within 90s")
+}
+
+func (h *harness) finish() *Report {
+	if h.load != nil {
+		h.load.stop()
+		h.report.AckedWrites = h.load.acked()
+	}
+	if h.terms != nil {
+		h.report.TermsWithTwoLeaders = h.terms.violations()
+	}
+	return h.report
+}
+
+// Print writes the report's figures.
+func (r *Report) Print(w io.Writer) {
+	fmt.Fprintf(w, "servers                 %d\n", r.Servers)
+	fmt.Fprintf(w, "rounds                  %d\n", r.Rounds)
+	fmt.Fprintf(w, "faults                  %d %v\n", r.Faults, r.FaultCounts)
+	fmt.Fprintf(w, "acknowledged writes     %d\n", r.AckedWrites)
+	fmt.Fprintf(w, "lost                    %d\n", r.Lost)
+	fmt.Fprintf(w, "double placements       %d\n", r.DoublePlacements)
+	fmt.Fprintf(w, "over-commits            %d\n", r.OverCommits)
+	fmt.Fprintf(w, "evals never processed   %d\n", r.StuckEvals)
+	fmt.Fprintf(w, "terms with two leaders  %d\n", r.TermsWithTwoLeaders)
+	fmt.Fprintf(w, "time to new leader      p50 %s  p99 %s  (%d elections)\n", pct(r.LeaderElection, 50), pct(r.LeaderElection, 99), len(r.LeaderElection))
+	fmt.Fprintf(w, "scheduling resumed      p50 %s  p99 %s\n", pct(r.SchedulingResumed, 50), pct(r.SchedulingResumed, 99))
+}
+
+// OK reports whether every check held.
+func (r *Report) OK() bool {
+	return r.Lost == 0 && r.DoublePlacements == 0 && r.OverCommits == 0 && r.StuckEvals == 0 && r.TermsWithTwoLeaders == 0
+}
+
+func pct(ds []time.Duration, p int) string {
+	if len(ds) == 0 {
+		return "-"
+	}
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	i := (len(s)*p + 99) / 100
+	return s[max(0, min(len(s)-1, i-1))].Round(time.Millisecond).String()
+}

@@ -1,0 +1,125 @@
+package chaos
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/nomad/api"
+)
+
+// check runs the invariants after a round: acknowledged writes present on
+// every server, no double placements, no over-committed node, no eval
+// left pending.
+func (h *harness) check() (lost, doubles, over, stuck int, err error) {
+	h.load.paused.Lock()
+	defer h.load.paused.Unlock()
+	writes := h.load.snapshot()
+	var maxIndex uint64
+	for _, w := range writes {
+		maxIndex = max(maxIndex, w.applied)
+	}
+	for _, s := range h.reachable() {
+		lost += h.lostOn(s, writes, maxIndex)
+	}
+	leader, err := h.waitLeader(60*time.Second, nil)
+	if err != nil {
+		return 0, 0, 0, 0, err
+	}
+	// Longer than the broker's nack timeout (60 s): an eval held by a
+	// worker on a killed server is redelivered only after it.
+	stuck = h.stuckEvals(leader, 90*time.Second)
+	doubles, over, err = h.placements(leader)
+	return lost, doubles, over, stuck, err
+}
+
+// lostOn counts acknowledged writes server s does not have, once it has
+// applied up to the highest acknowledged index (or 30 s passed).
+func (h *harness) lostOn(s *serverProc, writes map[string]ackedWrite, maxIndex uint64) int {
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if _, _, applied, err := s.raftState(); err == nil && applied >= maxIndex {
+			break
+		}
+		time.Sleep(20 * time.Millisecond) // waiting for replication
+	}
+	lost := 0
+	stale := &api.QueryOptions{AllowStale: true}
+	for id, w := range writes {
+		job, _, err := s.api.Jobs().Info(id, stale)
+		switch {
+		case err != nil || job == nil:
+			lost++
+			fmt.Fprintf(h.cfg.Log, "  LOST on %s: job %s (acked at %d): %v\n", s.name, id, w.index, err)
+		case *job.JobModifyIndex < w.index:
+			lost++
+			fmt.Fprintf(h.cfg.Log, "  LOST on %s: job %s at %d < acked %d\n", s.name, id, *job.JobModifyIndex, w.index)
+		case !w.unsure && job.Stop != nil && *job.Stop != w.stopped:
+			lost++
+			fmt.Fprintf(h.cfg.Log, "  LOST on %s: job %s stop=%v, acked stop=%v\n", s.name, id, *job.Stop, w.stopped)
+		}
+	}
+	return lost
+}
+
+// stuckEvals waits until no eval is pending and returns how many still are.
+func (h *harness) stuckEvals(leader *serverProc, timeout time.Duration) int {
+	deadline := time.Now().Add(timeout)
+	pending := 0
+	for {
+		evals, _, err := leader.api.Evaluations().List(&api.QueryOptions{Filter: `Status == "pending"`})
+		if err == nil {
+			pending = len(evals)
+			if pending == 0 {
+				return 0
+			}
+		}
+		if time.Now().After(deadline) {
+			fmt.Fprintf(h.cfg.Log, "  %d evals still pending after %s\n", pending, timeout)
+			return pending
+		}
+		time.Sleep(100 * time.Millisecond) // waiting for the workers
+	}
+}
+
+// placements counts live allocs sharing a name within a job version, and
+// nodes whose live allocs ask for more than they have.
+func (h *harness) placements(leader *serverProc) (doubles, over int, err error) {
+	allocs, _, err := leader.api.Allocations().List(&api.QueryOptions{Params: map[string]string{"resources": "true"}})
+	if err != nil {
+		return 0, 0, err
+	}
+	names := map[string]int{}
+	cpu, mem := map[string]int64{}, map[string]int64{}
+	for _, a := range allocs {
+		if a.DesiredStatus != api.AllocDesiredStatusRun || isTerminal(a.ClientStatus) {
+			continue
+		}
+		key := fmt.Sprintf("%s@%d/%s", a.JobID, a.JobVersion, a.Name)
+		names[key]++
+		if names[key] == 2 {
+			doubles++
+			fmt.Fprintf(h.cfg.Log, "  DOUBLE placement: %s\n", key)
+		}
+		if r := a.AllocatedResources; r != nil {
+			for _, t := range r.Tasks {
+				cpu[a.NodeID] += t.Cpu.CpuShares
+				mem[a.NodeID] += t.Memory.MemoryMB
+			}
+		}
+	}
+	for node := range cpu {
+		if cpu[node] > simNodeCPU || mem[node] > simNodeMem {
+			over++
+			fmt.Fprintf(h.cfg.Log, "  OVER-COMMIT: node %s cpu %d/%d mem %d/%d\n", node, cpu[node], simNodeCPU, mem[node], simNodeMem)
+		}
+	}
+	return doubles, over, nil
+}
+
+func isTerminal(status string) bool {
+	switch status {
+	case api.AllocClientStatusComplete, api.AllocClientStatusFailed, api.AllocClientStatusLost:
+		return true
+	}
+	return false
+}

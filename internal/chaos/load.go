@@ -1,0 +1,171 @@
+package chaos
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/nomad/api"
+)
+
+// ackedWrite is the last acknowledged write to one job: the raft index it
+// was acknowledged at and whether it stopped the job.
+type ackedWrite struct {
+	index   uint64 // the job's JobModifyIndex it was acknowledged at (0: not checked)
+	applied uint64 // the raft index a server must reach before it is checked
+	stopped bool
+	// unsure is set when a later write to the job failed: it may or may
+	// not have applied, so only the index is checked, not the stop flag.
+	unsure bool
+}
+
+// load drives writes from a few goroutines, each owning its jobs so the
+// writes to one job are sequential and acknowledgements are comparable.
+type load struct {
+	h *harness
+	// paused is write-held while the harness checks, so the writes it
+	// checks are the writes acknowledged so far.
+	paused sync.RWMutex
+	mu     sync.Mutex
+	writes map[string]ackedWrite
+	count  int
+	done   chan struct{}
+	wg     sync.WaitGroup
+}
+
+const loadWriters = 6
+
+func startLoad(h *harness) *load {
+	l := &load{h: h, writes: map[string]ackedWrite{}, done: make(chan struct{})}
+	for w := 0; w < loadWriters; w++ {
+		l.wg.Add(1)
+		go func() {
+			defer l.wg.Done()
+			l.run(w)
+		}()
+	}
+	return l
+}
+
+func (l *load) stop() {
+	select {
+	case <-l.done:
+		return
+	default:
+		close(l.done)
+	}
+	l.wg.Wait()
+}
+
+func (l *load) ack(jobID string, index, applied uint64, stopped bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.writes[jobID] = ackedWrite{index: index, applied: max(index, applied), stopped: stopped}
+	l.count++
+}
+
+func (l *load) failed(jobID string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if w, ok := l.writes[jobID]; ok {
+		w.unsure = true
+		l.writes[jobID] = w
+	}
+}
+
+func (l *load) acked() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.count
+}
+
+func (l *load) snapshot() map[string]ackedWrite {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make(map[string]ackedWrite, len(l.writes))
+	for k, v := range l.writes {
+		out[k] = v
+	}
+	return out
+}
+
+// run loops over its own jobs: register, update, scale, stop.
+func (l *load) run(writer int) {
+	const jobsPerWriter = 6
+	version := map[string]int{}
+	for i := 0; ; i++ {
+		select {
+		case <-l.done:
+			return
+		case <-time.After(30 * time.Millisecond):
+		}
+		l.paused.RLock()
+		l.one(writer, jobsPerWriter, version)
+		l.paused.RUnlock()
+	}
+}
+
+// one makes one write and records its acknowledgement.
+func (l *load) one(writer, jobsPerWriter int, version map[string]int) {
+	{
+		srvs := l.h.reachable()
+		if len(srvs) == 0 {
+			return
+		}
+		c := srvs[l.h.intn(len(srvs))].api
+		id := fmt.Sprintf("load-%d-%d", writer, l.h.intn(jobsPerWriter))
+		var (
+			index, applied uint64
+			stopped        bool
+			err            error
+		)
+		switch op := l.h.intn(10); {
+		case op < 5: // register or update (a new version each time)
+			version[id]++
+			var resp *api.JobRegisterResponse
+			resp, _, err = c.Jobs().Register(loadJob(id, 1+l.h.intn(3), version[id]), nil)
+			if err == nil {
+				index = resp.JobModifyIndex
+			}
+		case op < 8: // scale
+			count := 1 + l.h.intn(4)
+			var resp *api.JobRegisterResponse
+			resp, _, err = c.Jobs().Scale(id, "g", &count, "chaos", false, nil, nil)
+			if err == nil {
+				index = resp.JobModifyIndex
+			}
+		default: // stop
+			// A stop is checked by the job's Stop flag: stopping a stopped
+			// job changes nothing, so its index proves nothing.
+			var meta *api.WriteMeta
+			_, meta, err = c.Jobs().Deregister(id, false, nil)
+			if err == nil {
+				applied, stopped = meta.LastIndex, true
+			}
+		}
+		if err != nil {
+			l.failed(id)
+			return
+		}
+		l.ack(id, index, applied, stopped)
+	}
+}
+
+// loadJob is a small mock-driver service job; version changes its meta so
+// each register is a new job version.
+func loadJob(id string, count, version int) *api.Job {
+	job := api.NewServiceJob(id, id, "global", 50)
+	job.Datacenters = []string{"dc1"}
+	job.Meta = map[string]string{"version": fmt.Sprint(version)}
+	tg := api.NewTaskGroup("g", count)
+	task := api.NewTask("t", "mock")
+	task.Config = map[string]any{"run_for": "1h"}
+	task.Resources = &api.Resources{CPU: ptr(100), MemoryMB: ptr(64)}
+	tg.AddTask(task)
+	job.AddTaskGroup(tg)
+	return job
+}
+
+func probeJob(id string) *api.Job { return loadJob(id, 1, 1) }
+
+func ptr[T any](v T) *T { return &v }

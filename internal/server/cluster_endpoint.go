@@ -1,0 +1,262 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/raft"
+
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// ClusterEndpoint is the Cluster.* endpoint family: gossip membership
+// (answered by the server asked), raft peers, and the operator's raft and
+// autopilot controls (answered by the leader).
+type ClusterEndpoint struct{ srv *Server }
+
+// errNoGossip answers membership calls on a server that runs without.
+var errNoGossip = errors.New("this server runs without gossip (dev mode or a lone in-process server)")
+
+// ServerStats reports this server's raft progress (for autopilot).
+func (e *ClusterEndpoint) ServerStats(_ context.Context, _ *structs.ServerRaftStatsRequest) (*structs.ServerRaftStats, error) {
+	st := e.srv.raftStats()
+	return &st, nil
+}
+
+// Members lists the gossip members this server sees.
+func (e *ClusterEndpoint) Members(_ context.Context, _ *structs.ClusterMembersRequest) (*structs.ClusterMembersResponse, error) {
+	c := e.srv.config
+	reply := &structs.ClusterMembersResponse{ServerName: c.NodeName, ServerRegion: c.Region, ServerDC: c.Datacenter, Members: []structs.ClusterMember{}}
+	if e.srv.cluster == nil {
+		return reply, nil
+	}
+	for _, m := range e.srv.cluster.serf.Members() {
+		reply.Members = append(reply.Members, structs.ClusterMember{
+			Name: m.Name, Addr: m.Addr.String(), Port: m.Port, Status: m.Status.String(), Tags: m.Tags,
+			ProtocolMin: m.ProtocolMin, ProtocolMax: m.ProtocolMax, ProtocolCur: m.ProtocolCur,
+			DelegateMin: m.DelegateMin, DelegateMax: m.DelegateMax, DelegateCur: m.DelegateCur,
+		})
+	}
+	sort.Slice(reply.Members, func(i, j int) bool { return reply.Members[i].Name < reply.Members[j].Name })
+	return reply, nil
+}
+
+// Join joins the gossip pool through the given serf addresses.
+func (e *ClusterEndpoint) Join(_ context.Context, args *structs.ClusterJoinRequest) (*structs.ClusterJoinResponse, error) {
+	if e.srv.cluster == nil {
+		return nil, BadRequest("%v", errNoGossip)
+	}
+	if len(args.Addrs) == 0 {
+		return nil, BadRequest("address: at least one address to join is required")
+	}
+	n, err := e.srv.cluster.join(args.Addrs)
+	if n == 0 && err != nil {
+		return nil, fmt.Errorf("join %s: %w", strings.Join(args.Addrs, ", "), err)
+	}
+	return &structs.ClusterJoinResponse{NumJoined: n}, nil
+}
+
+// ForceLeave marks a failed member as left, which removes it from raft.
+func (e *ClusterEndpoint) ForceLeave(_ context.Context, args *structs.ForceLeaveRequest) (*structs.GenericResponse, error) {
+	if e.srv.cluster == nil {
+		return nil, BadRequest("%v", errNoGossip)
+	}
+	if args.Node == "" {
+		return nil, BadRequest("node: the member's name is required")
+	}
+	known := false
+	for _, m := range e.srv.cluster.serf.Members() {
+		known = known || m.Name == args.Node
+	}
+	if !known {
+		return nil, NotFound("member %q not found", args.Node)
+	}
+	remove := e.srv.cluster.serf.RemoveFailedNode
+	if args.Prune {
+		remove = e.srv.cluster.serf.RemoveFailedNodePrune
+	}
+	if err := remove(args.Node); err != nil {
+		return nil, err
+	}
+	return &structs.GenericResponse{}, nil
+}
+
+// RemoveRaftPeer removes a server from raft by ID or address.
+func (e *ClusterEndpoint) RemoveRaftPeer(ctx context.Context, args *structs.RaftPeerRequest) (*structs.GenericResponse, error) {
+	reply := &structs.GenericResponse{}
+	if done, err := e.srv.forward(ctx, "Cluster.RemoveRaftPeer", args, reply); done {
+		return reply, err
+	}
+	target, err := e.srv.findRaftServer(args.ID, args.Address)
+	if err != nil {
+		return nil, err
+	}
+	f := e.srv.raft.RemoveServer(target.ID, 0, 0)
+	if err := f.Error(); err != nil {
+		return nil, err
+	}
+	reply.Index = f.Index()
+	return reply, nil
+}
+
+// TransferLeadership hands leadership to the named voter, or to any.
+func (e *ClusterEndpoint) TransferLeadership(ctx context.Context, args *structs.RaftPeerRequest) (*structs.GenericResponse, error) {
+	reply := &structs.GenericResponse{}
+	if done, err := e.srv.forward(ctx, "Cluster.TransferLeadership", args, reply); done {
+		return reply, err
+	}
+	var f raft.Future
+	if args.ID == "" && args.Address == "" {
+		f = e.srv.raft.LeadershipTransfer()
+	} else {
+		target, err := e.srv.findRaftServer(args.ID, args.Address)
+		if err != nil {
+			return nil, err
+		}
+		if string(target.ID) == e.srv.nodeID {
+			return nil, BadRequest("id: %s already leads the cluster", target.ID)
+		}
+		if target.Suffrage != raft.Voter {
+			return nil, BadRequest("id: %s is not a voter", target.ID)
+		}
+		f = e.srv.raft.LeadershipTransferToServer(target.ID, target.Address)
+	}
+	if err := f.Error(); err != nil {
+		return nil, fmt.Errorf("leadership transfer: %w", err)
+	}
+	return reply, nil
+}
+
+// findRaftServer finds a raft server by ID or address (400/404 otherwise).
+func (s *Server) findRaftServer(id, addr string) (raft.Server, error) {
+	if id == "" && addr == "" {
+		return raft.Server{}, BadRequest("id: a raft server ID or address is required")
+	}
+	f := s.raft.GetConfiguration()
+	if err := f.Error(); err != nil {
+		return raft.Server{}, err
+	}
+	for _, srv := range f.Configuration().Servers {
+		if (id != "" && string(srv.ID) == id) || (addr != "" && (string(srv.Address) == addr || s.rpcAddrOf(string(srv.ID), "") == addr)) {
+			return srv, nil
+		}
+	}
+	if id != "" {
+		return raft.Server{}, NotFound("raft server with id %q not found", id)
+	}
+	return raft.Server{}, NotFound("raft server with address %q not found", addr)
+}
+
+// AutopilotGetConfiguration answers the autopilot configuration.
+func (e *ClusterEndpoint) AutopilotGetConfiguration(ctx context.Context, args *structs.AutopilotConfigRequest) (*structs.AutopilotConfigResponse, error) {
+	reply := &structs.AutopilotConfigResponse{}
+	if done, err := e.srv.forward(ctx, "Cluster.AutopilotGetConfiguration", args, reply); done {
+		return reply, err
+	}
+	if c := e.srv.apState.config.Load(); c != nil {
+		reply.Config = *c
+	} else {
+		reply.Config = *DefaultAutopilotConfig()
+	}
+	reply.QueryMeta = e.srv.queryMeta(reply.Config.ModifyIndex)
+	return reply, nil
+}
+
+// AutopilotSetConfiguration replaces the autopilot configuration on the
+// leader (with CAS, only when ModifyIndex matches).
+func (e *ClusterEndpoint) AutopilotSetConfiguration(ctx context.Context, args *structs.AutopilotSetConfigRequest) (*structs.AutopilotSetConfigResponse, error) {
+	reply := &structs.AutopilotSetConfigResponse{}
+	if done, err := e.srv.forward(ctx, "Cluster.AutopilotSetConfiguration", args, reply); done {
+		return reply, err
+	}
+	if args.Config.LastContactThreshold < 0 || args.Config.ServerStabilizationTime < 0 {
+		return nil, BadRequest("LastContactThreshold, ServerStabilizationTime: must not be negative")
+	}
+	e.srv.apState.mu.Lock()
+	defer e.srv.apState.mu.Unlock()
+	old := e.srv.apState.config.Load()
+	if old == nil {
+		old = DefaultAutopilotConfig()
+	}
+	if args.CAS && args.Config.ModifyIndex != old.ModifyIndex {
+		return reply, nil
+	}
+	next := args.Config
+	next.CreateIndex = old.CreateIndex
+	next.ModifyIndex = e.srv.raft.LastIndex()
+	e.srv.apState.config.Store(&next)
+	reply.Updated, reply.Index = true, next.ModifyIndex
+	return reply, nil
+}
+
+// ServerHealth answers autopilot's view of every server.
+func (e *ClusterEndpoint) ServerHealth(ctx context.Context, args *structs.OperatorHealthRequest) (*structs.OperatorHealthResponse, error) {
+	reply := &structs.OperatorHealthResponse{}
+	if done, err := e.srv.forward(ctx, "Cluster.ServerHealth", args, reply); done {
+		return reply, err
+	}
+	if e.srv.autopilot == nil {
+		return nil, BadRequest("%v", errNoGossip)
+	}
+	e.srv.apState.mu.Lock()
+	st := e.srv.apState.state
+	e.srv.apState.mu.Unlock()
+	if st == nil {
+		return nil, NewCodedError(503, "autopilot has not yet computed the servers' health; try again shortly")
+	}
+	reply.Healthy, reply.FailureTolerance = st.Healthy, st.FailureTolerance
+	for id, ss := range st.Servers {
+		reply.Servers = append(reply.Servers, structs.ServerHealth{
+			ID: string(id), Name: ss.Server.Name, Address: string(ss.Server.Address),
+			SerfStatus: string(ss.Server.NodeStatus), Version: ss.Server.Version,
+			Leader: id == st.Leader, Voter: ss.HasVotingRights(),
+			LastContact: ss.Stats.LastContact, LastTerm: ss.Stats.LastTerm, LastIndex: ss.Stats.LastIndex,
+			Healthy: ss.Health.Healthy, StableSince: ss.Health.StableSince,
+		})
+	}
+	sort.Slice(reply.Servers, func(i, j int) bool { return reply.Servers[i].Name < reply.Servers[j].Name })
+	reply.QueryMeta = e.srv.queryMeta(e.srv.raft.LastIndex())
+	return reply, nil
+}
+
+// clusterRPC registers the Cluster family on the RPC listener.
+type clusterRPC struct{ s *Server }
+
+func (r clusterRPC) ServerStats(a *structs.ServerRaftStatsRequest, o *structs.ServerRaftStats) error {
+	return serveRPC(r.s, r.s.Cluster.ServerStats, a, o)
+}
+func (r clusterRPC) Members(a *structs.ClusterMembersRequest, o *structs.ClusterMembersResponse) error {
+	return serveRPC(r.s, r.s.Cluster.Members, a, o)
+}
+func (r clusterRPC) RemoveRaftPeer(a *structs.RaftPeerRequest, o *structs.GenericResponse) error {
+	return serveRPC(r.s, r.s.Cluster.RemoveRaftPeer, a, o)
+}
+func (r clusterRPC) TransferLeadership(a *structs.RaftPeerRequest, o *structs.GenericResponse) error {
+	return serveRPC(r.s, r.s.Cluster.TransferLeadership, a, o)
+}
+func (r clusterRPC) AutopilotGetConfiguration(a *structs.AutopilotConfigRequest, o *structs.AutopilotConfigResponse) error {
+	return serveRPC(r.s, r.s.Cluster.AutopilotGetConfiguration, a, o)
+}
+func (r clusterRPC) AutopilotSetConfiguration(a *structs.AutopilotSetConfigRequest, o *structs.AutopilotSetConfigResponse) error {
+	return serveRPC(r.s, r.s.Cluster.AutopilotSetConfiguration, a, o)
+}
+func (r clusterRPC) ServerHealth(a *structs.OperatorHealthRequest, o *structs.OperatorHealthResponse) error {
+	return serveRPC(r.s, r.s.Cluster.ServerHealth, a, o)
+}
+
+// SnapshotRestore restores an operator snapshot on the leader.
+func (e *ClusterEndpoint) SnapshotRestore(ctx context.Context, args *structs.SnapshotRestoreRequest) (*structs.GenericResponse, error) {
+	reply := &structs.GenericResponse{}
+	if done, err := e.srv.forward(ctx, "Cluster.SnapshotRestore", args, reply); done {
+		return reply, err
+	}
+	return reply, e.srv.restoreSnapshotLocally(bytes.NewReader(args.Data))
+}
+
+func (r clusterRPC) SnapshotRestore(a *structs.SnapshotRestoreRequest, o *structs.GenericResponse) error {
+	return serveRPC(r.s, r.s.Cluster.SnapshotRestore, a, o)
+}

@@ -1,0 +1,53 @@
+package server
+
+import (
+	"context"
+
+	"github.com/hashicorp/go-memdb"
+
+	"github.com/drover-project/drover/internal/state"
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// KeyringEndpoint is the Keyring.* family (/v1/operator/keyring/*).
+type KeyringEndpoint struct{ srv *Server }
+
+// Rotate makes a new active key; the others become inactive and keep
+// opening what they sealed.
+func (e *KeyringEndpoint) Rotate(ctx context.Context, args *structs.KeyringRotateArgs) (*structs.KeyringRotateResponse, error) {
+	reply := &structs.KeyringRotateResponse{}
+	if done, err := e.srv.forward(ctx, "Keyring.Rotate", args, reply); done {
+		return reply, err
+	}
+	key, err := e.srv.newRootKey()
+	if err != nil {
+		return nil, err
+	}
+	index, err := e.srv.raftApply(structs.RootKeyUpsertRequestType, &structs.RootKeyUpsertRequest{Key: key, Rotate: true})
+	if err != nil {
+		return nil, err
+	}
+	stored, err := e.srv.State().RootKeyByID(nil, key.KeyID)
+	if err != nil || stored == nil {
+		return nil, err
+	}
+	reply.Key, reply.Index = stored.Meta(), index
+	return reply, nil
+}
+
+// List answers the keyring's keys without their material.
+func (e *KeyringEndpoint) List(ctx context.Context, args *structs.KeyringListRequest) (*structs.KeyringListResponse, error) {
+	reply := &structs.KeyringListResponse{}
+	if done, err := e.srv.forward(ctx, "Keyring.List", args, reply); done {
+		return reply, err
+	}
+	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		keys, err := st.RootKeys(ws)
+		reply.Keys = make([]*structs.RootKey, 0, len(keys))
+		for _, k := range keys {
+			reply.Keys = append(reply.Keys, k.Meta())
+		}
+		return st.Index(state.TableRootKeys), err
+	})
+	return reply, err
+}

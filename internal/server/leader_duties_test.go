@@ -1,0 +1,155 @@
+package server
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/drover-project/drover/internal/scheduler"
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// GC deletes only terminal evals: a pending (delayed) eval and a blocked
+// eval, however old, survive every pass (they are live work).
+func TestGC_NeverDeletesPendingOrBlockedEvals(t *testing.T) {
+	p := newPipeline(t, 1, completeAll)
+	p.waitStatus(p.register(testJob("web")), structs.EvalStatusComplete)
+	now := p.clk.Now()
+	delayed := &structs.Evaluation{ID: "delayed-1", Namespace: "default", Priority: 50, Type: "service",
+		TriggeredBy: structs.EvalTriggerRetryFailedAlloc, JobID: "web", Status: structs.EvalStatusPending,
+		WaitUntil: now.Add(24 * time.Hour), CreateTime: now.UnixNano(), ModifyTime: now.UnixNano()}
+	blocked := &structs.Evaluation{ID: "blocked-1", Namespace: "default", Priority: 50, Type: "service",
+		TriggeredBy: structs.EvalTriggerQueuedAllocs, JobID: "web", Status: structs.EvalStatusBlocked,
+		CreateTime: now.UnixNano(), ModifyTime: now.UnixNano()}
+	if err := p.srv.UpsertEvals([]*structs.Evaluation{delayed, blocked}); err != nil {
+		t.Fatal(err)
+	}
+	p.clk.Advance(3 * time.Hour)
+	if err := p.srv.CreateCoreEvals(CoreJobForceGC); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool {
+		for _, e := range p.evalsOf(CoreJobForceGC) {
+			if e.Status == structs.EvalStatusComplete {
+				return true
+			}
+		}
+		return false
+	})
+	for _, id := range []string{"delayed-1", "blocked-1"} {
+		if p.eval(id) == nil {
+			t.Fatalf("GC deleted live eval %s", id)
+		}
+	}
+	if e := p.eval("blocked-1"); e.Status != structs.EvalStatusBlocked {
+		t.Fatalf("blocked eval is now %s", e.Status)
+	}
+}
+
+// The leader creates the `scheduled` GC evals by itself every GCInterval:
+// one eval-gc and one job-gc per interval.
+func TestLeader_CreatesPeriodicGCEvals(t *testing.T) {
+	p := newPipeline(t, 1, completeAll)
+	start := p.clk.Now()
+	for i := 1; i <= 2; i++ {
+		// The duty re-arms its timer after each pass, so the clock moves
+		// in small steps until the pass has happened.
+		waitFor(t, func() bool {
+			if countCoreEvals(p, structs.EvalStatusComplete) >= i && len(p.evalsOf(CoreJobJobGC)) >= i {
+				return true
+			}
+			p.clk.Advance(10 * time.Second)
+			return false
+		})
+	}
+	elapsed := p.clk.Now().Sub(start)
+	if n := countCoreEvals(p, structs.EvalStatusComplete); n != 2 || elapsed < 2*p.srv.config.GCInterval {
+		t.Fatalf("%d eval-gc evals after %s (GCInterval %s)", n, elapsed, p.srv.config.GCInterval)
+	}
+}
+
+// Evals blocked by max-plan-attempts are retried by the leader every
+// UnblockFailedInterval without any capacity change; queued-allocs
+// blocked evals are not (they wait for capacity).
+func TestLeader_RetriesMaxPlanAttemptsBlockedEvals(t *testing.T) {
+	p := newPipeline(t, 1, completeAll)
+	p.waitStatus(p.register(testJob("web")), structs.EvalStatusComplete)
+	p.waitStatus(p.register(testJob("api")), structs.EvalStatusComplete)
+	now := p.clk.Now().UnixNano()
+	planFailed := &structs.Evaluation{ID: "plan-failed-1", Namespace: "default", Priority: 50, Type: "service",
+		TriggeredBy: structs.EvalTriggerMaxPlans, JobID: "web", Status: structs.EvalStatusBlocked, CreateTime: now, ModifyTime: now}
+	queued := &structs.Evaluation{ID: "queued-1", Namespace: "default", Priority: 50, Type: "service",
+		TriggeredBy: structs.EvalTriggerQueuedAllocs, JobID: "api", Status: structs.EvalStatusBlocked, CreateTime: now, ModifyTime: now}
+	if err := p.srv.UpsertEvals([]*structs.Evaluation{planFailed, queued}); err != nil {
+		t.Fatal(err)
+	}
+	p.clk.Advance(p.srv.config.UnblockFailedInterval)
+	p.waitStatus("plan-failed-1", structs.EvalStatusComplete)
+	if e := p.eval("queued-1"); e.Status != structs.EvalStatusBlocked {
+		t.Fatalf("queued-allocs blocked eval was retried without capacity: %s", e.Status)
+	}
+}
+
+// Node events skip a job's node-update eval only while another eval of
+// the job waits undequeued in the broker; otherwise (nothing waiting, or
+// the waiting eval dequeued before the event committed) the eval is
+// written. A node going down with allocs of two jobs, one of which has an
+// eval waiting, writes exactly the other job's eval, and the waiting one
+// then schedules against the down node.
+func TestNodeEvalCoalescing_WritesEveryEvalItMust(t *testing.T) {
+	hold := make(chan struct{})
+	p := newPipeline(t, 1, completeAll)
+	n := clientNode(nodeA)
+	if _, err := p.srv.Node.Register(context.Background(), &structs.NodeRegisterArgs{Node: n}); err != nil {
+		t.Fatal(err)
+	}
+	p.waitStatus(p.register(testJob("web")), structs.EvalStatusComplete)
+	p.waitStatus(p.register(testJob("api")), structs.EvalStatusComplete)
+	p.allocOnNode("web", n.ID)
+	p.allocOnNode("api", n.ID)
+
+	// Nothing waits: both jobs get their node-update eval.
+	reply, err := p.srv.Node.setStatus(n.ID, structs.NodeStatusDown)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reply.EvalIDs) != 2 {
+		t.Fatalf("%d node-update evals with nothing waiting, want 2", len(reply.EvalIDs))
+	}
+	for _, id := range reply.EvalIDs {
+		p.waitStatus(id, structs.EvalStatusComplete)
+	}
+
+	// The worker holds one eval of "web"; a second one waits behind it.
+	p.setScript(func(e *structs.Evaluation, st scheduler.State, pl scheduler.Planner) error {
+		if e.JobID == "web" && e.TriggeredBy == structs.EvalTriggerJobRegister {
+			<-hold
+		}
+		return complete(e, pl)
+	})
+	busy := p.register(testJob("web"))
+	waitFor(t, func() bool { return p.srv.broker.Stats().TotalUnacked == 1 })
+	waiting := p.register(testJob("web"))
+	waitFor(t, func() bool { return p.srv.broker.Waiting("default", "web") })
+
+	reply, err = p.srv.Node.setStatus(n.ID, structs.NodeStatusReady)
+	if err != nil {
+		t.Fatal(err)
+	}
+	close(hold)
+	if len(reply.EvalIDs) != 1 || p.eval(reply.EvalIDs[0]).JobID != "api" {
+		t.Fatalf("node event wrote %v, want only api's eval", reply.EvalIDs)
+	}
+	p.waitStatus(busy, structs.EvalStatusComplete)
+	p.waitStatus(waiting, structs.EvalStatusComplete)
+
+	// A covered eval whose job's waiting eval was dequeued before the event
+	// committed is written after the commit.
+	late := &structs.Evaluation{ID: "late-1", Namespace: "default", Priority: 50, Type: "service",
+		TriggeredBy: structs.EvalTriggerNodeUpdate, JobID: "web", NodeID: n.ID, Status: structs.EvalStatusPending}
+	written, err := p.srv.writeUncovered([]*structs.Evaluation{late})
+	if err != nil || len(written) != 1 {
+		t.Fatalf("writeUncovered wrote %d evals (%v), want 1", len(written), err)
+	}
+	p.waitStatus("late-1", structs.EvalStatusComplete)
+}

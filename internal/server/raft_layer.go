@@ -1,0 +1,107 @@
+package server
+
+import (
+	"errors"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/raft"
+
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// raftLayer is raft's StreamLayer over the shared rpc listener: the RPC
+// accept loop hands it every connection that starts with structs.RPCRaftByte, and
+// Dial opens connections to other servers that start with it.
+type raftLayer struct {
+	addr    net.Addr
+	blocked func(addr string) bool // fault injection; nil in production
+	conns   chan net.Conn
+	closeMu sync.Mutex
+	closed  chan struct{}
+}
+
+func newRaftLayer(addr net.Addr, blocked func(string) bool) *raftLayer {
+	return &raftLayer{addr: addr, blocked: blocked, conns: make(chan net.Conn), closed: make(chan struct{})}
+}
+
+// handoff gives an accepted raft connection to raft's transport.
+func (l *raftLayer) handoff(c net.Conn) {
+	select {
+	case l.conns <- c:
+	case <-l.closed:
+		c.Close()
+	}
+}
+
+// Accept waits for the next raft connection.
+func (l *raftLayer) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.conns:
+		return c, nil
+	case <-l.closed:
+		return nil, net.ErrClosed
+	}
+}
+
+// Close stops accepting; the shared listener stays with the RPC server.
+func (l *raftLayer) Close() error {
+	l.closeMu.Lock()
+	defer l.closeMu.Unlock()
+	select {
+	case <-l.closed:
+	default:
+		close(l.closed)
+	}
+	return nil
+}
+
+// Addr is the advertised rpc address.
+func (l *raftLayer) Addr() net.Addr { return l.addr }
+
+// Dial connects to another server's rpc port and selects raft.
+func (l *raftLayer) Dial(address raft.ServerAddress, timeout time.Duration) (net.Conn, error) {
+	if l.blocked != nil && l.blocked(string(address)) {
+		return nil, errPartitioned
+	}
+	conn, err := net.DialTimeout("tcp", string(address), timeout)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := conn.Write([]byte{structs.RPCRaftByte}); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	if l.blocked != nil {
+		return &partitionableConn{Conn: conn, peer: string(address), blocked: l.blocked}, nil
+	}
+	return conn, nil
+}
+
+// errPartitioned is what a dropped raft connection reports.
+var errPartitioned = errors.New("raft: traffic to this peer is dropped (injected partition)")
+
+// partitionableConn drops a pooled raft connection once its peer is
+// partitioned away: raft sees a broken connection, as on a real network.
+type partitionableConn struct {
+	net.Conn
+	peer    string
+	blocked func(string) bool
+}
+
+func (c *partitionableConn) Read(p []byte) (int, error) {
+	if c.blocked(c.peer) {
+		c.Conn.Close()
+		return 0, errPartitioned
+	}
+	return c.Conn.Read(p)
+}
+
+func (c *partitionableConn) Write(p []byte) (int, error) {
+	if c.blocked(c.peer) {
+		c.Conn.Close()
+		return 0, errPartitioned
+	}
+	return c.Conn.Write(p)
+}

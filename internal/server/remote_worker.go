@@ -1,0 +1,308 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// schedulingBackend is what a worker talks to: the local broker and plan
+// queue on the leader, or the leader's over RPC on a follower. Workers run
+// on every server; a follower's workers schedule against their own
+// replicated state and send only plans and eval updates to the leader.
+type schedulingBackend interface {
+	Dequeue(ctx context.Context, schedulers []string) (*structs.Evaluation, string, error)
+	Ack(evalID, token string) error
+	Nack(evalID, token string) error
+	PauseNack(evalID, token string) error
+	ResumeNack(evalID, token string) error
+	SubmitPlan(plan *structs.Plan) (*structs.PlanResult, error)
+	UpsertEvals(evals []*structs.Evaluation, reblockToken string) error
+}
+
+// remoteDequeueWait bounds one dequeue call to the leader, so a worker
+// notices a leader change.
+const remoteDequeueWait = 5 * time.Second
+
+// errNoBackend means neither this server nor a known leader can schedule.
+var errNoBackend = errors.New("no leader to dequeue from")
+
+// schedulingBackend picks the leader's components when this server leads,
+// else the leader over RPC (only in a cluster).
+func (s *Server) schedulingBackend() (schedulingBackend, error) {
+	if s.IsLeader() || s.cluster == nil {
+		return localBackend{s}, nil
+	}
+	if addr, id := s.raft.LeaderWithID(); addr != "" && string(id) != s.nodeID {
+		return remoteBackend{s: s, leader: s.rpcAddrOf(string(id), string(addr))}, nil
+	}
+	return nil, errNoBackend
+}
+
+// localBackend is this (leading) server's own broker and plan queue.
+type localBackend struct{ s *Server }
+
+func (l localBackend) Dequeue(ctx context.Context, schedulers []string) (*structs.Evaluation, string, error) {
+	return l.s.broker.Dequeue(ctx, schedulers)
+}
+func (l localBackend) Ack(evalID, token string) error {
+	if err := l.s.broker.Ack(evalID, token); err != nil {
+		return err
+	}
+	l.s.notifyAcked()
+	return nil
+}
+func (l localBackend) Nack(evalID, token string) error { return l.s.broker.Nack(evalID, token) }
+func (l localBackend) PauseNack(evalID, token string) error {
+	return l.s.broker.PauseNackTimeout(evalID, token)
+}
+func (l localBackend) ResumeNack(evalID, token string) error {
+	return l.s.broker.ResumeNackTimeout(evalID, token)
+}
+func (l localBackend) SubmitPlan(plan *structs.Plan) (*structs.PlanResult, error) {
+	return l.s.submitPlan(plan)
+}
+func (l localBackend) UpsertEvals(evals []*structs.Evaluation, reblockToken string) error {
+	_, err := l.s.raftApply(structs.EvalUpdateRequestType, &structs.EvalUpdateRequest{Evals: evals, EvalToken: reblockToken})
+	return err
+}
+
+// remoteBackend is the leader's broker and plan queue over RPC.
+type remoteBackend struct {
+	s      *Server
+	leader string
+}
+
+func (r remoteBackend) call(ctx context.Context, method string, args, reply any) error {
+	return r.s.connPool.RPC(ctx, r.leader, method, args, reply)
+}
+
+func (r remoteBackend) Dequeue(ctx context.Context, schedulers []string) (*structs.Evaluation, string, error) {
+	var out structs.EvalDequeueResponse
+	err := r.call(ctx, "Eval.Dequeue", &structs.EvalDequeueRequest{Schedulers: schedulers, Timeout: remoteDequeueWait, ServerID: r.s.nodeID, BootID: r.s.bootID}, &out)
+	return out.Eval, out.Token, err
+}
+
+func (r remoteBackend) ack(method, evalID, token string) error {
+	ctx, cancel := context.WithTimeout(r.s.ctx, raftApplyTimeout)
+	defer cancel()
+	return r.call(ctx, method, &structs.EvalAckRequest{EvalID: evalID, Token: token}, &structs.GenericResponse{})
+}
+
+func (r remoteBackend) Ack(evalID, token string) error  { return r.ack("Eval.Ack", evalID, token) }
+func (r remoteBackend) Nack(evalID, token string) error { return r.ack("Eval.Nack", evalID, token) }
+func (r remoteBackend) PauseNack(evalID, token string) error {
+	return r.ack("Eval.PauseNack", evalID, token)
+}
+func (r remoteBackend) ResumeNack(evalID, token string) error {
+	return r.ack("Eval.ResumeNack", evalID, token)
+}
+
+func (r remoteBackend) SubmitPlan(plan *structs.Plan) (*structs.PlanResult, error) {
+	ctx, cancel := context.WithTimeout(r.s.ctx, raftApplyTimeout)
+	defer cancel()
+	var out structs.PlanSubmitResponse
+	if err := r.call(ctx, "Plan.Submit", &structs.PlanSubmitRequest{Plan: plan}, &out); err != nil {
+		return nil, err
+	}
+	if out.Result == nil {
+		return nil, errors.New("leader returned no plan result")
+	}
+	return out.Result, nil
+}
+
+func (r remoteBackend) UpsertEvals(evals []*structs.Evaluation, reblockToken string) error {
+	ctx, cancel := context.WithTimeout(r.s.ctx, raftApplyTimeout)
+	defer cancel()
+	return r.call(ctx, "Eval.Update", &structs.EvalUpdateArgs{Evals: evals, EvalToken: reblockToken}, &structs.GenericResponse{})
+}
+
+// The leader's side: endpoints the remote backend calls. Each forwards
+// to the leader first, so a call that reaches a follower still lands on
+// the leader's broker.
+
+// Dequeue waits (bounded) for an eval on the leader's broker.
+func (e *EvalEndpoint) Dequeue(ctx context.Context, args *structs.EvalDequeueRequest) (*structs.EvalDequeueResponse, error) {
+	reply := &structs.EvalDequeueResponse{}
+	if done, err := e.srv.forward(ctx, "Eval.Dequeue", args, reply); done {
+		return reply, err
+	}
+	if args.ServerID != "" {
+		e.srv.nackEarlierBoots(args.ServerID, args.BootID)
+	}
+	wait := min(max(args.Timeout, time.Millisecond), remoteDequeueWait)
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	eval, token, err := e.srv.broker.Dequeue(ctx, args.Schedulers)
+	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return nil, err
+	}
+	reply.Eval, reply.Token = eval, token
+	if eval != nil && args.ServerID != "" {
+		e.srv.remoteHeld.add(args.ServerID, args.BootID, eval.ID, token)
+	}
+	return reply, nil
+}
+
+func (e *EvalEndpoint) brokerCall(ctx context.Context, method string, args *structs.EvalAckRequest, op func(string, string) error) (*structs.GenericResponse, error) {
+	reply := &structs.GenericResponse{}
+	if done, err := e.srv.forward(ctx, method, args, reply); done {
+		return reply, err
+	}
+	if method == "Eval.Ack" || method == "Eval.Nack" {
+		e.srv.remoteHeld.remove(args.EvalID)
+	}
+	return reply, op(args.EvalID, args.Token)
+}
+
+// Ack acks an eval held under its token.
+func (e *EvalEndpoint) Ack(ctx context.Context, args *structs.EvalAckRequest) (*structs.GenericResponse, error) {
+	return e.brokerCall(ctx, "Eval.Ack", args, localBackend{e.srv}.Ack)
+}
+
+// Nack returns an eval to the broker for redelivery.
+func (e *EvalEndpoint) Nack(ctx context.Context, args *structs.EvalAckRequest) (*structs.GenericResponse, error) {
+	return e.brokerCall(ctx, "Eval.Nack", args, e.srv.broker.Nack)
+}
+
+// PauseNack pauses the eval's nack timer while its plan waits.
+func (e *EvalEndpoint) PauseNack(ctx context.Context, args *structs.EvalAckRequest) (*structs.GenericResponse, error) {
+	return e.brokerCall(ctx, "Eval.PauseNack", args, e.srv.broker.PauseNackTimeout)
+}
+
+// ResumeNack restarts the eval's nack timer.
+func (e *EvalEndpoint) ResumeNack(ctx context.Context, args *structs.EvalAckRequest) (*structs.GenericResponse, error) {
+	return e.brokerCall(ctx, "Eval.ResumeNack", args, e.srv.broker.ResumeNackTimeout)
+}
+
+// Update writes a worker's eval updates (and re-blocks under EvalToken).
+func (e *EvalEndpoint) Update(ctx context.Context, args *structs.EvalUpdateArgs) (*structs.GenericResponse, error) {
+	reply := &structs.GenericResponse{}
+	if done, err := e.srv.forward(ctx, "Eval.Update", args, reply); done {
+		return reply, err
+	}
+	index, err := e.srv.raftApply(structs.EvalUpdateRequestType, &structs.EvalUpdateRequest{Evals: args.Evals, EvalToken: args.EvalToken})
+	reply.Index = index
+	return reply, err
+}
+
+// PlanEndpoint is the Plan.* family: the leader's plan applier.
+type PlanEndpoint struct{ srv *Server }
+
+// Submit queues a plan with the leader's applier and waits for its result.
+func (p *PlanEndpoint) Submit(ctx context.Context, args *structs.PlanSubmitRequest) (*structs.PlanSubmitResponse, error) {
+	reply := &structs.PlanSubmitResponse{}
+	if done, err := p.srv.forward(ctx, "Plan.Submit", args, reply); done {
+		return reply, err
+	}
+	if args.Plan == nil {
+		return nil, BadRequest("Plan: missing plan")
+	}
+	result, err := p.srv.submitPlan(args.Plan)
+	reply.Result = result
+	return reply, err
+}
+
+// The RPC adapters of the worker calls.
+
+func (r evalRPC) Dequeue(a *structs.EvalDequeueRequest, o *structs.EvalDequeueResponse) error {
+	return serveRPC(r.s, r.s.Eval.Dequeue, a, o)
+}
+func (r evalRPC) Ack(a *structs.EvalAckRequest, o *structs.GenericResponse) error {
+	return serveRPC(r.s, r.s.Eval.Ack, a, o)
+}
+func (r evalRPC) Nack(a *structs.EvalAckRequest, o *structs.GenericResponse) error {
+	return serveRPC(r.s, r.s.Eval.Nack, a, o)
+}
+func (r evalRPC) PauseNack(a *structs.EvalAckRequest, o *structs.GenericResponse) error {
+	return serveRPC(r.s, r.s.Eval.PauseNack, a, o)
+}
+func (r evalRPC) ResumeNack(a *structs.EvalAckRequest, o *structs.GenericResponse) error {
+	return serveRPC(r.s, r.s.Eval.ResumeNack, a, o)
+}
+func (r evalRPC) Update(a *structs.EvalUpdateArgs, o *structs.GenericResponse) error {
+	return serveRPC(r.s, r.s.Eval.Update, a, o)
+}
+
+type planRPC struct{ s *Server }
+
+func (r planRPC) Submit(a *structs.PlanSubmitRequest, o *structs.PlanSubmitResponse) error {
+	return serveRPC(r.s, r.s.Plan.Submit, a, o)
+}
+
+// RemoteEvalsProcessed counts the evals this server's workers took from
+// the leader's broker over RPC (zero on a server that always led).
+func (s *Server) RemoteEvalsProcessed() uint64 {
+	var n uint64
+	for _, w := range s.workers {
+		n += w.remoteProcessed.Load()
+	}
+	return n
+}
+
+// remoteHeld tracks, on the leader, which server's workers hold which
+// evals, so a server that fails gives its evals back at once.
+type remoteHeld struct {
+	mu    sync.Mutex
+	evals map[string]heldEval // by eval ID
+}
+
+type heldEval struct{ serverID, bootID, token string }
+
+func (r *remoteHeld) add(serverID, bootID, evalID, token string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.evals == nil {
+		r.evals = map[string]heldEval{}
+	}
+	r.evals[evalID] = heldEval{serverID, bootID, token}
+}
+
+func (r *remoteHeld) remove(evalID string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.evals, evalID)
+}
+
+// takeServer removes and returns the evals held by serverID's workers
+// (only those of runs other than keepBoot, when set).
+func (r *remoteHeld) takeServer(serverID, keepBoot string) map[string]string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := map[string]string{}
+	for evalID, h := range r.evals {
+		if h.serverID == serverID && (keepBoot == "" || h.bootID != keepBoot) {
+			out[evalID] = h.token
+			delete(r.evals, evalID)
+		}
+	}
+	return out
+}
+
+func (r *remoteHeld) clear() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.evals = nil
+}
+
+// nackHeldBy returns the evals a failed server's workers held to the
+// broker (a token that is no longer outstanding is ignored).
+func (s *Server) nackHeldBy(serverID string) { s.nackHeld(serverID, "") }
+
+// nackEarlierBoots returns the evals held by earlier runs of a server that
+// has restarted (its workers are gone with the old process).
+func (s *Server) nackEarlierBoots(serverID, bootID string) { s.nackHeld(serverID, bootID) }
+
+func (s *Server) nackHeld(serverID, keepBoot string) {
+	if !s.leaderActive.Load() {
+		return
+	}
+	for evalID, token := range s.remoteHeld.takeServer(serverID, keepBoot) {
+		if err := s.broker.Nack(evalID, token); err == nil {
+			s.log.Info("nacked an eval held by a failed server", "eval", evalID, "server", serverID)
+		}
+	}
+}

@@ -1,0 +1,88 @@
+package server
+
+import (
+	"context"
+	"crypto/ed25519"
+	"encoding/base64"
+	"strings"
+	"testing"
+
+	"github.com/drover-project/drover/internal/structs"
+)
+
+func TestIdentityMayRead(t *testing.T) {
+	c := &structs.IdentityClaims{Namespace: "default", JobID: "web", TaskGroup: "g", Task: "t"}
+	for path, want := range map[string]bool{
+		"nomad/jobs": true, "nomad/jobs/web": true, "nomad/jobs/web/g": true, "nomad/jobs/web/g/t": true,
+		"nomad/jobs/web/g/t/extra": true, "nomad/jobs/web/other": true,
+		"nomad/jobs/webby": false, "nomad/jobs/api": false, "app/db": false, "nomad/jobsx": false,
+	} {
+		if got := identityMayRead(c, "default", path); got != want {
+			t.Errorf("%s: %v, want %v", path, got, want)
+		}
+	}
+	if identityMayRead(c, "prod", "nomad/jobs/web") {
+		t.Error("another namespace's variable readable")
+	}
+}
+
+// A task's token is verified against the JWKS key it names, reads its own
+// variables, and is refused elsewhere and for writes; a tampered token is
+// refused.
+func TestWorkloadIdentity_SignVerifyAuthorize(t *testing.T) {
+	s := catalogFixture(t)
+	ctx := context.Background()
+	if _, err := s.WorkloadIdentity.Sign(ctx, &structs.WorkloadIdentitySignRequest{NodeID: nodeA, SecretID: "sa", AllocID: "alloc-9e4d", Tasks: []string{"t"}}); ErrorCode(err) != 400 {
+		t.Fatalf("signing another node's alloc: %v", err)
+	}
+	resp, err := s.WorkloadIdentity.Sign(ctx, &structs.WorkloadIdentitySignRequest{NodeID: nodeA, SecretID: "sa", AllocID: "alloc-8d3c", Tasks: []string{"t"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	token := resp.Tokens["t"]
+	claims, err := s.verifyIdentity(token)
+	if err != nil || claims.JobID != "web" || claims.AllocID != "alloc-8d3c" || claims.Task != "t" {
+		t.Fatalf("verify: %v %+v", err, claims)
+	}
+	// The JWKS key verifies the signature independently.
+	jwks, err := s.WorkloadIdentity.JWKS(ctx, &structs.JWKSRequest{})
+	if err != nil || len(jwks.Keys) != 1 {
+		t.Fatalf("jwks: %v %+v", err, jwks)
+	}
+	parts := strings.Split(token, ".")
+	pub, _ := base64.RawURLEncoding.DecodeString(jwks.Keys[0].X)
+	sig, _ := base64.RawURLEncoding.DecodeString(parts[2])
+	if !ed25519.Verify(pub, []byte(parts[0]+"."+parts[1]), sig) {
+		t.Fatal("JWKS key does not verify the token")
+	}
+
+	for _, path := range []string{"nomad/jobs/web", "app/db"} {
+		if _, err := s.Variables.Apply(ctx, &structs.VariablesApplyArgs{Op: structs.VarOpSet,
+			Var: &structs.VariableDecrypted{VariableMetadata: structs.VariableMetadata{Path: path}, Items: map[string]string{"k": "v"}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := func(tok, path string) error {
+		_, err := s.Variables.Read(ctx, &structs.VariablesReadRequest{Path: path, QueryOptions: structs.QueryOptions{AuthToken: tok}})
+		return err
+	}
+	if err := read(token, "nomad/jobs/web"); err != nil {
+		t.Fatalf("own variable: %v", err)
+	}
+	if err := read(token, "app/db"); ErrorCode(err) != 403 {
+		t.Fatalf("another path: %v, want 403", err)
+	}
+	_, err = s.Variables.Apply(ctx, &structs.VariablesApplyArgs{Op: structs.VarOpSet, WriteRequest: structs.WriteRequest{AuthToken: token},
+		Var: &structs.VariableDecrypted{VariableMetadata: structs.VariableMetadata{Path: "nomad/jobs/web"}, Items: map[string]string{"k": "x"}}})
+	if ErrorCode(err) != 403 {
+		t.Fatalf("write with an identity: %v, want 403", err)
+	}
+	tampered := parts[0] + "." + base64.RawURLEncoding.EncodeToString([]byte(`{"nomad_namespace":"default","nomad_job_id":"api","nomad_allocation_id":"x"}`)) + "." + parts[2]
+	if err := read(tampered, "nomad/jobs/api"); ErrorCode(err) != 403 {
+		t.Fatalf("tampered token: %v, want 403", err)
+	}
+	list, err := s.Variables.List(ctx, &structs.VariablesListRequest{QueryOptions: structs.QueryOptions{AuthToken: token}})
+	if err != nil || len(list.Data) != 1 || list.Data[0].Path != "nomad/jobs/web" {
+		t.Fatalf("list with an identity: %v %+v", err, list.Data)
+	}
+}

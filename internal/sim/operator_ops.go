@@ -1,0 +1,118 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// Operations an operator can cause, beyond register/update/scale/stop:
+// each goes through the server's endpoint, as the HTTP API would, and
+// runs the cluster to idle.
+
+// PurgeJob deregisters a job and purges it from the state.
+func (s *Sim) PurgeJob(name string) error {
+	if _, err := s.srv.Job.Deregister(context.Background(), &structs.JobDeregisterArgs{JobID: name, Purge: true}); err != nil {
+		return fmt.Errorf("sim: purge %s: %w", name, err)
+	}
+	return s.RunUntilIdle()
+}
+
+// StopAlloc stops the job's first running alloc (`nomad alloc stop`):
+// one alloc-stop eval replaces it.
+func (s *Sim) StopAlloc(jobID string) error {
+	a, _, err := s.runningAlloc(jobID)
+	if err != nil {
+		return err
+	}
+	if _, err := s.srv.Alloc.Stop(context.Background(), &structs.AllocStopArgs{AllocID: a.ID}); err != nil {
+		return fmt.Errorf("sim: stop alloc of %s: %w", jobID, err)
+	}
+	return s.RunUntilIdle()
+}
+
+// SetEligibility marks a node eligible or ineligible for scheduling.
+func (s *Sim) SetEligibility(name string, eligible bool) error {
+	n, err := s.node(name)
+	if err != nil {
+		return err
+	}
+	e := structs.NodeSchedulingIneligible
+	if eligible {
+		e = structs.NodeSchedulingEligible
+	}
+	if _, err := s.srv.Node.UpdateEligibility(context.Background(), &structs.NodeUpdateEligibilityArgs{NodeID: n.ID, Eligibility: e}); err != nil {
+		return fmt.Errorf("sim: eligibility of %s: %w", name, err)
+	}
+	return s.RunUntilIdle()
+}
+
+// DrainWithDeadline drains a node; at the deadline whatever is left is
+// migrated at once.
+func (s *Sim) DrainWithDeadline(name string, deadline time.Duration) error {
+	n, err := s.node(name)
+	if err != nil {
+		return err
+	}
+	if _, err := s.srv.Node.UpdateDrain(context.Background(), &structs.NodeUpdateDrainArgs{NodeID: n.ID, DrainStrategy: &structs.DrainSpec{Deadline: deadline}}); err != nil {
+		return fmt.Errorf("sim: drain %s: %w", name, err)
+	}
+	return s.RunUntilIdle()
+}
+
+// PromoteDeployment promotes the canaries of the job's running deployment.
+func (s *Sim) PromoteDeployment(jobID string) error {
+	d, err := s.runningDeployment(jobID)
+	if err != nil {
+		return err
+	}
+	if _, err := s.srv.Deployment.Promote(context.Background(), &structs.DeploymentPromoteArgs{DeploymentID: d.ID, All: true}); err != nil {
+		return fmt.Errorf("sim: promote %s: %w", jobID, err)
+	}
+	return s.RunUntilIdle()
+}
+
+// FailDeployment fails the job's running deployment.
+func (s *Sim) FailDeployment(jobID string) error {
+	d, err := s.runningDeployment(jobID)
+	if err != nil {
+		return err
+	}
+	if _, err := s.srv.Deployment.Fail(context.Background(), &structs.DeploymentFailArgs{DeploymentID: d.ID}); err != nil {
+		return fmt.Errorf("sim: fail deployment of %s: %w", jobID, err)
+	}
+	return s.RunUntilIdle()
+}
+
+func (s *Sim) runningDeployment(jobID string) (*structs.Deployment, error) {
+	ds, err := s.srv.State().DeploymentsByJobID(nil, structs.DefaultNamespace, jobID)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range ds {
+		if d.Status == structs.DeploymentStatusRunning {
+			return d, nil
+		}
+	}
+	return nil, fmt.Errorf("sim: job %q has no running deployment", jobID)
+}
+
+// ForcePeriodic launches a child of a periodic job now (`nomad job
+// periodic force`): one periodic-job eval.
+func (s *Sim) ForcePeriodic(jobID string) error {
+	if _, err := s.srv.Job.PeriodicForce(context.Background(), &structs.JobPeriodicForceArgs{JobID: jobID}); err != nil {
+		return fmt.Errorf("sim: force %s: %w", jobID, err)
+	}
+	return s.RunUntilIdle()
+}
+
+// Dispatch launches a child of a parameterized job: one job-register eval
+// for the child.
+func (s *Sim) Dispatch(jobID string) error {
+	if _, err := s.srv.Job.Dispatch(context.Background(), &structs.JobDispatchArgs{JobID: jobID}); err != nil {
+		return fmt.Errorf("sim: dispatch %s: %w", jobID, err)
+	}
+	return s.RunUntilIdle()
+}

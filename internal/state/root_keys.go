@@ -1,0 +1,67 @@
+package state
+
+import (
+	"github.com/hashicorp/go-memdb"
+
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// TableRootKeys is the keyring.
+const TableRootKeys = "root_keys"
+
+func rootKeysTable() *memdb.TableSchema {
+	return &memdb.TableSchema{Name: TableRootKeys, Indexes: map[string]*memdb.IndexSchema{
+		"id": unique("id", str("KeyID")),
+	}}
+}
+
+// UpsertRootKey adds a key; with rotate every other active key becomes
+// inactive in the same transaction, so exactly one key is active.
+func (s *StateStore) UpsertRootKey(index uint64, key *structs.RootKey, rotate bool) error {
+	return s.write(index, func(tx *writeTxn) error {
+		if rotate {
+			keys, err := list[structs.RootKey](tx.Txn, nil, TableRootKeys, "id")
+			if err != nil {
+				return err
+			}
+			for _, k := range keys {
+				if k.State != structs.RootKeyStateActive || k.KeyID == key.KeyID {
+					continue
+				}
+				c := k.Copy()
+				c.State, c.ModifyIndex = structs.RootKeyStateInactive, index
+				if err := tx.insert(TableRootKeys, c); err != nil {
+					return err
+				}
+			}
+		}
+		c := key.Copy()
+		c.CreateIndex, c.ModifyIndex = index, index
+		return tx.insert(TableRootKeys, c)
+	})
+}
+
+// RootKeys lists the keyring in key ID order.
+func (r reader) RootKeys(ws memdb.WatchSet) ([]*structs.RootKey, error) {
+	return list[structs.RootKey](r.txn(), ws, TableRootKeys, "id")
+}
+
+// RootKeyByID returns one key, or nil.
+func (r reader) RootKeyByID(ws memdb.WatchSet, id string) (*structs.RootKey, error) {
+	return first[structs.RootKey](r.txn(), ws, TableRootKeys, "id", id)
+}
+
+// ActiveRootKey returns the key new data is sealed with, or nil before the
+// leader created one.
+func (r reader) ActiveRootKey(ws memdb.WatchSet) (*structs.RootKey, error) {
+	keys, err := r.RootKeys(ws)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range keys {
+		if k.State == structs.RootKeyStateActive {
+			return k, nil
+		}
+	}
+	return nil, nil
+}

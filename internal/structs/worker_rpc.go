@@ -1,0 +1,55 @@
+package structs
+
+import "time"
+
+// The scheduling calls a worker on a follower makes to the leader: it
+// dequeues from the leader's broker, submits plans to the leader's plan
+// applier and writes eval updates there (see internal/server/remote_worker.go).
+
+// EvalDequeueRequest waits up to Timeout for an eval of these schedulers.
+type EvalDequeueRequest struct {
+	Schedulers []string
+	Timeout    time.Duration
+	// ServerID is the dequeuing server's raft ID: if it fails, the leader
+	// nacks its evals at once instead of after the nack timeout.
+	ServerID string
+	// BootID changes each time that server starts: evals held by an
+	// earlier run (a restart faster than gossip notices) are nacked.
+	BootID string
+	WriteRequest
+}
+
+// EvalDequeueResponse is the dequeued eval (nil when none came in time)
+// and its broker token.
+type EvalDequeueResponse struct {
+	Eval  *Evaluation
+	Token string
+	WriteMeta
+}
+
+// EvalAckRequest acks, nacks, or pauses/resumes the nack timer of an eval
+// held under Token.
+type EvalAckRequest struct {
+	EvalID string
+	Token  string
+	WriteRequest
+}
+
+// EvalUpdateArgs writes evals; EvalToken re-blocks the eval held under it.
+type EvalUpdateArgs struct {
+	Evals     []*Evaluation
+	EvalToken string
+	WriteRequest
+}
+
+// PlanSubmitRequest submits a plan to the leader's plan applier.
+type PlanSubmitRequest struct {
+	Plan *Plan
+	WriteRequest
+}
+
+// PlanSubmitResponse is the applier's result.
+type PlanSubmitResponse struct {
+	Result *PlanResult
+	WriteMeta
+}
