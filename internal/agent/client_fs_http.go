@@ -33,6 +33,8 @@ func clientError(err error) error {
 		return server.NotFound("%v", err)
 	case errors.Is(err, client.ErrBadRequest):
 		return server.BadRequest("%v", err)
+	case errors.Is(err, client.ErrTaskNotRunning):
+		return server.NewCodedError(http.StatusConflict, "%v", err)
 	}
 	return err
 }

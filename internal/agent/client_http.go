@@ -38,6 +38,8 @@ func (h *HTTPServer) clientRoutes() {
 	h.clientNodeRoutes()
 	h.clientGCRoutes()
 	h.clientCheckRoutes()
+	h.clientExecRoutes()
+	h.clientFSStreamRoutes()
 }
 
 // allocHandler registers fn for a pattern whose {id} is an alloc ID.

@@ -38,6 +38,7 @@ type logStreamer struct {
 	f         *os.File // nil until a file exists
 	off       int64
 	lastWrite time.Time
+	name      string // the frames' File; empty: the log file's path
 }
 
 // run streams from the position origin/offset names until the files end
@@ -58,6 +59,12 @@ func (s *logStreamer) run(ctx context.Context, origin string, offset int64) erro
 			return err
 		}
 	}
+	return s.loop(ctx)
+}
+
+// loop copies the open file to its end, moving to newer files, and with
+// follow keeps polling until ctx ends or the alloc has finished.
+func (s *logStreamer) loop(ctx context.Context) error {
 	var doneAt time.Time
 	for {
 		if err := s.copyToEOF(); err != nil {
@@ -119,6 +126,9 @@ func (s *logStreamer) closeFile() {
 // fileName is the frame's File: the path inside the alloc dir, as Nomad
 // names it.
 func (s *logStreamer) fileName() string {
+	if s.name != "" {
+		return s.name
+	}
 	return path.Join(allocdir.SharedDirName, allocdir.LogDirName, s.cur.Name)
 }
 

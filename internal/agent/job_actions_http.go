@@ -95,13 +95,14 @@ func (h *HTTPServer) jobValidate(w http.ResponseWriter, r *http.Request) (any, e
 	if req.Job == nil {
 		return nil, server.BadRequest("Job: missing job in request body")
 	}
-	reply, err := h.srv.Job.Validate(r.Context(), &structs.JobValidateArgs{
-		Job: apiconv.JobToStructs(req.Job), WriteRequest: writeRequest(r),
-	})
+	job := apiconv.JobToStructs(req.Job)
+	reply, err := h.srv.Job.Validate(r.Context(), &structs.JobValidateArgs{Job: job, WriteRequest: writeRequest(r)})
 	if err != nil {
 		return nil, err
 	}
-	return &api.JobValidateResponse{DriverConfigValidated: false, ValidationErrors: reply.ValidationErrors, Error: reply.Error}, nil
+	out := &api.JobValidateResponse{ValidationErrors: reply.ValidationErrors, Error: reply.Error}
+	validateDriverConfigs(job, out)
+	return out, nil
 }
 
 // allocStop answers POST /v1/allocation/:id/stop: the alloc is migrated

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -99,7 +100,7 @@ func (c *Client) eachTask(allocID, task string, f func(*taskrunner.TaskRunner) e
 		if err != nil {
 			return err
 		}
-		return f(tr)
+		return notRunning(task, f(tr))
 	}
 	r, err := c.runner(allocID)
 	if err != nil {
@@ -144,4 +145,37 @@ func (c *Client) AllocChecks(allocID string) ([]checks.Result, string, error) {
 		return nil, "", err
 	}
 	return r.CheckResults(), r.Alloc().TaskGroup, nil
+}
+
+// ErrTaskNotRunning is returned for an action on a task that is not
+// running right now (not started yet, between restarts, or finished);
+// the HTTP layer answers 409.
+var ErrTaskNotRunning = errors.New("task is not running")
+
+// notRunning wraps the task runner's ErrNotRunning as ErrTaskNotRunning.
+func notRunning(task string, err error) error {
+	if errors.Is(err, taskrunner.ErrNotRunning) {
+		return fmt.Errorf("%w: task %q (it may be between restarts)", ErrTaskNotRunning, task)
+	}
+	return err
+}
+
+// AllocExec runs a command in a running task's environment and returns
+// its exit code.
+func (c *Client) AllocExec(ctx context.Context, allocID, task string, req *drivers.ExecRequest) (int, error) {
+	if task == "" {
+		return 0, fmt.Errorf("%w: task: a task name is required", ErrBadRequest)
+	}
+	if len(req.Command) == 0 || req.Command[0] == "" {
+		return 0, fmt.Errorf("%w: command: a command is required", ErrBadRequest)
+	}
+	tr, err := c.task(allocID, task)
+	if err != nil {
+		return 0, err
+	}
+	code, err := tr.Exec(ctx, req)
+	if errors.Is(err, taskrunner.ErrExecUnsupported) {
+		return 0, fmt.Errorf("%w: %v", ErrBadRequest, err)
+	}
+	return code, notRunning(task, err)
 }

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,9 +16,11 @@ func TestRawExecServiceRunsAndLogsAreReadable(t *testing.T) {
 	register(t, c, serviceJob("hello", 1, shellTask("raw_exec", `echo "hello from $NOMAD_TASK_NAME"; echo warn >&2; exec sleep 1000`)))
 	a := runningAllocs(t, c, "hello", 1)[0]
 	waitLogs(t, c, a, func(s string) bool { return s == "hello from t\n" })
-	if got := readLogs(t, c, a, "t", "stderr"); got != "warn\n" {
-		t.Errorf("stderr = %q", got)
-	}
+	// stderr is copied by its own tailer: it may trail stdout a poll.
+	waitFor(t, 15*time.Second, "stderr of alloc "+a.ID, func() (bool, string) {
+		got := readLogs(t, c, a, "t", "stderr")
+		return got == "warn\n", fmt.Sprintf("%q", got)
+	})
 }
 
 // pidsLine parses the "pids N N N" line a task prints.

@@ -1,7 +1,6 @@
 package structs
 
 import (
-	"fmt"
 	"maps"
 	"regexp"
 	"strings"
@@ -99,37 +98,41 @@ func (v *VariableDecrypted) Copy() *VariableDecrypted {
 // ValidateVariablePath checks a path against Nomad's rules; the error names
 // the field.
 func ValidateVariablePath(path string) error {
+	v := newValidator()
 	switch {
 	case path == "":
-		return fmt.Errorf("Path: missing")
+		v.fail("Path", "missing")
 	case len(path) > MaxVariablePathLength:
-		return fmt.Errorf("Path: longer than %d bytes", MaxVariablePathLength)
+		v.fail("Path", "longer than %d bytes", MaxVariablePathLength)
 	case !variablePathRE.MatchString(path):
-		return fmt.Errorf("Path: %q may contain only letters, digits, '-', '_', '~' and '/'", path)
+		v.fail("Path", "%q may contain only letters, digits, '-', '_', '~' and '/'", path)
 	case strings.HasPrefix(path, "/") || strings.HasSuffix(path, "/") || strings.Contains(path, "//"):
-		return fmt.Errorf("Path: %q has an empty segment", path)
+		v.fail("Path", "%q has an empty segment", path)
 	case path == "nomad" || (strings.HasPrefix(path, "nomad/") && path != "nomad/jobs" && !strings.HasPrefix(path, "nomad/jobs/")):
-		return fmt.Errorf("Path: %q is reserved: under nomad/ only nomad/jobs and its children may be written", path)
+		v.fail("Path", "%q is reserved: under nomad/ only nomad/jobs and its children may be written", path)
 	}
-	return nil
+	return v.err()
 }
 
-// ValidateItems checks the items of a write.
+// ValidateVariableItems checks the items of a write.
 func ValidateVariableItems(items map[string]string) error {
+	v := newValidator()
 	if len(items) == 0 {
-		return fmt.Errorf("Items: a variable needs at least one item")
+		v.fail("Items", "a variable needs at least one item")
+		return v.err()
 	}
 	size := 0
-	for k, v := range items {
+	for k, val := range items {
 		if k == "" {
-			return fmt.Errorf("Items: empty key")
+			v.fail("Items", "empty key")
+			return v.err()
 		}
-		size += len(k) + len(v)
+		size += len(k) + len(val)
 	}
 	if size > MaxVariableSize {
-		return fmt.Errorf("Items: %d bytes, over the %d byte limit", size, MaxVariableSize)
+		v.fail("Items", "%d bytes, over the %d byte limit", size, MaxVariableSize)
 	}
-	return nil
+	return v.err()
 }
 
 // Variable operations of a VariableApplyRequest.

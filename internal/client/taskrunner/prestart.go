@@ -57,6 +57,12 @@ func (ps *prestartState) getToken() string {
 func (tr *TaskRunner) prestart(task *structs.Task, td drivers.TaskDir, env map[string]string, node *structs.Node) (string, error) {
 	ps := &tr.prestartState
 	if !ps.done {
+		tr.mu.Lock()
+		job := tr.alloc.Job
+		tr.mu.Unlock()
+		if err := writeDispatchPayload(td, job, task); err != nil {
+			return EventSetupFailure, err
+		}
 		ip := NewInterpolator(env, node, tr.cfg.Region)
 		if err := tr.fetchIdentity(task, td); err != nil {
 			return EventIdentityFailure, err

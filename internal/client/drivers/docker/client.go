@@ -29,6 +29,9 @@ const maxAPIVersion = "1.45"
 type Client struct {
 	http *http.Client
 	base string
+	// dial opens a raw connection to the daemon, for the calls that take
+	// the connection over (exec's attached streams).
+	dial func(ctx context.Context) (net.Conn, error)
 
 	mu      sync.Mutex
 	version string
@@ -66,18 +69,19 @@ func NewClient(endpoint string) (*Client, error) {
 	}
 	tr := &http.Transport{MaxIdleConns: 8}
 	base := "http://" + u.Host
+	host := u.Host
+	dial := func(ctx context.Context) (net.Conn, error) { return (&net.Dialer{}).DialContext(ctx, "tcp", host) }
 	switch u.Scheme {
 	case "unix":
 		sock := u.Path
-		tr.DialContext = func(ctx context.Context, _, _ string) (net.Conn, error) {
-			return (&net.Dialer{}).DialContext(ctx, "unix", sock)
-		}
+		dial = func(ctx context.Context) (net.Conn, error) { return (&net.Dialer{}).DialContext(ctx, "unix", sock) }
+		tr.DialContext = func(ctx context.Context, _, _ string) (net.Conn, error) { return dial(ctx) }
 		base = "http://docker"
 	case "tcp", "http":
 	default:
 		return nil, fmt.Errorf("docker endpoint %q: unsupported scheme %q", endpoint, u.Scheme)
 	}
-	return &Client{http: &http.Client{Transport: tr}, base: base}, nil
+	return &Client{http: &http.Client{Transport: tr}, base: base, dial: dial}, nil
 }
 
 // apiVersion negotiates once: min(daemon's version, maxAPIVersion).

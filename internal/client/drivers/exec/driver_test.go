@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -20,6 +21,11 @@ import (
 // executorEnv makes the test binary act as the executor (see TestMain).
 const executorEnv = "DROVER_TEST_EXEC_EXECUTOR"
 
+// testCgroupParent is this test process's own cgroup parent: test runs
+// side by side (CI shards, several checkouts) must not remove each
+// other's cgroups at exit.
+var testCgroupParent = fmt.Sprintf("drover-test-%d", os.Getpid())
+
 func TestMain(m *testing.M) {
 	if os.Getenv(executorEnv) == "1" {
 		ExecutorMain()
@@ -30,7 +36,7 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	// Task cgroups are removed by Destroy; the parent is the tests' own.
 	for _, c := range []string{"memory", "cpu", "cpuacct", ""} {
-		_ = syscall.Rmdir(filepath.Join(cgroupRoot, c, "drover-test"))
+		_ = syscall.Rmdir(filepath.Join(cgroupRoot, c, testCgroupParent))
 	}
 	os.Exit(code)
 }
@@ -54,7 +60,7 @@ func newDriver(t *testing.T) *Driver {
 	d, err := NewWithOptions(nil, drivers.Env{}, Options{
 		ExecutorCommand: []string{self},
 		ExecutorEnv:     []string{executorEnv + "=1"},
-		CgroupParent:    "drover-test",
+		CgroupParent:    testCgroupParent,
 	})
 	if err != nil {
 		t.Fatal(err)

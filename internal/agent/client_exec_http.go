@@ -1,0 +1,156 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+	"github.com/hashicorp/nomad/api"
+
+	"github.com/drover-project/drover/internal/client"
+	"github.com/drover-project/drover/internal/client/drivers"
+	"github.com/drover-project/drover/internal/server"
+)
+
+// execUpgrader accepts Nomad's exec websocket. Origins are not checked:
+// the API has no cookies to ride on, and the CLI sends none.
+var execUpgrader = websocket.Upgrader{
+	ReadBufferSize:  4 << 10,
+	WriteBufferSize: 32 << 10,
+	CheckOrigin:     func(*http.Request) bool { return true },
+}
+
+// execWriteTimeout bounds one frame write to a stalled peer.
+const execWriteTimeout = 10 * time.Second
+
+func (h *HTTPServer) clientExecRoutes() {
+	h.allocHandler("GET /v1/client/allocation/{id}/exec", h.allocExec)
+}
+
+// allocExec runs a command in a task's environment over Nomad's exec
+// protocol: JSON frames on a websocket, stdin and tty_size in, stdout,
+// stderr and finally {"exited":true,"result":{"exit_code":N}} out.
+// Errors once the socket is open end it with a close frame carrying the
+// message, which the official client returns as the error.
+func (h *HTTPServer) allocExec(w http.ResponseWriter, r *http.Request, c *client.Client, allocID string) (any, error) {
+	q := r.URL.Query()
+	task := q.Get("task")
+	var command []string
+	if err := json.Unmarshal([]byte(q.Get("command")), &command); err != nil || len(command) == 0 {
+		return nil, server.BadRequest("command: a JSON array of strings is required, got %q", q.Get("command"))
+	}
+	tty, err := boolParam(r, "tty")
+	if err != nil {
+		return nil, err
+	}
+	if task == "" {
+		return nil, server.BadRequest("task: a task name is required")
+	}
+	conn, err := execUpgrader.Upgrade(w, r, nil)
+	if err != nil {
+		return nil, nil // Upgrade answered the HTTP error itself
+	}
+	defer conn.Close()
+	s := &execSession{conn: conn}
+	stdin, stdinW := io.Pipe()
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	resize := make(chan drivers.TerminalSize, 8)
+	go s.readInput(stdinW, resize, cancel)
+	code, err := c.AllocExec(ctx, allocID, task, &drivers.ExecRequest{
+		Command: command, TTY: tty, Stdin: stdin, Resize: resize,
+		Stdout: s.stream(func(op *api.ExecStreamingIOOperation) *api.ExecStreamingOutput {
+			return &api.ExecStreamingOutput{Stdout: op}
+		}),
+		Stderr: s.stream(func(op *api.ExecStreamingIOOperation) *api.ExecStreamingOutput {
+			return &api.ExecStreamingOutput{Stderr: op}
+		}),
+	})
+	stdin.Close()
+	if err != nil {
+		s.close(websocket.CloseInternalServerErr, clientError(err).Error())
+		return nil, nil
+	}
+	if err := s.send(&api.ExecStreamingOutput{Exited: true, Result: &api.ExecStreamingExitResult{ExitCode: code}}); err != nil {
+		h.log.Debug("http: exec result", "alloc", allocID, "error", err)
+	}
+	s.close(websocket.CloseNormalClosure, "")
+	return nil, nil
+}
+
+// execSession serialises writes to the socket (gorilla allows one
+// writer at a time; stdout and stderr are copied concurrently).
+type execSession struct {
+	conn *websocket.Conn
+	mu   sync.Mutex
+}
+
+func (s *execSession) send(frame *api.ExecStreamingOutput) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_ = s.conn.SetWriteDeadline(time.Now().Add(execWriteTimeout))
+	return s.conn.WriteJSON(frame)
+}
+
+func (s *execSession) close(code int, msg string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_ = s.conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, msg), time.Now().Add(execWriteTimeout))
+}
+
+// stream is an io.Writer sending each write as one output frame.
+func (s *execSession) stream(wrap func(*api.ExecStreamingIOOperation) *api.ExecStreamingOutput) io.Writer {
+	return writerFunc(func(p []byte) (int, error) {
+		data := append([]byte(nil), p...)
+		if err := s.send(wrap(&api.ExecStreamingIOOperation{Data: data})); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	})
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// readInput feeds stdin frames to the command until the client closes
+// stdin or the socket, and terminal sizes to resize (TTY sessions).
+// Heartbeats ({}) are skipped. A socket that goes away cancels the
+// command.
+func (s *execSession) readInput(stdin *io.PipeWriter, resize chan<- drivers.TerminalSize, cancel context.CancelFunc) {
+	stdinOpen := true
+	for {
+		var in api.ExecStreamingInput
+		if err := s.conn.ReadJSON(&in); err != nil {
+			stdin.CloseWithError(err)
+			var closeErr *websocket.CloseError
+			if !errors.As(err, &closeErr) || closeErr.Code != websocket.CloseNormalClosure {
+				cancel()
+			}
+			return
+		}
+		if in.TTYSize != nil {
+			select {
+			case resize <- drivers.TerminalSize{Height: in.TTYSize.Height, Width: in.TTYSize.Width}:
+			default: // the command is not keeping up; a later size follows
+			}
+		}
+		if in.Stdin == nil || !stdinOpen {
+			continue
+		}
+		if len(in.Stdin.Data) > 0 {
+			if _, err := stdin.Write(in.Stdin.Data); err != nil {
+				stdinOpen = false
+			}
+		}
+		if in.Stdin.Close {
+			stdin.Close()
+			stdinOpen = false
+		}
+	}
+}
