@@ -137,6 +137,8 @@ var aclRules = map[string]aclRule{
 	"/v1/client/fs/ls/{id}":              readOnly(object(server.ObjectAlloc, capReadFS)),
 	"/v1/client/fs/stat/{id}":            readOnly(object(server.ObjectAlloc, capReadFS)),
 	"/v1/client/fs/cat/{id}":             readOnly(object(server.ObjectAlloc, capReadFS)),
+	"/v1/client/fs/stream/{id}":          readOnly(object(server.ObjectAlloc, capReadFS)),
+	"/v1/client/allocation/{id}/exec":    readWrite(object(server.ObjectAlloc, acl.NamespaceCapabilityAllocExec), object(server.ObjectAlloc, acl.NamespaceCapabilityAllocExec)),
 	"/v1/client/fs/readat/{id}":          readOnly(object(server.ObjectAlloc, capReadFS)),
 	"/v1/client/allocation/{id}/checks":  readOnly(object(server.ObjectAlloc, capReadJob)),
 	"/v1/client/allocation/{id}/stats":   readOnly(object(server.ObjectAlloc, capReadJob)),
