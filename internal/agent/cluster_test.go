@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -27,6 +28,13 @@ type clusterNode struct {
 // (0), bootstrap_expect = 3 and fast gossip, joining retryJoin.
 func startClusterServer(t *testing.T, name, dataDir string, retryJoin []string) *clusterNode {
 	t.Helper()
+	return startClusterServerWith(t, name, dataDir, retryJoin, nil)
+}
+
+// startClusterServerWith is startClusterServer with mutate applied to the
+// agent config last.
+func startClusterServerWith(t *testing.T, name, dataDir string, retryJoin []string, mutate func(*config.Config)) *clusterNode {
+	t.Helper()
 	cfg := config.Default()
 	cfg.Name = name
 	cfg.DataDir = dataDir
@@ -37,6 +45,9 @@ func startClusterServer(t *testing.T, name, dataDir string, retryJoin []string) 
 	cfg.Server.NumSchedulers = 2
 	cfg.Server.ServerJoin = config.ServerJoin{RetryJoin: retryJoin, RetryInterval: 200 * time.Millisecond}
 	cfg.FastGossip = true
+	if mutate != nil {
+		mutate(cfg)
+	}
 	var out io.Writer = io.Discard
 	if os.Getenv("DROVER_CLUSTER_LOG") != "" {
 		out = os.Stderr
@@ -346,5 +357,53 @@ func TestServer_BindAllInterfaces(t *testing.T) {
 	conf, err := c.Operator().RaftGetConfiguration(nil)
 	if err != nil || len(conf.Servers) != 1 || strings.HasPrefix(conf.Servers[0].Address, "0.0.0.0") {
 		t.Fatalf("raft configuration: %+v, %v", conf, err)
+	}
+}
+
+// With ACLs on, followers' workers still schedule: their calls to the
+// leader's broker and plan queue carry the server credential.
+func TestCluster_ACLsOnFollowersStillSchedule(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a 3-server cluster")
+	}
+	acls := func(cfg *config.Config) { cfg.ACL.Enabled = true }
+	s1 := startClusterServerWith(t, "s1", t.TempDir(), nil, acls)
+	join := []string{s1.agent.Server().SerfAddr()}
+	s2 := startClusterServerWith(t, "s2", t.TempDir(), join, acls)
+	s3 := startClusterServerWith(t, "s3", t.TempDir(), join, acls)
+	nodes := []*clusterNode{s1, s2, s3}
+	leader := waitForLeader(t, nodes, 3)
+	var mgmt *api.ACLToken
+	waitFor(t, "ACL bootstrap", 10*time.Second, func() (bool, string) {
+		tok, _, err := leader.api.ACLTokens().Bootstrap(nil)
+		mgmt = tok
+		return err == nil, fmt.Sprint(err)
+	})
+	// No nodes: every eval is processed into a blocked eval, by whichever
+	// server's worker dequeues it.
+	w := &api.WriteOptions{AuthToken: mgmt.SecretID}
+	followersProcessed := func() uint64 {
+		var n uint64
+		for _, x := range nodes {
+			if x != leader {
+				n += x.agent.Server().RemoteEvalsProcessed()
+			}
+		}
+		return n
+	}
+	for i := 0; followersProcessed() == 0 && i < 40; i++ {
+		if _, _, err := leader.api.Jobs().Register(mockServiceJob("acl-"+itoa(i), 1), w); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "eval of job acl-"+itoa(i), 10*time.Second, func() (bool, string) {
+			evals, _, err := leader.api.Jobs().Evaluations("acl-"+itoa(i), &api.QueryOptions{AuthToken: mgmt.SecretID})
+			if err != nil || len(evals) == 0 {
+				return false, fmt.Sprint(err)
+			}
+			return evals[0].Status != "pending", evals[0].Status
+		})
+	}
+	if followersProcessed() == 0 {
+		t.Fatal("no follower worker processed an eval with ACLs on")
 	}
 }

@@ -114,18 +114,18 @@ var methodRules = map[string]methodCheck{
 	"Keyring.List":    management,
 	"Keyring.Rotate":  management,
 
-	// Cluster operations; the remote workers' calls (a follower's worker
-	// to the leader) carry no token and are let through: without tls {
-	// rpc = true } anyone reaching the rpc port can make them.
+	// Cluster operations. The remote workers' calls (a follower's worker
+	// to the leader) carry the server credential (server_credential.go)
+	// instead of a token.
 	"Cluster.RemoveRaftPeer":            coarse((*acl.ACL).AllowOperatorWrite),
 	"Cluster.TransferLeadership":        coarse((*acl.ACL).AllowOperatorWrite),
 	"Cluster.AutopilotGetConfiguration": coarse((*acl.ACL).AllowOperatorRead),
 	"Cluster.AutopilotSetConfiguration": coarse((*acl.ACL).AllowOperatorWrite),
 	"Cluster.ServerHealth":              coarse((*acl.ACL).AllowOperatorRead),
 	"Cluster.SnapshotRestore":           management,
-	"Eval.Dequeue":                      selfChecked,
-	"Eval.Update":                       selfChecked,
-	"Plan.Submit":                       selfChecked,
+	"Eval.Dequeue":                      selfChecked, // serverOnlyMethods
+	"Eval.Update":                       selfChecked, // serverOnlyMethods
+	"Plan.Submit":                       selfChecked, // serverOnlyMethods
 
 	"Operator.RaftGetConfiguration":      coarse((*acl.ACL).AllowOperatorRead),
 	"Operator.SchedulerGetConfiguration": coarse((*acl.ACL).AllowOperatorRead),
@@ -139,7 +139,13 @@ func (s *Server) authorizeMethod(method string, args structs.RPCInfo) error {
 	if !ok {
 		check = management
 	}
-	if ptrOfCheck(check) == ptrOfCheck(selfChecked) || !s.ACLEnabled() {
+	if !s.ACLEnabled() {
+		return nil
+	}
+	if serverOnlyMethods[method] {
+		return s.authorizeServerCall(args)
+	}
+	if ptrOfCheck(check) == ptrOfCheck(selfChecked) {
 		return nil
 	}
 	if strings.HasPrefix(method, "Variables.") && looksLikeJWT(args.RequestToken()) {

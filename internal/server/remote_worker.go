@@ -76,13 +76,20 @@ type remoteBackend struct {
 	leader string
 }
 
+// credential is the write options of a server-only call.
+func (r remoteBackend) credential() structs.WriteRequest {
+	token, _ := r.s.serverCredential()
+	return structs.WriteRequest{AuthToken: token}
+}
+
 func (r remoteBackend) call(ctx context.Context, method string, args, reply any) error {
 	return r.s.connPool.RPC(ctx, r.leader, method, args, reply)
 }
 
 func (r remoteBackend) Dequeue(ctx context.Context, schedulers []string) (*structs.Evaluation, string, error) {
 	var out structs.EvalDequeueResponse
-	err := r.call(ctx, "Eval.Dequeue", &structs.EvalDequeueRequest{Schedulers: schedulers, Timeout: remoteDequeueWait, ServerID: r.s.nodeID, BootID: r.s.bootID}, &out)
+	err := r.call(ctx, "Eval.Dequeue", &structs.EvalDequeueRequest{Schedulers: schedulers, Timeout: remoteDequeueWait,
+		ServerID: r.s.nodeID, BootID: r.s.bootID, WriteRequest: r.credential()}, &out)
 	return out.Eval, out.Token, err
 }
 
@@ -105,7 +112,7 @@ func (r remoteBackend) SubmitPlan(plan *structs.Plan) (*structs.PlanResult, erro
 	ctx, cancel := context.WithTimeout(r.s.ctx, raftApplyTimeout)
 	defer cancel()
 	var out structs.PlanSubmitResponse
-	if err := r.call(ctx, "Plan.Submit", &structs.PlanSubmitRequest{Plan: plan}, &out); err != nil {
+	if err := r.call(ctx, "Plan.Submit", &structs.PlanSubmitRequest{Plan: plan, WriteRequest: r.credential()}, &out); err != nil {
 		return nil, err
 	}
 	if out.Result == nil {
@@ -117,7 +124,7 @@ func (r remoteBackend) SubmitPlan(plan *structs.Plan) (*structs.PlanResult, erro
 func (r remoteBackend) UpsertEvals(evals []*structs.Evaluation, reblockToken string) error {
 	ctx, cancel := context.WithTimeout(r.s.ctx, raftApplyTimeout)
 	defer cancel()
-	return r.call(ctx, "Eval.Update", &structs.EvalUpdateArgs{Evals: evals, EvalToken: reblockToken}, &structs.GenericResponse{})
+	return r.call(ctx, "Eval.Update", &structs.EvalUpdateArgs{Evals: evals, EvalToken: reblockToken, WriteRequest: r.credential()}, &structs.GenericResponse{})
 }
 
 // The leader's side: endpoints the remote backend calls. Each forwards

@@ -1,0 +1,54 @@
+package server
+
+import (
+	"cmp"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"slices"
+	"strings"
+
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// The server credential authenticates the calls only servers make to each
+// other (a follower's workers dequeuing from the leader's broker, updating
+// evals, submitting plans). Every server derives it from the oldest root
+// key of the keyring, which raft replicates to servers and nobody else, so
+// a caller that merely reaches the RPC port cannot present it.
+
+// serverCredentialLabel domain-separates the derivation from other uses of
+// the root key.
+const serverCredentialLabel = "drover server rpc credential v1"
+
+// serverOnlyMethods are called by servers alone; with ACLs on they need the
+// server credential.
+var serverOnlyMethods = map[string]bool{
+	"Eval.Dequeue": true,
+	"Eval.Update":  true,
+	"Plan.Submit":  true,
+}
+
+// serverCredential derives the credential; ok is false until the leader
+// has created the first root key.
+func (s *Server) serverCredential() (string, bool) {
+	keys, err := s.State().RootKeys(nil)
+	if err != nil || len(keys) == 0 {
+		return "", false
+	}
+	oldest := slices.MinFunc(keys, func(a, b *structs.RootKey) int {
+		return cmp.Or(cmp.Compare(a.CreateIndex, b.CreateIndex), strings.Compare(a.KeyID, b.KeyID))
+	})
+	mac := hmac.New(sha256.New, oldest.Key)
+	mac.Write([]byte(serverCredentialLabel))
+	return hex.EncodeToString(mac.Sum(nil)), true
+}
+
+// authorizeServerCall checks a server-only call's credential.
+func (s *Server) authorizeServerCall(args structs.RPCInfo) error {
+	want, ok := s.serverCredential()
+	if !ok || !hmac.Equal([]byte(args.RequestToken()), []byte(want)) {
+		return ErrPermissionDenied
+	}
+	return nil
+}

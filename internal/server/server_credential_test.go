@@ -1,0 +1,45 @@
+package server
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/testutil"
+)
+
+// With ACLs on, the calls only servers make (a follower's workers at the
+// leader's broker and plan queue) need the server credential: neither no
+// token nor a management token will do.
+func TestServerOnlyCalls_NeedTheServerCredential(t *testing.T) {
+	s, _ := aclServer(t, "")
+	mgmt := bootstrap(t, s)
+	testutil.WaitFor(t, 10*time.Second, "the first root key", func() bool {
+		_, ok := s.serverCredential()
+		return ok
+	})
+	ctx := context.Background()
+	dequeue := func(token string) error {
+		_, err := s.Eval.Dequeue(ctx, &structs.EvalDequeueRequest{Schedulers: []string{"service"}, Timeout: time.Millisecond,
+			WriteRequest: structs.WriteRequest{AuthToken: token}})
+		return err
+	}
+	for name, token := range map[string]string{"no token": "", "management token": mgmt.SecretID, "wrong credential": "00ff"} {
+		if err := dequeue(token); ErrorCode(err) != 403 {
+			t.Errorf("Eval.Dequeue with %s: %v, want 403", name, err)
+		}
+		_, err := s.Plan.Submit(ctx, &structs.PlanSubmitRequest{Plan: &structs.Plan{}, WriteRequest: structs.WriteRequest{AuthToken: token}})
+		if ErrorCode(err) != 403 {
+			t.Errorf("Plan.Submit with %s: %v, want 403", name, err)
+		}
+		_, err = s.Eval.Update(ctx, &structs.EvalUpdateArgs{WriteRequest: structs.WriteRequest{AuthToken: token}})
+		if ErrorCode(err) != 403 {
+			t.Errorf("Eval.Update with %s: %v, want 403", name, err)
+		}
+	}
+	cred, _ := s.serverCredential()
+	if err := dequeue(cred); err != nil {
+		t.Fatalf("Eval.Dequeue with the server credential: %v", err)
+	}
+}
