@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -216,5 +217,30 @@ func TestEventStream_NodePoolTopic(t *testing.T) {
 	pool, err := first.NodePool()
 	if err != nil || first.Type != "NodePoolUpserted" || pool == nil || pool.Description != "GPUs" {
 		t.Fatalf("first pool event: %+v pool %+v err %v", first, pool, err)
+	}
+}
+
+// The applying step of an eval names the worker and the plan it submitted.
+func TestEventStream_ApplyingStepNamesThePlan(t *testing.T) {
+	a, c := testAgent(t, func(cfg *config.Config) { cfg.Server.EnabledSchedulers = nil })
+	if _, err := a.Server().RegisterNode(simNode(1, 4000, 8192)); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ch, err := c.EventStream().Stream(ctx, map[api.Topic][]string{api.TopicEvaluation: {"web"}}, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := testAPIJob("web")
+	job.TaskGroups[0].Count = pointer(1)
+	resp, _, err := c.Jobs().Register(job, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := streamUntil(t, ch, func(e api.Event) bool { return e.Type == "EvaluationApplying" && e.Key == resp.EvalID })
+	step, _ := seen[len(seen)-1].Payload["Step"].(map[string]any)
+	if step["PlanID"] != resp.EvalID+"/plan-1" || !strings.HasPrefix(fmt.Sprint(step["Worker"]), "worker-") {
+		t.Fatalf("applying step %v, want the worker and plan %s/plan-1", step, resp.EvalID)
 	}
 }

@@ -42,7 +42,17 @@ func NewTimeline(clk clock.Clock) *Timeline {
 
 // Record appends a step for an eval, skipping exact repeats of the last one.
 func (t *Timeline) Record(evalID, status, worker, note string) {
-	step, ended, observe := t.record(evalID, status, worker, note)
+	t.recordStep(evalID, structs.EvalTimelineEntry{Status: status, Worker: worker, Note: note})
+}
+
+// RecordApplying records that a worker's plan entered the plan applier;
+// the step names the plan.
+func (t *Timeline) RecordApplying(evalID, worker, planID string) {
+	t.recordStep(evalID, structs.EvalTimelineEntry{Status: structs.EvalQuasiStatusApplying, Worker: worker, PlanID: planID})
+}
+
+func (t *Timeline) recordStep(evalID string, e structs.EvalTimelineEntry) {
+	step, ended, observe := t.record(evalID, e)
 	if step != nil && observe != nil {
 		observe(evalID, step, ended)
 	}
@@ -50,18 +60,19 @@ func (t *Timeline) Record(evalID, status, worker, note string) {
 
 // record stores the step and returns it (nil for a repeat) and the step it
 // ended, with the observer to tell.
-func (t *Timeline) record(evalID, status, worker, note string) (step, ended *structs.EvalTimelineEntry, observe StepObserver) {
+func (t *Timeline) record(evalID string, e structs.EvalTimelineEntry) (step, ended *structs.EvalTimelineEntry, observe StepObserver) {
+	status, worker, note := e.Status, e.Worker, e.Note
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	entries, known := t.byID[evalID]
 	if n := len(entries); n > 0 && entries[n-1].Status == status {
 		last := entries[n-1]
-		if last.Worker == worker && last.Note == note {
+		if last.Worker == worker && last.Note == note && last.PlanID == e.PlanID {
 			return nil, nil, nil
 		}
 		if last.Worker == "" && last.Note == "" {
 			// The broker saw the step first; the worker names who took it.
-			entries[n-1] = &structs.EvalTimelineEntry{Status: status, Time: last.Time, Worker: worker, Note: note}
+			entries[n-1] = &structs.EvalTimelineEntry{Status: status, Time: last.Time, Worker: worker, Note: note, PlanID: e.PlanID}
 			return entries[n-1].Copy(), nil, t.onStep
 		}
 	}
@@ -69,7 +80,7 @@ func (t *Timeline) record(evalID, status, worker, note string) (step, ended *str
 		t.order = append(t.order, evalID)
 		t.evictOldest()
 	}
-	step = &structs.EvalTimelineEntry{Status: status, Time: t.clk.Now().UnixNano(), Worker: worker, Note: note}
+	step = &structs.EvalTimelineEntry{Status: status, Time: t.clk.Now().UnixNano(), Worker: worker, Note: note, PlanID: e.PlanID}
 	if n := len(entries); n > 0 && entries[n-1].Status != status {
 		ended = entries[n-1].Copy()
 	}

@@ -35,6 +35,7 @@ type Worker struct {
 	token   string
 	snap    *state.StateSnapshot
 	backend schedulingBackend
+	plans   int // plans submitted for this eval, naming each one
 
 	// remoteProcessed counts evals this worker took from another server's
 	// broker (a follower scheduling for the leader).
@@ -111,7 +112,7 @@ func (w *Worker) Process(eval *structs.Evaluation, token string) {
 }
 
 func (w *Worker) process(backend schedulingBackend, eval *structs.Evaluation, token string) {
-	w.eval, w.token, w.backend = eval, token, backend
+	w.eval, w.token, w.backend, w.plans = eval, token, backend, 0
 	defer func() { w.eval, w.token, w.snap, w.backend = nil, "", nil, nil }()
 	w.srv.timeline.Record(eval.ID, structs.EvalQuasiStatusScheduling, w.id, "")
 
@@ -171,7 +172,9 @@ func (w *Worker) SubmitPlan(plan *structs.Plan) (*structs.PlanResult, scheduler.
 	if err := w.backend.PauseNack(w.eval.ID, w.token); err != nil {
 		return nil, nil, fmt.Errorf("eval no longer held by this worker: %w", err)
 	}
-	w.srv.timeline.Record(w.eval.ID, structs.EvalQuasiStatusApplying, w.id, "")
+	w.plans++
+	plan.ID = fmt.Sprintf("%s/plan-%d", w.eval.ID, w.plans)
+	w.srv.timeline.RecordApplying(w.eval.ID, w.id, plan.ID)
 	submitted := time.Now()
 	result, err := w.backend.SubmitPlan(plan)
 	w.srv.metrics().PlanSubmit.Observe(telemetry.Ms(time.Since(submitted)))

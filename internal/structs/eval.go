@@ -119,6 +119,8 @@ type EvalTimelineEntry struct {
 	Time   int64  // unix nanoseconds
 	Worker string // the worker that held the eval, when one did
 	Note   string // why, e.g. "plan rejected on 1 node; refresh to index 42"
+	// PlanID names the plan of an applying step.
+	PlanID string
 }
 
 // EvaluationStub is the summary of an evaluation used in related-eval lists.

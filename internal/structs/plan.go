@@ -3,6 +3,9 @@ package structs
 // Plan is what a scheduler proposes for one evaluation. The plan applier on
 // the leader checks it against the latest state and commits what fits.
 type Plan struct {
+	// ID names the plan: its eval and the worker's attempt ("<eval>/plan-N"),
+	// so the applying step of the eval's timeline can say which plan.
+	ID        string
 	EvalID    string
 	EvalToken string
 	Priority  int
