@@ -1,10 +1,7 @@
 package agent
 
 import (
-	"bufio"
-	"os"
-	"strconv"
-	"strings"
+	"maps"
 
 	"github.com/drover-project/drover/internal/client"
 	"github.com/drover-project/drover/internal/structs"
@@ -12,8 +9,8 @@ import (
 )
 
 // clientGauges are Nomad's nomad.client.* gauges of the local client: the
-// node's allocated and unallocated resources, host memory, and each
-// task's measured use. Read at scrape time.
+// node's allocated and unallocated resources, the host's memory, CPU and
+// disks, and each task's measured use. Read at scrape time.
 func (h *HTTPServer) clientGauges() []telemetry.Gauge {
 	c := h.client()
 	if c == nil {
@@ -45,9 +42,7 @@ func (h *HTTPServer) clientGauges() []telemetry.Gauge {
 		add("nomad.client.allocated.disk", float64(disk), nodeLabels)
 		add("nomad.client.unallocated.disk", float64(r.DiskMB-disk), nodeLabels)
 	}
-	for name, v := range hostMemory() {
-		add("nomad.client.host.memory."+name, float64(v), nodeLabels)
-	}
+	hostGauges(c, add, nodeLabels)
 	add("nomad.client.allocations.running", float64(countRunning(usage)), nodeLabels)
 	for _, u := range usage {
 		for task, s := range u.Tasks {
@@ -77,31 +72,33 @@ func countRunning(usage []client.AllocUsage) int {
 	return n
 }
 
-// hostMemory reads /proc/meminfo (Linux) in bytes: total, available,
-// free and used; nothing elsewhere.
-func hostMemory() map[string]uint64 {
-	f, err := os.Open("/proc/meminfo")
+// hostGauges are the host's nomad.client.host.* gauges: memory, CPU per
+// core (percent since the previous sample), disks and uptime, from the
+// same sampler as /v1/client/stats.
+func hostGauges(c *client.Client, add func(string, float64, map[string]string), nodeLabels map[string]string) {
+	hs, err := c.HostStats()
 	if err != nil {
-		return nil
+		return
 	}
-	defer f.Close()
-	kb := map[string]uint64{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		name, rest, ok := strings.Cut(sc.Text(), ":")
-		if !ok {
-			continue
-		}
-		fields := strings.Fields(rest)
-		if len(fields) > 0 {
-			if v, err := strconv.ParseUint(fields[0], 10, 64); err == nil {
-				kb[name] = v * 1024
-			}
-		}
+	m := hs.Memory
+	for name, v := range map[string]uint64{"total": m.Total, "available": m.Available, "free": m.Free, "used": m.Used} {
+		add("nomad.client.host.memory."+name, float64(v), nodeLabels)
 	}
-	if kb["MemTotal"] == 0 {
-		return nil
+	for _, core := range hs.CPU {
+		l := maps.Clone(nodeLabels)
+		l["cpu"] = core.Name
+		add("nomad.client.host.cpu.user", core.User, l)
+		add("nomad.client.host.cpu.system", core.System, l)
+		add("nomad.client.host.cpu.idle", core.Idle, l)
+		add("nomad.client.host.cpu.total", core.User+core.System, l)
 	}
-	return map[string]uint64{"total": kb["MemTotal"], "available": kb["MemAvailable"], "free": kb["MemFree"],
-		"used": kb["MemTotal"] - kb["MemAvailable"]}
+	for _, d := range hs.Disks {
+		l := maps.Clone(nodeLabels)
+		l["disk"], l["mountpoint"] = d.Device, d.Mountpoint
+		add("nomad.client.host.disk.size", float64(d.Size), l)
+		add("nomad.client.host.disk.used", float64(d.Used), l)
+		add("nomad.client.host.disk.available", float64(d.Available), l)
+		add("nomad.client.host.disk.used_percent", d.UsedPercent, l)
+	}
+	add("nomad.client.uptime", float64(hs.Uptime), nodeLabels)
 }

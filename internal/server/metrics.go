@@ -48,6 +48,9 @@ func (s *Server) observeEvalStep(evalID string, step, ended *structs.EvalTimelin
 		s.metrics().EvalStatus.WithLabelValues(ended.Status).Observe(took.Seconds())
 		if ended.Status == structs.EvalStatusPending && step.Status == structs.EvalQuasiStatusScheduling {
 			s.metrics().BrokerWait.Observe(telemetry.Ms(took))
+			if e, err := s.State().EvalByID(nil, evalID); err == nil && e != nil {
+				s.metrics().BrokerWaitFor(e.Type).Observe(telemetry.Ms(took))
+			}
 		}
 	}
 	s.publishEvalStep(evalID, step)

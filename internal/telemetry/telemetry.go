@@ -39,6 +39,7 @@ type Metrics struct {
 	WorkerDequeue prometheus.Observer
 	// BrokerWait is the time an eval sat ready in the broker, ms.
 	BrokerWait prometheus.Observer
+	brokerWait map[string]prometheus.Observer // by scheduler type
 	invoke     map[string]prometheus.Observer
 	// EvalStatus observes the seconds an eval spent in a status or
 	// quasi-status once it leaves it (label status).
@@ -51,7 +52,8 @@ type Metrics struct {
 
 // New returns a metric set with its timings registered.
 func New() *Metrics {
-	m := &Metrics{reg: prometheus.NewRegistry(), dotted: map[string]string{}, invoke: map[string]prometheus.Observer{}}
+	m := &Metrics{reg: prometheus.NewRegistry(), dotted: map[string]string{}, invoke: map[string]prometheus.Observer{},
+		brokerWait: map[string]prometheus.Observer{}}
 	m.PlanSubmit = m.histogram("nomad.nomad.plan.submit", "Time from a worker submitting a plan to its result (ms).")
 	m.PlanEvaluate = m.histogram("nomad.nomad.plan.evaluate", "Time the plan applier spent evaluating a plan against the state (ms).")
 	m.PlanApply = m.histogram("nomad.nomad.plan.apply", "Time the plan applier spent committing a plan through raft (ms).")
@@ -59,6 +61,7 @@ func New() *Metrics {
 	m.BrokerWait = m.histogram("nomad.nomad.broker.wait_time", "Time an evaluation waited ready in the broker before a worker took it (ms).")
 	for _, t := range schedulerTypes {
 		m.invoke[t] = m.histogram("nomad.nomad.worker.invoke_scheduler."+t, "Time the "+t+" scheduler took to process an evaluation (ms).")
+		m.brokerWait[t] = m.histogram("nomad.nomad.broker."+t+".wait_time", "Time a "+t+" evaluation waited ready in the broker before a worker took it (ms).")
 	}
 	m.EvalStatus = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name: m.name("drover.eval.status_seconds"), Buckets: secondBuckets,
@@ -79,6 +82,15 @@ func New() *Metrics {
 // types, which are not timed).
 func (m *Metrics) InvokeScheduler(schedulerType string) prometheus.Observer {
 	if o, ok := m.invoke[schedulerType]; ok {
+		return o
+	}
+	return discard{}
+}
+
+// BrokerWaitFor is the broker wait timing of one scheduler type (discarded
+// for unknown types).
+func (m *Metrics) BrokerWaitFor(schedulerType string) prometheus.Observer {
+	if o, ok := m.brokerWait[schedulerType]; ok {
 		return o
 	}
 	return discard{}
