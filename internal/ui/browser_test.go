@@ -245,7 +245,7 @@ func TestBrowser_EveryPage(t *testing.T) {
 	b.visit(base, "/ui/allocations/"+alloc.ID, "server", "Started", "hello from the mock task")
 	b.visit(base, "/ui/clients", nodes[0].Name, "ready", "eligible")
 	b.visit(base, "/ui/clients/"+nodes[0].ID, "Allocations", "web", "Attributes")
-	b.visit(base, "/ui/servers", "Leader", "voter")
+	b.visit(base, "/ui/servers", "Leader", "voter", "Members", "alive")
 	b.visit(base, "/ui/topology", nodes[0].Name, "CPU", "Memory", "web/web")
 	b.visit(base, "/ui/evaluations", "job-register", "complete")
 	b.visit(base, "/ui/evaluations/"+evals[0].ID, "Chain", "job endpoint (register)", "Timelines", "scheduling")

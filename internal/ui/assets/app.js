@@ -437,11 +437,16 @@ function pageServers() {
   return {
     topics: [],
     render: async () => {
-      const [leader, raft] = await Promise.all([api('/v1/status/leader'), api('/v1/operator/raft/configuration')]);
+      const [leader, raft, members] = await Promise.all([api('/v1/status/leader'),
+        api('/v1/operator/raft/configuration'), api('/v1/agent/members')]);
       const rows = (raft.Servers || []).map(s => [esc(s.Node), `<span class="mono">${esc(s.ID)}</span>`, esc(s.Address),
         s.Leader ? badge('leader') : esc('follower'), esc(s.Voter ? 'voter' : 'non-voter'), esc(s.RaftProtocol || '')]);
+      // Gossip members: every server serf knows, alive or not, with its tags.
+      const memberRows = ((members && members.Members) || []).map(m => [esc(m.Name), esc(`${m.Addr}:${m.Port}`),
+        badge(m.Status), esc((m.Tags || {}).region || ''), esc((m.Tags || {}).dc || ''), esc((m.Tags || {}).build || '')]);
       return `<h1>Servers</h1><p>Leader: <span class="mono">${esc(leader)}</span></p>` +
-        table(['Name', 'ID', 'Address', 'Role', 'Voter', 'Raft protocol'], rows, 'No servers.');
+        '<h2>Raft peers</h2>' + table(['Name', 'ID', 'Address', 'Role', 'Voter', 'Raft protocol'], rows, 'No servers.') +
+        '<h2>Members</h2>' + table(['Name', 'Gossip address', 'Status', 'Region', 'Datacenter', 'Build'], memberRows, 'No members.');
     },
   };
 }
