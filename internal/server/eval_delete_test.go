@@ -3,8 +3,10 @@ package server
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/testutil"
 )
 
 // Deleting more evals than fit in one entry writes several bounded
@@ -12,6 +14,7 @@ import (
 func TestDeleteEvals_BoundedEntries(t *testing.T) {
 	s := testServer(t, "")
 	defer s.Shutdown()
+	waitForLeaderWrites(t, s)
 	defer func(n int) { evalDeleteBatch = n }(evalDeleteBatch)
 	evalDeleteBatch = 10
 
@@ -58,6 +61,7 @@ func TestDeleteEvals_BoundedEntries(t *testing.T) {
 func TestDeleteEvals_BigEvalSpansEntries(t *testing.T) {
 	s := testServer(t, "")
 	defer s.Shutdown()
+	waitForLeaderWrites(t, s)
 	defer func(n int) { evalDeleteBatch = n }(evalDeleteBatch)
 	evalDeleteBatch = 10
 
@@ -88,4 +92,15 @@ func TestDeleteEvals_BigEvalSpansEntries(t *testing.T) {
 	if left, _ := s.State().Allocs(nil, "*"); len(left) != 0 {
 		t.Fatalf("%d allocs left", len(left))
 	}
+}
+
+// waitForLeaderWrites waits for the writes a new leader makes on its own
+// (the first keyring root key), so a test counting raft entries counts
+// only its own.
+func waitForLeaderWrites(t *testing.T, s *Server) {
+	t.Helper()
+	testutil.WaitFor(t, 10*time.Second, "the leader's first root key", func() bool {
+		k, err := s.State().ActiveRootKey(nil)
+		return err == nil && k != nil
+	})
 }

@@ -322,7 +322,7 @@ func fullStructsEval() *structs.Evaluation {
 		LeaderACL:            "secret-token",
 		SnapshotIndex:        40,
 		// Timeline is served beside the api eval by the HTTP layer.
-		Timeline:    []*structs.EvalTimelineEntry{{Status: "pending", Time: 1, Worker: "w", Note: "n"}},
+		Timeline:    []*structs.EvalTimelineEntry{{Status: "pending", Time: 1, Worker: "w", Note: "n", PlanID: "p"}},
 		CreateIndex: 41, ModifyIndex: 42,
 		CreateTime: t0.UnixNano(), ModifyTime: t0.Add(time.Second).UnixNano(),
 	}
