@@ -352,6 +352,10 @@ func (s *Server) raftApply(t structs.MessageType, msg any) (uint64, error) {
 		return 0, err
 	}
 	if err, ok := f.Response().(error); ok && err != nil {
+		if errors.Is(err, state.ErrNamespaceMissing) {
+			// Deleted between the endpoint's check and this entry.
+			return 0, BadRequest("invalid job: Namespace: %v", err)
+		}
 		return 0, err
 	}
 	return f.Index(), nil

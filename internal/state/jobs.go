@@ -21,8 +21,19 @@ func (s *StateStore) UpsertJob(index uint64, submitTime int64, job *structs.Job,
 
 // UpsertJobEntry applies a job register entry: the job, the source it was
 // submitted as and the scaling event that made it, with its evals.
+// A job in a namespace that does not exist (deleted since the endpoint
+// checked) is refused with ErrNamespaceMissing and nothing is written.
 func (s *StateStore) UpsertJobEntry(index uint64, req *structs.JobRegisterRequest, evals ...*structs.Evaluation) error {
 	return s.write(index, func(tx *writeTxn) error {
+		if ns := req.Job.Namespace; ns != structs.DefaultNamespace {
+			existing, err := first[structs.Namespace](tx.Txn, nil, TableNamespaces, "id", ns)
+			if err != nil {
+				return err
+			}
+			if existing == nil {
+				return fmt.Errorf("namespace %q: %w", ns, ErrNamespaceMissing)
+			}
+		}
 		stored, err := tx.upsertJob(req.SubmitTime, req.Job)
 		if err != nil {
 			return err

@@ -19,6 +19,9 @@ const TableNamespaces = "namespaces"
 // ErrNamespaceNotEmpty refuses to delete a namespace that still has jobs.
 var ErrNamespaceNotEmpty = errors.New("namespace has jobs")
 
+// ErrNamespaceMissing refuses a job whose namespace does not exist.
+var ErrNamespaceMissing = errors.New("namespace does not exist")
+
 func namespacesTable() *memdb.TableSchema {
 	return &memdb.TableSchema{Name: TableNamespaces, Indexes: map[string]*memdb.IndexSchema{
 		"id": unique("id", str("Name")),

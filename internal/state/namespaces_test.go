@@ -44,3 +44,21 @@ func TestNamespaces_DefaultIsBuiltInAndDeleteNeedsEmpty(t *testing.T) {
 		t.Fatal("dev survived its delete")
 	}
 }
+
+// The register entry re-checks the namespace, so a job registered after a
+// namespace was deleted (the endpoint's check raced the delete) is refused
+// and nothing is written.
+func TestUpsertJobEntry_RefusesAMissingNamespace(t *testing.T) {
+	s := newStore(t)
+	job := mockJob("web")
+	job.Namespace = "gone"
+	err := s.UpsertJobEntry(10, &structs.JobRegisterRequest{Job: job})
+	if !errors.Is(err, ErrNamespaceMissing) {
+		t.Fatalf("register in a missing namespace: %v", err)
+	}
+	if j, _ := s.JobByID(nil, "gone", "web"); j != nil || s.LatestIndex() == 10 {
+		t.Fatal("the refused entry wrote something")
+	}
+	must(t, s.UpsertNamespaces(11, []*structs.Namespace{{Name: "gone"}}))
+	must(t, s.UpsertJobEntry(12, &structs.JobRegisterRequest{Job: job}))
+}
