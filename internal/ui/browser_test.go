@@ -186,7 +186,8 @@ func ptr[T any](v T) *T { return &v }
 func waitRunning(t *testing.T, c *api.Client, id string, n int) []*api.AllocationListStub {
 	t.Helper()
 	var running []*api.AllocationListStub
-	testutil.WaitFor(t, 20*time.Second, fmt.Sprintf("%d running allocs of %s", n, id), func() bool {
+	// Generous: on 2 cores the whole suite runs beside this test.
+	testutil.WaitFor(t, 60*time.Second, fmt.Sprintf("%d running allocs of %s", n, id), func() bool {
 		stubs, _, err := c.Jobs().Allocations(id, false, nil)
 		running = running[:0]
 		for _, s := range stubs {
@@ -248,7 +249,16 @@ func TestBrowser_EveryPage(t *testing.T) {
 	b.visit(base, "/ui/servers", "Leader", "voter", "Members", "alive")
 	b.visit(base, "/ui/topology", nodes[0].Name, "CPU", "Memory", "web/web")
 	b.visit(base, "/ui/evaluations", "job-register", "complete")
-	b.visit(base, "/ui/evaluations/"+evals[0].ID, "Chain", "job endpoint (register)", "Timelines", "scheduling")
+	// A job-register eval: deployment-watcher evals come and go with the
+	// rollout's timing.
+	register := evals[0]
+	for _, e := range evals {
+		if e.TriggeredBy == "job-register" {
+			register = e
+			break
+		}
+	}
+	b.visit(base, "/ui/evaluations/"+register.ID, "Chain", "job endpoint (register)", "Timelines", "scheduling")
 
 	// Navigation by link stays in the page (no reload) and lands.
 	b.run("click job link", chromedp.Navigate(base+"/ui/jobs"))
