@@ -71,6 +71,22 @@ func ChildProcess(executorPID int) (int, error) {
 	return 0, ErrTaskGone
 }
 
+// ExecTarget finds a live task's process under its supervisor and reads
+// its environment: what an exec session runs with. exited reports whether
+// the task already ended.
+func ExecTarget(supervisorPID int, exited bool) (pid int, env []string, err error) {
+	if exited {
+		return 0, nil, ErrTaskGone
+	}
+	if pid, err = ChildProcess(supervisorPID); err != nil {
+		return 0, nil, err
+	}
+	if env, err = ProcessEnv(pid); err != nil {
+		return 0, nil, fmt.Errorf("read the task's environment: %w", err)
+	}
+	return pid, env, nil
+}
+
 // ProcessIDs reads a process's real uid and gid.
 func ProcessIDs(pid int) (string, string, error) {
 	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))

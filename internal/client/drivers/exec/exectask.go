@@ -2,7 +2,6 @@ package exec
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
@@ -24,16 +23,9 @@ func (d *Driver) ExecTask(ctx context.Context, taskID string, req *drivers.ExecR
 	if err != nil {
 		return 0, err
 	}
-	if t.exit.Exited() {
-		return 0, drivers.ErrTaskGone
-	}
-	pid, err := drivers.ChildProcess(t.state.ExecutorPID)
+	pid, env, err := drivers.ExecTarget(t.state.ExecutorPID, t.exit.Exited())
 	if err != nil {
 		return 0, err
-	}
-	env, err := drivers.ProcessEnv(pid)
-	if err != nil {
-		return 0, fmt.Errorf("read the task's environment: %w", err)
 	}
 	uid, gid, err := drivers.ProcessIDs(pid)
 	if err != nil {

@@ -19,16 +19,9 @@ func (d *Driver) ExecTask(ctx context.Context, taskID string, req *drivers.ExecR
 	if err != nil {
 		return 0, err
 	}
-	if t.exit.Exited() {
-		return 0, drivers.ErrTaskGone
-	}
-	pid, err := drivers.ChildProcess(t.state.PID)
+	pid, env, err := drivers.ExecTarget(t.state.PID, t.exit.Exited())
 	if err != nil {
 		return 0, err
-	}
-	env, err := drivers.ProcessEnv(pid)
-	if err != nil {
-		return 0, fmt.Errorf("read the task's environment: %w", err)
 	}
 	dir, err := os.Readlink(fmt.Sprintf("/proc/%d/cwd", pid))
 	if err != nil {
