@@ -54,7 +54,7 @@ func runExecutor() int {
 	}
 	go forwardSignals(sigs, cmd.Process.Pid)
 	rec := reap(cmd.Process.Pid)
-	if err := writeExit(spec.ExitFile, rec); err != nil {
+	if err := drivers.WriteExitRecord(spec.ExitFile, rec); err != nil {
 		fmt.Fprintf(os.Stderr, "executor: %v\n", err)
 		return 1
 	}
@@ -175,7 +175,7 @@ func forwardSignals(sigs <-chan os.Signal, pgid int) {
 }
 
 // reap waits for the task, also reaping the orphans that PID 1 inherits.
-func reap(pid int) exitRecord {
+func reap(pid int) drivers.ExitRecord {
 	for {
 		var ws syscall.WaitStatus
 		got, err := syscall.Wait4(-1, &ws, 0, nil)
@@ -183,24 +183,14 @@ func reap(pid int) exitRecord {
 			continue
 		}
 		if err != nil {
-			return exitRecord{ExitCode: -1}
+			return drivers.ExitRecord{ExitCode: -1}
 		}
 		if got != pid {
 			continue
 		}
 		if ws.Signaled() {
-			return exitRecord{ExitCode: 128 + int(ws.Signal()), Signal: int(ws.Signal())}
+			return drivers.ExitRecord{ExitCode: 128 + int(ws.Signal()), Signal: int(ws.Signal())}
 		}
-		return exitRecord{ExitCode: ws.ExitStatus()}
+		return drivers.ExitRecord{ExitCode: ws.ExitStatus()}
 	}
-}
-
-// writeExit writes atomically so a reader never sees half a record.
-func writeExit(path string, rec exitRecord) error {
-	b, _ := json.Marshal(rec)
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
 }

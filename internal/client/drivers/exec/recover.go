@@ -25,7 +25,7 @@ func (d *Driver) Recover(h *drivers.TaskHandle) error {
 		return nil
 	}
 	alive := st.ExecutorPID > 0 && procutil.Alive(st.ExecutorPID, st.ExecutorStartTime)
-	if !alive && readExitFile(st.ExitFile) == nil {
+	if !alive && drivers.ReadExitRecord(st.ExitFile) == nil {
 		return fmt.Errorf("executor pid %d: %w", st.ExecutorPID, drivers.ErrTaskGone)
 	}
 	t := &task{id: h.TaskID, state: st, cg: &cgroup{st.Cgroup}, exit: drivers.NewExitWaiter()}

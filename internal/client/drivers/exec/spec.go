@@ -37,12 +37,6 @@ type executorStatus struct {
 	Error string `json:",omitempty"`
 }
 
-// exitRecord is the exit file's content.
-type exitRecord struct {
-	ExitCode int
-	Signal   int
-}
-
 func readOnlyMounts(env map[string]string) []mount {
 	out := make([]mount, 0, len(env))
 	for src, dst := range env {

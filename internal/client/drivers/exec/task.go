@@ -2,8 +2,6 @@ package exec
 
 import (
 	"encoding/json"
-	"errors"
-	"os"
 	"time"
 
 	"github.com/drover-project/drover/internal/client/drivers"
@@ -42,7 +40,7 @@ func (t *task) handle() (*drivers.TaskHandle, error) {
 // its own status stands in. The OOM counter is read before the cgroup
 // goes away.
 func (t *task) finish(executor *drivers.ExitResult) {
-	res := readExitFile(t.state.ExitFile)
+	res := drivers.ReadExitRecord(t.state.ExitFile)
 	if res == nil {
 		res = executor
 	}
@@ -51,16 +49,4 @@ func (t *task) finish(executor *drivers.ExitResult) {
 	}
 	res.OOMKilled = t.cg.oomKilled()
 	t.exit.Set(res)
-}
-
-func readExitFile(path string) *drivers.ExitResult {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil
-	}
-	var rec exitRecord
-	if err := json.Unmarshal(b, &rec); err != nil {
-		return &drivers.ExitResult{ExitCode: -1, Err: errors.New("corrupt executor exit file")}
-	}
-	return &drivers.ExitResult{ExitCode: rec.ExitCode, Signal: rec.Signal}
 }
