@@ -223,31 +223,6 @@ func (e *ClusterEndpoint) ServerHealth(ctx context.Context, args *structs.Operat
 	return reply, nil
 }
 
-// clusterRPC registers the Cluster family on the RPC listener.
-type clusterRPC struct{ s *Server }
-
-func (r clusterRPC) ServerStats(a *structs.ServerRaftStatsRequest, o *structs.ServerRaftStats) error {
-	return serveRPC(r.s, r.s.Cluster.ServerStats, a, o)
-}
-func (r clusterRPC) Members(a *structs.ClusterMembersRequest, o *structs.ClusterMembersResponse) error {
-	return serveRPC(r.s, r.s.Cluster.Members, a, o)
-}
-func (r clusterRPC) RemoveRaftPeer(a *structs.RaftPeerRequest, o *structs.GenericResponse) error {
-	return serveRPC(r.s, r.s.Cluster.RemoveRaftPeer, a, o)
-}
-func (r clusterRPC) TransferLeadership(a *structs.RaftPeerRequest, o *structs.GenericResponse) error {
-	return serveRPC(r.s, r.s.Cluster.TransferLeadership, a, o)
-}
-func (r clusterRPC) AutopilotGetConfiguration(a *structs.AutopilotConfigRequest, o *structs.AutopilotConfigResponse) error {
-	return serveRPC(r.s, r.s.Cluster.AutopilotGetConfiguration, a, o)
-}
-func (r clusterRPC) AutopilotSetConfiguration(a *structs.AutopilotSetConfigRequest, o *structs.AutopilotSetConfigResponse) error {
-	return serveRPC(r.s, r.s.Cluster.AutopilotSetConfiguration, a, o)
-}
-func (r clusterRPC) ServerHealth(a *structs.OperatorHealthRequest, o *structs.OperatorHealthResponse) error {
-	return serveRPC(r.s, r.s.Cluster.ServerHealth, a, o)
-}
-
 // SnapshotRestore restores an operator snapshot on the leader.
 func (e *ClusterEndpoint) SnapshotRestore(ctx context.Context, args *structs.SnapshotRestoreRequest) (*structs.GenericResponse, error) {
 	reply := &structs.GenericResponse{}
@@ -255,8 +230,4 @@ func (e *ClusterEndpoint) SnapshotRestore(ctx context.Context, args *structs.Sna
 		return reply, err
 	}
 	return reply, e.srv.restoreSnapshotLocally(bytes.NewReader(args.Data))
-}
-
-func (r clusterRPC) SnapshotRestore(a *structs.SnapshotRestoreRequest, o *structs.GenericResponse) error {
-	return serveRPC(r.s, r.s.Cluster.SnapshotRestore, a, o)
 }

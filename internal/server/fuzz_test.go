@@ -18,27 +18,27 @@ import (
 // given as the real endpoints do, without raft.
 type fuzzNode struct{}
 
-func (fuzzNode) Register(args *structs.NodeRegisterArgs, reply *structs.NodeUpdateResponse) error {
+func (fuzzNode) Register(_ context.Context, args *structs.NodeRegisterArgs) (*structs.NodeUpdateResponse, error) {
 	if args.Node != nil {
 		_ = args.Node.Validate()
 		_ = args.Node.Copy()
 	}
-	return nil
+	return &structs.NodeUpdateResponse{}, nil
 }
 
-func (fuzzNode) UpdateStatus(args *structs.NodeHeartbeatArgs, reply *structs.NodeUpdateResponse) error {
-	return nil
+func (fuzzNode) UpdateStatus(context.Context, *structs.NodeHeartbeatArgs) (*structs.NodeUpdateResponse, error) {
+	return &structs.NodeUpdateResponse{}, nil
 }
 
-func (fuzzNode) GetClientAllocs(args *structs.NodeAllocsArgs, reply *structs.NodeAllocsResponse) error {
-	return nil
+func (fuzzNode) GetClientAllocs(context.Context, *structs.NodeAllocsArgs) (*structs.NodeAllocsResponse, error) {
+	return &structs.NodeAllocsResponse{}, nil
 }
 
-func (fuzzNode) UpdateAlloc(args *structs.AllocClientUpdateArgs, reply *structs.GenericResponse) error {
+func (fuzzNode) UpdateAlloc(_ context.Context, args *structs.AllocClientUpdateArgs) (*structs.GenericResponse, error) {
 	for _, a := range args.Allocs {
 		_ = a.Copy()
 	}
-	return nil
+	return &structs.GenericResponse{}, nil
 }
 
 // fuzzStream is one yamux stream's worth of client bytes; replies go
@@ -73,8 +73,9 @@ func FuzzRPCRequest(f *testing.F) {
 	f.Add(rpcRequest("Nope.Nope", &structs.NodeHeartbeatArgs{}))
 	srv := &Server{log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	r := newRPCServer(srv, nil)
-	if err := r.rpc.RegisterName("Node", fuzzNode{}); err != nil {
-		f.Fatal(err)
+	r.methods = map[string]rpcMethod{
+		"Node.Register": rpcMethodOf(fuzzNode{}.Register), "Node.UpdateStatus": rpcMethodOf(fuzzNode{}.UpdateStatus),
+		"Node.GetClientAllocs": rpcMethodOf(fuzzNode{}.GetClientAllocs), "Node.UpdateAlloc": rpcMethodOf(fuzzNode{}.UpdateAlloc),
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		r.serveStream(fuzzStream{bytes.NewReader(in)})

@@ -151,19 +151,3 @@ func (s *Server) checkJobAdmission(job *structs.Job) error {
 	}
 	return nil
 }
-
-// namespaceRPC serves the Namespace family on the RPC listener.
-type namespaceRPC struct{ s *Server }
-
-func (r namespaceRPC) List(a *structs.NamespaceListRequest, o *structs.NamespaceListResponse) error {
-	return serveRPC(r.s, r.s.Namespace.List, a, o)
-}
-func (r namespaceRPC) Get(a *structs.NamespaceSpecificRequest, o *structs.SingleNamespaceResponse) error {
-	return serveRPC(r.s, r.s.Namespace.Get, a, o)
-}
-func (r namespaceRPC) Upsert(a *structs.NamespaceUpsertRequest, o *structs.GenericWriteResponse) error {
-	return serveRPC(r.s, r.s.Namespace.Upsert, a, o)
-}
-func (r namespaceRPC) Delete(a *structs.NamespaceDeleteRequest, o *structs.GenericWriteResponse) error {
-	return serveRPC(r.s, r.s.Namespace.Delete, a, o)
-}

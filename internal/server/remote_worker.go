@@ -213,33 +213,6 @@ func (p *PlanEndpoint) Submit(ctx context.Context, args *structs.PlanSubmitReque
 	return reply, err
 }
 
-// The RPC adapters of the worker calls.
-
-func (r evalRPC) Dequeue(a *structs.EvalDequeueRequest, o *structs.EvalDequeueResponse) error {
-	return serveRPC(r.s, r.s.Eval.Dequeue, a, o)
-}
-func (r evalRPC) Ack(a *structs.EvalAckRequest, o *structs.GenericResponse) error {
-	return serveRPC(r.s, r.s.Eval.Ack, a, o)
-}
-func (r evalRPC) Nack(a *structs.EvalAckRequest, o *structs.GenericResponse) error {
-	return serveRPC(r.s, r.s.Eval.Nack, a, o)
-}
-func (r evalRPC) PauseNack(a *structs.EvalAckRequest, o *structs.GenericResponse) error {
-	return serveRPC(r.s, r.s.Eval.PauseNack, a, o)
-}
-func (r evalRPC) ResumeNack(a *structs.EvalAckRequest, o *structs.GenericResponse) error {
-	return serveRPC(r.s, r.s.Eval.ResumeNack, a, o)
-}
-func (r evalRPC) Update(a *structs.EvalUpdateArgs, o *structs.GenericResponse) error {
-	return serveRPC(r.s, r.s.Eval.Update, a, o)
-}
-
-type planRPC struct{ s *Server }
-
-func (r planRPC) Submit(a *structs.PlanSubmitRequest, o *structs.PlanSubmitResponse) error {
-	return serveRPC(r.s, r.s.Plan.Submit, a, o)
-}
-
 // RemoteEvalsProcessed counts the evals this server's workers took from
 // the leader's broker over RPC (zero on a server that always led).
 func (s *Server) RemoteEvalsProcessed() uint64 {

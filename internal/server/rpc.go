@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"net"
-	"net/rpc"
 	"sync"
 
 	"github.com/hashicorp/yamux"
@@ -15,15 +14,15 @@ import (
 )
 
 // rpcServer serves the internal RPC that clients use: one TCP connection
-// per client, multiplexed by yamux, one net/rpc call (msgpack-encoded) per
-// stream. Every endpoint family is registered (rpc_endpoints.go): the
-// handlers are the same endpoint methods the HTTP API calls. Every
+// per client, multiplexed by yamux, net/rpc calls (msgpack-encoded) one
+// after another on each stream. The methods are the endpoints' table
+// (rpc_endpoints.go): the same endpoint methods the HTTP API calls. Every
 // goroutine it starts is tracked by the server; on shutdown the listener
 // and every open connection close, so they all return.
 type rpcServer struct {
-	srv *Server
-	rpc *rpc.Server
-	ln  net.Listener
+	srv     *Server
+	methods map[string]rpcMethod // by wire name: "Job.Register"
+	ln      net.Listener
 
 	mu    sync.Mutex
 	conns map[net.Conn]struct{} // open client connections; nil once closed
@@ -32,12 +31,7 @@ type rpcServer struct {
 // ServeRPC accepts client connections on ln until the server shuts down.
 func (s *Server) ServeRPC(ln net.Listener) error {
 	r := newRPCServer(s, connlimit.Wrap(ln, s.config.RPCMaxConnsPerClient))
-	if err := s.registerEndpoints(r.rpc); err != nil {
-		return err
-	}
-	if err := r.rpc.RegisterName("ACL", &aclRPC{s: s}); err != nil {
-		return err
-	}
+	r.methods = s.rpcMethods()
 	r.start()
 	return nil
 }
@@ -50,7 +44,7 @@ func (r *rpcServer) start() {
 }
 
 func newRPCServer(s *Server, ln net.Listener) *rpcServer {
-	return &rpcServer{srv: s, rpc: rpc.NewServer(), ln: ln, conns: map[net.Conn]struct{}{}}
+	return &rpcServer{srv: s, ln: ln, conns: map[net.Conn]struct{}{}}
 }
 
 // close stops accepting and ends every open connection (and with it each

@@ -12,43 +12,54 @@ import (
 )
 
 // serveStream serves the calls of one yamux stream, one at a time, so a
-// handler that panics can be recovered: net/rpc's ServeCodec runs each
-// call on a goroutine of its own, where a panic kills the process.
+// handler that panics can be recovered (net/rpc's own ServeCodec would run
+// each call on a goroutine of its own, where a panic kills the process).
 func (r *rpcServer) serveStream(stream io.ReadWriteCloser) {
-	codec := &headerRecorder{ServerCodec: msgpackrpc.NewCodecFromHandle(true, true, stream, structs.MsgpackHandle)}
+	codec := msgpackrpc.NewCodecFromHandle(true, true, stream, structs.MsgpackHandle)
 	defer codec.Close()
 	for r.serveCall(codec) {
 	}
 }
 
 // serveCall serves one call and reports whether the stream may carry
-// another. A panicking handler's caller gets an error reply.
-func (r *rpcServer) serveCall(codec *headerRecorder) (more bool) {
+// another: not after a call it could not read (unknown method,
+// undecodable arguments) or whose handler panicked; those callers get an
+// error reply, as net/rpc's own server would answer them.
+func (r *rpcServer) serveCall(codec rpc.ServerCodec) (more bool) {
+	var req rpc.Request
 	defer func() {
 		p := recover()
 		if p == nil {
 			return
 		}
-		method := codec.last.ServiceMethod
-		r.srv.log.Error("rpc: handler panicked", "method", method, "panic", p, "stack", string(debug.Stack()))
-		_ = codec.WriteResponse(&rpc.Response{
-			ServiceMethod: method, Seq: codec.last.Seq,
-			Error: fmt.Sprintf("rpc: internal error in %s", method),
-		}, struct{}{})
+		r.srv.log.Error("rpc: handler panicked", "method", req.ServiceMethod, "panic", p, "stack", string(debug.Stack()))
+		replyError(codec, &req, fmt.Sprintf("rpc: internal error in %s", req.ServiceMethod))
 		more = false
 	}()
-	return r.rpc.ServeRequest(codec) == nil
+	if codec.ReadRequestHeader(&req) != nil {
+		return false
+	}
+	method, ok := r.methods[req.ServiceMethod]
+	if !ok {
+		_ = codec.ReadRequestBody(nil) // discard the arguments
+		replyError(codec, &req, "rpc: can't find method "+req.ServiceMethod)
+		return false
+	}
+	args := method.newArgs()
+	if err := codec.ReadRequestBody(args); err != nil {
+		replyError(codec, &req, err.Error())
+		return false
+	}
+	reply, err := method.serve(r.srv.ctx, args)
+	if err != nil {
+		replyError(codec, &req, err.Error())
+		return true
+	}
+	_ = codec.WriteResponse(&rpc.Response{ServiceMethod: req.ServiceMethod, Seq: req.Seq}, reply)
+	return true
 }
 
-// headerRecorder remembers the header of the request being served, which
-// the reply to a panicked call must echo.
-type headerRecorder struct {
-	rpc.ServerCodec
-	last rpc.Request
-}
-
-func (c *headerRecorder) ReadRequestHeader(req *rpc.Request) error {
-	err := c.ServerCodec.ReadRequestHeader(req)
-	c.last = *req
-	return err
+// replyError answers the call req with an error and no reply body.
+func replyError(codec rpc.ServerCodec, req *rpc.Request, msg string) {
+	_ = codec.WriteResponse(&rpc.Response{ServiceMethod: req.ServiceMethod, Seq: req.Seq, Error: msg}, struct{}{})
 }

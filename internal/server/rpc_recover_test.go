@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"net"
 	"strings"
 	"testing"
@@ -15,11 +16,11 @@ import (
 
 type panicker struct{}
 
-func (panicker) Now(args *structs.NodeHeartbeatArgs, reply *structs.GenericResponse) error {
+func (panicker) Now(context.Context, *structs.NodeHeartbeatArgs) (*structs.GenericResponse, error) {
 	var m map[string]int
 	//lint:ignore SA5000 the bug this handler exists to have
 	m["boom"]++ // a handler bug: nil map write
-	return nil
+	return nil, nil
 }
 
 // dialSession opens a multiplexed RPC session to addr.
@@ -63,8 +64,8 @@ func TestRPC_HandlerPanicIsRecovered(t *testing.T) {
 	}
 	defer ln.Close()
 	r := newRPCServer(s, connlimit.Wrap(ln, 0))
-	r.rpc.RegisterName("Node", nodeRPC{s: s})
-	r.rpc.RegisterName("Boom", panicker{})
+	r.methods = s.rpcMethods()
+	r.methods["Boom.Now"] = rpcMethodOf(panicker{}.Now)
 	r.start()
 
 	session := dialSession(t, ln.Addr().String())
