@@ -3,8 +3,6 @@ package server
 import (
 	"context"
 
-	"github.com/hashicorp/go-memdb"
-
 	"github.com/drover-project/drover/internal/acl"
 	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
@@ -63,12 +61,7 @@ func (e *AllocEndpoint) List(ctx context.Context, args *structs.AllocListRequest
 	if err != nil {
 		return nil, err
 	}
-	err = e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
-		page, err := st.AllocsPage(ws, pageOptions(&args.QueryOptions), match)
-		reply.Allocations, reply.NextToken = page.Items, page.NextToken
-		return st.Index(state.TableAllocs), err
-	})
-	return reply, err
+	return reply, readPage(e.srv, ctx, &args.QueryOptions, &reply.QueryMeta, state.TableAllocs, &reply.Allocations, match, (*state.StateStore).AllocsPage)
 }
 
 // GetAlloc answers one allocation (nil when absent).
@@ -77,13 +70,6 @@ func (e *AllocEndpoint) GetAlloc(ctx context.Context, args *structs.AllocSpecifi
 	if done, err := e.srv.forward(ctx, "Alloc.GetAlloc", args, reply); done {
 		return reply, err
 	}
-	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
-		alloc, err := st.AllocByID(ws, args.AllocID)
-		reply.Alloc = alloc
-		if err != nil || alloc == nil {
-			return st.Index(state.TableAllocs), err
-		}
-		return alloc.ModifyIndex, nil
-	})
-	return reply, err
+	return reply, readObject(e.srv, ctx, &args.QueryOptions, &reply.QueryMeta, state.TableAllocs, &reply.Alloc, byKey((*state.StateStore).AllocByID, args.AllocID),
+		func(a *structs.Allocation) uint64 { return a.ModifyIndex })
 }

@@ -3,8 +3,6 @@ package server
 import (
 	"context"
 
-	"github.com/hashicorp/go-memdb"
-
 	"github.com/drover-project/drover/internal/acl"
 	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
@@ -26,12 +24,7 @@ func (e *DeploymentEndpoint) List(ctx context.Context, args *structs.DeploymentL
 	if err != nil {
 		return nil, err
 	}
-	err = e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
-		page, err := st.DeploymentsPage(ws, pageOptions(&args.QueryOptions), match)
-		reply.Deployments, reply.NextToken = page.Items, page.NextToken
-		return st.Index(state.TableDeployment), err
-	})
-	return reply, err
+	return reply, readPage(e.srv, ctx, &args.QueryOptions, &reply.QueryMeta, state.TableDeployment, &reply.Deployments, match, (*state.StateStore).DeploymentsPage)
 }
 
 // GetDeployment answers one deployment (nil when absent).
@@ -40,15 +33,8 @@ func (e *DeploymentEndpoint) GetDeployment(ctx context.Context, args *structs.De
 	if done, err := e.srv.forward(ctx, "Deployment.GetDeployment", args, reply); done {
 		return reply, err
 	}
-	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
-		d, err := st.DeploymentByID(ws, args.DeploymentID)
-		reply.Deployment = d
-		if err != nil || d == nil {
-			return st.Index(state.TableDeployment), err
-		}
-		return d.ModifyIndex, nil
-	})
-	return reply, err
+	return reply, readObject(e.srv, ctx, &args.QueryOptions, &reply.QueryMeta, state.TableDeployment, &reply.Deployment, byKey((*state.StateStore).DeploymentByID, args.DeploymentID),
+		func(d *structs.Deployment) uint64 { return d.ModifyIndex })
 }
 
 // Allocations answers a deployment's allocations.
@@ -57,10 +43,5 @@ func (e *DeploymentEndpoint) Allocations(ctx context.Context, args *structs.Depl
 	if done, err := e.srv.forward(ctx, "Deployment.Allocations", args, reply); done {
 		return reply, err
 	}
-	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
-		var err error
-		reply.Allocations, err = st.AllocsByDeployment(ws, args.DeploymentID)
-		return st.Index(state.TableAllocs), err
-	})
-	return reply, err
+	return reply, readAtTable(e.srv, ctx, &args.QueryOptions, &reply.QueryMeta, state.TableAllocs, &reply.Allocations, byKey((*state.StateStore).AllocsByDeployment, args.DeploymentID))
 }

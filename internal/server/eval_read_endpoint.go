@@ -32,12 +32,7 @@ func (e *EvalEndpoint) List(ctx context.Context, args *structs.EvalListRequest) 
 	if err != nil {
 		return nil, err
 	}
-	err = e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
-		page, err := st.EvalsPage(ws, pageOptions(&args.QueryOptions), match)
-		reply.Evals, reply.NextToken = page.Items, page.NextToken
-		return st.Index(state.TableEvals), err
-	})
-	return reply, err
+	return reply, readPage(e.srv, ctx, &args.QueryOptions, &reply.QueryMeta, state.TableEvals, &reply.Evals, match, (*state.StateStore).EvalsPage)
 }
 
 func validEvalStatus(s string) bool {
@@ -79,12 +74,7 @@ func (e *EvalEndpoint) Allocations(ctx context.Context, args *structs.EvalSpecif
 	if done, err := e.srv.forward(ctx, "Eval.Allocations", args, reply); done {
 		return reply, err
 	}
-	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
-		var err error
-		reply.Allocations, err = st.AllocsByEval(ws, args.EvalID)
-		return st.Index(state.TableAllocs), err
-	})
-	return reply, err
+	return reply, readAtTable(e.srv, ctx, &args.QueryOptions, &reply.QueryMeta, state.TableAllocs, &reply.Allocations, byKey((*state.StateStore).AllocsByEval, args.EvalID))
 }
 
 // Delete deletes terminal evaluations (see Server.DeleteEvals).

@@ -57,15 +57,8 @@ func (e *JobEndpoint) GetJob(ctx context.Context, args *structs.JobSpecificReque
 	if done, err := e.srv.forward(ctx, "Job.GetJob", args, reply); done {
 		return reply, err
 	}
-	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
-		job, err := st.JobByID(ws, args.Namespace, args.JobID)
-		reply.Job = job
-		if err != nil || job == nil {
-			return st.Index(state.TableJobs), err
-		}
-		return job.ModifyIndex, nil
-	})
-	return reply, err
+	return reply, readObject(e.srv, ctx, &args.QueryOptions, &reply.QueryMeta, state.TableJobs, &reply.Job, byJob((*state.StateStore).JobByID, args),
+		func(j *structs.Job) uint64 { return j.ModifyIndex })
 }
 
 // GetJobVersions answers a job's versions, newest first (none when the
@@ -75,12 +68,7 @@ func (e *JobEndpoint) GetJobVersions(ctx context.Context, args *structs.JobSpeci
 	if done, err := e.srv.forward(ctx, "Job.GetJobVersions", args, reply); done {
 		return reply, err
 	}
-	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
-		var err error
-		reply.Versions, err = st.JobVersionsByID(ws, args.Namespace, args.JobID)
-		return st.Index(state.TableJobVersion), err
-	})
-	return reply, err
+	return reply, readAtTable(e.srv, ctx, &args.QueryOptions, &reply.QueryMeta, state.TableJobVersion, &reply.Versions, byJob((*state.StateStore).JobVersionsByID, args))
 }
 
 // Evaluations answers a job's evaluations.
@@ -89,12 +77,7 @@ func (e *JobEndpoint) Evaluations(ctx context.Context, args *structs.JobSpecific
 	if done, err := e.srv.forward(ctx, "Job.Evaluations", args, reply); done {
 		return reply, err
 	}
-	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
-		var err error
-		reply.Evaluations, err = st.EvalsByJob(ws, args.Namespace, args.JobID)
-		return st.Index(state.TableEvals), err
-	})
-	return reply, err
+	return reply, readAtTable(e.srv, ctx, &args.QueryOptions, &reply.QueryMeta, state.TableEvals, &reply.Evaluations, byJob((*state.StateStore).EvalsByJob, args))
 }
 
 // Allocations answers a job's allocations: of its current version only,
@@ -104,12 +87,10 @@ func (e *JobEndpoint) Allocations(ctx context.Context, args *structs.JobSpecific
 	if done, err := e.srv.forward(ctx, "Job.Allocations", args, reply); done {
 		return reply, err
 	}
-	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
-		var err error
-		reply.Allocations, err = st.AllocsByJob(ws, args.Namespace, args.JobID, args.All)
-		return st.Index(state.TableAllocs), err
-	})
-	return reply, err
+	return reply, readAtTable(e.srv, ctx, &args.QueryOptions, &reply.QueryMeta, state.TableAllocs, &reply.Allocations,
+		func(ws memdb.WatchSet, st *state.StateStore) ([]*structs.Allocation, error) {
+			return st.AllocsByJob(ws, args.Namespace, args.JobID, args.All)
+		})
 }
 
 // Summary answers a job's summary, computed from its allocs and evals (nil
@@ -139,12 +120,7 @@ func (e *JobEndpoint) Deployments(ctx context.Context, args *structs.JobSpecific
 	if done, err := e.srv.forward(ctx, "Job.Deployments", args, reply); done {
 		return reply, err
 	}
-	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
-		var err error
-		reply.Deployments, err = st.DeploymentsByJobID(ws, args.Namespace, args.JobID)
-		return st.Index(state.TableDeployment), err
-	})
-	return reply, err
+	return reply, readAtTable(e.srv, ctx, &args.QueryOptions, &reply.QueryMeta, state.TableDeployment, &reply.Deployments, byJob((*state.StateStore).DeploymentsByJobID, args))
 }
 
 // LatestDeployment answers a job's newest deployment (nil when none).
@@ -153,10 +129,5 @@ func (e *JobEndpoint) LatestDeployment(ctx context.Context, args *structs.JobSpe
 	if done, err := e.srv.forward(ctx, "Job.LatestDeployment", args, reply); done {
 		return reply, err
 	}
-	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
-		var err error
-		reply.Deployment, err = st.LatestDeploymentByJobID(ws, args.Namespace, args.JobID)
-		return st.Index(state.TableDeployment), err
-	})
-	return reply, err
+	return reply, readAtTable(e.srv, ctx, &args.QueryOptions, &reply.QueryMeta, state.TableDeployment, &reply.Deployment, byJob((*state.StateStore).LatestDeploymentByJobID, args))
 }

@@ -3,8 +3,6 @@ package server
 import (
 	"context"
 
-	"github.com/hashicorp/go-memdb"
-
 	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
 )
@@ -21,12 +19,7 @@ func (e *NodeEndpoint) List(ctx context.Context, args *structs.NodeListRequest) 
 	if err != nil {
 		return nil, err
 	}
-	err = e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
-		page, err := st.NodesPage(ws, pageOptions(&args.QueryOptions), match)
-		reply.Nodes, reply.NextToken = page.Items, page.NextToken
-		return st.Index(state.TableNodes), err
-	})
-	return reply, err
+	return reply, readPage(e.srv, ctx, &args.QueryOptions, &reply.QueryMeta, state.TableNodes, &reply.Nodes, match, (*state.StateStore).NodesPage)
 }
 
 // GetNode answers one node (nil when absent).
@@ -35,15 +28,8 @@ func (e *NodeEndpoint) GetNode(ctx context.Context, args *structs.NodeSpecificRe
 	if done, err := e.srv.forward(ctx, "Node.GetNode", args, reply); done {
 		return reply, err
 	}
-	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
-		node, err := st.NodeByID(ws, args.NodeID)
-		reply.Node = node
-		if err != nil || node == nil {
-			return st.Index(state.TableNodes), err
-		}
-		return node.ModifyIndex, nil
-	})
-	return reply, err
+	return reply, readObject(e.srv, ctx, &args.QueryOptions, &reply.QueryMeta, state.TableNodes, &reply.Node, byKey((*state.StateStore).NodeByID, args.NodeID),
+		func(n *structs.Node) uint64 { return n.ModifyIndex })
 }
 
 // GetAllocs answers the allocations on a node.
@@ -52,12 +38,9 @@ func (e *NodeEndpoint) GetAllocs(ctx context.Context, args *structs.NodeSpecific
 	if done, err := e.srv.forward(ctx, "Node.GetAllocs", args, reply); done {
 		return reply, err
 	}
-	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
-		var err error
-		if reply.Allocations, err = st.AllocsByNode(ws, args.NodeID); err == nil {
-			reply.Allocations, err = e.srv.visibleAllocs(args, reply.Allocations)
-		}
-		return st.Index(state.TableAllocs), err
-	})
+	err := readAtTable(e.srv, ctx, &args.QueryOptions, &reply.QueryMeta, state.TableAllocs, &reply.Allocations, byKey((*state.StateStore).AllocsByNode, args.NodeID))
+	if err == nil {
+		reply.Allocations, err = e.srv.visibleAllocs(args, reply.Allocations)
+	}
 	return reply, err
 }
