@@ -14,20 +14,16 @@ import (
 )
 
 func (h *HTTPServer) aclRoutes() {
-	h.handle("PUT /v1/acl/bootstrap", h.aclBootstrap)
-	h.handle("POST /v1/acl/bootstrap", h.aclBootstrap)
+	h.handleWrite("/v1/acl/bootstrap", h.aclBootstrap)
 	h.handle("GET /v1/acl/policies", h.aclPolicyList)
 	h.handle("GET /v1/acl/policy/{name}", h.aclPolicyGet)
-	h.handle("PUT /v1/acl/policy/{name}", h.aclPolicyPut)
-	h.handle("POST /v1/acl/policy/{name}", h.aclPolicyPut)
+	h.handleWrite("/v1/acl/policy/{name}", h.aclPolicyPut)
 	h.handle("DELETE /v1/acl/policy/{name}", h.aclPolicyDelete)
 	h.handle("GET /v1/acl/tokens", h.aclTokenList)
-	h.handle("PUT /v1/acl/token", h.aclTokenCreate)
-	h.handle("POST /v1/acl/token", h.aclTokenCreate)
+	h.handleWrite("/v1/acl/token", h.aclTokenCreate)
 	h.handle("GET /v1/acl/token/self", h.aclTokenSelf)
 	h.handle("GET /v1/acl/token/{accessor}", h.aclTokenGet)
-	h.handle("PUT /v1/acl/token/{accessor}", h.aclTokenUpdate)
-	h.handle("POST /v1/acl/token/{accessor}", h.aclTokenUpdate)
+	h.handleWrite("/v1/acl/token/{accessor}", h.aclTokenUpdate)
 	h.handle("DELETE /v1/acl/token/{accessor}", h.aclTokenDelete)
 }
 
@@ -55,37 +51,20 @@ func (h *HTTPServer) aclBootstrap(w http.ResponseWriter, r *http.Request) (any, 
 }
 
 func (h *HTTPServer) aclPolicyList(w http.ResponseWriter, r *http.Request) (any, error) {
-	q, err := parseQuery(r)
+	reply, err := readEndpoint(w, r, h.srv.ACL.ListPolicies, &structs.ACLPolicyListRequest{})
 	if err != nil {
 		return nil, err
 	}
-	reply, err := h.srv.ACL.ListPolicies(r.Context(), &structs.ACLPolicyListRequest{QueryOptions: q})
-	if err != nil {
-		return nil, err
-	}
-	setMeta(w, reply.QueryMeta)
-	out := make([]*api.ACLPolicyListStub, 0, len(reply.Policies))
-	for _, p := range reply.Policies {
-		out = append(out, apiconv.ACLPolicyStub(p))
-	}
-	return out, nil
+	return listOf(reply.Policies, apiconv.ACLPolicyStub), nil
 }
 
 func (h *HTTPServer) aclPolicyGet(w http.ResponseWriter, r *http.Request) (any, error) {
-	q, err := parseQuery(r)
-	if err != nil {
-		return nil, err
-	}
 	name := r.PathValue("name")
-	reply, err := h.srv.ACL.GetPolicy(r.Context(), &structs.ACLPolicySpecificRequest{Name: name, QueryOptions: q})
+	reply, err := readEndpoint(w, r, h.srv.ACL.GetPolicy, &structs.ACLPolicySpecificRequest{Name: name})
 	if err != nil {
 		return nil, err
 	}
-	setMeta(w, reply.QueryMeta)
-	if reply.Policy == nil {
-		return nil, server.NotFound("ACL policy %q not found", name)
-	}
-	return apiconv.ACLPolicyFromStructs(reply.Policy), nil
+	return oneOf(reply.Policy, apiconv.ACLPolicyFromStructs, "ACL policy %q not found", name)
 }
 
 func (h *HTTPServer) aclPolicyPut(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -122,20 +101,11 @@ func (h *HTTPServer) aclPolicyDelete(w http.ResponseWriter, r *http.Request) (an
 }
 
 func (h *HTTPServer) aclTokenList(w http.ResponseWriter, r *http.Request) (any, error) {
-	q, err := parseQuery(r)
+	reply, err := readEndpoint(w, r, h.srv.ACL.ListTokens, &structs.ACLTokenListRequest{})
 	if err != nil {
 		return nil, err
 	}
-	reply, err := h.srv.ACL.ListTokens(r.Context(), &structs.ACLTokenListRequest{QueryOptions: q})
-	if err != nil {
-		return nil, err
-	}
-	setMeta(w, reply.QueryMeta)
-	out := make([]*api.ACLTokenListStub, 0, len(reply.Tokens))
-	for _, t := range reply.Tokens {
-		out = append(out, apiconv.ACLTokenStub(t))
-	}
-	return out, nil
+	return listOf(reply.Tokens, apiconv.ACLTokenStub), nil
 }
 
 func (h *HTTPServer) aclTokenCreate(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -171,33 +141,20 @@ func (h *HTTPServer) aclTokenUpsert(w http.ResponseWriter, r *http.Request, acce
 }
 
 func (h *HTTPServer) aclTokenSelf(w http.ResponseWriter, r *http.Request) (any, error) {
-	q, err := parseQuery(r)
+	reply, err := readEndpoint(w, r, h.srv.ACL.GetTokenSelf, &structs.QueryOptions{})
 	if err != nil {
 		return nil, err
 	}
-	reply, err := h.srv.ACL.GetTokenSelf(r.Context(), &q)
-	if err != nil {
-		return nil, err
-	}
-	setMeta(w, reply.QueryMeta)
 	return apiconv.ACLTokenFromStructs(reply.Token), nil
 }
 
 func (h *HTTPServer) aclTokenGet(w http.ResponseWriter, r *http.Request) (any, error) {
-	q, err := parseQuery(r)
-	if err != nil {
-		return nil, err
-	}
 	accessor := r.PathValue("accessor")
-	reply, err := h.srv.ACL.GetToken(r.Context(), &structs.ACLTokenSpecificRequest{AccessorID: accessor, QueryOptions: q})
+	reply, err := readEndpoint(w, r, h.srv.ACL.GetToken, &structs.ACLTokenSpecificRequest{AccessorID: accessor})
 	if err != nil {
 		return nil, err
 	}
-	setMeta(w, reply.QueryMeta)
-	if reply.Token == nil {
-		return nil, server.NotFound("ACL token %q not found", accessor)
-	}
-	return apiconv.ACLTokenFromStructs(reply.Token), nil
+	return oneOf(reply.Token, apiconv.ACLTokenFromStructs, "ACL token %q not found", accessor)
 }
 
 func (h *HTTPServer) aclTokenDelete(w http.ResponseWriter, r *http.Request) (any, error) {

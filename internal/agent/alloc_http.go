@@ -4,7 +4,6 @@ import (
 	"net/http"
 
 	"github.com/drover-project/drover/internal/agent/apiconv"
-	"github.com/drover-project/drover/internal/server"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -14,31 +13,18 @@ func (h *HTTPServer) allocRoutes() {
 }
 
 func (h *HTTPServer) allocList(w http.ResponseWriter, r *http.Request) (any, error) {
-	q, err := parseQuery(r)
+	reply, err := readEndpoint(w, r, h.srv.Alloc.List, &structs.AllocListRequest{})
 	if err != nil {
 		return nil, err
 	}
-	reply, err := h.srv.Alloc.List(r.Context(), &structs.AllocListRequest{QueryOptions: q})
-	if err != nil {
-		return nil, err
-	}
-	setMeta(w, reply.QueryMeta)
 	return allocStubs(reply.Allocations), nil
 }
 
 func (h *HTTPServer) allocGet(w http.ResponseWriter, r *http.Request) (any, error) {
-	q, err := parseQuery(r)
-	if err != nil {
-		return nil, err
-	}
 	id := r.PathValue("id")
-	reply, err := h.srv.Alloc.GetAlloc(r.Context(), &structs.AllocSpecificRequest{AllocID: id, QueryOptions: q})
+	reply, err := readEndpoint(w, r, h.srv.Alloc.GetAlloc, &structs.AllocSpecificRequest{AllocID: id})
 	if err != nil {
 		return nil, err
 	}
-	setMeta(w, reply.QueryMeta)
-	if reply.Alloc == nil {
-		return nil, server.NotFound("allocation %q not found", id)
-	}
-	return apiconv.AllocFromStructs(reply.Alloc), nil
+	return oneOf(reply.Alloc, apiconv.AllocFromStructs, "allocation %q not found", id)
 }

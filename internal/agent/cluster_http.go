@@ -13,16 +13,12 @@ import (
 // clusterRoutes are the membership, raft peer and autopilot endpoints.
 func (h *HTTPServer) clusterRoutes() {
 	h.handle("GET /v1/agent/members", h.agentMembers)
-	h.handle("PUT /v1/agent/join", h.agentJoin)
-	h.handle("POST /v1/agent/join", h.agentJoin)
-	h.handle("PUT /v1/agent/force-leave", h.agentForceLeave)
-	h.handle("POST /v1/agent/force-leave", h.agentForceLeave)
+	h.handleWrite("/v1/agent/join", h.agentJoin)
+	h.handleWrite("/v1/agent/force-leave", h.agentForceLeave)
 	h.handle("DELETE /v1/operator/raft/peer", h.raftRemovePeer)
-	h.handle("PUT /v1/operator/raft/transfer-leadership", h.raftTransferLeadership)
-	h.handle("POST /v1/operator/raft/transfer-leadership", h.raftTransferLeadership)
+	h.handleWrite("/v1/operator/raft/transfer-leadership", h.raftTransferLeadership)
 	h.handle("GET /v1/operator/autopilot/configuration", h.autopilotGet)
-	h.handle("PUT /v1/operator/autopilot/configuration", h.autopilotSet)
-	h.handle("POST /v1/operator/autopilot/configuration", h.autopilotSet)
+	h.handleWrite("/v1/operator/autopilot/configuration", h.autopilotSet)
 	h.handle("GET /v1/operator/autopilot/health", h.autopilotHealth)
 }
 
@@ -84,15 +80,10 @@ func (h *HTTPServer) raftTransferLeadership(w http.ResponseWriter, r *http.Reque
 }
 
 func (h *HTTPServer) autopilotGet(w http.ResponseWriter, r *http.Request) (any, error) {
-	q, err := parseQuery(r)
+	reply, err := readEndpoint(w, r, h.srv.Cluster.AutopilotGetConfiguration, &structs.AutopilotConfigRequest{})
 	if err != nil {
 		return nil, err
 	}
-	reply, err := h.srv.Cluster.AutopilotGetConfiguration(r.Context(), &structs.AutopilotConfigRequest{QueryOptions: q})
-	if err != nil {
-		return nil, err
-	}
-	setMeta(w, reply.QueryMeta)
 	c := reply.Config
 	return &api.AutopilotConfiguration{
 		CleanupDeadServers: c.CleanupDeadServers, LastContactThreshold: c.LastContactThreshold,
@@ -132,15 +123,10 @@ func (h *HTTPServer) autopilotSet(w http.ResponseWriter, r *http.Request) (any, 
 }
 
 func (h *HTTPServer) autopilotHealth(w http.ResponseWriter, r *http.Request) (any, error) {
-	q, err := parseQuery(r)
+	reply, err := readEndpoint(w, r, h.srv.Cluster.ServerHealth, &structs.OperatorHealthRequest{})
 	if err != nil {
 		return nil, err
 	}
-	reply, err := h.srv.Cluster.ServerHealth(r.Context(), &structs.OperatorHealthRequest{QueryOptions: q})
-	if err != nil {
-		return nil, err
-	}
-	setMeta(w, reply.QueryMeta)
 	out := &api.OperatorHealthReply{Healthy: reply.Healthy, FailureTolerance: reply.FailureTolerance, Servers: []api.ServerHealth{}}
 	for _, s := range reply.Servers {
 		out.Servers = append(out.Servers, api.ServerHealth{

@@ -6,7 +6,6 @@ import (
 	"github.com/hashicorp/nomad/api"
 
 	"github.com/drover-project/drover/internal/agent/apiconv"
-	"github.com/drover-project/drover/internal/server"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -32,82 +31,45 @@ func deploymentsToAPI(ds []*structs.Deployment) []*api.Deployment {
 }
 
 func (h *HTTPServer) deploymentList(w http.ResponseWriter, r *http.Request) (any, error) {
-	q, err := parseQuery(r)
+	reply, err := readEndpoint(w, r, h.srv.Deployment.List, &structs.DeploymentListRequest{})
 	if err != nil {
 		return nil, err
 	}
-	reply, err := h.srv.Deployment.List(r.Context(), &structs.DeploymentListRequest{QueryOptions: q})
-	if err != nil {
-		return nil, err
-	}
-	setMeta(w, reply.QueryMeta)
 	return deploymentsToAPI(reply.Deployments), nil
 }
 
-// deploymentRequest reads the query options of a read about the
-// deployment in the URL.
-func deploymentRequest(r *http.Request) (*structs.DeploymentSpecificRequest, error) {
-	q, err := parseQuery(r)
-	if err != nil {
-		return nil, err
-	}
-	return &structs.DeploymentSpecificRequest{DeploymentID: r.PathValue("id"), QueryOptions: q}, nil
-}
-
 func (h *HTTPServer) deploymentGet(w http.ResponseWriter, r *http.Request) (any, error) {
-	args, err := deploymentRequest(r)
+	id := r.PathValue("id")
+	reply, err := readEndpoint(w, r, h.srv.Deployment.GetDeployment, &structs.DeploymentSpecificRequest{DeploymentID: id})
 	if err != nil {
 		return nil, err
 	}
-	reply, err := h.srv.Deployment.GetDeployment(r.Context(), args)
-	if err != nil {
-		return nil, err
-	}
-	setMeta(w, reply.QueryMeta)
-	if reply.Deployment == nil {
-		return nil, server.NotFound("deployment %q not found", args.DeploymentID)
-	}
-	return apiconv.DeploymentFromStructs(reply.Deployment), nil
+	return oneOf(reply.Deployment, apiconv.DeploymentFromStructs, "deployment %q not found", id)
 }
 
 func (h *HTTPServer) deploymentAllocations(w http.ResponseWriter, r *http.Request) (any, error) {
-	args, err := deploymentRequest(r)
+	reply, err := readEndpoint(w, r, h.srv.Deployment.Allocations, &structs.DeploymentSpecificRequest{DeploymentID: r.PathValue("id")})
 	if err != nil {
 		return nil, err
 	}
-	reply, err := h.srv.Deployment.Allocations(r.Context(), args)
-	if err != nil {
-		return nil, err
-	}
-	setMeta(w, reply.QueryMeta)
 	return allocStubs(reply.Allocations), nil
 }
 
 func (h *HTTPServer) jobDeployments(w http.ResponseWriter, r *http.Request) (any, error) {
-	args, err := h.jobRequest(r)
+	reply, err := readEndpoint(w, r, h.srv.Job.Deployments, &structs.JobSpecificRequest{JobID: r.PathValue("id")})
 	if err != nil {
 		return nil, err
 	}
-	reply, err := h.srv.Job.Deployments(r.Context(), args)
-	if err != nil {
-		return nil, err
-	}
-	setMeta(w, reply.QueryMeta)
 	return deploymentsToAPI(reply.Deployments), nil
 }
 
 // jobLatestDeployment answers GET /v1/job/:id/deployment: the newest
 // deployment, or JSON null when the job has none (as Nomad does).
 func (h *HTTPServer) jobLatestDeployment(w http.ResponseWriter, r *http.Request) (any, error) {
-	args, err := h.jobRequest(r)
+	reply, err := readEndpoint(w, r, h.srv.Job.LatestDeployment, &structs.JobSpecificRequest{JobID: r.PathValue("id")})
 	if err != nil {
 		return nil, err
 	}
-	reply, err := h.srv.Job.LatestDeployment(r.Context(), args)
-	if err != nil {
-		return nil, err
-	}
-	setMeta(w, reply.QueryMeta)
 	if reply.Deployment == nil {
 		return jsonNull{}, nil
 	}

@@ -18,36 +18,22 @@ func (h *HTTPServer) evalRoutes() {
 }
 
 func (h *HTTPServer) evalList(w http.ResponseWriter, r *http.Request) (any, error) {
-	q, err := parseQuery(r)
-	if err != nil {
-		return nil, err
-	}
-	reply, err := h.srv.Eval.List(r.Context(), &structs.EvalListRequest{
-		JobID: r.URL.Query().Get("job"), Status: r.URL.Query().Get("status"), QueryOptions: q,
+	reply, err := readEndpoint(w, r, h.srv.Eval.List, &structs.EvalListRequest{
+		JobID: r.URL.Query().Get("job"), Status: r.URL.Query().Get("status"),
 	})
 	if err != nil {
 		return nil, err
 	}
-	setMeta(w, reply.QueryMeta)
-	out := make([]*api.Evaluation, 0, len(reply.Evals))
-	for _, e := range reply.Evals {
-		out = append(out, apiconv.EvalFromStructs(e))
-	}
-	return out, nil
+	return listOf(reply.Evals, apiconv.EvalFromStructs), nil
 }
 
 // evalCount answers GET /v1/evaluations/count: how many evals match the
 // prefix and filter.
 func (h *HTTPServer) evalCount(w http.ResponseWriter, r *http.Request) (any, error) {
-	q, err := parseQuery(r)
+	reply, err := readEndpoint(w, r, h.srv.Eval.Count, &structs.QueryOptions{})
 	if err != nil {
 		return nil, err
 	}
-	reply, err := h.srv.Eval.Count(r.Context(), &q)
-	if err != nil {
-		return nil, err
-	}
-	setMeta(w, reply.QueryMeta)
 	return &api.EvalCountResponse{Count: reply.Count}, nil
 }
 
@@ -58,16 +44,11 @@ func (h *HTTPServer) evalGet(w http.ResponseWriter, r *http.Request) (any, error
 	if err != nil {
 		return nil, err
 	}
-	q, err := parseQuery(r)
-	if err != nil {
-		return nil, err
-	}
 	id := r.PathValue("id")
-	reply, err := h.srv.Eval.GetEval(r.Context(), &structs.EvalSpecificRequest{EvalID: id, IncludeRelated: related, QueryOptions: q})
+	reply, err := readEndpoint(w, r, h.srv.Eval.GetEval, &structs.EvalSpecificRequest{EvalID: id, IncludeRelated: related})
 	if err != nil {
 		return nil, err
 	}
-	setMeta(w, reply.QueryMeta)
 	if reply.Eval == nil {
 		return nil, server.NotFound("evaluation %q not found", id)
 	}
@@ -86,15 +67,10 @@ type evalWithTimeline struct {
 }
 
 func (h *HTTPServer) evalAllocations(w http.ResponseWriter, r *http.Request) (any, error) {
-	q, err := parseQuery(r)
+	reply, err := readEndpoint(w, r, h.srv.Eval.Allocations, &structs.EvalSpecificRequest{EvalID: r.PathValue("id")})
 	if err != nil {
 		return nil, err
 	}
-	reply, err := h.srv.Eval.Allocations(r.Context(), &structs.EvalSpecificRequest{EvalID: r.PathValue("id"), QueryOptions: q})
-	if err != nil {
-		return nil, err
-	}
-	setMeta(w, reply.QueryMeta)
 	return allocStubs(reply.Allocations), nil
 }
 

@@ -111,6 +111,13 @@ func (h *HTTPServer) handle(pattern string, fn handlerFunc) {
 	h.mux.HandleFunc(pattern, h.wrap(fn))
 }
 
+// handleWrite registers fn for PUT and for POST of path: Nomad takes
+// either method for every write.
+func (h *HTTPServer) handleWrite(path string, fn handlerFunc) {
+	h.handle("PUT "+path, fn)
+	h.handle("POST "+path, fn)
+}
+
 // wrap turns a handlerFunc into an http.HandlerFunc: errors become their
 // status code with a plain-text message (as Nomad answers), results JSON.
 func (h *HTTPServer) wrap(fn handlerFunc) http.HandlerFunc {

@@ -117,19 +117,12 @@ func (h *HTTPServer) allocStop(w http.ResponseWriter, r *http.Request) (any, err
 }
 
 func (h *HTTPServer) jobSummary(w http.ResponseWriter, r *http.Request) (any, error) {
-	args, err := h.jobRequest(r)
+	id := r.PathValue("id")
+	reply, err := readEndpoint(w, r, h.srv.Job.Summary, &structs.JobSpecificRequest{JobID: id})
 	if err != nil {
 		return nil, err
 	}
-	reply, err := h.srv.Job.Summary(r.Context(), args)
-	if err != nil {
-		return nil, err
-	}
-	setMeta(w, reply.QueryMeta)
-	if reply.JobSummary == nil {
-		return nil, server.NotFound("job %q not found", args.JobID)
-	}
-	return summaryToAPI(reply.JobSummary), nil
+	return oneOf(reply.JobSummary, summaryToAPI, "job %q not found", id)
 }
 
 func summaryToAPI(s *structs.JobSummary) *api.JobSummary {

@@ -22,18 +22,14 @@ func (h *HTTPServer) jobHistoryRoutes() {
 
 // jobScaleStatus answers GET /v1/job/:id/scale.
 func (h *HTTPServer) jobScaleStatus(w http.ResponseWriter, r *http.Request) (any, error) {
-	args, err := h.jobRequest(r)
+	id := r.PathValue("id")
+	reply, err := readEndpoint(w, r, h.srv.Job.ScaleStatus, &structs.JobSpecificRequest{JobID: id})
 	if err != nil {
 		return nil, err
 	}
-	reply, err := h.srv.Job.ScaleStatus(r.Context(), args)
-	if err != nil {
-		return nil, err
-	}
-	setMeta(w, reply.QueryMeta)
 	s := reply.Status
 	if s == nil {
-		return nil, server.NotFound("job %q not found", args.JobID)
+		return nil, server.NotFound("job %q not found", id)
 	}
 	out := &api.JobScaleStatusResponse{JobID: s.JobID, Namespace: s.Namespace, JobCreateIndex: s.JobCreateIndex,
 		JobModifyIndex: s.JobModifyIndex, JobStopped: s.JobStopped, TaskGroups: map[string]api.TaskGroupScaleStatus{}}

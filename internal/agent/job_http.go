@@ -14,13 +14,10 @@ import (
 
 func (h *HTTPServer) jobRoutes() {
 	h.handle("GET /v1/jobs", h.jobList)
-	h.handle("PUT /v1/jobs", h.jobRegister)
-	h.handle("POST /v1/jobs", h.jobRegister)
-	h.handle("POST /v1/jobs/parse", h.jobParse)
-	h.handle("PUT /v1/jobs/parse", h.jobParse)
+	h.handleWrite("/v1/jobs", h.jobRegister)
+	h.handleWrite("/v1/jobs/parse", h.jobParse)
 	h.handle("GET /v1/job/{id}", h.jobGet)
-	h.handle("PUT /v1/job/{id}", h.jobRegister)
-	h.handle("POST /v1/job/{id}", h.jobRegister)
+	h.handleWrite("/v1/job/{id}", h.jobRegister)
 	h.handle("DELETE /v1/job/{id}", h.jobDeregister)
 	h.handle("GET /v1/job/{id}/versions", h.jobVersions)
 	h.handle("GET /v1/job/{id}/evaluations", h.jobEvaluations)
@@ -28,15 +25,10 @@ func (h *HTTPServer) jobRoutes() {
 }
 
 func (h *HTTPServer) jobList(w http.ResponseWriter, r *http.Request) (any, error) {
-	q, err := parseQuery(r)
+	reply, err := readEndpoint(w, r, h.srv.Job.List, &structs.JobListRequest{})
 	if err != nil {
 		return nil, err
 	}
-	reply, err := h.srv.Job.List(r.Context(), &structs.JobListRequest{QueryOptions: q})
-	if err != nil {
-		return nil, err
-	}
-	setMeta(w, reply.QueryMeta)
 	stubs := make([]*api.JobListStub, 0, len(reply.Jobs))
 	for i, j := range reply.Jobs {
 		stubs = append(stubs, apiconv.JobListStub(j, summaryToAPI(reply.Summaries[i])))
@@ -99,28 +91,12 @@ func (h *HTTPServer) jobParse(w http.ResponseWriter, r *http.Request) (any, erro
 }
 
 func (h *HTTPServer) jobGet(w http.ResponseWriter, r *http.Request) (any, error) {
-	args, err := h.jobRequest(r)
+	id := r.PathValue("id")
+	reply, err := readEndpoint(w, r, h.srv.Job.GetJob, &structs.JobSpecificRequest{JobID: id})
 	if err != nil {
 		return nil, err
 	}
-	reply, err := h.srv.Job.GetJob(r.Context(), args)
-	if err != nil {
-		return nil, err
-	}
-	setMeta(w, reply.QueryMeta)
-	if reply.Job == nil {
-		return nil, server.NotFound("job %q not found", args.JobID)
-	}
-	return apiconv.JobFromStructs(reply.Job), nil
-}
-
-// jobRequest reads the query options of a read about the job in the URL.
-func (h *HTTPServer) jobRequest(r *http.Request) (*structs.JobSpecificRequest, error) {
-	q, err := parseQuery(r)
-	if err != nil {
-		return nil, err
-	}
-	return &structs.JobSpecificRequest{JobID: r.PathValue("id"), QueryOptions: q}, nil
+	return oneOf(reply.Job, apiconv.JobFromStructs, "job %q not found", id)
 }
 
 func (h *HTTPServer) jobDeregister(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -149,18 +125,14 @@ func (h *HTTPServer) jobVersions(w http.ResponseWriter, r *http.Request) (any, e
 	if err != nil {
 		return nil, err
 	}
-	args, err := h.jobRequest(r)
+	id := r.PathValue("id")
+	reply, err := readEndpoint(w, r, h.srv.Job.GetJobVersions, &structs.JobSpecificRequest{JobID: id})
 	if err != nil {
 		return nil, err
 	}
-	reply, err := h.srv.Job.GetJobVersions(r.Context(), args)
-	if err != nil {
-		return nil, err
-	}
-	setMeta(w, reply.QueryMeta)
 	versions := reply.Versions
 	if len(versions) == 0 {
-		return nil, server.NotFound("job %q not found", args.JobID)
+		return nil, server.NotFound("job %q not found", id)
 	}
 	out := &api.JobVersionsResponse{}
 	for _, v := range versions {
@@ -177,20 +149,11 @@ func (h *HTTPServer) jobVersions(w http.ResponseWriter, r *http.Request) (any, e
 }
 
 func (h *HTTPServer) jobEvaluations(w http.ResponseWriter, r *http.Request) (any, error) {
-	args, err := h.jobRequest(r)
+	reply, err := readEndpoint(w, r, h.srv.Job.Evaluations, &structs.JobSpecificRequest{JobID: r.PathValue("id")})
 	if err != nil {
 		return nil, err
 	}
-	reply, err := h.srv.Job.Evaluations(r.Context(), args)
-	if err != nil {
-		return nil, err
-	}
-	setMeta(w, reply.QueryMeta)
-	out := make([]*api.Evaluation, 0, len(reply.Evaluations))
-	for _, e := range reply.Evaluations {
-		out = append(out, apiconv.EvalFromStructs(e))
-	}
-	return out, nil
+	return listOf(reply.Evaluations, apiconv.EvalFromStructs), nil
 }
 
 func (h *HTTPServer) jobAllocations(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -198,16 +161,10 @@ func (h *HTTPServer) jobAllocations(w http.ResponseWriter, r *http.Request) (any
 	if err != nil {
 		return nil, err
 	}
-	args, err := h.jobRequest(r)
+	reply, err := readEndpoint(w, r, h.srv.Job.Allocations, &structs.JobSpecificRequest{JobID: r.PathValue("id"), All: all})
 	if err != nil {
 		return nil, err
 	}
-	args.All = all
-	reply, err := h.srv.Job.Allocations(r.Context(), args)
-	if err != nil {
-		return nil, err
-	}
-	setMeta(w, reply.QueryMeta)
 	return allocStubs(reply.Allocations), nil
 }
 

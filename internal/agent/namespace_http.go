@@ -12,45 +12,26 @@ import (
 func (h *HTTPServer) namespaceRoutes() {
 	h.handle("GET /v1/namespaces", h.namespaceList)
 	h.handle("GET /v1/namespace/{name}", h.namespaceGet)
-	h.handle("PUT /v1/namespace", h.namespaceUpsert)
-	h.handle("POST /v1/namespace", h.namespaceUpsert)
-	h.handle("PUT /v1/namespace/{name}", h.namespaceUpsert)
-	h.handle("POST /v1/namespace/{name}", h.namespaceUpsert)
+	h.handleWrite("/v1/namespace", h.namespaceUpsert)
+	h.handleWrite("/v1/namespace/{name}", h.namespaceUpsert)
 	h.handle("DELETE /v1/namespace/{name}", h.namespaceDelete)
 }
 
 func (h *HTTPServer) namespaceList(w http.ResponseWriter, r *http.Request) (any, error) {
-	q, err := parseQuery(r)
+	reply, err := readEndpoint(w, r, h.srv.Namespace.List, &structs.NamespaceListRequest{})
 	if err != nil {
 		return nil, err
 	}
-	reply, err := h.srv.Namespace.List(r.Context(), &structs.NamespaceListRequest{QueryOptions: q})
-	if err != nil {
-		return nil, err
-	}
-	setMeta(w, reply.QueryMeta)
-	out := make([]*api.Namespace, 0, len(reply.Namespaces))
-	for _, ns := range reply.Namespaces {
-		out = append(out, namespaceToAPI(ns))
-	}
-	return out, nil
+	return listOf(reply.Namespaces, namespaceToAPI), nil
 }
 
 func (h *HTTPServer) namespaceGet(w http.ResponseWriter, r *http.Request) (any, error) {
-	q, err := parseQuery(r)
-	if err != nil {
-		return nil, err
-	}
 	name := r.PathValue("name")
-	reply, err := h.srv.Namespace.Get(r.Context(), &structs.NamespaceSpecificRequest{Name: name, QueryOptions: q})
+	reply, err := readEndpoint(w, r, h.srv.Namespace.Get, &structs.NamespaceSpecificRequest{Name: name})
 	if err != nil {
 		return nil, err
 	}
-	setMeta(w, reply.QueryMeta)
-	if reply.Namespace == nil {
-		return nil, server.NotFound("namespace %q not found", name)
-	}
-	return namespaceToAPI(reply.Namespace), nil
+	return oneOf(reply.Namespace, namespaceToAPI, "namespace %q not found", name)
 }
 
 // namespaceUpsert answers PUT/POST /v1/namespace[/:name]. A name in the

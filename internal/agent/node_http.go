@@ -28,15 +28,10 @@ func (h *HTTPServer) nodeList(w http.ResponseWriter, r *http.Request) (any, erro
 	if fields.OS, err = boolParam(r, "os"); err != nil {
 		return nil, err
 	}
-	q, err := parseQuery(r)
+	reply, err := readEndpoint(w, r, h.srv.Node.List, &structs.NodeListRequest{})
 	if err != nil {
 		return nil, err
 	}
-	reply, err := h.srv.Node.List(r.Context(), &structs.NodeListRequest{QueryOptions: q})
-	if err != nil {
-		return nil, err
-	}
-	setMeta(w, reply.QueryMeta)
 	stubs := make([]*api.NodeListStub, 0, len(reply.Nodes))
 	for _, n := range reply.Nodes {
 		stubs = append(stubs, apiconv.NodeStubFromStructs(n, fields))
@@ -44,53 +39,26 @@ func (h *HTTPServer) nodeList(w http.ResponseWriter, r *http.Request) (any, erro
 	return stubs, nil
 }
 
-// nodeRequest reads the query options of a read about the node in the URL.
-func nodeRequest(r *http.Request) (*structs.NodeSpecificRequest, error) {
-	q, err := parseQuery(r)
-	if err != nil {
-		return nil, err
-	}
-	return &structs.NodeSpecificRequest{NodeID: r.PathValue("id"), QueryOptions: q}, nil
-}
-
 func (h *HTTPServer) nodeGet(w http.ResponseWriter, r *http.Request) (any, error) {
-	args, err := nodeRequest(r)
+	id := r.PathValue("id")
+	reply, err := readEndpoint(w, r, h.srv.Node.GetNode, &structs.NodeSpecificRequest{NodeID: id})
 	if err != nil {
 		return nil, err
 	}
-	reply, err := h.srv.Node.GetNode(r.Context(), args)
-	if err != nil {
-		return nil, err
-	}
-	setMeta(w, reply.QueryMeta)
-	if reply.Node == nil {
-		return nil, server.NotFound("node %q not found", args.NodeID)
-	}
-	return apiconv.NodeFromStructs(reply.Node), nil
+	return oneOf(reply.Node, apiconv.NodeFromStructs, "node %q not found", id)
 }
 
 func (h *HTTPServer) nodeAllocations(w http.ResponseWriter, r *http.Request) (any, error) {
-	args, err := nodeRequest(r)
+	reply, err := readEndpoint(w, r, h.srv.Node.GetAllocs, &structs.NodeSpecificRequest{NodeID: r.PathValue("id")})
 	if err != nil {
 		return nil, err
 	}
-	reply, err := h.srv.Node.GetAllocs(r.Context(), args)
-	if err != nil {
-		return nil, err
-	}
-	setMeta(w, reply.QueryMeta)
-	out := make([]*api.Allocation, 0, len(reply.Allocations))
-	for _, a := range reply.Allocations {
-		out = append(out, apiconv.AllocFromStructs(a))
-	}
-	return out, nil
+	return listOf(reply.Allocations, apiconv.AllocFromStructs), nil
 }
 
 func (h *HTTPServer) nodeWriteRoutes() {
-	for _, m := range []string{"PUT", "POST"} {
-		h.handle(m+" /v1/node/{id}/drain", h.nodeDrain)
-		h.handle(m+" /v1/node/{id}/eligibility", h.nodeEligibility)
-	}
+	h.handleWrite("/v1/node/{id}/drain", h.nodeDrain)
+	h.handleWrite("/v1/node/{id}/eligibility", h.nodeEligibility)
 }
 
 // nodeDrain answers POST /v1/node/:id/drain: a DrainSpec starts (or

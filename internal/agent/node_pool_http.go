@@ -33,36 +33,19 @@ func (h *HTTPServer) nodeSubresource(w http.ResponseWriter, r *http.Request) (an
 }
 
 func (h *HTTPServer) nodePoolList(w http.ResponseWriter, r *http.Request) (any, error) {
-	q, err := parseQuery(r)
+	reply, err := readEndpoint(w, r, h.srv.NodePool.List, &structs.NodePoolListRequest{})
 	if err != nil {
 		return nil, err
 	}
-	reply, err := h.srv.NodePool.List(r.Context(), &structs.NodePoolListRequest{QueryOptions: q})
-	if err != nil {
-		return nil, err
-	}
-	setMeta(w, reply.QueryMeta)
-	out := make([]*api.NodePool, 0, len(reply.NodePools))
-	for _, p := range reply.NodePools {
-		out = append(out, nodePoolToAPI(p))
-	}
-	return out, nil
+	return listOf(reply.NodePools, nodePoolToAPI), nil
 }
 
 func (h *HTTPServer) nodePoolGet(w http.ResponseWriter, r *http.Request, name string) (any, error) {
-	q, err := parseQuery(r)
+	reply, err := readEndpoint(w, r, h.srv.NodePool.Get, &structs.NodePoolSpecificRequest{Name: name})
 	if err != nil {
 		return nil, err
 	}
-	reply, err := h.srv.NodePool.Get(r.Context(), &structs.NodePoolSpecificRequest{Name: name, QueryOptions: q})
-	if err != nil {
-		return nil, err
-	}
-	setMeta(w, reply.QueryMeta)
-	if reply.NodePool == nil {
-		return nil, server.NotFound("node pool %q not found", name)
-	}
-	return nodePoolToAPI(reply.NodePool), nil
+	return oneOf(reply.NodePool, nodePoolToAPI, "node pool %q not found", name)
 }
 
 func (h *HTTPServer) nodePoolUpsert(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -91,15 +74,10 @@ func (h *HTTPServer) nodePoolDelete(w http.ResponseWriter, r *http.Request) (any
 }
 
 func (h *HTTPServer) nodePoolJobs(w http.ResponseWriter, r *http.Request) (any, error) {
-	q, err := parseQuery(r)
+	reply, err := readEndpoint(w, r, h.srv.NodePool.Jobs, &structs.NodePoolSpecificRequest{Name: r.PathValue("name")})
 	if err != nil {
 		return nil, err
 	}
-	reply, err := h.srv.NodePool.Jobs(r.Context(), &structs.NodePoolSpecificRequest{Name: r.PathValue("name"), QueryOptions: q})
-	if err != nil {
-		return nil, err
-	}
-	setMeta(w, reply.QueryMeta)
 	out := make([]*api.JobListStub, 0, len(reply.Jobs))
 	for i, j := range reply.Jobs {
 		out = append(out, apiconv.JobListStub(j, summaryToAPI(reply.Summaries[i])))
@@ -108,15 +86,10 @@ func (h *HTTPServer) nodePoolJobs(w http.ResponseWriter, r *http.Request) (any, 
 }
 
 func (h *HTTPServer) nodePoolNodes(w http.ResponseWriter, r *http.Request) (any, error) {
-	q, err := parseQuery(r)
+	reply, err := readEndpoint(w, r, h.srv.NodePool.Nodes, &structs.NodePoolSpecificRequest{Name: r.PathValue("name")})
 	if err != nil {
 		return nil, err
 	}
-	reply, err := h.srv.NodePool.Nodes(r.Context(), &structs.NodePoolSpecificRequest{Name: r.PathValue("name"), QueryOptions: q})
-	if err != nil {
-		return nil, err
-	}
-	setMeta(w, reply.QueryMeta)
 	out := make([]*api.NodeListStub, 0, len(reply.Nodes))
 	for _, n := range reply.Nodes {
 		out = append(out, apiconv.NodeStubFromStructs(n, apiconv.NodeStubFields{}))

@@ -13,21 +13,15 @@ import (
 
 func (h *HTTPServer) operatorRoutes() {
 	h.handle("GET /v1/operator/scheduler/configuration", h.schedulerConfigGet)
-	h.handle("PUT /v1/operator/scheduler/configuration", h.schedulerConfigSet)
-	h.handle("POST /v1/operator/scheduler/configuration", h.schedulerConfigSet)
+	h.handleWrite("/v1/operator/scheduler/configuration", h.schedulerConfigSet)
 	h.handle("GET /v1/operator/raft/configuration", h.raftConfiguration)
 }
 
 func (h *HTTPServer) schedulerConfigGet(w http.ResponseWriter, r *http.Request) (any, error) {
-	q, err := parseQuery(r)
+	reply, err := readEndpoint(w, r, h.srv.Operator.SchedulerGetConfiguration, &structs.GenericRequest{})
 	if err != nil {
 		return nil, err
 	}
-	reply, err := h.srv.Operator.SchedulerGetConfiguration(r.Context(), &structs.GenericRequest{QueryOptions: q})
-	if err != nil {
-		return nil, err
-	}
-	setMeta(w, reply.QueryMeta)
 	return &api.SchedulerConfigurationResponse{SchedulerConfig: apiconv.SchedulerConfigFromStructs(reply.SchedulerConfig)}, nil
 }
 

@@ -22,17 +22,12 @@ func (h *HTTPServer) prefixSearch(w http.ResponseWriter, r *http.Request) (any, 
 	if err := decodeBody(w, r, &body); err != nil {
 		return nil, err
 	}
-	q, err := parseQuery(r)
-	if err != nil {
-		return nil, err
-	}
-	reply, err := h.srv.Search.PrefixSearch(r.Context(), &structs.SearchRequest{
-		Prefix: body.Prefix, Context: string(body.Context), QueryOptions: q,
+	reply, err := readEndpoint(w, r, h.srv.Search.PrefixSearch, &structs.SearchRequest{
+		Prefix: body.Prefix, Context: string(body.Context),
 	})
 	if err != nil {
 		return nil, err
 	}
-	setMeta(w, reply.QueryMeta)
 	out := &api.SearchResponse{Matches: map[contexts.Context][]string{}, Truncations: map[contexts.Context]bool{}}
 	for c, ids := range reply.Matches {
 		out.Matches[contexts.Context(c)] = ids
@@ -47,17 +42,12 @@ func (h *HTTPServer) fuzzySearch(w http.ResponseWriter, r *http.Request) (any, e
 	if err := decodeBody(w, r, &body); err != nil {
 		return nil, err
 	}
-	q, err := parseQuery(r)
-	if err != nil {
-		return nil, err
-	}
-	reply, err := h.srv.Search.FuzzySearch(r.Context(), &structs.FuzzySearchRequest{
-		Text: body.Text, Context: string(body.Context), QueryOptions: q,
+	reply, err := readEndpoint(w, r, h.srv.Search.FuzzySearch, &structs.FuzzySearchRequest{
+		Text: body.Text, Context: string(body.Context),
 	})
 	if err != nil {
 		return nil, err
 	}
-	setMeta(w, reply.QueryMeta)
 	out := &api.FuzzySearchResponse{Matches: map[contexts.Context][]api.FuzzyMatch{}, Truncations: map[contexts.Context]bool{}}
 	for c, matches := range reply.Matches {
 		list := make([]api.FuzzyMatch, 0, len(matches))

@@ -18,32 +18,22 @@ func (h *HTTPServer) serviceRoutes() {
 }
 
 func (h *HTTPServer) serviceList(w http.ResponseWriter, r *http.Request) (any, error) {
-	q, err := parseQuery(r)
+	reply, err := readEndpoint(w, r, h.srv.ServiceRegistration.List, &structs.ServiceRegistrationListRequest{})
 	if err != nil {
 		return nil, err
 	}
-	reply, err := h.srv.ServiceRegistration.List(r.Context(), &structs.ServiceRegistrationListRequest{QueryOptions: q})
-	if err != nil {
-		return nil, err
-	}
-	setMeta(w, reply.QueryMeta)
 	return apiconv.ServiceListFromStructs(reply.Services), nil
 }
 
 // serviceGet answers GET /v1/service/:name; `choose=N|key` keeps N
 // instances picked by rendezvous hashing on key.
 func (h *HTTPServer) serviceGet(w http.ResponseWriter, r *http.Request) (any, error) {
-	q, err := parseQuery(r)
-	if err != nil {
-		return nil, err
-	}
-	reply, err := h.srv.ServiceRegistration.GetService(r.Context(), &structs.ServiceRegistrationByNameRequest{
-		ServiceName: r.PathValue("name"), Choose: r.URL.Query().Get("choose"), QueryOptions: q,
+	reply, err := readEndpoint(w, r, h.srv.ServiceRegistration.GetService, &structs.ServiceRegistrationByNameRequest{
+		ServiceName: r.PathValue("name"), Choose: r.URL.Query().Get("choose"),
 	})
 	if err != nil {
 		return nil, err
 	}
-	setMeta(w, reply.QueryMeta)
 	return apiconv.ServiceRegistrationsFromStructs(reply.Services), nil
 }
 
@@ -59,29 +49,19 @@ func (h *HTTPServer) serviceDelete(w http.ResponseWriter, r *http.Request) (any,
 }
 
 func (h *HTTPServer) jobServices(w http.ResponseWriter, r *http.Request) (any, error) {
-	q, err := parseQuery(r)
+	reply, err := readEndpoint(w, r, h.srv.ServiceRegistration.ByJob, &structs.ServiceRegistrationByJobRequest{JobID: r.PathValue("id")})
 	if err != nil {
 		return nil, err
 	}
-	reply, err := h.srv.ServiceRegistration.ByJob(r.Context(), &structs.ServiceRegistrationByJobRequest{JobID: r.PathValue("id"), QueryOptions: q})
-	if err != nil {
-		return nil, err
-	}
-	setMeta(w, reply.QueryMeta)
 	return apiconv.ServiceRegistrationsFromStructs(reply.Services), nil
 }
 
 func (h *HTTPServer) allocServices(w http.ResponseWriter, r *http.Request) (any, error) {
-	q, err := parseQuery(r)
-	if err != nil {
-		return nil, err
-	}
 	id := r.PathValue("id")
-	reply, err := h.srv.ServiceRegistration.ByAlloc(r.Context(), &structs.ServiceRegistrationByAllocRequest{AllocID: id, QueryOptions: q})
+	reply, err := readEndpoint(w, r, h.srv.ServiceRegistration.ByAlloc, &structs.ServiceRegistrationByAllocRequest{AllocID: id})
 	if err != nil {
 		return nil, err
 	}
-	setMeta(w, reply.QueryMeta)
 	if reply.Services == nil {
 		return nil, server.NotFound("allocation %q not found", id)
 	}

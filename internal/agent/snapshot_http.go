@@ -14,8 +14,7 @@ import (
 
 func (h *HTTPServer) snapshotRoutes() {
 	h.mux.HandleFunc("GET /v1/operator/snapshot", h.snapshotSave)
-	h.handle("PUT /v1/operator/snapshot", h.snapshotRestore)
-	h.handle("POST /v1/operator/snapshot", h.snapshotRestore)
+	h.handleWrite("/v1/operator/snapshot", h.snapshotRestore)
 }
 
 // snapshotSave answers GET /v1/operator/snapshot with the whole state. The

@@ -16,63 +16,39 @@ import (
 func (h *HTTPServer) variableRoutes() {
 	h.handle("GET /v1/vars", h.variableList)
 	h.handle("GET /v1/var/{path...}", h.variableRead)
-	h.handle("PUT /v1/var/{path...}", h.variableWrite)
-	h.handle("POST /v1/var/{path...}", h.variableWrite)
+	h.handleWrite("/v1/var/{path...}", h.variableWrite)
 	h.handle("DELETE /v1/var/{path...}", h.variableDelete)
 	h.handle("GET /v1/operator/keyring/keys", h.keyringList)
-	h.handle("PUT /v1/operator/keyring/rotate", h.keyringRotate)
-	h.handle("POST /v1/operator/keyring/rotate", h.keyringRotate)
+	h.handleWrite("/v1/operator/keyring/rotate", h.keyringRotate)
 	h.handle("GET /.well-known/jwks.json", h.jwks)
 }
 
 // jwks answers the public keys that verify workload identities.
 func (h *HTTPServer) jwks(w http.ResponseWriter, r *http.Request) (any, error) {
-	q, err := parseQuery(r)
+	reply, err := readEndpoint(w, r, h.srv.WorkloadIdentity.JWKS, &structs.JWKSRequest{})
 	if err != nil {
 		return nil, err
 	}
-	reply, err := h.srv.WorkloadIdentity.JWKS(r.Context(), &structs.JWKSRequest{QueryOptions: q})
-	if err != nil {
-		return nil, err
-	}
-	setMeta(w, reply.QueryMeta)
 	return struct {
 		Keys []structs.JSONWebKey `json:"keys"`
 	}{reply.Keys}, nil
 }
 
 func (h *HTTPServer) variableList(w http.ResponseWriter, r *http.Request) (any, error) {
-	q, err := parseQuery(r)
+	reply, err := readEndpoint(w, r, h.srv.Variables.List, &structs.VariablesListRequest{})
 	if err != nil {
 		return nil, err
 	}
-	reply, err := h.srv.Variables.List(r.Context(), &structs.VariablesListRequest{QueryOptions: q})
-	if err != nil {
-		return nil, err
-	}
-	setMeta(w, reply.QueryMeta)
-	out := make([]*api.VariableMetadata, 0, len(reply.Data))
-	for _, md := range reply.Data {
-		out = append(out, apiconv.VariableMetadataFromStructs(md))
-	}
-	return out, nil
+	return listOf(reply.Data, apiconv.VariableMetadataFromStructs), nil
 }
 
 func (h *HTTPServer) variableRead(w http.ResponseWriter, r *http.Request) (any, error) {
-	q, err := parseQuery(r)
-	if err != nil {
-		return nil, err
-	}
 	path := r.PathValue("path")
-	reply, err := h.srv.Variables.Read(r.Context(), &structs.VariablesReadRequest{Path: path, QueryOptions: q})
+	reply, err := readEndpoint(w, r, h.srv.Variables.Read, &structs.VariablesReadRequest{Path: path})
 	if err != nil {
 		return nil, err
 	}
-	setMeta(w, reply.QueryMeta)
-	if reply.Data == nil {
-		return nil, server.NotFound("variable not found: %s", path)
-	}
-	return apiconv.VariableFromStructs(reply.Data), nil
+	return oneOf(reply.Data, apiconv.VariableFromStructs, "variable not found: %s", path)
 }
 
 // variableWrite answers PUT /v1/var/:path: a set (check-and-set with
@@ -135,20 +111,11 @@ func (h *HTTPServer) applyVariable(w http.ResponseWriter, r *http.Request, op st
 }
 
 func (h *HTTPServer) keyringList(w http.ResponseWriter, r *http.Request) (any, error) {
-	q, err := parseQuery(r)
+	reply, err := readEndpoint(w, r, h.srv.Keyring.List, &structs.KeyringListRequest{})
 	if err != nil {
 		return nil, err
 	}
-	reply, err := h.srv.Keyring.List(r.Context(), &structs.KeyringListRequest{QueryOptions: q})
-	if err != nil {
-		return nil, err
-	}
-	setMeta(w, reply.QueryMeta)
-	out := make([]*api.RootKeyMeta, 0, len(reply.Keys))
-	for _, k := range reply.Keys {
-		out = append(out, apiconv.RootKeyMetaFromStructs(k))
-	}
-	return out, nil
+	return listOf(reply.Keys, apiconv.RootKeyMetaFromStructs), nil
 }
 
 // keyringRotate answers PUT /v1/operator/keyring/rotate. `full=true`

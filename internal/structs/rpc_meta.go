@@ -51,6 +51,10 @@ func (q *QueryOptions) RequestNamespace() string { return q.Namespace }
 // RequestToken is the caller's ACL secret.
 func (q *QueryOptions) RequestToken() string { return q.AuthToken }
 
+// SetQueryOptions replaces the read options: the HTTP layer fills a
+// request that holds the path's keys with the options of the URL.
+func (q *QueryOptions) SetQueryOptions(opts QueryOptions) { *q = opts }
+
 // QueryMeta describes a read's answer.
 type QueryMeta struct {
 	// Index is the raft index of the answer (X-Nomad-Index): the modify
@@ -64,6 +68,9 @@ type QueryMeta struct {
 	// NextToken is the key of the next page's first item, "" on the last.
 	NextToken string
 }
+
+// ReadMeta is the answer's metadata, whatever reply embeds it.
+func (m QueryMeta) ReadMeta() QueryMeta { return m }
 
 // WriteRequest carries the options of every write.
 type WriteRequest struct {
