@@ -38,21 +38,7 @@ func aclTokenTable() *memdb.TableSchema {
 // UpsertACLPolicies writes policies, keeping each existing one's CreateIndex.
 func (s *StateStore) UpsertACLPolicies(index uint64, policies []*structs.ACLPolicy) error {
 	return s.write(index, func(tx *writeTxn) error {
-		for _, p := range policies {
-			existing, err := first[structs.ACLPolicy](tx.Txn, nil, TableACLPolicies, "id", p.Name)
-			if err != nil {
-				return err
-			}
-			c := p.Copy()
-			c.CreateIndex, c.ModifyIndex = index, index
-			if existing != nil {
-				c.CreateIndex = existing.CreateIndex
-			}
-			if err := tx.insert(TableACLPolicies, c); err != nil {
-				return err
-			}
-		}
-		return nil
+		return upsertKeepingCreate(tx, TableACLPolicies, policies, func(p *structs.ACLPolicy) string { return p.Name }, aclPolicyIndexes)
 	})
 }
 
@@ -98,21 +84,8 @@ func (s *StateStore) UpsertACLTokens(index uint64, tokens []*structs.ACLToken) e
 }
 
 func (tx *writeTxn) upsertACLTokens(tokens []*structs.ACLToken) error {
-	for _, t := range tokens {
-		existing, err := first[structs.ACLToken](tx.Txn, nil, TableACLTokens, "id", t.AccessorID)
-		if err != nil {
-			return err
-		}
-		c := t.Copy()
-		c.CreateIndex, c.ModifyIndex = tx.index, tx.index
-		if existing != nil {
-			c.CreateIndex = existing.CreateIndex
-		}
-		if err := tx.insert(TableACLTokens, c); err != nil {
-			return err
-		}
-	}
-	return nil
+	return upsertKeepingCreate(tx, TableACLTokens, tokens, func(t *structs.ACLToken) string { return t.AccessorID },
+		func(t *structs.ACLToken) (create, modify *uint64) { return &t.CreateIndex, &t.ModifyIndex })
 }
 
 // DeleteACLTokens deletes tokens by accessor; unknown accessors are an
@@ -186,4 +159,8 @@ func isUUID(s string) bool {
 		}
 	}
 	return true
+}
+
+func aclPolicyIndexes(r *structs.ACLPolicy) (create, modify *uint64) {
+	return &r.CreateIndex, &r.ModifyIndex
 }

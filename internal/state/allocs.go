@@ -96,12 +96,7 @@ func (tx *writeTxn) storeAlloc(a *structs.Allocation) error {
 }
 
 func (tx *writeTxn) deleteAlloc(id string) error {
-	a, err := allocByID(tx.Txn, nil, id)
-	if err != nil || a == nil {
-		return err
-	}
-	tx.checkJob(a.Namespace, a.JobID)
-	return tx.remove(TableAllocs, a)
+	return deleteOfJob(tx, TableAllocs, allocByID, id, func(a *structs.Allocation) (string, string) { return a.Namespace, a.JobID })
 }
 
 // AllocByID returns the allocation, or nil.
@@ -123,10 +118,7 @@ func (r reader) AllocsByIDPrefix(ws memdb.WatchSet, namespace, prefix string) ([
 
 // Allocs returns the allocs of a namespace ("*" for all), sorted by ID.
 func (r reader) Allocs(ws memdb.WatchSet, namespace string) ([]*structs.Allocation, error) {
-	if namespace == AllNamespaces {
-		return list[structs.Allocation](r.txn(), ws, TableAllocs, "id")
-	}
-	return listWhere(r.txn(), ws, inNamespace(namespace, allocNamespace), TableAllocs, "id")
+	return listWhereInNamespace(r.txn(), ws, namespace, allocNamespace, TableAllocs, "id")
 }
 
 // AllocsByJob returns the allocs of a job. Unless anyCreateIndex, only the

@@ -71,12 +71,7 @@ func (s *StateStore) DeleteEvals(index uint64, evalIDs, allocIDs []string) error
 }
 
 func (tx *writeTxn) deleteEval(id string) error {
-	e, err := evalByID(tx.Txn, nil, id)
-	if err != nil || e == nil {
-		return err
-	}
-	tx.checkJob(e.Namespace, e.JobID)
-	return tx.remove(TableEvals, e)
+	return deleteOfJob(tx, TableEvals, evalByID, id, func(e *structs.Evaluation) (string, string) { return e.Namespace, e.JobID })
 }
 
 // EvalByID returns the evaluation, or nil.
@@ -98,10 +93,7 @@ func (r reader) EvalsByIDPrefix(ws memdb.WatchSet, namespace, prefix string) ([]
 
 // Evals returns the evals of a namespace ("*" for all), sorted by ID.
 func (r reader) Evals(ws memdb.WatchSet, namespace string) ([]*structs.Evaluation, error) {
-	if namespace == AllNamespaces {
-		return list[structs.Evaluation](r.txn(), ws, TableEvals, "id")
-	}
-	return listWhere(r.txn(), ws, inNamespace(namespace, evalNamespace), TableEvals, "id")
+	return listWhereInNamespace(r.txn(), ws, namespace, evalNamespace, TableEvals, "id")
 }
 
 // EvalsByJob returns the evals of a job.

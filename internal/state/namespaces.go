@@ -32,21 +32,7 @@ func namespacesTable() *memdb.TableSchema {
 // CreateIndex.
 func (s *StateStore) UpsertNamespaces(index uint64, namespaces []*structs.Namespace) error {
 	return s.write(index, func(tx *writeTxn) error {
-		for _, ns := range namespaces {
-			existing, err := first[structs.Namespace](tx.Txn, nil, TableNamespaces, "id", ns.Name)
-			if err != nil {
-				return err
-			}
-			c := ns.Copy()
-			c.CreateIndex, c.ModifyIndex = index, index
-			if existing != nil {
-				c.CreateIndex = existing.CreateIndex
-			}
-			if err := tx.insert(TableNamespaces, c); err != nil {
-				return err
-			}
-		}
-		return nil
+		return upsertKeepingCreate(tx, TableNamespaces, namespaces, func(ns *structs.Namespace) string { return ns.Name }, namespaceIndexes)
 	})
 }
 
@@ -102,4 +88,8 @@ func (r reader) Namespaces(ws memdb.WatchSet, prefix string) ([]*structs.Namespa
 		slices.SortFunc(out, func(a, b *structs.Namespace) int { return strings.Compare(a.Name, b.Name) })
 	}
 	return slices.DeleteFunc(out, func(n *structs.Namespace) bool { return !strings.HasPrefix(n.Name, prefix) }), nil
+}
+
+func namespaceIndexes(r *structs.Namespace) (create, modify *uint64) {
+	return &r.CreateIndex, &r.ModifyIndex
 }

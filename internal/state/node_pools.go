@@ -24,21 +24,7 @@ func nodePoolsTable() *memdb.TableSchema {
 // UpsertNodePools creates or replaces pools, keeping each one's CreateIndex.
 func (s *StateStore) UpsertNodePools(index uint64, pools []*structs.NodePool) error {
 	return s.write(index, func(tx *writeTxn) error {
-		for _, p := range pools {
-			existing, err := first[structs.NodePool](tx.Txn, nil, TableNodePools, "id", p.Name)
-			if err != nil {
-				return err
-			}
-			c := p.Copy()
-			c.CreateIndex, c.ModifyIndex = index, index
-			if existing != nil {
-				c.CreateIndex = existing.CreateIndex
-			}
-			if err := tx.insert(TableNodePools, c); err != nil {
-				return err
-			}
-		}
-		return nil
+		return upsertKeepingCreate(tx, TableNodePools, pools, func(p *structs.NodePool) string { return p.Name }, nodePoolIndexes)
 	})
 }
 
@@ -133,4 +119,8 @@ func (r reader) NodePools(ws memdb.WatchSet, prefix string) ([]*structs.NodePool
 	out := append(structs.BuiltinNodePools(), stored...)
 	slices.SortFunc(out, func(a, b *structs.NodePool) int { return strings.Compare(a.Name, b.Name) })
 	return slices.DeleteFunc(out, func(p *structs.NodePool) bool { return !strings.HasPrefix(p.Name, prefix) }), nil
+}
+
+func nodePoolIndexes(r *structs.NodePool) (create, modify *uint64) {
+	return &r.CreateIndex, &r.ModifyIndex
 }

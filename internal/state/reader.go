@@ -107,6 +107,15 @@ func listInNamespace[T any](txn *memdb.Txn, ws memdb.WatchSet, table, ns string)
 	return list[T](txn, ws, table, "namespace", ns)
 }
 
+// listWhereInNamespace lists the rows of table in namespace ns ("*" for
+// all), in the order of index, for a table without a "namespace" index.
+func listWhereInNamespace[T any](txn *memdb.Txn, ws memdb.WatchSet, ns string, nsOf func(*T) string, table, index string) ([]*T, error) {
+	if ns == AllNamespaces {
+		return list[T](txn, ws, table, index)
+	}
+	return listWhere(txn, ws, inNamespace(ns, nsOf), table, index)
+}
+
 // inNamespace returns a filter for objects of namespace ns ("*" for all).
 func inNamespace[T any](ns string, nsOf func(*T) string) func(*T) bool {
 	if ns == AllNamespaces {
