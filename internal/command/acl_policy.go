@@ -102,20 +102,9 @@ func aclPolicyListCmd() *cmd {
 }
 
 func aclPolicyDeleteCmd() *cmd {
-	c := &cmd{
-		Name: "acl policy delete", Args: "<name>", MinArgs: 1, MaxArgs: 1,
-		Synopsis: "Delete an ACL policy",
-	}
-	c.Run = func(e *env, args []string) error {
-		cl, err := e.api()
-		if err != nil {
+	return deleteOne(&cmd{Name: "acl policy delete", Args: "<name>", Synopsis: "Delete an ACL policy"},
+		func(cl *api.Client, name string, w *api.WriteOptions) error {
+			_, err := cl.ACLPolicies().Delete(name, w)
 			return err
-		}
-		if _, err := cl.ACLPolicies().Delete(args[0], e.write()); err != nil {
-			return apiError("deleting the ACL policy", err)
-		}
-		fmt.Fprintf(e.stdout, "Successfully deleted %q ACL policy!\n", args[0])
-		return nil
-	}
-	return c
+		}, "deleting the ACL policy", "Successfully deleted %q ACL policy!\n")
 }

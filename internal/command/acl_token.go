@@ -2,7 +2,6 @@ package command
 
 import (
 	"flag"
-	"fmt"
 	"sort"
 	"strconv"
 	"time"
@@ -165,20 +164,9 @@ func aclTokenListCmd() *cmd {
 }
 
 func aclTokenDeleteCmd() *cmd {
-	c := &cmd{
-		Name: "acl token delete", Args: "<accessor>", MinArgs: 1, MaxArgs: 1,
-		Synopsis: "Delete an ACL token",
-	}
-	c.Run = func(e *env, args []string) error {
-		cl, err := e.api()
-		if err != nil {
+	return deleteOne(&cmd{Name: "acl token delete", Args: "<accessor>", Synopsis: "Delete an ACL token"},
+		func(cl *api.Client, accessor string, w *api.WriteOptions) error {
+			_, err := cl.ACLTokens().Delete(accessor, w)
 			return err
-		}
-		if _, err := cl.ACLTokens().Delete(args[0], e.write()); err != nil {
-			return apiError("deleting the ACL token", err)
-		}
-		fmt.Fprintf(e.stdout, "Token %s successfully deleted\n", args[0])
-		return nil
-	}
-	return c
+		}, "deleting the ACL token", "Token %s successfully deleted\n")
 }

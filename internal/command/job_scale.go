@@ -1,7 +1,6 @@
 package command
 
 import (
-	"flag"
 	"fmt"
 	"strconv"
 )
@@ -9,32 +8,27 @@ import (
 func init() { register("job scale", jobScaleCmd) }
 
 func jobScaleCmd() *cmd {
-	var detach bool
 	c := &cmd{
 		Name: "job scale", Args: "<job> [<group>] <count>", MinArgs: 2, MaxArgs: 3,
 		Synopsis: "Change the count of a job's task group",
 		Help:     "The group may be omitted when the job has exactly one.",
 	}
-	c.Flags = func(fs *flag.FlagSet) {
-		detachFlag(fs, &detach)
-	}
-	c.Run = func(e *env, args []string) error {
+	return evalWrite(c, func(e *env, args []string) (string, string, error) {
 		count, err := strconv.Atoi(args[len(args)-1])
 		if err != nil || count < 0 {
-			return errorf("count %q is not a non-negative integer", args[len(args)-1])
+			return "", "", errorf("count %q is not a non-negative integer", args[len(args)-1])
 		}
 		id, group, err := e.scaleTarget(args[:len(args)-1])
 		if err != nil {
-			return err
+			return "", "", err
 		}
 		cl, _ := e.api()
 		resp, _, err := cl.Jobs().Scale(id, group, &count, "submitted using the drover CLI", false, nil, e.write())
 		if err != nil {
-			return apiError("scaling job "+id, err)
+			return "", "", apiError("scaling job "+id, err)
 		}
-		return e.followEval(detach, resp.EvalID, fmt.Sprintf("Job %q group %q scaled to %d", id, group, count))
-	}
-	return c
+		return resp.EvalID, fmt.Sprintf("Job %q group %q scaled to %d", id, group, count), nil
+	})
 }
 
 // scaleTarget resolves the job and, if not given, its only task group.

@@ -1,24 +1,13 @@
 package command
 
-import "fmt"
+import "github.com/hashicorp/nomad/api"
 
 func init() { register("namespace delete", namespaceDeleteCmd) }
 
 func namespaceDeleteCmd() *cmd {
-	c := &cmd{
-		Name: "namespace delete", Args: "<namespace>", MinArgs: 1, MaxArgs: 1,
-		Synopsis: "Delete a namespace (it must have no jobs)",
-	}
-	c.Run = func(e *env, args []string) error {
-		cl, err := e.api()
-		if err != nil {
+	return deleteOne(&cmd{Name: "namespace delete", Args: "<namespace>", Synopsis: "Delete a namespace (it must have no jobs)"},
+		func(cl *api.Client, name string, w *api.WriteOptions) error {
+			_, err := cl.Namespaces().Delete(name, w)
 			return err
-		}
-		if _, err := cl.Namespaces().Delete(args[0], e.write()); err != nil {
-			return apiError("deleting namespace", err)
-		}
-		fmt.Fprintf(e.stdout, "Successfully deleted namespace %q!\n", args[0])
-		return nil
-	}
-	return c
+		}, "deleting namespace", "Successfully deleted namespace %q!\n")
 }
