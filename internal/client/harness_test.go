@@ -119,7 +119,9 @@ func (h *harness) reported(id, status string) *structs.Allocation {
 	return got
 }
 
-// mockJob builds a one-group job of the given type whose tasks are given.
+// mockJob is fixtures.Job "job1" of the given type whose one group "g"
+// runs the given tasks (on the mock driver unless they name one) and
+// fails at a task's first failure.
 func mockJob(typ string, tasks ...*structs.Task) *structs.Job {
 	for _, t := range tasks {
 		if t.Driver == "" {
@@ -129,9 +131,12 @@ func mockJob(typ string, tasks ...*structs.Task) *structs.Job {
 			t.KillTimeout = 5 * time.Second
 		}
 	}
-	return &structs.Job{ID: "job1", Name: "job1", Type: typ, Region: "global", Namespace: "default",
-		TaskGroups: []*structs.TaskGroup{{Name: "g", Count: 1, Tasks: tasks,
-			RestartPolicy: &structs.RestartPolicy{Attempts: 0, Interval: time.Minute, Mode: structs.RestartPolicyModeFail}}}}
+	j := fixtures.Job("job1")
+	j.Name, j.Type = "job1", typ
+	tg := j.TaskGroups[0]
+	tg.Name, tg.Tasks = "g", tasks
+	tg.RestartPolicy = &structs.RestartPolicy{Attempts: 0, Interval: time.Minute, Mode: structs.RestartPolicyModeFail}
+	return j
 }
 
 // newAlloc is fixtures.Alloc without a node or allocated resources: the

@@ -9,33 +9,27 @@ import (
 	"github.com/hashicorp/nomad/api"
 
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/testutil/mock"
 )
 
-// testJob is a small canonicalized service job; mutate copies of it.
+// testJob is mock.Job "web" with a docker task "server" in group "app"
+// of count 2, with meta, env, a service and a job update block, so diffs
+// have something in each; mutate copies of it.
 func testJob() *structs.Job {
-	j := &structs.Job{
-		ID:          "web",
-		Datacenters: []string{"dc1"},
-		Meta:        map[string]string{"owner": "ops"},
-		Update:      structs.UpdateStrategy{MaxParallel: 1, MinHealthyTime: 10 * time.Second},
-		TaskGroups: []*structs.TaskGroup{{
-			Name:  "app",
-			Count: 2,
-			Tasks: []*structs.Task{{
-				Name:   "server",
-				Driver: "docker",
-				Config: map[string]any{
-					"image": "nginx:1.25",
-					"args":  []any{"-g", "daemon off;"},
-					"auth":  map[string]any{"username": "bob"},
-				},
-				Env: map[string]string{"PORT": "8080"},
-				Services: []*structs.Service{{
-					Name: "web", PortLabel: "http", Tags: []string{"a"},
-				}},
-			}},
-		}},
+	j := mock.Job("web")
+	j.Meta = map[string]string{"owner": "ops"}
+	j.Update.MaxParallel, j.Update.MinHealthyTime = 1, 10*time.Second
+	tg := j.TaskGroups[0]
+	tg.Name, tg.Count = "app", 2
+	task := tg.Tasks[0]
+	task.Name, task.Driver = "server", "docker"
+	task.Config = map[string]any{
+		"image": "nginx:1.25",
+		"args":  []any{"-g", "daemon off;"},
+		"auth":  map[string]any{"username": "bob"},
 	}
+	task.Env = map[string]string{"PORT": "8080"}
+	task.Services = []*structs.Service{{Name: "web", PortLabel: "http", Tags: []string{"a"}}}
 	j.Canonicalize()
 	return j
 }
