@@ -41,30 +41,22 @@ func (b *block) templates() []*api.Template {
 var changeScriptSchema = schema([]string{"command", "args", "timeout", "fail_on_error", "run_on_first_render"})
 
 func (b *block) changeScript() *api.ChangeScript {
-	cb := b.openOne("change_script", changeScriptSchema)
-	if cb == nil {
-		return nil
-	}
-	c := &api.ChangeScript{}
-	cb.strPtr("command", &c.Command)
-	cb.strList("args", &c.Args)
-	cb.durPtr("timeout", &c.Timeout)
-	cb.boolPtr("fail_on_error", &c.FailOnError)
-	cb.boolPtr("run_on_first_render", &c.RunOnFirstRender)
-	return c
+	return decodeOne(b, "change_script", changeScriptSchema, func(cb *block, c *api.ChangeScript) {
+		cb.strPtr("command", &c.Command)
+		cb.strList("args", &c.Args)
+		cb.durPtr("timeout", &c.Timeout)
+		cb.boolPtr("fail_on_error", &c.FailOnError)
+		cb.boolPtr("run_on_first_render", &c.RunOnFirstRender)
+	})
 }
 
 var waitSchema = schema([]string{"min", "max"})
 
 func (b *block) wait() *api.WaitConfig {
-	wb := b.openOne("wait", waitSchema)
-	if wb == nil {
-		return nil
-	}
-	w := &api.WaitConfig{}
-	wb.durPtr("min", &w.Min)
-	wb.durPtr("max", &w.Max)
-	return w
+	return decodeOne(b, "wait", waitSchema, func(wb *block, w *api.WaitConfig) {
+		wb.durPtr("min", &w.Min)
+		wb.durPtr("max", &w.Max)
+	})
 }
 
 var artifactSchema = schema([]string{"source", "destination", "mode", "insecure", "chown", "options", "headers"},

@@ -100,3 +100,18 @@ func (b *block) spreads() []*api.Spread {
 	}
 	return out
 }
+
+// placement is what a job and a group both declare, in this order: their
+// metadata and where to run (constraints, affinities, spreads).
+type placement struct {
+	meta        map[string]string
+	constraints []*api.Constraint
+	affinities  []*api.Affinity
+	spreads     []*api.Spread
+}
+
+func (b *block) placement() placement {
+	// A composite literal's calls run left to right: diagnostics keep
+	// the file's order.
+	return placement{b.meta("meta"), b.constraints(), b.affinities(), b.spreads()}
+}

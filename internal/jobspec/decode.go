@@ -121,6 +121,18 @@ func (b *block) openOne(typ string, schema *hcl.BodySchema) *block {
 	return b.d.openBlock(hb, schema)
 }
 
+// decodeOne decodes the one nested block typ into a new T filled by fill,
+// or returns nil when there is none.
+func decodeOne[T any](b *block, typ string, schema *hcl.BodySchema, fill func(*block, *T)) *T {
+	nb := b.openOne(typ, schema)
+	if nb == nil {
+		return nil
+	}
+	out := new(T)
+	fill(nb, out)
+	return out
+}
+
 // one returns the single nested block of a type, reporting duplicates:
 // Nomad allows e.g. only one update block per scope.
 func (b *block) one(typ string) *hcl.Block {

@@ -25,10 +25,8 @@ func (d *decoder) group(hb *hcl.Block) *api.TaskGroup {
 	b.durPtr("max_client_disconnect", &g.MaxClientDisconnect)
 	b.durPtr("stop_after_client_disconnect", &g.StopAfterClientDisconnect)
 	b.boolPtr("prevent_reschedule_on_lost", &g.PreventRescheduleOnLost)
-	g.Meta = b.meta("meta")
-	g.Constraints = b.constraints()
-	g.Affinities = b.affinities()
-	g.Spreads = b.spreads()
+	p := b.placement()
+	g.Meta, g.Constraints, g.Affinities, g.Spreads = p.meta, p.constraints, p.affinities, p.spreads
 	g.RestartPolicy = b.restart()
 	g.ReschedulePolicy = b.reschedule()
 	g.EphemeralDisk = b.ephemeralDisk()
@@ -51,19 +49,15 @@ var scalingSchema = schema([]string{"min", "max", "enabled", "type"}, "policy")
 // scaling decodes a group's scaling block; the policy body is free-form
 // (it belongs to the autoscaler), so it is kept as a map like driver config.
 func (b *block) scaling() *api.ScalingPolicy {
-	sb := b.openOne("scaling", scalingSchema)
-	if sb == nil {
-		return nil
-	}
-	s := &api.ScalingPolicy{}
-	sb.int64Ptr("min", &s.Min)
-	sb.int64Ptr("max", &s.Max)
-	sb.boolPtr("enabled", &s.Enabled)
-	sb.str("type", &s.Type)
-	if pb := sb.one("policy"); pb != nil {
-		s.Policy = b.d.configBody(pb.Body)
-	}
-	return s
+	return decodeOne(b, "scaling", scalingSchema, func(sb *block, s *api.ScalingPolicy) {
+		sb.int64Ptr("min", &s.Min)
+		sb.int64Ptr("max", &s.Max)
+		sb.boolPtr("enabled", &s.Enabled)
+		sb.str("type", &s.Type)
+		if pb := sb.one("policy"); pb != nil {
+			s.Policy = b.d.configBody(pb.Body)
+		}
+	})
 }
 
 var volumeSchema = schema([]string{"type", "source", "read_only", "sticky", "access_mode",

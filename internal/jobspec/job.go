@@ -31,10 +31,8 @@ func (d *decoder) job(hb *hcl.Block) *api.Job {
 	b.boolPtr("all_at_once", &j.AllAtOnce)
 	b.strList("datacenters", &j.Datacenters)
 	b.strPtr("node_pool", &j.NodePool)
-	j.Meta = b.meta("meta")
-	j.Constraints = b.constraints()
-	j.Affinities = b.affinities()
-	j.Spreads = b.spreads()
+	p := b.placement()
+	j.Meta, j.Constraints, j.Affinities, j.Spreads = p.meta, p.constraints, p.affinities, p.spreads
 	j.Update = b.update()
 	j.Migrate = b.migrate()
 	j.Reschedule = b.reschedule()

@@ -49,13 +49,9 @@ func (b *block) ports(n *api.NetworkResource) {
 }
 
 func (b *block) dns() *api.DNSConfig {
-	db := b.openOne("dns", dnsSchema)
-	if db == nil {
-		return nil
-	}
-	c := &api.DNSConfig{}
-	db.strList("servers", &c.Servers)
-	db.strList("searches", &c.Searches)
-	db.strList("options", &c.Options)
-	return c
+	return decodeOne(b, "dns", dnsSchema, func(db *block, c *api.DNSConfig) {
+		db.strList("servers", &c.Servers)
+		db.strList("searches", &c.Searches)
+		db.strList("options", &c.Options)
+	})
 }

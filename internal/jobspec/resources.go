@@ -12,22 +12,18 @@ var numaSchema = schema([]string{"affinity", "devices"})
 // resources decodes a task's resources block; unset amounts stay nil for
 // the server's defaults.
 func (b *block) resources() *api.Resources {
-	rb := b.openOne("resources", resourcesSchema)
-	if rb == nil {
-		return nil
-	}
-	r := &api.Resources{}
-	rb.intPtr("cpu", &r.CPU)
-	rb.intPtr("cores", &r.Cores)
-	rb.intPtr("memory", &r.MemoryMB)
-	rb.intPtr("memory_max", &r.MemoryMaxMB)
-	rb.intPtr("disk", &r.DiskMB)
-	rb.intPtr("iops", &r.IOPS)
-	rb.intPtr("secrets", &r.SecretsMB)
-	r.Networks = rb.networks()
-	r.Devices = rb.devices()
-	r.NUMA = rb.numa()
-	return r
+	return decodeOne(b, "resources", resourcesSchema, func(rb *block, r *api.Resources) {
+		rb.intPtr("cpu", &r.CPU)
+		rb.intPtr("cores", &r.Cores)
+		rb.intPtr("memory", &r.MemoryMB)
+		rb.intPtr("memory_max", &r.MemoryMaxMB)
+		rb.intPtr("disk", &r.DiskMB)
+		rb.intPtr("iops", &r.IOPS)
+		rb.intPtr("secrets", &r.SecretsMB)
+		r.Networks = rb.networks()
+		r.Devices = rb.devices()
+		r.NUMA = rb.numa()
+	})
 }
 
 // devices decodes requested devices ("nvidia/gpu") with their own
@@ -46,12 +42,8 @@ func (b *block) devices() []*api.RequestedDevice {
 }
 
 func (b *block) numa() *api.NUMAResource {
-	nb := b.openOne("numa", numaSchema)
-	if nb == nil {
-		return nil
-	}
-	n := &api.NUMAResource{}
-	nb.str("affinity", &n.Affinity)
-	nb.strList("devices", &n.Devices)
-	return n
+	return decodeOne(b, "numa", numaSchema, func(nb *block, n *api.NUMAResource) {
+		nb.str("affinity", &n.Affinity)
+		nb.strList("devices", &n.Devices)
+	})
 }

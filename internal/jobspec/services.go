@@ -110,26 +110,18 @@ func (b *block) header() map[string][]string {
 var checkRestartSchema = schema([]string{"limit", "grace", "ignore_warnings"})
 
 func (b *block) checkRestart() *api.CheckRestart {
-	cb := b.openOne("check_restart", checkRestartSchema)
-	if cb == nil {
-		return nil
-	}
-	r := &api.CheckRestart{}
-	cb.intVal("limit", &r.Limit)
-	cb.durPtr("grace", &r.Grace)
-	cb.boolean("ignore_warnings", &r.IgnoreWarnings)
-	return r
+	return decodeOne(b, "check_restart", checkRestartSchema, func(cb *block, r *api.CheckRestart) {
+		cb.intVal("limit", &r.Limit)
+		cb.durPtr("grace", &r.Grace)
+		cb.boolean("ignore_warnings", &r.IgnoreWarnings)
+	})
 }
 
 var weightsSchema = schema([]string{"passing", "warning"})
 
 func (b *block) weights() *api.ServiceWeights {
-	wb := b.openOne("weights", weightsSchema)
-	if wb == nil {
-		return nil
-	}
-	w := &api.ServiceWeights{}
-	wb.intVal("passing", &w.Passing)
-	wb.intVal("warning", &w.Warning)
-	return w
+	return decodeOne(b, "weights", weightsSchema, func(wb *block, w *api.ServiceWeights) {
+		wb.intVal("passing", &w.Passing)
+		wb.intVal("warning", &w.Warning)
+	})
 }

@@ -86,16 +86,12 @@ func (b *block) lifecycle() *api.TaskLifecycle {
 var logsSchema = schema([]string{"max_files", "max_file_size", "enabled", "disabled"})
 
 func (b *block) logs() *api.LogConfig {
-	lb := b.openOne("logs", logsSchema)
-	if lb == nil {
-		return nil
-	}
-	l := &api.LogConfig{}
-	lb.intPtr("max_files", &l.MaxFiles)
-	lb.intPtr("max_file_size", &l.MaxFileSizeMB)
-	lb.boolPtr("enabled", &l.Enabled)
-	lb.boolPtr("disabled", &l.Disabled)
-	return l
+	return decodeOne(b, "logs", logsSchema, func(lb *block, l *api.LogConfig) {
+		lb.intPtr("max_files", &l.MaxFiles)
+		lb.intPtr("max_file_size", &l.MaxFileSizeMB)
+		lb.boolPtr("enabled", &l.Enabled)
+		lb.boolPtr("disabled", &l.Disabled)
+	})
 }
 
 var volumeMountSchema = schema([]string{"volume", "destination", "read_only", "propagation_mode", "selinux_label"})
