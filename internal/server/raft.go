@@ -173,8 +173,8 @@ func (s *Server) setupRaftTransport(logger hclog.Logger) error {
 type serverAddressProvider struct{ s *Server }
 
 func (p serverAddressProvider) ServerAddr(id raft.ServerID) (raft.ServerAddress, error) {
-	if p.s.cluster != nil {
-		if m, ok := p.s.cluster.serverByID(string(id)); ok {
+	if c := p.s.gossip.Load(); c != nil {
+		if m, ok := c.serverByID(string(id)); ok {
 			return raft.ServerAddress(m.RPCAddr), nil
 		}
 	}

@@ -51,7 +51,10 @@ type Server struct {
 	bootID    string // new each start (remote_worker.go)
 	raftLayer *raftLayer
 	cluster   *cluster
-	connPool  *rpcwire.Pool
+	// gossip is cluster for raft's transport, which resolves addresses on
+	// its own goroutines from before setupCluster sets cluster.
+	gossip   atomic.Pointer[cluster]
+	connPool *rpcwire.Pool
 	// startIndex is the log's last command at start: nothing is answered
 	// locally until the FSM has applied it (see replayed).
 	startIndex uint64
