@@ -165,6 +165,7 @@ func matrixCases(f matrixFixture) []matrixCase {
 		{"GET", "/v1/node/" + f.nodeID + "/allocations", nil, nodeReaders},
 		{"PUT", "/v1/node/nope/drain", map[string]any{"NodeID": "nope"}, nodeWriters},
 		{"PUT", "/v1/node/nope/eligibility", map[string]any{"NodeID": "nope", "Eligibility": "bogus"}, nodeWriters},
+		{"PUT", "/v1/node/nope/evaluate", nil, nodeWriters},
 
 		// Agent, operator, system.
 		{"GET", "/v1/agent/self", nil, agentReaders},

@@ -118,6 +118,7 @@ var aclRules = map[string]aclRule{
 	"/v1/event/stream":           readOnly(anyToken), // the endpoint sends only visible events
 	"/v1/node/{id}/drain":        writeOnly(nodeWrite),
 	"/v1/node/{id}/eligibility":  writeOnly(nodeWrite),
+	"/v1/node/{id}/evaluate":     writeOnly(nodeWrite),
 
 	// Operator: snapshots and GC hold or change everything.
 	"/v1/operator/raft/configuration":       readOnly(operatorRead),

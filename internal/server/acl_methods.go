@@ -72,6 +72,7 @@ var methodRules = map[string]methodCheck{
 	"Node.GetAllocs":         coarse((*acl.ACL).AllowNodeRead),
 	"Node.UpdateDrain":       coarse((*acl.ACL).AllowNodeWrite),
 	"Node.UpdateEligibility": coarse((*acl.ACL).AllowNodeWrite),
+	"Node.Evaluate":          coarse((*acl.ACL).AllowNodeWrite),
 
 	"Job.ScaleStatus":   nsCap(acl.NamespaceCapabilityReadJobScaling, acl.NamespaceCapabilityReadJob),
 	"Job.GetSubmission": nsCap(acl.NamespaceCapabilityReadJob),

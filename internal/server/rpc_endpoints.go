@@ -188,6 +188,9 @@ func (r nodeRPC) UpdateDrain(a *structs.NodeUpdateDrainArgs, o *structs.NodeWrit
 func (r nodeRPC) UpdateEligibility(a *structs.NodeUpdateEligibilityArgs, o *structs.NodeWriteResponse) error {
 	return serveRPC(r.s, r.s.Node.UpdateEligibility, a, o)
 }
+func (r nodeRPC) Evaluate(a *structs.NodeEvaluateArgs, o *structs.NodeWriteResponse) error {
+	return serveRPC(r.s, r.s.Node.Evaluate, a, o)
+}
 func (r nodeRPC) List(a *structs.NodeListRequest, o *structs.NodeListResponse) error {
 	return serveRPC(r.s, r.s.Node.List, a, o)
 }
