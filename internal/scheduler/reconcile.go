@@ -196,8 +196,9 @@ func (r *reconciler) classify(tg *structs.TaskGroup, allocs []*structs.Allocatio
 	var out []entry
 	for _, a := range allocs {
 		// A replaced alloc is finished, except a disconnected original:
-		// resolveReplaced decided whether it still counts.
-		if skip[a.ID] || a.ServerTerminalStatus() || (replaced[a.ID] && a.ClientTerminalStatus()) || a.NextAllocation != "" {
+		// resolveReplaced decided whether it still counts (its
+		// NextAllocation is set, so only a finished one is skipped by it).
+		if skip[a.ID] || a.ServerTerminalStatus() || ((replaced[a.ID] || a.NextAllocation != "") && a.ClientTerminalStatus()) {
 			continue
 		}
 		e := entry{alloc: a, index: a.Index()}
