@@ -365,8 +365,7 @@ func (r *reconciler) act(tg *structs.TaskGroup, entries []entry, canaries []*str
 			r.result.place = append(r.result.place, req)
 		case actMigrate:
 			du.Migrate++
-			req.stopPrevious, req.stopDesc = true, allocMigrating
-			r.result.place = append(r.result.place, req)
+			r.migrate(e.alloc, &req)
 		case actReschedule:
 			du.Place++
 			req.reschedule, req.delay = true, e.delay
@@ -450,4 +449,18 @@ func (r *reconciler) followUpEval(at time.Time) *structs.Evaluation {
 		WaitUntil: at, PreviousEval: r.eval.ID,
 		CreateTime: r.now.UnixNano(), ModifyTime: r.now.UnixNano(),
 	}
+}
+
+// migrate replaces an alloc leaving a draining node. Before the drain's
+// deadline the alloc is stopped only once its replacement is placed, so a
+// migration with nowhere to go keeps it running; at the deadline (or on a
+// force drain) it is stopped regardless, and a replacement that does not
+// fit blocks, which lets the drain complete.
+func (r *reconciler) migrate(a *structs.Allocation, req *placeRequest) {
+	if node := r.nodes[a.NodeID]; node != nil && node.DrainStrategy != nil && node.DrainStrategy.ForcedAt(r.now) {
+		r.result.stop = append(r.result.stop, stopRequest{alloc: a, desc: allocMigrating})
+	} else {
+		req.stopPrevious, req.stopDesc = true, allocMigrating
+	}
+	r.result.place = append(r.result.place, *req)
 }
