@@ -53,7 +53,7 @@ func derefAll(v reflect.Value) reflect.Value {
 
 // lookupPath walks one path; ok is false when a step is missing.
 func lookupPath(v reflect.Value, path string) (reflect.Value, bool) {
-	for _, step := range strings.Split(path, ".") {
+	for _, step := range splitPath(path) {
 		name, keys := splitKeys(step)
 		if v = derefAll(v); name != "" {
 			if !v.IsValid() || v.Kind() != reflect.Struct {
@@ -71,6 +71,25 @@ func lookupPath(v reflect.Value, path string) (reflect.Value, bool) {
 		}
 	}
 	return v, true
+}
+
+// splitPath splits a path at the dots outside brackets, so map keys may
+// hold dots ("Attributes[kernel.name]").
+func splitPath(path string) []string {
+	var steps []string
+	depth, start := 0, 0
+	for i, r := range path {
+		switch {
+		case r == '[':
+			depth++
+		case r == ']':
+			depth--
+		case r == '.' && depth == 0:
+			steps = append(steps, path[start:i])
+			start = i + 1
+		}
+	}
+	return append(steps, path[start:])
 }
 
 // splitKeys splits "Summary[web][0]" into "Summary" and ["web", "0"].
@@ -107,7 +126,8 @@ func TestRequireFilled(t *testing.T) {
 		L   []inner
 		Nil *inner
 	}{S: "x", P: &inner{1}, M: map[string]*inner{"k": {2}}, L: []inner{{3}}}
-	for _, p := range []string{"S", "P.N", "M[k].N", "L[0].N"} {
+	v.M["a.b"] = &inner{4}
+	for _, p := range []string{"S", "P.N", "M[k].N", "L[0].N", "M[a.b].N"} {
 		got, ok := lookupPath(reflect.ValueOf(v), p)
 		if !ok || !filled(got) {
 			t.Errorf("%s: not filled", p)
