@@ -34,6 +34,8 @@ type AgentInfo struct {
 	HTTPAddr   string
 	RPCAddr    string
 	Config     map[string]any
+	// ClientServers are the servers the local client talks to, if it runs.
+	ClientServers []string
 }
 
 // HTTPServer serves the /v1 API of one agent.

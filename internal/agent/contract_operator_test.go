@@ -1,0 +1,103 @@
+package agent
+
+import (
+	"testing"
+)
+
+// TestContract_OperatorCommands: `operator raft list-peers`, `operator
+// autopilot get-config/set-config/health`, `operator scheduler
+// get-config/set-config`, `operator metrics`, `operator root keyring
+// list/rotate`.
+func TestContract_OperatorCommands(t *testing.T) {
+	_, c := testAgent(t, nil)
+	raft, err := c.Operator().RaftGetConfiguration(nil)
+	if err != nil || len(raft.Servers) != 1 {
+		t.Fatalf("raft list-peers: %+v %v", raft, err)
+	}
+	requireFilled(t, "operator raft list-peers", raft, "Servers[0].ID", "Servers[0].Node", "Servers[0].Address",
+		"Servers[0].Leader", "Servers[0].Voter", "Servers[0].RaftProtocol")
+
+	ap, _, err := c.Operator().AutopilotGetConfiguration(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	requireFilled(t, "operator autopilot get-config", ap, "CleanupDeadServers", "LastContactThreshold", "MaxTrailingLogs",
+		"ServerStabilizationTime")
+	ap.MaxTrailingLogs = 300
+	if ok, _, err := c.Operator().AutopilotCASConfiguration(ap, nil); err != nil || !ok {
+		t.Fatalf("operator autopilot set-config: %v %v", ok, err)
+	}
+	health, _, err := c.Operator().AutopilotServerHealth(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	requireFilled(t, "operator autopilot health", health, "Healthy", "Leader", "Voters", "Servers[0].ID", "Servers[0].Name",
+		"Servers[0].Address", "Servers[0].SerfStatus", "Servers[0].Version", "Servers[0].Leader", "Servers[0].LastTerm",
+		"Servers[0].LastIndex", "Servers[0].Healthy", "Servers[0].Voter", "Servers[0].StableSince")
+
+	sched, _, err := c.Operator().SchedulerGetConfiguration(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	requireFilled(t, "operator scheduler get-config", sched, "SchedulerConfig.SchedulerAlgorithm",
+		"SchedulerConfig.PreemptionConfig.SystemSchedulerEnabled", "SchedulerConfig.ModifyIndex")
+	conf := sched.SchedulerConfig
+	conf.MemoryOversubscriptionEnabled = true
+	set, _, err := c.Operator().SchedulerCASConfiguration(conf, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	requireFilled(t, "operator scheduler set-config", set, "Updated")
+
+	metrics, _, err := c.Operator().MetricsSummary(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	requireFilled(t, "operator metrics", metrics, "Timestamp", "Gauges[0].Name", "Counters", "Samples")
+
+	keys, _, err := c.Keyring().List(nil)
+	if err != nil || len(keys) == 0 {
+		t.Fatalf("root keyring list %d: %v", len(keys), err)
+	}
+	requireFilled(t, "operator root keyring list", keys[0], "KeyID", "State", "CreateTime", "CreateIndex")
+	rotated, _, err := c.Keyring().Rotate(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	requireFilled(t, "operator root keyring rotate", rotated, "KeyID", "State", "CreateTime")
+}
+
+// TestContract_ServerAndAgentCommands: `server members` (-detailed),
+// `agent-info`, and the leader and peers they read.
+func TestContract_ServerAndAgentCommands(t *testing.T) {
+	_, c := clientTestAgent(t)
+	members, err := c.Agent().Members()
+	if err != nil || len(members.Members) != 1 {
+		t.Fatalf("server members: %+v %v", members, err)
+	}
+	requireFilled(t, "server members", members, "ServerName", "ServerRegion", "ServerDC", "Members[0].Name", "Members[0].Addr",
+		"Members[0].Port", "Members[0].Status", "Members[0].Tags[build]", "Members[0].Tags[region]", "Members[0].Tags[dc]",
+		"Members[0].Tags[raft_vsn]", "Members[0].Tags[role]", "Members[0].ProtocolCur")
+	leader, err := c.Status().Leader()
+	if err != nil || leader == "" {
+		t.Fatalf("status leader %q: %v", leader, err)
+	}
+	peers, err := c.Status().Peers()
+	if err != nil || len(peers) != 1 {
+		t.Fatalf("status peers %v: %v", peers, err)
+	}
+
+	self, err := c.Agent().Self()
+	if err != nil {
+		t.Fatal(err)
+	}
+	requireFilled(t, "agent-info", self, "Config", "Member.Name", "Stats[nomad][leader]", "Stats[nomad][server]",
+		"Stats[nomad][known_regions]", "Stats[raft][state]", "Stats[raft][last_log_index]", "Stats[serf][members]",
+		"Stats[runtime][goroutines]", "Stats[runtime][version]", "Stats[runtime][arch]", "Stats[client][node_id]",
+		"Stats[client][known_servers]", "Stats[client][num_allocations]")
+	health, err := c.Agent().Health()
+	if err != nil {
+		t.Fatal(err)
+	}
+	requireFilled(t, "agent health", health, "Server.Ok", "Server.Message", "Client.Ok", "Client.Message")
+}
