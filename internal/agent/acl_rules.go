@@ -48,6 +48,7 @@ var aclRules = map[string]aclRule{
 	"/v1/agent/self":            readOnly(agentRead),
 	"/v1/agent/host":            readOnly(agentRead),
 	"/v1/agent/monitor":         readOnly(agentRead),
+	"/v1/agent/servers":         readWrite(agentRead, agentWrite),
 	"/v1/agent/pprof/{profile}": readOnly(agentWrite),
 	"/v1/metrics":               readOnly(agentRead),
 

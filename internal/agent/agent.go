@@ -193,6 +193,7 @@ func (a *Agent) serveHTTP() error {
 	handler := NewHTTPServer(a.server, a.Client, info, a.log.With("component", "http"))
 	a.httpHandler = handler
 	handler.logs, handler.debug = a.logs, a.config.EnableDebug || a.config.DevMode
+	handler.clientServers = a.clientServerList
 	handler.remoteACL = a.remoteACLResolver()
 	if a.tls.httpServer != nil {
 		handler.forwardScheme, handler.forwardTransport = "https", forwardTransportFor(a.tls.httpClient)

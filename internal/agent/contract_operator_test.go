@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -100,4 +101,25 @@ func TestContract_ServerAndAgentCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	requireFilled(t, "agent health", health, "Server.Ok", "Server.Message", "Client.Ok", "Client.Message")
+}
+
+// TestContract_NodeConfigServers: `node config -servers` lists the local
+// client's servers and `-update-servers` replaces them; an agent without
+// a client answers 400.
+func TestContract_NodeConfigServers(t *testing.T) {
+	a, c := clientTestAgent(t)
+	servers, err := c.Agent().Servers()
+	if err != nil || len(servers) != 1 || servers[0] != a.RPCAddr() {
+		t.Fatalf("node config -servers: %v %v (rpc %s)", servers, err, a.RPCAddr())
+	}
+	if err := c.Agent().SetServers([]string{a.RPCAddr(), "127.0.0.1"}); err != nil {
+		t.Fatal(err)
+	}
+	if servers, _ = c.Agent().Servers(); len(servers) != 2 || servers[1] != "127.0.0.1:4647" {
+		t.Fatalf("after -update-servers: %v", servers)
+	}
+	_, noClient := testAgent(t, nil)
+	if _, err := noClient.Agent().Servers(); err == nil || !strings.Contains(err.Error(), "400") {
+		t.Fatalf("servers of an agent without a client: %v", err)
+	}
 }

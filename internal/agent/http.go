@@ -59,6 +59,10 @@ type HTTPServer struct {
 	logs  *logHub
 	debug bool
 
+	// clientServers reaches the local client's server list (`node config
+	// -servers`); nil, or a nil result, when no client runs.
+	clientServers func() serverList
+
 	// remoteACL resolves tokens through the servers' RPC on an agent
 	// without a server (nil: such an agent refuses every token).
 	remoteACL func(ctx context.Context, secret string) (*acl.ACL, error)

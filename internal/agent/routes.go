@@ -18,6 +18,7 @@ func (h *HTTPServer) routes() {
 	}
 	h.clientRoutes()
 	h.agentRoutes()
+	h.agentServerRoutes()
 	h.agentDebugRoutes()
 	h.metricsRoutes()
 	h.uiRoutes()
