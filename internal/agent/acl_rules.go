@@ -88,6 +88,7 @@ var aclRules = map[string]aclRule{
 	"/v1/deployment/promote/{id}":      writeOnly(object(server.ObjectDeployment, capSubmitJob)),
 	"/v1/deployment/fail/{id}":         writeOnly(object(server.ObjectDeployment, capSubmitJob)),
 	"/v1/deployment/pause/{id}":        writeOnly(object(server.ObjectDeployment, capSubmitJob)),
+	"/v1/deployment/unblock/{id}":      writeOnly(object(server.ObjectDeployment, capSubmitJob)),
 
 	// Namespaces: any valid token lists (the endpoint answers the
 	// namespaces it holds a capability in); one namespace needs a

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -76,4 +77,10 @@ func TestContract_DeploymentCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	requireFilled(t, "deployment fail", failed, "EvalID", "EvalCreateIndex", "DeploymentModifyIndex")
+
+	// `deployment unblock`: only multiregion deployments block.
+	_, _, err = c.Deployments().Unblock(third.ID, nil)
+	if err == nil || !strings.Contains(err.Error(), "400") || !strings.Contains(err.Error(), "not blocked") {
+		t.Fatalf("deployment unblock: %v", err)
+	}
 }

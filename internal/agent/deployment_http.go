@@ -20,6 +20,7 @@ func (h *HTTPServer) deploymentRoutes() {
 		h.handle(m+" /v1/deployment/promote/{id}", h.deploymentPromote)
 		h.handle(m+" /v1/deployment/fail/{id}", h.deploymentFail)
 		h.handle(m+" /v1/deployment/pause/{id}", h.deploymentPause)
+		h.handle(m+" /v1/deployment/unblock/{id}", h.deploymentUnblock)
 	}
 }
 
@@ -161,4 +162,24 @@ func (h *HTTPServer) deploymentPause(w http.ResponseWriter, r *http.Request) (an
 		return nil, err
 	}
 	return deploymentReply(w, reply), nil
+}
+
+// deploymentUnblock answers PUT /v1/deployment/unblock/:id (`deployment
+// unblock`). Only a multiregion deployment waiting for its peer regions is
+// ever blocked, and Drover runs no multiregion jobs, so like a Nomad
+// server asked about a deployment that is not blocked it refuses: 400
+// naming the deployment's status (404 when there is no such deployment).
+func (h *HTTPServer) deploymentUnblock(w http.ResponseWriter, r *http.Request) (any, error) {
+	args, err := deploymentRequest(r)
+	if err != nil {
+		return nil, err
+	}
+	reply, err := h.srv.Deployment.GetDeployment(r.Context(), args)
+	if err != nil {
+		return nil, err
+	}
+	if reply.Deployment == nil {
+		return nil, server.NotFound("deployment %q not found", args.DeploymentID)
+	}
+	return nil, server.BadRequest("deployment %s is %q, not blocked: only a multiregion deployment blocks, and Drover has none", reply.Deployment.ID, reply.Deployment.Status)
 }
