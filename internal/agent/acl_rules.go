@@ -49,6 +49,10 @@ var aclRules = map[string]aclRule{
 	"/v1/agent/host":            readOnly(agentRead),
 	"/v1/agent/monitor":         readOnly(agentRead),
 	"/v1/agent/servers":         readWrite(agentRead, agentWrite),
+	"/v1/agent/keyring/list":    readOnly(agentRead),
+	"/v1/agent/keyring/install": writeOnly(agentWrite),
+	"/v1/agent/keyring/use":     writeOnly(agentWrite),
+	"/v1/agent/keyring/remove":  writeOnly(agentWrite),
 	"/v1/agent/pprof/{profile}": readOnly(agentWrite),
 	"/v1/metrics":               readOnly(agentRead),
 

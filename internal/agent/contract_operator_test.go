@@ -123,3 +123,17 @@ func TestContract_NodeConfigServers(t *testing.T) {
 		t.Fatalf("servers of an agent without a client: %v", err)
 	}
 }
+
+// TestContract_GossipKeyring: `operator gossip keyring` gets a 400 saying
+// gossip encryption is not supported, for every operation.
+func TestContract_GossipKeyring(t *testing.T) {
+	_, c := testAgent(t, nil)
+	_, err := c.Agent().ListKeys()
+	for _, e := range []error{err, second(c.Agent().InstallKey("k")), second(c.Agent().UseKey("k")), second(c.Agent().RemoveKey("k"))} {
+		if e == nil || !strings.Contains(e.Error(), "400") || !strings.Contains(e.Error(), "gossip encryption") {
+			t.Fatalf("gossip keyring: %v", e)
+		}
+	}
+}
+
+func second[T any](_ T, err error) error { return err }
