@@ -188,6 +188,24 @@ func TestContract_JobChanges(t *testing.T) {
 	if err != nil || stopEval == "" {
 		t.Fatalf("job stop: %q %v", stopEval, err)
 	}
+
+	// `job start`: the stopped job, then its latest version that was not
+	// stopped, registered again.
+	stopped, _, err := c.Jobs().Info("web", nil)
+	if err != nil || !*stopped.Stop {
+		t.Fatalf("job start: stopped job %v", err)
+	}
+	versions, _, _, err = c.Jobs().Versions("web", false, nil)
+	if err != nil || len(versions) == 0 || !*versions[0].Stop || *versions[1].Stop {
+		t.Fatalf("job start: versions %d: %v", len(versions), err)
+	}
+	restart := versions[1]
+	restart.Stop = pointer(false)
+	start, _, err := c.Jobs().Register(restart, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	requireFilled(t, "job start", start, "EvalID", "EvalCreateIndex", "JobModifyIndex")
 }
 
 // TestContract_JobPeriodicAndDispatch: `job periodic force` and
