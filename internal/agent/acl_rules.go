@@ -102,16 +102,17 @@ var aclRules = map[string]aclRule{
 	"/v1/namespace":        writeOnly(management),
 
 	// Native services, variables (the endpoint checks each path), keyring.
-	"/v1/services":                 readOnly(nsList(capReadJob)),
-	"/v1/service/{name}":           readOnly(ns(capReadJob)),
-	"/v1/service/{name}/{id}":      writeOnly(ns(capSubmitJob)),
-	"/v1/job/{id}/services":        readOnly(ns(capReadJob)),
-	"/v1/allocation/{id}/services": readOnly(object(server.ObjectAlloc, capReadJob)),
-	"/v1/vars":                     readOnly(anyToken),
-	"/v1/var/{path...}":            readWrite(anyToken, anyToken),
-	"/v1/operator/keyring/keys":    readOnly(management),
-	"/v1/operator/keyring/rotate":  writeOnly(management),
-	"/.well-known/jwks.json":       readOnly(public),
+	"/v1/services":                  readOnly(nsList(capReadJob)),
+	"/v1/service/{name}":            readOnly(ns(capReadJob)),
+	"/v1/service/{name}/{id}":       writeOnly(ns(capSubmitJob)),
+	"/v1/job/{id}/services":         readOnly(ns(capReadJob)),
+	"/v1/allocation/{id}/services":  readOnly(object(server.ObjectAlloc, capReadJob)),
+	"/v1/vars":                      readOnly(anyToken),
+	"/v1/var/{path...}":             readWrite(anyToken, anyToken),
+	"/v1/operator/keyring/keys":     readOnly(management),
+	"/v1/operator/keyring/rotate":   writeOnly(management),
+	"/v1/operator/keyring/key/{id}": writeOnly(management),
+	"/.well-known/jwks.json":        readOnly(public),
 
 	// Nodes; a node's allocations are also filtered by namespace.
 	"/v1/nodes":                  readOnly(nodeRead),

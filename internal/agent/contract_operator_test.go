@@ -3,6 +3,8 @@ package agent
 import (
 	"strings"
 	"testing"
+
+	"github.com/hashicorp/nomad/api"
 )
 
 // TestContract_OperatorCommands: `operator raft list-peers`, `operator
@@ -137,3 +139,47 @@ func TestContract_GossipKeyring(t *testing.T) {
 }
 
 func second[T any](_ T, err error) error { return err }
+
+// TestContract_RootKeyringRemove: `operator root keyring remove` refuses
+// the active key and, without -force, a key that still seals variables;
+// an unsealing-free inactive key (or any with -force) is removed from the
+// keyring. Unknown keys are 404.
+func TestContract_RootKeyringRemove(t *testing.T) {
+	_, c := testAgent(t, nil)
+	keys, _, err := c.Keyring().List(nil)
+	if err != nil || len(keys) != 1 {
+		t.Fatalf("keyring %d: %v", len(keys), err)
+	}
+	first := keys[0].KeyID
+	if _, _, err := c.Variables().Create(&api.Variable{Path: "sealed", Items: api.VariableItems{"k": "v"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Keyring().Delete(&api.KeyringDeleteOptions{KeyID: first}, nil); err == nil || !strings.Contains(err.Error(), "active") {
+		t.Fatalf("removing the active key: %v", err)
+	}
+	second, _, err := c.Keyring().Rotate(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Keyring().Delete(&api.KeyringDeleteOptions{KeyID: first}, nil); err == nil || !strings.Contains(err.Error(), "seals 1 variables") {
+		t.Fatalf("removing a key that seals a variable: %v", err)
+	}
+	third, _, err := c.Keyring().Rotate(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wm, err := c.Keyring().Delete(&api.KeyringDeleteOptions{KeyID: second.KeyID}, nil)
+	if err != nil || wm.LastIndex == 0 {
+		t.Fatalf("removing an unused inactive key: %v", err)
+	}
+	if _, err := c.Keyring().Delete(&api.KeyringDeleteOptions{KeyID: first, Force: true}, nil); err != nil {
+		t.Fatalf("forced removal: %v", err)
+	}
+	keys, _, _ = c.Keyring().List(nil)
+	if len(keys) != 1 || keys[0].KeyID != third.KeyID {
+		t.Fatalf("keyring after removals: %+v", keys)
+	}
+	if _, err := c.Keyring().Delete(&api.KeyringDeleteOptions{KeyID: "00000000-0000-0000-0000-000000000000"}, nil); err == nil || !strings.Contains(err.Error(), "404") {
+		t.Fatalf("unknown key: %v", err)
+	}
+}

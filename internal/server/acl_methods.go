@@ -114,6 +114,7 @@ var methodRules = map[string]methodCheck{
 	"Variables.List":  anyCaller,
 	"Keyring.List":    management,
 	"Keyring.Rotate":  management,
+	"Keyring.Delete":  management,
 
 	// Cluster operations. The remote workers' calls (a follower's worker
 	// to the leader) carry the server credential (server_credential.go)

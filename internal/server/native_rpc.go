@@ -56,6 +56,9 @@ func (r keyringRPC) Rotate(a *structs.KeyringRotateArgs, o *structs.KeyringRotat
 func (r keyringRPC) List(a *structs.KeyringListRequest, o *structs.KeyringListResponse) error {
 	return serveRPC(r.s, r.s.Keyring.List, a, o)
 }
+func (r keyringRPC) Delete(a *structs.KeyringDeleteArgs, o *structs.KeyringDeleteResponse) error {
+	return serveRPC(r.s, r.s.Keyring.Delete, a, o)
+}
 
 type workloadIdentityRPC struct{ s *Server }
 
