@@ -165,10 +165,13 @@ func matrixCases(f matrixFixture) []matrixCase {
 		{"GET", "/v1/node/" + f.nodeID + "/allocations", nil, nodeReaders},
 		{"PUT", "/v1/node/nope/drain", map[string]any{"NodeID": "nope"}, nodeWriters},
 		{"PUT", "/v1/node/nope/eligibility", map[string]any{"NodeID": "nope", "Eligibility": "bogus"}, nodeWriters},
+		{"PUT", "/v1/node/nope/evaluate", nil, nodeWriters},
 
 		// Agent, operator, system.
 		{"GET", "/v1/agent/self", nil, agentReaders},
 		{"GET", "/v1/agent/host", nil, agentReaders},
+		{"GET", "/v1/agent/servers", nil, agentReaders},
+		{"GET", "/v1/agent/keyring/list", nil, agentReaders},
 		{"GET", "/v1/metrics", nil, agentReaders},
 		{"GET", "/v1/agent/pprof/nope", nil, []string{"agent-write"}},
 		{"GET", "/v1/operator/raft/configuration", nil, opReaders},
@@ -177,6 +180,7 @@ func matrixCases(f matrixFixture) []matrixCase {
 		{"GET", "/v1/operator/snapshot?stale=bogus", nil, nil},
 		{"PUT", "/v1/operator/snapshot", "garbage", nil},
 		{"PUT", "/v1/system/gc", nil, nil},
+		{"DELETE", "/v1/operator/keyring/key/nope", nil, nil},
 
 		// ACL endpoints.
 		{"GET", "/v1/acl/tokens", nil, nil},

@@ -48,6 +48,11 @@ var aclRules = map[string]aclRule{
 	"/v1/agent/self":            readOnly(agentRead),
 	"/v1/agent/host":            readOnly(agentRead),
 	"/v1/agent/monitor":         readOnly(agentRead),
+	"/v1/agent/servers":         readWrite(agentRead, agentWrite),
+	"/v1/agent/keyring/list":    readOnly(agentRead),
+	"/v1/agent/keyring/install": writeOnly(agentWrite),
+	"/v1/agent/keyring/use":     writeOnly(agentWrite),
+	"/v1/agent/keyring/remove":  writeOnly(agentWrite),
 	"/v1/agent/pprof/{profile}": readOnly(agentWrite),
 	"/v1/metrics":               readOnly(agentRead),
 
@@ -87,6 +92,7 @@ var aclRules = map[string]aclRule{
 	"/v1/deployment/promote/{id}":      writeOnly(object(server.ObjectDeployment, capSubmitJob)),
 	"/v1/deployment/fail/{id}":         writeOnly(object(server.ObjectDeployment, capSubmitJob)),
 	"/v1/deployment/pause/{id}":        writeOnly(object(server.ObjectDeployment, capSubmitJob)),
+	"/v1/deployment/unblock/{id}":      writeOnly(object(server.ObjectDeployment, capSubmitJob)),
 
 	// Namespaces: any valid token lists (the endpoint answers the
 	// namespaces it holds a capability in); one namespace needs a
@@ -96,16 +102,17 @@ var aclRules = map[string]aclRule{
 	"/v1/namespace":        writeOnly(management),
 
 	// Native services, variables (the endpoint checks each path), keyring.
-	"/v1/services":                 readOnly(nsList(capReadJob)),
-	"/v1/service/{name}":           readOnly(ns(capReadJob)),
-	"/v1/service/{name}/{id}":      writeOnly(ns(capSubmitJob)),
-	"/v1/job/{id}/services":        readOnly(ns(capReadJob)),
-	"/v1/allocation/{id}/services": readOnly(object(server.ObjectAlloc, capReadJob)),
-	"/v1/vars":                     readOnly(anyToken),
-	"/v1/var/{path...}":            readWrite(anyToken, anyToken),
-	"/v1/operator/keyring/keys":    readOnly(management),
-	"/v1/operator/keyring/rotate":  writeOnly(management),
-	"/.well-known/jwks.json":       readOnly(public),
+	"/v1/services":                  readOnly(nsList(capReadJob)),
+	"/v1/service/{name}":            readOnly(ns(capReadJob)),
+	"/v1/service/{name}/{id}":       writeOnly(ns(capSubmitJob)),
+	"/v1/job/{id}/services":         readOnly(ns(capReadJob)),
+	"/v1/allocation/{id}/services":  readOnly(object(server.ObjectAlloc, capReadJob)),
+	"/v1/vars":                      readOnly(anyToken),
+	"/v1/var/{path...}":             readWrite(anyToken, anyToken),
+	"/v1/operator/keyring/keys":     readOnly(management),
+	"/v1/operator/keyring/rotate":   writeOnly(management),
+	"/v1/operator/keyring/key/{id}": writeOnly(management),
+	"/.well-known/jwks.json":        readOnly(public),
 
 	// Nodes; a node's allocations are also filtered by namespace.
 	"/v1/nodes":                  readOnly(nodeRead),
@@ -118,6 +125,7 @@ var aclRules = map[string]aclRule{
 	"/v1/event/stream":           readOnly(anyToken), // the endpoint sends only visible events
 	"/v1/node/{id}/drain":        writeOnly(nodeWrite),
 	"/v1/node/{id}/eligibility":  writeOnly(nodeWrite),
+	"/v1/node/{id}/evaluate":     writeOnly(nodeWrite),
 
 	// Operator: snapshots and GC hold or change everything.
 	"/v1/operator/raft/configuration":       readOnly(operatorRead),

@@ -187,9 +187,13 @@ func (a *Agent) serveHTTP() error {
 	if a.rpcListener != nil {
 		info.RPCAddr = a.RPCAddr()
 	}
+	if a.config.Client.Enabled {
+		info.ClientServers, _ = a.clientServers()
+	}
 	handler := NewHTTPServer(a.server, a.Client, info, a.log.With("component", "http"))
 	a.httpHandler = handler
 	handler.logs, handler.debug = a.logs, a.config.EnableDebug || a.config.DevMode
+	handler.clientServers = a.clientServerList
 	handler.remoteACL = a.remoteACLResolver()
 	if a.tls.httpServer != nil {
 		handler.forwardScheme, handler.forwardTransport = "https", forwardTransportFor(a.tls.httpClient)

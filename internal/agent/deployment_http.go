@@ -6,6 +6,7 @@ import (
 	"github.com/hashicorp/nomad/api"
 
 	"github.com/drover-project/drover/internal/agent/apiconv"
+	"github.com/drover-project/drover/internal/server"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -15,11 +16,10 @@ func (h *HTTPServer) deploymentRoutes() {
 	h.handle("GET /v1/deployment/allocations/{id}", h.deploymentAllocations)
 	h.handle("GET /v1/job/{id}/deployments", h.jobDeployments)
 	h.handle("GET /v1/job/{id}/deployment", h.jobLatestDeployment)
-	for _, m := range []string{"PUT", "POST"} {
-		h.handle(m+" /v1/deployment/promote/{id}", h.deploymentPromote)
-		h.handle(m+" /v1/deployment/fail/{id}", h.deploymentFail)
-		h.handle(m+" /v1/deployment/pause/{id}", h.deploymentPause)
-	}
+	h.handleWrite("/v1/deployment/promote/{id}", h.deploymentPromote)
+	h.handleWrite("/v1/deployment/fail/{id}", h.deploymentFail)
+	h.handleWrite("/v1/deployment/pause/{id}", h.deploymentPause)
+	h.handleWrite("/v1/deployment/unblock/{id}", h.deploymentUnblock)
 }
 
 func deploymentsToAPI(ds []*structs.Deployment) []*api.Deployment {
@@ -123,4 +123,21 @@ func (h *HTTPServer) deploymentPause(w http.ResponseWriter, r *http.Request) (an
 		return nil, err
 	}
 	return deploymentReply(w, reply), nil
+}
+
+// deploymentUnblock answers PUT /v1/deployment/unblock/:id (`deployment
+// unblock`). Only a multiregion deployment waiting for its peer regions is
+// ever blocked, and Drover runs no multiregion jobs, so like a Nomad
+// server asked about a deployment that is not blocked it refuses: 400
+// naming the deployment's status (404 when there is no such deployment).
+func (h *HTTPServer) deploymentUnblock(w http.ResponseWriter, r *http.Request) (any, error) {
+	id := r.PathValue("id")
+	reply, err := readEndpoint(w, r, h.srv.Deployment.GetDeployment, &structs.DeploymentSpecificRequest{DeploymentID: id})
+	if err != nil {
+		return nil, err
+	}
+	if reply.Deployment == nil {
+		return nil, server.NotFound("deployment %q not found", id)
+	}
+	return nil, server.BadRequest("deployment %s is %q, not blocked: only a multiregion deployment blocks, and Drover has none", reply.Deployment.ID, reply.Deployment.Status)
 }

@@ -34,6 +34,8 @@ type AgentInfo struct {
 	HTTPAddr   string
 	RPCAddr    string
 	Config     map[string]any
+	// ClientServers are the servers the local client talks to, if it runs.
+	ClientServers []string
 }
 
 // HTTPServer serves the /v1 API of one agent.
@@ -56,6 +58,10 @@ type HTTPServer struct {
 	// logs feeds /v1/agent/monitor; debug enables /v1/agent/pprof.
 	logs  *logHub
 	debug bool
+
+	// clientServers reaches the local client's server list (`node config
+	// -servers`); nil, or a nil result, when no client runs.
+	clientServers func() serverList
 
 	// remoteACL resolves tokens through the servers' RPC on an agent
 	// without a server (nil: such an agent refuses every token).

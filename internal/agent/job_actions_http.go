@@ -108,7 +108,11 @@ func (h *HTTPServer) jobValidate(w http.ResponseWriter, r *http.Request) (any, e
 // allocStop answers POST /v1/allocation/:id/stop: the alloc is migrated
 // by one alloc-stop eval.
 func (h *HTTPServer) allocStop(w http.ResponseWriter, r *http.Request) (any, error) {
-	reply, err := h.srv.Alloc.Stop(r.Context(), &structs.AllocStopArgs{AllocID: r.PathValue("id"), WriteRequest: writeRequest(r)})
+	noDelay, err := boolParam(r, "no_shutdown_delay")
+	if err != nil {
+		return nil, err
+	}
+	reply, err := h.srv.Alloc.Stop(r.Context(), &structs.AllocStopArgs{AllocID: r.PathValue("id"), NoShutdownDelay: noDelay, WriteRequest: writeRequest(r)})
 	if err != nil {
 		return nil, err
 	}

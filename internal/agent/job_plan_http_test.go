@@ -56,3 +56,65 @@ func TestJobPlan_DiffAndInPlaceVsDestructive(t *testing.T) {
 		t.Fatal("planned job was registered")
 	}
 }
+
+// TestJobPlan_ContextualDiff is what `job plan -verbose` prints: Nomad's
+// plan diff is always contextual (the CLI hides "None" entries unless
+// -verbose), so unchanged fields and unchanged sets inside a changed block
+// come back as "None" beside the changed ones. Unchanged blocks, and
+// unchanged sets of the job itself (Datacenters), stay out.
+func TestJobPlan_ContextualDiff(t *testing.T) {
+	_, c := testAgent(t, nil)
+	job := testAPIJob("svc")
+	job.TaskGroups[0].Tasks[0].Services = []*api.Service{{Name: "svc", Provider: "nomad", Tags: []string{"a", "b"}, Address: "a.example"}}
+	if _, _, err := c.Jobs().Register(job, nil); err != nil {
+		t.Fatal(err)
+	}
+	job.TaskGroups[0].Tasks[0].Services[0].Address = "b.example"
+	job.TaskGroups[0].Tasks[0].Config["image"] = "nginx:1.27"
+	plan, _, err := c.Jobs().Plan(job, true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := plan.Diff.TaskGroups[0].Tasks[0]
+	config, svc := objectNamed(task.Objects, "Config"), objectNamed(task.Objects, "Service")
+	if config == nil || svc == nil || svc.Type != "Edited" {
+		t.Fatalf("task objects %s", mustJSON(task.Objects))
+	}
+	fields := fieldKinds(config.Fields)
+	if fields["image"] != "Edited nginx:1.25->nginx:1.27" || fields["ports[0]"] != "None http->http" {
+		t.Fatalf("Config fields %v", fields)
+	}
+	fields = fieldKinds(svc.Fields)
+	if fields["Address"] != "Edited a.example->b.example" || fields["Name"] != "None svc->svc" || fields["Provider"] != "None nomad->nomad" {
+		t.Fatalf("Service fields %v", fields)
+	}
+	tags := objectNamed(svc.Objects, "Tags")
+	if tags == nil || tags.Type != "None" || len(tags.Fields) != 2 || tags.Fields[0].Type != "None" {
+		t.Fatalf("Service objects %s", mustJSON(svc.Objects))
+	}
+	for _, o := range plan.Diff.Objects {
+		if o.Type == "None" {
+			t.Fatalf("unchanged job-level object listed: %s", mustJSON(o))
+		}
+	}
+	if objectNamed(plan.Diff.TaskGroups[0].Objects, "RestartPolicy") != nil {
+		t.Fatal("an unchanged block is listed")
+	}
+}
+
+func objectNamed(os []*api.ObjectDiff, name string) *api.ObjectDiff {
+	for _, o := range os {
+		if o.Name == name {
+			return o
+		}
+	}
+	return nil
+}
+
+func fieldKinds(fs []*api.FieldDiff) map[string]string {
+	out := map[string]string{}
+	for _, f := range fs {
+		out[f.Name] = f.Type + " " + f.Old + "->" + f.New
+	}
+	return out
+}

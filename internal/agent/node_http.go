@@ -59,6 +59,7 @@ func (h *HTTPServer) nodeAllocations(w http.ResponseWriter, r *http.Request) (an
 func (h *HTTPServer) nodeWriteRoutes() {
 	h.handleWrite("/v1/node/{id}/drain", h.nodeDrain)
 	h.handleWrite("/v1/node/{id}/eligibility", h.nodeEligibility)
+	h.handleWrite("/v1/node/{id}/evaluate", h.nodeEvaluate)
 }
 
 // nodeDrain answers POST /v1/node/:id/drain: a DrainSpec starts (or
@@ -98,4 +99,27 @@ func (h *HTTPServer) nodeEligibility(w http.ResponseWriter, r *http.Request) (an
 	setIndex(w, reply.Index)
 	return &api.NodeEligibilityUpdateResponse{NodeModifyIndex: reply.NodeModifyIndex,
 		WriteMeta: api.WriteMeta{LastIndex: reply.Index}}, nil
+}
+
+// nodeEvaluateResponse is Nomad's node-update response. EvalID (the first
+// eval) is what the official client's Nodes().ForceEvaluate reads.
+type nodeEvaluateResponse struct {
+	EvalID          string
+	EvalIDs         []string
+	EvalCreateIndex uint64
+	NodeModifyIndex uint64
+}
+
+// nodeEvaluate answers PUT /v1/node/:id/evaluate (`node eval`).
+func (h *HTTPServer) nodeEvaluate(w http.ResponseWriter, r *http.Request) (any, error) {
+	reply, err := h.srv.Node.Evaluate(r.Context(), &structs.NodeEvaluateArgs{NodeID: r.PathValue("id"), WriteRequest: writeRequest(r)})
+	if err != nil {
+		return nil, err
+	}
+	setIndex(w, reply.Index)
+	out := &nodeEvaluateResponse{EvalIDs: reply.EvalIDs, EvalCreateIndex: reply.EvalCreateIndex, NodeModifyIndex: reply.NodeModifyIndex}
+	if len(reply.EvalIDs) > 0 {
+		out.EvalID = reply.EvalIDs[0]
+	}
+	return out, nil
 }

@@ -18,6 +18,8 @@ func (h *HTTPServer) routes() {
 	}
 	h.clientRoutes()
 	h.agentRoutes()
+	h.agentServerRoutes()
+	h.agentKeyringRoutes()
 	h.agentDebugRoutes()
 	h.metricsRoutes()
 	h.uiRoutes()

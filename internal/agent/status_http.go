@@ -2,6 +2,7 @@ package agent
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/hashicorp/nomad/api"
 
@@ -48,16 +49,15 @@ func (h *HTTPServer) agentSelf(w http.ResponseWriter, r *http.Request) (any, err
 		},
 		Stats: map[string]map[string]string{"nomad": {"server": "false"}},
 	}
+	self.Stats["runtime"] = runtimeStats()
 	if h.srv != nil {
-		stats, err := h.srv.Status.RaftStats(r.Context(), &structs.GenericRequest{})
-		if err != nil {
+		if err := h.serverStats(r, self.Stats); err != nil {
 			return nil, err
 		}
-		self.Stats["nomad"] = map[string]string{"server": "true", "leader": boolString(stats.IsLeader), "leader_addr": stats.Leader}
-		self.Stats["raft"] = map[string]string{"applied_index": uintString(stats.AppliedIndex), "term": uintString(stats.Term), "state": stats.State}
 	}
 	if c := h.client(); c != nil {
 		self.Stats["client"] = c.Stats()
+		self.Stats["client"]["known_servers"] = strings.Join(h.info.ClientServers, ",")
 	}
 	return self, nil
 }

@@ -20,6 +20,7 @@ func (h *HTTPServer) variableRoutes() {
 	h.handle("DELETE /v1/var/{path...}", h.variableDelete)
 	h.handle("GET /v1/operator/keyring/keys", h.keyringList)
 	h.handleWrite("/v1/operator/keyring/rotate", h.keyringRotate)
+	h.handle("DELETE /v1/operator/keyring/key/{id}", h.keyringDelete)
 	h.handle("GET /.well-known/jwks.json", h.jwks)
 }
 
@@ -134,4 +135,19 @@ func (h *HTTPServer) keyringRotate(w http.ResponseWriter, r *http.Request) (any,
 	}
 	setIndex(w, reply.Index)
 	return struct{ Key *api.RootKeyMeta }{apiconv.RootKeyMetaFromStructs(reply.Key)}, nil
+}
+
+// keyringDelete answers DELETE /v1/operator/keyring/key/:id (`operator
+// root keyring remove`, ?force=true to lose the variables it seals).
+func (h *HTTPServer) keyringDelete(w http.ResponseWriter, r *http.Request) (any, error) {
+	force, err := boolParam(r, "force")
+	if err != nil {
+		return nil, err
+	}
+	reply, err := h.srv.Keyring.Delete(r.Context(), &structs.KeyringDeleteArgs{KeyID: r.PathValue("id"), Force: force, WriteRequest: writeRequest(r)})
+	if err != nil {
+		return nil, err
+	}
+	setIndex(w, reply.Index)
+	return nil, nil
 }

@@ -12,6 +12,7 @@ func (f *FSM) nativeAppliers() map[structs.MessageType]applier {
 		structs.ServiceRegistrationDeleteByIDRequestType: decodeAndApply(f.applyServiceRegistrationDelete),
 		structs.VariableApplyRequestType:                 decodeAndApply(f.applyVariable),
 		structs.RootKeyUpsertRequestType:                 decodeAndApply(f.applyRootKeyUpsert),
+		structs.RootKeyDeleteRequestType:                 decodeAndApply(f.applyRootKeyDelete),
 	}
 }
 
@@ -29,6 +30,10 @@ func (f *FSM) applyVariable(req *structs.VariableApplyRequest, index uint64) err
 
 func (f *FSM) applyRootKeyUpsert(req *structs.RootKeyUpsertRequest, index uint64) error {
 	return f.state.UpsertRootKey(index, req.Key, req.Rotate)
+}
+
+func (f *FSM) applyRootKeyDelete(req *structs.RootKeyDeleteRequest, index uint64) error {
+	return f.state.DeleteRootKey(index, req.KeyID)
 }
 
 func init() {

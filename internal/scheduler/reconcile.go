@@ -196,8 +196,9 @@ func (r *reconciler) classify(tg *structs.TaskGroup, allocs []*structs.Allocatio
 	var out []entry
 	for _, a := range allocs {
 		// A replaced alloc is finished, except a disconnected original:
-		// resolveReplaced decided whether it still counts.
-		if skip[a.ID] || a.ServerTerminalStatus() || (replaced[a.ID] && a.ClientTerminalStatus()) || a.NextAllocation != "" {
+		// resolveReplaced decided whether it still counts (its
+		// NextAllocation is set, so only a finished one is skipped by it).
+		if skip[a.ID] || a.ServerTerminalStatus() || ((replaced[a.ID] || a.NextAllocation != "") && a.ClientTerminalStatus()) {
 			continue
 		}
 		e := entry{alloc: a, index: a.Index()}
@@ -364,8 +365,7 @@ func (r *reconciler) act(tg *structs.TaskGroup, entries []entry, canaries []*str
 			r.result.place = append(r.result.place, req)
 		case actMigrate:
 			du.Migrate++
-			req.stopPrevious, req.stopDesc = true, allocMigrating
-			r.result.place = append(r.result.place, req)
+			r.migrate(e.alloc, &req)
 		case actReschedule:
 			du.Place++
 			req.reschedule, req.delay = true, e.delay
@@ -449,4 +449,18 @@ func (r *reconciler) followUpEval(at time.Time) *structs.Evaluation {
 		WaitUntil: at, PreviousEval: r.eval.ID,
 		CreateTime: r.now.UnixNano(), ModifyTime: r.now.UnixNano(),
 	}
+}
+
+// migrate replaces an alloc leaving a draining node. Before the drain's
+// deadline the alloc is stopped only once its replacement is placed, so a
+// migration with nowhere to go keeps it running; at the deadline (or on a
+// force drain) it is stopped regardless, and a replacement that does not
+// fit blocks, which lets the drain complete.
+func (r *reconciler) migrate(a *structs.Allocation, req *placeRequest) {
+	if node := r.nodes[a.NodeID]; node != nil && node.DrainStrategy != nil && node.DrainStrategy.ForcedAt(r.now) {
+		r.result.stop = append(r.result.stop, stopRequest{alloc: a, desc: allocMigrating})
+	} else {
+		req.stopPrevious, req.stopDesc = true, allocMigrating
+	}
+	r.result.place = append(r.result.place, *req)
 }

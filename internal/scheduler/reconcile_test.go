@@ -141,6 +141,29 @@ func TestReconcile_Decisions(t *testing.T) {
 				t.Fatalf("annotations %+v", du)
 			}
 		}},
+		{"migration with no room keeps the alloc until the drain is forced, then stops it", func(t *testing.T, h *harness) {
+			ns := nodes(h, 1)
+			job := h.upsertJob(mockJob("web", 1))
+			old := h.seedAllocs(job, ns, 0)[0]
+			h.must(h.store.UpdateNodeDrain(h.next(), ns[0].ID, &structs.DrainStrategy{Deadline: time.Hour, StartedAt: h.now, ForceDeadline: h.now.Add(time.Hour)}, false, t0.Unix(), nil))
+			h.must(h.store.UpdateAllocsDesiredTransitions(h.next(), map[string]*structs.DesiredTransition{old.ID: {Migrate: ptr(true)}}, nil))
+			h.process(mockEval(job, structs.EvalTriggerNodeDrain))
+			if len(h.plans) != 0 || h.lastEval().FailedTGAllocs["web"] == nil {
+				t.Fatalf("before the deadline: %d plans, failed %v", len(h.plans), h.lastEval().FailedTGAllocs)
+			}
+			h.now = h.now.Add(time.Hour)
+			h.process(mockEval(job, structs.EvalTriggerNodeDrain))
+			if len(h.plans) != 1 {
+				t.Fatalf("%d plans at the deadline", len(h.plans))
+			}
+			placed, stopped := planned(h.plans[0])
+			if len(placed) != 0 || len(stopped) != 1 || stopped[0].ID != old.ID || stopped[0].DesiredDescription != allocMigrating {
+				t.Fatalf("at the deadline: placed %v stopped %v", placed, stopped)
+			}
+			if h.lastEval().FailedTGAllocs["web"] == nil {
+				t.Fatal("the replacement that does not fit is not reported")
+			}
+		}},
 		{"meta-only change is an in-place update", func(t *testing.T, h *harness) {
 			ns := nodes(h, 1)
 			job := h.upsertJob(mockJob("web", 1))

@@ -72,6 +72,7 @@ var methodRules = map[string]methodCheck{
 	"Node.GetAllocs":         coarse((*acl.ACL).AllowNodeRead),
 	"Node.UpdateDrain":       coarse((*acl.ACL).AllowNodeWrite),
 	"Node.UpdateEligibility": coarse((*acl.ACL).AllowNodeWrite),
+	"Node.Evaluate":          coarse((*acl.ACL).AllowNodeWrite),
 
 	"Job.ScaleStatus":   nsCap(acl.NamespaceCapabilityReadJobScaling, acl.NamespaceCapabilityReadJob),
 	"Job.GetSubmission": nsCap(acl.NamespaceCapabilityReadJob),
@@ -113,6 +114,7 @@ var methodRules = map[string]methodCheck{
 	"Variables.List":  anyCaller,
 	"Keyring.List":    management,
 	"Keyring.Rotate":  management,
+	"Keyring.Delete":  management,
 
 	// Cluster operations. The remote workers' calls (a follower's worker
 	// to the leader) carry the server credential (server_credential.go)

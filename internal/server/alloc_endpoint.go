@@ -35,9 +35,13 @@ func (e *AllocEndpoint) Stop(ctx context.Context, args *structs.AllocStopArgs) (
 		return nil, NotFound("job %q of allocation %q not found", alloc.JobID, allocID)
 	}
 	eval := e.srv.newJobEval(job, structs.EvalTriggerAllocStop)
-	migrate := true
+	yes := true
+	transition := &structs.DesiredTransition{Migrate: &yes}
+	if args.NoShutdownDelay {
+		transition.NoShutdownDelay = &yes
+	}
 	index, err := e.srv.raftApply(structs.AllocUpdateDesiredTransitionType, &structs.AllocUpdateDesiredTransitionRequest{
-		Allocs: map[string]*structs.DesiredTransition{allocID: {Migrate: &migrate}},
+		Allocs: map[string]*structs.DesiredTransition{allocID: transition},
 		Evals:  []*structs.Evaluation{eval},
 	})
 	if err != nil {

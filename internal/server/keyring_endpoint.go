@@ -51,3 +51,36 @@ func (e *KeyringEndpoint) List(ctx context.Context, args *structs.KeyringListReq
 	})
 	return reply, err
 }
+
+// Delete removes a root key (`operator root keyring remove`). The active
+// key is refused; so, unless forced, is a key that still seals variables,
+// which would become unreadable.
+func (e *KeyringEndpoint) Delete(ctx context.Context, args *structs.KeyringDeleteArgs) (*structs.KeyringDeleteResponse, error) {
+	reply := &structs.KeyringDeleteResponse{}
+	if done, err := e.srv.forward(ctx, "Keyring.Delete", args, reply); done {
+		return reply, err
+	}
+	key, err := e.srv.State().RootKeyByID(nil, args.KeyID)
+	if err != nil {
+		return nil, err
+	}
+	if key == nil {
+		return nil, NotFound("root key %q not found", args.KeyID)
+	}
+	if key.State == structs.RootKeyStateActive {
+		return nil, BadRequest("KeyID: %s is the active root key; rotate first", key.KeyID)
+	}
+	sealed, err := e.srv.State().VariablesByKeyID(nil, key.KeyID)
+	if err != nil {
+		return nil, err
+	}
+	if len(sealed) > 0 && !args.Force {
+		return nil, BadRequest("KeyID: %s still seals %d variables; remove with force to lose them", key.KeyID, len(sealed))
+	}
+	index, err := e.srv.raftApply(structs.RootKeyDeleteRequestType, &structs.RootKeyDeleteRequest{KeyID: key.KeyID})
+	if err != nil {
+		return nil, err
+	}
+	reply.Index = index
+	return reply, nil
+}

@@ -111,11 +111,13 @@ func (s *Server) drainInput(ws memdb.WatchSet, nodes []*structs.Node) drainer.In
 		AllocsByNode: func(id string) []*structs.Allocation { a, _ := st.AllocsByNode(ws, id); return a },
 		AllocsByJob:  func(ns, id string) []*structs.Allocation { a, _ := st.AllocsByJob(ws, ns, id, true); return a },
 		Job:          func(ns, id string) *structs.Job { j, _ := st.JobByID(ws, ns, id); return j },
+		// Not watched: the drainer's own evals must not wake it again.
+		EvalsByJob: func(ns, id string) []*structs.Evaluation { e, _ := st.EvalsByJob(nil, ns, id); return e },
 	}
 }
 
 func (s *Server) applyDrainActions(a drainer.Actions) {
-	if len(a.Migrate) > 0 {
+	if len(a.Migrate) > 0 || len(a.Evals) > 0 {
 		if _, err := s.raftApply(structs.AllocUpdateDesiredTransitionType, &structs.AllocUpdateDesiredTransitionRequest{
 			Allocs: a.Transitions(), Evals: a.Evals,
 		}); err != nil {

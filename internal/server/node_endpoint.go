@@ -37,6 +37,11 @@ func (e *NodeEndpoint) upsertNode(node *structs.Node) (*structs.NodeWriteRespons
 	n.ComputedClass = scheduler.ComputeClass(n)
 	now := e.srv.now()
 	n.StatusUpdatedAt = now.Unix()
+	if existing == nil {
+		// A node's history starts with its registration, as in Nomad
+		// (`node status <id>` lists it under Node Events).
+		n.Events = append(n.Events, &structs.NodeEvent{Message: "Node registered", Subsystem: "Cluster", Timestamp: now})
+	}
 	var evals []*structs.Evaluation
 	if n.Status == structs.NodeStatusReady && (existing == nil || nodeChanged(existing, n)) {
 		if evals, err = e.srv.nodeUpdateEvals(n, structs.EvalTriggerNodeUpdate); err != nil {

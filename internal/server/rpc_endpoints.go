@@ -97,6 +97,7 @@ func (s *Server) rpcMethods() map[string]rpcMethod {
 		"Node.UpdateAlloc":       rpcMethodOf(s.Node.UpdateAlloc),
 		"Node.UpdateDrain":       rpcMethodOf(s.Node.UpdateDrain),
 		"Node.UpdateEligibility": rpcMethodOf(s.Node.UpdateEligibility),
+		"Node.Evaluate":          rpcMethodOf(s.Node.Evaluate),
 		"Node.List":              rpcMethodOf(s.Node.List),
 		"Node.GetNode":           rpcMethodOf(s.Node.GetNode),
 		"Node.GetAllocs":         rpcMethodOf(s.Node.GetAllocs),
@@ -133,6 +134,7 @@ func (s *Server) rpcMethods() map[string]rpcMethod {
 
 		"Keyring.Rotate": rpcMethodOf(s.Keyring.Rotate),
 		"Keyring.List":   rpcMethodOf(s.Keyring.List),
+		"Keyring.Delete": rpcMethodOf(s.Keyring.Delete),
 
 		"WorkloadIdentity.Sign": rpcMethodOf(s.WorkloadIdentity.Sign),
 		"WorkloadIdentity.JWKS": rpcMethodOf(s.WorkloadIdentity.JWKS),

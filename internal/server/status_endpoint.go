@@ -37,5 +37,6 @@ func (e *StatusEndpoint) Peers(ctx context.Context, args *structs.GenericRequest
 func (e *StatusEndpoint) RaftStats(ctx context.Context, args *structs.GenericRequest) (*structs.RaftStatsResponse, error) {
 	leader := e.srv.Leader()
 	return &structs.RaftStatsResponse{Leader: leader, IsLeader: e.srv.IsLeader(),
-		AppliedIndex: e.srv.State().LatestIndex(), Term: e.srv.raft.CurrentTerm(), State: e.srv.raft.State().String()}, nil
+		AppliedIndex: e.srv.State().LatestIndex(), Term: e.srv.raft.CurrentTerm(), State: e.srv.raft.State().String(),
+		LastIndex: e.srv.raft.LastIndex()}, nil
 }

@@ -132,7 +132,25 @@ func (tx *writeTxn) upsertPlanAlloc(a *structs.Allocation, planJob *structs.Job,
 	if c.CreateTime == 0 {
 		c.CreateTime = updatedAt
 	}
-	return tx.upsertAlloc(c)
+	if err := tx.upsertAlloc(c); err != nil {
+		return err
+	}
+	return tx.linkReplacement(c, updatedAt)
+}
+
+// linkReplacement points the alloc a new placement replaces at its
+// replacement (NextAllocation), as Nomad does: `job restart -reschedule`
+// and `alloc status` follow the link, and the reconciler never replaces an
+// alloc twice. Only a new alloc (created at this index) links.
+func (tx *writeTxn) linkReplacement(a *structs.Allocation, updatedAt int64) error {
+	if a.PreviousAllocation == "" || a.CreateIndex != tx.index {
+		return nil
+	}
+	prev, err := allocByID(tx.Txn, nil, a.PreviousAllocation)
+	if err != nil || prev == nil || prev.NextAllocation == a.ID {
+		return err
+	}
+	return tx.changeAlloc(prev.ID, updatedAt, 0, func(c *structs.Allocation) { c.NextAllocation = a.ID })
 }
 
 func firstNonZero(vals ...int64) int64 {

@@ -114,3 +114,26 @@ func TestUpsertPlanResults_StaleJobNotRolledBack(t *testing.T) {
 		t.Fatalf("alloc should carry the plan's job version, got v%d", a.Job.Version)
 	}
 }
+
+// TestUpsertPlanResults_ReplacementLinksTheOriginal: a new alloc that
+// replaces another sets the original's NextAllocation in the same commit;
+// a later in-place update of the replacement does not touch it again.
+func TestUpsertPlanResults_ReplacementLinksTheOriginal(t *testing.T) {
+	s := newStore(t)
+	job := setupJob(t, s, 5, "web")
+	must(t, s.UpsertAllocs(10, []*structs.Allocation{mockAlloc("orig", job, "n1")}))
+	stop := &structs.Allocation{ID: "orig", DesiredStatus: structs.AllocDesiredStatusStop, DesiredDescription: "migrating"}
+	repl := mockAlloc("repl", job, "n2")
+	repl.PreviousAllocation = "orig"
+	must(t, s.UpsertPlanResults(20, &structs.ApplyPlanResultsRequest{
+		Job: job, AllocsStopped: []*structs.Allocation{stop}, AllocsUpdated: []*structs.Allocation{repl}, UpdatedAt: 5000,
+	}))
+	orig, _ := s.AllocByID(nil, "orig")
+	if orig.NextAllocation != "repl" || orig.DesiredStatus != structs.AllocDesiredStatusStop || orig.ModifyIndex != 20 {
+		t.Fatalf("original: next %q desired %q index %d", orig.NextAllocation, orig.DesiredStatus, orig.ModifyIndex)
+	}
+	must(t, s.UpsertPlanResults(30, &structs.ApplyPlanResultsRequest{Job: job, AllocsUpdated: []*structs.Allocation{repl}, UpdatedAt: 6000}))
+	if orig, _ = s.AllocByID(nil, "orig"); orig.ModifyIndex != 20 {
+		t.Fatalf("in-place update of the replacement rewrote the original at %d", orig.ModifyIndex)
+	}
+}

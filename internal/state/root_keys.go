@@ -65,3 +65,15 @@ func (r reader) ActiveRootKey(ws memdb.WatchSet) (*structs.RootKey, error) {
 	}
 	return nil, nil
 }
+
+// DeleteRootKey removes a key; an unknown key is not an error (the
+// endpoint checked it exists, and replaying the entry must not fail).
+func (s *StateStore) DeleteRootKey(index uint64, id string) error {
+	return s.write(index, func(tx *writeTxn) error {
+		key, err := first[structs.RootKey](tx.Txn, nil, TableRootKeys, "id", id)
+		if err != nil || key == nil {
+			return err
+		}
+		return tx.remove(TableRootKeys, key)
+	})
+}

@@ -29,6 +29,8 @@ type SingleAllocResponse struct {
 // AllocStopArgs stops an allocation and has it replaced.
 type AllocStopArgs struct {
 	AllocID string
+	// NoShutdownDelay skips the tasks' shutdown_delay (`?no_shutdown_delay`).
+	NoShutdownDelay bool
 	WriteRequest
 }
 

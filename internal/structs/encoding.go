@@ -84,3 +84,6 @@ const (
 	VariableApplyRequestType                 MessageType = 62
 	RootKeyUpsertRequestType                 MessageType = 63
 )
+
+// Keyring removal (`operator root keyring remove`).
+const RootKeyDeleteRequestType MessageType = 96

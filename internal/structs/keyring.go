@@ -66,3 +66,19 @@ type KeyringListResponse struct {
 	Keys []*RootKey
 	QueryMeta
 }
+
+// RootKeyDeleteRequest removes an inactive root key from the keyring.
+type RootKeyDeleteRequest struct {
+	KeyID string
+}
+
+// KeyringDeleteArgs asks to remove a root key. Without Force a key that
+// still seals variables is refused, since they could no longer be read.
+type KeyringDeleteArgs struct {
+	KeyID string
+	Force bool
+	WriteRequest
+}
+
+// KeyringDeleteResponse answers a key removal.
+type KeyringDeleteResponse struct{ WriteMeta }

@@ -65,3 +65,10 @@ type NodeWriteResponse struct {
 	NodeModifyIndex uint64
 	WriteMeta
 }
+
+// NodeEvaluateArgs asks for fresh node-update evals of every job that has
+// allocs on the node, plus the system jobs that may run on it.
+type NodeEvaluateArgs struct {
+	NodeID string
+	WriteRequest
+}

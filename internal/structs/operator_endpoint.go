@@ -69,4 +69,7 @@ type RaftStatsResponse struct {
 	// Candidate): the fault harness checks one leader per term.
 	Term  uint64
 	State string
+	// LastIndex is the last index in raft's log (agent-info's
+	// raft.last_log_index).
+	LastIndex uint64
 }

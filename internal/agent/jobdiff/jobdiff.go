@@ -66,7 +66,20 @@ func Diff(old, new *structs.Job, contextual bool) *api.JobDiff {
 func (d differ) level(old, new reflect.Value, t reflect.Type) ([]*api.FieldDiff, []*api.ObjectDiff) {
 	skip := skipFields[t]
 	fields := fieldDiffs(flatPrimitives(old, skip), flatPrimitives(new, skip), false)
-	return fields, d.objects(old, new, t, skip)
+	return fields, changedOnly(d.objects(old, new, t, skip))
+}
+
+// changedOnly drops the "None" objects a contextual walk yields for
+// unchanged sets (Datacenters): they give context only inside a changed
+// block.
+func changedOnly(os []*api.ObjectDiff) []*api.ObjectDiff {
+	out := os[:0]
+	for _, o := range os {
+		if o.Type != TypeNone {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // groups matches task groups by name, the identity Nomad uses, and returns

@@ -226,6 +226,39 @@ func TestDiff(t *testing.T) {
 			},
 		},
 		{
+			name: "contextual: an unchanged set inside an edited block is a None object",
+			old:  testJob(),
+			new:  mutated(func(j *structs.Job) { j.TaskGroups[0].Tasks[0].Services[0].PortLabel = "https" }),
+			ctx:  true,
+			check: func(t *testing.T, d *api.JobDiff) {
+				svc := object(task(group(d, "app"), "server").Objects, "Service")
+				if svc == nil || svc.Type != TypeEdited {
+					t.Fatalf("Service: %s", dump(d))
+				}
+				wantField(t, svc.Fields, "PortLabel", TypeEdited, "http", "https")
+				wantField(t, svc.Fields, "Name", TypeNone, "web", "web")
+				tags := object(svc.Objects, "Tags")
+				if tags == nil || tags.Type != TypeNone {
+					t.Fatalf("Tags: %s", dump(svc))
+				}
+				wantField(t, tags.Fields, "Tags", TypeNone, "a", "a")
+				if object(d.Objects, "Datacenters") != nil {
+					t.Fatalf("unchanged job-level set listed: %s", dump(d.Objects))
+				}
+			},
+		},
+		{
+			name: "non-contextual: an unchanged set is left out",
+			old:  testJob(),
+			new:  mutated(func(j *structs.Job) { j.TaskGroups[0].Tasks[0].Services[0].PortLabel = "https" }),
+			check: func(t *testing.T, d *api.JobDiff) {
+				svc := object(task(group(d, "app"), "server").Objects, "Service")
+				if svc == nil || len(svc.Fields) != 1 || len(svc.Objects) != 0 {
+					t.Fatalf("Service: %s", dump(svc))
+				}
+			},
+		},
+		{
 			name: "non-contextual edited block shows only changes",
 			old:  testJob(),
 			new:  mutated(func(j *structs.Job) { j.Update.MinHealthyTime = 30 * time.Second }),

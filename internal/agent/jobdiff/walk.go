@@ -348,7 +348,8 @@ func fingerprint(v reflect.Value, skip map[string]bool) string {
 
 // set diffs a slice of primitives as a set (order and duplicates don't
 // matter): an ObjectDiff named after the field whose FieldDiffs, all with
-// the same name, are the members added, removed or (contextual) kept.
+// the same name, are the members added, removed or (contextual) kept. An
+// unchanged set is nil, or a "None" object when contextual.
 func (d differ) set(name string, old, new reflect.Value) *api.ObjectDiff {
 	os, ns := members(old), members(new)
 	od := &api.ObjectDiff{Name: name, Type: TypeEdited}
@@ -368,6 +369,13 @@ func (d differ) set(name string, old, new reflect.Value) *api.ObjectDiff {
 		}
 	}
 	if !changed {
+		// Inside an edited block a contextual diff shows an unchanged,
+		// non-empty set as a "None" object; level() drops it again at
+		// the job, group and task themselves, as Nomad does.
+		if d.contextual && len(od.Fields) > 0 {
+			od.Type = TypeNone
+			return od
+		}
 		return nil
 	}
 	if len(os) == 0 {

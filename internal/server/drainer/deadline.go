@@ -6,28 +6,13 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-// deadline returns when the drain forces everything off the node: the
-// ForceDeadline the drain request computed, or StartedAt+Deadline when a
-// writer left ForceDeadline unset. Zero means no deadline.
-func deadline(ds *structs.DrainStrategy) time.Time {
-	switch {
-	case !ds.ForceDeadline.IsZero():
-		return ds.ForceDeadline
-	case ds.Deadline > 0 && !ds.StartedAt.IsZero():
-		return ds.StartedAt.Add(ds.Deadline)
-	}
-	return time.Time{}
-}
+// deadline returns when the drain forces everything off the node; zero
+// means no deadline.
+func deadline(ds *structs.DrainStrategy) time.Time { return ds.ForceTime() }
 
 // forced reports whether the drain must move everything now: a force
 // drain (Deadline < 0) or a deadline reached.
-func forced(ds *structs.DrainStrategy, now time.Time) bool {
-	if ds.Deadline < 0 {
-		return true
-	}
-	dl := deadline(ds)
-	return !dl.IsZero() && !now.Before(dl)
-}
+func forced(ds *structs.DrainStrategy, now time.Time) bool { return ds.ForcedAt(now) }
 
 // NextDeadline returns the earliest drain deadline among draining nodes
 // (zero if none), so the caller can step again then without a state

@@ -36,6 +36,9 @@ type Input struct {
 	AllocsByNode func(nodeID string) []*structs.Allocation
 	AllocsByJob  func(namespace, jobID string) []*structs.Allocation
 	Job          func(namespace, jobID string) *structs.Job
+	// EvalsByJob tells whether a job already got its eval at a forced
+	// drain's deadline (see forcedEvalDue).
+	EvalsByJob func(namespace, jobID string) []*structs.Evaluation
 }
 
 // Actions is what the leader writes after a step.
@@ -44,7 +47,10 @@ type Actions struct {
 	// one raft write together with Evals. They are the snapshot's objects,
 	// unchanged: the caller builds the transition request from their IDs.
 	Migrate []*structs.Allocation
-	// Evals holds one pending node-drain eval per job with allocs in Migrate.
+	// Evals holds one pending node-drain eval per job with allocs in
+	// Migrate, and per job whose allocs were marked before a deadline that
+	// has now passed (the schedulers then stop them whether or not their
+	// replacements fit). Evals may come without Migrate.
 	Evals []*structs.Evaluation
 	// Done lists the nodes whose drain is complete: the caller clears their
 	// DrainStrategy (they stay ineligible unless the request said otherwise).
@@ -91,9 +97,10 @@ func (d *Drainer) Step(in Input) Actions {
 	return Actions{Migrate: s.marked, Evals: d.evals(s), Done: s.done}
 }
 
-// evals creates one node-drain eval per job with newly marked allocs, in
-// (namespace, job) order. Jobs whose allocs were all marked earlier get
-// none: their eval was written with the earlier marks.
+// evals creates one node-drain eval per job with newly marked allocs (or
+// due a forced re-evaluation), in (namespace, job) order. Other jobs whose
+// allocs were all marked earlier get none: their eval was written with the
+// earlier marks.
 func (d *Drainer) evals(s *step) []*structs.Evaluation {
 	keys := make([]jobKey, 0, len(s.markedJobs))
 	for k := range s.markedJobs {

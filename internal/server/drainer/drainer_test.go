@@ -18,6 +18,7 @@ type world struct {
 	nodes  []*structs.Node
 	jobs   map[string]*structs.Job
 	allocs []*structs.Allocation
+	evals  []*structs.Evaluation
 	ids    int
 }
 
@@ -62,6 +63,15 @@ func (w *world) input(now time.Time) Input {
 			return w.filter(func(a *structs.Allocation) bool { return a.Namespace == ns && a.JobID == jobID })
 		},
 		Job: func(ns, jobID string) *structs.Job { return w.jobs[jobID] },
+		EvalsByJob: func(ns, jobID string) []*structs.Evaluation {
+			var out []*structs.Evaluation
+			for _, e := range w.evals {
+				if e.Namespace == ns && e.JobID == jobID {
+					out = append(out, e)
+				}
+			}
+			return out
+		},
 	}
 }
 
@@ -75,12 +85,13 @@ func (w *world) filter(keep func(*structs.Allocation) bool) []*structs.Allocatio
 	return out
 }
 
-// apply writes the Migrate transitions, as the leader would through raft
-// (copy, never change a stored object).
+// apply writes the Migrate transitions and the evals, as the leader would
+// through raft (copy, never change a stored object).
 func (w *world) apply(act Actions) {
 	for id, tr := range act.Transitions() {
 		w.update(id, func(a *structs.Allocation) { a.DesiredTransition = *tr })
 	}
+	w.evals = append(w.evals, act.Evals...)
 }
 
 func (w *world) update(id string, change func(*structs.Allocation)) {
@@ -603,5 +614,37 @@ func TestNextDeadline_EarliestForceDeadlineAmongDrainingNodes(t *testing.T) {
 	}
 	if got := NextDeadline(nodes[2:]); !got.IsZero() {
 		t.Fatalf("no deadlines: %v", got)
+	}
+}
+
+// TestNodeDrain_DeadlineReevaluatesMigrationsThatFoundNoRoom: allocs
+// marked before the deadline whose replacements found no room are still
+// running at the deadline. Their job gets one new node-drain eval then (so
+// the scheduler stops them now), and no more on later steps.
+func TestNodeDrain_DeadlineReevaluatesMigrationsThatFoundNoRoom(t *testing.T) {
+	w := newWorld()
+	j := w.job("web", structs.JobTypeService, 50, group("api", &structs.MigrateStrategy{MaxParallel: 5}))
+	w.node("n1", drain(time.Hour))
+	w.place(j, "api", "n1")
+	w.place(j, "api", "n1")
+	d := New(seqIDs())
+	first := d.Step(w.input(t0))
+	wantIDs(t, "marked before the deadline", ids(first.Migrate), ids(w.allocs))
+	w.apply(first) // the scheduler finds no room: nothing else changes
+
+	if act := d.Step(w.input(t0.Add(time.Minute))); !act.Empty() {
+		t.Fatalf("before the deadline: %+v", act)
+	}
+	at := d.Step(w.input(t0.Add(time.Hour)))
+	if len(at.Migrate) != 0 || len(at.Done) != 0 {
+		t.Fatalf("at the deadline: %+v", at)
+	}
+	wantIDs(t, "one eval at the deadline", evalJobs(at.Evals), []string{"web"})
+	if at.Evals[0].TriggeredBy != structs.EvalTriggerNodeDrain || at.Evals[0].CreateTime != t0.Add(time.Hour).UnixNano() {
+		t.Fatalf("eval %+v", at.Evals[0])
+	}
+	w.apply(at)
+	if act := d.Step(w.input(t0.Add(time.Hour + time.Second))); !act.Empty() {
+		t.Fatalf("after the deadline's eval: %+v", act)
 	}
 }

@@ -3,6 +3,7 @@ package drainer
 import (
 	"cmp"
 	"slices"
+	"time"
 
 	"github.com/drover-project/drover/internal/structs"
 )
@@ -53,6 +54,7 @@ func (s *step) drainNode(n *structs.Node) {
 		s.done = append(s.done, n.ID)
 	case forced(n.DrainStrategy, s.in.Now):
 		s.markAll(na.service, na.batch, na.system)
+		s.reevaluateMarkedEarlier(n.DrainStrategy, na.service, na.batch, na.system)
 	default:
 		s.markService(na.service)
 		if len(na.service) == 0 && len(na.batch) == 0 {
@@ -168,4 +170,39 @@ func sortedByID(allocs []*structs.Allocation) []*structs.Allocation {
 	out := slices.Clone(allocs)
 	slices.SortFunc(out, func(a, b *structs.Allocation) int { return cmp.Compare(a.ID, b.ID) })
 	return out
+}
+
+// reevaluateMarkedEarlier gives a new node-drain eval to each job with an
+// alloc that was marked before the drain became forced and is still live:
+// its migration found no room, so the scheduler kept it running, and only
+// a new evaluation (now past the deadline) stops it and lets the drain
+// finish. Once such an eval exists the job is not evaluated again.
+func (s *step) reevaluateMarkedEarlier(ds *structs.DrainStrategy, groups ...[]*structs.Allocation) {
+	since := deadline(ds)
+	if since.IsZero() {
+		since = ds.StartedAt // a force drain: forced since it started
+	}
+	for _, allocs := range groups {
+		for _, a := range allocs {
+			k := keyOf(a).jobKey
+			if _, ok := s.markedJobs[k]; ok || !migrating(a) || s.hasDrainEvalSince(k, since) {
+				continue
+			}
+			s.markedJobs[k] = s.jobOf(a)
+		}
+	}
+}
+
+// hasDrainEvalSince reports whether the job has a node-drain eval created
+// at or after since.
+func (s *step) hasDrainEvalSince(k jobKey, since time.Time) bool {
+	if s.in.EvalsByJob == nil {
+		return false
+	}
+	for _, e := range s.in.EvalsByJob(k.namespace, k.jobID) {
+		if e.TriggeredBy == structs.EvalTriggerNodeDrain && e.CreateTime >= since.UnixNano() {
+			return true
+		}
+	}
+	return false
 }
