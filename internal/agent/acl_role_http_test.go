@@ -1,6 +1,9 @@
 package agent
 
 import (
+	"io"
+	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/nomad/api"
@@ -128,4 +131,27 @@ func anonymousClient(t *testing.T, c *api.Client) *api.Client {
 		t.Fatal(err)
 	}
 	return anon
+}
+
+// A body of JSON null reached api.ACLToken's UnmarshalJSON, which
+// dereferences nil on it (found by FuzzDecodeBody): the handler panicked
+// and the connection dropped. Now it is an empty body, refused with 400.
+func TestACLHTTP_NullBodiesAre400(t *testing.T) {
+	a, _, root := aclAgent(t)
+	for _, path := range []string{"/v1/acl/token", "/v1/acl/role", "/v1/acl/policy/x"} {
+		req, err := http.NewRequest("PUT", "http://"+a.HTTPAddr()+path, strings.NewReader(" null"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("X-Nomad-Token", root.SecretID)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("%s with null: %d %s", path, resp.StatusCode, body)
+		}
+	}
 }
