@@ -34,14 +34,10 @@ const stagingPrefix = ".docker-volume-"
 // stagedVolumes are the staging mounts of one container start.
 type stagedVolumes []string
 
-// Close unmounts and removes each staging dir. Remove, never RemoveAll:
-// should the unmount fail, the task's files below it are left alone.
+// Close unmounts and removes each staging dir.
 func (s stagedVolumes) Close() {
 	for _, dir := range s {
-		target := filepath.Join(dir, "v")
-		_ = unix.Unmount(target, unix.MNT_DETACH)
-		_ = os.Remove(target)
-		_ = os.Remove(dir)
+		releaseStagingDir(dir)
 	}
 }
 
@@ -53,7 +49,7 @@ func stageVolume(allocRoot string, src *os.File) (string, error) {
 	if err := unix.Fstat(int(src.Fd()), &st); err != nil {
 		return "", err
 	}
-	dir, err := os.MkdirTemp(allocRoot, stagingPrefix)
+	dir, err := newStagingDir(allocRoot)
 	if err != nil {
 		return "", err
 	}

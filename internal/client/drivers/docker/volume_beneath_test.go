@@ -137,6 +137,38 @@ func TestStageVolume(t *testing.T) {
 	}
 }
 
+// A staging dir left mounted by a client that died mid-start is removed
+// by the next staging in its alloc dir; a live one is not.
+func TestStageVolume_RemovesLeftovers(t *testing.T) {
+	alloc, _ := volumeTree(t)
+	open := func(rel string) *os.File {
+		f, err := openVolumeBeneath(alloc, rel, openat2PathBeneath)
+		must(t, err)
+		t.Cleanup(func() { f.Close() })
+		return f
+	}
+	leftover, err := stageVolume(alloc, open("web/local/data"))
+	must(t, err)
+	liveStaging.Lock()
+	delete(liveStaging.dirs, leftover) // as after a restart: not this process's
+	liveStaging.Unlock()
+	live, err := stageVolume(alloc, open("alloc/shared"))
+	must(t, err)
+	defer stagedVolumes{live}.Close()
+	again, err := stageVolume(alloc, open("web/local/file"))
+	must(t, err)
+	defer stagedVolumes{again}.Close()
+	if _, err := os.Stat(leftover); !os.IsNotExist(err) {
+		t.Fatalf("the leftover staging dir is still there: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(live, "v")); err != nil {
+		t.Fatalf("a live staging dir was removed: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(alloc, "web/local/data")); err != nil {
+		t.Fatalf("removing the leftover touched its source: %v", err)
+	}
+}
+
 // A task swaps local/x between a directory of its own and a symlink to a
 // host dir, as fast as it can, while containers mount local/x. Each start
 // is refused or mounts the task's directory; none shows the host's file.
