@@ -25,6 +25,7 @@ func (h *HTTPServer) aclRoutes() {
 	h.handle("GET /v1/acl/token/{accessor}", h.aclTokenGet)
 	h.handleWrite("/v1/acl/token/{accessor}", h.aclTokenUpdate)
 	h.handle("DELETE /v1/acl/token/{accessor}", h.aclTokenDelete)
+	h.aclRoleRoutes()
 }
 
 // aclBootstrap answers PUT /v1/acl/bootstrap; the body (optional) may
@@ -127,8 +128,6 @@ func (h *HTTPServer) aclTokenUpsert(w http.ResponseWriter, r *http.Request, acce
 		return nil, server.BadRequest("AccessorID: set by the server; PUT /v1/acl/token/:accessor to update")
 	case accessor != "" && t.AccessorID != "" && t.AccessorID != accessor:
 		return nil, server.BadRequest("AccessorID: %q does not match the path's %q", t.AccessorID, accessor)
-	case len(t.Roles) > 0:
-		return nil, server.BadRequest("Roles: ACL roles are not supported")
 	}
 	t.AccessorID = accessor
 	reply, err := h.srv.ACL.UpsertTokens(r.Context(), &structs.ACLTokenUpsertArgs{

@@ -189,6 +189,12 @@ func matrixCases(f matrixFixture) []matrixCase {
 		{"PUT", "/v1/acl/policy/x", map[string]any{"Name": "x", "Rules": "node {"}, nil},
 		{"DELETE", "/v1/acl/policy/nope", nil, nil},
 		{"DELETE", "/v1/acl/token/00000000-0000-0000-0000-000000000000", nil, nil},
+		{"GET", "/v1/acl/roles", nil, allTokensButBogus}, // each sees its own roles
+		{"PUT", "/v1/acl/role", map[string]any{"Name": "x"}, nil},
+		{"GET", "/v1/acl/role/00000000-0000-0000-0000-000000000000", nil, nil},
+		{"GET", "/v1/acl/role/name/nope", nil, nil},
+		{"PUT", "/v1/acl/role/00000000-0000-0000-0000-000000000000", map[string]any{"Name": "x"}, nil},
+		{"DELETE", "/v1/acl/role/00000000-0000-0000-0000-000000000000", nil, nil},
 
 		// Job history.
 		{"GET", "/v1/job/web/submission?version=0", nil, readsDefault},

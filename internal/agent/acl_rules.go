@@ -37,6 +37,10 @@ var aclRules = map[string]aclRule{
 	"/v1/acl/token":             writeOnly(public),
 	"/v1/acl/token/self":        readOnly(public),
 	"/v1/acl/token/{accessor}":  readWrite(public, public),
+	"/v1/acl/roles":             readOnly(public),
+	"/v1/acl/role":              writeOnly(public),
+	"/v1/acl/role/{id}":         readWrite(public, public),
+	"/v1/acl/role/name/{name}":  readOnly(public),
 	"/":                         readWrite(public, public),
 	"/{$}":                      readOnly(public), // redirect to the UI
 	"/ui":                       readOnly(public),

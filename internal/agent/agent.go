@@ -126,6 +126,7 @@ func (a *Agent) serverConfig() *server.Config {
 		JobGCThreshold:         c.Server.JobGCThreshold,
 		JobMaxCount:            c.Server.JobMaxCount,
 		RPCMaxConnsPerClient:   c.Limits.RPCMaxConnsPerClient,
+		RPCHandshakeTimeout:    handshakeTimeout(c.Limits.RPCHandshakeTimeout),
 		Logger:                 a.log,
 		ACL: server.ACLConfig{Enabled: c.ACL.Enabled, TokenTTL: c.ACL.TokenTTL, PolicyTTL: c.ACL.PolicyTTL,
 			NodeRegistrationToken: c.Server.NodeRegistrationToken},

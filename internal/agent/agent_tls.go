@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"net"
 	"net/http"
+	"time"
 
 	"github.com/drover-project/drover/internal/tlsutil"
 )
@@ -45,12 +46,26 @@ func (a *Agent) loadTLS() error {
 	return nil
 }
 
-// httpListener wraps the API listener in TLS when tls.http is on.
+// httpListener wraps the API listener in TLS when tls.http is on, with
+// limits.https_handshake_timeout as the handshake's deadline. With that
+// limit off (0), http.Server's own applies: its read-header timeout.
 func (a *Agent) httpListener(ln net.Listener) net.Listener {
 	if a.tls.httpServer == nil {
 		return ln
 	}
+	if d := a.config.Limits.HTTPSHandshakeTimeout; d > 0 {
+		return newHandshakeListener(ln, a.tls.httpServer, d, a.log.With("component", "http"))
+	}
 	return tls.NewListener(ln, a.tls.httpServer)
+}
+
+// handshakeTimeout is the server's RPCHandshakeTimeout for the agent's
+// limits.rpc_handshake_timeout, where 0 means none.
+func handshakeTimeout(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }
 
 // forwardTransportFor is the transport for forwarding client requests to

@@ -25,11 +25,13 @@ func FuzzDecodeBody(f *testing.F) {
 	f.Add(append([]byte{2}, `{"Eligibility":"ineligible"}`...))
 	f.Add(append([]byte{3}, `{"EvalIDs":["a","b"]}`...))
 	f.Add(append([]byte{4}, `{"Name":"prod","Description":"x","Meta":{"k":"v"}}`...))
+	f.Add(append([]byte{5}, `{"Name":"readers","Policies":[{"Name":"readonly"},null]}`...))
+	f.Add(append([]byte{6}, `{"Type":"client","Roles":[{"Name":"readers"},{"ID":"x"},null],"ExpirationTTL":"1h"}`...))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		if len(in) == 0 {
 			return
 		}
-		kind, body := in[0]%5, in[1:]
+		kind, body := in[0]%7, in[1:]
 		r := httptest.NewRequest("PUT", "/v1/x", bytes.NewReader(body))
 		w := httptest.NewRecorder()
 		var err error
@@ -54,6 +56,16 @@ func FuzzDecodeBody(f *testing.F) {
 		case 4:
 			var req api.Namespace
 			err = decodeBody(w, r, &req)
+		case 5:
+			var req api.ACLRole
+			if err = decodeBody(w, r, &req); err == nil {
+				_ = apiconv.ACLRoleToStructs(&req)
+			}
+		case 6:
+			var req api.ACLToken
+			if err = decodeBody(w, r, &req); err == nil {
+				_ = apiconv.ACLTokenToStructs(&req)
+			}
 		}
 		if err != nil {
 			var tooBig *http.MaxBytesError

@@ -4,6 +4,7 @@
 package agent
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -166,8 +167,20 @@ func (h *HTTPServer) writeError(w http.ResponseWriter, r *http.Request, err erro
 
 // decodeBody decodes a JSON request body into out, strictly: unknown
 // fields, trailing data and oversize bodies are errors naming the problem.
-func decodeBody(w http.ResponseWriter, r *http.Request, out any) error {
-	body := http.MaxBytesReader(w, r.Body, MaxRequestBodyBytes)
+// A bare null leaves out untouched, as encoding/json does for a plain
+// struct, without calling out's UnmarshalJSON: some of the API's own
+// (api.ACLToken's) dereference nil on it. A panic in any other custom
+// decoder is a 400 too, not a dropped connection.
+func decodeBody(w http.ResponseWriter, r *http.Request, out any) (err error) {
+	body := bufio.NewReader(http.MaxBytesReader(w, r.Body, MaxRequestBodyBytes))
+	if isNullBody(body) {
+		out = new(any)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = server.BadRequest("request body: cannot be decoded: %v", p)
+		}
+	}()
 	dec := json.NewDecoder(body)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(out); err != nil {
@@ -181,6 +194,20 @@ func decodeBody(w http.ResponseWriter, r *http.Request, out any) error {
 		return server.BadRequest("request body: unexpected data after the JSON object")
 	}
 	return nil
+}
+
+// isNullBody reports whether the body's first JSON value is null (after
+// leading whitespace, which it consumes).
+func isNullBody(body *bufio.Reader) bool {
+	for {
+		b, err := body.Peek(1)
+		if err != nil || !strings.ContainsRune(" \t\r\n", rune(b[0])) {
+			break
+		}
+		_, _ = body.ReadByte()
+	}
+	head, _ := body.Peek(4)
+	return string(head) == "null"
 }
 
 // bodyError explains a JSON decoding failure, naming the field or offset.

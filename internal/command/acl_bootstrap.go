@@ -61,7 +61,7 @@ func (e *env) printToken(t *api.ACLToken) {
 	if t.ExpirationTime != nil {
 		expiry = e.absTimeFmt(*t.ExpirationTime)
 	}
-	writeKV(e.stdout, [][2]string{
+	rows := [][2]string{
 		{"Accessor ID", t.AccessorID},
 		{"Secret ID", t.SecretID},
 		{"Name", t.Name},
@@ -72,5 +72,13 @@ func (e *env) printToken(t *api.ACLToken) {
 		{"Create Index", strconv.FormatUint(t.CreateIndex, 10)},
 		{"Modify Index", strconv.FormatUint(t.ModifyIndex, 10)},
 		{"Policies", "[" + strings.Join(t.Policies, " ") + "]"},
-	})
+	}
+	if len(t.Roles) > 0 {
+		names := make([]string, 0, len(t.Roles))
+		for _, r := range t.Roles {
+			names = append(names, r.Name)
+		}
+		rows = append(rows, [2]string{"Roles", "[" + strings.Join(names, " ") + "]"})
+	}
+	writeKV(e.stdout, rows)
 }

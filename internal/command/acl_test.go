@@ -58,3 +58,42 @@ func stableIndexes(r result) result {
 	r.stderr = humanIndexRE.ReplaceAllString(r.stderr, "${1}N")
 	return r
 }
+
+// TestACLRoleCommands drives acl role create/list/info/update/delete and
+// a token linked to a role by name.
+func TestACLRoleCommands(t *testing.T) {
+	addr, _ := testAgent(t, func(c *config.Config) { c.ACL.Enabled = true })
+	var root api.ACLToken
+	if r := run(t, "acl", "bootstrap", "-address", addr, "-json"); r.code != 0 || json.Unmarshal([]byte(r.stdout), &root) != nil {
+		t.Fatalf("bootstrap: %+v", r)
+	}
+	rules := filepath.Join(t.TempDir(), "readonly.hcl")
+	if err := os.WriteFile(rules, []byte(`namespace "default" { policy = "read" }`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	mgmt := []string{"-address", addr, "-token", root.SecretID}
+	as := func(args ...string) []string { return append(args[:len(args):len(args)], mgmt...) }
+	for _, name := range []string{"readonly", "other"} {
+		if r := run(t, append(as("acl", "policy", "apply"), name, rules)...); r.code != 0 {
+			t.Fatalf("policy apply: %+v", r)
+		}
+	}
+	golden(t, "acl_role_create_missing_policy", run(t, as("acl", "role", "create", "-name", "readers")...))
+	r := run(t, as("acl", "role", "create", "-name", "readers", "-description", "read default", "-policy", "readonly", "-json")...)
+	var role api.ACLRole
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &role) != nil || role.ID == "" {
+		t.Fatalf("role create: %+v", r)
+	}
+	golden(t, "acl_role_list", run(t, as("acl", "role", "list")...))
+	golden(t, "acl_role_info_by_name", stableIndexes(run(t, append(as("acl", "role", "info", "-by-name"), "readers")...)))
+	golden(t, "acl_role_update", stableIndexes(run(t, append(as("acl", "role", "update", "-policy", "readonly", "-policy", "other"), role.ID)...)))
+
+	r = run(t, as("acl", "token", "create", "-name", "via-role", "-role-name", "readers", "-json")...)
+	var tok api.ACLToken
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &tok) != nil {
+		t.Fatalf("token create: %+v", r)
+	}
+	golden(t, "acl_token_self_roles", stableIndexes(run(t, "acl", "token", "self", "-address", addr, "-token", tok.SecretID)))
+	golden(t, "acl_role_list_as_holder", run(t, "acl", "role", "list", "-address", addr, "-token", tok.SecretID))
+	golden(t, "acl_role_delete", run(t, append(as("acl", "role", "delete"), role.ID)...))
+}

@@ -20,20 +20,35 @@ func init() {
 
 // tokenFlags are the options of token create and update.
 type tokenFlags struct {
-	name, typ string
-	policies  strList
-	global    bool
-	ttl       time.Duration
+	name, typ          string
+	policies           strList
+	roleIDs, roleNames strList
+	global             bool
+	ttl                time.Duration
 }
 
 func (f *tokenFlags) register(fs *flag.FlagSet, create bool) {
 	fs.StringVar(&f.name, "name", "", "A human-readable name for the token.")
 	fs.StringVar(&f.typ, "type", "", `The token type: "client" or "management" (create: default client).`)
 	fs.Var(&f.policies, "policy", "A policy to attach (repeatable).")
+	fs.Var(&f.roleIDs, "role-id", "The ID of a role to link (repeatable).")
+	fs.Var(&f.roleNames, "role-name", "The name of a role to link (repeatable).")
 	if create {
 		fs.BoolVar(&f.global, "global", false, "Replicate the token to every region.")
 		fs.DurationVar(&f.ttl, "ttl", 0, `How long the token lives ("1h"); default forever.`)
 	}
+}
+
+// roleLinks are the -role-id and -role-name flags as links.
+func (f *tokenFlags) roleLinks() []*api.ACLTokenRoleLink {
+	var out []*api.ACLTokenRoleLink
+	for _, id := range f.roleIDs {
+		out = append(out, &api.ACLTokenRoleLink{ID: id})
+	}
+	for _, name := range f.roleNames {
+		out = append(out, &api.ACLTokenRoleLink{Name: name})
+	}
+	return out
 }
 
 func aclTokenCreateCmd() *cmd {
@@ -51,7 +66,8 @@ func aclTokenCreateCmd() *cmd {
 		if err != nil {
 			return err
 		}
-		tok, _, err := cl.ACLTokens().Create(&api.ACLToken{Name: f.name, Type: f.typ, Policies: f.policies, Global: f.global, ExpirationTTL: f.ttl}, e.write())
+		tok, _, err := cl.ACLTokens().Create(&api.ACLToken{Name: f.name, Type: f.typ, Policies: f.policies, Roles: f.roleLinks(),
+			Global: f.global, ExpirationTTL: f.ttl}, e.write())
 		if err != nil {
 			return apiError("creating the ACL token", err)
 		}
@@ -64,7 +80,7 @@ func aclTokenUpdateCmd() *cmd {
 	var f tokenFlags
 	c := &cmd{
 		Name: "acl token update", Args: "<accessor>", MinArgs: 1, MaxArgs: 1, Read: true,
-		Synopsis: "Update an ACL token's name, type or policies",
+		Synopsis: "Update an ACL token's name, type, policies or roles",
 	}
 	c.Flags = func(fs *flag.FlagSet) { f.register(fs, false) }
 	c.Run = func(e *env, args []string) error {
@@ -85,8 +101,11 @@ func aclTokenUpdateCmd() *cmd {
 		if len(f.policies) > 0 {
 			tok.Policies = f.policies
 		}
+		if links := f.roleLinks(); len(links) > 0 {
+			tok.Roles = links
+		}
 		if tok.Type == "management" {
-			tok.Policies = nil
+			tok.Policies, tok.Roles = nil, nil
 		}
 		// Expiration cannot change; send the token as it is otherwise.
 		tok.ExpirationTTL, tok.ExpirationTime = 0, nil

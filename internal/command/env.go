@@ -21,6 +21,7 @@ type env struct {
 
 	address, namespace, region string
 	token                      string // ACL secret (-token, NOMAD_TOKEN)
+	tls                        tlsFlags
 
 	// Output options of read commands.
 	json    bool
@@ -57,6 +58,7 @@ func (e *env) flagSet(c *cmd) *flag.FlagSet {
 		"The target region (env DROVER_REGION or NOMAD_REGION).")
 	fs.StringVar(&e.token, "token", e.firstEnv("DROVER_TOKEN", "NOMAD_TOKEN"),
 		"The ACL token's secret ID (env DROVER_TOKEN or NOMAD_TOKEN).")
+	e.tls.register(fs, e)
 	if c.Read {
 		fs.BoolVar(&e.json, "json", false, "Output the API's JSON.")
 		fs.StringVar(&e.tmpl, "t", "", "Format the output with a Go template.")
@@ -91,6 +93,10 @@ func (e *env) api() (*api.Client, error) {
 		cfg.Address = defaultAddress
 	}
 	cfg.Namespace, cfg.Region, cfg.SecretID = e.namespace, e.region, e.token
+	if cfg.TLSConfig == nil {
+		cfg.TLSConfig = &api.TLSConfig{}
+	}
+	e.tls.apply(cfg.TLSConfig)
 	c, err := api.NewClient(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("creating the API client for %s: %w", cfg.Address, err)

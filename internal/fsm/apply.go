@@ -31,6 +31,8 @@ func (f *FSM) applierTable() map[structs.MessageType]applier {
 		structs.ACLTokenUpsertRequestType:        decodeAndApply(f.applyACLTokenUpsert),
 		structs.ACLTokenDeleteRequestType:        decodeAndApply(f.applyACLTokenDelete),
 		structs.ACLTokenBootstrapRequestType:     decodeAndApply(f.applyACLTokenBootstrap),
+		structs.ACLRoleUpsertRequestType:         decodeAndApply(f.applyACLRoleUpsert),
+		structs.ACLRoleDeleteRequestType:         decodeAndApply(f.applyACLRoleDelete),
 		structs.JobStabilityRequestType:          decodeAndApply(f.applyJobStability),
 		structs.JobVersionTagRequestType:         decodeAndApply(f.applyJobVersionTag),
 		structs.NodePoolUpsertRequestType:        decodeAndApply(f.applyNodePoolUpsert),

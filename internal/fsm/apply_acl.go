@@ -21,3 +21,11 @@ func (f *FSM) applyACLTokenDelete(req *structs.ACLTokenDeleteRequest, index uint
 func (f *FSM) applyACLTokenBootstrap(req *structs.ACLTokenBootstrapRequest, index uint64) error {
 	return f.state.BootstrapACLToken(index, req.ResetIndex, req.Token)
 }
+
+func (f *FSM) applyACLRoleUpsert(req *structs.ACLRoleUpsertRequest, index uint64) error {
+	return f.state.UpsertACLRoles(index, req.Roles)
+}
+
+func (f *FSM) applyACLRoleDelete(req *structs.ACLRoleDeleteRequest, index uint64) error {
+	return f.state.DeleteACLRoles(index, req.IDs)
+}

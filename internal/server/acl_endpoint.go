@@ -171,22 +171,17 @@ func (e *ACLEndpoint) ListPolicies(ctx context.Context, args *structs.ACLPolicyL
 		if err != nil {
 			return 0, err
 		}
-		reply.Policies = slices.DeleteFunc(all, func(p *structs.ACLPolicy) bool { return !caller.mayReadPolicy(p.Name) })
+		reply.Policies = slices.DeleteFunc(all, func(p *structs.ACLPolicy) bool { return !caller.mayReadPolicy(st, p.Name) })
 		return st.Index(state.TableACLPolicies), nil
 	})
 	return reply, err
 }
 
-// mayReadPolicy: management reads every policy, other callers those of
-// their own token (the anonymous caller: the anonymous policy).
-func (r resolvedToken) mayReadPolicy(name string) bool {
-	if r.acl.IsManagement() {
-		return true
-	}
-	if r.token == nil {
-		return name == structs.AnonymousPolicyName
-	}
-	return slices.Contains(r.token.Policies, name)
+// mayReadPolicy: management reads every policy, other callers those
+// their token holds, directly or through a role (the anonymous caller:
+// the anonymous policy).
+func (r resolvedToken) mayReadPolicy(st *state.StateStore, name string) bool {
+	return r.acl.IsManagement() || slices.Contains(tokenPolicyNames(st, r.token), name)
 }
 
 // GetPolicy answers one policy (nil when absent) to a caller allowed to
@@ -199,7 +194,7 @@ func (e *ACLEndpoint) GetPolicy(ctx context.Context, args *structs.ACLPolicySpec
 	if err != nil {
 		return nil, err
 	}
-	if !caller.mayReadPolicy(args.Name) {
+	if !caller.mayReadPolicy(e.srv.State(), args.Name) {
 		return nil, ErrPermissionDenied
 	}
 	reply := &structs.SingleACLPolicyResponse{}

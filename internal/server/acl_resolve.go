@@ -81,7 +81,7 @@ func (s *Server) resolveToken(secret string) (resolvedToken, error) {
 		return resolvedToken{acl: acl.ManagementACL}, nil
 	}
 	st := s.State()
-	index := max(st.Index(state.TableACLTokens), st.Index(state.TableACLPolicies))
+	index := max(st.Index(state.TableACLTokens), st.Index(state.TableACLPolicies), st.Index(state.TableACLRoles))
 	now := s.now()
 	r, ok := s.aclCache.get(secret, index, now, s.config.ACL.cacheTTL())
 	if !ok {
@@ -98,9 +98,9 @@ func (s *Server) resolveToken(secret string) (resolvedToken, error) {
 	return r, nil
 }
 
-// compileToken looks the secret up and compiles its policies.
+// compileToken looks the secret up and compiles its policies, its
+// roles' included.
 func (s *Server) compileToken(st *state.StateStore, secret string) (resolvedToken, error) {
-	names := []string{structs.AnonymousPolicyName}
 	var token *structs.ACLToken
 	if secret != "" {
 		var err error
@@ -113,10 +113,9 @@ func (s *Server) compileToken(st *state.StateStore, secret string) (resolvedToke
 		if token.IsManagement() {
 			return resolvedToken{token: token, acl: acl.ManagementACL}, nil
 		}
-		names = token.Policies
 	}
 	var policies []*acl.Policy
-	for _, name := range names {
+	for _, name := range tokenPolicyNames(st, token) {
 		p, err := st.ACLPolicyByName(nil, name)
 		if err != nil {
 			return resolvedToken{}, err

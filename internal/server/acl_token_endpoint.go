@@ -53,6 +53,12 @@ func (e *ACLEndpoint) prepareToken(st *state.StateStore, in *structs.ACLToken) (
 	if err := e.validateToken(st, in); err != nil {
 		return nil, err
 	}
+	roles, err := resolveRoleLinks(st, in.Roles)
+	if err != nil {
+		return nil, err
+	}
+	in = in.Copy()
+	in.Roles = roles
 	var existing *structs.ACLToken
 	if in.AccessorID != "" {
 		if !isUUID(in.AccessorID) {
@@ -69,12 +75,12 @@ func (e *ACLEndpoint) prepareToken(st *state.StateStore, in *structs.ACLToken) (
 func (e *ACLEndpoint) validateToken(st *state.StateStore, in *structs.ACLToken) error {
 	switch in.Type {
 	case structs.ACLClientToken:
-		if len(in.Policies) == 0 {
-			return fieldErr("Policies", "a client token needs at least one policy")
+		if len(in.Policies) == 0 && len(in.Roles) == 0 {
+			return fieldErr("Policies", "a client token needs at least one policy or role")
 		}
 	case structs.ACLManagementToken:
-		if len(in.Policies) != 0 {
-			return fieldErr("Policies", "a management token takes no policies")
+		if len(in.Policies) != 0 || len(in.Roles) != 0 {
+			return fieldErr("Policies", "a management token takes no policies or roles")
 		}
 	default:
 		return fieldErr("Type", "%q must be client or management", in.Type)
@@ -90,13 +96,37 @@ func (e *ACLEndpoint) validateToken(st *state.StateStore, in *structs.ACLToken) 
 	return nil
 }
 
+// resolveRoleLinks turns the links a caller gave (by ID, or by name when
+// no ID) into stored links naming both, once each.
+func resolveRoleLinks(st *state.StateStore, in []*structs.ACLTokenRoleLink) ([]*structs.ACLTokenRoleLink, error) {
+	var out []*structs.ACLTokenRoleLink
+	for _, link := range in {
+		var r *structs.ACLRole
+		switch {
+		case link == nil || link.ID == "" && link.Name == "":
+			return nil, fieldErr("Roles", "a role link needs an ID or a name")
+		case link.ID != "":
+			r, _ = st.ACLRoleByID(nil, link.ID)
+		default:
+			r, _ = st.ACLRoleByName(nil, link.Name)
+		}
+		if r == nil {
+			return nil, fieldErr("Roles", "role %q does not exist", link.ID+link.Name)
+		}
+		if !slices.ContainsFunc(out, func(l *structs.ACLTokenRoleLink) bool { return l.ID == r.ID }) {
+			out = append(out, &structs.ACLTokenRoleLink{ID: r.ID, Name: r.Name})
+		}
+	}
+	return out, nil
+}
+
 // newToken creates a token: a fresh accessor and secret unless a client
 // token is uploaded with both; expiration from ExpirationTTL.
 func (e *ACLEndpoint) newToken(st *state.StateStore, in *structs.ACLToken) (*structs.ACLToken, error) {
 	now := e.srv.now().UTC()
 	t := &structs.ACLToken{
 		AccessorID: NewUUID(), SecretID: NewUUID(), Name: in.Name, Type: in.Type,
-		Policies: slices.Clone(in.Policies), Global: in.Global, CreateTime: now,
+		Policies: slices.Clone(in.Policies), Roles: in.Roles, Global: in.Global, CreateTime: now,
 	}
 	if in.AccessorID != "" || in.SecretID != "" {
 		if in.Type != structs.ACLClientToken || in.AccessorID == "" || !isUUID(in.SecretID) {
@@ -128,8 +158,8 @@ func (e *ACLEndpoint) newToken(st *state.StateStore, in *structs.ACLToken) (*str
 	return t, nil
 }
 
-// updatedToken applies an update: name, type and policies change; the
-// secret, creation and expiration never do.
+// updatedToken applies an update: name, type, policies and roles change;
+// the secret, creation and expiration never do.
 func updatedToken(existing, in *structs.ACLToken) (*structs.ACLToken, error) {
 	if in.SecretID != "" && in.SecretID != existing.SecretID {
 		return nil, fieldErr("SecretID", "cannot be changed")
@@ -142,7 +172,7 @@ func updatedToken(existing, in *structs.ACLToken) (*structs.ACLToken, error) {
 		return nil, fieldErr("ExpirationTTL", "the expiration of a token cannot be changed")
 	}
 	t := existing.Copy()
-	t.Name, t.Type, t.Policies = in.Name, in.Type, slices.Clone(in.Policies)
+	t.Name, t.Type, t.Policies, t.Roles = in.Name, in.Type, slices.Clone(in.Policies), in.Roles
 	return t, nil
 }
 
@@ -238,12 +268,8 @@ func (e *ACLEndpoint) ResolveToken(ctx context.Context, args *structs.ResolveACL
 	}
 	st := e.srv.State()
 	reply := &structs.ResolveACLTokenResponse{Token: r.token, QueryMeta: e.srv.queryMeta(st.Index(state.TableACLTokens))}
-	names := []string{structs.AnonymousPolicyName}
-	if r.token != nil {
-		names = r.token.Policies
-	}
 	if !r.token.IsManagement() {
-		for _, name := range names {
+		for _, name := range tokenPolicyNames(st, r.token) {
 			if p, _ := st.ACLPolicyByName(nil, name); p != nil {
 				reply.Policies = append(reply.Policies, p)
 			}

@@ -118,10 +118,17 @@ type Config struct {
 	// RPCMaxConnsPerClient caps the RPC connections one client IP may hold
 	// (agent limits.rpc_max_conns_per_client); 0 means no cap.
 	RPCMaxConnsPerClient int
+	// RPCHandshakeTimeout bounds a new RPC connection's protocol byte and
+	// TLS handshake (agent limits.rpc_handshake_timeout); 0 means the
+	// default, DefaultRPCHandshakeTimeout, and a negative value none.
+	RPCHandshakeTimeout time.Duration
 	// JobMaxCount is the largest count a task group may ask for (server
 	// job_max_count); 0 means DefaultJobMaxCount.
 	JobMaxCount int
 }
+
+// DefaultRPCHandshakeTimeout is Nomad's rpc_handshake_timeout default.
+const DefaultRPCHandshakeTimeout = 5 * time.Second
 
 // DefaultJobMaxCount is the default cap on a task group's count.
 const DefaultJobMaxCount = 10000
@@ -186,6 +193,9 @@ func (c *Config) withDefaults() *Config {
 	}
 	if out.JobGCThreshold == 0 {
 		out.JobGCThreshold = 4 * time.Hour
+	}
+	if out.RPCHandshakeTimeout == 0 {
+		out.RPCHandshakeTimeout = DefaultRPCHandshakeTimeout
 	}
 	if out.NumSchedulers <= 0 {
 		out.NumSchedulers = runtime.NumCPU()

@@ -10,16 +10,16 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-// rpcHandshakeTimeout bounds the protocol byte and the TLS handshake, so
-// a silent peer cannot hold a connection open.
-const rpcHandshakeTimeout = 10 * time.Second
-
 // negotiate reads the connection's first byte and returns the connection
 // to serve and its protocol byte: the plain connection, or, for
 // RPCTLSByte, the TLS session and the byte that follows inside it. With
-// RPCTLS configured, plaintext connections are refused.
+// RPCTLS configured, plaintext connections are refused. All of it must
+// happen within the handshake timeout, so a silent peer cannot hold a
+// connection (and a slot of its IP's cap) open.
 func (r *rpcServer) negotiate(conn net.Conn) (net.Conn, byte, error) {
-	_ = conn.SetDeadline(time.Now().Add(rpcHandshakeTimeout))
+	if d := r.srv.config.RPCHandshakeTimeout; d > 0 {
+		_ = conn.SetDeadline(time.Now().Add(d))
+	}
 	first, err := readByte(conn)
 	if err != nil {
 		return conn, 0, err

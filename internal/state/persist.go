@@ -37,6 +37,7 @@ var snapshotTables = []snapshotTable{
 	// ACL tags are numbered apart so tables added in parallel do not collide.
 	{40, TableACLPolicies, func() any { return new(structs.ACLPolicy) }},
 	{41, TableACLTokens, func() any { return new(structs.ACLToken) }},
+	{94, TableACLRoles, func() any { return new(structs.ACLRole) }}, // 94: set aside for roles
 	{30, TableScalingEvent, func() any { return new(structs.JobScalingEvents) }},
 	{31, TableJobSubmission, func() any { return new(structs.JobSubmission) }},
 	{32, TableNodePools, func() any { return new(structs.NodePool) }},

@@ -66,10 +66,13 @@ func populate(t *testing.T, s *StateStore) {
 	must(t, s.UpsertNamespaces(22, []*structs.Namespace{{Name: "prod", Description: "p", Meta: map[string]string{"team": "a"}}}))
 	populateServiceRegistrations(t, s, 21)
 	must(t, s.UpsertACLPolicies(23, []*structs.ACLPolicy{{Name: "readonly", Rules: `namespace "default" { policy = "read" }`}}))
+	must(t, s.UpsertACLRoles(23, []*structs.ACLRole{{ID: "00000000-0000-0000-0000-0000000000a1", Name: "readers",
+		Description: "r", Policies: []*structs.ACLRolePolicyLink{{Name: "readonly"}}}}))
 	exp := t0.Add(time.Hour)
 	must(t, s.UpsertACLTokens(24, []*structs.ACLToken{{
 		AccessorID: "00000000-0000-0000-0000-000000000001", SecretID: "00000000-0000-0000-0000-000000000002",
 		Type: structs.ACLClientToken, Policies: []string{"readonly"}, CreateTime: t0, ExpirationTime: &exp, ExpirationTTL: time.Hour,
+		Roles: []*structs.ACLTokenRoleLink{{ID: "00000000-0000-0000-0000-0000000000a1", Name: "readers"}},
 	}}))
 	must(t, s.BootstrapACLToken(25, 0, &structs.ACLToken{
 		AccessorID: "00000000-0000-0000-0000-000000000003", SecretID: "00000000-0000-0000-0000-000000000004",
@@ -143,7 +146,7 @@ func TestPersistRestore_RoundTrip(t *testing.T) {
 	if dst.LatestIndex() != 25 || src.LatestIndex() != 25 {
 		t.Fatalf("latest index %d / %d", dst.LatestIndex(), src.LatestIndex())
 	}
-	for _, table := range []string{TableJobs, TableJobVersion, TableNodes, TableAllocs, TableEvals, TableDeployment, TableSchedulerConfig, TableACLPolicies, TableACLTokens, ACLBootstrapKey} {
+	for _, table := range []string{TableJobs, TableJobVersion, TableNodes, TableAllocs, TableEvals, TableDeployment, TableSchedulerConfig, TableACLPolicies, TableACLTokens, TableACLRoles, ACLBootstrapKey} {
 		if dst.Index(table) != src.Index(table) {
 			t.Errorf("index %s: %d, want %d", table, dst.Index(table), src.Index(table))
 		}

@@ -27,7 +27,7 @@ func stateSchema() *memdb.DBSchema {
 	tables := []*memdb.TableSchema{
 		jobsTable(), jobVersionTable(), nodesTable(), allocsTable(),
 		evalsTable(), deploymentTable(), schedulerConfigTable(), indexTable(),
-		aclPolicyTable(), aclTokenTable(),
+		aclPolicyTable(), aclTokenTable(), aclRoleTable(),
 		scalingEventTable(), jobSubmissionTable(), nodePoolsTable(),
 		namespacesTable(),
 		serviceRegistrationsTable(), variablesTable(), rootKeysTable(),

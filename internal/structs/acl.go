@@ -44,6 +44,8 @@ type ACLToken struct {
 	// (everything).
 	Type     string
 	Policies []string
+	// Roles link the token to roles, whose policies it holds too.
+	Roles []*ACLTokenRoleLink
 	// Global tokens are replicated to every region (one region today).
 	Global     bool
 	CreateTime time.Time
@@ -63,6 +65,7 @@ func (t *ACLToken) Copy() *ACLToken {
 	}
 	c := *t
 	c.Policies = slices.Clone(t.Policies)
+	c.Roles = copyLinks(t.Roles)
 	if t.ExpirationTime != nil {
 		e := *t.ExpirationTime
 		c.ExpirationTime = &e

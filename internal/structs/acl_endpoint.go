@@ -105,3 +105,46 @@ type ResolveACLTokenResponse struct {
 	Disabled bool
 	QueryMeta
 }
+
+// ACLRoleUpsertArgs creates roles (no ID) or updates them (by ID).
+type ACLRoleUpsertArgs struct {
+	Roles []*ACLRole
+	WriteRequest
+}
+
+// ACLRoleUpsertResponse carries the roles as written.
+type ACLRoleUpsertResponse struct {
+	Roles []*ACLRole
+	WriteMeta
+}
+
+// ACLRoleDeleteArgs deletes roles by ID.
+type ACLRoleDeleteArgs struct {
+	IDs []string
+	WriteRequest
+}
+
+// ACLRoleListRequest lists roles (name prefix in QueryOptions.Prefix).
+type ACLRoleListRequest struct {
+	QueryOptions
+}
+
+// ACLRoleListResponse is the roles the caller may see.
+type ACLRoleListResponse struct {
+	Roles []*ACLRole
+	QueryMeta
+}
+
+// ACLRoleSpecificRequest addresses one role by ID, or by Name when ID is
+// empty.
+type ACLRoleSpecificRequest struct {
+	ID   string
+	Name string
+	QueryOptions
+}
+
+// SingleACLRoleResponse is one role (nil when absent).
+type SingleACLRoleResponse struct {
+	Role *ACLRole
+	QueryMeta
+}

@@ -278,6 +278,7 @@ var copyCases = map[string]func(*testing.T){
 	"PreemptionConfig":         func(t *testing.T) { checkDeepCopy(t, (*PreemptionConfig).Copy) },
 	"ACLPolicy":                func(t *testing.T) { checkDeepCopy(t, (*ACLPolicy).Copy) },
 	"ACLToken":                 func(t *testing.T) { checkDeepCopy(t, (*ACLToken).Copy) },
+	"ACLRole":                  func(t *testing.T) { checkDeepCopy(t, (*ACLRole).Copy) },
 	"ServiceRegistration":      func(t *testing.T) { checkDeepCopy(t, (*ServiceRegistration).Copy) },
 	"VariableEncrypted":        func(t *testing.T) { checkDeepCopy(t, (*VariableEncrypted).Copy) },
 	"VariableDecrypted":        func(t *testing.T) { checkDeepCopy(t, (*VariableDecrypted).Copy) },
@@ -350,6 +351,10 @@ var notCopied = map[string]string{
 	"ACLTokenUpsertRequest":               "raft payload",
 	"ACLTokenDeleteRequest":               "raft payload",
 	"ACLTokenBootstrapRequest":            "raft payload",
+	"ACLRoleUpsertRequest":                "raft payload",
+	"ACLRoleDeleteRequest":                "raft payload",
+	"ACLRolePolicyLink":                   "value inside ACLRole, copied by its Copy",
+	"ACLTokenRoleLink":                    "value inside ACLToken, copied by its Copy",
 	// Event stream: built once per applied entry around stored (immutable)
 	// objects, then only read by subscribers.
 	"Event":              "event stream, read-only",

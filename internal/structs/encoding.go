@@ -74,6 +74,9 @@ const (
 	ACLTokenUpsertRequestType    MessageType = 42
 	ACLTokenDeleteRequestType    MessageType = 43
 	ACLTokenBootstrapRequestType MessageType = 44
+	// ACL roles (acl_role.go); 94-95 were set aside for them.
+	ACLRoleUpsertRequestType MessageType = 94
+	ACLRoleDeleteRequestType MessageType = 95
 )
 
 // Native service discovery, variables and the keyring (60-79 are this

@@ -29,7 +29,7 @@ func ACLTokenToStructs(t *api.ACLToken) *structs.ACLToken {
 	return &structs.ACLToken{
 		AccessorID: t.AccessorID, SecretID: t.SecretID, Name: t.Name, Type: t.Type,
 		Policies: slices.Clone(t.Policies), Global: t.Global, ExpirationTime: copyTime(t.ExpirationTime),
-		ExpirationTTL: t.ExpirationTTL,
+		ExpirationTTL: t.ExpirationTTL, Roles: tokenRoleLinksToStructs(t.Roles),
 	}
 }
 
@@ -37,7 +37,7 @@ func ACLTokenToStructs(t *api.ACLToken) *structs.ACLToken {
 func ACLTokenFromStructs(t *structs.ACLToken) *api.ACLToken {
 	return &api.ACLToken{
 		AccessorID: t.AccessorID, SecretID: t.SecretID, Name: t.Name, Type: t.Type,
-		Policies: nonNil(t.Policies), Global: t.Global, CreateTime: t.CreateTime,
+		Policies: nonNil(t.Policies), Roles: tokenRoleLinksFromStructs(t.Roles), Global: t.Global, CreateTime: t.CreateTime,
 		ExpirationTime: copyTime(t.ExpirationTime), ExpirationTTL: t.ExpirationTTL,
 		CreateIndex: t.CreateIndex, ModifyIndex: t.ModifyIndex,
 	}
@@ -47,7 +47,7 @@ func ACLTokenFromStructs(t *structs.ACLToken) *api.ACLToken {
 func ACLTokenStub(t *structs.ACLToken) *api.ACLTokenListStub {
 	return &api.ACLTokenListStub{
 		AccessorID: t.AccessorID, Name: t.Name, Type: t.Type, Policies: nonNil(t.Policies),
-		Global: t.Global, CreateTime: t.CreateTime, ExpirationTime: copyTime(t.ExpirationTime),
+		Roles: tokenRoleLinksFromStructs(t.Roles), Global: t.Global, CreateTime: t.CreateTime, ExpirationTime: copyTime(t.ExpirationTime),
 		CreateIndex: t.CreateIndex, ModifyIndex: t.ModifyIndex,
 	}
 }

@@ -85,11 +85,16 @@ type ServerConfig struct {
 	JobMaxCount int
 }
 
-// Limits is the limits { } block: per-client connection caps (0 means no
-// cap) that keep one host from exhausting the agent.
+// Limits is the limits { } block: per-client connection caps and
+// handshake deadlines (0 means none) that keep one host from exhausting
+// the agent.
 type Limits struct {
 	HTTPMaxConnsPerClient int
 	RPCMaxConnsPerClient  int
+	// HTTPSHandshakeTimeout bounds an HTTPS client's TLS handshake;
+	// RPCHandshakeTimeout an RPC connection's first byte and TLS handshake.
+	HTTPSHandshakeTimeout time.Duration
+	RPCHandshakeTimeout   time.Duration
 }
 
 // ServerJoin is the server_join { } block.
@@ -170,7 +175,8 @@ func Default() *Config {
 		},
 		Client: ClientConfig{NodePool: "default"},
 		ACL:    ACLConfig{TokenTTL: 30 * time.Second, PolicyTTL: 30 * time.Second},
-		Limits: Limits{HTTPMaxConnsPerClient: 100, RPCMaxConnsPerClient: 100},
+		Limits: Limits{HTTPMaxConnsPerClient: 100, RPCMaxConnsPerClient: 100,
+			HTTPSHandshakeTimeout: 5 * time.Second, RPCHandshakeTimeout: 5 * time.Second},
 	}
 }
 

@@ -32,8 +32,7 @@ type fileConfig struct {
 	Limits      *fileLimits    `hcl:"limits,block"`
 }
 
-// fileLimits is the limits { } block. The handshake timeouts are read so
-// Nomad files load; they matter once TLS is served.
+// fileLimits is the limits { } block.
 type fileLimits struct {
 	HTTPMaxConnsPerClient *int           `hcl:"http_max_conns_per_client,optional"`
 	RPCMaxConnsPerClient  *int           `hcl:"rpc_max_conns_per_client,optional"`
@@ -161,14 +160,42 @@ func (fc *fileConfig) apply(c *Config) hcl.Diagnostics {
 	if fc.TLS != nil {
 		fc.TLS.apply(&c.TLS)
 	}
-	if l := fc.Limits; l != nil {
-		set(&c.Limits.HTTPMaxConnsPerClient, l.HTTPMaxConnsPerClient)
-		set(&c.Limits.RPCMaxConnsPerClient, l.RPCMaxConnsPerClient)
+	if fc.Limits != nil {
+		diags = append(diags, fc.Limits.apply(&c.Limits)...)
 	}
 	for _, p := range fc.Plugins {
 		pc, d := p.decode()
 		diags = append(diags, d...)
 		c.Plugins = mergePlugins(c.Plugins, []PluginConfig{pc})
+	}
+	return diags
+}
+
+func (fl *fileLimits) apply(l *Limits) hcl.Diagnostics {
+	set(&l.HTTPMaxConnsPerClient, fl.HTTPMaxConnsPerClient)
+	set(&l.RPCMaxConnsPerClient, fl.RPCMaxConnsPerClient)
+	var diags hcl.Diagnostics
+	for _, d := range []struct {
+		dst  *time.Duration
+		expr hcl.Expression
+	}{
+		{&l.HTTPSHandshakeTimeout, fl.HTTPSHandshakeTimeout},
+		{&l.RPCHandshakeTimeout, fl.RPCHandshakeTimeout},
+	} {
+		diags = append(diags, decodeNonNegativeDuration(d.expr, d.dst)...)
+	}
+	return diags
+}
+
+// decodeNonNegativeDuration is decodeDuration refusing a negative value
+// (0 is how a limit is turned off).
+func decodeNonNegativeDuration(expr hcl.Expression, dst *time.Duration) hcl.Diagnostics {
+	old := *dst
+	diags := decodeDuration(expr, dst)
+	if *dst < 0 {
+		*dst = old
+		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid duration",
+			Detail: "a limit may not be negative (0 turns it off)", Subject: expr.Range().Ptr()}}
 	}
 	return diags
 }

@@ -21,6 +21,7 @@ func FuzzLoad(f *testing.F) {
 		}
 	}
 	f.Add([]byte("\x00limits {\n  http_max_conns_per_client = 5\n}\nserver {\n  job_max_count = 3\n}\n"))
+	f.Add([]byte("\x00limits {\n  https_handshake_timeout = \"2s\"\n  rpc_handshake_timeout = \"-1s\"\n}\n"))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		if len(in) == 0 {
 			return

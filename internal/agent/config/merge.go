@@ -32,6 +32,8 @@ func (c *Config) Merge(o *Config) *Config {
 	r.TLS.merge(&o.TLS)
 	setNZ(&r.Limits.HTTPMaxConnsPerClient, o.Limits.HTTPMaxConnsPerClient)
 	setNZ(&r.Limits.RPCMaxConnsPerClient, o.Limits.RPCMaxConnsPerClient)
+	setNZ(&r.Limits.HTTPSHandshakeTimeout, o.Limits.HTTPSHandshakeTimeout)
+	setNZ(&r.Limits.RPCHandshakeTimeout, o.Limits.RPCHandshakeTimeout)
 	setNZ(&r.DevMode, o.DevMode)
 	return r
 }

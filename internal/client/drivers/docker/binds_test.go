@@ -15,7 +15,7 @@ func TestBindsIncludeHostVolumeMounts(t *testing.T) {
 			{HostPath: "/srv/scratch", TaskPath: "/scratch"},
 		},
 	}
-	got, err := binds(tc, &TaskConfig{}, &PluginConfig{})
+	got, _, err := binds(tc, &TaskConfig{}, &PluginConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}

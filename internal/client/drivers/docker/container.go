@@ -23,10 +23,11 @@ func containerName(tc *drivers.TaskConfig) string {
 	return invalidName.ReplaceAllString(tc.TaskName+"-"+tc.AllocID, "_")
 }
 
-// containerConfig turns the task into a create request.
-func containerConfig(tc *drivers.TaskConfig, cfg *TaskConfig, pc *PluginConfig) (*ContainerConfig, error) {
+// containerConfig turns the task into a create request. The staged volume
+// mounts must stay until the container has started.
+func containerConfig(tc *drivers.TaskConfig, cfg *TaskConfig, pc *PluginConfig) (*ContainerConfig, stagedVolumes, error) {
 	if err := checkIsolation(cfg, pc); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	cc := &ContainerConfig{Image: cfg.Image, Entrypoint: cfg.Entrypoint, WorkingDir: cfg.WorkDir, Labels: map[string]string{}}
 	switch {
@@ -42,24 +43,28 @@ func containerConfig(tc *drivers.TaskConfig, cfg *TaskConfig, pc *PluginConfig) 
 		cc.Labels[k] = v
 	}
 	cc.Labels[LabelAllocID], cc.Labels[LabelTaskName] = tc.AllocID, tc.TaskName
-	binds, err := binds(tc, cfg, pc)
-	if err != nil {
-		return nil, err
-	}
-	cc.HostConfig.Binds = binds
 	hc := &cc.HostConfig
 	hc.Privileged, hc.NetworkMode, hc.PidMode, hc.IpcMode, hc.UTSMode = cfg.Privileged, cfg.NetworkMode, cfg.PidMode, cfg.IpcMode, cfg.UTSMode
 	if err := publishPorts(cc, tc.Ports, cfg.Ports); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	applyResources(&cc.HostConfig, tc.Resources)
-	return cc, nil
+	binds, staged, err := binds(tc, cfg, pc)
+	if err != nil {
+		return nil, nil, err
+	}
+	cc.HostConfig.Binds = binds
+	return cc, staged, nil
 }
 
 // binds mounts the task's dirs where Nomad tasks expect them, then the
-// configured volumes (see volumeSource).
-func binds(tc *drivers.TaskConfig, cfg *TaskConfig, pc *PluginConfig) ([]string, error) {
-	var out []string
+// configured volumes (see volumeSource), whose staging dirs it returns.
+func binds(tc *drivers.TaskConfig, cfg *TaskConfig, pc *PluginConfig) (out []string, staged stagedVolumes, err error) {
+	defer func() {
+		if err != nil {
+			staged.Close()
+		}
+	}()
 	for _, b := range [][2]string{{tc.TaskDir.AllocDir, "/alloc"}, {tc.TaskDir.LocalDir, "/local"}, {tc.TaskDir.SecretsDir, "/secrets"}} {
 		if b[0] != "" {
 			out = append(out, b[0]+":"+b[1])
@@ -68,11 +73,14 @@ func binds(tc *drivers.TaskConfig, cfg *TaskConfig, pc *PluginConfig) ([]string,
 	for _, v := range cfg.Volumes {
 		parts := strings.Split(v, ":")
 		if len(parts) < 2 || len(parts) > 3 || parts[0] == "" || !filepath.IsAbs(parts[1]) {
-			return nil, &drivers.ConfigError{Field: "volumes", Reason: fmt.Sprintf("%q is not host:container[:mode] with an absolute container path", v)}
+			return nil, staged, &drivers.ConfigError{Field: "volumes", Reason: fmt.Sprintf("%q is not host:container[:mode] with an absolute container path", v)}
 		}
-		src, err := volumeSource(tc, parts[0], pc.Volumes.Enabled)
+		src, staging, err := volumeSource(tc, parts[0], pc.Volumes.Enabled)
 		if err != nil {
-			return nil, &drivers.ConfigError{Field: "volumes", Reason: fmt.Sprintf("%q: %v", v, err)}
+			return nil, staged, &drivers.ConfigError{Field: "volumes", Reason: fmt.Sprintf("%q: %v", v, err)}
+		}
+		if staging != "" {
+			staged = append(staged, staging)
 		}
 		parts[0] = src
 		out = append(out, strings.Join(parts, ":"))
@@ -84,7 +92,7 @@ func binds(tc *drivers.TaskConfig, cfg *TaskConfig, pc *PluginConfig) ([]string,
 		}
 		out = append(out, b)
 	}
-	return out, nil
+	return out, staged, nil
 }
 
 // publishPorts maps each configured label to its allocation: host

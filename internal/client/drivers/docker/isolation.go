@@ -2,7 +2,6 @@ package docker
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -33,49 +32,31 @@ func checkIsolation(cfg *TaskConfig, pc *PluginConfig) error {
 var errEscapesAllocDir = errors.New("the host path leads outside the allocation directory")
 
 // volumeSource resolves a volume's host side. A relative path is taken
-// from the task dir and must stay inside the alloc dir, symlinks resolved
-// (docker would follow them on the host); the resolved path is what
-// docker gets, so a link planted by the task cannot redirect the mount.
-// An absolute path is a host bind mount, allowed only with
-// volumes { enabled = true }.
-func volumeSource(tc *drivers.TaskConfig, host string, hostVolumes bool) (string, error) {
+// from the task dir and must stay inside the alloc dir; it is opened
+// there and staged (see volume_beneath.go), and Docker gets the staged
+// mount, never a path a task could re-point. The staging dir is returned
+// for the caller to remove once the container has started. An absolute
+// path is a host bind mount, allowed only with volumes { enabled = true }.
+func volumeSource(tc *drivers.TaskConfig, host string, hostVolumes bool) (src, staging string, err error) {
 	if filepath.IsAbs(host) {
 		if !hostVolumes {
-			return "", errors.New(`host bind mounts are disabled on this client (plugin "docker" { config { volumes { enabled = true } } })`)
+			return "", "", errors.New(`host bind mounts are disabled on this client (plugin "docker" { config { volumes { enabled = true } } })`)
 		}
-		return host, nil
+		return host, "", nil
 	}
 	if tc.TaskDir.Dir == "" {
-		return "", errors.New("a relative host path needs a task dir")
+		return "", "", errors.New("a relative host path needs a task dir")
 	}
-	allocRoot := filepath.Dir(filepath.Clean(tc.TaskDir.Dir))
-	full := filepath.Join(tc.TaskDir.Dir, host)
-	if !within(allocRoot, full) {
-		return "", errEscapesAllocDir
-	}
-	realRoot, err := filepath.EvalSymlinks(allocRoot)
+	taskDir := filepath.Clean(tc.TaskDir.Dir)
+	allocRoot := filepath.Dir(taskDir)
+	f, err := openVolumeBeneath(allocRoot, filepath.Join(filepath.Base(taskDir), host), openat2PathBeneath)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
-	real, err := filepath.EvalSymlinks(full)
-	if errors.Is(err, os.ErrNotExist) {
-		// Docker would create it; create it here, inside, instead.
-		if err := os.MkdirAll(full, 0o755); err != nil {
-			return "", err
-		}
-		real, err = filepath.EvalSymlinks(full)
-	}
+	defer f.Close() // the mount holds the directory from here on
+	staging, err = stageVolume(allocRoot, f)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
-	if !within(realRoot, real) {
-		return "", errEscapesAllocDir
-	}
-	return real, nil
-}
-
-// within reports whether path is root or below it (both clean).
-func within(root, path string) bool {
-	rel, err := filepath.Rel(root, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+	return filepath.Join(staging, "v"), staging, nil
 }

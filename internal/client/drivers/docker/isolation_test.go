@@ -42,15 +42,16 @@ func TestContainerConfig_RefusesHostAccessUnlessAllowed(t *testing.T) {
 			}
 			cfg := tc.cfg
 			cfg.Image = "busybox"
-			cc, err := containerConfig(task, &cfg, &tc.plugin)
+			cc, staged, err := containerConfig(task, &cfg, &tc.plugin)
+			defer staged.Close()
 			if tc.field == "" {
 				if err != nil {
 					t.Fatalf("refused: %v", err)
 				}
-				allocRoot, _ := filepath.EvalSymlinks(filepath.Dir(task.TaskDir.Dir))
+				allocRoot := filepath.Dir(task.TaskDir.Dir)
 				for _, b := range cc.HostConfig.Binds[3:] {
-					if src := strings.Split(b, ":")[0]; src != "/" && !strings.HasPrefix(src, allocRoot) {
-						t.Fatalf("bind %q outside the alloc dir %s", b, allocRoot)
+					if src := strings.Split(b, ":")[0]; src != "/" && !strings.HasPrefix(src, allocRoot+"/"+stagingPrefix) {
+						t.Fatalf("bind %q is not a staging mount in the alloc dir %s", b, allocRoot)
 					}
 				}
 				return

@@ -28,10 +28,12 @@ func (d *Driver) Start(ctx context.Context, tc *drivers.TaskConfig) (*drivers.Ta
 	if !ok {
 		return nil, &ImageNotFoundError{Image: cfg.Image}
 	}
-	cc, err := containerConfig(tc, cfg, &d.cfg)
+	cc, staged, err := containerConfig(tc, cfg, &d.cfg)
 	if err != nil {
 		return nil, err
 	}
+	// The runtime mounts the volumes at start, from the staging mounts.
+	defer staged.Close()
 	id, err := d.create(ctx, containerName(tc), cc)
 	if err != nil {
 		return nil, err

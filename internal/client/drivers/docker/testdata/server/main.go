@@ -19,6 +19,10 @@ func main() {
 		code, _ := strconv.Atoi(os.Args[2])
 		os.Exit(code)
 	}
+	if len(os.Args) > 2 && os.Args[1] == "ls" {
+		list(os.Args[2])
+		return
+	}
 	// As PID 1 of its container it would ignore SIGTERM without a handler.
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM)
@@ -30,5 +34,17 @@ func main() {
 	if err := http.ListenAndServe(":8080", nil); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
+	}
+}
+
+// list prints the names in dir, one a line, or the error.
+func list(dir string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		fmt.Println("error:", err)
+		os.Exit(1)
+	}
+	for _, e := range entries {
+		fmt.Println(e.Name())
 	}
 }

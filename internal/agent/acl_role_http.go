@@ -1,0 +1,104 @@
+package agent
+
+import (
+	"net/http"
+
+	"github.com/hashicorp/nomad/api"
+
+	"github.com/drover-project/drover/internal/agent/apiconv"
+	"github.com/drover-project/drover/internal/server"
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// aclRoleRoutes are Nomad's ACL role endpoints.
+func (h *HTTPServer) aclRoleRoutes() {
+	h.handle("GET /v1/acl/roles", h.aclRoleList)
+	h.handle("PUT /v1/acl/role", h.aclRoleCreate)
+	h.handle("POST /v1/acl/role", h.aclRoleCreate)
+	h.handle("GET /v1/acl/role/{id}", h.aclRoleGet)
+	h.handle("PUT /v1/acl/role/{id}", h.aclRoleUpdate)
+	h.handle("POST /v1/acl/role/{id}", h.aclRoleUpdate)
+	h.handle("DELETE /v1/acl/role/{id}", h.aclRoleDelete)
+	h.handle("GET /v1/acl/role/name/{name}", h.aclRoleGetByName)
+}
+
+func (h *HTTPServer) aclRoleList(w http.ResponseWriter, r *http.Request) (any, error) {
+	q, err := parseQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	reply, err := h.srv.ACL.ListRoles(r.Context(), &structs.ACLRoleListRequest{QueryOptions: q})
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, reply.QueryMeta)
+	out := make([]*api.ACLRoleListStub, 0, len(reply.Roles))
+	for _, role := range reply.Roles {
+		out = append(out, apiconv.ACLRoleStub(role))
+	}
+	return out, nil
+}
+
+func (h *HTTPServer) aclRoleCreate(w http.ResponseWriter, r *http.Request) (any, error) {
+	return h.aclRoleUpsert(w, r, "")
+}
+
+func (h *HTTPServer) aclRoleUpdate(w http.ResponseWriter, r *http.Request) (any, error) {
+	return h.aclRoleUpsert(w, r, r.PathValue("id"))
+}
+
+// aclRoleUpsert creates (id "") or updates a role.
+func (h *HTTPServer) aclRoleUpsert(w http.ResponseWriter, r *http.Request, id string) (any, error) {
+	var role api.ACLRole
+	if err := decodeBody(w, r, &role); err != nil {
+		return nil, err
+	}
+	switch {
+	case id == "" && role.ID != "":
+		return nil, server.BadRequest("ID: set by the server; POST /v1/acl/role/:id to update")
+	case id != "" && role.ID != "" && role.ID != id:
+		return nil, server.BadRequest("ID: %q does not match the path's %q", role.ID, id)
+	}
+	role.ID = id
+	reply, err := h.srv.ACL.UpsertRoles(r.Context(), &structs.ACLRoleUpsertArgs{
+		Roles: []*structs.ACLRole{apiconv.ACLRoleToStructs(&role)}, WriteRequest: writeRequest(r)})
+	if err != nil {
+		return nil, err
+	}
+	setIndex(w, reply.Index)
+	return apiconv.ACLRoleFromStructs(reply.Roles[0]), nil
+}
+
+func (h *HTTPServer) aclRoleGet(w http.ResponseWriter, r *http.Request) (any, error) {
+	return h.aclRoleRead(w, r, &structs.ACLRoleSpecificRequest{ID: r.PathValue("id")})
+}
+
+func (h *HTTPServer) aclRoleGetByName(w http.ResponseWriter, r *http.Request) (any, error) {
+	return h.aclRoleRead(w, r, &structs.ACLRoleSpecificRequest{Name: r.PathValue("name")})
+}
+
+func (h *HTTPServer) aclRoleRead(w http.ResponseWriter, r *http.Request, req *structs.ACLRoleSpecificRequest) (any, error) {
+	q, err := parseQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	req.QueryOptions = q
+	reply, err := h.srv.ACL.GetRole(r.Context(), req)
+	if err != nil {
+		return nil, err
+	}
+	setMeta(w, reply.QueryMeta)
+	if reply.Role == nil {
+		return nil, server.NotFound("ACL role %q not found", req.ID+req.Name)
+	}
+	return apiconv.ACLRoleFromStructs(reply.Role), nil
+}
+
+func (h *HTTPServer) aclRoleDelete(w http.ResponseWriter, r *http.Request) (any, error) {
+	reply, err := h.srv.ACL.DeleteRoles(r.Context(), &structs.ACLRoleDeleteArgs{IDs: []string{r.PathValue("id")}, WriteRequest: writeRequest(r)})
+	if err != nil {
+		return nil, err
+	}
+	setIndex(w, reply.Index)
+	return nil, nil
+}
