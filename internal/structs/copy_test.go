@@ -232,6 +232,7 @@ var copyCases = map[string]func(*testing.T){
 	"EphemeralDisk":            func(t *testing.T) { checkDeepCopy(t, (*EphemeralDisk).Copy) },
 	"Service":                  func(t *testing.T) { checkDeepCopy(t, (*Service).Copy) },
 	"ServiceCheck":             func(t *testing.T) { checkDeepCopy(t, (*ServiceCheck).Copy) },
+	"CheckRestart":             func(t *testing.T) { checkDeepCopy(t, (*CheckRestart).Copy) },
 	"Resources":                func(t *testing.T) { checkDeepCopy(t, (*Resources).Copy) },
 	"RequestedDevice":          func(t *testing.T) { checkDeepCopy(t, (*RequestedDevice).Copy) },
 	"NetworkResource":          func(t *testing.T) { checkDeepCopy(t, (*NetworkResource).Copy) },

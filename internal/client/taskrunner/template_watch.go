@@ -216,7 +216,7 @@ func (tr *TaskRunner) restartFor(ev *structs.TaskEvent) {
 		return
 	}
 	select {
-	case tr.restartCh <- ev:
+	case tr.restartCh <- restartRequest{ev: ev}:
 	default: // a restart is already queued
 	}
 }
