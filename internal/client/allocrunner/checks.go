@@ -1,12 +1,10 @@
 package allocrunner
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"reflect"
 	"strings"
-	"sync"
 
 	"github.com/drover-project/drover/internal/client/checks"
 	"github.com/drover-project/drover/internal/client/drivers"
@@ -31,8 +29,8 @@ func (r *Runner) execInTask(ctx context.Context, task string, cmd []string) (int
 	if tr == nil {
 		return 0, "", fmt.Errorf("task %q not found in the alloc", task)
 	}
-	var out limitedBuffer
-	code, err := tr.Exec(ctx, &drivers.ExecRequest{Command: cmd, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &out})
+	out := &drivers.CappedOutput{Limit: checks.MaxOutputBytes}
+	code, err := tr.Exec(ctx, &drivers.ExecRequest{Command: cmd, Stdin: strings.NewReader(""), Stdout: out, Stderr: out})
 	return code, out.String(), err
 }
 
@@ -47,29 +45,6 @@ func (r *Runner) restartUnhealthy(task, reason string) {
 	if err := tr.RestartUnhealthy(reason); err != nil {
 		r.logger.Debug("check_restart: task not restarted", "task", task, "error", err)
 	}
-}
-
-// limitedBuffer keeps the first checks.MaxOutputBytes written to it and
-// drops the rest, so a chatty script cannot grow client memory; writes
-// never fail (the command must not see a broken pipe).
-type limitedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *limitedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if room := checks.MaxOutputBytes - b.buf.Len(); room > 0 {
-		b.buf.Write(p[:min(room, len(p))])
-	}
-	return len(p), nil
-}
-
-func (b *limitedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // startChecks starts the checks once every long-running task runs: before
