@@ -12,6 +12,8 @@ func (f *FSM) nativeAppliers() map[structs.MessageType]applier {
 		structs.ServiceRegistrationDeleteByIDRequestType: decodeAndApply(f.applyServiceRegistrationDelete),
 		structs.VariableApplyRequestType:                 decodeAndApply(f.applyVariable),
 		structs.RootKeyUpsertRequestType:                 decodeAndApply(f.applyRootKeyUpsert),
+		structs.RootKeyStateRequestType:                  decodeAndApply(f.applyRootKeyState),
+		structs.VariablesRekeyRequestType:                decodeAndApply(f.applyVariablesRekey),
 	}
 }
 
@@ -29,6 +31,14 @@ func (f *FSM) applyVariable(req *structs.VariableApplyRequest, index uint64) err
 
 func (f *FSM) applyRootKeyUpsert(req *structs.RootKeyUpsertRequest, index uint64) error {
 	return f.state.UpsertRootKey(index, req.Key, req.Rotate)
+}
+
+func (f *FSM) applyRootKeyState(req *structs.RootKeyStateRequest, index uint64) error {
+	return f.state.SetRootKeyStates(index, req.KeyIDs, req.State)
+}
+
+func (f *FSM) applyVariablesRekey(req *structs.VariablesRekeyRequest, index uint64) error {
+	return f.state.RekeyVariables(index, req.Vars)
 }
 
 func init() {

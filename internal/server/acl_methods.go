@@ -112,7 +112,10 @@ var methodRules = map[string]methodCheck{
 	"Variables.Read":  anyCaller,
 	"Variables.List":  anyCaller,
 	"Keyring.List":    management,
-	"Keyring.Rotate":  management,
+	// The KEK hand-over proves itself: it must open the root keys the
+	// receiving server already holds (keyring_kek.go).
+	"Keyring.InstallKEK": selfChecked,
+	"Keyring.Rotate":     management,
 
 	// Cluster operations. The remote workers' calls (a follower's worker
 	// to the leader) carry the server credential (server_credential.go)

@@ -56,6 +56,9 @@ func (r keyringRPC) Rotate(a *structs.KeyringRotateArgs, o *structs.KeyringRotat
 func (r keyringRPC) List(a *structs.KeyringListRequest, o *structs.KeyringListResponse) error {
 	return serveRPC(r.s, r.s.Keyring.List, a, o)
 }
+func (r keyringRPC) InstallKEK(a *structs.KeyringInstallKEKRequest, o *structs.KeyringInstallKEKResponse) error {
+	return serveRPC(r.s, r.s.Keyring.InstallKEK, a, o)
+}
 
 type workloadIdentityRPC struct{ s *Server }
 
