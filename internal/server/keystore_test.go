@@ -17,12 +17,19 @@ import (
 	"github.com/drover-project/drover/internal/testutil"
 )
 
-func putVar(t *testing.T, s *Server, path, value string) {
+// waitFirstKey waits for the leader's first root key (made as leadership
+// is established, after WaitForLeader may return).
+func waitFirstKey(t *testing.T, s *Server) {
 	t.Helper()
 	testutil.WaitFor(t, 5*time.Second, "the leader's first root key", func() (bool, string) {
 		k, _ := s.State().ActiveRootKey(nil)
 		return k != nil, "none"
 	})
+}
+
+func putVar(t *testing.T, s *Server, path, value string) {
+	t.Helper()
+	waitFirstKey(t, s)
 	_, err := s.Variables.Apply(context.Background(), &structs.VariablesApplyArgs{Op: structs.VarOpSet,
 		Var: &structs.VariableDecrypted{VariableMetadata: structs.VariableMetadata{Path: path}, Items: map[string]string{"v": value}}})
 	if err != nil {
@@ -119,6 +126,7 @@ func TestKeyring_RootKeyMaterialNeverInRaft(t *testing.T) {
 func TestKeystore_InstallVerifies(t *testing.T) {
 	s := testServer(t, "")
 	defer s.Shutdown()
+	waitFirstKey(t, s)
 	good := s.keys.current()
 	other := bytes.Repeat([]byte{7}, kekSize)
 	ks := &keystore{material: map[string][]byte{}}
