@@ -46,7 +46,11 @@ func (s *Server) pushKEKOnce(ctx context.Context) {
 	}
 	s.kekHolders.mu.Unlock()
 	for _, m := range s.cluster.servers() {
-		if m.ID == s.nodeID || m.Status != serf.StatusAlive || s.kekHeldBy(m.ID) {
+		if m.Status != serf.StatusAlive {
+			s.forgetKEKHolder(m.ID) // it may come back with an empty data dir
+			continue
+		}
+		if m.ID == s.nodeID || s.kekHeldBy(m.ID) {
 			continue
 		}
 		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -62,6 +66,12 @@ func (s *Server) pushKEKOnce(ctx context.Context) {
 		s.kekHolders.have[m.ID] = true
 		s.kekHolders.mu.Unlock()
 	}
+}
+
+func (s *Server) forgetKEKHolder(id string) {
+	s.kekHolders.mu.Lock()
+	defer s.kekHolders.mu.Unlock()
+	delete(s.kekHolders.have, id)
 }
 
 func (s *Server) kekHeldBy(id string) bool {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/drover-project/drover/internal/structs"
@@ -16,6 +17,10 @@ import (
 // state is in raft.
 
 const (
+	// rekeyPasses bounds the passes over one key's variables: a pass skips
+	// those written meanwhile, and a lock renewal keeps a variable's
+	// sealed items, so a busy lock can need another pass.
+	rekeyPasses     = 5
 	rekeyBatchVars  = 128
 	rekeyBatchBytes = 256 << 10
 	rekeyRetryDelay = 5 * time.Second
@@ -75,12 +80,22 @@ func (s *Server) rekey(ctx context.Context) error {
 	return err
 }
 
-// rekeyVariablesOf re-seals one key's variables, batch by batch.
+// rekeyVariablesOf re-seals one key's variables until none is left.
 func (s *Server) rekeyVariablesOf(ctx context.Context, keyID string) error {
-	vars, err := s.State().VariablesByKeyID(nil, keyID)
-	if err != nil {
-		return err
+	for range rekeyPasses {
+		vars, err := s.State().VariablesByKeyID(nil, keyID)
+		if err != nil || len(vars) == 0 {
+			return err
+		}
+		if err := s.rekeyPass(ctx, vars); err != nil {
+			return err
+		}
 	}
+	return fmt.Errorf("keyring: variables of key %s still changing after %d passes", keyID, rekeyPasses)
+}
+
+// rekeyPass re-seals vars in batches.
+func (s *Server) rekeyPass(ctx context.Context, vars []*structs.VariableEncrypted) error {
 	var batch []*structs.VariableEncrypted
 	size := 0
 	flush := func() error {
