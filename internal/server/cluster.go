@@ -95,6 +95,7 @@ func (s *Server) setupCluster() error {
 		return fmt.Errorf("server: start gossip: %w", err)
 	}
 	s.cluster = c
+	s.clusterForRaft.Store(c)
 	s.bg.Add(1)
 	go func() {
 		defer s.bg.Done()

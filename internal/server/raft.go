@@ -173,8 +173,9 @@ func (s *Server) setupRaftTransport(logger hclog.Logger) error {
 type serverAddressProvider struct{ s *Server }
 
 func (p serverAddressProvider) ServerAddr(id raft.ServerID) (raft.ServerAddress, error) {
-	if p.s.cluster != nil {
-		if m, ok := p.s.cluster.serverByID(string(id)); ok {
+	// Raft runs before New sets s.cluster: read the atomic copy.
+	if c := p.s.clusterForRaft.Load(); c != nil {
+		if m, ok := c.serverByID(string(id)); ok {
 			return raft.ServerAddress(m.RPCAddr), nil
 		}
 	}

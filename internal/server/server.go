@@ -51,7 +51,10 @@ type Server struct {
 	bootID    string // new each start (remote_worker.go)
 	raftLayer *raftLayer
 	cluster   *cluster
-	connPool  *rpcwire.Pool
+	// clusterForRaft is cluster for raft's address provider, which runs
+	// before New sets cluster.
+	clusterForRaft atomic.Pointer[cluster]
+	connPool       *rpcwire.Pool
 	// startIndex is the log's last command at start: nothing is answered
 	// locally until the FSM has applied it (see replayed).
 	startIndex uint64
