@@ -58,7 +58,7 @@ func TestScriptCheck_RunsInTheTaskAndSetsServiceHealth(t *testing.T) {
 			return err.Error()
 		}
 		r := got["task/t/scripted/marker"]
-		if r.Status != "passing" || r.Output != "up in t" || r.Task != "t" {
+		if r.Status != "success" || r.Output != "up in t" || r.Task != "t" {
 			return fmt.Sprintf("check: %+v", r)
 		}
 		if h := servedHealth(t, a, "scripted"); len(h) != 1 || h[0] != "passing" {

@@ -29,6 +29,6 @@ func TestScriptCheckRunsInsideTheExecTask(t *testing.T) {
 			return false, err.Error()
 		}
 		r := got["task/t/chrooted/inside"]
-		return r.Status == "passing" && r.Output == "inside", fmt.Sprintf("%+v", r)
+		return r.Status == "success" && r.Output == "inside", fmt.Sprintf("%+v", r)
 	})
 }
