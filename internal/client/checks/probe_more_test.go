@@ -168,3 +168,18 @@ func TestChecker_CheckRestartCountsFailuresAfterGrace(t *testing.T) {
 		t.Fatalf("restarted inside the new grace: %v", r)
 	}
 }
+
+// The health response comes from whatever listens on the checked port:
+// no input may panic the parser, and a framed message it accepts holds
+// the status it reports.
+func FuzzParseHealthResponse(f *testing.F) {
+	f.Add([]byte{0, 0, 0, 0, 2, 0x08, 1})
+	f.Add([]byte{0, 0, 0, 0, 5, 0x12, 1, 'x', 0x08, 2})
+	f.Add([]byte{0, 0xff, 0xff, 0xff, 0xff})
+	f.Fuzz(func(t *testing.T, body []byte) {
+		status, ok := parseHealthResponse(body)
+		if !ok && status != 0 {
+			t.Fatalf("rejected input reported status %d", status)
+		}
+	})
+}
