@@ -38,6 +38,7 @@ var commands = map[string]func(args []string, stdout, stderr io.Writer) int{
 	"node":       command.Group("node"),
 	"operator":   command.Group("operator"),
 	"server":     command.Group("server"),
+	"service":    command.Group("service"),
 	"status":     command.Group("status"),
 	"system":     command.Group("system"),
 	"var":        command.Group("var"),

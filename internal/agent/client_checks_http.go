@@ -6,6 +6,7 @@ import (
 	"github.com/hashicorp/nomad/api"
 
 	"github.com/drover-project/drover/internal/client"
+	"github.com/drover-project/drover/internal/client/checks"
 )
 
 func (h *HTTPServer) clientCheckRoutes() {
@@ -13,7 +14,8 @@ func (h *HTTPServer) clientCheckRoutes() {
 }
 
 // allocChecks answers GET /v1/client/allocation/:id/checks: the latest
-// result of each service check the client runs for the alloc, by check ID.
+// result of each service check the client runs for the alloc, by check ID,
+// in Nomad's terms (Status success / failure, Group the alloc's name).
 func (h *HTTPServer) allocChecks(w http.ResponseWriter, r *http.Request, c *client.Client, allocID string) (any, error) {
 	results, group, err := c.AllocChecks(allocID)
 	if err != nil {
@@ -27,8 +29,20 @@ func (h *HTTPServer) allocChecks(w http.ResponseWriter, r *http.Request, c *clie
 		out[res.Check.ID] = api.AllocCheckStatus{
 			ID: res.Check.ID, Check: res.Check.Name, Group: group, Mode: "healthiness",
 			Output: res.Output, Service: res.Check.Service, Task: res.Check.Task,
-			Status: res.Status, StatusCode: res.StatusCode, Timestamp: res.Timestamp.Unix(),
+			Status: apiCheckStatus(res.Status), StatusCode: res.StatusCode, Timestamp: res.Timestamp.Unix(),
 		}
 	}
 	return out, nil
+}
+
+// apiCheckStatus names a result as Nomad's checks endpoint does: success,
+// failure or pending (a script check's warning is not a success).
+func apiCheckStatus(status string) string {
+	switch status {
+	case checks.StatusPassing:
+		return "success"
+	case checks.StatusPending:
+		return "pending"
+	}
+	return "failure"
 }

@@ -41,10 +41,10 @@ func TestAllocChecks_ReportsEachCheck(t *testing.T) {
 			return fmt.Sprintf("checks: %+v %v", got, err)
 		}
 		up, down := got["group/svc/up"], got["group/svc/down"]
-		if up.Status != "passing" || up.Check != "up" || up.Service != "svc" || up.Group != "g" || up.Timestamp == 0 {
+		if up.Status != "success" || up.Check != "up" || up.Service != "svc" || up.Group != "checked.g[0]" || up.Timestamp == 0 {
 			return fmt.Sprintf("up: %+v", up)
 		}
-		if down.Status != "failing" || down.Output == "" {
+		if down.Status != "failure" || down.Output == "" {
 			return fmt.Sprintf("down: %+v", down)
 		}
 		return ""

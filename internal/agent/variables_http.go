@@ -119,17 +119,22 @@ func (h *HTTPServer) keyringList(w http.ResponseWriter, r *http.Request) (any, e
 	return listOf(reply.Keys, apiconv.RootKeyMetaFromStructs), nil
 }
 
-// keyringRotate answers PUT /v1/operator/keyring/rotate. `full=true`
-// (re-encrypting every variable at once) is not offered: old keys stay
-// and keep opening what they sealed.
+// keyringRotate answers PUT /v1/operator/keyring/rotate. With
+// `full=true` the servers also re-seal every variable with the new key in
+// the background, then deprecate the old keys.
 func (h *HTTPServer) keyringRotate(w http.ResponseWriter, r *http.Request) (any, error) {
-	if full, _ := strconv.ParseBool(r.URL.Query().Get("full")); full {
-		return nil, server.BadRequest("full: re-encrypting existing variables on rotation is not supported")
+	full := false
+	if v := r.URL.Query().Get("full"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, server.BadRequest("full: %q is not a boolean", v)
+		}
+		full = b
 	}
 	if algo := r.URL.Query().Get("algo"); algo != "" && algo != structs.RootKeyAlgorithmAES256GCM {
 		return nil, server.BadRequest("algo: %q is not supported (only %s)", algo, structs.RootKeyAlgorithmAES256GCM)
 	}
-	reply, err := h.srv.Keyring.Rotate(r.Context(), &structs.KeyringRotateArgs{WriteRequest: writeRequest(r)})
+	reply, err := h.srv.Keyring.Rotate(r.Context(), &structs.KeyringRotateArgs{Full: full, WriteRequest: writeRequest(r)})
 	if err != nil {
 		return nil, err
 	}

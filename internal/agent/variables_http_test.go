@@ -3,9 +3,12 @@ package agent
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/nomad/api"
 )
@@ -140,9 +143,47 @@ func TestKeyring_RotateKeepsOldVariablesReadable(t *testing.T) {
 	if v, _, err := c.Variables().Read("before", nil); err != nil || v.Items["k"] != "old" {
 		t.Fatalf("variable sealed with the old key: %v %+v", err, v)
 	}
-	if _, _, err := c.Keyring().Rotate(&api.KeyringRotateOptions{Full: true}, nil); err == nil || !strings.Contains(err.Error(), "full") {
-		t.Fatalf("full rotation: %v, want a 400 naming full", err)
+	code, body := rawPut(t, c.Address()+"/v1/operator/keyring/rotate?full=maybe")
+	if code != http.StatusBadRequest || !strings.Contains(body, "full") {
+		t.Fatalf("full=maybe: %d %s, want a 400 naming full", code, body)
 	}
+	// A full rotation re-seals "before" with the new key and deprecates
+	// both older keys.
+	full, _, err := c.Keyring().Rotate(&api.KeyringRotateOptions{Full: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 10*time.Second, func() string {
+		ks, _, err := c.Keyring().List(nil)
+		if err != nil {
+			return err.Error()
+		}
+		for _, k := range ks {
+			if k.KeyID != full.KeyID && k.State != api.RootKeyStateDeprecated {
+				return fmt.Sprintf("key %s still %s", k.KeyID, k.State)
+			}
+		}
+		return ""
+	})
+	if v, _, err := c.Variables().Read("before", nil); err != nil || v.Items["k"] != "old" {
+		t.Fatalf("variable after the full rotation: %v %+v", err, v)
+	}
+}
+
+// rawPut sends an empty PUT and returns status and body.
+func rawPut(t *testing.T, url string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPut, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
 }
 
 func TestJWKSListsTheKeyringsPublicKeys(t *testing.T) {

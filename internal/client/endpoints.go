@@ -144,7 +144,7 @@ func (c *Client) AllocChecks(allocID string) ([]checks.Result, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	return r.CheckResults(), r.Alloc().TaskGroup, nil
+	return r.CheckResults(), r.Alloc().Name, nil
 }
 
 // ErrTaskNotRunning is returned for an action on a task that is not

@@ -97,3 +97,50 @@ func TestTemplatesFollowServicesAndVariables(t *testing.T) {
 		t.Fatalf("greeting.txt = %q", got)
 	}
 }
+
+// change_mode = "script" runs its change_script inside the task: in an
+// exec task it sees the task's chroot (/local is the task's local dir)
+// and its PID namespace; the task itself keeps running.
+func TestTemplateChangeScriptRunsInsideTheTask(t *testing.T) {
+	t.Parallel()
+	requireIsolation(t)
+	_, c := startServer(t, nil)
+	if _, _, err := c.Variables().Create(&api.Variable{Path: "nomad/jobs/reloader", Items: api.VariableItems{"v": "one"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	task := shellTask("exec", `exec sleep 1000`)
+	task.Templates = []*api.Template{{
+		DestPath: pointer("local/v.txt"), ChangeMode: pointer("script"),
+		EmbeddedTmpl: pointer(`{{ with nomadVar "nomad/jobs/reloader" }}{{ .v }}{{ end }}`),
+		Wait:         &api.WaitConfig{Min: pointer(500 * time.Millisecond), Max: pointer(2 * time.Second)},
+		ChangeScript: &api.ChangeScript{Command: pointer("/bin/sh"), Timeout: pointer(10 * time.Second),
+			Args: []string{"-c", `echo "reloaded $(cat /local/v.txt) pids $(ls /proc | grep -c '^[0-9]*$')" > /local/reloaded.txt`}},
+	}}
+	register(t, c, serviceJob("reloader", 1, task))
+	alloc := runningAllocs(t, c, "reloader", 1)[0]
+
+	v, _, err := c.Variables().Read("nomad/jobs/reloader", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.Items["v"] = "two"
+	if _, _, err := c.Variables().Update(v, nil); err != nil {
+		t.Fatal(err)
+	}
+	var got string
+	waitFor(t, 30*time.Second, "the change script's file in the task dir", func() (bool, string) {
+		got = catFile(t, c, alloc, "t/local/reloaded.txt")
+		return strings.HasPrefix(got, "reloaded two pids "), got
+	})
+	var pids int
+	if _, err := fmt.Sscanf(strings.TrimPrefix(got, "reloaded two pids "), "%d", &pids); err != nil || pids > 10 {
+		t.Fatalf("the script saw %d processes (%q): not the task's PID namespace", pids, got)
+	}
+	a, _, err := c.Allocations().Info(alloc.ID, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ts := a.TaskStates["t"]; ts == nil || ts.Restarts != 0 || ts.State != "running" {
+		t.Fatalf("the task did not keep running: %+v", ts)
+	}
+}

@@ -13,6 +13,8 @@ func (f *FSM) nativeAppliers() map[structs.MessageType]applier {
 		structs.VariableApplyRequestType:                 decodeAndApply(f.applyVariable),
 		structs.RootKeyUpsertRequestType:                 decodeAndApply(f.applyRootKeyUpsert),
 		structs.RootKeyDeleteRequestType:                 decodeAndApply(f.applyRootKeyDelete),
+		structs.RootKeyStateRequestType:                  decodeAndApply(f.applyRootKeyState),
+		structs.VariablesRekeyRequestType:                decodeAndApply(f.applyVariablesRekey),
 	}
 }
 
@@ -34,6 +36,14 @@ func (f *FSM) applyRootKeyUpsert(req *structs.RootKeyUpsertRequest, index uint64
 
 func (f *FSM) applyRootKeyDelete(req *structs.RootKeyDeleteRequest, index uint64) error {
 	return f.state.DeleteRootKey(index, req.KeyID)
+}
+
+func (f *FSM) applyRootKeyState(req *structs.RootKeyStateRequest, index uint64) error {
+	return f.state.SetRootKeyStates(index, req.KeyIDs, req.State)
+}
+
+func (f *FSM) applyVariablesRekey(req *structs.VariablesRekeyRequest, index uint64) error {
+	return f.state.RekeyVariables(index, req.Vars)
 }
 
 func init() {

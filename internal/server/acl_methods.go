@@ -115,6 +115,9 @@ var methodRules = map[string]methodCheck{
 	"Keyring.List":    management,
 	"Keyring.Rotate":  management,
 	"Keyring.Delete":  management,
+	// The KEK hand-over proves itself: it must open the root keys the
+	// receiving server already holds (keyring_kek.go).
+	"Keyring.InstallKEK": selfChecked,
 
 	// Cluster operations. The remote workers' calls (a follower's worker
 	// to the leader) carry the server credential (server_credential.go)

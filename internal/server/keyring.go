@@ -1,7 +1,6 @@
 package server
 
 import (
-	"crypto/aes"
 	"crypto/cipher"
 	"crypto/rand"
 	"errors"
@@ -14,8 +13,9 @@ import (
 )
 
 // The keyring: AES-256-GCM root keys in the state store (replicated by
-// raft). Variables are sealed with the active key before a write is
-// proposed, so raft entries, snapshots and the state store hold only
+// raft), their material wrapped with the cluster's key-encryption key
+// (keystore.go). Variables are sealed with the active key before a write
+// is proposed, so raft entries, snapshots and the state store hold only
 // ciphertext; any server opens them with the key named in the variable.
 
 // errKeyringNotReady answers writes before the leader created a key.
@@ -25,13 +25,31 @@ var errKeyringNotReady = NewCodedError(http.StatusServiceUnavailable, "keyring: 
 // the entry is proposed. Neither comes from the server's ID source: a key
 // must be unguessable, and the simulator's seeded ID stream stays the same
 // whether or not a key was made.
-func (s *Server) newRootKey() (*structs.RootKey, error) {
+// The material is wrapped with the KEK before it leaves this server.
+func (s *Server) newRootKey(kek []byte) (*structs.RootKey, error) {
 	material := make([]byte, 32)
 	if _, err := rand.Read(material); err != nil {
 		return nil, fmt.Errorf("keyring: drawing key material: %w", err)
 	}
-	return &structs.RootKey{KeyID: uuid.NewString(), Algorithm: structs.RootKeyAlgorithmAES256GCM,
-		CreateTime: s.now().UnixNano(), State: structs.RootKeyStateActive, Key: material}, nil
+	key := &structs.RootKey{KeyID: uuid.NewString(), Algorithm: structs.RootKeyAlgorithmAES256GCM,
+		CreateTime: s.now().UnixNano(), State: structs.RootKeyStateActive}
+	if err := wrap(kek, key, material); err != nil {
+		return nil, err
+	}
+	s.keys.remember(key.KeyID, material)
+	return key, nil
+}
+
+// kekForNewKey is the KEK a new key is wrapped with: this server's, or a
+// new one when the keyring is still empty (the cluster's first key).
+func (s *Server) kekForNewKey(keyringEmpty bool) ([]byte, error) {
+	if kek := s.keys.current(); kek != nil {
+		return kek, nil
+	}
+	if !keyringEmpty {
+		return nil, NewCodedError(http.StatusServiceUnavailable, "%v", errNoKEK)
+	}
+	return s.keys.ensure()
 }
 
 // ensureRootKey creates the first root key when the keyring is empty; the
@@ -41,7 +59,11 @@ func (s *Server) ensureRootKey() error {
 	if err != nil || len(keys) > 0 {
 		return err
 	}
-	key, err := s.newRootKey()
+	kek, err := s.kekForNewKey(true)
+	if err != nil {
+		return err
+	}
+	key, err := s.newRootKey(kek)
 	if err != nil {
 		return err
 	}
@@ -50,12 +72,12 @@ func (s *Server) ensureRootKey() error {
 }
 
 // aead builds the cipher of a root key.
-func aead(key *structs.RootKey) (cipher.AEAD, error) {
-	block, err := aes.NewCipher(key.Key)
+func (s *Server) aead(key *structs.RootKey) (cipher.AEAD, error) {
+	material, err := s.keys.materialOf(key)
 	if err != nil {
 		return nil, err
 	}
-	return cipher.NewGCM(block)
+	return gcmOf(material)
 }
 
 // seal encrypts plaintext with the active key; aad binds the ciphertext to
@@ -68,7 +90,7 @@ func (s *Server) seal(plaintext, aad []byte) ([]byte, string, error) {
 	if key == nil {
 		return nil, "", errKeyringNotReady
 	}
-	gcm, err := aead(key)
+	gcm, err := s.aead(key)
 	if err != nil {
 		return nil, "", err
 	}
@@ -88,7 +110,7 @@ func (s *Server) open(data []byte, keyID string, aad []byte) ([]byte, error) {
 	if key == nil {
 		return nil, fmt.Errorf("keyring: root key %s not found", keyID)
 	}
-	gcm, err := aead(key)
+	gcm, err := s.aead(key)
 	if err != nil {
 		return nil, err
 	}

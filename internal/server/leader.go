@@ -98,6 +98,8 @@ func (s *Server) establishLeadership(ctx context.Context, duties *sync.WaitGroup
 	s.startDuty(ctx, duties, s.reapStoppedJobBlocked)
 	s.startDuty(ctx, duties, s.periodicUnblockFailed)
 	s.startDuty(ctx, duties, s.periodicGC)
+	s.startDuty(ctx, duties, s.pushKEK)
+	s.startDuty(ctx, duties, s.resumeRekey)
 	s.startDuty(ctx, duties, s.watchDeployments)
 	s.startDuty(ctx, duties, s.runPeriodicDispatcher)
 	s.startDuty(ctx, duties, s.runDrainer)

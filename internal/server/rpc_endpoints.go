@@ -132,9 +132,10 @@ func (s *Server) rpcMethods() map[string]rpcMethod {
 		"Variables.Read":  rpcMethodOf(s.Variables.Read),
 		"Variables.List":  rpcMethodOf(s.Variables.List),
 
-		"Keyring.Rotate": rpcMethodOf(s.Keyring.Rotate),
-		"Keyring.List":   rpcMethodOf(s.Keyring.List),
-		"Keyring.Delete": rpcMethodOf(s.Keyring.Delete),
+		"Keyring.Rotate":     rpcMethodOf(s.Keyring.Rotate),
+		"Keyring.List":       rpcMethodOf(s.Keyring.List),
+		"Keyring.Delete":     rpcMethodOf(s.Keyring.Delete),
+		"Keyring.InstallKEK": rpcMethodOf(s.Keyring.InstallKEK),
 
 		"WorkloadIdentity.Sign": rpcMethodOf(s.WorkloadIdentity.Sign),
 		"WorkloadIdentity.JWKS": rpcMethodOf(s.WorkloadIdentity.JWKS),

@@ -89,7 +89,12 @@ type Server struct {
 	ServiceRegistration *ServiceRegistrationEndpoint
 	Variables           *VariablesEndpoint
 	Keyring             *KeyringEndpoint
-	WorkloadIdentity    *WorkloadIdentityEndpoint
+	// keys holds the key-encryption key and unwrapped root keys;
+	// kekHolders, on the leader, the servers it handed the KEK to.
+	keys             *keystore
+	kekHolders       kekHolders
+	rekeyWake        chan struct{} // wakes the leader's rekeyer (keyring_rekey.go)
+	WorkloadIdentity *WorkloadIdentityEndpoint
 
 	// The evaluation pipeline. The broker, blocked tracker, plan queue and
 	// applier act only while this server leads; workers run everywhere.
@@ -139,6 +144,10 @@ func New(cfg *Config) (*Server, error) {
 		return nil, err
 	}
 	s.nodeID, s.bootID = nodeID, NewUUID()
+	s.rekeyWake = make(chan struct{}, 1)
+	if s.keys, err = newKeystore(dataDirUnlessDev(c)); err != nil {
+		return nil, err
+	}
 	f, err := fsm.New(c.Logger.With("component", "fsm"))
 	if err != nil {
 		return nil, err

@@ -39,7 +39,11 @@ func (s *Server) serverCredential() (string, bool) {
 	oldest := slices.MinFunc(keys, func(a, b *structs.RootKey) int {
 		return cmp.Or(cmp.Compare(a.CreateIndex, b.CreateIndex), strings.Compare(a.KeyID, b.KeyID))
 	})
-	mac := hmac.New(sha256.New, oldest.Key)
+	material, err := s.keys.materialOf(oldest)
+	if err != nil {
+		return "", false
+	}
+	mac := hmac.New(sha256.New, material)
 	mac.Write([]byte(serverCredentialLabel))
 	return hex.EncodeToString(mac.Sum(nil)), true
 }

@@ -23,9 +23,13 @@ import (
 const identityAudience = "nomadproject.io"
 
 // identitySigningKey derives a root key's Ed25519 signing key.
-func identitySigningKey(root *structs.RootKey) ed25519.PrivateKey {
-	seed := sha256.Sum256(append([]byte("drover workload identity\x00"), root.Key...))
-	return ed25519.NewKeyFromSeed(seed[:])
+func (s *Server) identitySigningKey(root *structs.RootKey) (ed25519.PrivateKey, error) {
+	material, err := s.keys.materialOf(root)
+	if err != nil {
+		return nil, err
+	}
+	seed := sha256.Sum256(append([]byte("drover workload identity\x00"), material...))
+	return ed25519.NewKeyFromSeed(seed[:]), nil
 }
 
 var b64 = base64.RawURLEncoding
@@ -57,7 +61,11 @@ func (s *Server) signIdentity(alloc *structs.Allocation, task string) (string, e
 		return "", err
 	}
 	signed := b64.EncodeToString(header) + "." + b64.EncodeToString(body)
-	sig := ed25519.Sign(identitySigningKey(root), []byte(signed))
+	priv, err := s.identitySigningKey(root)
+	if err != nil {
+		return "", err
+	}
+	sig := ed25519.Sign(priv, []byte(signed))
 	return signed + "." + b64.EncodeToString(sig), nil
 }
 
@@ -86,8 +94,11 @@ func (s *Server) verifyIdentity(token string) (*structs.IdentityClaims, error) {
 	if root == nil || err != nil {
 		return nil, errBadIdentity
 	}
-	pub := identitySigningKey(root).Public().(ed25519.PublicKey)
-	if !ed25519.Verify(pub, []byte(parts[0]+"."+parts[1]), sig) {
+	priv, err := s.identitySigningKey(root)
+	if err != nil {
+		return nil, err
+	}
+	if !ed25519.Verify(priv.Public().(ed25519.PublicKey), []byte(parts[0]+"."+parts[1]), sig) {
 		return nil, errBadIdentity
 	}
 	var claims structs.IdentityClaims
@@ -160,7 +171,11 @@ func (e *WorkloadIdentityEndpoint) JWKS(ctx context.Context, args *structs.JWKSR
 		keys, err := st.RootKeys(ws)
 		reply.Keys = make([]structs.JSONWebKey, 0, len(keys))
 		for _, k := range keys {
-			pub := identitySigningKey(k).Public().(ed25519.PublicKey)
+			priv, err := e.srv.identitySigningKey(k)
+			if err != nil {
+				return 0, err
+			}
+			pub := priv.Public().(ed25519.PublicKey)
 			reply.Keys = append(reply.Keys, structs.JSONWebKey{KeyID: k.KeyID, KeyType: "OKP", Curve: "Ed25519",
 				X: b64.EncodeToString(pub), Use: "sig", Algorithm: "EdDSA"})
 		}

@@ -77,3 +77,25 @@ func (s *StateStore) DeleteRootKey(index uint64, id string) error {
 		return tx.remove(TableRootKeys, key)
 	})
 }
+
+// SetRootKeyStates moves the named keys to state; unknown keys are
+// skipped (a GC may have removed one).
+func (s *StateStore) SetRootKeyStates(index uint64, keyIDs []string, state string) error {
+	return s.write(index, func(tx *writeTxn) error {
+		for _, id := range keyIDs {
+			k, err := first[structs.RootKey](tx.Txn, nil, TableRootKeys, "id", id)
+			if err != nil {
+				return err
+			}
+			if k == nil || k.State == state {
+				continue
+			}
+			c := k.Copy()
+			c.State, c.ModifyIndex = state, index
+			if err := tx.insert(TableRootKeys, c); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

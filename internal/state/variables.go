@@ -130,3 +130,27 @@ func (r reader) Variables(ws memdb.WatchSet, namespace, prefix string) ([]*struc
 func (r reader) VariablesByKeyID(ws memdb.WatchSet, keyID string) ([]*structs.VariableEncrypted, error) {
 	return list[structs.VariableEncrypted](r.txn(), ws, TableVariables, "key_id", keyID)
 }
+
+// RekeyVariables stores variables sealed again with another key. A
+// variable changed (or deleted) since it was read, by ModifyIndex, is
+// skipped: that write already sealed it with the active key. Data, KeyID
+// and ModifyIndex move; the items, lock and CAS history stay.
+func (s *StateStore) RekeyVariables(index uint64, vars []*structs.VariableEncrypted) error {
+	return s.write(index, func(tx *writeTxn) error {
+		for _, in := range vars {
+			cur, err := first[structs.VariableEncrypted](tx.Txn, nil, TableVariables, "id", in.Namespace, in.Path)
+			if err != nil {
+				return err
+			}
+			if cur == nil || cur.ModifyIndex != in.ModifyIndex {
+				continue
+			}
+			c := cur.Copy()
+			c.Data, c.KeyID, c.ModifyIndex = append([]byte(nil), in.Data...), in.KeyID, index
+			if err := tx.insert(TableVariables, c); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

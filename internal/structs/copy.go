@@ -294,8 +294,19 @@ func (s *Service) Copy() *Service {
 	return &c
 }
 
-// Copy returns a copy of the check.
-func (s *ServiceCheck) Copy() *ServiceCheck { return copyPtr(s) }
+// Copy returns a deep copy of the check.
+func (s *ServiceCheck) Copy() *ServiceCheck {
+	if s == nil {
+		return nil
+	}
+	c := *s
+	c.Args = slices.Clone(s.Args)
+	c.CheckRestart = s.CheckRestart.Copy()
+	return &c
+}
+
+// Copy returns a copy of the check_restart block.
+func (c *CheckRestart) Copy() *CheckRestart { return copyPtr(c) }
 
 // Copy returns a deep copy of the task, including nested values of the
 // free-form driver Config.

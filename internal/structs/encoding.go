@@ -86,6 +86,9 @@ const (
 	ServiceRegistrationDeleteByIDRequestType MessageType = 61
 	VariableApplyRequestType                 MessageType = 62
 	RootKeyUpsertRequestType                 MessageType = 63
+	// A full key rotation's steps (98-99 were set aside for it).
+	RootKeyStateRequestType   MessageType = 98
+	VariablesRekeyRequestType MessageType = 99
 )
 
 // Keyring removal (`operator root keyring remove`).

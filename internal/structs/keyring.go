@@ -4,17 +4,25 @@ package structs
 // The leader creates the first one when it establishes leadership and
 // operators rotate them; every server holds them through raft.
 
-// Root key states (Nomad's names).
+// Root key states (Nomad's names). A full rotation marks the old keys
+// rekeying while their variables are sealed again with the new key, then
+// deprecated: they seal and open nothing any more, and stay only so
+// workload identities they signed still verify.
 const (
-	RootKeyStateActive   = "active"
-	RootKeyStateInactive = "inactive"
+	RootKeyStateActive     = "active"
+	RootKeyStateInactive   = "inactive"
+	RootKeyStateRekeying   = "rekeying"
+	RootKeyStateDeprecated = "deprecated"
 )
 
 // RootKeyAlgorithmAES256GCM is the only algorithm Drover uses.
 const RootKeyAlgorithmAES256GCM = "aes256-gcm"
 
-// RootKey is one key of the keyring. Key is the 32 bytes of key material,
-// drawn before the entry is proposed.
+// RootKey is one key of the keyring. Its 32 bytes of key material, drawn
+// before the entry is proposed, are stored wrapped: WrappedKey is the
+// material sealed (AES-256-GCM) with the cluster's key-encryption key that
+// servers keep in their data dir, never in raft; KEKID names that KEK. Key
+// holds clear material only in keys written before wrapping existed.
 type RootKey struct {
 	KeyID       string
 	Algorithm   string
@@ -23,6 +31,8 @@ type RootKey struct {
 	ModifyIndex uint64
 	State       string
 	Key         []byte
+	WrappedKey  []byte
+	KEKID       string
 }
 
 // Copy returns a deep copy.
@@ -32,13 +42,14 @@ func (k *RootKey) Copy() *RootKey {
 	}
 	c := *k
 	c.Key = append([]byte(nil), k.Key...)
+	c.WrappedKey = append([]byte(nil), k.WrappedKey...)
 	return &c
 }
 
 // Meta is the key without its material.
 func (k *RootKey) Meta() *RootKey {
 	c := *k
-	c.Key = nil
+	c.Key, c.WrappedKey = nil, nil
 	return &c
 }
 
@@ -49,8 +60,37 @@ type RootKeyUpsertRequest struct {
 	Rotate bool
 }
 
-// KeyringRotateArgs asks for a new active key.
-type KeyringRotateArgs struct{ WriteRequest }
+// RootKeyStateRequest is the raft payload changing keys' states (a full
+// rotation's rekeying and deprecated steps).
+type RootKeyStateRequest struct {
+	KeyIDs []string
+	State  string
+}
+
+// VariablesRekeyRequest is the raft payload of one batch of a full
+// rotation: variables sealed again with the active key. Each applies only
+// if the variable still has the ModifyIndex it was read at (a write
+// meanwhile sealed it with the active key already).
+type VariablesRekeyRequest struct {
+	Vars []*VariableEncrypted
+}
+
+// KeyringRotateArgs asks for a new active key; Full also seals every
+// variable again with it and then deprecates the old keys.
+type KeyringRotateArgs struct {
+	Full bool
+	WriteRequest
+}
+
+// KeyringInstallKEKRequest hands a server the cluster's key-encryption
+// key; it is accepted only if it opens the root keys the server holds.
+type KeyringInstallKEKRequest struct {
+	KEK []byte
+	WriteRequest
+}
+
+// KeyringInstallKEKResponse answers an install.
+type KeyringInstallKEKResponse struct{ WriteMeta }
 
 // KeyringRotateResponse answers a rotation with the new key (no material).
 type KeyringRotateResponse struct {

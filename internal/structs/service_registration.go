@@ -29,10 +29,21 @@ type ServiceRegistration struct {
 	Tags        []string
 	Address     string
 	Port        int
+	// Health sums up the service's checks as the client last ran them:
+	// "" with no checks (or none run yet), else ServiceHealth*.
+	Health string
 
 	CreateIndex uint64
 	ModifyIndex uint64
 }
+
+// Service health values: every check passing, some warning (a script
+// check exiting 1) and none failing, or some failing.
+const (
+	ServiceHealthPassing  = "passing"
+	ServiceHealthWarning  = "warning"
+	ServiceHealthCritical = "critical"
+)
 
 // Copy returns a deep copy.
 func (s *ServiceRegistration) Copy() *ServiceRegistration {
@@ -52,7 +63,8 @@ func (s *ServiceRegistration) Equal(o *ServiceRegistration) bool {
 	}
 	return s.ID == o.ID && s.ServiceName == o.ServiceName && s.Namespace == o.Namespace &&
 		s.NodeID == o.NodeID && s.Datacenter == o.Datacenter && s.JobID == o.JobID &&
-		s.AllocID == o.AllocID && slices.Equal(s.Tags, o.Tags) && s.Address == o.Address && s.Port == o.Port
+		s.AllocID == o.AllocID && slices.Equal(s.Tags, o.Tags) && s.Address == o.Address && s.Port == o.Port &&
+		s.Health == o.Health
 }
 
 // Validate checks what the catalog relies on.

@@ -82,6 +82,30 @@ type ServiceCheck struct {
 	Method   string
 	Interval time.Duration
 	Timeout  time.Duration
+	// Command and Args are a script check's command, run inside the task.
+	Command string
+	Args    []string
+	// GRPCService names the service a grpc check asks grpc.health.v1
+	// about ("" asks about the server as a whole); GRPCUseTLS dials TLS.
+	GRPCService string
+	GRPCUseTLS  bool
+	// TLSSkipVerify skips certificate checks of https and TLS grpc checks.
+	TLSSkipVerify bool
+	// TaskName is the task a group service's script check runs in, and
+	// the task its check_restart restarts.
+	TaskName string
+	// CheckRestart restarts the task after repeated failures (nil: never);
+	// the service's own check_restart is merged in at conversion.
+	CheckRestart *CheckRestart
+}
+
+// CheckRestart is a `check_restart` block: restart the task once its
+// check failed Limit times in a row, not counting the Grace after the task
+// (re)started; IgnoreWarnings counts warnings as passing.
+type CheckRestart struct {
+	Limit          int
+	Grace          time.Duration
+	IgnoreWarnings bool
 }
 
 // Task is one process, container or VM run by a driver.

@@ -25,7 +25,9 @@ func fullStructsNetwork(seed int) *structs.NetworkResource {
 func fullStructsServices() []*structs.Service {
 	return []*structs.Service{{
 		Name: "web", PortLabel: "http", Provider: "nomad", Address: "10.1.1.1", Tags: []string{"a", "b"},
-		Checks: []*structs.ServiceCheck{{Name: "alive", Type: "http", Path: "/health", Protocol: "https", PortLabel: "admin", Method: "HEAD", Interval: 10 * time.Second, Timeout: 2 * time.Second}},
+		Checks: []*structs.ServiceCheck{{Name: "alive", Type: "http", Path: "/health", Protocol: "https", PortLabel: "admin", Method: "HEAD",
+			Interval: 10 * time.Second, Timeout: 2 * time.Second, Command: "/bin/check", Args: []string{"-v"}, GRPCService: "g",
+			GRPCUseTLS: true, TLSSkipVerify: true, TaskName: "web", CheckRestart: &structs.CheckRestart{Limit: 3, Grace: time.Second, IgnoreWarnings: true}}},
 	}}
 }
 
@@ -151,9 +153,8 @@ var (
 	apiOnlyServiceFields = []string{
 		"CanaryTags", "EnableTagOverride", "AddressMode", "Address", "CheckRestart", "Connect", "Meta", "CanaryMeta",
 		"TaggedAddresses", "TaskName", "OnUpdate", "Identity", "Weights", "Cluster", "Kind",
-		"Checks.Command", "Checks.Args", "Checks.Expose", "Checks.AddressMode", "Checks.Advertise",
-		"Checks.InitialStatus", "Checks.Notes", "Checks.TLSServerName", "Checks.TLSSkipVerify", "Checks.Header",
-		"Checks.CheckRestart", "Checks.GRPCService", "Checks.GRPCUseTLS", "Checks.TaskName",
+		"Checks.Expose", "Checks.AddressMode", "Checks.Advertise",
+		"Checks.InitialStatus", "Checks.Notes", "Checks.TLSServerName", "Checks.Header",
 		"Checks.SuccessBeforePassing", "Checks.FailuresBeforeCritical", "Checks.FailuresBeforeWarning", "Checks.Body",
 		"Checks.OnUpdate",
 	}
@@ -186,7 +187,9 @@ func fullAPINetwork(seed int) *api.NetworkResource {
 func fullAPIServices() []*api.Service {
 	return []*api.Service{{
 		Name: "api", PortLabel: "metrics", Provider: "consul", Tags: []string{"x"},
-		Checks: []api.ServiceCheck{{Name: "tcp", Type: "tcp", Path: "/p", Protocol: "http", PortLabel: "metrics2", Method: "POST", Interval: 5 * time.Second, Timeout: time.Second}},
+		Checks: []api.ServiceCheck{{Name: "tcp", Type: "tcp", Path: "/p", Protocol: "http", PortLabel: "metrics2", Method: "POST",
+			Interval: 5 * time.Second, Timeout: time.Second, Command: "/bin/check", Args: []string{"-v"}, GRPCService: "g",
+			GRPCUseTLS: true, TLSSkipVerify: true, TaskName: "web", CheckRestart: &api.CheckRestart{Limit: 3, Grace: new(time.Second), IgnoreWarnings: true}}},
 	}}
 }
 

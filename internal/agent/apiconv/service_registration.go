@@ -8,19 +8,26 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
+// ServiceRegistration is a catalog row as served: Nomad's fields plus the
+// health its checks gave it (a field Nomad's client ignores when decoding).
+type ServiceRegistration struct {
+	*api.ServiceRegistration
+	Health string `json:",omitempty"`
+}
+
 // ServiceRegistrationFromStructs converts one catalog row.
-func ServiceRegistrationFromStructs(s *structs.ServiceRegistration) *api.ServiceRegistration {
-	return &api.ServiceRegistration{
+func ServiceRegistrationFromStructs(s *structs.ServiceRegistration) ServiceRegistration {
+	return ServiceRegistration{ServiceRegistration: &api.ServiceRegistration{
 		ID: s.ID, ServiceName: s.ServiceName, Namespace: s.Namespace, NodeID: s.NodeID,
 		Datacenter: s.Datacenter, JobID: s.JobID, AllocID: s.AllocID, Tags: slices.Clone(s.Tags),
 		Address: s.Address, Port: s.Port, CreateIndex: s.CreateIndex, ModifyIndex: s.ModifyIndex,
-	}
+	}, Health: s.Health}
 }
 
 // ServiceRegistrationsFromStructs converts a list; never nil, so an empty
 // answer is [] in JSON as Nomad sends it.
-func ServiceRegistrationsFromStructs(in []*structs.ServiceRegistration) []*api.ServiceRegistration {
-	out := make([]*api.ServiceRegistration, 0, len(in))
+func ServiceRegistrationsFromStructs(in []*structs.ServiceRegistration) []ServiceRegistration {
+	out := make([]ServiceRegistration, 0, len(in))
 	for _, s := range in {
 		out = append(out, ServiceRegistrationFromStructs(s))
 	}

@@ -162,7 +162,7 @@ func servicesToStructs(in []*api.Service) []*structs.Service {
 			Provider:  s.Provider,
 			Address:   s.Address,
 			Tags:      slices.Clone(s.Tags),
-			Checks:    convertSlice(s.Checks, checkToStructs),
+			Checks:    checksToStructs(s.Checks, s.CheckRestart),
 		}
 	})
 }
@@ -180,11 +180,36 @@ func servicesFromStructs(in []*structs.Service) []*api.Service {
 	})
 }
 
-func checkToStructs(c api.ServiceCheck) *structs.ServiceCheck {
-	return &structs.ServiceCheck{
-		Name: c.Name, Type: c.Type, Path: c.Path, Protocol: c.Protocol, PortLabel: c.PortLabel, Method: c.Method,
-		Interval: c.Interval, Timeout: c.Timeout,
+// checksToStructs converts a service's checks; the service's
+// check_restart applies to each check, its fields overridden by the
+// check's own.
+func checksToStructs(in []api.ServiceCheck, serviceRestart *api.CheckRestart) []*structs.ServiceCheck {
+	return convertSlice(in, func(c api.ServiceCheck) *structs.ServiceCheck {
+		return &structs.ServiceCheck{
+			Name: c.Name, Type: c.Type, Path: c.Path, Protocol: c.Protocol, PortLabel: c.PortLabel, Method: c.Method,
+			Interval: c.Interval, Timeout: c.Timeout, Command: c.Command, Args: slices.Clone(c.Args),
+			GRPCService: c.GRPCService, GRPCUseTLS: c.GRPCUseTLS, TLSSkipVerify: c.TLSSkipVerify, TaskName: c.TaskName,
+			CheckRestart: checkRestartToStructs(serviceRestart.Merge(c.CheckRestart)),
+		}
+	})
+}
+
+func checkRestartToStructs(c *api.CheckRestart) *structs.CheckRestart {
+	if c == nil {
+		return nil
 	}
+	out := &structs.CheckRestart{Limit: c.Limit, IgnoreWarnings: c.IgnoreWarnings}
+	if c.Grace != nil {
+		out.Grace = *c.Grace
+	}
+	return out
+}
+
+func checkRestartFromStructs(c *structs.CheckRestart) *api.CheckRestart {
+	if c == nil {
+		return nil
+	}
+	return &api.CheckRestart{Limit: c.Limit, Grace: new(c.Grace), IgnoreWarnings: c.IgnoreWarnings}
 }
 
 // checksFromStructs drops nil checks: api.Service holds checks by value.
@@ -197,7 +222,9 @@ func checksFromStructs(in []*structs.ServiceCheck) []api.ServiceCheck {
 		if c != nil {
 			out = append(out, api.ServiceCheck{
 				Name: c.Name, Type: c.Type, Path: c.Path, Protocol: c.Protocol, PortLabel: c.PortLabel, Method: c.Method,
-				Interval: c.Interval, Timeout: c.Timeout,
+				Interval: c.Interval, Timeout: c.Timeout, Command: c.Command, Args: slices.Clone(c.Args),
+				GRPCService: c.GRPCService, GRPCUseTLS: c.GRPCUseTLS, TLSSkipVerify: c.TLSSkipVerify, TaskName: c.TaskName,
+				CheckRestart: checkRestartFromStructs(c.CheckRestart),
 			})
 		}
 	}

@@ -1,9 +1,13 @@
 package allocrunner
 
 import (
+	"context"
+	"fmt"
 	"reflect"
+	"strings"
 
 	"github.com/drover-project/drover/internal/client/checks"
+	"github.com/drover-project/drover/internal/client/drivers"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -15,7 +19,32 @@ func (r *Runner) newChecker(a *structs.Allocation) *checks.Checker {
 	if len(defs) == 0 {
 		return nil
 	}
-	return checks.New(checks.Config{Clock: r.clock, OnChange: r.notify}, defs)
+	return checks.New(checks.Config{Clock: r.clock, OnChange: r.notify, Exec: r.execInTask, Restart: r.restartUnhealthy}, defs)
+}
+
+// execInTask runs a script check's command in the task through its
+// driver's exec, collecting stdout and stderr together.
+func (r *Runner) execInTask(ctx context.Context, task string, cmd []string) (int, string, error) {
+	tr := r.Task(task)
+	if tr == nil {
+		return 0, "", fmt.Errorf("task %q not found in the alloc", task)
+	}
+	out := &drivers.CappedOutput{Limit: checks.MaxOutputBytes}
+	code, err := tr.Exec(ctx, &drivers.ExecRequest{Command: cmd, Stdin: strings.NewReader(""), Stdout: out, Stderr: out})
+	return code, out.String(), err
+}
+
+// restartUnhealthy is check_restart's action: restart the task, counting
+// against its restart policy.
+func (r *Runner) restartUnhealthy(task, reason string) {
+	tr := r.Task(task)
+	if tr == nil {
+		r.logger.Warn("check_restart names no task of the alloc", "task", task)
+		return
+	}
+	if err := tr.RestartUnhealthy(reason); err != nil {
+		r.logger.Debug("check_restart: task not restarted", "task", task, "error", err)
+	}
 }
 
 // startChecks starts the checks once every long-running task runs: before

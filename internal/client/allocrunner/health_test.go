@@ -211,9 +211,9 @@ func TestHealth_TaskStatesIgnoresChecks(t *testing.T) {
 }
 
 func TestHealth_ChecksModeWithoutChecksUsesTaskStates(t *testing.T) {
-	// A script check is not run by this client, so the group has no
-	// checks to wait for.
-	svc := []*structs.Service{{Name: "web", PortLabel: "http", Checks: []*structs.ServiceCheck{{Name: "s", Type: "script"}}}}
+	// A ttl check (Consul's) is not run by this client, so the group has
+	// no checks to wait for.
+	svc := []*structs.Service{{Name: "web", PortLabel: "http", Checks: []*structs.ServiceCheck{{Name: "s", Type: "ttl"}}}}
 	h := runAlloc(t, structs.UpdateHealthCheckChecks, 1, svc)
 	ds := h.decision()
 	mustHealthy(t, ds, h.startedAt().Add(testMinHealthy))

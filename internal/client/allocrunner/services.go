@@ -14,8 +14,11 @@ import (
 // ServiceRegistrations builds the native catalog rows (`provider =
 // "nomad"`) an alloc advertises right now: a task's services while that
 // task runs, the group's while every long-running task runs (the alloc
-// answers), and none once it stops. running names the running tasks.
-func ServiceRegistrations(a *structs.Allocation, node *structs.Node, running map[string]bool, groupUp bool) []*structs.ServiceRegistration {
+// answers), and none once it stops. running names the running tasks;
+// results are the alloc's latest check results, summed up as each row's
+// Health.
+func ServiceRegistrations(a *structs.Allocation, node *structs.Node, running map[string]bool, groupUp bool,
+	results []checks.Result) []*structs.ServiceRegistration {
 	tg := a.Job.LookupTaskGroup(a.TaskGroup)
 	if tg == nil {
 		return nil
@@ -23,7 +26,7 @@ func ServiceRegistrations(a *structs.Allocation, node *structs.Node, running map
 	var out []*structs.ServiceRegistration
 	if groupUp {
 		for _, s := range tg.Services {
-			out = appendRegistration(out, a, node, "", "group-"+tg.Name, s)
+			out = appendRegistration(out, a, node, "", "group-"+tg.Name, s, results)
 		}
 	}
 	for _, t := range tg.Tasks {
@@ -31,13 +34,14 @@ func ServiceRegistrations(a *structs.Allocation, node *structs.Node, running map
 			continue
 		}
 		for _, s := range t.Services {
-			out = appendRegistration(out, a, node, t.Name, t.Name, s)
+			out = appendRegistration(out, a, node, t.Name, t.Name, s, results)
 		}
 	}
 	return out
 }
 
-func appendRegistration(out []*structs.ServiceRegistration, a *structs.Allocation, node *structs.Node, task, scope string, s *structs.Service) []*structs.ServiceRegistration {
+func appendRegistration(out []*structs.ServiceRegistration, a *structs.Allocation, node *structs.Node, task, scope string,
+	s *structs.Service, results []checks.Result) []*structs.ServiceRegistration {
 	if s == nil || s.Provider != structs.ServiceProviderNomad {
 		return out
 	}
@@ -46,7 +50,7 @@ func appendRegistration(out []*structs.ServiceRegistration, a *structs.Allocatio
 		// Nomad's ID shape, so tools that parse it keep working.
 		ID:          "_nomad-task-" + a.ID + "-" + scope + "-" + s.Name + "-" + s.PortLabel,
 		ServiceName: s.Name, Namespace: a.Namespace, JobID: a.JobID, AllocID: a.ID,
-		Tags: s.Tags, Address: addr, Port: port,
+		Tags: s.Tags, Address: addr, Port: port, Health: serviceHealth(results, task, s.Name),
 	}
 	if node != nil {
 		reg.NodeID, reg.Datacenter = node.ID, node.Datacenter
@@ -84,6 +88,35 @@ func serviceAddress(a *structs.Allocation, node *structs.Node, task string, s *s
 		addr = s.Address
 	}
 	return addr, port
+}
+
+// serviceHealth sums up the results of a service's checks in its scope
+// (task, "" for the group): critical when one fails, warning when one
+// warns, passing when all pass; "" while none has run or it has none.
+func serviceHealth(results []checks.Result, task, service string) string {
+	health := ""
+	for _, res := range results {
+		if res.Check.Task == task && res.Check.Service == service && res.Status != checks.StatusPending {
+			health = worseHealth(health, res.Status)
+		}
+	}
+	return health
+}
+
+var healthRank = map[string]int{"": 0, structs.ServiceHealthPassing: 1, structs.ServiceHealthWarning: 2, structs.ServiceHealthCritical: 3}
+
+func worseHealth(cur, status string) string {
+	next := structs.ServiceHealthCritical
+	switch status {
+	case checks.StatusPassing:
+		next = structs.ServiceHealthPassing
+	case checks.StatusWarning:
+		next = structs.ServiceHealthWarning
+	}
+	if healthRank[next] > healthRank[cur] {
+		return next
+	}
+	return cur
 }
 
 // groupPorts are the ports a group service may name: the group's, then
@@ -128,7 +161,7 @@ func (r *Runner) syncServices(vs []view) {
 			}
 		}
 		allRunning, _, _ := healthInputs(vs)
-		regs = ServiceRegistrations(a, r.cfg.Node(), running, allRunning)
+		regs = ServiceRegistrations(a, r.cfg.Node(), running, allRunning, r.CheckResults())
 	}
 	r.mu.Lock()
 	same := r.servicesSynced && reflect.DeepEqual(regs, r.lastServices)

@@ -54,7 +54,7 @@ func TestServiceRegistrations(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got := ServiceRegistrations(alloc, node, tc.running, tc.groupUp)
+			got := ServiceRegistrations(alloc, node, tc.running, tc.groupUp, nil)
 			if len(got) != len(tc.want) {
 				t.Fatalf("%d registrations, want %d: %+v", len(got), len(tc.want), got)
 			}

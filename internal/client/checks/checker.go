@@ -2,6 +2,7 @@ package checks
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"sync"
 	"time"
@@ -13,6 +14,7 @@ import (
 const (
 	StatusPending = "pending" // not run yet
 	StatusPassing = "passing"
+	StatusWarning = "warning" // a script check exited 1
 	StatusFailing = "failing"
 )
 
@@ -28,6 +30,9 @@ type Result struct {
 	// break.
 	Timestamp time.Time
 	Since     time.Time
+	// Failures counts the runs in a row that count against the check's
+	// check_restart limit (outside its grace); a restart resets it.
+	Failures int
 }
 
 // Config is what a Checker needs.
@@ -36,6 +41,11 @@ type Config struct {
 	// OnChange is called after a check's status or output changes, outside
 	// the checker's lock; it must not block for long.
 	OnChange func()
+	// Exec runs script checks in their task (nil: they fail).
+	Exec ExecFunc
+	// Restart restarts a task whose check reached its check_restart
+	// limit; it runs outside the checker's lock and must not block long.
+	Restart func(task, reason string)
 }
 
 // Checker runs a fixed set of checks until stopped.
@@ -47,9 +57,11 @@ type Checker struct {
 
 	mu      sync.Mutex
 	results []Result
-	timers  []clock.Timer
-	started bool
-	stopped bool
+	// graceUntil is, per check, when its check_restart grace ends.
+	graceUntil []time.Time
+	timers     []clock.Timer
+	started    bool
+	stopped    bool
 }
 
 // New builds a checker for checks; nothing runs before Start.
@@ -59,7 +71,8 @@ func New(cfg Config, checks []Check) *Checker {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &Checker{cfg: cfg, http: newHTTPClient(), ctx: ctx, cancel: cancel,
-		results: make([]Result, len(checks)), timers: make([]clock.Timer, len(checks))}
+		results: make([]Result, len(checks)), timers: make([]clock.Timer, len(checks)),
+		graceUntil: make([]time.Time, len(checks))}
 	for i, ch := range checks {
 		c.results[i] = Result{Check: ch, Status: StatusPending}
 	}
@@ -75,6 +88,12 @@ func (c *Checker) Start() {
 		return
 	}
 	c.started = true
+	now := c.cfg.Clock.Now()
+	for i, r := range c.results {
+		if r.Check.Restart != nil {
+			c.graceUntil[i] = now.Add(r.Check.Restart.Grace)
+		}
+	}
 	c.mu.Unlock()
 	for i := range c.results {
 		c.schedule(i, 0)
@@ -137,34 +156,70 @@ func (c *Checker) run(i int) {
 	chk := c.results[i].Check
 	c.mu.Unlock()
 	ctx, cancel := context.WithTimeout(c.ctx, chk.Timeout)
-	o := probe(ctx, c.http, chk)
+	o := c.probe(ctx, chk)
 	cancel()
-	if c.record(i, o) && c.cfg.OnChange != nil {
+	changed, restart := c.record(i, o)
+	if changed && c.cfg.OnChange != nil {
 		c.cfg.OnChange()
+	}
+	if restart && c.cfg.Restart != nil {
+		c.cfg.Restart(chk.InTask, fmt.Sprintf("healthcheck: check %q unhealthy", chk.Name))
 	}
 	c.schedule(i, chk.Interval)
 }
 
 // record stores an outcome and reports whether it changed anything a
-// reader would see; outcomes arriving after Stop are dropped.
-func (c *Checker) record(i int, o outcome) bool {
+// reader would see, and whether the check's task is due a restart;
+// outcomes arriving after Stop are dropped.
+func (c *Checker) record(i int, o outcome) (changed, restart bool) {
 	now := c.cfg.Clock.Now()
 	status, out := StatusFailing, o.output
-	if o.passing {
+	switch {
+	case o.passing:
 		status = StatusPassing
+	case o.warning:
+		status = StatusWarning
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.stopped {
-		return false
+		return false, false
 	}
 	r := &c.results[i]
-	changed := r.Status != status || r.Output != out
+	changed = r.Status != status || r.Output != out
 	if r.Status != status {
 		r.Since = now
 	}
 	r.Status, r.Output, r.StatusCode, r.Timestamp = status, out, o.code, now
-	return changed
+	return changed, c.countFailure(i, now)
+}
+
+// countFailure applies check i's check_restart to its latest result: a
+// failure outside the grace adds to the streak, anything else ends it;
+// reaching the limit resets the streak and starts a new grace for every
+// check of the same task (it is about to restart). Called with c.mu held.
+func (c *Checker) countFailure(i int, now time.Time) bool {
+	r := &c.results[i]
+	cr := r.Check.Restart
+	if cr == nil || cr.Limit <= 0 || r.Check.InTask == "" {
+		return false
+	}
+	bad := r.Status == StatusFailing || r.Status == StatusWarning && !cr.IgnoreWarnings
+	if !bad || now.Before(c.graceUntil[i]) {
+		r.Failures = 0
+		return false
+	}
+	r.Failures++
+	if r.Failures < cr.Limit {
+		return false
+	}
+	for j := range c.results {
+		if o := &c.results[j]; o.Check.InTask == r.Check.InTask && o.Check.Restart != nil {
+			o.Failures = 0
+			c.graceUntil[j] = now.Add(o.Check.Restart.Grace)
+		}
+	}
+	return true
 }
 
 // PassingSince reports whether every result is passing and, if so, since

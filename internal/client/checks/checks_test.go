@@ -46,6 +46,7 @@ func TestFromAlloc_ResolvesPortsAndSkipsWhatItCannotRun(t *testing.T) {
 		{"group/web/alive", "10.0.0.5:20001"},
 		{"group/web/admin", "127.0.0.1:20002"},
 		{`group/web/service: "web" check`, "127.0.0.1:9999"},
+		{"group/web/script", ""}, // runs in a task: no address
 		{"group/web/lost", ""},
 		{"task/app/db/alive", "10.0.0.6:20003"},
 	}
@@ -60,8 +61,8 @@ func TestFromAlloc_ResolvesPortsAndSkipsWhatItCannotRun(t *testing.T) {
 	if got[0].Interval != MinInterval || got[1].Interval != DefaultInterval || got[1].Timeout != DefaultTimeout {
 		t.Errorf("timing not defaulted: %+v %+v", got[0], got[1])
 	}
-	if !strings.Contains(got[3].PortNote, "nope") {
-		t.Errorf("port note = %q", got[3].PortNote)
+	if !strings.Contains(got[4].PortNote, "nope") {
+		t.Errorf("port note = %q", got[4].PortNote)
 	}
 }
 

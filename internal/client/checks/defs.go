@@ -1,9 +1,12 @@
 // Package checks runs an allocation's service checks on the client, as
-// Nomad's own service provider does: http and tcp checks against the
-// ports the alloc was granted, each on its interval (scheduled on the
-// injected clock) and bounded by its timeout. The alloc runner reads the
-// results to decide deployment health when update.health_check is
-// "checks".
+// Nomad's own service provider does: http, tcp and grpc (grpc.health.v1)
+// checks against the ports the alloc was granted, and script checks run
+// inside a task through its driver's exec, each on its interval
+// (scheduled on the injected clock) and bounded by its timeout. The alloc
+// runner reads the results to decide deployment health when
+// update.health_check is "checks", to set the health of the service
+// registrations, and to restart tasks whose checks keep failing
+// (check_restart).
 package checks
 
 import (
@@ -17,13 +20,22 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-// Check types this client runs. Others (script, grpc) need Consul or an
-// exec hook Drover lacks; they are left out rather than reported failing,
-// so they never block a deployment.
+// Check types this client runs. Others are left out rather than reported
+// failing, so they never block a deployment.
 const (
-	TypeHTTP = "http"
-	TypeTCP  = "tcp"
+	TypeHTTP   = "http"
+	TypeTCP    = "tcp"
+	TypeScript = "script"
+	TypeGRPC   = "grpc"
 )
+
+func runnable(typ string) bool {
+	switch typ {
+	case TypeHTTP, TypeTCP, TypeScript, TypeGRPC:
+		return true
+	}
+	return false
+}
 
 // Timing defaults and bounds for checks that leave them out or ask for
 // less than Nomad allows.
@@ -53,6 +65,17 @@ type Check struct {
 	PortNote string // why Address is empty
 	Interval time.Duration
 	Timeout  time.Duration
+	// Command and Args: a script check's command line.
+	Command string
+	Args    []string
+	// GRPCService, GRPCUseTLS, TLSSkipVerify: see structs.ServiceCheck.
+	GRPCService   string
+	GRPCUseTLS    bool
+	TLSSkipVerify bool
+	// InTask is the task a script check runs in and check_restart
+	// restarts: the service's own task, else the check's `task`.
+	InTask  string
+	Restart *structs.CheckRestart
 }
 
 // FromAlloc lists the runnable checks of the alloc's group services and
@@ -93,7 +116,7 @@ func appendService(out []Check, seen map[string]int, a *structs.Allocation, task
 		return out
 	}
 	for _, sc := range s.Checks {
-		if sc == nil || (sc.Type != TypeHTTP && sc.Type != TypeTCP) {
+		if sc == nil || !runnable(sc.Type) {
 			continue
 		}
 		c := build(a, task, s, sc)
@@ -121,7 +144,12 @@ func build(a *structs.Allocation, task string, s *structs.Service, sc *structs.S
 	c := Check{
 		ID: scope + "/" + s.Name + "/" + name, Task: task, Service: s.Name, Name: name,
 		Type: sc.Type, Protocol: sc.Protocol, Method: sc.Method, Path: sc.Path,
-		Interval: sc.Interval, Timeout: sc.Timeout,
+		Interval: sc.Interval, Timeout: sc.Timeout, Command: sc.Command, Args: sc.Args,
+		GRPCService: sc.GRPCService, GRPCUseTLS: sc.GRPCUseTLS, TLSSkipVerify: sc.TLSSkipVerify,
+		InTask: task, Restart: sc.CheckRestart,
+	}
+	if c.InTask == "" {
+		c.InTask = sc.TaskName
 	}
 	if c.Interval <= 0 {
 		c.Interval = DefaultInterval
@@ -129,6 +157,9 @@ func build(a *structs.Allocation, task string, s *structs.Service, sc *structs.S
 	c.Interval = max(c.Interval, MinInterval)
 	if c.Timeout <= 0 {
 		c.Timeout = DefaultTimeout
+	}
+	if c.Type == TypeScript {
+		return c // runs in the task: no address
 	}
 	label := sc.PortLabel
 	if label == "" {

@@ -27,23 +27,30 @@ func newHTTPClient() *http.Client {
 }
 
 // outcome is one probe's result; code is the HTTP status (0 otherwise).
+// warning is a script check's exit code 1: neither passing nor failing.
 type outcome struct {
 	passing bool
+	warning bool
 	code    int
 	output  string
 }
 
 // probe runs the check once; ctx carries the check's timeout.
-func probe(ctx context.Context, hc *http.Client, c Check) outcome {
+func (ch *Checker) probe(ctx context.Context, c Check) outcome {
+	if c.Type == TypeScript {
+		return probeScript(ctx, ch.cfg.Exec, c)
+	}
 	if c.Address == "" {
 		return outcome{output: c.PortNote}
 	}
 	switch c.Type {
 	case TypeHTTP:
-		return probeHTTP(ctx, hc, c)
+		return probeHTTP(ctx, ch.http, c)
 	case TypeTCP:
 		passing, out := probeTCP(ctx, c)
 		return outcome{passing: passing, output: out}
+	case TypeGRPC:
+		return probeGRPC(ctx, c)
 	}
 	return outcome{output: fmt.Sprintf("unsupported check type %q", c.Type)}
 }

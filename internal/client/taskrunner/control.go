@@ -85,7 +85,23 @@ func (tr *TaskRunner) Restart() error {
 		return ErrNotRunning
 	}
 	select {
-	case tr.restartCh <- NewEvent(tr.clock.Now(), EventRestartSignal, "User requested task to restart"):
+	case tr.restartCh <- restartRequest{ev: NewEvent(tr.clock.Now(), EventRestartSignal, "User requested task to restart")}:
+	default: // a restart is already queued
+	}
+	return nil
+}
+
+// RestartUnhealthy restarts the running task because a check with
+// check_restart kept failing; unlike Restart it counts against the
+// restart policy, so a task that never gets healthy ends up failed.
+func (tr *TaskRunner) RestartUnhealthy(reason string) error {
+	if tr.State().State != structs.TaskStateRunning || tr.killed() {
+		return ErrNotRunning
+	}
+	ev := NewEvent(tr.clock.Now(), EventRestartSignal, reason)
+	ev.RestartReason = reason
+	select {
+	case tr.restartCh <- restartRequest{ev: ev, failure: true}:
 	default: // a restart is already queued
 	}
 	return nil

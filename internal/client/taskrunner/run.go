@@ -17,8 +17,17 @@ const (
 	outExited outcome = iota
 	outKilled
 	outRestart
+	outUnhealthy // restarted by check_restart: counts against the policy
 	outShutdown
 )
+
+// restartRequest asks the running task to restart; a failure restart
+// (check_restart) counts against the restart policy, a user's or a
+// template's does not.
+type restartRequest struct {
+	ev      *structs.TaskEvent
+	failure bool
+}
 
 // Run drives the task until it is dead for good or the runner shuts
 // down. The alloc runner calls it (in a goroutine) when the task's
@@ -66,6 +75,11 @@ func (tr *TaskRunner) loop(drv drivers.Driver, attached bool) {
 			tr.markDead(false, nil)
 			return
 		case outRestart:
+			continue
+		case outUnhealthy:
+			if !tr.applyRestartPolicy(res) {
+				return
+			}
 			continue
 		}
 		if !tr.afterExit(drv, res) {
@@ -119,9 +133,12 @@ func (tr *TaskRunner) waitTask(drv drivers.Driver) (*drivers.ExitResult, outcome
 	case <-tr.killCh:
 		tr.stopTask(drv, ch)
 		return nil, outKilled
-	case ev := <-tr.restartCh:
-		tr.emit(ev)
+	case req := <-tr.restartCh:
+		tr.emit(req.ev)
 		tr.stopTask(drv, ch)
+		if req.failure {
+			return &drivers.ExitResult{ExitCode: 1, Err: errors.New(req.ev.DisplayMessage)}, outUnhealthy
+		}
 		tr.restartedByUser(drv)
 		return nil, outRestart
 	case <-tr.shutdownCh:
@@ -136,6 +153,12 @@ func (tr *TaskRunner) afterExit(drv drivers.Driver, res *drivers.ExitResult) boo
 	tr.emit(terminatedEvent(tr.clock.Now(), res))
 	tr.setHandle(nil)
 	_ = drv.Destroy(tr.taskID, true)
+	return tr.applyRestartPolicy(res)
+}
+
+// applyRestartPolicy decides, after the task ended with res, whether it
+// starts again (after the policy's delay) or is dead for good.
+func (tr *TaskRunner) applyRestartPolicy(res *drivers.ExitResult) bool {
 	if tr.killed() {
 		tr.markDead(false, nil)
 		return false

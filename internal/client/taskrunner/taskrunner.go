@@ -85,7 +85,7 @@ type TaskRunner struct {
 	cancelRun  context.CancelFunc
 	killCh     chan struct{}
 	killOnce   sync.Once
-	restartCh  chan *structs.TaskEvent
+	restartCh  chan restartRequest
 	shutdownCh chan struct{}
 	shutOnce   sync.Once
 	doneCh     chan struct{}
@@ -107,7 +107,7 @@ func New(cfg Config) *TaskRunner {
 		cfg: cfg, allocID: cfg.Alloc.ID, name: cfg.Task.Name, taskID: cfg.Alloc.ID + "/" + cfg.Task.Name,
 		clock: cfg.Clock, logger: cfg.Logger.With("alloc_id", cfg.Alloc.ID, "task", cfg.Task.Name),
 		alloc: cfg.Alloc, task: cfg.Task,
-		killCh: make(chan struct{}), restartCh: make(chan *structs.TaskEvent, 1),
+		killCh: make(chan struct{}), restartCh: make(chan restartRequest, 1),
 		shutdownCh: make(chan struct{}), doneCh: make(chan struct{}),
 	}
 	tr.runCtx, tr.cancelRun = context.WithCancel(context.Background())

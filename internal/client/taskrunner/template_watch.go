@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
-	"os/exec"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/drover-project/drover/internal/client/drivers"
+	"github.com/drover-project/drover/internal/clock"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -50,8 +52,10 @@ func (tr *TaskRunner) startTemplateWatch(task *structs.Task, td drivers.TaskDir,
 }
 
 func (w *templateWatch) run(deps []*templateDep) {
-	for w.waitForChange(deps) {
-		if !w.sleep(w.quietPeriod()) {
+	for w.waitForChange(w.tr.runCtx, deps) {
+		minWait, maxWait := w.waitBounds()
+		alive := settle(w.tr.clock, minWait, maxWait, func(d time.Duration) (bool, bool) { return w.changeWithin(deps, d) })
+		if !alive {
 			return
 		}
 		rd := w.tr.newDataReader(w.task)
@@ -71,17 +75,22 @@ func (w *templateWatch) run(deps []*templateDep) {
 	}
 }
 
-// waitForChange blocks until one dependency's index passes what the last
-// render saw; false when the task runner ends.
-func (w *templateWatch) waitForChange(deps []*templateDep) bool {
-	ctx, cancel := context.WithCancel(w.tr.runCtx)
-	defer cancel()
+// waitForChange blocks until one dependency's index passes what was last
+// seen (moving that dependency's index up to it) or ctx ends; it returns
+// whether a change came. Every waiter has stopped when it returns, so the
+// indexes are not written behind the caller's back.
+func (w *templateWatch) waitForChange(ctx context.Context, deps []*templateDep) bool {
+	ctx, cancel := context.WithCancel(ctx)
 	fired := make(chan struct{}, len(deps))
+	var wg sync.WaitGroup
 	for _, d := range deps {
+		wg.Add(1)
 		go func() {
+			defer wg.Done()
 			for ctx.Err() == nil {
 				idx, err := d.block(ctx, d.index)
 				if err == nil && idx > d.index {
+					d.index = idx
 					fired <- struct{}{}
 					return
 				}
@@ -91,24 +100,66 @@ func (w *templateWatch) waitForChange(deps []*templateDep) bool {
 			}
 		}()
 	}
+	got := false
 	select {
 	case <-fired:
-		return true
-	case <-w.tr.runCtx.Done():
-		return false
+		got = true
+	case <-ctx.Done():
 	}
+	cancel()
+	wg.Wait()
+	return got
 }
 
-// quietPeriod is the longest wait.min of the task's templates: changes
-// arriving meanwhile are rendered together.
-func (w *templateWatch) quietPeriod() time.Duration {
-	var d time.Duration
+// changeWithin waits up to d (on the clock) for another change; alive is
+// false once the task runner ends.
+func (w *templateWatch) changeWithin(deps []*templateDep, d time.Duration) (changed, alive bool) {
+	ctx, cancel := context.WithCancel(w.tr.runCtx)
+	defer cancel()
+	timer := w.tr.clock.AfterFunc(d, cancel)
+	defer timer.Stop()
+	changed = w.waitForChange(ctx, deps)
+	return changed, w.tr.runCtx.Err() == nil
+}
+
+// waitBounds are the task's wait { min max }: the longest of its
+// templates' (a group of changes is rendered together).
+func (w *templateWatch) waitBounds() (minWait, maxWait time.Duration) {
 	for _, t := range w.task.Templates {
 		if t.Wait != nil {
-			d = max(d, t.Wait.Min)
+			minWait, maxWait = max(minWait, t.Wait.Min), max(maxWait, t.Wait.Max)
 		}
 	}
-	return d
+	return minWait, maxWait
+}
+
+// settle is wait { min max } after a first change: wait until changes
+// stop for min (each new one starts the quiet period again), but no
+// longer than max after the first, so a stream of changes still renders
+// (a max below min is 4 x min, consul-template's default). changeWithin(d)
+// waits up to d for another change. It returns false when the task
+// runner ends.
+func settle(clk clock.Clock, minWait, maxWait time.Duration, changeWithin func(time.Duration) (changed, alive bool)) bool {
+	if minWait <= 0 {
+		return true
+	}
+	if maxWait < minWait {
+		maxWait = 4 * minWait
+	}
+	deadline := clk.Now().Add(maxWait)
+	for {
+		d := min(minWait, deadline.Sub(clk.Now()))
+		if d <= 0 {
+			return true
+		}
+		changed, alive := changeWithin(d)
+		if !alive {
+			return false
+		}
+		if !changed {
+			return true
+		}
+	}
 }
 
 // render renders every template again and writes those whose output
@@ -164,9 +215,10 @@ func (w *templateWatch) apply(changed []*structs.Template) {
 	}
 }
 
-// runScript runs a change_script in the task dir with the task's env, on
-// the client host (drivers offer no exec into the task); with
-// fail_on_error a failure kills the task.
+// runScript runs a change_script inside the task through its driver's
+// exec (as `alloc exec` does: the task's filesystem, user and env); a
+// non-zero exit, a timeout or a driver without exec is a failure, and
+// with fail_on_error a failure kills the task.
 func (w *templateWatch) runScript(t *structs.Template) {
 	cs := t.ChangeScript
 	if cs == nil || cs.Command == "" {
@@ -178,18 +230,21 @@ func (w *templateWatch) runScript(t *structs.Template) {
 	}
 	ctx, cancel := context.WithTimeout(w.tr.runCtx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, w.ip.String(cs.Command), cs.Args...)
-	cmd.Dir = w.td.Dir
-	for k, v := range w.env {
-		cmd.Env = append(cmd.Env, k+"="+v)
+	out := &drivers.CappedOutput{Limit: 4096}
+	cmd := []string{w.ip.String(cs.Command)}
+	for _, a := range cs.Args {
+		cmd = append(cmd, w.ip.String(a))
 	}
-	out, err := cmd.CombinedOutput()
+	code, err := w.tr.Exec(ctx, &drivers.ExecRequest{Command: cmd, Stdin: strings.NewReader(""), Stdout: out, Stderr: out})
+	if err == nil && code != 0 {
+		err = fmt.Errorf("exit code %d", code)
+	}
 	now := w.tr.clock.Now()
 	if err == nil {
 		w.tr.emit(NewEvent(now, EventTemplateScript, "Template ran script "+cs.Command))
 		return
 	}
-	msg := fmt.Sprintf("Template script %s failed: %v: %s", cs.Command, err, out)
+	msg := fmt.Sprintf("Template script %s failed: %v: %s", cs.Command, err, strings.TrimSpace(out.String()))
 	w.tr.emit(NewEvent(now, EventTemplateFailure, msg))
 	if cs.FailOnError {
 		w.tr.Kill(NewEvent(now, EventKilling, msg))
@@ -216,7 +271,7 @@ func (tr *TaskRunner) restartFor(ev *structs.TaskEvent) {
 		return
 	}
 	select {
-	case tr.restartCh <- ev:
+	case tr.restartCh <- restartRequest{ev: ev}:
 	default: // a restart is already queued
 	}
 }
