@@ -195,6 +195,7 @@ func (c *cluster) handleEvents() {
 			case c.reconcile <- struct{}{}:
 			default:
 			}
+			c.s.wakeKEKPush()
 		}
 	}
 }

@@ -17,6 +17,9 @@ import (
 // do not hold it yet.
 const kekPushInterval = 2 * time.Second
 
+// kekRetryFirst is the first retry after a server refused the KEK.
+const kekRetryFirst = 50 * time.Millisecond
+
 // kekHolders remembers, on the leader, which servers took the KEK.
 type kekHolders struct {
 	mu   sync.Mutex
@@ -32,14 +35,43 @@ func (s *Server) pushKEK(ctx context.Context) {
 	if s.cluster == nil {
 		return
 	}
-	s.every(ctx, kekPushInterval, func() { s.pushKEKOnce(ctx) })
+	// At once, not an interval late: until a server holds the KEK it cannot
+	// open the root keys, so its workers cannot prove they are servers. A
+	// refusal is usually a follower whose log has not reached the first
+	// root key yet, so retries start fast and slow down to the interval.
+	retry := kekRetryFirst
+	for {
+		wait := kekPushInterval
+		if s.pushKEKOnce(ctx) {
+			retry = kekRetryFirst
+		} else {
+			wait, retry = retry, min(2*retry, kekPushInterval)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.kekWake:
+		case <-s.config.Clock.After(wait):
+		}
+	}
 }
 
-func (s *Server) pushKEKOnce(ctx context.Context) {
+// wakeKEKPush asks the leader to hand the KEK over now (a server joined).
+func (s *Server) wakeKEKPush() {
+	select {
+	case s.kekWake <- struct{}{}:
+	default:
+	}
+}
+
+// pushKEKOnce offers the KEK to every alive server that lacks it and
+// reports whether all of them now hold it.
+func (s *Server) pushKEKOnce(ctx context.Context) bool {
 	kek := s.keys.current()
 	if kek == nil {
-		return
+		return true
 	}
+	all := true
 	s.kekHolders.mu.Lock()
 	if s.kekHolders.have == nil {
 		s.kekHolders.have = map[string]bool{}
@@ -60,12 +92,14 @@ func (s *Server) pushKEKOnce(ctx context.Context) {
 		cancel()
 		if err != nil {
 			s.log.Debug("keyring: key-encryption key not handed over yet", "server", m.Name, "error", err)
+			all = false
 			continue
 		}
 		s.kekHolders.mu.Lock()
 		s.kekHolders.have[m.ID] = true
 		s.kekHolders.mu.Unlock()
 	}
+	return all
 }
 
 func (s *Server) forgetKEKHolder(id string) {

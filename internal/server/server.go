@@ -94,6 +94,7 @@ type Server struct {
 	keys             *keystore
 	kekHolders       kekHolders
 	rekeyWake        chan struct{} // wakes the leader's rekeyer (keyring_rekey.go)
+	kekWake          chan struct{} // wakes the leader's KEK hand-over (keyring_kek.go)
 	WorkloadIdentity *WorkloadIdentityEndpoint
 
 	// The evaluation pipeline. The broker, blocked tracker, plan queue and
@@ -145,6 +146,7 @@ func New(cfg *Config) (*Server, error) {
 	}
 	s.nodeID, s.bootID = nodeID, NewUUID()
 	s.rekeyWake = make(chan struct{}, 1)
+	s.kekWake = make(chan struct{}, 1)
 	if s.keys, err = newKeystore(dataDirUnlessDev(c)); err != nil {
 		return nil, err
 	}
