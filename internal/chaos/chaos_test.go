@@ -7,16 +7,26 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
-// The CI run is short: 3 servers, a killed leader and a killed follower.
-// Longer runs: go test ./internal/chaos -chaos.rounds 30 -chaos.servers 5
+// The CI run is short: 3 servers, a killed leader, a partitioned leader
+// and a killed follower. Longer runs:
+// go test ./internal/chaos -run TestChaos$ -chaos.rounds 30 -chaos.servers 5 -chaos.faults all
 // (or `drover chaos`).
 var (
-	rounds  = flag.Int("chaos.rounds", 2, "rounds of the fault harness")
+	rounds  = flag.Int("chaos.rounds", 3, "rounds of the fault harness")
 	servers = flag.Int("chaos.servers", 3, "server processes")
+	faults  = flag.String("chaos.faults", "kill-leader,partition-leader,kill-follower", "fault cycle, comma-separated, or all")
 )
+
+func faultList() []string {
+	if *faults == "all" {
+		return nil
+	}
+	return strings.Split(*faults, ",")
+}
 
 // buildDrover builds the drover binary once for the test.
 func buildDrover(t *testing.T) string {
@@ -40,7 +50,8 @@ func TestChaos(t *testing.T) {
 	bin := buildDrover(t)
 	var log bytes.Buffer
 	work := t.TempDir()
-	report, err := Run(context.Background(), Config{Binary: bin, Servers: *servers, Rounds: *rounds, Nodes: 4, Seed: 1, WorkDir: work, Log: &log})
+	report, err := Run(context.Background(), Config{Binary: bin, Servers: *servers, Rounds: *rounds, Faults: faultList(),
+		Nodes: 4, Seed: 1, WorkDir: work, Log: &log})
 	if report != nil {
 		report.Print(&log)
 	}

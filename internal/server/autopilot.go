@@ -97,7 +97,7 @@ func (d autopilotDelegate) FetchServerStats(ctx context.Context, servers map[raf
 			var st structs.ServerRaftStats
 			if string(id) == d.s.nodeID {
 				st = d.s.raftStats()
-			} else if err := d.s.connPool.RPC(ctx, string(srv.Address), "Cluster.ServerStats", &structs.ServerRaftStatsRequest{}, &st); err != nil {
+			} else if err := d.s.peerRPC(ctx, string(srv.Address), "Cluster.ServerStats", &structs.ServerRaftStatsRequest{}, &st); err != nil {
 				return
 			}
 			mu.Lock()

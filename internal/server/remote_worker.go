@@ -83,7 +83,7 @@ func (r remoteBackend) credential() structs.WriteRequest {
 }
 
 func (r remoteBackend) call(ctx context.Context, method string, args, reply any) error {
-	return r.s.connPool.RPC(ctx, r.leader, method, args, reply)
+	return r.s.peerRPC(ctx, r.leader, method, args, reply)
 }
 
 func (r remoteBackend) Dequeue(ctx context.Context, schedulers []string) (*structs.Evaluation, string, error) {
