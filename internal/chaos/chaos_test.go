@@ -44,13 +44,24 @@ func buildDrover(t *testing.T) string {
 }
 
 func TestChaos(t *testing.T) {
+	runChaos(t, *servers, *rounds, faultList())
+}
+
+// TestChaosPartitionFiveServers isolates the leader with one follower: the
+// follower forwards its write to the old leader (or finds none), and the
+// minority side must acknowledge nothing.
+func TestChaosPartitionFiveServers(t *testing.T) {
+	runChaos(t, 5, 1, []string{FaultPartitionLead})
+}
+
+func runChaos(t *testing.T, servers, rounds int, faults []string) {
 	if testing.Short() {
 		t.Skip("runs real server processes")
 	}
 	bin := buildDrover(t)
 	var log bytes.Buffer
 	work := t.TempDir()
-	report, err := Run(context.Background(), Config{Binary: bin, Servers: *servers, Rounds: *rounds, Faults: faultList(),
+	report, err := Run(context.Background(), Config{Binary: bin, Servers: servers, Rounds: rounds, Faults: faults,
 		Nodes: 4, Seed: 1, WorkDir: work, Log: &log})
 	if report != nil {
 		report.Print(&log)
@@ -60,11 +71,14 @@ func TestChaos(t *testing.T) {
 		dumpLogs(t, work)
 		t.Fatal(err)
 	}
-	if report.Faults != *rounds || len(report.SchedulingResumed) != *rounds {
-		t.Fatalf("faults %d, scheduling measured %d times, want %d", report.Faults, len(report.SchedulingResumed), *rounds)
+	if report.Faults != rounds || len(report.SchedulingResumed) != rounds {
+		t.Fatalf("faults %d, scheduling measured %d times, want %d", report.Faults, len(report.SchedulingResumed), rounds)
 	}
 	if report.AckedWrites == 0 {
 		t.Fatal("no write was acknowledged: the load never ran")
+	}
+	if report.FaultCounts[FaultPartitionLead] > 0 && report.MinorityWrites == 0 {
+		t.Fatal("a partition round sent no write to the minority side")
 	}
 	if !report.OK() {
 		dumpLogs(t, work)
