@@ -2,9 +2,9 @@ package server
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -12,6 +12,7 @@ import (
 	autopilot "github.com/hashicorp/raft-autopilot"
 	"github.com/hashicorp/serf/serf"
 
+	"github.com/drover-project/drover/internal/fsm"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -28,11 +29,12 @@ func DefaultAutopilotConfig() *AutopilotConfig {
 	}
 }
 
-// autopilotState is what autopilot last reported, and its configuration.
+// autopilotState is what autopilot last reported. Its configuration is
+// raft-stored (state.TableAutopilotConfig), so every server has it and a
+// new leader's autopilot runs with what the operator last set.
 type autopilotState struct {
-	config atomic.Pointer[AutopilotConfig]
-	mu     sync.Mutex
-	state  *autopilot.State
+	mu    sync.Mutex
+	state *autopilot.State
 }
 
 // setupAutopilot builds autopilot (run only while leading) over raft
@@ -41,32 +43,73 @@ func (s *Server) setupAutopilot(hlog hclog.Logger) {
 	if s.cluster == nil {
 		return
 	}
-	cfg := s.config.Autopilot
-	if cfg == nil {
-		cfg = DefaultAutopilotConfig()
-	}
-	s.apState.config.Store(cfg)
 	s.autopilot = autopilot.New(s.raft, autopilotDelegate{s},
 		autopilot.WithLogger(hlog.Named("autopilot")),
 		autopilot.WithUpdateInterval(500*time.Millisecond),
 		autopilot.WithReconcileInterval(time.Second))
 }
 
-// runAutopilot is a leader duty.
+// runAutopilot is a leader duty. The first leader of a cluster writes the
+// initial configuration (the agent's, else Nomad's default) to raft.
 func (s *Server) runAutopilot(ctx context.Context) {
 	if s.autopilot == nil {
 		return
+	}
+	if err := s.ensureAutopilotConfig(); err != nil {
+		s.log.Warn("autopilot: store the initial configuration", "error", err)
 	}
 	s.autopilot.Start(ctx)
 	<-ctx.Done()
 	<-s.autopilot.Stop()
 }
 
+// initialAutopilotConfig is the configuration in force until one is
+// stored: the agent's autopilot block, else Nomad's default.
+func (s *Server) initialAutopilotConfig() *AutopilotConfig {
+	if s.config.Autopilot != nil {
+		return s.config.Autopilot.Copy()
+	}
+	return DefaultAutopilotConfig()
+}
+
+// autopilotConfig is the configuration in force: the stored one, else the
+// initial one (the first leader stores it).
+func (s *Server) autopilotConfig() *AutopilotConfig {
+	if c, err := s.State().AutopilotConfig(nil); err == nil && c != nil {
+		return c
+	}
+	return s.initialAutopilotConfig()
+}
+
+// ensureAutopilotConfig stores the initial configuration unless one is
+// stored (CAS on "none stored", so it never overwrites an operator's).
+func (s *Server) ensureAutopilotConfig() error {
+	if c, err := s.State().AutopilotConfig(nil); err != nil || c != nil {
+		return err
+	}
+	_, err := s.raftApply(structs.AutopilotConfigRequestType, &structs.AutopilotSetConfigEntry{Config: *s.initialAutopilotConfig(), CAS: true})
+	if errors.Is(err, fsm.ErrCASConflict) {
+		return nil
+	}
+	return err
+}
+
+// validateAutopilotConfig names the first field that is out of range.
+func validateAutopilotConfig(c *AutopilotConfig) error {
+	switch {
+	case c.LastContactThreshold < 0:
+		return BadRequest("invalid autopilot configuration: LastContactThreshold: %s is negative", c.LastContactThreshold)
+	case c.ServerStabilizationTime < 0:
+		return BadRequest("invalid autopilot configuration: ServerStabilizationTime: %s is negative", c.ServerStabilizationTime)
+	}
+	return nil
+}
+
 // autopilotDelegate is autopilot's view of the application.
 type autopilotDelegate struct{ s *Server }
 
 func (d autopilotDelegate) AutopilotConfig() *autopilot.Config {
-	c := d.s.apState.config.Load()
+	c := d.s.autopilotConfig()
 	return &autopilot.Config{
 		CleanupDeadServers:      c.CleanupDeadServers,
 		LastContactThreshold:    c.LastContactThreshold,
