@@ -94,6 +94,10 @@ type harness struct {
 	terms   *termWatch
 	report  *Report
 	faults  []string
+	// minority is the side a partition cut off (nil otherwise): the load
+	// writes through the majority, as its clients would.
+	minority   []*serverProc
+	minorityMu sync.Mutex
 }
 
 // Run runs the harness and returns its figures; err is for a harness that
@@ -123,6 +127,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if _, err := h.waitLeader(60 * time.Second); err != nil {
 		return nil, fmt.Errorf("cluster never formed: %w", err)
 	}
+	if err := h.tuneAutopilot(); err != nil {
+		return nil, err
+	}
 	h.terms = watchTerms(h.servers)
 	var err error
 	if h.nodes, err = startSimNodes(h.rpcAddrs(), cfg.Nodes); err != nil {
@@ -136,6 +143,31 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 	}
 	return h.finish(), nil
+}
+
+// chaosStabilization is autopilot's server stabilization time here:
+// loopback with fast gossip settles in well under Nomad's default 10 s,
+// and every round waits for a server that autopilot removed (cut off or
+// killed) to vote again.
+const chaosStabilization = 2 * time.Second
+
+// tuneAutopilot shortens the stabilization time through the operator API
+// (the configuration is raft-stored, so every later leader keeps it).
+func (h *harness) tuneAutopilot() error {
+	leader, err := h.waitLeader(60 * time.Second)
+	if err != nil {
+		return err
+	}
+	op := leader.api.Operator()
+	conf, _, err := op.AutopilotGetConfiguration(nil)
+	if err != nil {
+		return fmt.Errorf("read autopilot configuration: %w", err)
+	}
+	conf.ServerStabilizationTime = chaosStabilization
+	if _, err := op.AutopilotSetConfiguration(conf, nil); err != nil {
+		return fmt.Errorf("set autopilot configuration: %w", err)
+	}
+	return nil
 }
 
 func (h *harness) intn(n int) int {
@@ -242,6 +274,21 @@ func (h *harness) agreedLeader(exclude []*serverProc) *serverProc {
 	return nil
 }
 
+// writable are the servers the load writes through: reachable ones, and
+// during a partition only those on the majority side.
+func (h *harness) writable() []*serverProc {
+	h.minorityMu.Lock()
+	cut := h.minority
+	h.minorityMu.Unlock()
+	return h.among(cut)
+}
+
+func (h *harness) setMinority(side []*serverProc) {
+	h.minorityMu.Lock()
+	h.minority = side
+	h.minorityMu.Unlock()
+}
+
 // among are the reachable servers, except excluded ones.
 func (h *harness) among(exclude []*serverProc) []*serverProc {
 	var out []*serverProc
@@ -284,10 +331,13 @@ func (h *harness) round(n int, fault string) error {
 		return err
 	}
 	h.report.SchedulingResumed = append(h.report.SchedulingResumed, resumed)
-	if fault == FaultPauseLeader {
+	switch fault {
+	case FaultPauseLeader:
 		if rest := electionPause - time.Since(start); rest > 0 {
 			time.Sleep(rest) // the pause's length is the fault itself
 		}
+	case FaultPartitionLead:
+		time.Sleep(partitionHold) // the majority takes writes while the minority is cut off
 	}
 	var outcome *partitionOutcome
 	if minority != nil {
@@ -330,6 +380,7 @@ func (h *harness) inject(fault string, victim *serverProc) ([]*serverProc, error
 		return []*serverProc{victim}, nil
 	case FaultPartitionLead:
 		minority := h.minorityWith(victim)
+		h.setMinority(minority)
 		return minority, h.partition(minority)
 	case FaultNodeFlap:
 		h.nodes.flap(h.intn(len(h.nodes.nodes)), 6*time.Second)
@@ -370,6 +421,7 @@ func (h *harness) checkRound(n int, fault string, victim *serverProc, resumed ti
 // paused ones continue, partitions end; then waits for a full cluster.
 func (h *harness) heal(partitioned bool) error {
 	if partitioned {
+		h.setMinority(nil)
 		if err := h.nodes.useServers(h.rpcAddrs()); err != nil {
 			return err
 		}

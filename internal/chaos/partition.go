@@ -23,6 +23,10 @@ import (
 // files (they poll every 100 ms), with margin.
 const partitionSettle = 500 * time.Millisecond
 
+// partitionHold is how long the partition lasts once the majority
+// schedules again: its acknowledged writes must survive the healing.
+const partitionHold = 3 * time.Second
+
 // minorityWith is the minority side containing leader: (n-1)/2 servers.
 func (h *harness) minorityWith(leader *serverProc) []*serverProc {
 	side := []*serverProc{leader}
