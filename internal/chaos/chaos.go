@@ -120,6 +120,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if len(h.faults) == 0 {
 		h.faults = faultCycle
 	}
+	for _, f := range h.faults {
+		if !slices.Contains(faultCycle, f) {
+			return nil, fmt.Errorf("unknown fault %q (known: %v)", f, faultCycle)
+		}
+	}
 	defer h.stopAll()
 	if err := h.startServers(); err != nil {
 		return nil, err
