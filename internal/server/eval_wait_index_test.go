@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/drover-project/drover/internal/scheduler"
 	"github.com/drover-project/drover/internal/structs"
@@ -14,35 +15,24 @@ import (
 // for the eval's job, not just the eval's own index, so a lagging
 // follower never schedules on a snapshot missing the job's placements.
 func TestEvalDequeue_WaitIndexCoversTheJobsPlacements(t *testing.T) {
-	p := newPipeline(t, 1, func(eval *structs.Evaluation, st scheduler.State, pl scheduler.Planner) error {
-		if _, _, err := pl.SubmitPlan(placeOn(eval, st, "n1", 100, 100)); err != nil {
-			return err
-		}
-		return complete(eval, pl)
-	})
+	p := newPipeline(t, 1, func(*structs.Evaluation, scheduler.State, scheduler.Planner) error { return nil },
+		func(c *Config) { c.EnabledSchedulers = []string{"none"} }) // the eval waits in the broker
 	p.addNode("n1", 4000, 4000)
 	job := mock.Job("web")
-	p.waitStatus(p.register(job), structs.EvalStatusComplete)
-	for _, w := range p.srv.workers {
-		w.SetPaused(true)
-	}
-	second := p.register(job.Copy())
-	allocs, err := p.srv.State().AllocsByJob(nil, job.Namespace, job.ID, true)
-	if err != nil || len(allocs) != 1 {
-		t.Fatalf("allocs = %v, %v", allocs, err)
-	}
-	update := allocs[0].Copy()
-	update.ClientStatus = structs.AllocClientStatusRunning
-	updated, err := p.srv.raftApply(structs.AllocClientUpdateRequestType, &structs.AllocUpdateRequest{Allocs: []*structs.Allocation{update}})
+	evalID := p.register(job)
+	eval := p.eval(evalID)
+	placed := placeOn(eval, p.srv.State(), "n1", 100, 100)
+	index, err := p.srv.raftApply(structs.AllocUpdateRequestType, &structs.AllocUpdateRequest{Allocs: placed.NodeAllocation["n1"]})
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	reply, err := p.srv.Eval.Dequeue(context.Background(), &structs.EvalDequeueRequest{Schedulers: []string{structs.JobTypeService}, Timeout: 5e9})
-	if err != nil || reply.Eval == nil || reply.Eval.ID != second {
-		t.Fatalf("dequeue = %+v, %v; want eval %s", reply, err, second)
+	reply, err := p.srv.Eval.Dequeue(context.Background(), &structs.EvalDequeueRequest{
+		Schedulers: []string{structs.JobTypeService}, Timeout: 5 * time.Second})
+	if err != nil || reply.Eval == nil || reply.Eval.ID != evalID {
+		t.Fatalf("dequeue = %+v, %v; want eval %s", reply, err, evalID)
 	}
-	if reply.Eval.ModifyIndex >= updated || reply.WaitIndex != updated {
-		t.Fatalf("eval index %d, wait index %d; want the alloc's later index %d", reply.Eval.ModifyIndex, reply.WaitIndex, updated)
+	if reply.Eval.ModifyIndex >= index || reply.WaitIndex != index {
+		t.Fatalf("eval index %d, wait index %d; want the later placement's index %d", reply.Eval.ModifyIndex, reply.WaitIndex, index)
 	}
 }
