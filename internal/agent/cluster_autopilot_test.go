@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -41,7 +40,7 @@ func TestCluster_AutopilotConfigSurvivesLeaderLoss(t *testing.T) {
 		if strings.Contains(body, "Stabilization") {
 			field = "ServerStabilizationTime"
 		}
-		code, msg := putRaw(t, follower(nodes, leader).agent.HTTPAddr(), "/v1/operator/autopilot/configuration", body)
+		code, msg := doRaw(t, follower(nodes, leader).agent, "PUT", "/v1/operator/autopilot/configuration", body)
 		if code != http.StatusBadRequest || !strings.Contains(msg, field) {
 			t.Fatalf("PUT %s = %d %q, want 400 naming %s", body, code, msg, field)
 		}
@@ -77,20 +76,4 @@ func TestCluster_AutopilotConfigSurvivesLeaderLoss(t *testing.T) {
 func sameAutopilot(a, b *api.AutopilotConfiguration) bool {
 	return a.CleanupDeadServers == b.CleanupDeadServers && a.LastContactThreshold == b.LastContactThreshold &&
 		a.MaxTrailingLogs == b.MaxTrailingLogs && a.MinQuorum == b.MinQuorum && a.ServerStabilizationTime == b.ServerStabilizationTime
-}
-
-// putRaw sends body as a PUT and returns the status and response text.
-func putRaw(t *testing.T, addr, path, body string) (int, string) {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodPut, "http://"+addr+path, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	msg, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(msg)
 }
