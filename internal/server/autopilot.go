@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"errors"
 	"strconv"
 	"sync"
 	"time"
@@ -12,7 +11,6 @@ import (
 	autopilot "github.com/hashicorp/raft-autopilot"
 	"github.com/hashicorp/serf/serf"
 
-	"github.com/drover-project/drover/internal/fsm"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -49,14 +47,10 @@ func (s *Server) setupAutopilot(hlog hclog.Logger) {
 		autopilot.WithReconcileInterval(time.Second))
 }
 
-// runAutopilot is a leader duty. The first leader of a cluster writes the
-// initial configuration (the agent's, else Nomad's default) to raft.
+// runAutopilot is a leader duty.
 func (s *Server) runAutopilot(ctx context.Context) {
 	if s.autopilot == nil {
 		return
-	}
-	if err := s.ensureAutopilotConfig(); err != nil {
-		s.log.Warn("autopilot: store the initial configuration", "error", err)
 	}
 	s.autopilot.Start(ctx)
 	<-ctx.Done()
@@ -73,25 +67,14 @@ func (s *Server) initialAutopilotConfig() *AutopilotConfig {
 }
 
 // autopilotConfig is the configuration in force: the stored one, else the
-// initial one (the first leader stores it).
+// initial one. Nothing is stored until an operator sets one, so forming a
+// cluster writes no extra raft entry (CAS against ModifyIndex 0 means
+// "none stored yet").
 func (s *Server) autopilotConfig() *AutopilotConfig {
 	if c, err := s.State().AutopilotConfig(nil); err == nil && c != nil {
 		return c
 	}
 	return s.initialAutopilotConfig()
-}
-
-// ensureAutopilotConfig stores the initial configuration unless one is
-// stored (CAS on "none stored", so it never overwrites an operator's).
-func (s *Server) ensureAutopilotConfig() error {
-	if c, err := s.State().AutopilotConfig(nil); err != nil || c != nil {
-		return err
-	}
-	_, err := s.raftApply(structs.AutopilotConfigRequestType, &structs.AutopilotSetConfigEntry{Config: *s.initialAutopilotConfig(), CAS: true})
-	if errors.Is(err, fsm.ErrCASConflict) {
-		return nil
-	}
-	return err
 }
 
 // validateAutopilotConfig names the first field that is out of range.
