@@ -476,11 +476,13 @@ func (h *harness) waitVoters(timeout time.Duration) error {
 func (h *harness) probeScheduling(round int, start time.Time, cutOff []*serverProc) (time.Duration, error) {
 	id := fmt.Sprintf("probe-%d", round)
 	deadline := time.Now().Add(90 * time.Second)
+	last := "never acknowledged"
 	for time.Now().Before(deadline) {
 		srvs := h.among(cutOff)
 		s := srvs[h.intn(len(srvs))]
 		resp, _, err := s.api.Jobs().Register(probeJob(id), nil)
 		if err != nil {
+			last = fmt.Sprintf("register via %s: %v", s.name, err)
 			time.Sleep(50 * time.Millisecond) // retrying a write the cluster refused
 			continue
 		}
@@ -490,10 +492,19 @@ func (h *harness) probeScheduling(round int, start time.Time, cutOff []*serverPr
 			if err == nil && ev.Status == api.EvalStatusComplete {
 				return time.Since(start), nil
 			}
+			last = evalProgress(s, resp.EvalID, ev, err)
 			time.Sleep(20 * time.Millisecond) // polling the eval
 		}
 	}
-	return 0, fmt.Errorf("scheduling did not resume within 90s")
+	return 0, fmt.Errorf("scheduling did not resume within 90s (%s)", last)
+}
+
+// evalProgress says where a probe eval stands, for a failed round.
+func evalProgress(s *serverProc, evalID string, ev *api.Evaluation, err error) string {
+	if err != nil {
+		return fmt.Sprintf("eval %s read via %s: %v", evalID, s.name, err)
+	}
+	return fmt.Sprintf("eval %s via %s: status %q (%s), modify index %d", evalID, s.name, ev.Status, ev.StatusDescription, ev.ModifyIndex)
 }
 
 func (h *harness) finish() *Report {
