@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/drover-project/drover/internal/chaos"
@@ -21,10 +22,11 @@ func runChaos(args []string, stdout, stderr io.Writer) int {
 	rounds := fs.Int("rounds", 12, "rounds, one fault each: kill-leader, kill-follower, pause-leader, partition-leader, restart-follower, node-flap, ...")
 	nodes := fs.Int("nodes", 8, "simulated client nodes")
 	seed := fs.Uint64("seed", 1, "seed of the load and fault choices")
+	faults := fs.String("faults", "", "comma-separated fault cycle (default: all of them in turn), e.g. partition-leader")
 	dir := fs.String("dir", "", "work directory for the servers' data and logs (default: a temporary one, removed unless -keep)")
 	keep := fs.Bool("keep", false, "keep the work directory")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: drover chaos [-servers 3] [-rounds 12] [-nodes 8] [-seed 1] [-dir DIR] [-keep]")
+		fmt.Fprintln(stderr, "Usage: drover chaos [-servers 3] [-rounds 12] [-faults LIST] [-nodes 8] [-seed 1] [-dir DIR] [-keep]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -48,7 +50,12 @@ func runChaos(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	fmt.Fprintf(stdout, "drover chaos: %d servers, %d rounds, %d nodes, seed %d, work dir %s\n", *servers, *rounds, *nodes, *seed, work)
-	report, err := chaos.Run(ctx, chaos.Config{Binary: self, Servers: *servers, Rounds: *rounds, Nodes: *nodes, Seed: *seed, WorkDir: work, Log: stdout})
+	var cycle []string
+	if *faults != "" {
+		cycle = strings.Split(*faults, ",")
+	}
+	report, err := chaos.Run(ctx, chaos.Config{Binary: self, Servers: *servers, Rounds: *rounds, Faults: cycle,
+		Nodes: *nodes, Seed: *seed, WorkDir: work, Log: stdout})
 	if report != nil {
 		fmt.Fprintln(stdout)
 		report.Print(stdout)

@@ -3,6 +3,7 @@ package agent
 import (
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/hashicorp/nomad/api"
 
@@ -97,16 +98,11 @@ func (h *HTTPServer) autopilotGet(w http.ResponseWriter, r *http.Request) (any, 
 // ?cas=N it applies only if the current ModifyIndex is N, and the body is
 // the bare boolean Nomad returns.
 func (h *HTTPServer) autopilotSet(w http.ResponseWriter, r *http.Request) (any, error) {
-	var in api.AutopilotConfiguration
-	if err := decodeBody(w, r, &in); err != nil {
+	in, err := decodeAutopilotBody(w, r)
+	if err != nil {
 		return nil, err
 	}
-	args := &structs.AutopilotSetConfigRequest{Config: structs.AutopilotConfig{
-		CleanupDeadServers: in.CleanupDeadServers, LastContactThreshold: in.LastContactThreshold,
-		MaxTrailingLogs: in.MaxTrailingLogs, MinQuorum: in.MinQuorum, ServerStabilizationTime: in.ServerStabilizationTime,
-		EnableRedundancyZones: in.EnableRedundancyZones, DisableUpgradeMigration: in.DisableUpgradeMigration,
-		EnableCustomUpgrades: in.EnableCustomUpgrades,
-	}, WriteRequest: writeRequest(r)}
+	args := &structs.AutopilotSetConfigRequest{Config: in, WriteRequest: writeRequest(r)}
 	if q := r.URL.Query(); q.Has("cas") {
 		idx, err := strconv.ParseUint(q.Get("cas"), 10, 64)
 		if err != nil {
@@ -120,6 +116,58 @@ func (h *HTTPServer) autopilotSet(w http.ResponseWriter, r *http.Request) (any, 
 	}
 	w.Header().Set("X-Nomad-Index", uintString(reply.Index))
 	return reply.Updated, nil
+}
+
+// autopilotFields is api.AutopilotConfiguration without its JSON methods,
+// whose duration errors do not say which field was bad.
+type autopilotFields api.AutopilotConfiguration
+
+// autopilotBody is the request body with its durations still raw (the
+// outer fields shadow the embedded ones).
+type autopilotBody struct {
+	autopilotFields
+	LastContactThreshold    any
+	ServerStabilizationTime any
+}
+
+// decodeAutopilotBody reads the configuration, naming a bad field.
+func decodeAutopilotBody(w http.ResponseWriter, r *http.Request) (structs.AutopilotConfig, error) {
+	var in autopilotBody
+	if err := decodeBody(w, r, &in); err != nil {
+		return structs.AutopilotConfig{}, err
+	}
+	lastContact, err := autopilotDuration("LastContactThreshold", in.LastContactThreshold)
+	if err != nil {
+		return structs.AutopilotConfig{}, err
+	}
+	stabilization, err := autopilotDuration("ServerStabilizationTime", in.ServerStabilizationTime)
+	if err != nil {
+		return structs.AutopilotConfig{}, err
+	}
+	return structs.AutopilotConfig{
+		CleanupDeadServers: in.CleanupDeadServers, LastContactThreshold: lastContact,
+		MaxTrailingLogs: in.MaxTrailingLogs, MinQuorum: in.MinQuorum, ServerStabilizationTime: stabilization,
+		EnableRedundancyZones: in.EnableRedundancyZones, DisableUpgradeMigration: in.DisableUpgradeMigration,
+		EnableCustomUpgrades: in.EnableCustomUpgrades,
+	}, nil
+}
+
+// autopilotDuration reads a duration as Nomad's API sends it: a string
+// ("200ms"), or nanoseconds as a number.
+func autopilotDuration(field string, v any) (time.Duration, error) {
+	switch d := v.(type) {
+	case nil:
+		return 0, nil
+	case float64:
+		return time.Duration(d), nil
+	case string:
+		out, err := time.ParseDuration(d)
+		if err != nil {
+			return 0, server.BadRequest("invalid autopilot configuration: %s: %q is not a duration", field, d)
+		}
+		return out, nil
+	}
+	return 0, server.BadRequest("invalid autopilot configuration: %s: expected a duration, got %T", field, v)
 }
 
 func (h *HTTPServer) autopilotHealth(w http.ResponseWriter, r *http.Request) (any, error) {

@@ -9,7 +9,7 @@ import (
 )
 
 // partition is the fault harness's view of which peers this server cannot
-// reach: the rpc addresses listed in a file, re-read every 100 ms.
+// reach: the rpc and serf addresses listed in a file, re-read every 100 ms.
 type partition struct {
 	peers atomic.Pointer[map[string]bool]
 }
@@ -32,7 +32,7 @@ func watchPartitionFile(path string, log *slog.Logger) *partition {
 				set[line] = true
 			}
 			p.peers.Store(&set)
-			log.Warn("fault injection: raft traffic dropped to peers", "peers", strings.Fields(last))
+			log.Warn("fault injection: all traffic dropped to peers (raft, rpc, gossip)", "peers", strings.Fields(last))
 		}
 	}()
 	return p

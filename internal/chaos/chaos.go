@@ -3,10 +3,12 @@
 // nodes, drives load (job registers, updates, stops, scaling, node flaps),
 // injects one fault per round (SIGKILL of the leader or a follower, a
 // restart, SIGSTOP/SIGCONT longer than the election timeout, a partition
-// of the leader), and after every round checks that every acknowledged
-// write is on every server, that no two live allocs share a name within a
-// job version, that no node is over-committed, that every pending eval is
-// processed, and that no raft term had two leaders.
+// that isolates the leader on the minority side), and after every round
+// checks that every acknowledged write is on every server, that no two
+// live allocs share a name within a job version, that no node is
+// over-committed, that every pending eval is processed, and that no raft
+// term had two leaders; after a partition also that the old leader
+// stepped down and that the minority side acknowledged no write.
 package chaos
 
 import (
@@ -17,6 +19,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -31,6 +34,8 @@ type Config struct {
 	Rounds  int
 	Nodes   int // simulated client nodes
 	Seed    uint64
+	// Faults is the cycle rounds go through (default: every fault).
+	Faults []string
 	// Soak is how long the load runs on the healed cluster before each
 	// round's checks (default 3 s).
 	Soak    time.Duration
@@ -50,6 +55,17 @@ type Report struct {
 	TermsWithTwoLeaders     int
 	LeaderElection          []time.Duration // fault -> a new leader agreed (leader faults)
 	SchedulingResumed       []time.Duration // fault -> a probe job's eval complete
+	// Partitions: the old leader's step-down, and writes sent to the
+	// minority side (each must be refused, none may apply).
+	LeaderStepDown     []time.Duration // partition -> the old leader no longer leads
+	StaleLeaders       int             // partitioned leaders that never stepped down
+	GossipCut          []time.Duration // partition -> the majority's gossip sees the minority failed
+	GossipLeaks        int             // partitions the majority's gossip never noticed
+	AckedInPartition   int             // writes acknowledged (by the majority) while partitioned
+	MinorityWrites     int
+	MinorityRefused503 int
+	MinorityAcked      int
+	MinorityApplied    int // refused, yet present after healing
 }
 
 // Faults, in the order rounds cycle through them.
@@ -77,6 +93,11 @@ type harness struct {
 	load    *load
 	terms   *termWatch
 	report  *Report
+	faults  []string
+	// minority is the side a partition cut off (nil otherwise): the load
+	// writes through the majority, as its clients would.
+	minority   []*serverProc
+	minorityMu sync.Mutex
 }
 
 // Run runs the harness and returns its figures; err is for a harness that
@@ -94,14 +115,25 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
 	}
-	h := &harness{cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b9)),
+	h := &harness{cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b9)), faults: cfg.Faults,
 		report: &Report{Servers: cfg.Servers, Rounds: cfg.Rounds, FaultCounts: map[string]int{}}}
+	if len(h.faults) == 0 {
+		h.faults = faultCycle
+	}
+	for _, f := range h.faults {
+		if !slices.Contains(faultCycle, f) {
+			return nil, fmt.Errorf("unknown fault %q (known: %v)", f, faultCycle)
+		}
+	}
 	defer h.stopAll()
 	if err := h.startServers(); err != nil {
 		return nil, err
 	}
-	if _, err := h.waitLeader(60*time.Second, nil); err != nil {
+	if _, err := h.waitLeader(60 * time.Second); err != nil {
 		return nil, fmt.Errorf("cluster never formed: %w", err)
+	}
+	if err := h.tuneAutopilot(); err != nil {
+		return nil, err
 	}
 	h.terms = watchTerms(h.servers)
 	var err error
@@ -110,12 +142,37 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	h.load = startLoad(h)
 	for round := 1; round <= cfg.Rounds && ctx.Err() == nil; round++ {
-		fault := faultCycle[(round-1)%len(faultCycle)]
+		fault := h.faults[(round-1)%len(h.faults)]
 		if err := h.round(round, fault); err != nil {
 			return h.finish(), fmt.Errorf("round %d (%s): %w", round, fault, err)
 		}
 	}
 	return h.finish(), nil
+}
+
+// chaosStabilization is autopilot's server stabilization time here:
+// loopback with fast gossip settles in well under Nomad's default 10 s,
+// and every round waits for a server that autopilot removed (cut off or
+// killed) to vote again.
+const chaosStabilization = 2 * time.Second
+
+// tuneAutopilot shortens the stabilization time through the operator API
+// (the configuration is raft-stored, so every later leader keeps it).
+func (h *harness) tuneAutopilot() error {
+	leader, err := h.waitLeader(60 * time.Second)
+	if err != nil {
+		return err
+	}
+	op := leader.api.Operator()
+	conf, _, err := op.AutopilotGetConfiguration(nil)
+	if err != nil {
+		return fmt.Errorf("read autopilot configuration: %w", err)
+	}
+	conf.ServerStabilizationTime = chaosStabilization
+	if _, err := op.AutopilotSetConfiguration(conf, nil); err != nil {
+		return fmt.Errorf("set autopilot configuration: %w", err)
+	}
+	return nil
 }
 
 func (h *harness) intn(n int) int {
@@ -192,9 +249,9 @@ func (h *harness) reachable() []*serverProc {
 	return out
 }
 
-// waitLeader waits until every reachable server (except excluded) names
-// the same leader, which is not an excluded server; it returns the leader.
-func (h *harness) waitLeader(timeout time.Duration, exclude *serverProc) (*serverProc, error) {
+// waitLeader waits until every reachable server (except excluded ones)
+// names the same leader, which is not excluded; it returns the leader.
+func (h *harness) waitLeader(timeout time.Duration, exclude ...*serverProc) (*serverProc, error) {
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
 		if l := h.agreedLeader(exclude); l != nil {
@@ -205,82 +262,139 @@ func (h *harness) waitLeader(timeout time.Duration, exclude *serverProc) (*serve
 	return nil, fmt.Errorf("no agreed leader within %s", timeout)
 }
 
-func (h *harness) agreedLeader(exclude *serverProc) *serverProc {
+func (h *harness) agreedLeader(exclude []*serverProc) *serverProc {
 	addr := ""
-	for _, s := range h.reachable() {
-		if s == exclude {
-			continue
-		}
+	for _, s := range h.among(exclude) {
 		l, err := s.api.Status().Leader()
 		if err != nil || l == "" || (addr != "" && l != addr) {
 			return nil
 		}
 		addr = l
 	}
-	for _, s := range h.servers {
-		if s.rpcAddr() == addr && s != exclude {
+	for _, s := range h.among(exclude) {
+		if s.rpcAddr() == addr {
 			return s
 		}
 	}
 	return nil
 }
 
+// writable are the servers the load writes through: reachable ones, and
+// during a partition only those on the majority side.
+func (h *harness) writable() []*serverProc {
+	h.minorityMu.Lock()
+	cut := h.minority
+	h.minorityMu.Unlock()
+	return h.among(cut)
+}
+
+func (h *harness) setMinority(side []*serverProc) {
+	h.minorityMu.Lock()
+	h.minority = side
+	h.minorityMu.Unlock()
+}
+
+// among are the reachable servers, except excluded ones.
+func (h *harness) among(exclude []*serverProc) []*serverProc {
+	var out []*serverProc
+	for _, s := range h.reachable() {
+		if !slices.Contains(exclude, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // round injects one fault, measures recovery, heals and checks.
 func (h *harness) round(n int, fault string) error {
-	leader, err := h.waitLeader(60*time.Second, nil)
+	leader, err := h.waitLeader(60 * time.Second)
 	if err != nil {
 		return err
 	}
-	var victim *serverProc
-	for _, s := range h.servers {
-		if s != leader && s.alive() {
-			victim = s
-			break
-		}
-	}
-	if fault == FaultKillLeader || fault == FaultPauseLeader || fault == FaultPartitionLead {
-		victim = leader
-	}
+	victim := h.victim(fault, leader)
 	h.report.Faults++
 	h.report.FaultCounts[fault]++
+	ackedBefore := h.load.acked()
 	start := time.Now()
+	cutOff, err := h.inject(fault, victim)
+	if err != nil {
+		return err
+	}
+	var minority chan *partitionOutcome
+	if fault == FaultPartitionLead {
+		minority = make(chan *partitionOutcome, 1)
+		go func() { minority <- h.watchMinority(n, start, victim, cutOff) }()
+	}
+	if victim == leader && fault != FaultNodeFlap {
+		if _, err := h.waitLeader(60*time.Second, cutOff...); err != nil {
+			return fmt.Errorf("no new leader: %w", err)
+		}
+		h.report.LeaderElection = append(h.report.LeaderElection, time.Since(start))
+	}
+	resumed, err := h.probeScheduling(n, start, cutOff)
+	if err != nil {
+		return err
+	}
+	h.report.SchedulingResumed = append(h.report.SchedulingResumed, resumed)
+	switch fault {
+	case FaultPauseLeader:
+		if rest := electionPause - time.Since(start); rest > 0 {
+			time.Sleep(rest) // the pause's length is the fault itself
+		}
+	case FaultPartitionLead:
+		time.Sleep(partitionHold) // the majority takes writes while the minority is cut off
+	}
+	var outcome *partitionOutcome
+	if minority != nil {
+		outcome = <-minority
+		h.report.AckedInPartition += h.load.acked() - ackedBefore
+		h.recordPartition(outcome)
+	}
+	if err := h.heal(fault == FaultPartitionLead); err != nil {
+		return err
+	}
+	time.Sleep(h.cfg.Soak) // load on the healed cluster before the checks
+	return h.checkRound(n, fault, victim, resumed, outcome)
+}
+
+// victim is the server a fault hits: the leader for leader faults, else
+// the first live follower.
+func (h *harness) victim(fault string, leader *serverProc) *serverProc {
+	if fault == FaultKillLeader || fault == FaultPauseLeader || fault == FaultPartitionLead {
+		return leader
+	}
+	for _, s := range h.servers {
+		if s != leader && s.alive() {
+			return s
+		}
+	}
+	return leader
+}
+
+// inject starts the fault; it returns the servers cut off from the rest
+// (which neither elect the new leader nor take the probe job).
+func (h *harness) inject(fault string, victim *serverProc) ([]*serverProc, error) {
 	switch fault {
 	case FaultKillLeader, FaultKillFollower:
 		victim.kill()
 	case FaultRestart:
 		victim.kill()
-		if err := victim.start(); err != nil {
-			return err
-		}
+		return nil, victim.start()
 	case FaultPauseLeader:
 		victim.pause()
+		return []*serverProc{victim}, nil
 	case FaultPartitionLead:
-		if err := h.partition(victim); err != nil {
-			return err
-		}
+		minority := h.minorityWith(victim)
+		h.setMinority(minority)
+		return minority, h.partition(minority)
 	case FaultNodeFlap:
 		h.nodes.flap(h.intn(len(h.nodes.nodes)), 6*time.Second)
 	}
-	if victim == leader && fault != FaultNodeFlap {
-		if _, err := h.waitLeader(60*time.Second, victim); err != nil {
-			return fmt.Errorf("no new leader: %w", err)
-		}
-		h.report.LeaderElection = append(h.report.LeaderElection, time.Since(start))
-	}
-	resumed, err := h.probeScheduling(n, start)
-	if err != nil {
-		return err
-	}
-	h.report.SchedulingResumed = append(h.report.SchedulingResumed, resumed)
-	if fault == FaultPauseLeader {
-		if rest := electionPause - time.Since(start); rest > 0 {
-			time.Sleep(rest) // the pause's length is the fault itself
-		}
-	}
-	if err := h.heal(victim); err != nil {
-		return err
-	}
-	time.Sleep(h.cfg.Soak) // load on the healed cluster before the checks
+	return nil, nil
+}
+
+// checkRound runs the round's checks on the healed cluster and logs them.
+func (h *harness) checkRound(n int, fault string, victim *serverProc, resumed time.Duration, outcome *partitionOutcome) error {
 	lost, doubles, over, stuck, err := h.check()
 	if err != nil {
 		return err
@@ -291,28 +405,32 @@ func (h *harness) round(n int, fault string) error {
 	h.report.StuckEvals += stuck
 	fmt.Fprintf(h.cfg.Log, "round %3d  %-17s victim %-8s  scheduling resumed %6.2fs  acked %5d  lost %d  double %d  overcommit %d  stuck evals %d\n",
 		n, fault, victim.name, resumed.Seconds(), h.load.acked(), lost, doubles, over, stuck)
-	return nil
-}
-
-// partition drops raft traffic between victim and every other server,
-// both ways, as a network partition would.
-func (h *harness) partition(victim *serverProc) error {
-	var others []string
-	for _, s := range h.servers {
-		if s == victim {
-			continue
-		}
-		others = append(others, s.rpcAddr())
-		if err := s.setPartition([]string{victim.rpcAddr()}); err != nil {
-			return err
-		}
+	if outcome == nil {
+		return nil
 	}
-	return victim.setPartition(others)
+	leader, err := h.waitLeader(60 * time.Second)
+	if err != nil {
+		return err
+	}
+	applied, err := h.minorityWritesApplied(leader, outcome)
+	if err != nil {
+		return err
+	}
+	h.report.MinorityApplied += applied
+	fmt.Fprintf(h.cfg.Log, "           old leader stepped down %6.2fs  gossip saw minority down %6.2fs  minority writes %d: %s\n",
+		outcome.stepDown.Seconds(), outcome.gossipCut.Seconds(), len(outcome.writes), outcome.summary())
+	return nil
 }
 
 // heal undoes the fault: killed servers restart (same ports and data),
 // paused ones continue, partitions end; then waits for a full cluster.
-func (h *harness) heal(victim *serverProc) error {
+func (h *harness) heal(partitioned bool) error {
+	if partitioned {
+		h.setMinority(nil)
+		if err := h.nodes.useServers(h.rpcAddrs()); err != nil {
+			return err
+		}
+	}
 	for _, s := range h.servers {
 		if err := s.setPartition(nil); err != nil {
 			return err
@@ -329,7 +447,7 @@ func (h *harness) heal(victim *serverProc) error {
 			return err
 		}
 	}
-	if _, err := h.waitLeader(60*time.Second, nil); err != nil {
+	if _, err := h.waitLeader(60 * time.Second); err != nil {
 		return err
 	}
 	// Autopilot may have removed a dead server; back, it votes again only
@@ -351,17 +469,20 @@ func (h *harness) waitVoters(timeout time.Duration) error {
 	return fmt.Errorf("not every server is a voter again within %s", timeout)
 }
 
-// probeScheduling registers a probe job through any reachable server until
+// probeScheduling registers a probe job through any reachable server (not
+// cut off) until
 // the write is acknowledged and its eval completes; it returns the time
 // from start.
-func (h *harness) probeScheduling(round int, start time.Time) (time.Duration, error) {
+func (h *harness) probeScheduling(round int, start time.Time, cutOff []*serverProc) (time.Duration, error) {
 	id := fmt.Sprintf("probe-%d", round)
 	deadline := time.Now().Add(90 * time.Second)
+	last := "never acknowledged"
 	for time.Now().Before(deadline) {
-		srvs := h.reachable()
+		srvs := h.among(cutOff)
 		s := srvs[h.intn(len(srvs))]
 		resp, _, err := s.api.Jobs().Register(probeJob(id), nil)
 		if err != nil {
+			last = fmt.Sprintf("register via %s: %v", s.name, err)
 			time.Sleep(50 * time.Millisecond) // retrying a write the cluster refused
 			continue
 		}
@@ -371,10 +492,19 @@ func (h *harness) probeScheduling(round int, start time.Time) (time.Duration, er
 			if err == nil && ev.Status == api.EvalStatusComplete {
 				return time.Since(start), nil
 			}
+			last = evalProgress(s, resp.EvalID, ev, err)
 			time.Sleep(20 * time.Millisecond) // polling the eval
 		}
 	}
-	return 0, fmt.Errorf("scheduling did not resume within 90s")
+	return 0, fmt.Errorf("scheduling did not resume within 90s (%s)", last)
+}
+
+// evalProgress says where a probe eval stands, for a failed round.
+func evalProgress(s *serverProc, evalID string, ev *api.Evaluation, err error) string {
+	if err != nil {
+		return fmt.Sprintf("eval %s read via %s: %v", evalID, s.name, err)
+	}
+	return fmt.Sprintf("eval %s via %s: status %q (%s), modify index %d", evalID, s.name, ev.Status, ev.StatusDescription, ev.ModifyIndex)
 }
 
 func (h *harness) finish() *Report {
@@ -401,11 +531,21 @@ func (r *Report) Print(w io.Writer) {
 	fmt.Fprintf(w, "terms with two leaders  %d\n", r.TermsWithTwoLeaders)
 	fmt.Fprintf(w, "time to new leader      p50 %s  p99 %s  (%d elections)\n", pct(r.LeaderElection, 50), pct(r.LeaderElection, 99), len(r.LeaderElection))
 	fmt.Fprintf(w, "scheduling resumed      p50 %s  p99 %s\n", pct(r.SchedulingResumed, 50), pct(r.SchedulingResumed, 99))
+	if r.FaultCounts[FaultPartitionLead] == 0 {
+		return
+	}
+	fmt.Fprintf(w, "old leader stepped down p50 %s  p99 %s  (%d partitions, %d never stepped down)\n",
+		pct(r.LeaderStepDown, 50), pct(r.LeaderStepDown, 99), r.FaultCounts[FaultPartitionLead], r.StaleLeaders)
+	fmt.Fprintf(w, "gossip saw minority down p50 %s  p99 %s  (%d never)\n", pct(r.GossipCut, 50), pct(r.GossipCut, 99), r.GossipLeaks)
+	fmt.Fprintf(w, "acked while partitioned %d (by the majority)\n", r.AckedInPartition)
+	fmt.Fprintf(w, "minority-side writes    %d sent, %d refused with 503, %d acknowledged, %d applied after healing\n",
+		r.MinorityWrites, r.MinorityRefused503, r.MinorityAcked, r.MinorityApplied)
 }
 
 // OK reports whether every check held.
 func (r *Report) OK() bool {
-	return r.Lost == 0 && r.DoublePlacements == 0 && r.OverCommits == 0 && r.StuckEvals == 0 && r.TermsWithTwoLeaders == 0
+	return r.Lost == 0 && r.DoublePlacements == 0 && r.OverCommits == 0 && r.StuckEvals == 0 && r.TermsWithTwoLeaders == 0 &&
+		r.StaleLeaders == 0 && r.GossipLeaks == 0 && r.MinorityAcked == 0 && r.MinorityApplied == 0
 }
 
 func pct(ds []time.Duration, p int) string {

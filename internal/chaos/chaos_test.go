@@ -7,16 +7,26 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
-// The CI run is short: 3 servers, a killed leader and a killed follower.
-// Longer runs: go test ./internal/chaos -chaos.rounds 30 -chaos.servers 5
+// The CI run is short: 3 servers, a killed leader, a partitioned leader
+// and a killed follower. Longer runs:
+// go test ./internal/chaos -run TestChaos$ -chaos.rounds 30 -chaos.servers 5 -chaos.faults all
 // (or `drover chaos`).
 var (
-	rounds  = flag.Int("chaos.rounds", 2, "rounds of the fault harness")
+	rounds  = flag.Int("chaos.rounds", 3, "rounds of the fault harness")
 	servers = flag.Int("chaos.servers", 3, "server processes")
+	faults  = flag.String("chaos.faults", "kill-leader,partition-leader,kill-follower", "fault cycle, comma-separated, or all")
 )
+
+func faultList() []string {
+	if *faults == "all" {
+		return nil
+	}
+	return strings.Split(*faults, ",")
+}
 
 // buildDrover builds the drover binary once for the test.
 func buildDrover(t *testing.T) string {
@@ -34,13 +44,25 @@ func buildDrover(t *testing.T) string {
 }
 
 func TestChaos(t *testing.T) {
+	runChaos(t, *servers, *rounds, faultList())
+}
+
+// TestChaosPartitionFiveServers isolates the leader with one follower: the
+// follower forwards its write to the old leader (or finds none), and the
+// minority side must acknowledge nothing.
+func TestChaosPartitionFiveServers(t *testing.T) {
+	runChaos(t, 5, 1, []string{FaultPartitionLead})
+}
+
+func runChaos(t *testing.T, servers, rounds int, faults []string) {
 	if testing.Short() {
 		t.Skip("runs real server processes")
 	}
 	bin := buildDrover(t)
 	var log bytes.Buffer
 	work := t.TempDir()
-	report, err := Run(context.Background(), Config{Binary: bin, Servers: *servers, Rounds: *rounds, Nodes: 4, Seed: 1, WorkDir: work, Log: &log})
+	report, err := Run(context.Background(), Config{Binary: bin, Servers: servers, Rounds: rounds, Faults: faults,
+		Nodes: 4, Seed: 1, WorkDir: work, Log: &log})
 	if report != nil {
 		report.Print(&log)
 	}
@@ -49,11 +71,14 @@ func TestChaos(t *testing.T) {
 		dumpLogs(t, work)
 		t.Fatal(err)
 	}
-	if report.Faults != *rounds || len(report.SchedulingResumed) != *rounds {
-		t.Fatalf("faults %d, scheduling measured %d times, want %d", report.Faults, len(report.SchedulingResumed), *rounds)
+	if report.Faults != rounds || len(report.SchedulingResumed) != rounds {
+		t.Fatalf("faults %d, scheduling measured %d times, want %d", report.Faults, len(report.SchedulingResumed), rounds)
 	}
 	if report.AckedWrites == 0 {
 		t.Fatal("no write was acknowledged: the load never ran")
+	}
+	if report.FaultCounts[FaultPartitionLead] > 0 && report.MinorityWrites == 0 {
+		t.Fatal("a partition round sent no write to the minority side")
 	}
 	if !report.OK() {
 		dumpLogs(t, work)

@@ -21,7 +21,7 @@ func (h *harness) check() (lost, doubles, over, stuck int, err error) {
 	for _, s := range h.reachable() {
 		lost += h.lostOn(s, writes, maxIndex)
 	}
-	leader, err := h.waitLeader(60*time.Second, nil)
+	leader, err := h.waitLeader(60 * time.Second)
 	if err != nil {
 		return 0, 0, 0, 0, err
 	}

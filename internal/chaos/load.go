@@ -108,7 +108,7 @@ func (l *load) run(writer int) {
 // one makes one write and records its acknowledgement.
 func (l *load) one(writer, jobsPerWriter int, version map[string]int) {
 	{
-		srvs := l.h.reachable()
+		srvs := l.h.writable()
 		if len(srvs) == 0 {
 			return
 		}

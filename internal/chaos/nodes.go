@@ -21,7 +21,7 @@ const (
 // register and heartbeat (failing over between servers), and a flap stops
 // a node's heartbeats long enough that the leader marks it down.
 type simNodes struct {
-	rpc   *rpcclient.Client
+	rpc   *rpcclient.Client // under mu: a partition swaps it
 	nodes []*structs.Node
 	mu    sync.Mutex
 	quiet map[int]time.Time // heartbeats suspended until
@@ -69,7 +69,7 @@ func (s *simNodes) register(node *structs.Node) error {
 	var err error
 	for attempt := 0; attempt < 100; attempt++ {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_, err = s.rpc.Register(ctx, &structs.NodeRegisterArgs{Node: node.Copy()})
+		_, err = s.client().Register(ctx, &structs.NodeRegisterArgs{Node: node.Copy()})
 		cancel()
 		if err == nil {
 			return nil
@@ -96,7 +96,7 @@ func (s *simNodes) heartbeat(i int) {
 			continue
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-		_, err := s.rpc.Heartbeat(ctx, &structs.NodeHeartbeatArgs{NodeID: node.ID, SecretID: node.SecretID, Status: structs.NodeStatusReady})
+		_, err := s.client().Heartbeat(ctx, &structs.NodeHeartbeatArgs{NodeID: node.ID, SecretID: node.SecretID, Status: structs.NodeStatusReady})
 		cancel()
 		if err != nil && isNodeNotFound(err) {
 			_ = s.register(node)
@@ -106,6 +106,26 @@ func (s *simNodes) heartbeat(i int) {
 
 func isNodeNotFound(err error) bool {
 	return errors.Is(err, structs.ErrNodeNotFound)
+}
+
+func (s *simNodes) client() *rpcclient.Client {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.rpc
+}
+
+// useServers points the nodes at servers only: during a partition the
+// clients are on the majority side.
+func (s *simNodes) useServers(servers []string) error {
+	c, err := rpcclient.New(servers)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	old := s.rpc
+	s.rpc = c
+	s.mu.Unlock()
+	return old.Close()
 }
 
 // flap suspends node i's heartbeats for d.
@@ -123,5 +143,5 @@ func (s *simNodes) stop() {
 		close(s.done)
 	}
 	s.wg.Wait()
-	_ = s.rpc.Close()
+	_ = s.client().Close()
 }

@@ -39,6 +39,7 @@ func (f *FSM) applierTable() map[structs.MessageType]applier {
 		structs.NodePoolDeleteRequestType:        decodeAndApply(f.applyNodePoolDelete),
 		structs.NamespaceUpsertRequestType:       decodeAndApply(f.applyNamespaceUpsert),
 		structs.NamespaceDeleteRequestType:       decodeAndApply(f.applyNamespaceDelete),
+		structs.AutopilotConfigRequestType:       decodeAndApply(f.applyAutopilotConfig),
 	}
 }
 
@@ -249,6 +250,14 @@ func (f *FSM) applySchedulerConfig(req *structs.SchedulerSetConfigRequest, index
 		return ErrCASConflict
 	}
 	return nil
+}
+
+func (f *FSM) applyAutopilotConfig(req *structs.AutopilotSetConfigEntry, index uint64) error {
+	ok, err := f.state.AutopilotSetConfig(index, &req.Config, req.CAS)
+	if err == nil && !ok {
+		return ErrCASConflict
+	}
+	return err
 }
 
 // upsertEvals writes evals and hands them to the sink.

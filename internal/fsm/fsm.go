@@ -4,6 +4,7 @@
 package fsm
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -84,6 +85,11 @@ func (f *FSM) Apply(l *raft.Log) any {
 	}
 	defer f.publishEntryEvents(t, l.Index)
 	if err := apply(l.Data[1:], l.Index); err != nil {
+		if errors.Is(err, ErrCASConflict) {
+			// An expected answer (a stale check-and-set), not a failure.
+			f.log.Debug("fsm: check-and-set did not apply", "type", t, "index", l.Index)
+			return err
+		}
 		f.log.Error("fsm apply failed", "type", t, "index", l.Index, "error", err)
 		return err
 	}

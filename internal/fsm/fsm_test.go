@@ -68,6 +68,7 @@ func populate(t *testing.T, f *FSM) {
 	applyEntry(t, f, 15, structs.NodeUpdateStatusRequestType, &structs.NodeUpdateStatusRequest{NodeID: "n1", Status: structs.NodeStatusDown, UpdatedAt: 300,
 		Evals: []*structs.Evaluation{testEval("e3", "web", structs.EvalTriggerNodeUpdate)}})
 	applyEntry(t, f, 16, structs.SchedulerConfigRequestType, &structs.SchedulerSetConfigRequest{Config: structs.SchedulerConfiguration{SchedulerAlgorithm: "spread"}})
+	applyEntry(t, f, 16, structs.AutopilotConfigRequestType, &structs.AutopilotSetConfigEntry{Config: structs.AutopilotConfig{CleanupDeadServers: true, MaxTrailingLogs: 7}})
 	job2 := mock.Job("api")
 	applyEntry(t, f, 17, structs.JobRegisterRequestType, &structs.JobRegisterRequest{Job: job2, Eval: testEval("e4", "api", structs.EvalTriggerJobRegister)})
 	applyEntry(t, f, 18, structs.JobDeregisterRequestType, &structs.JobDeregisterRequest{Namespace: "default", JobID: "api", Eval: testEval("e5", "api", structs.EvalTriggerJobDeregister)})
@@ -87,6 +88,25 @@ func populateACL(t *testing.T, f *FSM) {
 		{AccessorID: "00000000-0000-0000-0000-000000000003", SecretID: "00000000-0000-0000-0000-000000000004", Type: structs.ACLClientToken, Policies: []string{"readonly"}, ExpirationTime: &exp},
 		{AccessorID: "00000000-0000-0000-0000-000000000005", SecretID: "00000000-0000-0000-0000-000000000006", Type: structs.ACLClientToken}}})
 	applyEntry(t, f, 23, structs.ACLTokenDeleteRequestType, &structs.ACLTokenDeleteRequest{AccessorIDs: []string{"00000000-0000-0000-0000-000000000005"}})
+}
+
+func TestFSM_AutopilotConfig_CASConflictChangesNothing(t *testing.T) {
+	f := newTestFSM(t)
+	applyEntry(t, f, 5, structs.AutopilotConfigRequestType, &structs.AutopilotSetConfigEntry{Config: structs.AutopilotConfig{MaxTrailingLogs: 1}})
+	buf, err := structs.Encode(structs.AutopilotConfigRequestType, &structs.AutopilotSetConfigEntry{
+		Config: structs.AutopilotConfig{MaxTrailingLogs: 2, ModifyIndex: 4}, CAS: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp := f.Apply(&raft.Log{Index: 6, Type: raft.LogCommand, Data: buf}); resp != ErrCASConflict {
+		t.Fatalf("stale CAS answered %v, want ErrCASConflict", resp)
+	}
+	applyEntry(t, f, 7, structs.AutopilotConfigRequestType, &structs.AutopilotSetConfigEntry{
+		Config: structs.AutopilotConfig{MaxTrailingLogs: 3, ModifyIndex: 5}, CAS: true})
+	got, _ := f.State().AutopilotConfig(nil)
+	if got.MaxTrailingLogs != 3 || got.CreateIndex != 5 || got.ModifyIndex != 7 {
+		t.Fatalf("stored %+v", got)
+	}
 }
 
 func TestFSM_JobRegister_WritesJobAndEvalAtOneIndex(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -28,11 +27,12 @@ func DefaultAutopilotConfig() *AutopilotConfig {
 	}
 }
 
-// autopilotState is what autopilot last reported, and its configuration.
+// autopilotState is what autopilot last reported. Its configuration is
+// raft-stored (state.TableAutopilotConfig), so every server has it and a
+// new leader's autopilot runs with what the operator last set.
 type autopilotState struct {
-	config atomic.Pointer[AutopilotConfig]
-	mu     sync.Mutex
-	state  *autopilot.State
+	mu    sync.Mutex
+	state *autopilot.State
 }
 
 // setupAutopilot builds autopilot (run only while leading) over raft
@@ -41,11 +41,6 @@ func (s *Server) setupAutopilot(hlog hclog.Logger) {
 	if s.cluster == nil {
 		return
 	}
-	cfg := s.config.Autopilot
-	if cfg == nil {
-		cfg = DefaultAutopilotConfig()
-	}
-	s.apState.config.Store(cfg)
 	s.autopilot = autopilot.New(s.raft, autopilotDelegate{s},
 		autopilot.WithLogger(hlog.Named("autopilot")),
 		autopilot.WithUpdateInterval(500*time.Millisecond),
@@ -62,11 +57,42 @@ func (s *Server) runAutopilot(ctx context.Context) {
 	<-s.autopilot.Stop()
 }
 
+// initialAutopilotConfig is the configuration in force until one is
+// stored: the agent's autopilot block, else Nomad's default.
+func (s *Server) initialAutopilotConfig() *AutopilotConfig {
+	if s.config.Autopilot != nil {
+		return s.config.Autopilot.Copy()
+	}
+	return DefaultAutopilotConfig()
+}
+
+// autopilotConfig is the configuration in force: the stored one, else the
+// initial one. Nothing is stored until an operator sets one, so forming a
+// cluster writes no extra raft entry (CAS against ModifyIndex 0 means
+// "none stored yet").
+func (s *Server) autopilotConfig() *AutopilotConfig {
+	if c, err := s.State().AutopilotConfig(nil); err == nil && c != nil {
+		return c
+	}
+	return s.initialAutopilotConfig()
+}
+
+// validateAutopilotConfig names the first field that is out of range.
+func validateAutopilotConfig(c *AutopilotConfig) error {
+	switch {
+	case c.LastContactThreshold < 0:
+		return BadRequest("invalid autopilot configuration: LastContactThreshold: %s is negative", c.LastContactThreshold)
+	case c.ServerStabilizationTime < 0:
+		return BadRequest("invalid autopilot configuration: ServerStabilizationTime: %s is negative", c.ServerStabilizationTime)
+	}
+	return nil
+}
+
 // autopilotDelegate is autopilot's view of the application.
 type autopilotDelegate struct{ s *Server }
 
 func (d autopilotDelegate) AutopilotConfig() *autopilot.Config {
-	c := d.s.apState.config.Load()
+	c := d.s.autopilotConfig()
 	return &autopilot.Config{
 		CleanupDeadServers:      c.CleanupDeadServers,
 		LastContactThreshold:    c.LastContactThreshold,
@@ -97,7 +123,7 @@ func (d autopilotDelegate) FetchServerStats(ctx context.Context, servers map[raf
 			var st structs.ServerRaftStats
 			if string(id) == d.s.nodeID {
 				st = d.s.raftStats()
-			} else if err := d.s.connPool.RPC(ctx, string(srv.Address), "Cluster.ServerStats", &structs.ServerRaftStatsRequest{}, &st); err != nil {
+			} else if err := d.s.peerRPC(ctx, string(srv.Address), "Cluster.ServerStats", &structs.ServerRaftStatsRequest{}, &st); err != nil {
 				return
 			}
 			mu.Lock()

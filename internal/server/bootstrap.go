@@ -73,6 +73,6 @@ func (s *Server) remotePeers(addr string) ([]string, error) {
 	ctx, cancel := context.WithTimeout(s.ctx, 5*time.Second)
 	defer cancel()
 	var reply structs.StatusPeersResponse
-	err := s.connPool.RPC(ctx, addr, "Status.Peers", &structs.GenericRequest{}, &reply)
+	err := s.peerRPC(ctx, addr, "Status.Peers", &structs.GenericRequest{}, &reply)
 	return reply.Peers, err
 }

@@ -157,6 +157,13 @@ func (s *Server) serfConfig(events chan serf.Event) (*serf.Config, error) {
 		quiet := log.New(io.Discard, "", 0)
 		conf.Logger, ml.Logger = quiet, quiet
 	}
+	if c.PeerBlocked != nil {
+		t, err := newPartitionableGossip(ml, c.PeerBlocked)
+		if err != nil {
+			return nil, fmt.Errorf("server: gossip transport: %w", err)
+		}
+		ml.Transport = t
+	}
 	conf.MemberlistConfig = ml
 	if dir := dataDirUnlessDev(c); dir != "" {
 		serfDir := filepath.Join(dir, "server", "serf")

@@ -8,8 +8,11 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/hashicorp/go-memdb"
 	"github.com/hashicorp/raft"
 
+	"github.com/drover-project/drover/internal/fsm"
+	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -151,45 +154,44 @@ func (s *Server) findRaftServer(id, addr string) (raft.Server, error) {
 	return raft.Server{}, NotFound("raft server with address %q not found", addr)
 }
 
-// AutopilotGetConfiguration answers the autopilot configuration.
+// AutopilotGetConfiguration answers the autopilot configuration in force
+// (raft-stored; the initial one until the first leader stored it).
 func (e *ClusterEndpoint) AutopilotGetConfiguration(ctx context.Context, args *structs.AutopilotConfigRequest) (*structs.AutopilotConfigResponse, error) {
 	reply := &structs.AutopilotConfigResponse{}
 	if done, err := e.srv.forward(ctx, "Cluster.AutopilotGetConfiguration", args, reply); done {
 		return reply, err
 	}
-	if c := e.srv.apState.config.Load(); c != nil {
-		reply.Config = *c
-	} else {
-		reply.Config = *DefaultAutopilotConfig()
-	}
-	reply.QueryMeta = e.srv.queryMeta(reply.Config.ModifyIndex)
-	return reply, nil
+	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		cfg, err := st.AutopilotConfig(ws)
+		if cfg == nil {
+			cfg = e.srv.initialAutopilotConfig()
+		}
+		reply.Config = *cfg
+		return st.Index(state.TableAutopilotConfig), err
+	})
+	return reply, err
 }
 
-// AutopilotSetConfiguration replaces the autopilot configuration on the
-// leader (with CAS, only when ModifyIndex matches).
+// AutopilotSetConfiguration replaces the autopilot configuration through
+// raft; with CAS only when the stored ModifyIndex equals
+// Config.ModifyIndex (Updated false otherwise, and nothing changes).
 func (e *ClusterEndpoint) AutopilotSetConfiguration(ctx context.Context, args *structs.AutopilotSetConfigRequest) (*structs.AutopilotSetConfigResponse, error) {
 	reply := &structs.AutopilotSetConfigResponse{}
 	if done, err := e.srv.forward(ctx, "Cluster.AutopilotSetConfiguration", args, reply); done {
 		return reply, err
 	}
-	if args.Config.LastContactThreshold < 0 || args.Config.ServerStabilizationTime < 0 {
-		return nil, BadRequest("LastContactThreshold, ServerStabilizationTime: must not be negative")
+	if err := validateAutopilotConfig(&args.Config); err != nil {
+		return nil, err
 	}
-	e.srv.apState.mu.Lock()
-	defer e.srv.apState.mu.Unlock()
-	old := e.srv.apState.config.Load()
-	if old == nil {
-		old = DefaultAutopilotConfig()
-	}
-	if args.CAS && args.Config.ModifyIndex != old.ModifyIndex {
+	index, err := e.srv.raftApply(structs.AutopilotConfigRequestType, &structs.AutopilotSetConfigEntry{Config: args.Config, CAS: args.CAS})
+	reply.Index = index
+	if errors.Is(err, fsm.ErrCASConflict) {
 		return reply, nil
 	}
-	next := args.Config
-	next.CreateIndex = old.CreateIndex
-	next.ModifyIndex = e.srv.raft.LastIndex()
-	e.srv.apState.config.Store(&next)
-	reply.Updated, reply.Index = true, next.ModifyIndex
+	if err != nil {
+		return nil, err
+	}
+	reply.Updated = true
 	return reply, nil
 }
 

@@ -35,9 +35,10 @@ type Config struct {
 	// RaftNetwork carries raft over the rpc listener (ServeRPC) to other
 	// servers; a lone in-process server can do without.
 	RaftNetwork bool
-	// PeerBlocked, when set, is asked before every raft connection to a
-	// peer's address and on every read and write of one: true drops the
-	// traffic (the fault harness's network partitions).
+	// PeerBlocked, when set, is asked before every raft connection, RPC
+	// and gossip packet or stream to a peer's address (rpc or serf) and on
+	// every read and write of an open one: true drops the traffic (the
+	// fault harness's network partitions, peer_filter.go).
 	PeerBlocked func(addr string) bool
 	// Serf configures gossip membership; nil runs without (one server).
 	Serf *SerfConfig

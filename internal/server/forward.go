@@ -59,7 +59,7 @@ func (s *Server) forward(ctx context.Context, method string, args structs.RPCInf
 		if leader == "" { // this server leads
 			return false, nil
 		}
-		err = s.connPool.RPC(ctx, leader, method, args, reply)
+		err = s.peerRPC(ctx, leader, method, args, reply)
 		if err == nil || isAnswer(err) {
 			return true, err
 		}

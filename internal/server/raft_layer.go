@@ -81,11 +81,12 @@ func (l *raftLayer) Dial(address raft.ServerAddress, timeout time.Duration) (net
 	return conn, nil
 }
 
-// errPartitioned is what a dropped raft connection reports.
-var errPartitioned = errors.New("raft: traffic to this peer is dropped (injected partition)")
+// errPartitioned is what traffic to a cut-off peer reports.
+var errPartitioned = errors.New("traffic to this peer is dropped (injected partition)")
 
-// partitionableConn drops a pooled raft connection once its peer is
-// partitioned away: raft sees a broken connection, as on a real network.
+// partitionableConn drops a connection (raft's pooled ones, gossip
+// streams) once its peer is partitioned away: the user sees a broken
+// connection, as on a real network.
 type partitionableConn struct {
 	net.Conn
 	peer    string

@@ -14,7 +14,9 @@ import (
 // on every server; a follower's workers schedule against their own
 // replicated state and send only plans and eval updates to the leader.
 type schedulingBackend interface {
-	Dequeue(ctx context.Context, schedulers []string) (*structs.Evaluation, string, error)
+	// Dequeue returns an eval, its token, and the index this server's
+	// state must reach before scheduling it.
+	Dequeue(ctx context.Context, schedulers []string) (*structs.Evaluation, string, uint64, error)
 	Ack(evalID, token string) error
 	Nack(evalID, token string) error
 	PauseNack(evalID, token string) error
@@ -45,8 +47,13 @@ func (s *Server) schedulingBackend() (schedulingBackend, error) {
 // localBackend is this (leading) server's own broker and plan queue.
 type localBackend struct{ s *Server }
 
-func (l localBackend) Dequeue(ctx context.Context, schedulers []string) (*structs.Evaluation, string, error) {
-	return l.s.broker.Dequeue(ctx, schedulers)
+func (l localBackend) Dequeue(ctx context.Context, schedulers []string) (*structs.Evaluation, string, uint64, error) {
+	eval, token, err := l.s.broker.Dequeue(ctx, schedulers)
+	if eval == nil {
+		return eval, token, 0, err
+	}
+	// The leader's state already holds every plan result it applied.
+	return eval, token, eval.ModifyIndex, err
 }
 func (l localBackend) Ack(evalID, token string) error {
 	if err := l.s.broker.Ack(evalID, token); err != nil {
@@ -83,14 +90,17 @@ func (r remoteBackend) credential() structs.WriteRequest {
 }
 
 func (r remoteBackend) call(ctx context.Context, method string, args, reply any) error {
-	return r.s.connPool.RPC(ctx, r.leader, method, args, reply)
+	return r.s.peerRPC(ctx, r.leader, method, args, reply)
 }
 
-func (r remoteBackend) Dequeue(ctx context.Context, schedulers []string) (*structs.Evaluation, string, error) {
+func (r remoteBackend) Dequeue(ctx context.Context, schedulers []string) (*structs.Evaluation, string, uint64, error) {
 	var out structs.EvalDequeueResponse
 	err := r.call(ctx, "Eval.Dequeue", &structs.EvalDequeueRequest{Schedulers: schedulers, Timeout: remoteDequeueWait,
 		ServerID: r.s.nodeID, BootID: r.s.bootID, WriteRequest: r.credential()}, &out)
-	return out.Eval, out.Token, err
+	if out.Eval != nil {
+		out.WaitIndex = max(out.WaitIndex, out.Eval.ModifyIndex)
+	}
+	return out.Eval, out.Token, out.WaitIndex, err
 }
 
 func (r remoteBackend) ack(method, evalID, token string) error {
@@ -148,10 +158,31 @@ func (e *EvalEndpoint) Dequeue(ctx context.Context, args *structs.EvalDequeueReq
 		return nil, err
 	}
 	reply.Eval, reply.Token = eval, token
+	if eval != nil {
+		reply.WaitIndex = e.srv.evalWaitIndex(eval)
+	}
 	if eval != nil && args.ServerID != "" {
 		e.srv.remoteHeld.add(args.ServerID, args.BootID, eval.ID, token)
 	}
 	return reply, nil
+}
+
+// evalWaitIndex is the index a follower's state must reach before it
+// schedules eval: the eval's own, and every plan result the leader has
+// applied for its job (Nomad's wait index). The previous eval of the job
+// may have been acked a moment ago: a follower that has not yet applied
+// its plan would schedule on a snapshot without those placements and make
+// them again.
+func (s *Server) evalWaitIndex(eval *structs.Evaluation) uint64 {
+	wait := eval.ModifyIndex
+	allocs, err := s.State().AllocsByJob(nil, eval.Namespace, eval.JobID, true)
+	if err != nil {
+		return max(wait, s.State().LatestIndex())
+	}
+	for _, a := range allocs {
+		wait = max(wait, a.ModifyIndex)
+	}
+	return wait
 }
 
 func (e *EvalEndpoint) brokerCall(ctx context.Context, method string, args *structs.EvalAckRequest, op func(string, string) error) (*structs.GenericResponse, error) {

@@ -80,7 +80,7 @@ func (w *Worker) run(ctx context.Context) {
 			continue
 		}
 		waitStart := time.Now()
-		eval, token, err := backend.Dequeue(ctx, w.srv.enabledSchedulers())
+		eval, token, waitIndex, err := backend.Dequeue(ctx, w.srv.enabledSchedulers())
 		if eval != nil {
 			w.srv.metrics().WorkerDequeue.Observe(telemetry.Ms(time.Since(waitStart)))
 		}
@@ -93,7 +93,7 @@ func (w *Worker) run(ctx context.Context) {
 		if _, remote := backend.(remoteBackend); remote {
 			w.remoteProcessed.Add(1)
 		}
-		w.process(backend, eval, token)
+		w.process(backend, eval, token, waitIndex)
 	}
 }
 
@@ -108,15 +108,16 @@ func (w *Worker) backoff(ctx context.Context) {
 // Process handles one dequeued evaluation to its ack or nack. It is the
 // synchronous step the simulator drives.
 func (w *Worker) Process(eval *structs.Evaluation, token string) {
-	w.process(localBackend{w.srv}, eval, token)
+	w.process(localBackend{w.srv}, eval, token, eval.ModifyIndex)
 }
 
-func (w *Worker) process(backend schedulingBackend, eval *structs.Evaluation, token string) {
+// process schedules eval once this server's state has reached waitIndex.
+func (w *Worker) process(backend schedulingBackend, eval *structs.Evaluation, token string, waitIndex uint64) {
 	w.eval, w.token, w.backend, w.plans = eval, token, backend, 0
 	defer func() { w.eval, w.token, w.snap, w.backend = nil, "", nil, nil }()
 	w.srv.timeline.Record(eval.ID, structs.EvalQuasiStatusScheduling, w.id, "")
 
-	snap, err := w.srv.snapshotMinIndex(eval.ModifyIndex, workerStateWaitTimeout)
+	snap, err := w.srv.snapshotMinIndex(max(waitIndex, eval.ModifyIndex), workerStateWaitTimeout)
 	if err != nil {
 		w.log.Warn("state behind eval; nacking", "eval", eval.ID, "error", err)
 		w.nack()

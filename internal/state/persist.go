@@ -45,6 +45,7 @@ var snapshotTables = []snapshotTable{
 	{60, TableServiceRegistrations, func() any { return new(structs.ServiceRegistration) }},
 	{61, TableVariables, func() any { return new(structs.VariableEncrypted) }},
 	{62, TableRootKeys, func() any { return new(structs.RootKey) }},
+	{92, TableAutopilotConfig, func() any { return new(structs.AutopilotConfig) }},
 }
 
 func snapshotTableByTag(tag recordType) (snapshotTable, bool) {

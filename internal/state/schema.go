@@ -18,6 +18,7 @@ const (
 	TableEvals           = "evals"
 	TableDeployment      = "deployment"
 	TableSchedulerConfig = "scheduler_config"
+	TableAutopilotConfig = "autopilot_config"
 	TableIndex           = "index"
 )
 
@@ -31,6 +32,7 @@ func stateSchema() *memdb.DBSchema {
 		scalingEventTable(), jobSubmissionTable(), nodePoolsTable(),
 		namespacesTable(),
 		serviceRegistrationsTable(), variablesTable(), rootKeysTable(),
+		autopilotConfigTable(),
 	}
 	db := &memdb.DBSchema{Tables: map[string]*memdb.TableSchema{}}
 	for _, t := range tables {
@@ -136,12 +138,6 @@ func deploymentTable() *memdb.TableSchema {
 		"id":        unique("id", str("ID")),
 		"job":       optional("job", nsAnd("JobID")),
 		"namespace": optional("namespace", str("Namespace")),
-	}}
-}
-
-func schedulerConfigTable() *memdb.TableSchema {
-	return &memdb.TableSchema{Name: TableSchedulerConfig, Indexes: map[string]*memdb.IndexSchema{
-		"id": unique("id", singletonIndex{}),
 	}}
 }
 

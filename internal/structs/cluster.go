@@ -83,6 +83,17 @@ type AutopilotConfig struct {
 	ModifyIndex             uint64
 }
 
+// Copy returns a copy (the configuration is a state object).
+func (c *AutopilotConfig) Copy() *AutopilotConfig { return copyPtr(c) }
+
+// AutopilotSetConfigEntry is the raft entry that replaces the autopilot
+// configuration; with CAS only when the stored ModifyIndex equals
+// Config.ModifyIndex (0: none stored yet).
+type AutopilotSetConfigEntry struct {
+	Config AutopilotConfig
+	CAS    bool
+}
+
 // AutopilotConfigRequest reads the autopilot configuration.
 type AutopilotConfigRequest struct {
 	QueryOptions

@@ -64,6 +64,8 @@ const (
 	// Namespaces (namespace.go).
 	NamespaceUpsertRequestType MessageType = 50
 	NamespaceDeleteRequestType MessageType = 51
+	// Autopilot configuration (cluster.go).
+	AutopilotConfigRequestType MessageType = 92
 )
 
 // ACL entry types. Numbered apart from the others so branches adding

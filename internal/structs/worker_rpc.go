@@ -19,11 +19,14 @@ type EvalDequeueRequest struct {
 	WriteRequest
 }
 
-// EvalDequeueResponse is the dequeued eval (nil when none came in time)
-// and its broker token.
+// EvalDequeueResponse is the dequeued eval (nil when none came in time),
+// its broker token, and the raft index the worker's state must reach
+// before it schedules the eval (the eval's own and every plan result the
+// leader has applied for its job).
 type EvalDequeueResponse struct {
-	Eval  *Evaluation
-	Token string
+	Eval      *Evaluation
+	Token     string
+	WaitIndex uint64
 	WriteMeta
 }
 

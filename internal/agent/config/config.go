@@ -40,8 +40,9 @@ type Config struct {
 	// FastGossip uses loopback gossip timings (failures seen in about a
 	// second): set by tests and `drover chaos`, never from a file.
 	FastGossip bool
-	// PartitionFile lists, one per line, rpc addresses of servers whose
-	// raft traffic this server drops (read every 100 ms): the fault
+	// PartitionFile lists, one per line, rpc and serf addresses of servers
+	// whose traffic (raft, RPC, gossip) this server drops (read every
+	// 100 ms): the fault
 	// harness's network partitions. Flag only, never from a file.
 	PartitionFile string
 }
