@@ -37,18 +37,31 @@ func (p *pipeline) heartbeat(n *structs.Node) {
 }
 
 // advanceKeeping moves the clock by d in small steps, heartbeating the
-// nodes that stay alive, and waits for cond.
+// nodes that stay alive, and waits for cond. Before each step it waits for
+// the workers to settle: the clock is manual but the workers are real
+// goroutines, and moving time past a slow worker's nack timeout would
+// redeliver an eval it already finished.
 func (p *pipeline) advanceKeeping(d time.Duration, alive []*structs.Node, cond func() bool) {
 	p.t.Helper()
 	for step := time.Duration(0); step < d; step += 5 * time.Second {
 		for _, n := range alive {
 			p.heartbeat(n)
 		}
+		p.waitWorkersSettled()
 		p.clk.Advance(5 * time.Second)
 	}
 	if cond != nil {
 		waitFor(p.t, cond)
 	}
+}
+
+// waitWorkersSettled waits until the broker holds no ready or unacked eval.
+func (p *pipeline) waitWorkersSettled() {
+	p.t.Helper()
+	waitFor(p.t, func() bool {
+		st := p.srv.broker.Stats()
+		return st.TotalReady == 0 && st.TotalUnacked == 0
+	})
 }
 
 func (p *pipeline) allocsOn(job, nodeID string) []*structs.Allocation {
