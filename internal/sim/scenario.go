@@ -8,9 +8,12 @@ import (
 
 // Scenario is a simulated story: nodes and jobs at the start, a timeline
 // of events, and the outcome expected. It is written as a Go value or in
-// HCL (ParseScenario).
+// HCL (ParseScenarios).
 type Scenario struct {
-	Name        string
+	Name string
+	// Variant is the label of the variant block this scenario was
+	// decoded for ("" for a file without variants).
+	Variant     string
 	Description string
 	Seed        int64
 	Nodes       []NodeGroup

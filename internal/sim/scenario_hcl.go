@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/gohcl"
 	"github.com/hashicorp/hcl/v2/hclparse"
 )
@@ -138,30 +139,57 @@ type hclAllocExpect struct {
 	Count   int    `hcl:"count"`
 }
 
-// LoadScenario reads a scenario file; its name defaults to the file's.
+// LoadScenario reads a scenario file that holds one scenario (no variant
+// blocks); its name defaults to the file's.
 func LoadScenario(path string) (*Scenario, error) {
+	scs, err := LoadScenarios(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(scs) != 1 {
+		return nil, fmt.Errorf("%s: %d variants, want one scenario (LoadScenarios)", path, len(scs))
+	}
+	return scs[0], nil
+}
+
+// LoadScenarios reads a scenario file: one scenario, or one per variant
+// block (scenario_variants.go). Names default to the file's, with the
+// variant's label in brackets.
+func LoadScenarios(path string) ([]*Scenario, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	sc, err := ParseScenario(src, path)
+	scs, err := ParseScenarios(src, path)
 	if err != nil {
 		return nil, err
 	}
-	if sc.Name == "" {
-		sc.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	for _, sc := range scs {
+		if sc.Name == "" {
+			sc.Name = base
+		}
+		if sc.Variant != "" {
+			sc.Name += "[" + sc.Variant + "]"
+		}
 	}
-	return sc, nil
+	return scs, nil
 }
 
-// ParseScenario decodes a scenario from HCL.
+// ParseScenario decodes a scenario (without variants) from HCL.
 func ParseScenario(src []byte, filename string) (*Scenario, error) {
 	f, diags := hclparse.NewParser().ParseHCL(src, filename)
 	if diags.HasErrors() {
 		return nil, diags
 	}
+	return decodeScenario(f.Body, nil)
+}
+
+// decodeScenario decodes a scenario body, with ctx binding var.NAME for
+// a variant (nil for a plain file).
+func decodeScenario(body hcl.Body, ctx *hcl.EvalContext) (*Scenario, error) {
 	var raw hclScenario
-	if diags := gohcl.DecodeBody(f.Body, nil, &raw); diags.HasErrors() {
+	if diags := gohcl.DecodeBody(body, ctx, &raw); diags.HasErrors() {
 		return nil, diags
 	}
 	return raw.scenario()
