@@ -28,6 +28,7 @@ type AllocRecord struct {
 	Desired, Client           string
 	JobVersion                uint64
 	Healthy                   string // "", "true", "false"
+	Restarts                  uint64 // in-place task restarts, all tasks
 }
 
 // History is every eval and alloc the cluster holds, canonicalized so two
@@ -179,6 +180,9 @@ func (c *canonicalizer) alloc(a *structs.Allocation) AllocRecord {
 	if ds := a.DeploymentStatus; ds != nil && ds.Healthy != nil {
 		r.Healthy = fmt.Sprint(*ds.Healthy)
 	}
+	for _, ts := range a.TaskStates {
+		r.Restarts += ts.Restarts
+	}
 	return r
 }
 
@@ -212,6 +216,9 @@ func (r AllocRecord) String() string {
 	s := fmt.Sprintf("%s %s v%d node=%s eval=%s %s/%s", r.ID, r.Name, r.JobVersion, r.Node, r.Eval, r.Desired, r.Client)
 	if r.Healthy != "" {
 		s += " healthy=" + r.Healthy
+	}
+	if r.Restarts > 0 {
+		s += fmt.Sprintf(" restarts=%d", r.Restarts)
 	}
 	return s
 }

@@ -60,6 +60,7 @@ type Step struct {
 	Drain          []string
 	FailAlloc      []string
 	// Operator operations (operator_ops.go).
+	RestartAlloc   []string // the job's first running alloc, in place
 	Purge          []string
 	StopAlloc      []string // the job's first running alloc
 	Ineligible     []string
@@ -104,7 +105,10 @@ type EvalExpect struct {
 type AllocExpect struct {
 	Job, Node       string
 	Desired, Client string
-	Count           int
+	// Restarts, when set, counts only allocs whose tasks were restarted
+	// in place that many times in all (RestartAlloc).
+	Restarts *int
+	Count    int
 }
 
 // expand names the members of a group of n.

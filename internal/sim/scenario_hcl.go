@@ -94,6 +94,7 @@ type hclStep struct {
 	FailAlloc      []string          `hcl:"fail_alloc,optional"`
 	Purge          []string          `hcl:"purge,optional"`
 	StopAlloc      []string          `hcl:"stop_alloc,optional"`
+	RestartAlloc   []string          `hcl:"restart_alloc,optional"`
 	Ineligible     []string          `hcl:"ineligible,optional"`
 	Eligible       []string          `hcl:"eligible,optional"`
 	DrainDeadline  map[string]string `hcl:"drain_deadline,optional"`
@@ -132,11 +133,12 @@ type hclEvalExpect struct {
 }
 
 type hclAllocExpect struct {
-	Job     string `hcl:"job,optional"`
-	Node    string `hcl:"node,optional"`
-	Desired string `hcl:"desired,optional"`
-	Client  string `hcl:"client,optional"`
-	Count   int    `hcl:"count"`
+	Job      string `hcl:"job,optional"`
+	Node     string `hcl:"node,optional"`
+	Desired  string `hcl:"desired,optional"`
+	Client   string `hcl:"client,optional"`
+	Restarts *int   `hcl:"restarts,optional"`
+	Count    int    `hcl:"count"`
 }
 
 // LoadScenario reads a scenario file that holds one scenario (no variant
@@ -285,7 +287,7 @@ func (h hclStep) step() (Step, error) {
 		RejectPlans: h.RejectPlans, AcceptPlans: h.AcceptPlans, WorkerDies: h.WorkerDies,
 		Down: h.Down, MissHeartbeats: h.MissHeartbeats, Resume: h.Resume, Fingerprint: h.Fingerprint,
 		Fill: h.Fill, Drain: h.Drain, FailAlloc: h.FailAlloc,
-		Purge: h.Purge, StopAlloc: h.StopAlloc, Ineligible: h.Ineligible, Eligible: h.Eligible,
+		Purge: h.Purge, StopAlloc: h.StopAlloc, RestartAlloc: h.RestartAlloc, Ineligible: h.Ineligible, Eligible: h.Eligible,
 		DrainDeadline: deadlines, Promote: h.Promote, FailDeployment: h.FailDeployment,
 		ForcePeriodic: h.ForcePeriodic, Dispatch: h.Dispatch,
 		LeaderChange: h.LeaderChange, Expect: e,
