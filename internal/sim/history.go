@@ -68,9 +68,9 @@ type canonicalizer struct {
 // canon sorts evals and allocs into a canonical order and names them;
 // evals and allocs are sorted in place.
 //
-// The order must not depend on raft indexes alone: the leader's reapers and
-// deployment watcher write concurrently with the worker, so two runs may
-// commit the same evals in a different order. Evals are ordered by
+// The order does not rest on raft indexes alone, so a transcript survives
+// a change in the order the duties are stepped in (and real-time runs,
+// where the leader's goroutines write concurrently with the worker). Evals are ordered by
 // simulated creation time, then causal depth (how many PreviousEval hops
 // lead to them), then job, trigger and node; only evals equal in all of
 // those (which are causally ordered) fall back to the raft index.
