@@ -161,41 +161,35 @@ func (s *Server) stepGC() bool {
 }
 
 func (s *Server) stepPeriodicDispatch() bool {
-	d := s.duties()
-	if d == nil {
-		return false
-	}
-	launched, next, err := s.periodicDispatchStep(nil, d.launched)
-	if err != nil {
-		s.log.Error("periodic dispatcher: read jobs", "error", err)
-	}
-	d.wakeAt("periodic-dispatch", next)
-	return launched
+	return s.stepToDeadline("periodic-dispatch", func(d *steppedDuties) (bool, time.Time, error) {
+		return s.periodicDispatchStep(nil, d.launched)
+	})
 }
 
 func (s *Server) stepDrainer() bool {
-	d := s.duties()
-	if d == nil {
-		return false
-	}
-	wrote, next, err := s.drainerStep(nil, d.drainer)
-	if err != nil {
-		s.log.Error("drainer: read nodes", "error", err)
-	}
-	d.wakeAt("drainer", next)
-	return wrote
+	return s.stepToDeadline("drainer", func(d *steppedDuties) (bool, time.Time, error) {
+		return s.drainerStep(nil, d.drainer)
+	})
 }
 
 func (s *Server) stepDeploymentWatcher() bool {
+	return s.stepToDeadline("deployment-watcher", func(d *steppedDuties) (bool, time.Time, error) {
+		return s.deploymentWatcherStep(nil, d.watcher)
+	})
+}
+
+// stepToDeadline runs a duty that waits for a state change or its next
+// deadline: the step, then a timer at the deadline it returns.
+func (s *Server) stepToDeadline(duty string, step func(*steppedDuties) (bool, time.Time, error)) bool {
 	d := s.duties()
 	if d == nil {
 		return false
 	}
-	wrote, next, err := s.deploymentWatcherStep(nil, d.watcher)
+	wrote, next, err := step(d)
 	if err != nil {
-		s.log.Error("deployment watcher: read deployments", "error", err)
+		s.log.Error(duty+": read state failed", "error", err)
 	}
-	d.wakeAt("deployment-watcher", next)
+	d.wakeAt(duty, next)
 	return wrote
 }
 
