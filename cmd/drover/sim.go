@@ -40,37 +40,49 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
-// playFile runs one scenario file; it reports whether it passed.
+// playFile runs one scenario file (each of its variants); it reports
+// whether every one passed and the file's golden transcript matched.
 func playFile(path string, seed int64, history, rewrite bool, stdout, stderr io.Writer) bool {
-	sc, err := sim.LoadScenario(path)
+	scs, err := sim.LoadScenarios(path)
 	if err != nil {
 		fmt.Fprintf(stderr, "drover sim: %v\n", err)
 		return false
 	}
+	passed := true
+	var results []*sim.Result
+	for _, sc := range scs {
+		if seed != 0 {
+			sc.Seed = seed
+		}
+		res, err := sim.Run(sc, sim.Options{})
+		if err != nil {
+			fmt.Fprintf(stderr, "drover sim: %s: %v\n", sc.Name, err)
+			return false
+		}
+		res.Report(stdout)
+		if history {
+			fmt.Fprintf(stdout, "\n%s\n", res.History)
+		}
+		fmt.Fprintln(stdout)
+		passed = passed && res.Passed()
+		results = append(results, res)
+	}
 	if seed != 0 {
-		sc.Seed = seed
+		return passed // another seed: the golden transcript does not apply
 	}
-	res, err := sim.Run(sc, sim.Options{})
-	if err != nil {
-		fmt.Fprintf(stderr, "drover sim: %s: %v\n", path, err)
-		return false
-	}
-	res.Report(stdout)
-	if history {
-		fmt.Fprintf(stdout, "\n%s\n", res.History)
-	}
-	fmt.Fprintln(stdout)
-	if seed != 0 {
-		return res.Passed() // another seed: the golden transcript does not apply
-	}
+	return golden(path, rewrite, results, stderr) && passed
+}
+
+// golden writes (rewrite) or checks the file's golden transcript.
+func golden(path string, rewrite bool, results []*sim.Result, stderr io.Writer) bool {
 	if rewrite {
-		if err := sim.WriteGolden(path, res); err != nil {
+		if err := sim.WriteGolden(path, results...); err != nil {
 			fmt.Fprintf(stderr, "drover sim: %v\n", err)
 			return false
 		}
-		return res.Passed()
+		return true
 	}
-	d, err := sim.CheckGolden(path, res)
+	d, err := sim.CheckGolden(path, results...)
 	if err != nil {
 		fmt.Fprintf(stderr, "drover sim: %v\n", err)
 		return false
@@ -79,5 +91,5 @@ func playFile(path string, seed int64, history, rewrite bool, stdout, stderr io.
 		fmt.Fprintf(stderr, "drover sim: %s: differs from %s (-rewrite regenerates it):\n%s\n", path, sim.GoldenPath(path), d)
 		return false
 	}
-	return res.Passed()
+	return true
 }

@@ -45,9 +45,16 @@ func (s *Server) reapStoppedJobBlocked(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-s.stoppedJobBlocked.wake:
-			if evals := s.stoppedJobBlocked.drain(); len(evals) > 0 {
-				s.cancelEvals(evals, descJobStopped)
-			}
+			s.stepStoppedJobBlocked()
 		}
 	}
+}
+
+// stepStoppedJobBlocked cancels the queued evals in one raft write.
+func (s *Server) stepStoppedJobBlocked() bool {
+	evals := s.stoppedJobBlocked.drain()
+	if len(evals) > 0 {
+		s.cancelEvals(evals, descJobStopped)
+	}
+	return len(evals) > 0
 }

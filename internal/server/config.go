@@ -53,6 +53,10 @@ type Config struct {
 	BootstrapExpect int
 	// NumSchedulers is the number of scheduling workers.
 	NumSchedulers int
+	// ManualDuties starts neither the workers' nor the leader duties'
+	// goroutines: the caller drives them with StepDuties (duty_steps.go),
+	// on a manual clock, for a deterministic run (the simulator).
+	ManualDuties bool
 	// RaftTimings overrides raft's timeouts; nil picks defaults that suit
 	// the mode (fast in DevMode).
 	RaftTimings *RaftTimings

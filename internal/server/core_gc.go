@@ -161,11 +161,14 @@ func (s *Server) workerUpdate(e *structs.Evaluation) error {
 
 // periodicGC creates one `scheduled` core eval per GC kind every interval.
 func (s *Server) periodicGC(ctx context.Context) {
-	s.every(ctx, s.config.GCInterval, func() {
-		if err := s.CreateCoreEvals(CoreJobEvalGC, CoreJobJobGC); err != nil {
-			s.log.Warn("scheduling GC failed", "error", err)
-		}
-	})
+	s.every(ctx, s.config.GCInterval, s.scheduleGC)
+}
+
+// scheduleGC is one GC period: the core evals of every GC kind.
+func (s *Server) scheduleGC() {
+	if err := s.CreateCoreEvals(CoreJobEvalGC, CoreJobJobGC); err != nil {
+		s.log.Warn("scheduling GC failed", "error", err)
+	}
 }
 
 // CreateCoreEvals writes one pending `_core` eval per core job, in one entry.

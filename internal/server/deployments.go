@@ -23,18 +23,30 @@ func (s *Server) watchDeployments(ctx context.Context) {
 	w := deploywatch.New()
 	for ctx.Err() == nil {
 		ws := memdb.NewWatchSet()
-		deployments, err := s.State().Deployments(ws, "*")
+		_, next, err := s.deploymentWatcherStep(ws, w)
 		if err != nil {
 			s.log.Error("deployment watcher: read deployments", "error", err)
 			return
 		}
-		for _, a := range w.Step(deployments, s.now()) {
-			if err := s.applyDeploymentAction(a); err != nil && ctx.Err() == nil {
-				s.log.Warn("deployment watcher: write failed", "deployment", a.Deployment.ID, "error", err)
-			}
-		}
-		s.waitForChange(ctx, ws, deploywatch.NextDeadline(deployments))
+		s.waitForChange(ctx, ws, next)
 	}
+}
+
+// deploymentWatcherStep steps the watcher once over the deployments (read
+// under ws) and writes its actions; it returns whether it wrote any and
+// the next progress deadline.
+func (s *Server) deploymentWatcherStep(ws memdb.WatchSet, w *deploywatch.Watcher) (bool, time.Time, error) {
+	deployments, err := s.State().Deployments(ws, "*")
+	if err != nil {
+		return false, time.Time{}, err
+	}
+	actions := w.Step(deployments, s.now())
+	for _, a := range actions {
+		if err := s.applyDeploymentAction(a); err != nil && s.ctx.Err() == nil {
+			s.log.Warn("deployment watcher: write failed", "deployment", a.Deployment.ID, "error", err)
+		}
+	}
+	return len(actions) > 0, deploywatch.NextDeadline(deployments), nil
 }
 
 // waitForChange waits for a watched change, the next deadline (on the

@@ -16,6 +16,15 @@ type heartbeats struct {
 	s      *Server
 	mu     sync.Mutex
 	timers map[string]clock.Timer
+	// With Config.ManualDuties a timer only queues its node here (with the
+	// timer that fired); stepExpired expires it, unless a heartbeat re-armed
+	// the node's timer in between.
+	fired []firedTimer
+}
+
+type firedTimer struct {
+	nodeID string
+	timer  clock.Timer
 }
 
 func newHeartbeats(s *Server) *heartbeats {
@@ -44,7 +53,35 @@ func (h *heartbeats) reset(nodeID string, ttl time.Duration) {
 	if t, ok := h.timers[nodeID]; ok {
 		t.Stop()
 	}
-	h.timers[nodeID] = h.s.config.Clock.AfterFunc(ttl+h.s.config.HeartbeatGrace, func() { h.expire(nodeID) })
+	if !h.s.config.ManualDuties {
+		h.timers[nodeID] = h.s.config.Clock.AfterFunc(ttl+h.s.config.HeartbeatGrace, func() { h.expire(nodeID) })
+		return
+	}
+	var t clock.Timer
+	t = h.s.config.Clock.AfterFunc(ttl+h.s.config.HeartbeatGrace, func() {
+		h.mu.Lock()
+		h.fired = append(h.fired, firedTimer{nodeID, t})
+		h.mu.Unlock()
+	})
+	h.timers[nodeID] = t
+}
+
+// stepExpired expires the nodes whose timers fired and were not re-armed
+// since (manual mode); it reports whether there were any.
+func (h *heartbeats) stepExpired() bool {
+	h.mu.Lock()
+	var due []string
+	for _, f := range h.fired {
+		if h.timers[f.nodeID] == f.timer {
+			due = append(due, f.nodeID)
+		}
+	}
+	h.fired = nil
+	h.mu.Unlock()
+	for _, nodeID := range due {
+		h.expire(nodeID)
+	}
+	return len(due) > 0
 }
 
 // clear stops a node's timer (node deregistered or marked down).
@@ -65,6 +102,7 @@ func (h *heartbeats) stopAll() {
 		t.Stop()
 		delete(h.timers, id)
 	}
+	h.fired = nil
 }
 
 // expire handles a silent node: down, or disconnected while its allocs

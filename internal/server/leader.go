@@ -90,6 +90,21 @@ func (s *Server) establishLeadership(ctx context.Context, duties *sync.WaitGroup
 		return err
 	}
 	s.pauseWorkersForLeader(true)
+	if s.config.ManualDuties {
+		s.setDuties(s.newSteppedDuties()) // the caller steps them
+	} else {
+		s.startPipelineDuties(ctx, duties)
+	}
+	s.startDuty(ctx, duties, s.reconcileMembers)
+	s.startDuty(ctx, duties, s.runAutopilot)
+	s.log.Info("leadership established")
+	return nil
+}
+
+// startPipelineDuties runs each evaluation-pipeline duty in its own
+// goroutine: a loop that waits for its wakeup and calls its step
+// (duty_steps.go).
+func (s *Server) startPipelineDuties(ctx context.Context, duties *sync.WaitGroup) {
 	s.startDuty(ctx, duties, s.applier.Run)
 	s.startDuty(ctx, duties, s.reapFailedEvals)
 	s.startDuty(ctx, duties, s.dequeueUndeliverable)
@@ -103,16 +118,13 @@ func (s *Server) establishLeadership(ctx context.Context, duties *sync.WaitGroup
 	s.startDuty(ctx, duties, s.watchDeployments)
 	s.startDuty(ctx, duties, s.runPeriodicDispatcher)
 	s.startDuty(ctx, duties, s.runDrainer)
-	s.startDuty(ctx, duties, s.reconcileMembers)
-	s.startDuty(ctx, duties, s.runAutopilot)
-	s.log.Info("leadership established")
-	return nil
 }
 
 // revokeLeadership disables and flushes every leader-only component: a new
 // leader rebuilds them from the state store.
 func (s *Server) revokeLeadership() {
 	s.leaderActive.Store(false)
+	s.setDuties(nil)
 	s.remoteHeld.clear()
 	s.heartbeat.stopAll()
 	s.broker.SetEnabled(false)

@@ -91,16 +91,30 @@ func (s *Server) runDrainer(ctx context.Context) {
 	d := drainer.New(s.config.NewID)
 	for ctx.Err() == nil {
 		ws := memdb.NewWatchSet()
-		nodes, err := s.State().NodesDraining(ws)
+		_, next, err := s.drainerStep(ws, d)
 		if err != nil {
 			s.log.Error("drainer: read nodes", "error", err)
 			return
 		}
-		if len(nodes) > 0 {
-			s.applyDrainActions(d.Step(s.drainInput(ws, nodes)))
-		}
-		s.waitForChange(ctx, ws, drainer.NextDeadlineAfter(nodes, s.now()))
+		s.waitForChange(ctx, ws, next)
 	}
+}
+
+// drainerStep steps the drainer once over the draining nodes (read under
+// ws) and writes its decisions; it returns whether there were any and the
+// next drain deadline.
+func (s *Server) drainerStep(ws memdb.WatchSet, d *drainer.Drainer) (bool, time.Time, error) {
+	nodes, err := s.State().NodesDraining(ws)
+	if err != nil {
+		return false, time.Time{}, err
+	}
+	wrote := false
+	if len(nodes) > 0 {
+		actions := d.Step(s.drainInput(ws, nodes))
+		wrote = !actions.Empty()
+		s.applyDrainActions(actions)
+	}
+	return wrote, drainer.NextDeadlineAfter(nodes, s.now()), nil
 }
 
 // drainInput reads what the drainer needs, watching the allocs it saw.

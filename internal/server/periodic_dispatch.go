@@ -18,21 +18,34 @@ func (s *Server) runPeriodicDispatcher(ctx context.Context) {
 	launched := map[structs.NamespacedID]time.Time{} // last launch time per parent
 	for ctx.Err() == nil {
 		ws := memdb.NewWatchSet()
-		parents, err := s.periodicParents(ws)
+		_, earliest, err := s.periodicDispatchStep(ws, launched)
 		if err != nil {
 			s.log.Error("periodic dispatcher: read jobs", "error", err)
 			return
 		}
-		now := s.now()
-		var earliest time.Time
-		for _, p := range parents {
-			next := s.launchIfDue(p, launched, now)
-			if !next.IsZero() && (earliest.IsZero() || next.Before(earliest)) {
-				earliest = next
-			}
-		}
 		s.waitForChange(ctx, ws, earliest)
 	}
+}
+
+// periodicDispatchStep launches every parent (read under ws) whose launch
+// fell due; it returns whether it launched any and the earliest next
+// launch.
+func (s *Server) periodicDispatchStep(ws memdb.WatchSet, launched map[structs.NamespacedID]time.Time) (bool, time.Time, error) {
+	parents, err := s.periodicParents(ws)
+	if err != nil {
+		return false, time.Time{}, err
+	}
+	now := s.now()
+	var earliest time.Time
+	any := false
+	for _, p := range parents {
+		next, wrote := s.launchIfDue(p, launched, now)
+		any = any || wrote
+		if !next.IsZero() && (earliest.IsZero() || next.Before(earliest)) {
+			earliest = next
+		}
+	}
+	return any, earliest, nil
 }
 
 // periodicParents lists the enabled, running periodic parents.
@@ -51,11 +64,11 @@ func (s *Server) periodicParents(ws memdb.WatchSet) ([]*structs.Job, error) {
 }
 
 // launchIfDue launches the parent if a launch fell due since its last one,
-// and returns its next launch time. A parent first seen (new job, or a
+// and returns its next launch time and whether it wrote a child. A parent first seen (new job, or a
 // new leader) counts from its submit time, and of several missed launches
 // only the latest runs, once: a child that exists already is not launched
 // again, so leader changes neither lose nor repeat a launch.
-func (s *Server) launchIfDue(p *structs.Job, launched map[structs.NamespacedID]time.Time, now time.Time) time.Time {
+func (s *Server) launchIfDue(p *structs.Job, launched map[structs.NamespacedID]time.Time, now time.Time) (time.Time, bool) {
 	key := p.NamespacedID()
 	last, seen := launched[key]
 	if !seen {
@@ -63,19 +76,21 @@ func (s *Server) launchIfDue(p *structs.Job, launched map[structs.NamespacedID]t
 	}
 	due, err := latestDue(p.Periodic, last, now)
 	if err != nil {
-		return time.Time{}
+		return time.Time{}, false
 	}
+	wrote := false
 	if !due.IsZero() {
 		launched[key] = due
-		if _, err := s.launchPeriodic(p, due); err != nil {
+		resp, err := s.launchPeriodic(p, due)
+		if err != nil {
 			s.log.Warn("periodic launch failed", "job", p.ID, "launch", due, "error", err)
 		}
-		last = due
+		wrote, last = resp != nil, due
 	} else if !seen {
 		launched[key] = last
 	}
 	next, _ := periodic.Next(p.Periodic, last)
-	return next
+	return next, wrote
 }
 
 // maxCatchUpSteps bounds the walk over missed launches (a per-minute spec

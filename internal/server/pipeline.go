@@ -2,9 +2,11 @@ package server
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/drover-project/drover/internal/scheduler"
+	"github.com/drover-project/drover/internal/server/planapply"
 	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
 	"github.com/drover-project/drover/internal/telemetry"
@@ -42,7 +44,25 @@ func (s *Server) submitPlan(plan *structs.Plan) (*structs.PlanResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s.config.ManualDuties {
+		return s.applyNow(future)
+	}
 	return future.Wait()
+}
+
+// applyNow steps the plan applier until the plan is answered: with manual
+// duties nothing else would run it while its worker waits.
+func (s *Server) applyNow(future planapply.PlanFuture) (*structs.PlanResult, error) {
+	for {
+		select {
+		case <-future.Done():
+			return future.Wait()
+		default:
+		}
+		if !s.applier.Step() {
+			return nil, errors.New("plan queued but not applied: the plan queue is empty")
+		}
+	}
 }
 
 // planRaft commits plan results for the applier: one raft entry each.

@@ -66,34 +66,48 @@ func (s *Server) reapFailedEvals(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-s.failedEvals.wake:
-			for _, e := range s.failedEvals.drain() {
-				if err := s.writeFailedFollowUp(e, ""); err != nil && ctx.Err() == nil {
-					s.log.Error("failed-follow-up write failed", "eval", e.ID, "error", err)
-				}
-			}
+			s.stepFailedEvals()
 		}
 	}
+}
+
+// stepFailedEvals writes the follow-ups of the failed evals queued so far.
+func (s *Server) stepFailedEvals() bool {
+	evals := s.failedEvals.drain()
+	for _, e := range evals {
+		if err := s.writeFailedFollowUp(e, ""); err != nil && s.ctx.Err() == nil {
+			s.log.Error("failed-follow-up write failed", "eval", e.ID, "error", err)
+		}
+	}
+	return len(evals) > 0
 }
 
 // dequeueUndeliverable drains the broker's failed queue: each eval there
 // was nacked DeliveryLimit times.
 func (s *Server) dequeueUndeliverable(ctx context.Context) {
 	for ctx.Err() == nil {
-		eval, token, err := s.broker.Dequeue(ctx, []string{broker.FailedQueue})
-		if err != nil || eval == nil {
-			continue
-		}
-		failed := eval.Copy()
-		failed.Status = structs.EvalStatusFailed
-		failed.StatusDescription = descDeliveryLimit
-		failed.FailureKind = structs.EvalFailureDeliveryLimit
-		if err := s.writeFailedFollowUp(failed, descDeliveryLimit); err != nil {
-			s.log.Error("failed to reap undeliverable eval", "eval", eval.ID, "error", err)
-			_ = s.broker.Nack(eval.ID, token)
-			continue
-		}
-		_ = s.broker.Ack(eval.ID, token)
+		s.stepUndeliverable(ctx)
 	}
+}
+
+// stepUndeliverable takes one eval off the failed queue (waiting for one
+// until ctx is done) and writes it failed with its follow-up.
+func (s *Server) stepUndeliverable(ctx context.Context) bool {
+	eval, token, err := s.broker.Dequeue(ctx, []string{broker.FailedQueue})
+	if err != nil || eval == nil {
+		return false
+	}
+	failed := eval.Copy()
+	failed.Status = structs.EvalStatusFailed
+	failed.StatusDescription = descDeliveryLimit
+	failed.FailureKind = structs.EvalFailureDeliveryLimit
+	if err := s.writeFailedFollowUp(failed, descDeliveryLimit); err != nil {
+		s.log.Error("failed to reap undeliverable eval", "eval", eval.ID, "error", err)
+		_ = s.broker.Nack(eval.ID, token)
+		return true
+	}
+	_ = s.broker.Ack(eval.ID, token)
+	return true
 }
 
 // writeFailedFollowUp writes the failed eval with its NextEval pointer and
@@ -133,13 +147,20 @@ func (s *Server) reapCancelableEvals(ctx context.Context) {
 		case <-s.cancelableWake:
 		case <-s.config.Clock.After(5 * time.Second):
 		}
-		for {
-			batch := s.broker.Cancelable(cancelBatchSize)
-			if len(batch) == 0 {
-				break
-			}
-			s.cancelEvals(batch, descSuperseded)
+		s.stepCancelable()
+	}
+}
+
+// stepCancelable cancels every superseded eval the broker holds.
+func (s *Server) stepCancelable() bool {
+	progress := false
+	for {
+		batch := s.broker.Cancelable(cancelBatchSize)
+		if len(batch) == 0 {
+			return progress
 		}
+		s.cancelEvals(batch, descSuperseded)
+		progress = true
 	}
 }
 
@@ -147,11 +168,18 @@ func (s *Server) reapCancelableEvals(ctx context.Context) {
 // blocked eval of the same job (blocked -> canceled).
 func (s *Server) reapDuplicateBlockedEvals(ctx context.Context) {
 	for ctx.Err() == nil {
-		dups := s.blocked.Duplicates(ctx)
-		if len(dups) > 0 {
-			s.cancelEvals(dups, descDuplicateBlocked)
-		}
+		s.stepDuplicateBlocked(ctx)
 	}
+}
+
+// stepDuplicateBlocked cancels the duplicates the tracker holds, waiting
+// for some until ctx is done.
+func (s *Server) stepDuplicateBlocked(ctx context.Context) bool {
+	dups := s.blocked.Duplicates(ctx)
+	if len(dups) > 0 {
+		s.cancelEvals(dups, descDuplicateBlocked)
+	}
+	return len(dups) > 0
 }
 
 // periodicUnblockFailed retries evals blocked by max-plan-attempts: the

@@ -114,10 +114,14 @@ type Server struct {
 	// each handled change.
 	leadershipOverride chan bool
 	leadershipSettled  chan bool
-	failedEvals        *evalQueue
-	stoppedJobBlocked  *evalQueue // blocked evals of stopped or purged jobs, to cancel
-	cancelableWake     chan struct{}
-	randMu             sync.Mutex
+	// stepped is the current leadership term's stepped duties
+	// (Config.ManualDuties; nil otherwise or when not leading).
+	stepMu            sync.Mutex
+	stepped           *steppedDuties
+	failedEvals       *evalQueue
+	stoppedJobBlocked *evalQueue // blocked evals of stopped or purged jobs, to cancel
+	cancelableWake    chan struct{}
+	randMu            sync.Mutex
 
 	aclCache      aclCache
 	internalToken string // see InternalToken
@@ -241,7 +245,9 @@ func (s *Server) startWorkers() {
 	for i := 0; i < s.config.NumSchedulers; i++ {
 		w := newWorker(s, fmt.Sprintf("worker-%d", i))
 		s.workers = append(s.workers, w)
-		s.goTracked(w.run)
+		if !s.config.ManualDuties {
+			s.goTracked(w.run)
+		}
 	}
 }
 

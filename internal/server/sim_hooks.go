@@ -1,6 +1,11 @@
 package server
 
-import "github.com/drover-project/drover/internal/structs"
+import (
+	"errors"
+	"time"
+
+	"github.com/drover-project/drover/internal/structs"
+)
 
 // StepLeadership feeds a leadership change to the leadership monitor, as
 // raft would, and waits until the monitor has handled it: stepping down
@@ -45,4 +50,24 @@ func (s *Server) drainSettled() {
 // told otherwise. Benchmarks and tests that drive nodes in-process use it.
 func (s *Server) RegisterNode(node *structs.Node) (*structs.NodeWriteResponse, error) {
 	return s.Node.upsertNode(node)
+}
+
+// AwaitLeadership waits until the leadership monitor has established this
+// server as leader (its broker, tracker, plan queue and, with manual
+// duties, the stepped duties are ready), or the timeout passes.
+func (s *Server) AwaitLeadership(timeout time.Duration) error {
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for {
+		select {
+		case leading := <-s.leadershipSettled:
+			if leading && s.LeaderActive() {
+				return nil
+			}
+		case <-deadline.C:
+			return errors.New("server: leadership not established")
+		case <-s.shutdownCh:
+			return ErrShutdown
+		}
+	}
 }

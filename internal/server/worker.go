@@ -74,27 +74,40 @@ func (w *Worker) run(ctx context.Context) {
 	defer stop()
 	for ctx.Err() == nil {
 		w.waitUnpaused(ctx)
-		backend, err := w.srv.schedulingBackend()
-		if err != nil {
+		if _, err := w.step(ctx); err != nil && ctx.Err() == nil {
 			w.backoff(ctx)
-			continue
 		}
-		waitStart := time.Now()
-		eval, token, waitIndex, err := backend.Dequeue(ctx, w.srv.enabledSchedulers())
-		if eval != nil {
-			w.srv.metrics().WorkerDequeue.Observe(telemetry.Ms(time.Since(waitStart)))
-		}
-		if err != nil || eval == nil {
-			if ctx.Err() == nil && err != nil {
-				w.backoff(ctx)
-			}
-			continue
-		}
-		if _, remote := backend.(remoteBackend); remote {
-			w.remoteProcessed.Add(1)
-		}
-		w.process(backend, eval, token, waitIndex)
 	}
+}
+
+// Step processes one ready eval, without waiting for one, to its ack or
+// nack; it reports whether there was one. It is the worker's loop body,
+// for a caller that drives the server step by step (Config.ManualDuties).
+func (w *Worker) Step() bool {
+	if w.isPaused() {
+		return false
+	}
+	processed, _ := w.step(doneCtx)
+	return processed
+}
+
+// step dequeues one eval, waiting until ctx is done, and processes it.
+func (w *Worker) step(ctx context.Context) (bool, error) {
+	backend, err := w.srv.schedulingBackend()
+	if err != nil {
+		return false, err
+	}
+	waitStart := time.Now()
+	eval, token, waitIndex, err := backend.Dequeue(ctx, w.srv.enabledSchedulers())
+	if err != nil || eval == nil {
+		return false, err
+	}
+	w.srv.metrics().WorkerDequeue.Observe(telemetry.Ms(time.Since(waitStart)))
+	if _, remote := backend.(remoteBackend); remote {
+		w.remoteProcessed.Add(1)
+	}
+	w.process(backend, eval, token, waitIndex)
+	return true, nil
 }
 
 // backoff waits briefly after a failed dequeue (broker disabled: not leader).

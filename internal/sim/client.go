@@ -53,6 +53,9 @@ func (s *Sim) taskUpdate(a *structs.Allocation, status string, failed bool) *str
 	states := map[string]*structs.TaskState{}
 	for _, name := range taskNames(a) {
 		ts := &structs.TaskState{State: "running", StartedAt: now, Failed: failed}
+		if prev := a.TaskStates[name]; prev != nil {
+			ts.Restarts, ts.LastRestart = prev.Restarts, prev.LastRestart // the client keeps counting
+		}
 		if status != structs.AllocClientStatusRunning {
 			ts.State, ts.FinishedAt = "dead", now
 		}

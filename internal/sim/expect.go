@@ -134,7 +134,8 @@ func (w AllocExpect) client() string {
 func (w AllocExpect) count(h History) int {
 	n := 0
 	for _, a := range h.Allocs {
-		if matchField(w.Job, a.Job) && matchField(w.Node, a.Node) && a.Desired == w.desired() && a.Client == w.client() {
+		if matchField(w.Job, a.Job) && matchField(w.Node, a.Node) && a.Desired == w.desired() && a.Client == w.client() &&
+			(w.Restarts == nil || a.Restarts == uint64(*w.Restarts)) {
 			n++
 		}
 	}
@@ -145,6 +146,9 @@ func (w AllocExpect) String() string {
 	s := "job=" + orAny(w.Job)
 	if w.Node != "" {
 		s += " node=" + w.Node
+	}
+	if w.Restarts != nil {
+		s += fmt.Sprintf(" restarts=%d", *w.Restarts)
 	}
 	return s + " " + w.desired() + "/" + w.client()
 }

@@ -28,6 +28,7 @@ type AllocRecord struct {
 	Desired, Client           string
 	JobVersion                uint64
 	Healthy                   string // "", "true", "false"
+	Restarts                  uint64 // in-place task restarts, all tasks
 }
 
 // History is every eval and alloc the cluster holds, canonicalized so two
@@ -67,9 +68,9 @@ type canonicalizer struct {
 // canon sorts evals and allocs into a canonical order and names them;
 // evals and allocs are sorted in place.
 //
-// The order must not depend on raft indexes alone: the leader's reapers and
-// deployment watcher write concurrently with the worker, so two runs may
-// commit the same evals in a different order. Evals are ordered by
+// The order does not rest on raft indexes alone, so a transcript survives
+// a change in the order the duties are stepped in (and real-time runs,
+// where the leader's goroutines write concurrently with the worker). Evals are ordered by
 // simulated creation time, then causal depth (how many PreviousEval hops
 // lead to them), then job, trigger and node; only evals equal in all of
 // those (which are causally ordered) fall back to the raft index.
@@ -179,6 +180,9 @@ func (c *canonicalizer) alloc(a *structs.Allocation) AllocRecord {
 	if ds := a.DeploymentStatus; ds != nil && ds.Healthy != nil {
 		r.Healthy = fmt.Sprint(*ds.Healthy)
 	}
+	for _, ts := range a.TaskStates {
+		r.Restarts += ts.Restarts
+	}
 	return r
 }
 
@@ -212,6 +216,9 @@ func (r AllocRecord) String() string {
 	s := fmt.Sprintf("%s %s v%d node=%s eval=%s %s/%s", r.ID, r.Name, r.JobVersion, r.Node, r.Eval, r.Desired, r.Client)
 	if r.Healthy != "" {
 		s += " healthy=" + r.Healthy
+	}
+	if r.Restarts > 0 {
+		s += fmt.Sprintf(" restarts=%d", r.Restarts)
 	}
 	return s
 }

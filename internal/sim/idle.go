@@ -10,22 +10,27 @@ import (
 // looping (a bug worth an error rather than a hang).
 const maxSweeps = 1000
 
-// RunUntilIdle runs the cluster to quiescence: the pipeline drains, then
-// every node reports what changed on it (allocs started, stopped, healthy),
-// which may schedule more, until a sweep finds nothing to report.
+// maxSteps bounds the duty passes of one settle, for the same reason.
+const maxSteps = 100_000
+
+// RunUntilIdle runs the cluster to quiescence: the leader's duties and the
+// worker step until none makes progress, then every node reports what
+// changed on it (allocs started, stopped, healthy), which may schedule
+// more, until a sweep finds nothing to report.
 //
-// Determinism: the simulator calls endpoints and reports node updates only
-// when the pipeline is idle, in node-name order, and there is one worker,
-// so evals are processed one at a time in the broker's order (priority,
-// then raft index). What runs concurrently is only the leader's own
-// background work (reapers, deployment watcher), which never shares an
-// ID stream with the scheduler (see idSource).
+// Determinism: nothing runs on its own. The server starts no worker or
+// duty goroutines (server.Config.ManualDuties); the simulator calls each
+// step in a fixed order (server.DutySteps) on this goroutine, calls
+// endpoints and reports node updates in node-name order, and moves the
+// manual clock only between passes. Raft commits synchronously (each
+// write waits for its entry to be applied), so the same seed gives the
+// same writes in the same order.
 func (s *Sim) RunUntilIdle() error {
 	if s.opts.Realtime {
 		return s.waitQuiet()
 	}
 	for i := 0; i < maxSweeps; i++ {
-		if err := s.waitQuiet(); err != nil {
+		if err := s.settle(); err != nil {
 			return err
 		}
 		reported, err := s.sweepNodes()
@@ -37,6 +42,20 @@ func (s *Sim) RunUntilIdle() error {
 		}
 	}
 	return fmt.Errorf("sim: still busy after %d node sweeps", maxSweeps)
+}
+
+// settle steps the server until a pass over every duty makes no progress
+// (in real time: waits for the pipeline to go quiet).
+func (s *Sim) settle() error {
+	if s.opts.Realtime {
+		return s.waitQuiet()
+	}
+	for i := 0; i < maxSteps; i++ {
+		if !s.srv.StepDuties() {
+			return nil
+		}
+	}
+	return fmt.Errorf("sim: duties still progressing after %d passes", maxSteps)
 }
 
 // pulse is what changes while the pipeline works.
@@ -67,7 +86,7 @@ func (p pulse) busy() bool {
 	return !p.leading || p.ready+p.unacked+p.pending+p.cancelable+p.planQueue+p.duplicates > 0
 }
 
-// waitQuiet waits (real time, bounded) until nothing is busy and nothing
+// waitQuiet (real time only) waits, bounded, until nothing is busy and nothing
 // has changed for the settle window: goroutines woken by the last event
 // (a reaper, the deployment watcher, a periodic duty re-arming its timer)
 // get the window to show themselves.

@@ -12,12 +12,11 @@ import (
 // seed name everything the same way.
 //
 // The server's IDs (endpoints, reapers, deployment watcher) come from one
-// seeded stream: the simulator only calls endpoints while the pipeline is
-// idle, so that stream is consumed in a fixed order. The schedulers' IDs
-// (allocs, blocked and follow-up evals, deployments) are instead derived
-// from the eval being processed and how many times it has been processed,
-// so they do not depend on how the scheduler's work interleaves with the
-// leader's background goroutines.
+// seeded stream, consumed in a fixed order since the simulator steps every
+// duty itself. The schedulers' IDs (allocs, blocked and follow-up evals,
+// deployments) are instead derived from the eval being processed and how
+// many times it has been processed, so they stay the same even when the
+// order of duties changes (or, in real time, goroutines interleave).
 type idSource struct {
 	seed uint64
 

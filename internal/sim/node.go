@@ -180,7 +180,7 @@ func (n *Node) send(updates []*structs.Allocation) error {
 }
 
 // sweepNodes has every node report once, in name order. After each node
-// that sent something the pipeline settles, so the leader's reactions
+// that sent something the server settles, so the leader's reactions
 // (the deployment watcher counting health) see one node's report at a
 // time, as they would in every run.
 func (s *Sim) sweepNodes() (bool, error) {
@@ -192,7 +192,7 @@ func (s *Sim) sweepNodes() (bool, error) {
 		}
 		if sent {
 			any = true
-			if err := s.waitQuiet(); err != nil {
+			if err := s.settle(); err != nil {
 				return any, err
 			}
 		}

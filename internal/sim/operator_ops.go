@@ -33,6 +33,32 @@ func (s *Sim) StopAlloc(jobID string) error {
 	return s.RunUntilIdle()
 }
 
+// RestartAlloc restarts the tasks of the job's first running alloc in
+// place (`nomad alloc restart`): the restart happens on the client, which
+// reports every task restarted once more and still running. The server
+// schedules nothing: no eval, the alloc keeps its node.
+func (s *Sim) RestartAlloc(jobID string) error {
+	a, n, err := s.runningAlloc(jobID)
+	if err != nil {
+		return err
+	}
+	u := s.taskUpdate(a, structs.AllocClientStatusRunning, false)
+	now := s.Now()
+	for _, ts := range u.TaskStates {
+		ts.Restarts++
+		ts.LastRestart = now
+		ts.Events = []*structs.TaskEvent{
+			{Type: "Restart Signaled", Time: now.UnixNano(), DisplayMessage: "User requested running tasks to restart"},
+			{Type: "Restarting", Time: now.UnixNano(), RestartReason: "User requested restart"},
+			{Type: "Started", Time: now.UnixNano(), DisplayMessage: "Task started by client"},
+		}
+	}
+	if err := n.send([]*structs.Allocation{u}); err != nil {
+		return err
+	}
+	return s.RunUntilIdle()
+}
+
 // SetEligibility marks a node eligible or ineligible for scheduling.
 func (s *Sim) SetEligibility(name string, eligible bool) error {
 	n, err := s.node(name)

@@ -106,6 +106,7 @@ func (p *player) step(st Step) error {
 		{p.jobs(st.FailAlloc), s.FailAlloc},
 		{p.jobs(st.Purge), s.PurgeJob},
 		{p.jobs(st.StopAlloc), s.StopAlloc},
+		{p.jobs(st.RestartAlloc), s.RestartAlloc},
 		{p.nodes(st.Ineligible), func(n string) error { return s.SetEligibility(n, false) }},
 		{p.nodes(st.Eligible), func(n string) error { return s.SetEligibility(n, true) }},
 		{p.jobs(st.Promote), s.PromoteDeployment},

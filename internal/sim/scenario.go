@@ -8,9 +8,12 @@ import (
 
 // Scenario is a simulated story: nodes and jobs at the start, a timeline
 // of events, and the outcome expected. It is written as a Go value or in
-// HCL (ParseScenario).
+// HCL (ParseScenarios).
 type Scenario struct {
-	Name        string
+	Name string
+	// Variant is the label of the variant block this scenario was
+	// decoded for ("" for a file without variants).
+	Variant     string
 	Description string
 	Seed        int64
 	Nodes       []NodeGroup
@@ -57,6 +60,7 @@ type Step struct {
 	Drain          []string
 	FailAlloc      []string
 	// Operator operations (operator_ops.go).
+	RestartAlloc   []string // the job's first running alloc, in place
 	Purge          []string
 	StopAlloc      []string // the job's first running alloc
 	Ineligible     []string
@@ -101,7 +105,10 @@ type EvalExpect struct {
 type AllocExpect struct {
 	Job, Node       string
 	Desired, Client string
-	Count           int
+	// Restarts, when set, counts only allocs whose tasks were restarted
+	// in place that many times in all (RestartAlloc).
+	Restarts *int
+	Count    int
 }
 
 // expand names the members of a group of n.

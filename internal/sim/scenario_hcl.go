@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/gohcl"
 	"github.com/hashicorp/hcl/v2/hclparse"
 )
@@ -93,6 +94,7 @@ type hclStep struct {
 	FailAlloc      []string          `hcl:"fail_alloc,optional"`
 	Purge          []string          `hcl:"purge,optional"`
 	StopAlloc      []string          `hcl:"stop_alloc,optional"`
+	RestartAlloc   []string          `hcl:"restart_alloc,optional"`
 	Ineligible     []string          `hcl:"ineligible,optional"`
 	Eligible       []string          `hcl:"eligible,optional"`
 	DrainDeadline  map[string]string `hcl:"drain_deadline,optional"`
@@ -131,37 +133,65 @@ type hclEvalExpect struct {
 }
 
 type hclAllocExpect struct {
-	Job     string `hcl:"job,optional"`
-	Node    string `hcl:"node,optional"`
-	Desired string `hcl:"desired,optional"`
-	Client  string `hcl:"client,optional"`
-	Count   int    `hcl:"count"`
+	Job      string `hcl:"job,optional"`
+	Node     string `hcl:"node,optional"`
+	Desired  string `hcl:"desired,optional"`
+	Client   string `hcl:"client,optional"`
+	Restarts *int   `hcl:"restarts,optional"`
+	Count    int    `hcl:"count"`
 }
 
-// LoadScenario reads a scenario file; its name defaults to the file's.
+// LoadScenario reads a scenario file that holds one scenario (no variant
+// blocks); its name defaults to the file's.
 func LoadScenario(path string) (*Scenario, error) {
+	scs, err := LoadScenarios(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(scs) != 1 {
+		return nil, fmt.Errorf("%s: %d variants, want one scenario (LoadScenarios)", path, len(scs))
+	}
+	return scs[0], nil
+}
+
+// LoadScenarios reads a scenario file: one scenario, or one per variant
+// block (scenario_variants.go). Names default to the file's, with the
+// variant's label in brackets.
+func LoadScenarios(path string) ([]*Scenario, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	sc, err := ParseScenario(src, path)
+	scs, err := ParseScenarios(src, path)
 	if err != nil {
 		return nil, err
 	}
-	if sc.Name == "" {
-		sc.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	for _, sc := range scs {
+		if sc.Name == "" {
+			sc.Name = base
+		}
+		if sc.Variant != "" {
+			sc.Name += "[" + sc.Variant + "]"
+		}
 	}
-	return sc, nil
+	return scs, nil
 }
 
-// ParseScenario decodes a scenario from HCL.
+// ParseScenario decodes a scenario (without variants) from HCL.
 func ParseScenario(src []byte, filename string) (*Scenario, error) {
 	f, diags := hclparse.NewParser().ParseHCL(src, filename)
 	if diags.HasErrors() {
 		return nil, diags
 	}
+	return decodeScenario(f.Body, nil)
+}
+
+// decodeScenario decodes a scenario body, with ctx binding var.NAME for
+// a variant (nil for a plain file).
+func decodeScenario(body hcl.Body, ctx *hcl.EvalContext) (*Scenario, error) {
 	var raw hclScenario
-	if diags := gohcl.DecodeBody(f.Body, nil, &raw); diags.HasErrors() {
+	if diags := gohcl.DecodeBody(body, ctx, &raw); diags.HasErrors() {
 		return nil, diags
 	}
 	return raw.scenario()
@@ -257,7 +287,7 @@ func (h hclStep) step() (Step, error) {
 		RejectPlans: h.RejectPlans, AcceptPlans: h.AcceptPlans, WorkerDies: h.WorkerDies,
 		Down: h.Down, MissHeartbeats: h.MissHeartbeats, Resume: h.Resume, Fingerprint: h.Fingerprint,
 		Fill: h.Fill, Drain: h.Drain, FailAlloc: h.FailAlloc,
-		Purge: h.Purge, StopAlloc: h.StopAlloc, Ineligible: h.Ineligible, Eligible: h.Eligible,
+		Purge: h.Purge, StopAlloc: h.StopAlloc, RestartAlloc: h.RestartAlloc, Ineligible: h.Ineligible, Eligible: h.Eligible,
 		DrainDeadline: deadlines, Promote: h.Promote, FailDeployment: h.FailDeployment,
 		ForcePeriodic: h.ForcePeriodic, Dispatch: h.Dispatch,
 		LeaderChange: h.LeaderChange, Expect: e,

@@ -11,9 +11,9 @@ import (
 
 var rewrite = flag.Bool("rewrite", false, "rewrite the scenarios' golden transcripts")
 
-// TestScenarios runs every scenario file under testdata/scenarios and
-// compares each outcome with its golden transcript (NAME.golden; -rewrite
-// regenerates them).
+// TestScenarios runs every scenario file under testdata/scenarios twice
+// with its seed, requires byte-identical transcripts, and compares the
+// transcript with its golden file (NAME.golden; -rewrite regenerates them).
 func TestScenarios(t *testing.T) {
 	files, err := filepath.Glob("testdata/scenarios/*.hcl")
 	if err != nil || len(files) == 0 {
@@ -22,33 +22,21 @@ func TestScenarios(t *testing.T) {
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			t.Parallel()
-			sc, err := LoadScenario(f)
+			scs, err := LoadScenarios(f)
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := Run(sc, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !res.Passed() {
-				var b bytes.Buffer
-				res.Report(&b)
-				t.Fatalf("\n%s", b.String())
-			}
-			again, err := Run(sc, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d := Diff(res.History, again.History); d != "" {
-				t.Fatalf("same seed, different history:\n%s", d)
+			var results []*Result
+			for _, sc := range scs {
+				results = append(results, runTwice(t, sc))
 			}
 			if *rewrite {
-				if err := WriteGolden(f, res); err != nil {
+				if err := WriteGolden(f, results...); err != nil {
 					t.Fatal(err)
 				}
 				return
 			}
-			d, err := CheckGolden(f, res)
+			d, err := CheckGolden(f, results...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -57,6 +45,29 @@ func TestScenarios(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runTwice plays a scenario twice with its seed: its expectations must
+// hold and the two transcripts must be identical, byte for byte.
+func runTwice(t *testing.T, sc *Scenario) *Result {
+	t.Helper()
+	res, err := Run(sc, Options{})
+	if err != nil {
+		t.Fatalf("%s: %v", sc.Name, err)
+	}
+	if !res.Passed() {
+		var b bytes.Buffer
+		res.Report(&b)
+		t.Fatalf("\n%s", b.String())
+	}
+	again, err := Run(sc, Options{})
+	if err != nil {
+		t.Fatalf("%s: %v", sc.Name, err)
+	}
+	if first, second := res.Transcript(), again.Transcript(); first != second {
+		t.Fatalf("%s: same seed, different transcript:\n%s", sc.Name, diffLines(strings.Split(first, "\n"), strings.Split(second, "\n"), 40))
+	}
+	return res
 }
 
 // Every scenario has a golden transcript, and a changed outcome fails the

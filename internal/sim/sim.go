@@ -2,12 +2,14 @@
 // memory, FSM, state store, broker, blocked evals, workers, plan applier,
 // leader reapers, heartbeat timers) on a manual clock, driven by simulated
 // client nodes that register, heartbeat, pull their allocations and report
-// them, and by fault injection. With one worker and the pipeline run to
-// quiescence after every event, the same seed gives the same history.
+// them, and by fault injection. In a deterministic run no server goroutine
+// schedules anything: the simulator steps every leader duty and the worker
+// itself (server.DutySteps) until nothing progresses, then moves the
+// manual clock to the next timer, so the same seed gives the same
+// transcript, byte for byte.
 package sim
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -33,10 +35,11 @@ type Options struct {
 	// Workers is the number of scheduling workers: 1 by default (the
 	// deterministic order), 2 in real time.
 	Workers int
-	// Settle is how long the pipeline must show no change before it
-	// counts as idle (default 5ms; the race detector wants more).
+	// Settle (real time only) is how long the pipeline must show no
+	// change before it counts as idle (default 50ms).
 	Settle time.Duration
-	// IdleTimeout bounds one wait for quiescence (default 60s).
+	// IdleTimeout (real time only) bounds one wait for quiescence
+	// (default 60s).
 	IdleTimeout time.Duration
 	// MinHeartbeatTTL and HeartbeatGrace are the server's heartbeat
 	// settings (defaults 10s and 10s).
@@ -58,10 +61,7 @@ func (o Options) withDefaults() Options {
 		}
 	}
 	if o.Settle <= 0 {
-		o.Settle = 5 * time.Millisecond
-		if o.Realtime {
-			o.Settle = 50 * time.Millisecond
-		}
+		o.Settle = 50 * time.Millisecond
 	}
 	if o.IdleTimeout <= 0 {
 		o.IdleTimeout = 60 * time.Second
@@ -120,7 +120,7 @@ func (s *Sim) serverConfig(clk clock.Clock) *server.Config {
 	var tokens atomic.Int64
 	return &server.Config{
 		NodeName: "sim", DevMode: true, RaftAddr: fmt.Sprintf("sim-%d-%p", s.seed, s),
-		NumSchedulers: s.opts.Workers, LeaderPausedWorkersPercent: 1,
+		NumSchedulers: s.opts.Workers, LeaderPausedWorkersPercent: 1, ManualDuties: !s.opts.Realtime,
 		Logger: s.opts.Logger, Clock: clk,
 		Rand:  rand.New(rand.NewPCG(uint64(s.seed), 0xd20e)),
 		NewID: s.ids.next,
@@ -137,13 +137,17 @@ func (s *Sim) serverConfig(clk clock.Clock) *server.Config {
 	}
 }
 
-// waitLeading waits (real time) until raft leads and the leader's duties
-// run, so the first event finds the broker enabled.
+// waitLeading waits until raft has elected the server (the one real-time
+// wait of a deterministic run: raft's own election) and its leadership is
+// established, so the first event finds the broker enabled.
 func (s *Sim) waitLeading() error {
 	if err := s.srv.WaitForLeader(10 * time.Second); err != nil {
 		return fmt.Errorf("sim: no leader: %w", err)
 	}
-	return pollUntil(10*time.Second, s.srv.LeaderActive, "leader duties never started")
+	if err := s.srv.AwaitLeadership(10 * time.Second); err != nil {
+		return fmt.Errorf("sim: %w", err)
+	}
+	return nil
 }
 
 // Close stops the nodes' loops (real time) and the server.
@@ -195,17 +199,4 @@ func (s *Sim) node(name string) (*Node, error) {
 		return nil, fmt.Errorf("sim: no node %q", name)
 	}
 	return n, nil
-}
-
-// pollUntil waits in real time for cond, for components that run on their
-// own goroutines and offer nothing to block on.
-func pollUntil(timeout time.Duration, cond func() bool, what string) error {
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			return errors.New("sim: " + what)
-		}
-		time.Sleep(200 * time.Microsecond)
-	}
-	return nil
 }

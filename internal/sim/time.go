@@ -6,9 +6,10 @@ import (
 
 // AdvanceTime moves the simulated clock forward by d, one due event at a
 // time: at each instant the server's due timers fire first (heartbeat
-// expiries, broker delays, periodic leader duties), then the nodes whose
-// heartbeat is due send it, then the cluster runs to idle. In real time it
-// waits d.
+// expiries, broker delays, GC and unblock periods, deployment, drain and
+// periodic-launch deadlines) and the duties act on them, then the nodes
+// whose heartbeat is due send it, then the cluster runs to idle. In real
+// time it waits d.
 func (s *Sim) AdvanceTime(d time.Duration) error {
 	if s.clk == nil {
 		time.Sleep(d)
@@ -47,12 +48,18 @@ func (s *Sim) nextEvent() (at time.Time, timer, ok bool) {
 	return at, timer, ok
 }
 
-// stepTo sets the clock to at and delivers the heartbeats due then. A step
-// with only heartbeats of ready nodes writes nothing, so it skips the wait
-// for idle.
+// stepTo sets the clock to at, lets the server act on the timers due then
+// (a heartbeat expiry is handled before a heartbeat of the same instant),
+// and delivers the heartbeats due then. A step with only heartbeats of
+// ready nodes writes nothing, so it skips running to idle.
 func (s *Sim) stepTo(at time.Time, timer bool) error {
 	before := s.srv.State().LatestIndex()
 	s.clk.Set(at)
+	if timer {
+		if err := s.settle(); err != nil {
+			return err
+		}
+	}
 	for _, n := range s.sortedNodes() {
 		if due, live := n.beatDue(); live && !due.After(at) {
 			if err := n.heartbeat(); err != nil {

@@ -60,10 +60,8 @@ func (t *Tracker) dedupe(ev *structs.Evaluation) bool {
 // a later scheduler snapshot, then a later creation. On a tie the eval
 // being blocked now wins, as the latest report about the job.
 func newer(a, b *structs.Evaluation) bool {
-	if a.SnapshotIndex != b.SnapshotIndex {
-		return a.SnapshotIndex > b.SnapshotIndex
-	}
-	return a.CreateIndex > b.CreateIndex
+	return a.SnapshotIndex > b.SnapshotIndex ||
+		a.SnapshotIndex == b.SnapshotIndex && a.CreateIndex > b.CreateIndex
 }
 
 // missedUnblock reports whether capacity the eval could use changed after

@@ -78,6 +78,7 @@ func TestBlockedEvals_UnblockBetweenSnapshotAndBlock_NotLost(t *testing.T) {
 		{"escaped: any class after snapshot", []change{{key: "c1", index: 11}}, []evalOpt{escaped(), withClasses(map[string]bool{"c1": false})}, true},
 		{"snapshot 0 is treated as fresh", []change{{key: "c1", index: 11}}, []evalOpt{snapshot(0), withClasses(map[string]bool{"c1": true})}, false},
 		{"own node changed after snapshot", []change{{node: true, key: "n1", index: 11}}, []evalOpt{onNode("n1")}, true},
+		{"own node changed at the snapshot index was seen", []change{{node: true, key: "n1", index: 10}}, []evalOpt{onNode("n1")}, false},
 		{"other node changed after snapshot", []change{{node: true, key: "n2", index: 11}}, []evalOpt{onNode("n1")}, false},
 		{"class change does not release per-node eval", []change{{key: "c1", index: 11}}, []evalOpt{onNode("n1")}, false},
 		{"later record of an index keeps the max", []change{{key: "c1", index: 12}, {key: "c1", index: 9}}, []evalOpt{withClasses(map[string]bool{"c1": true})}, true},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/drover-project/drover/internal/structs"
 )
@@ -17,8 +18,15 @@ func takeDuplicates(tr *Tracker) []*structs.Evaluation {
 
 func TestBlockedEvals_DuplicatesWaitsForDuplicate(t *testing.T) {
 	tr, _, _ := newTestTracker(t)
-	got := make(chan []*structs.Evaluation)
+	got := make(chan []*structs.Evaluation, 1)
 	go func() { got <- tr.Duplicates(context.Background()) }()
+	// With nothing pending a live context must keep it waiting: an empty
+	// answer would spin the leader's reaper.
+	select {
+	case d := <-got:
+		t.Fatalf("returned %v with no duplicate pending", ids(d))
+	case <-time.After(20 * time.Millisecond):
+	}
 	older := mkEval(job("web"), snapshot(1))
 	tr.Block(older)
 	tr.Block(mkEval(job("web"), snapshot(2)))

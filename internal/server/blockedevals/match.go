@@ -11,8 +11,7 @@ func (s *evalSet) matchClass(class string) []*entry {
 	for _, en := range s.escaped {
 		out = append(out, en)
 	}
-	unknown := len(s.captured) - len(s.eligibleBy[class]) - s.ineligibleCount[class]
-	if unknown == 0 {
+	if s.undecided(class) == 0 {
 		// Every captured eval has an opinion on class: the eligible index
 		// is the exact answer, no scan needed.
 		for _, en := range s.eligibleBy[class] {
@@ -26,6 +25,12 @@ func (s *evalSet) matchClass(class string) []*entry {
 		}
 	}
 	return out
+}
+
+// undecided counts the captured evals that have no opinion on class (it
+// is in neither their eligible nor their ineligible classes).
+func (s *evalSet) undecided(class string) int {
+	return len(s.captured) - len(s.eligibleBy[class]) - s.ineligibleCount[class]
 }
 
 // mayFit reports whether a captured eval could use capacity of class.

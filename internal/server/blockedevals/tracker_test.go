@@ -109,3 +109,56 @@ func TestBlockedEvals_Stats(t *testing.T) {
 		t.Fatalf("after unblock %+v, want %+v", got, want)
 	}
 }
+
+// Untrack hands back the job's evals (job-wide and per node) in ID order,
+// so the cancel write the leader makes of them is the same every run.
+func TestBlockedEvals_UntrackReturnsIDOrder(t *testing.T) {
+	tr, _, _ := newTestTracker(t)
+	evals := []*structs.Evaluation{mkEval(job("web")), mkEval(job("web"), onNode("n1")), mkEval(job("web"), onNode("n2"))}
+	for _, ev := range evals {
+		tr.Block(ev)
+	}
+	got := tr.Untrack("default", "web")
+	want := ids(evals) // sorted
+	var gotIDs []string
+	for _, e := range got {
+		gotIDs = append(gotIDs, e.ID)
+	}
+	if !reflect.DeepEqual(gotIDs, want) {
+		t.Fatalf("Untrack returned %v, want ID order %v", gotIDs, want)
+	}
+}
+
+// The per-class indexes that let Unblock skip the scan follow the set
+// exactly: a class some captured eval found ineligible is counted, an
+// eligible one indexes the eval, and removing the evals leaves no entry
+// behind (a stale count would make the fast path skip evals it must
+// release).
+func TestBlockedEvals_ClassIndexesFollowTheSet(t *testing.T) {
+	tr, _, _ := newTestTracker(t)
+	a := mkEval(withClasses(map[string]bool{"c1": false, "c2": true}))
+	b := mkEval(withClasses(map[string]bool{"c1": false}))
+	tr.Block(a)
+	tr.Block(b)
+	check := func(when string, ineligible map[string]int, eligibleC2 []string) {
+		t.Helper()
+		tr.mu.Lock()
+		defer tr.mu.Unlock()
+		gotIneligible := map[string]int{}
+		for class, n := range tr.set.ineligibleCount {
+			gotIneligible[class] = n
+		}
+		var gotC2 []string
+		for id := range tr.set.eligibleBy["c2"] {
+			gotC2 = append(gotC2, id)
+		}
+		if !reflect.DeepEqual(gotIneligible, ineligible) || !reflect.DeepEqual(gotC2, eligibleC2) {
+			t.Fatalf("%s: ineligible %v eligible[c2] %v, want %v %v", when, gotIneligible, gotC2, ineligible, eligibleC2)
+		}
+	}
+	check("both blocked", map[string]int{"c1": 2}, []string{a.ID})
+	tr.Untrack("default", a.JobID)
+	check("a untracked", map[string]int{"c1": 1}, nil)
+	tr.Untrack("default", b.JobID)
+	check("both untracked", map[string]int{}, nil)
+}

@@ -184,3 +184,40 @@ func TestBlockedEvals_ReblockSameEvalKeepsTokenOnce(t *testing.T) {
 		})
 	}
 }
+
+// undecided is what lets Unblock skip the scan: exactly the captured evals
+// that have not seen the class, whatever the others think of it.
+func TestBlockedEvals_UndecidedCountsCapturedEvalsWithoutAnOpinion(t *testing.T) {
+	tr, _, _ := newTestTracker(t)
+	tr.Block(mkEval(withClasses(map[string]bool{"c1": true, "c2": true})))
+	tr.Block(mkEval(withClasses(map[string]bool{"c1": false})))
+	tr.Block(mkEval(withClasses(map[string]bool{"c3": true})))
+	tr.Block(mkEval(escaped(), withClasses(map[string]bool{"c1": true})))
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	for class, want := range map[string]int{"c1": 1, "c2": 2, "c3": 2, "c4": 3} {
+		if got := tr.set.undecided(class); got != want {
+			t.Errorf("undecided(%s) = %d, want %d", class, got, want)
+		}
+	}
+}
+
+// Of two blocked evals from the same snapshot, the later-created one is
+// newer; a later snapshot wins whatever the creation order.
+func TestBlockedEvals_NewerComparesSnapshotThenCreation(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		a, b   *structs.Evaluation
+		aNewer bool
+	}{
+		{"later snapshot", mkEval(snapshot(5), created(1)), mkEval(snapshot(4), created(9)), true},
+		{"earlier snapshot", mkEval(snapshot(4), created(9)), mkEval(snapshot(5), created(1)), false},
+		{"same snapshot, created later", mkEval(snapshot(5), created(3)), mkEval(snapshot(5), created(2)), true},
+		{"same snapshot, created earlier", mkEval(snapshot(5), created(2)), mkEval(snapshot(5), created(3)), false},
+		{"same snapshot and creation", mkEval(snapshot(5), created(2)), mkEval(snapshot(5), created(2)), false},
+	} {
+		if got := newer(tc.a, tc.b); got != tc.aNewer {
+			t.Errorf("%s: newer = %v, want %v", tc.name, got, tc.aNewer)
+		}
+	}
+}

@@ -82,6 +82,20 @@ func (a *Applier) Run(ctx context.Context) {
 	}
 }
 
+// Step applies the next queued plan, without waiting for one; it reports
+// whether there was one. It is Run's loop body, for a caller that drives
+// the leader step by step (the simulator).
+func (a *Applier) Step() bool {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	p, err := a.queue.Dequeue(ctx)
+	if err != nil {
+		return false
+	}
+	_ = a.apply(context.Background(), p)
+	return true
+}
+
 // ApplyOne checks, evaluates and commits one plan and answers its
 // submitter; the returned error is the one the submitter got.
 func (a *Applier) ApplyOne(p *PendingPlan) error {

@@ -3,13 +3,20 @@ docs/design.md (Triggers), deployment-watcher: "It will create 1 Evaluation
 when the Deployment has reached the next step". A count-4 group updated
 with max_parallel = 2 and no canary rolls out in two steps: 1 job-register
 + 2 deployment-watcher evals, however the healthy reports are spread
-(4 nodes, each reporting its own allocs' health separately). The last
-step finds the rollout done: a no-op, canceled.
+(${var.nodes} nodes, each reporting its own allocs' health separately).
+The last step finds the rollout done: a no-op, canceled.
 EOT
 seed = 5
 
+variant "2-nodes" {
+  nodes = 2
+}
+variant "4-nodes" {
+  nodes = 4
+}
+
 node "n" {
-  count = 4
+  count = var.nodes
 }
 
 job "web" {

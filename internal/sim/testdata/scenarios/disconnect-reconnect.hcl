@@ -1,13 +1,30 @@
 description = <<EOT
 docs/design.md, reconnect: a node running 2 allocs of a job whose group
-has disconnect { lost_after = "2m", reconcile = "keep_replacement" } misses its
-heartbeats and comes back before lost_after. Disconnecting writes one
+has disconnect { lost_after = "2m", reconcile = "${var.reconcile}" } misses
+its heartbeats and comes back before lost_after. Disconnecting writes one
 node-update eval (allocs unknown, replaced on b, one delayed
 max-disconnect-timeout eval); heartbeating again writes one reconnect
-eval, which keeps the allocs on b and stops those on a. The
-max-disconnect-timeout eval later finds nothing to do and is canceled.
+eval, which keeps the allocs on ${var.kept} and stops those on
+${var.replaced}. The max-disconnect-timeout eval later finds nothing to do
+and is canceled.
 EOT
 seed = 7
+
+variant "keep_original" {
+  reconcile = "keep_original"
+  kept      = "a"
+  replaced  = "b"
+}
+variant "keep_replacement" {
+  reconcile = "keep_replacement"
+  kept      = "b"
+  replaced  = "a"
+}
+variant "longest_running" {
+  reconcile = "longest_running"
+  kept      = "a"
+  replaced  = "b"
+}
 
 node "a" {}
 node "b" {
@@ -18,7 +35,7 @@ job "web" {
   count = 2
   disconnect {
     lost_after = "2m"
-    reconcile  = "keep_replacement"
+    reconcile  = var.reconcile
   }
 }
 
@@ -53,13 +70,13 @@ expect {
     count    = 1
   }
   allocs {
-    node    = "b"
+    node    = var.kept
     desired = "run"
     client  = "running"
     count   = 2
   }
   allocs {
-    node    = "a"
+    node    = var.replaced
     desired = "stop"
     client  = "complete"
     count   = 2
