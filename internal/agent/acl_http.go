@@ -13,21 +13,6 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-func (h *HTTPServer) aclRoutes() {
-	h.handleWrite("/v1/acl/bootstrap", h.aclBootstrap)
-	h.handle("GET /v1/acl/policies", h.aclPolicyList)
-	h.handle("GET /v1/acl/policy/{name}", h.aclPolicyGet)
-	h.handleWrite("/v1/acl/policy/{name}", h.aclPolicyPut)
-	h.handle("DELETE /v1/acl/policy/{name}", h.aclPolicyDelete)
-	h.handle("GET /v1/acl/tokens", h.aclTokenList)
-	h.handleWrite("/v1/acl/token", h.aclTokenCreate)
-	h.handle("GET /v1/acl/token/self", h.aclTokenSelf)
-	h.handle("GET /v1/acl/token/{accessor}", h.aclTokenGet)
-	h.handleWrite("/v1/acl/token/{accessor}", h.aclTokenUpdate)
-	h.handle("DELETE /v1/acl/token/{accessor}", h.aclTokenDelete)
-	h.aclRoleRoutes()
-}
-
 // aclBootstrap answers PUT /v1/acl/bootstrap; the body (optional) may
 // carry the operator's chosen BootstrapSecret.
 func (h *HTTPServer) aclBootstrap(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -123,11 +108,8 @@ func (h *HTTPServer) aclTokenUpsert(w http.ResponseWriter, r *http.Request, acce
 	if err := decodeBody(w, r, &t); err != nil {
 		return nil, err
 	}
-	switch {
-	case accessor == "" && t.AccessorID != "":
-		return nil, server.BadRequest("AccessorID: set by the server; PUT /v1/acl/token/:accessor to update")
-	case accessor != "" && t.AccessorID != "" && t.AccessorID != accessor:
-		return nil, server.BadRequest("AccessorID: %q does not match the path's %q", t.AccessorID, accessor)
+	if err := serverAssignedID("AccessorID", t.AccessorID, accessor, "PUT /v1/acl/token/:accessor"); err != nil {
+		return nil, err
 	}
 	t.AccessorID = accessor
 	reply, err := h.srv.ACL.UpsertTokens(r.Context(), &structs.ACLTokenUpsertArgs{
@@ -137,6 +119,19 @@ func (h *HTTPServer) aclTokenUpsert(w http.ResponseWriter, r *http.Request, acce
 	}
 	setIndex(w, reply.Index)
 	return apiconv.ACLTokenFromStructs(reply.Tokens[0]), nil
+}
+
+// serverAssignedID checks the ID in a create-or-update body against the
+// path's: a create (pathID "") leaves it to the server, an update may
+// only repeat it.
+func serverAssignedID(field, bodyID, pathID, updateRoute string) error {
+	switch {
+	case pathID == "" && bodyID != "":
+		return server.BadRequest("%s: set by the server; %s to update", field, updateRoute)
+	case pathID != "" && bodyID != "" && bodyID != pathID:
+		return server.BadRequest("%s: %q does not match the path's %q", field, bodyID, pathID)
+	}
+	return nil
 }
 
 func (h *HTTPServer) aclTokenSelf(w http.ResponseWriter, r *http.Request) (any, error) {

@@ -10,18 +10,6 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-// aclRoleRoutes are Nomad's ACL role endpoints.
-func (h *HTTPServer) aclRoleRoutes() {
-	h.handle("GET /v1/acl/roles", h.aclRoleList)
-	h.handle("PUT /v1/acl/role", h.aclRoleCreate)
-	h.handle("POST /v1/acl/role", h.aclRoleCreate)
-	h.handle("GET /v1/acl/role/{id}", h.aclRoleGet)
-	h.handle("PUT /v1/acl/role/{id}", h.aclRoleUpdate)
-	h.handle("POST /v1/acl/role/{id}", h.aclRoleUpdate)
-	h.handle("DELETE /v1/acl/role/{id}", h.aclRoleDelete)
-	h.handle("GET /v1/acl/role/name/{name}", h.aclRoleGetByName)
-}
-
 func (h *HTTPServer) aclRoleList(w http.ResponseWriter, r *http.Request) (any, error) {
 	q, err := parseQuery(r)
 	if err != nil {
@@ -53,11 +41,8 @@ func (h *HTTPServer) aclRoleUpsert(w http.ResponseWriter, r *http.Request, id st
 	if err := decodeBody(w, r, &role); err != nil {
 		return nil, err
 	}
-	switch {
-	case id == "" && role.ID != "":
-		return nil, server.BadRequest("ID: set by the server; POST /v1/acl/role/:id to update")
-	case id != "" && role.ID != "" && role.ID != id:
-		return nil, server.BadRequest("ID: %q does not match the path's %q", role.ID, id)
+	if err := serverAssignedID("ID", role.ID, id, "POST /v1/acl/role/:id"); err != nil {
+		return nil, err
 	}
 	role.ID = id
 	reply, err := h.srv.ACL.UpsertRoles(r.Context(), &structs.ACLRoleUpsertArgs{

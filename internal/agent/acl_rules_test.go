@@ -11,7 +11,8 @@ import (
 // "GET /v1/jobs" or m+" /v1/job/{id}/plan".
 var routeLiteral = regexp.MustCompile(`"(?:(?:GET|PUT|POST|DELETE|HEAD) )?( ?/(?:v1/|ui|\.well-known|\{\$\})[^"\s]*)"`)
 
-// TestACLRules_EveryRouteHasARule reads the agent's sources so a route
+// TestACLRules_EveryRouteHasARule reads the cluster API's route table and
+// the agent's sources for the other registrations, so a route
 // cannot be added without deciding the capability it needs (at run time
 // such a route needs a management token).
 func TestACLRules_EveryRouteHasARule(t *testing.T) {
@@ -40,6 +41,12 @@ func TestACLRules_EveryRouteHasARule(t *testing.T) {
 					t.Errorf("%s: route %s has no entry in aclRules", name, path)
 				}
 			}
+		}
+	}
+	for _, r := range (&HTTPServer{}).serverRouteTable() {
+		seen++
+		if _, ok := aclRules[r.path]; !ok {
+			t.Errorf("serverRouteTable: route %s %s has no entry in aclRules", r.method, r.path)
 		}
 	}
 	if seen < 60 {

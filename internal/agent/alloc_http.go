@@ -7,11 +7,6 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-func (h *HTTPServer) allocRoutes() {
-	h.handle("GET /v1/allocations", h.allocList)
-	h.handle("GET /v1/allocation/{id}", h.allocGet)
-}
-
 func (h *HTTPServer) allocList(w http.ResponseWriter, r *http.Request) (any, error) {
 	reply, err := readEndpoint(w, r, h.srv.Alloc.List, &structs.AllocListRequest{})
 	if err != nil {

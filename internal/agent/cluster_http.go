@@ -11,18 +11,6 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-// clusterRoutes are the membership, raft peer and autopilot endpoints.
-func (h *HTTPServer) clusterRoutes() {
-	h.handle("GET /v1/agent/members", h.agentMembers)
-	h.handleWrite("/v1/agent/join", h.agentJoin)
-	h.handleWrite("/v1/agent/force-leave", h.agentForceLeave)
-	h.handle("DELETE /v1/operator/raft/peer", h.raftRemovePeer)
-	h.handleWrite("/v1/operator/raft/transfer-leadership", h.raftTransferLeadership)
-	h.handle("GET /v1/operator/autopilot/configuration", h.autopilotGet)
-	h.handleWrite("/v1/operator/autopilot/configuration", h.autopilotSet)
-	h.handle("GET /v1/operator/autopilot/health", h.autopilotHealth)
-}
-
 func (h *HTTPServer) agentMembers(w http.ResponseWriter, r *http.Request) (any, error) {
 	reply, err := h.srv.Cluster.Members(r.Context(), &structs.ClusterMembersRequest{})
 	if err != nil {

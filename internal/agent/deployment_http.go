@@ -10,18 +10,6 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-func (h *HTTPServer) deploymentRoutes() {
-	h.handle("GET /v1/deployments", h.deploymentList)
-	h.handle("GET /v1/deployment/{id}", h.deploymentGet)
-	h.handle("GET /v1/deployment/allocations/{id}", h.deploymentAllocations)
-	h.handle("GET /v1/job/{id}/deployments", h.jobDeployments)
-	h.handle("GET /v1/job/{id}/deployment", h.jobLatestDeployment)
-	h.handleWrite("/v1/deployment/promote/{id}", h.deploymentPromote)
-	h.handleWrite("/v1/deployment/fail/{id}", h.deploymentFail)
-	h.handleWrite("/v1/deployment/pause/{id}", h.deploymentPause)
-	h.handleWrite("/v1/deployment/unblock/{id}", h.deploymentUnblock)
-}
-
 func deploymentsToAPI(ds []*structs.Deployment) []*api.Deployment {
 	out := make([]*api.Deployment, 0, len(ds))
 	for _, d := range ds {

@@ -10,13 +10,6 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-func (h *HTTPServer) evalRoutes() {
-	h.handle("GET /v1/evaluations", h.evalList)
-	h.handle("GET /v1/evaluations/count", h.evalCount)
-	h.handle("GET /v1/evaluation/{id}", h.evalGet)
-	h.handle("GET /v1/evaluation/{id}/allocations", h.evalAllocations)
-}
-
 func (h *HTTPServer) evalList(w http.ResponseWriter, r *http.Request) (any, error) {
 	reply, err := readEndpoint(w, r, h.srv.Eval.List, &structs.EvalListRequest{
 		JobID: r.URL.Query().Get("job"), Status: r.URL.Query().Get("status"),
@@ -84,10 +77,6 @@ func relatedEvalStub(s *structs.EvaluationStub) *api.EvaluationStub {
 		BlockedEval: s.BlockedEval, CreateIndex: s.CreateIndex, ModifyIndex: s.ModifyIndex,
 		CreateTime: s.CreateTime, ModifyTime: s.ModifyTime,
 	}
-}
-
-func (h *HTTPServer) evalDeleteRoutes() {
-	h.handle("DELETE /v1/evaluations", h.evalDelete)
 }
 
 // evalDelete answers DELETE /v1/evaluations with a body of EvalIDs.

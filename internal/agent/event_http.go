@@ -11,10 +11,6 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-func (h *HTTPServer) eventRoutes() {
-	h.handle("GET /v1/event/stream", h.eventStream)
-}
-
 // eventStream answers GET /v1/event/stream as Nomad does: one JSON object
 // per line, {"Index":N,"Events":[...]}, and {} as a heartbeat while idle.
 // topic=Topic[:key] (repeatable; "*" for every topic or key), namespace=

@@ -10,18 +10,6 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-func (h *HTTPServer) jobActionRoutes() {
-	for _, m := range []string{"PUT", "POST"} {
-		h.handle(m+" /v1/job/{id}/scale", h.jobScale)
-		h.handle(m+" /v1/job/{id}/plan", h.jobPlan)
-		h.handle(m+" /v1/job/{id}/evaluate", h.jobEvaluate)
-		h.handle(m+" /v1/job/{id}/revert", h.jobRevert)
-		h.handle(m+" /v1/validate/job", h.jobValidate)
-		h.handle(m+" /v1/allocation/{id}/stop", h.allocStop)
-	}
-	h.handle("GET /v1/job/{id}/summary", h.jobSummary)
-}
-
 // writeReply is the answer to a write that created an eval.
 func writeReply(w http.ResponseWriter, r *structs.JobRegisterResponse) *api.JobRegisterResponse {
 	setIndex(w, r.Index)
@@ -149,13 +137,6 @@ func writeRequestIn(r *http.Request, bodyNamespace string) structs.WriteRequest 
 		wr.Namespace = bodyNamespace
 	}
 	return wr
-}
-
-func (h *HTTPServer) jobLaunchRoutes() {
-	for _, m := range []string{"PUT", "POST"} {
-		h.handle(m+" /v1/job/{id}/periodic/force", h.jobPeriodicForce)
-		h.handle(m+" /v1/job/{id}/dispatch", h.jobDispatch)
-	}
 }
 
 // jobPeriodicForce answers POST /v1/job/:id/periodic/force: launch now.

@@ -10,16 +10,6 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-func (h *HTTPServer) jobHistoryRoutes() {
-	h.handle("GET /v1/job/{id}/scale", h.jobScaleStatus)
-	h.handle("GET /v1/job/{id}/submission", h.jobSubmission)
-	for _, m := range []string{"PUT", "POST"} {
-		h.handle(m+" /v1/job/{id}/stable", h.jobStable)
-		h.handle(m+" /v1/job/{id}/versions/{name}/tag", h.jobTag)
-	}
-	h.handle("DELETE /v1/job/{id}/versions/{name}/tag", h.jobUntag)
-}
-
 // jobScaleStatus answers GET /v1/job/:id/scale.
 func (h *HTTPServer) jobScaleStatus(w http.ResponseWriter, r *http.Request) (any, error) {
 	id := r.PathValue("id")

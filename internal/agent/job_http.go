@@ -12,18 +12,6 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-func (h *HTTPServer) jobRoutes() {
-	h.handle("GET /v1/jobs", h.jobList)
-	h.handleWrite("/v1/jobs", h.jobRegister)
-	h.handleWrite("/v1/jobs/parse", h.jobParse)
-	h.handle("GET /v1/job/{id}", h.jobGet)
-	h.handleWrite("/v1/job/{id}", h.jobRegister)
-	h.handle("DELETE /v1/job/{id}", h.jobDeregister)
-	h.handle("GET /v1/job/{id}/versions", h.jobVersions)
-	h.handle("GET /v1/job/{id}/evaluations", h.jobEvaluations)
-	h.handle("GET /v1/job/{id}/allocations", h.jobAllocations)
-}
-
 func (h *HTTPServer) jobList(w http.ResponseWriter, r *http.Request) (any, error) {
 	reply, err := readEndpoint(w, r, h.srv.Job.List, &structs.JobListRequest{})
 	if err != nil {

@@ -9,14 +9,6 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-func (h *HTTPServer) namespaceRoutes() {
-	h.handle("GET /v1/namespaces", h.namespaceList)
-	h.handle("GET /v1/namespace/{name}", h.namespaceGet)
-	h.handleWrite("/v1/namespace", h.namespaceUpsert)
-	h.handleWrite("/v1/namespace/{name}", h.namespaceUpsert)
-	h.handle("DELETE /v1/namespace/{name}", h.namespaceDelete)
-}
-
 func (h *HTTPServer) namespaceList(w http.ResponseWriter, r *http.Request) (any, error) {
 	reply, err := readEndpoint(w, r, h.srv.Namespace.List, &structs.NamespaceListRequest{})
 	if err != nil {

@@ -10,15 +10,6 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-func (h *HTTPServer) nodeRoutes() {
-	h.handle("GET /v1/nodes", h.nodeList)
-	h.handle("GET /v1/node/{id}", h.nodeGet)
-	// GET /v1/node/{id}/allocations and GET /v1/node/pool/{name} overlap
-	// (/v1/node/pool/allocations matches both), which ServeMux refuses to
-	// register; one pattern serves both (see nodeSubresource).
-	h.handle("GET /v1/node/{id}/{sub}", h.nodeSubresource)
-}
-
 func (h *HTTPServer) nodeList(w http.ResponseWriter, r *http.Request) (any, error) {
 	var fields apiconv.NodeStubFields
 	var err error
@@ -54,12 +45,6 @@ func (h *HTTPServer) nodeAllocations(w http.ResponseWriter, r *http.Request) (an
 		return nil, err
 	}
 	return listOf(reply.Allocations, apiconv.AllocFromStructs), nil
-}
-
-func (h *HTTPServer) nodeWriteRoutes() {
-	h.handleWrite("/v1/node/{id}/drain", h.nodeDrain)
-	h.handleWrite("/v1/node/{id}/eligibility", h.nodeEligibility)
-	h.handleWrite("/v1/node/{id}/evaluate", h.nodeEvaluate)
 }
 
 // nodeDrain answers POST /v1/node/:id/drain: a DrainSpec starts (or

@@ -10,16 +10,6 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-func (h *HTTPServer) nodePoolRoutes() {
-	h.handle("GET /v1/node/pools", h.nodePoolList)
-	for _, m := range []string{"PUT", "POST"} {
-		h.handle(m+" /v1/node/pools", h.nodePoolUpsert)
-	}
-	h.handle("DELETE /v1/node/pool/{name}", h.nodePoolDelete)
-	h.handle("GET /v1/node/pool/{name}/jobs", h.nodePoolJobs)
-	h.handle("GET /v1/node/pool/{name}/nodes", h.nodePoolNodes)
-}
-
 // nodeSubresource answers GET /v1/node/:id/allocations and, as the same
 // pattern, GET /v1/node/pool/:name.
 func (h *HTTPServer) nodeSubresource(w http.ResponseWriter, r *http.Request) (any, error) {

@@ -11,12 +11,6 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-func (h *HTTPServer) operatorRoutes() {
-	h.handle("GET /v1/operator/scheduler/configuration", h.schedulerConfigGet)
-	h.handleWrite("/v1/operator/scheduler/configuration", h.schedulerConfigSet)
-	h.handle("GET /v1/operator/raft/configuration", h.raftConfiguration)
-}
-
 func (h *HTTPServer) schedulerConfigGet(w http.ResponseWriter, r *http.Request) (any, error) {
 	reply, err := readEndpoint(w, r, h.srv.Operator.SchedulerGetConfiguration, &structs.GenericRequest{})
 	if err != nil {

@@ -9,13 +9,6 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-func (h *HTTPServer) searchRoutes() {
-	for _, m := range []string{"POST", "PUT"} {
-		h.handle(m+" /v1/search", h.prefixSearch)
-		h.handle(m+" /v1/search/fuzzy", h.fuzzySearch)
-	}
-}
-
 // prefixSearch answers POST /v1/search: IDs by prefix per context.
 func (h *HTTPServer) prefixSearch(w http.ResponseWriter, r *http.Request) (any, error) {
 	var body api.SearchRequest

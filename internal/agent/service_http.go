@@ -8,15 +8,6 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-// serviceRoutes serves the native service catalog (provider = "nomad").
-func (h *HTTPServer) serviceRoutes() {
-	h.handle("GET /v1/services", h.serviceList)
-	h.handle("GET /v1/service/{name}", h.serviceGet)
-	h.handle("DELETE /v1/service/{name}/{id}", h.serviceDelete)
-	h.handle("GET /v1/job/{id}/services", h.jobServices)
-	h.handle("GET /v1/allocation/{id}/services", h.allocServices)
-}
-
 func (h *HTTPServer) serviceList(w http.ResponseWriter, r *http.Request) (any, error) {
 	reply, err := readEndpoint(w, r, h.srv.ServiceRegistration.List, &structs.ServiceRegistrationListRequest{})
 	if err != nil {

@@ -10,11 +10,6 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-func (h *HTTPServer) statusRoutes() {
-	h.handle("GET /v1/status/leader", h.statusLeader)
-	h.handle("GET /v1/status/peers", h.statusPeers)
-}
-
 // agentRoutes are served by every agent, server or client-only.
 func (h *HTTPServer) agentRoutes() {
 	h.handle("GET /v1/agent/self", h.agentSelf)

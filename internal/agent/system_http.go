@@ -6,10 +6,6 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-func (h *HTTPServer) systemRoutes() {
-	h.handle("PUT /v1/system/gc", h.systemGC)
-}
-
 // systemGC answers PUT /v1/system/gc: a force-gc core eval collects every
 // terminal eval and stopped job now, whatever its age.
 func (h *HTTPServer) systemGC(w http.ResponseWriter, r *http.Request) (any, error) {

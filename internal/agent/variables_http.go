@@ -12,18 +12,6 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-// variableRoutes serves Variables and the keyring.
-func (h *HTTPServer) variableRoutes() {
-	h.handle("GET /v1/vars", h.variableList)
-	h.handle("GET /v1/var/{path...}", h.variableRead)
-	h.handleWrite("/v1/var/{path...}", h.variableWrite)
-	h.handle("DELETE /v1/var/{path...}", h.variableDelete)
-	h.handle("GET /v1/operator/keyring/keys", h.keyringList)
-	h.handleWrite("/v1/operator/keyring/rotate", h.keyringRotate)
-	h.handle("DELETE /v1/operator/keyring/key/{id}", h.keyringDelete)
-	h.handle("GET /.well-known/jwks.json", h.jwks)
-}
-
 // jwks answers the public keys that verify workload identities.
 func (h *HTTPServer) jwks(w http.ResponseWriter, r *http.Request) (any, error) {
 	reply, err := readEndpoint(w, r, h.srv.WorkloadIdentity.JWKS, &structs.JWKSRequest{})

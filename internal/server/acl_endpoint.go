@@ -140,18 +140,34 @@ func validatePolicy(p *structs.ACLPolicy) error {
 
 // DeletePolicies deletes policies by name (management only).
 func (e *ACLEndpoint) DeletePolicies(ctx context.Context, args *structs.ACLPolicyDeleteArgs) (*structs.ACLWriteResponse, error) {
+	exists := func(name string) bool { p, _ := e.srv.State().ACLPolicyByName(nil, name); return p != nil }
+	return e.deleteACLObjects(args, aclDeletion{field: "Names", noun: "policy", key: "name", keys: args.Names, exists: exists},
+		structs.ACLPolicyDeleteRequestType, &structs.ACLPolicyDeleteRequest{Names: args.Names})
+}
+
+// aclDeletion names the ACL objects a delete request asks for.
+type aclDeletion struct {
+	field, noun, key string // request field, object and key names, for errors
+	keys             []string
+	exists           func(key string) bool
+}
+
+// deleteACLObjects deletes ACL objects for a management token, and only
+// when every one named exists: a missing one is a 404 naming it, and
+// nothing is deleted.
+func (e *ACLEndpoint) deleteACLObjects(args structs.RPCInfo, d aclDeletion, t structs.MessageType, req any) (*structs.ACLWriteResponse, error) {
 	if err := e.managementWrite(args); err != nil {
 		return nil, err
 	}
-	if len(args.Names) == 0 {
-		return nil, BadRequest("Names: at least one policy name is required")
+	if len(d.keys) == 0 {
+		return nil, BadRequest("%s: at least one %s %s is required", d.field, d.noun, d.key)
 	}
-	for _, name := range args.Names {
-		if p, _ := e.srv.State().ACLPolicyByName(nil, name); p == nil {
-			return nil, NotFound("ACL policy %q not found", name)
+	for _, key := range d.keys {
+		if !d.exists(key) {
+			return nil, NotFound("ACL %s %q not found", d.noun, key)
 		}
 	}
-	index, err := e.srv.raftApply(structs.ACLPolicyDeleteRequestType, &structs.ACLPolicyDeleteRequest{Names: args.Names})
+	index, err := e.srv.raftApply(t, req)
 	return &structs.ACLWriteResponse{WriteMeta: structs.WriteMeta{Index: index}}, notFoundAsCoded(err)
 }
 

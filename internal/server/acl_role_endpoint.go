@@ -85,19 +85,9 @@ func prepareRole(st *state.StateStore, in *structs.ACLRole) (*structs.ACLRole, e
 // DeleteRoles deletes roles by ID (management only). Tokens linked to a
 // deleted role keep the link, which grants nothing.
 func (e *ACLEndpoint) DeleteRoles(ctx context.Context, args *structs.ACLRoleDeleteArgs) (*structs.ACLWriteResponse, error) {
-	if err := e.managementWrite(args); err != nil {
-		return nil, err
-	}
-	if len(args.IDs) == 0 {
-		return nil, BadRequest("IDs: at least one role ID is required")
-	}
-	for _, id := range args.IDs {
-		if r, _ := e.srv.State().ACLRoleByID(nil, id); r == nil {
-			return nil, NotFound("ACL role %q not found", id)
-		}
-	}
-	index, err := e.srv.raftApply(structs.ACLRoleDeleteRequestType, &structs.ACLRoleDeleteRequest{IDs: args.IDs})
-	return &structs.ACLWriteResponse{WriteMeta: structs.WriteMeta{Index: index}}, notFoundAsCoded(err)
+	exists := func(id string) bool { r, _ := e.srv.State().ACLRoleByID(nil, id); return r != nil }
+	return e.deleteACLObjects(args, aclDeletion{field: "IDs", noun: "role", key: "ID", keys: args.IDs, exists: exists},
+		structs.ACLRoleDeleteRequestType, &structs.ACLRoleDeleteRequest{IDs: args.IDs})
 }
 
 // ListRoles lists every role to a management token, and to others only
