@@ -94,16 +94,9 @@ func (h *HTTPServer) aclTokenList(w http.ResponseWriter, r *http.Request) (any, 
 	return listOf(reply.Tokens, apiconv.ACLTokenStub), nil
 }
 
-func (h *HTTPServer) aclTokenCreate(w http.ResponseWriter, r *http.Request) (any, error) {
-	return h.aclTokenUpsert(w, r, "")
-}
-
-func (h *HTTPServer) aclTokenUpdate(w http.ResponseWriter, r *http.Request) (any, error) {
-	return h.aclTokenUpsert(w, r, r.PathValue("accessor"))
-}
-
-// aclTokenUpsert creates (accessor "") or updates/uploads a token.
-func (h *HTTPServer) aclTokenUpsert(w http.ResponseWriter, r *http.Request, accessor string) (any, error) {
+// aclTokenUpsert creates (no {accessor} in the route) or updates/uploads a token.
+func (h *HTTPServer) aclTokenUpsert(w http.ResponseWriter, r *http.Request) (any, error) {
+	accessor := r.PathValue("accessor") // "" on the create route
 	var t api.ACLToken
 	if err := decodeBody(w, r, &t); err != nil {
 		return nil, err

@@ -27,16 +27,9 @@ func (h *HTTPServer) aclRoleList(w http.ResponseWriter, r *http.Request) (any, e
 	return out, nil
 }
 
-func (h *HTTPServer) aclRoleCreate(w http.ResponseWriter, r *http.Request) (any, error) {
-	return h.aclRoleUpsert(w, r, "")
-}
-
-func (h *HTTPServer) aclRoleUpdate(w http.ResponseWriter, r *http.Request) (any, error) {
-	return h.aclRoleUpsert(w, r, r.PathValue("id"))
-}
-
-// aclRoleUpsert creates (id "") or updates a role.
-func (h *HTTPServer) aclRoleUpsert(w http.ResponseWriter, r *http.Request, id string) (any, error) {
+// aclRoleUpsert creates (no {id} in the route) or updates a role.
+func (h *HTTPServer) aclRoleUpsert(w http.ResponseWriter, r *http.Request) (any, error) {
+	id := r.PathValue("id") // "" on the create route
 	var role api.ACLRole
 	if err := decodeBody(w, r, &role); err != nil {
 		return nil, err
