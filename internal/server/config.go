@@ -95,6 +95,12 @@ type Config struct {
 	EvalGCThreshold time.Duration
 	JobGCThreshold  time.Duration
 
+	// SerialPlanApply turns the plan applier's pipeline off: each plan is
+	// then evaluated, committed and answered before the next is looked at.
+	// The pipeline (the default) evaluates plans while earlier ones are in
+	// raft and commits them in groups; `drover bench -serial-plans`
+	// measures one against the other.
+	SerialPlanApply bool
 	// PlanRejectHook injects plan rejections (tests and the simulator).
 	PlanRejectHook planapply.RejectHook
 	// RaftApplyHook runs before every raft entry is proposed and may block:
