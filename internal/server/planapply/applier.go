@@ -27,11 +27,11 @@ type StateSource interface {
 
 // Applier takes plans off the queue and commits what fits.
 //
-// By default it is a pipeline (pipeline.go): while one group of entries
-// is being committed, it evaluates the next plans on the committed state
-// overlaid with the in-flight placements, and proposes them together as
-// the next group once the first is done, so one disk write and one round
-// of replication commit many plans. SetSerial(true) makes it the strictly
+// By default it is a pipeline (pipeline.go): it evaluates each plan on the
+// committed state overlaid with the placements of the plans still in
+// raft, proposes it at once, and answers it when its entry commits, so raft
+// writes and replicates the entries of many plans together (group commit).
+// SetSerial(true) makes it the strictly
 // serial applier instead: each plan is evaluated on a snapshot that
 // includes the previous plan's entry, committed, and answered before the
 // next one is looked at.
@@ -54,8 +54,9 @@ type Applier struct {
 	onEvaluate func(time.Duration)
 
 	ov       *overlay  // what the next plan is evaluated on; nil: take a fresh snapshot
-	inflight *group    // entries being committed
-	waiting  []*member // evaluated, to be proposed once inflight is done
+	inflight []*member // proposed, oldest first
+	waiting  []*member // nothing to commit, rejected on top of inflight: wait for it
+	progress chan struct{}
 }
 
 // SetEvaluateObserver installs a function told each evaluation's duration
@@ -78,7 +79,8 @@ func NewApplier(q *PlanQueue, tokens TokenChecker, st StateSource, raft Raft, cl
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Applier{queue: q, tokens: tokens, state: st, raft: raft, clock: clk, log: log, newID: newID}
+	return &Applier{queue: q, tokens: tokens, state: st, raft: raft, clock: clk, log: log, newID: newID,
+		progress: make(chan struct{}, 1)}
 }
 
 // Run applies queued plans until ctx ends. Plans whose entries are being

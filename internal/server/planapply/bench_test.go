@@ -133,9 +133,12 @@ func evaluateParallel(snap StateReader, plan *structs.Plan) error {
 // (bbolt with fsync on every server, replication over loopback TCP).
 const commitLatency = 17 * time.Millisecond
 
+const latencyNodes = 1000
+
 // BenchmarkPlanApplyCommitLatency measures the applier when every raft
 // write takes commitLatency, serial against pipelined: 16 workers submit
-// plans of 10 placements each on 100 nodes, as fast as they are answered.
+// plans of 10 placements each on 1000 nodes (so each node holds only a
+// few dozen allocs by the end), as fast as they are answered.
 // The serial applier manages about one plan per write; the pipeline
 // commits every plan evaluated during a write in the next one.
 func BenchmarkPlanApplyCommitLatency(b *testing.B) {
@@ -148,8 +151,8 @@ func BenchmarkPlanApplyCommitLatency(b *testing.B) {
 			h.app.SetSerial(mode == "serial")
 			job := mockJob("bench", 50)
 			h.upsertJob(job)
-			for n := range benchNodes {
-				h.upsertNode(mockNode(fmt.Sprintf("node-%03d", n)))
+			for n := range latencyNodes {
+				h.upsertNode(mockNode(fmt.Sprintf("node-%04d", n)))
 			}
 			stop := runApplier(h)
 			defer stop()
@@ -170,7 +173,7 @@ func submitConcurrently(b *testing.B, h *harness, job *structs.Job, workers int)
 			for i := int(next.Add(1)); i <= b.N; i = int(next.Add(1)) {
 				plan := h.plan(fmt.Sprintf("eval-%d", i), job)
 				for k := range 10 {
-					node := fmt.Sprintf("node-%03d", (i*10+k)%benchNodes)
+					node := fmt.Sprintf("node-%04d", (i*10+k)%latencyNodes)
 					addTo(&plan.NodeAllocation, mockAlloc(fmt.Sprintf("p%d-%d", i, k), job, node, 1, 1, 1))
 				}
 				f, err := h.queue.Enqueue(plan)

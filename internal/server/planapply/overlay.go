@@ -1,6 +1,8 @@
 package planapply
 
 import (
+	"slices"
+
 	"github.com/hashicorp/go-memdb"
 
 	"github.com/drover-project/drover/internal/structs"
@@ -22,23 +24,43 @@ type overlay struct {
 	base   StateReader
 	byNode map[string][]*structs.Allocation // non-terminal placements per node
 	byID   map[string]*structs.Allocation   // the latest overlaid version of an alloc
+	owners map[string][]*member             // the overlaid plans placing on a node
 }
 
 func newOverlay(base StateReader) *overlay {
-	return &overlay{base: base, byNode: map[string][]*structs.Allocation{}, byID: map[string]*structs.Allocation{}}
+	return &overlay{base: base, byNode: map[string][]*structs.Allocation{},
+		byID: map[string]*structs.Allocation{}, owners: map[string][]*member{}}
 }
 
-// add lays an accepted result's placements on top. The allocs are the
+// add lays an accepted plan's placements on top. The allocs are the
 // plan's own (with their job), shared, never modified.
-func (o *overlay) add(res *structs.PlanResult) {
-	for nodeID, allocs := range res.NodeAllocation {
+func (o *overlay) add(m *member) {
+	for nodeID, allocs := range m.result.NodeAllocation {
 		for _, a := range allocs {
 			o.byID[a.ID] = a
 			if !a.TerminalStatus() {
 				o.byNode[nodeID] = append(o.byNode[nodeID], a)
 			}
 		}
+		o.owners[nodeID] = append(o.owners[nodeID], m)
 	}
+}
+
+// dependencies returns the overlaid plans placing on the nodes where plan
+// places: the only nodes whose evaluation reads the overlay.
+func (o *overlay) dependencies(plan *structs.Plan) []*member {
+	if len(o.owners) == 0 {
+		return nil
+	}
+	var deps []*member
+	for nodeID := range plan.NodeAllocation {
+		for _, m := range o.owners[nodeID] {
+			if !slices.Contains(deps, m) {
+				deps = append(deps, m)
+			}
+		}
+	}
+	return deps
 }
 
 // NodeByID implements StateReader: plans never change nodes.

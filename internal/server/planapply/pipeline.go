@@ -8,60 +8,43 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-// maxGroup bounds how many evaluated plans wait for the next group: more
-// would only lengthen their wait (hashicorp/raft writes up to 64 entries
-// per disk batch by default).
-const maxGroup = 64
+// maxPipeline bounds the plans between dequeue and answer: past it the
+// applier stops taking plans until entries commit.
+const maxPipeline = 128
 
 // member is one evaluated plan on its way through the pipeline.
 type member struct {
 	pending *PendingPlan
 	result  *structs.PlanResult
 	req     *structs.ApplyPlanResultsRequest // nil: nothing to commit
+	// deps are the uncommitted plans whose placements lay on this plan's
+	// nodes when it was evaluated: its rejections may be theirs.
+	deps []*member
 	// overlaid: the plan was evaluated on top of uncommitted entries, so
 	// its RefreshIndex must cover them once they are committed.
 	overlaid bool
-	// afterWaiting: some of those entries were not yet proposed then, so
-	// they go into the same group as this plan.
-	afterWaiting bool
-	future       CommitFuture
-	index        uint64 // the committed entry's index
-	err          error  // what the submitter gets instead of the result
+	done     chan struct{} // closed once index or err is known
+	index    uint64        // the committed entry's index
+	err      error         // what the submitter gets instead of the result
 }
 
-// group is the entries in raft at once: the plans evaluated while the
-// previous group was committed, proposed back to back so raft writes and
-// replicates them together (group commit).
-type group struct {
-	members []*member
-	done    chan struct{} // closed once every member's outcome is known
-}
-
-// wait collects every member's outcome, then closes done.
-func (g *group) wait() {
-	for _, m := range g.members {
-		if m.future == nil {
-			continue
-		}
-		index, err := m.future.Wait()
-		if err != nil {
-			m.err = fmt.Errorf("plan apply: commit: %w", err)
-			continue
-		}
-		m.index = index
+func (m *member) settled() bool {
+	select {
+	case <-m.done:
+		return true
+	default:
+		return false
 	}
-	close(g.done)
 }
 
-// busy reports whether a plan evaluated now would sit on top of
-// uncommitted entries.
-func (a *Applier) busy() bool { return a.inflight != nil || len(a.waiting) > 0 }
+// busy reports whether any plan is between evaluation and answer.
+func (a *Applier) busy() bool { return len(a.inflight) > 0 || len(a.waiting) > 0 }
 
-// evaluate is the pipeline's first step: it checks plan p against the
-// committed state overlaid with every accepted plan not yet committed, and
-// queues what fits for the next group. A plan with nothing to commit is
-// answered at once, unless it was rejected on top of uncommitted entries:
-// its RefreshIndex must then wait for their indexes.
+// evaluate checks plan p against the committed state overlaid with every
+// accepted plan not yet committed, and proposes what fits at once: raft
+// writes the entries proposed while it writes others together. A plan
+// with nothing to commit is answered at once, unless uncommitted plans
+// caused its rejections: it then waits for their outcome (waiting).
 func (a *Applier) evaluate(ctx context.Context, p *PendingPlan) {
 	m, err := a.evaluatePlan(ctx, p.Plan)
 	if err != nil {
@@ -69,14 +52,15 @@ func (a *Applier) evaluate(ctx context.Context, p *PendingPlan) {
 		return
 	}
 	m.pending = p
-	if m.req == nil && (m.result.RefreshIndex == 0 || !m.overlaid) {
+	switch {
+	case m.req != nil:
+		a.ov.add(m)
+		a.propose(m)
+	case m.result.RefreshIndex == 0 || len(m.deps) == 0:
 		p.respond(m.result, nil)
-		return
+	default:
+		a.waiting = append(a.waiting, m)
 	}
-	if m.req != nil {
-		a.ov.add(m.result)
-	}
-	a.waiting = append(a.waiting, m)
 }
 
 // evaluatePlan is token, state, evaluation and the entry to commit.
@@ -98,7 +82,7 @@ func (a *Applier) evaluatePlan(ctx context.Context, plan *structs.Plan) (*member
 	}
 	a.injectRejections(plan, out.Result, ov.LatestIndex())
 	a.logRejections(plan, out.Rejections)
-	m := &member{result: out.Result, overlaid: a.busy(), afterWaiting: len(a.waiting) > 0}
+	m := &member{result: out.Result, overlaid: len(a.inflight) > 0, deps: ov.dependencies(plan)}
 	if hasChanges(out.Result) {
 		m.req, err = buildRequest(ov, plan, out.Result, a.clock.Now().UnixNano(), a.newID)
 		if err != nil {
@@ -108,9 +92,9 @@ func (a *Applier) evaluatePlan(ctx context.Context, plan *structs.Plan) (*member
 	return m, nil
 }
 
-// overlay returns the state to evaluate the next plan on. After a group
-// is done it takes a fresh snapshot (which includes that group) and lays
-// the plans still uncommitted on top again.
+// overlay returns the state to evaluate the next plan on. Once an entry
+// has settled it takes a fresh snapshot (which includes that entry) and
+// lays the plans still in flight on top again.
 func (a *Applier) overlay(ctx context.Context) (*overlay, error) {
 	if a.ov != nil {
 		return a.ov, nil
@@ -120,95 +104,91 @@ func (a *Applier) overlay(ctx context.Context) (*overlay, error) {
 		return nil, fmt.Errorf("plan apply: snapshot at index %d: %w", a.lastIndex, err)
 	}
 	ov := newOverlay(snap)
-	if a.inflight != nil {
-		addMembers(ov, a.inflight.members)
+	for _, m := range a.inflight {
+		if m.settled() && (m.err != nil || m.index <= snap.LatestIndex()) {
+			continue // failed, or already in the snapshot
+		}
+		ov.add(m)
 	}
-	addMembers(ov, a.waiting)
 	a.ov = ov
 	return ov, nil
 }
 
-func addMembers(ov *overlay, members []*member) {
-	for _, m := range members {
-		if m.req != nil && m.err == nil {
-			ov.add(m.result)
+// propose starts committing m's entry. Its outcome is collected by a
+// goroutine when raft is asynchronous, else it is known at once.
+func (a *Applier) propose(m *member) {
+	m.done = make(chan struct{})
+	a.inflight = append(a.inflight, m)
+	future := a.startCommit(m.req)
+	finish := func() {
+		index, err := future.Wait()
+		if err != nil {
+			m.err = fmt.Errorf("plan apply: commit: %w", err)
+		}
+		m.index = index
+		close(m.done)
+		select {
+		case a.progress <- struct{}{}:
+		default:
 		}
 	}
-}
-
-// dispatch proposes the waiting plans as the next group, unless a group
-// is still in flight. The snapshot the next plans are evaluated on is
-// taken first, so it cannot already contain part of the new group (an
-// overlaid placement that is also in the base would count twice). A
-// rejected plan with nothing to commit is answered now if every entry it
-// was evaluated on is committed, else it waits for this group too.
-func (a *Applier) dispatch(ctx context.Context) {
-	if a.inflight != nil || len(a.waiting) == 0 {
-		return
-	}
-	_, _ = a.overlay(ctx) // on error the next evaluation tries again
-	var members []*member
-	for _, m := range a.waiting {
-		if m.req == nil && !m.afterWaiting {
-			a.answer(m)
-			continue
-		}
-		members = append(members, m)
-	}
-	a.waiting = nil
-	if len(members) == 0 {
-		return
-	}
-	g := &group{members: members, done: make(chan struct{})}
-	for _, m := range g.members {
-		if m.req == nil {
-			continue
-		}
-		// Checked again: the eval may have been redelivered while the
-		// plan waited for this group.
-		if err := ValidatePlanToken(a.tokens, m.pending.Plan); err != nil {
-			m.err = err
-			continue
-		}
-		m.future = a.startCommit(m.req)
-	}
-	a.inflight = g
 	if _, async := a.raft.(AsyncRaft); async {
-		go g.wait()
+		go finish()
 	} else {
-		g.wait() // every outcome is known: keep synchronous steps deterministic
+		finish() // keep synchronous steps deterministic
 	}
 }
 
-// complete answers the in-flight group once it is done. If any of its
-// entries failed, the plans evaluated on top of it are evaluated again on
-// the committed state: they were never proposed, so nothing of them can
-// have been committed.
-func (a *Applier) complete(ctx context.Context) {
-	g := a.inflight
-	<-g.done
-	a.inflight, a.ov = nil, nil
-	failed := false
-	for _, m := range g.members {
+// settle answers the in-flight plans whose entries' outcomes are known,
+// oldest first (raft commits in order), then the waiting plans whose
+// dependencies have settled: a waiting plan rejected because of a plan
+// whose entry failed is evaluated again, since its rejection may no longer
+// hold.
+func (a *Applier) settle(ctx context.Context) {
+	for len(a.inflight) > 0 && a.inflight[0].settled() {
+		m := a.inflight[0]
+		a.inflight[0] = nil
+		a.inflight = a.inflight[1:]
 		a.lastIndex = max(a.lastIndex, m.index)
-		failed = failed || m.err != nil
-	}
-	for _, m := range g.members {
+		a.ov = nil // the next plan sees this entry committed, or gone
 		a.answer(m)
 	}
-	if !failed {
-		return
-	}
-	redo := a.waiting
+	waiting := a.waiting
 	a.waiting = nil
-	for _, m := range redo {
-		a.evaluate(ctx, m.pending)
+	for _, m := range waiting {
+		switch depsOutcome(m) {
+		case depsPending:
+			a.waiting = append(a.waiting, m)
+		case depsFailed:
+			a.evaluate(ctx, m.pending)
+		default:
+			a.answer(m)
+		}
 	}
 }
 
-// answer tells a member's submitter its outcome. A plan rejected on top of
-// uncommitted entries refreshes to at least the latest committed index, so
-// the worker's new snapshot shows what it lost to.
+const (
+	depsCommitted = iota
+	depsPending
+	depsFailed
+)
+
+func depsOutcome(m *member) int {
+	out := depsCommitted
+	for _, d := range m.deps {
+		switch {
+		case !d.settled():
+			return depsPending
+		case d.err != nil:
+			out = depsFailed
+		}
+	}
+	return out
+}
+
+// answer tells a member's submitter its outcome. A plan rejected on top
+// of uncommitted entries refreshes to at least their indexes, so the
+// worker's new snapshot shows what it lost to.
 func (a *Applier) answer(m *member) {
 	if m.err != nil {
 		m.pending.respond(nil, m.err)
@@ -218,32 +198,32 @@ func (a *Applier) answer(m *member) {
 	if m.index > 0 {
 		res.AllocIndex = m.index
 	}
-	if res.RefreshIndex > 0 && m.overlaid {
+	if res.RefreshIndex > 0 && (m.overlaid || len(m.deps) > 0) {
 		res.RefreshIndex = max(res.RefreshIndex, a.lastIndex)
+		for _, d := range m.deps {
+			res.RefreshIndex = max(res.RefreshIndex, d.index)
+		}
 	}
 	m.pending.respond(res, nil)
 }
 
-// flush runs the pipeline until nothing is in flight or waiting.
+// flush runs the pipeline until every plan in it is answered.
 func (a *Applier) flush(ctx context.Context) {
 	for a.busy() {
-		if a.inflight != nil {
-			a.complete(ctx)
+		if len(a.inflight) > 0 {
+			<-a.inflight[0].done
 		}
-		a.dispatch(ctx)
+		a.settle(ctx)
 	}
 }
 
-// runPipelined is Run's loop: evaluate plans as they arrive, and whenever
-// the in-flight group is done, answer it and propose the next.
+// runPipelined is Run's loop: evaluate and propose plans as they arrive,
+// and answer them as their entries commit.
 func (a *Applier) runPipelined(ctx context.Context) {
 	for {
 		a.mu.Lock()
-		var groupDone, ready <-chan struct{}
-		if a.inflight != nil {
-			groupDone = a.inflight.done
-		}
-		if len(a.waiting) < maxGroup {
+		var ready <-chan struct{}
+		if len(a.inflight)+len(a.waiting) < maxPipeline {
 			ready = a.queue.ready()
 		}
 		a.mu.Unlock()
@@ -251,11 +231,11 @@ func (a *Applier) runPipelined(ctx context.Context) {
 		case <-ctx.Done():
 			a.stop()
 			return
-		case <-groupDone:
-			a.step(func() { a.complete(ctx); a.dispatch(ctx) })
+		case <-a.progress:
+			a.step(func() { a.settle(ctx) })
 		case <-ready:
 			if p := a.queue.tryDequeue(); p != nil {
-				a.step(func() { a.evaluate(ctx, p); a.dispatch(ctx) })
+				a.step(func() { a.evaluate(ctx, p); a.settle(ctx) })
 			}
 		}
 	}
@@ -267,18 +247,19 @@ func (a *Applier) step(fn func()) {
 	fn()
 }
 
-// stop answers the in-flight group and fails the plans that were never
-// proposed with ErrNotLeader, so their workers resubmit to the new leader.
+// stop answers every plan in raft with its entry's outcome, and fails the
+// waiting ones (nothing to commit, rejected on top of those entries) with
+// ErrNotLeader, so their workers resubmit to the new leader.
 func (a *Applier) stop() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	waiting := a.waiting
-	a.waiting = nil // nothing is evaluated again or proposed any more
-	if a.inflight != nil {
-		a.complete(context.Background())
+	for _, m := range a.inflight {
+		<-m.done
+		a.lastIndex = max(a.lastIndex, m.index)
+		a.answer(m)
 	}
-	for _, m := range waiting {
+	for _, m := range a.waiting {
 		m.pending.respond(nil, ErrNotLeader)
 	}
-	a.ov = nil
+	a.inflight, a.waiting, a.ov = nil, nil, nil
 }

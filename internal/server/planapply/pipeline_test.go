@@ -24,6 +24,25 @@ func pipelineFixture(t *testing.T) (*harness, *gatedRaft, *structs.Job) {
 	return h, g, job
 }
 
+// evaluateEach takes each plan through the pipeline's first step.
+func evaluateEach(h *harness, plans ...*PendingPlan) {
+	for _, p := range plans {
+		h.step(func(a *Applier, ctx context.Context) { a.evaluate(ctx, p); a.settle(ctx) })
+	}
+}
+
+// settle waits until the oldest n plans in raft know their entries'
+// outcomes (the gated raft has committed or failed them; a goroutine per
+// entry collects it), then answers what it can.
+func settle(h *harness, n int) {
+	h.step(func(a *Applier, ctx context.Context) {
+		for _, m := range a.inflight[:n] {
+			<-m.done
+		}
+		a.settle(ctx)
+	})
+}
+
 // Two plans that each fit on n1 alone, but not together: the second is
 // evaluated while the first is still in raft, on the state overlaid with
 // the first's placement, and is rejected; neither is answered before the
@@ -36,13 +55,12 @@ func TestPipeline_TwoPlansSameNode_NoOvercommit(t *testing.T) {
 	addTo(&p2.NodeAllocation, mockAlloc("w2", job, "n1", 800, 100, 100))
 	pp1, pp2 := h.enqueue(p1), h.enqueue(p2)
 
-	h.step(func(a *Applier, ctx context.Context) { a.evaluate(ctx, pp1); a.dispatch(ctx) })
-	h.step(func(a *Applier, ctx context.Context) { a.evaluate(ctx, pp2); a.dispatch(ctx) })
+	evaluateEach(h, pp1, pp2)
 	if g.proposed() != 1 || answered(pp1) || answered(pp2) {
 		t.Fatalf("proposed %d, answered %v %v: want only the first in raft, nobody answered", g.proposed(), answered(pp1), answered(pp2))
 	}
 	index := g.commitNext(t)
-	h.step(func(a *Applier, ctx context.Context) { a.complete(ctx); a.dispatch(ctx) })
+	settle(h, 1)
 
 	r1, err1 := pp1.Wait()
 	r2, err2 := pp2.Wait()
@@ -58,11 +76,13 @@ func TestPipeline_TwoPlansSameNode_NoOvercommit(t *testing.T) {
 	if g.proposed() != 0 || h.alloc("w2") != nil {
 		t.Fatal("the second plan over-committed n1")
 	}
+	assertFits(t, h, "n1")
 }
 
-// Plans that fit together are proposed together once the entry before
-// them commits, as one group, and each learns its own entry's index.
-func TestPipeline_GroupCommit(t *testing.T) {
+// Plans that fit together on one node are all proposed while the first
+// is still in raft (raft writes them together), and each learns its own
+// entry's index.
+func TestPipeline_OverlappingPlansInRaftTogether(t *testing.T) {
 	h, g, job := pipelineFixture(t)
 	var pending []*PendingPlan
 	for i := range 4 {
@@ -70,61 +90,55 @@ func TestPipeline_GroupCommit(t *testing.T) {
 		addTo(&p.NodeAllocation, mockAlloc(fmt.Sprintf("w%d", i), job, "n2", 900, 100, 100))
 		pending = append(pending, h.enqueue(p))
 	}
-	for _, p := range pending {
-		h.step(func(a *Applier, ctx context.Context) { a.evaluate(ctx, p); a.dispatch(ctx) })
-	}
-	if g.proposed() != 1 {
-		t.Fatalf("%d entries proposed while the first was in raft, want 1", g.proposed())
-	}
-	first := g.commitNext(t)
-	h.step(func(a *Applier, ctx context.Context) { a.complete(ctx); a.dispatch(ctx) })
-	if g.proposed() != 3 {
-		t.Fatalf("%d entries in the second group, want 3", g.proposed())
+	evaluateEach(h, pending...)
+	if g.proposed() != 4 {
+		t.Fatalf("%d entries in raft, want all 4", g.proposed())
 	}
 	var indexes []uint64
-	for range 3 {
+	for range 4 {
 		indexes = append(indexes, g.commitNext(t))
 	}
-	h.step(func(a *Applier, ctx context.Context) { a.complete(ctx) })
+	settle(h, 4)
 	for i, p := range pending {
 		res, err := p.Wait()
-		want := append([]uint64{first}, indexes...)[i]
-		if err != nil || res.AllocIndex != want || len(res.RejectedNodes) != 0 {
-			t.Fatalf("plan %d: %+v %v, want committed at %d", i, res, err, want)
+		if err != nil || res.AllocIndex != indexes[i] || len(res.RejectedNodes) != 0 {
+			t.Fatalf("plan %d: %+v %v, want committed at %d", i, res, err, indexes[i])
 		}
 	}
 	assertFits(t, h, "n2")
 }
 
-// A plan evaluated on top of an entry that then fails was never proposed:
-// it is evaluated again on the committed state. Here it was rejected on
-// the overlay (the failed plan would have filled n1), and on the state
-// without the failed plan it fits and is committed.
+// An entry fails while plans evaluated on top of it wait or are in raft.
+// The plan it made the applier reject (no room left on n1) is evaluated
+// again on the state without it, fits and is committed. The plan accepted
+// on top of it stays valid without it, because the overlay only ever adds
+// usage: it commits and n1 is not over-committed.
 func TestPipeline_FailedEntry_DependentReevaluated(t *testing.T) {
 	h, g, job := pipelineFixture(t)
 	evaluations := 0
 	h.app.SetEvaluateObserver(func(time.Duration) { evaluations++ })
 	p1 := h.plan("eval-1", job)
 	addTo(&p1.NodeAllocation, mockAlloc("w1", job, "n1", 800, 100, 100))
-	p2 := h.plan("eval-2", job)
+	p2 := h.plan("eval-2", job) // rejected on top of p1
 	addTo(&p2.NodeAllocation, mockAlloc("w2", job, "n1", 800, 100, 100))
-	p3 := h.plan("eval-3", job) // accepted on the overlay, not touching n1
-	addTo(&p3.NodeAllocation, mockAlloc("w3", job, "n2", 800, 100, 100))
+	p3 := h.plan("eval-3", job) // fits on top of p1
+	addTo(&p3.NodeAllocation, mockAlloc("w3", job, "n1", 100, 100, 100))
 	pp1, pp2, pp3 := h.enqueue(p1), h.enqueue(p2), h.enqueue(p3)
-	for _, p := range []*PendingPlan{pp1, pp2, pp3} {
-		h.step(func(a *Applier, ctx context.Context) { a.evaluate(ctx, p); a.dispatch(ctx) })
+	evaluateEach(h, pp1, pp2, pp3)
+	if g.proposed() != 2 || answered(pp2) {
+		t.Fatalf("%d in raft (want p1, p3), p2 answered %v", g.proposed(), answered(pp2))
 	}
 
 	g.failNext(t, errRaft)
-	h.step(func(a *Applier, ctx context.Context) { a.complete(ctx); a.dispatch(ctx) })
+	settle(h, 1)
 	if _, err := pp1.Wait(); !errors.Is(err, errRaft) {
 		t.Fatalf("failed plan got %v, want %v", err, errRaft)
 	}
-	if evaluations != 5 || answered(pp2) || answered(pp3) {
-		t.Fatalf("%d evaluations (want 3 + 2 again), answered %v %v", evaluations, answered(pp2), answered(pp3))
+	if evaluations != 4 || answered(pp2) || g.proposed() != 2 {
+		t.Fatalf("%d evaluations (want 3, and p2 again), p2 answered %v, %d in raft (want p3, p2)", evaluations, answered(pp2), g.proposed())
 	}
-	i2, i3 := g.commitNext(t), g.commitNext(t)
-	h.step(func(a *Applier, ctx context.Context) { a.complete(ctx) })
+	i3, i2 := g.commitNext(t), g.commitNext(t)
+	settle(h, 2)
 	for _, c := range []struct {
 		p     *PendingPlan
 		index uint64
@@ -134,25 +148,25 @@ func TestPipeline_FailedEntry_DependentReevaluated(t *testing.T) {
 			t.Fatalf("%s: %+v %v, want committed at %d", c.p.Plan.EvalID, res, err, c.index)
 		}
 	}
-	if h.alloc("w1") != nil || h.alloc("w2") == nil {
-		t.Fatal("the failed plan's alloc is in state, or the re-evaluated one is not")
+	if h.alloc("w1") != nil || h.alloc("w2") == nil || h.alloc("w3") == nil {
+		t.Fatal("the failed plan's alloc is in state, or a committed one is not")
 	}
 	assertFits(t, h, "n1")
 }
 
 // Losing leadership (Run's context ends) answers the entry in raft with
-// its outcome and fails the plan that was never proposed with
-// ErrNotLeader, so its worker resubmits to the new leader.
+// its outcome and fails the plan waiting for it with ErrNotLeader, so its
+// worker resubmits to the new leader.
 func TestPipeline_LeadershipLoss(t *testing.T) {
 	h, g, job := pipelineFixture(t)
 	stop := runApplier(h)
 	p1 := h.plan("eval-1", job)
-	addTo(&p1.NodeAllocation, mockAlloc("w1", job, "n2", 800, 100, 100))
+	addTo(&p1.NodeAllocation, mockAlloc("w1", job, "n1", 800, 100, 100))
 	f1, err := h.queue.Enqueue(p1)
 	h.must(err)
 	waitFor(t, func() bool { return g.proposed() == 1 })
-	p2 := h.plan("eval-2", job)
-	addTo(&p2.NodeAllocation, mockAlloc("w2", job, "n2", 800, 100, 100))
+	p2 := h.plan("eval-2", job) // rejected on top of p1: waits for it
+	addTo(&p2.NodeAllocation, mockAlloc("w2", job, "n1", 800, 100, 100))
 	f2, err := h.queue.Enqueue(p2)
 	h.must(err)
 	waitFor(t, func() bool { return h.queue.Stats() == 0 })
