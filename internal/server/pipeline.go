@@ -49,8 +49,9 @@ func (s *Server) submitPlan(plan *structs.Plan) (*structs.PlanResult, error) {
 }
 
 // planRaft commits plan results for the applier, one raft entry each. It
-// is a planapply.AsyncRaft: the pipelined applier proposes a group of
-// entries back to back, and raft writes and replicates them together.
+// is a planapply.AsyncRaft: the pipelined applier proposes each plan's
+// entry without waiting for the ones before it, and raft writes and
+// replicates the entries proposed while it was busy together.
 type planRaft struct{ s *Server }
 
 func (p planRaft) ApplyPlanResults(req *structs.ApplyPlanResultsRequest) (uint64, error) {

@@ -56,7 +56,9 @@ type Applier struct {
 	ov       *overlay  // what the next plan is evaluated on; nil: take a fresh snapshot
 	inflight []*member // proposed, oldest first
 	waiting  []*member // nothing to commit, rejected on top of inflight: wait for it
-	progress chan struct{}
+	// runCtx is Run's context while it runs: the goroutines collecting
+	// commits settle the pipeline under it.
+	runCtx context.Context
 }
 
 // SetEvaluateObserver installs a function told each evaluation's duration
@@ -80,7 +82,7 @@ func NewApplier(q *PlanQueue, tokens TokenChecker, st StateSource, raft Raft, cl
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Applier{queue: q, tokens: tokens, state: st, raft: raft, clock: clk, log: log, newID: newID,
-		progress: make(chan struct{}, 1)}
+		runCtx: context.Background()}
 }
 
 // Run applies queued plans until ctx ends. Plans whose entries are being

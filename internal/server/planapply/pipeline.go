@@ -114,8 +114,10 @@ func (a *Applier) overlay(ctx context.Context) (*overlay, error) {
 	return ov, nil
 }
 
-// propose starts committing m's entry. Its outcome is collected by a
-// goroutine when raft is asynchronous, else it is known at once.
+// propose starts committing m's entry. With an asynchronous raft a
+// goroutine collects the outcome and settles the pipeline itself (one
+// wakeup from commit to answer, as in the serial applier); otherwise the
+// outcome is known at once.
 func (a *Applier) propose(m *member) {
 	m.done = make(chan struct{})
 	a.inflight = append(a.inflight, m)
@@ -127,16 +129,17 @@ func (a *Applier) propose(m *member) {
 		}
 		m.index = index
 		close(m.done)
-		select {
-		case a.progress <- struct{}{}:
-		default:
-		}
 	}
-	if _, async := a.raft.(AsyncRaft); async {
-		go finish()
-	} else {
+	if _, async := a.raft.(AsyncRaft); !async {
 		finish() // keep synchronous steps deterministic
+		return
 	}
+	go func() {
+		finish()
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		a.settle(a.runCtx)
+	}()
 }
 
 // settle answers the in-flight plans whose entries' outcomes are known,
@@ -220,6 +223,7 @@ func (a *Applier) flush(ctx context.Context) {
 // runPipelined is Run's loop: evaluate and propose plans as they arrive,
 // and answer them as their entries commit.
 func (a *Applier) runPipelined(ctx context.Context) {
+	a.step(func() { a.runCtx = ctx })
 	for {
 		a.mu.Lock()
 		var ready <-chan struct{}
@@ -231,8 +235,6 @@ func (a *Applier) runPipelined(ctx context.Context) {
 		case <-ctx.Done():
 			a.stop()
 			return
-		case <-a.progress:
-			a.step(func() { a.settle(ctx) })
 		case <-ready:
 			if p := a.queue.tryDequeue(); p != nil {
 				a.step(func() { a.evaluate(ctx, p); a.settle(ctx) })
@@ -262,4 +264,5 @@ func (a *Applier) stop() {
 		m.pending.respond(nil, ErrNotLeader)
 	}
 	a.inflight, a.waiting, a.ov = nil, nil, nil
+	a.runCtx = context.Background()
 }

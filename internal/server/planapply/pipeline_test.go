@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -31,16 +32,13 @@ func evaluateEach(h *harness, plans ...*PendingPlan) {
 	}
 }
 
-// settle waits until the oldest n plans in raft know their entries'
-// outcomes (the gated raft has committed or failed them; a goroutine per
-// entry collects it), then answers what it can.
-func settle(h *harness, n int) {
-	h.step(func(a *Applier, ctx context.Context) {
-		for _, m := range a.inflight[:n] {
-			<-m.done
-		}
-		a.settle(ctx)
-	})
+// waitAnswered waits until every plan is answered: a goroutine per entry
+// collects its outcome from the gated raft and settles the pipeline.
+func waitAnswered(t *testing.T, plans ...*PendingPlan) {
+	t.Helper()
+	for _, p := range plans {
+		waitFor(t, func() bool { return answered(p) })
+	}
 }
 
 // Two plans that each fit on n1 alone, but not together: the second is
@@ -60,7 +58,7 @@ func TestPipeline_TwoPlansSameNode_NoOvercommit(t *testing.T) {
 		t.Fatalf("proposed %d, answered %v %v: want only the first in raft, nobody answered", g.proposed(), answered(pp1), answered(pp2))
 	}
 	index := g.commitNext(t)
-	settle(h, 1)
+	waitAnswered(t, pp1, pp2)
 
 	r1, err1 := pp1.Wait()
 	r2, err2 := pp2.Wait()
@@ -98,7 +96,7 @@ func TestPipeline_OverlappingPlansInRaftTogether(t *testing.T) {
 	for range 4 {
 		indexes = append(indexes, g.commitNext(t))
 	}
-	settle(h, 4)
+	waitAnswered(t, pending...)
 	for i, p := range pending {
 		res, err := p.Wait()
 		if err != nil || res.AllocIndex != indexes[i] || len(res.RejectedNodes) != 0 {
@@ -115,8 +113,8 @@ func TestPipeline_OverlappingPlansInRaftTogether(t *testing.T) {
 // usage: it commits and n1 is not over-committed.
 func TestPipeline_FailedEntry_DependentReevaluated(t *testing.T) {
 	h, g, job := pipelineFixture(t)
-	evaluations := 0
-	h.app.SetEvaluateObserver(func(time.Duration) { evaluations++ })
+	var evaluations atomic.Int32
+	h.app.SetEvaluateObserver(func(time.Duration) { evaluations.Add(1) })
 	p1 := h.plan("eval-1", job)
 	addTo(&p1.NodeAllocation, mockAlloc("w1", job, "n1", 800, 100, 100))
 	p2 := h.plan("eval-2", job) // rejected on top of p1
@@ -130,15 +128,15 @@ func TestPipeline_FailedEntry_DependentReevaluated(t *testing.T) {
 	}
 
 	g.failNext(t, errRaft)
-	settle(h, 1)
 	if _, err := pp1.Wait(); !errors.Is(err, errRaft) {
 		t.Fatalf("failed plan got %v, want %v", err, errRaft)
 	}
-	if evaluations != 4 || answered(pp2) || g.proposed() != 2 {
-		t.Fatalf("%d evaluations (want 3, and p2 again), p2 answered %v, %d in raft (want p3, p2)", evaluations, answered(pp2), g.proposed())
+	waitFor(t, func() bool { return g.proposed() == 2 })
+	if n := evaluations.Load(); n != 4 || answered(pp2) {
+		t.Fatalf("%d evaluations (want 3, and p2 again), p2 answered %v", n, answered(pp2))
 	}
 	i3, i2 := g.commitNext(t), g.commitNext(t)
-	settle(h, 2)
+	waitAnswered(t, pp2, pp3)
 	for _, c := range []struct {
 		p     *PendingPlan
 		index uint64
