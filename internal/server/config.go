@@ -97,9 +97,9 @@ type Config struct {
 
 	// SerialPlanApply turns the plan applier's pipeline off: each plan is
 	// then evaluated, committed and answered before the next is looked at.
-	// The pipeline (the default) evaluates plans while earlier ones are in
-	// raft and commits them in groups; `drover bench -serial-plans`
-	// measures one against the other.
+	// The pipeline (the default) evaluates and proposes plans while
+	// earlier ones are still in raft, which writes them together;
+	// `drover bench -serial-plans` measures one against the other.
 	SerialPlanApply bool
 	// PlanRejectHook injects plan rejections (tests and the simulator).
 	PlanRejectHook planapply.RejectHook

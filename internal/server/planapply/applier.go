@@ -86,9 +86,9 @@ func NewApplier(q *PlanQueue, tokens TokenChecker, st StateSource, raft Raft, cl
 }
 
 // Run applies queued plans until ctx ends. Plans whose entries are being
-// committed when ctx ends are still answered; plans evaluated but not yet
-// proposed are failed with ErrNotLeader, since ctx ends when this server
-// stops leading.
+// committed when ctx ends are still answered with their outcome; plans
+// with nothing to commit waiting for those entries are failed with
+// ErrNotLeader, since ctx ends when this server stops leading.
 func (a *Applier) Run(ctx context.Context) {
 	a.mu.Lock()
 	serial := a.serial
