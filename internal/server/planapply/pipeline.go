@@ -12,6 +12,11 @@ import (
 // applier stops taking plans until entries commit.
 const maxPipeline = 128
 
+// snapshotWait bounds the wait for the local state to reach a plan's
+// snapshot index, so a bogus index fails one plan instead of stalling the
+// applier.
+const snapshotWait = 5 * time.Second
+
 // member is one evaluated plan on its way through the pipeline.
 type member struct {
 	pending *PendingPlan
@@ -68,7 +73,7 @@ func (a *Applier) evaluatePlan(ctx context.Context, plan *structs.Plan) (*member
 	if err := ValidatePlanToken(a.tokens, plan); err != nil {
 		return nil, err
 	}
-	ov, err := a.overlay(ctx)
+	ov, err := a.overlay(ctx, plan.SnapshotIndex)
 	if err != nil {
 		return nil, err
 	}
@@ -92,16 +97,22 @@ func (a *Applier) evaluatePlan(ctx context.Context, plan *structs.Plan) (*member
 	return m, nil
 }
 
-// overlay returns the state to evaluate the next plan on. Once an entry
-// has settled it takes a fresh snapshot (which includes that entry) and
-// lays the plans still in flight on top again.
-func (a *Applier) overlay(ctx context.Context) (*overlay, error) {
-	if a.ov != nil {
+// overlay returns the state to evaluate the next plan on: a snapshot at
+// least as new as the applier's own last commit and as the snapshot the
+// plan was computed on (an older one would not know the plan's job yet,
+// and reject it as gone), with the plans still in flight laid on top. It
+// is rebuilt after an entry settles (the new snapshot includes it) and
+// whenever a plan was computed on newer state.
+func (a *Applier) overlay(ctx context.Context, planIndex uint64) (*overlay, error) {
+	if a.ov != nil && a.ov.LatestIndex() >= planIndex {
 		return a.ov, nil
 	}
-	snap, err := a.state.SnapshotMinIndex(ctx, a.lastIndex)
+	want := max(a.lastIndex, planIndex)
+	ctx, cancel := context.WithTimeout(ctx, snapshotWait)
+	defer cancel()
+	snap, err := a.state.SnapshotMinIndex(ctx, want)
 	if err != nil {
-		return nil, fmt.Errorf("plan apply: snapshot at index %d: %w", a.lastIndex, err)
+		return nil, fmt.Errorf("plan apply: snapshot at index %d: %w", want, err)
 	}
 	ov := newOverlay(snap)
 	for _, m := range a.inflight {

@@ -152,6 +152,32 @@ func TestPipeline_FailedEntry_DependentReevaluated(t *testing.T) {
 	assertFits(t, h, "n1")
 }
 
+// A plan computed on newer state than the snapshot the pipeline evaluated
+// the plans before it on (here: its job was registered since) is
+// evaluated on a fresh snapshot, not rejected as if its job were gone.
+func TestPipeline_PlanNewerThanSnapshot(t *testing.T) {
+	h, g, job := pipelineFixture(t)
+	p1 := h.plan("eval-1", job)
+	addTo(&p1.NodeAllocation, mockAlloc("w1", job, "n2", 800, 100, 100))
+	evaluateEach(h, h.enqueue(p1)) // in raft: the snapshot is kept for the next plans
+	newJob := mockJob("registered-since", 50)
+	h.upsertJob(newJob)
+	p2 := h.plan("eval-2", newJob)
+	p2.SnapshotIndex = h.store.LatestIndex()
+	addTo(&p2.NodeAllocation, mockAlloc("w2", newJob, "n1", 100, 100, 100))
+	pp2 := h.enqueue(p2)
+	evaluateEach(h, pp2)
+	if answered(pp2) || g.proposed() != 2 {
+		t.Fatalf("the new job's plan was answered (%v) or not proposed (%d in raft)", answered(pp2), g.proposed())
+	}
+	g.commitNext(t)
+	i2 := g.commitNext(t)
+	waitAnswered(t, pp2)
+	if res, err := pp2.Wait(); err != nil || res.AllocIndex != i2 || len(res.RejectedNodes) != 0 {
+		t.Fatalf("new job's plan: %+v %v", res, err)
+	}
+}
+
 // Losing leadership (Run's context ends) answers the entry in raft with
 // its outcome and fails the plan waiting for it with ErrNotLeader, so its
 // worker resubmits to the new leader.
