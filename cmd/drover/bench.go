@@ -4,6 +4,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -23,8 +25,11 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 			"f) 100 jobs x 10000 (run with -nodes 10000): heap, RSS, snapshot; g) heartbeats of every node for 30s: leader CPU")
 	quick := fs.Bool("quick", false, "a tenth of the work per scenario")
 	servers := fs.Int("servers", 1, "servers: 1 runs one in-memory dev server; 3 or 5 a real cluster (on-disk raft with fsync, loopback TCP)")
+	serialPlans := fs.Bool("serial-plans", false, "turn the plan applier's pipeline off (evaluate, commit and answer one plan at a time)")
+	schedulers := fs.Int("schedulers", 0, "scheduling workers per server (default 2, as on a 2-core server)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run (every server is in this process) to this file")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: drover bench [-nodes 1000,5000,10000] [-scenario a,b,c,d,e,f,g] [-quick] [-servers 3]")
+		fmt.Fprintln(stderr, "Usage: drover bench [-nodes 1000,5000,10000] [-scenario a,b,c,d,e,f,g] [-quick] [-servers 3] [-serial-plans] [-schedulers 2] [-cpuprofile FILE]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -35,9 +40,17 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "drover bench:", err)
 		return 2
 	}
+	if *cpuProfile != "" {
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			fmt.Fprintln(stderr, "drover bench:", err)
+			return 1
+		}
+		defer stop()
+	}
 	printBenchHeader(stdout)
 	for _, spec := range specs {
-		spec.Servers = *servers
+		spec.Servers, spec.SerialPlans, spec.Schedulers = *servers, *serialPlans, *schedulers
 		res, err := bench.Run(spec)
 		if err != nil {
 			fmt.Fprintln(stderr, "drover bench:", err)
@@ -101,6 +114,21 @@ func printBenchRow(w io.Writer, r *bench.Result) {
 	}
 	fmt.Fprintf(w, benchRowFormat, r.Scenario, strconv.Itoa(r.Nodes), work, dur(r.Setup), dur(r.Elapsed),
 		rate, dur(r.EvalP50), dur(r.EvalP99), notes)
+}
+
+// startCPUProfile profiles the process into path until the returned stop
+// is called: the servers and simulated nodes all run in this process, so
+// the profile shows where a scenario's time goes on every server.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
 
 func mib(b int64) string { return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)) }

@@ -50,15 +50,21 @@ func StartCluster(n int) (*Cluster, error) { return StartServers(n, 1) }
 // StartServers starts n nodes on one in-memory dev server (servers <= 1)
 // or on a cluster of that many real servers (on-disk raft, loopback TCP).
 func StartServers(n, servers int) (*Cluster, error) {
+	return startCluster(Spec{Nodes: n, Servers: servers})
+}
+
+// startCluster starts the spec's servers and nodes.
+func startCluster(spec Spec) (*Cluster, error) {
+	n, servers := spec.Nodes, spec.Servers
 	c := &Cluster{}
 	if servers <= 1 {
-		srv, err := startServer()
+		srv, err := startServer(spec)
 		if err != nil {
 			return nil, err
 		}
 		c.Srv, c.close = srv, func() { _ = srv.Shutdown() }
 	} else {
-		srvs, cleanup, err := startServers(servers)
+		srvs, cleanup, err := startServers(servers, spec)
 		if err != nil {
 			return nil, err
 		}
@@ -71,11 +77,19 @@ func StartServers(n, servers int) (*Cluster, error) {
 	return c, nil
 }
 
+// schedulers is the workers each server runs.
+func (s Spec) schedulers() int {
+	if s.Schedulers > 0 {
+		return s.Schedulers
+	}
+	return numSchedulers
+}
+
 // startServer starts a dev server and waits until it leads with its
 // pipeline enabled (the broker refuses evals before that).
-func startServer() (*server.Server, error) {
+func startServer(spec Spec) (*server.Server, error) {
 	srv, err := server.New(&server.Config{
-		NodeName: "bench", DevMode: true, NumSchedulers: numSchedulers,
+		NodeName: "bench", DevMode: true, NumSchedulers: spec.schedulers(), SerialPlanApply: spec.SerialPlans,
 		RaftAddr: fmt.Sprintf("bench-%d", serverSeq.Add(1)),
 		Logger:   slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})

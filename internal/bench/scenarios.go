@@ -43,6 +43,11 @@ type Spec struct {
 	Evals      int           // backlog evals written (e)
 	Window     time.Duration // heartbeats measured for this long (g)
 	Servers    int           // servers: 1 is an in-memory dev server, more a real cluster
+	// SerialPlans turns the plan applier's pipeline off, to measure it.
+	SerialPlans bool
+	// Schedulers is the scheduling workers per server; 0 means
+	// numSchedulers (2, as on a 2-core server).
+	Schedulers int
 }
 
 // DefaultSpec is the shape for a scenario; quick divides the work
@@ -112,7 +117,7 @@ type Result struct {
 // Run runs one spec on a fresh cluster.
 func Run(spec Spec) (*Result, error) {
 	start := time.Now()
-	c, err := StartServers(spec.Nodes, spec.Servers)
+	c, err := startCluster(spec)
 	if err != nil {
 		return nil, err
 	}

@@ -16,7 +16,7 @@ import (
 // disk (bbolt, fsync on every commit) in temporary data dirs, raft and RPC
 // over loopback TCP, gossip with bootstrap_expect = n. It returns them
 // with the leader first, once the leader's pipeline is enabled.
-func startServers(n int) ([]*server.Server, func(), error) {
+func startServers(n int, spec Spec) ([]*server.Server, func(), error) {
 	var srvs []*server.Server
 	var dirs []string
 	cleanup := func() {
@@ -42,7 +42,7 @@ func startServers(n int) ([]*server.Server, func(), error) {
 		}
 		srv, err := server.New(&server.Config{
 			NodeName: fmt.Sprintf("bench-%d-%d", serverSeq.Add(1), i), DataDir: dir,
-			NumSchedulers: numSchedulers, BootstrapExpect: n,
+			NumSchedulers: spec.schedulers(), BootstrapExpect: n, SerialPlanApply: spec.SerialPlans,
 			RaftAddr: ln.Addr().String(), RaftNetwork: true,
 			RaftTimings: &server.RaftTimings{Heartbeat: time.Second, Election: time.Second, LeaderLease: 500 * time.Millisecond, Commit: 5 * time.Millisecond},
 			Serf:        &server.SerfConfig{BindAddr: "127.0.0.1", RetryJoin: join, RetryInterval: 100 * time.Millisecond, Fast: true},

@@ -100,6 +100,12 @@ type Config struct {
 	EvalGCThreshold time.Duration
 	JobGCThreshold  time.Duration
 
+	// SerialPlanApply turns the plan applier's pipeline off: each plan is
+	// then evaluated, committed and answered before the next is looked at.
+	// The pipeline (the default) evaluates and proposes plans while
+	// earlier ones are still in raft, which writes them together;
+	// `drover bench -serial-plans` measures one against the other.
+	SerialPlanApply bool
 	// PlanRejectHook injects plan rejections (tests and the simulator).
 	PlanRejectHook planapply.RejectHook
 	// RaftApplyHook runs before every raft entry is proposed and may block:

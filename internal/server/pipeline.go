@@ -5,6 +5,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/hashicorp/raft"
+
 	"github.com/drover-project/drover/internal/scheduler"
 	"github.com/drover-project/drover/internal/server/planapply"
 	"github.com/drover-project/drover/internal/state"
@@ -65,13 +67,37 @@ func (s *Server) applyNow(future planapply.PlanFuture) (*structs.PlanResult, err
 	}
 }
 
-// planRaft commits plan results for the applier: one raft entry each.
+// planRaft commits plan results for the applier, one raft entry each. It
+// is a planapply.AsyncRaft: the pipelined applier proposes each plan's
+// entry without waiting for the ones before it, and raft writes and
+// replicates the entries proposed while it was busy together.
 type planRaft struct{ s *Server }
 
 func (p planRaft) ApplyPlanResults(req *structs.ApplyPlanResultsRequest) (uint64, error) {
+	return p.StartPlanResults(req).Wait()
+}
+
+func (p planRaft) StartPlanResults(req *structs.ApplyPlanResultsRequest) planapply.CommitFuture {
 	start := time.Now()
-	defer func() { p.s.metrics().PlanApply.Observe(telemetry.Ms(time.Since(start))) }()
-	return p.s.raftApply(structs.ApplyPlanResultsRequestType, req)
+	f, err := p.s.raftPropose(structs.ApplyPlanResultsRequestType, req)
+	return planCommit{s: p.s, f: f, err: err, start: start}
+}
+
+// planCommit is one proposed plan entry; Wait also times it (the
+// nomad.nomad.plan.apply metric: propose to committed and applied).
+type planCommit struct {
+	s     *Server
+	f     raft.ApplyFuture
+	err   error // the proposal itself failed
+	start time.Time
+}
+
+func (c planCommit) Wait() (uint64, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	defer func() { c.s.metrics().PlanApply.Observe(telemetry.Ms(time.Since(c.start))) }()
+	return raftOutcome(c.f)
 }
 
 func (s *Server) randInt63n(n int64) int64 {

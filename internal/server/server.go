@@ -223,6 +223,7 @@ func (s *Server) setupPipeline() {
 	s.planQueue = planapply.NewPlanQueue()
 	s.applier = planapply.NewApplier(s.planQueue, s.broker, stateSource{s}, planRaft{s}, c.Clock, s.log.With("component", "plan_applier"), c.NewID)
 	s.applier.SetRejectHook(c.PlanRejectHook)
+	s.applier.SetSerial(c.SerialPlanApply)
 	s.applier.SetEvaluateObserver(func(d time.Duration) { c.Metrics.PlanEvaluate.Observe(telemetry.Ms(d)) })
 	// The built-in schedulers read the server's injected clock (reschedule
 	// delays, alloc and eval times).
@@ -357,14 +358,28 @@ func (s *Server) Shutdown() error {
 // raftApply proposes one typed entry and waits until it is applied,
 // returning its raft index. An error returned by the FSM is returned here.
 func (s *Server) raftApply(t structs.MessageType, msg any) (uint64, error) {
+	f, err := s.raftPropose(t, msg)
+	if err != nil {
+		return 0, err
+	}
+	return raftOutcome(f)
+}
+
+// raftPropose encodes msg and proposes it without waiting for the commit.
+func (s *Server) raftPropose(t structs.MessageType, msg any) (raft.ApplyFuture, error) {
 	if h := s.config.RaftApplyHook; h != nil {
 		h(t)
 	}
 	buf, err := structs.Encode(t, msg)
 	if err != nil {
-		return 0, fmt.Errorf("encode %T: %w", msg, err)
+		return nil, fmt.Errorf("encode %T: %w", msg, err)
 	}
-	f := s.raft.Apply(buf, raftApplyTimeout)
+	return s.raft.Apply(buf, raftApplyTimeout), nil
+}
+
+// raftOutcome waits for a proposed entry to be committed and applied by
+// the local FSM, and returns its index or why it failed.
+func raftOutcome(f raft.ApplyFuture) (uint64, error) {
 	if err := f.Error(); err != nil {
 		if errors.Is(err, raft.ErrNotLeader) || errors.Is(err, raft.ErrLeadershipLost) {
 			return 0, ErrNoLeader

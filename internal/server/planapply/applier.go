@@ -2,7 +2,6 @@ package planapply
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -26,16 +25,16 @@ type StateSource interface {
 	SnapshotMinIndex(ctx context.Context, index uint64) (*state.StateSnapshot, error)
 }
 
-// Applier takes plans off the queue one at a time and commits what fits.
+// Applier takes plans off the queue and commits what fits.
 //
-// Plans are strictly serialised: the next plan is evaluated on a snapshot
-// that includes the previous plan's raft entry (SnapshotMinIndex with the
-// last committed index). The overlapped design (evaluate the next plan
-// while the previous one is still in raft, on a snapshot overlaid with its
-// result) is not implemented: it is only correct if the overlay is exact,
-// and BenchmarkPlanApply shows evaluation is about 5% of a step even with
-// an in-memory raft; with a real log the step is dominated by the commit,
-// which overlap would hide but not shorten.
+// By default it is a pipeline (pipeline.go): it evaluates each plan on the
+// committed state overlaid with the placements of the plans still in
+// raft, proposes it at once, and answers it when its entry commits, so raft
+// writes and replicates the entries of many plans together (group commit).
+// SetSerial(true) makes it the strictly
+// serial applier instead: each plan is evaluated on a snapshot that
+// includes the previous plan's entry, committed, and answered before the
+// next one is looked at.
 type Applier struct {
 	queue  *PlanQueue
 	tokens TokenChecker
@@ -46,12 +45,20 @@ type Applier struct {
 	newID  func() string
 
 	// mu makes steps exclusive, so Run and ApplyOne never interleave and
-	// lastIndex is the index of the latest commit when a step starts.
+	// the pipeline's state below is only touched by one step at a time.
 	mu         sync.Mutex
-	lastIndex  uint64
+	serial     bool
+	lastIndex  uint64 // the latest index a plan of this applier committed at
 	rejectHook RejectHook
 	// onEvaluate, when set, is told how long each plan's evaluation took.
 	onEvaluate func(time.Duration)
+
+	ov       *overlay  // what the next plan is evaluated on; nil: take a fresh snapshot
+	inflight []*member // proposed, oldest first
+	waiting  []*member // nothing to commit, rejected on top of inflight: wait for it
+	// runCtx is Run's context while it runs: the goroutines collecting
+	// commits settle the pipeline under it.
+	runCtx context.Context
 }
 
 // SetEvaluateObserver installs a function told each evaluation's duration
@@ -62,29 +69,50 @@ func (a *Applier) SetEvaluateObserver(fn func(time.Duration)) {
 	a.mu.Unlock()
 }
 
+// SetSerial turns the pipeline off (true) or on (false, the default).
+func (a *Applier) SetSerial(serial bool) {
+	a.mu.Lock()
+	a.serial = serial
+	a.mu.Unlock()
+}
+
 // NewApplier returns an applier; newID makes preemption eval IDs.
 func NewApplier(q *PlanQueue, tokens TokenChecker, st StateSource, raft Raft, clk clock.Clock, log *slog.Logger, newID func() string) *Applier {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Applier{queue: q, tokens: tokens, state: st, raft: raft, clock: clk, log: log, newID: newID}
+	return &Applier{queue: q, tokens: tokens, state: st, raft: raft, clock: clk, log: log, newID: newID,
+		runCtx: context.Background()}
 }
 
-// Run applies queued plans until ctx ends. A plan being applied when ctx
-// ends is still answered.
+// Run applies queued plans until ctx ends. Plans whose entries are being
+// committed when ctx ends are still answered with their outcome; plans
+// with nothing to commit waiting for those entries are failed with
+// ErrNotLeader, since ctx ends when this server stops leading.
 func (a *Applier) Run(ctx context.Context) {
+	a.mu.Lock()
+	serial := a.serial
+	a.mu.Unlock()
+	if serial {
+		a.runSerial(ctx)
+		return
+	}
+	a.runPipelined(ctx)
+}
+
+func (a *Applier) runSerial(ctx context.Context) {
 	for {
 		p, err := a.queue.Dequeue(ctx)
 		if err != nil {
 			return
 		}
-		_ = a.apply(ctx, p) // the error went to the plan's submitter
+		_ = a.ApplyOne(p) // the error went to the plan's submitter
 	}
 }
 
-// Step applies the next queued plan, without waiting for one; it reports
-// whether there was one. It is Run's loop body, for a caller that drives
-// the leader step by step (the simulator).
+// Step applies the next queued plan through the whole pipeline alone
+// (ApplyOne), without waiting for one; it reports whether there was one.
+// It is for a caller that drives the leader step by step (the simulator).
 func (a *Applier) Step() bool {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -92,62 +120,22 @@ func (a *Applier) Step() bool {
 	if err != nil {
 		return false
 	}
-	_ = a.apply(context.Background(), p)
+	_ = a.ApplyOne(p) // the error went to the plan's submitter
 	return true
 }
 
 // ApplyOne checks, evaluates and commits one plan and answers its
-// submitter; the returned error is the one the submitter got.
+// submitter; the returned error is the one the submitter got. It is the
+// synchronous step: the plan passes through the whole pipeline alone.
 func (a *Applier) ApplyOne(p *PendingPlan) error {
-	return a.apply(context.Background(), p)
-}
-
-func (a *Applier) apply(ctx context.Context, p *PendingPlan) error {
+	ctx := context.Background()
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	res, err := a.process(ctx, p.Plan)
-	p.respond(res, err)
-	return err
-}
-
-// process is one step: token, snapshot, evaluate, commit.
-func (a *Applier) process(ctx context.Context, plan *structs.Plan) (*structs.PlanResult, error) {
-	if err := ValidatePlanToken(a.tokens, plan); err != nil {
-		return nil, err
-	}
-	snap, err := a.state.SnapshotMinIndex(ctx, a.lastIndex)
-	if err != nil {
-		return nil, fmt.Errorf("plan apply: snapshot at index %d: %w", a.lastIndex, err)
-	}
-	started := time.Now()
-	out, err := Evaluate(snap, plan)
-	if a.onEvaluate != nil {
-		a.onEvaluate(time.Since(started))
-	}
-	if err != nil {
-		return nil, fmt.Errorf("plan apply: evaluate: %w", err)
-	}
-	a.injectRejections(plan, out.Result, snap.LatestIndex())
-	a.logRejections(plan, out.Rejections)
-	if !hasChanges(out.Result) {
-		return out.Result, nil
-	}
-	return a.commit(snap, plan, out.Result)
-}
-
-// commit writes the accepted part in one raft entry.
-func (a *Applier) commit(snap *state.StateSnapshot, plan *structs.Plan, res *structs.PlanResult) (*structs.PlanResult, error) {
-	req, err := buildRequest(snap, plan, res, a.clock.Now().UnixNano(), a.newID)
-	if err != nil {
-		return nil, fmt.Errorf("plan apply: build request: %w", err)
-	}
-	index, err := a.raft.ApplyPlanResults(req)
-	if err != nil {
-		return nil, fmt.Errorf("plan apply: commit: %w", err)
-	}
-	a.lastIndex = index
-	res.AllocIndex = index
-	return res, nil
+	a.flush(ctx)
+	a.evaluate(ctx, p)
+	a.flush(ctx)
+	<-p.done
+	return p.err
 }
 
 func (a *Applier) logRejections(plan *structs.Plan, rejections []Rejection) {

@@ -132,6 +132,33 @@ func (q *PlanQueue) Dequeue(ctx context.Context) (*PendingPlan, error) {
 	}
 }
 
+// tryDequeue pops the next plan, or returns nil if there is none.
+func (q *PlanQueue) tryDequeue() *PendingPlan {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.plans) == 0 {
+		return nil
+	}
+	return heap.Pop(&q.plans).(*PendingPlan)
+}
+
+// ready returns a channel that is closed once the queue holds a plan:
+// already closed if it holds one now.
+func (q *PlanQueue) ready() <-chan struct{} {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.plans) > 0 {
+		return closedChan
+	}
+	return q.wake
+}
+
+var closedChan = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
+
 // Stats returns the number of queued plans.
 func (q *PlanQueue) Stats() (depth int) {
 	q.mu.Lock()
