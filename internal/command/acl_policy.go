@@ -72,33 +72,13 @@ func aclPolicyInfoCmd() *cmd {
 }
 
 func aclPolicyListCmd() *cmd {
-	c := &cmd{
-		Name: "acl policy list", Read: true,
-		Synopsis: "List ACL policies",
-	}
-	c.Run = func(e *env, args []string) error {
-		cl, err := e.api()
-		if err != nil {
-			return err
-		}
-		list, _, err := cl.ACLPolicies().List(e.query())
-		if err != nil {
-			return apiError("listing ACL policies", err)
-		}
-		return e.output(list, func() error {
-			if len(list) == 0 {
-				fmt.Fprintln(e.stdout, "No policies found")
-				return nil
-			}
-			rows := [][]string{{"Name", "Description"}}
-			for _, p := range list {
-				rows = append(rows, []string{p.Name, p.Description})
-			}
-			writeColumns(e.stdout, rows)
-			return nil
-		})
-	}
-	return c
+	return listTable(&cmd{Name: "acl policy list", Synopsis: "List ACL policies"},
+		func(cl *api.Client, q *api.QueryOptions) ([]*api.ACLPolicyListStub, error) {
+			list, _, err := cl.ACLPolicies().List(q)
+			return list, err
+		}, "listing ACL policies", "No policies found",
+		[]string{"Name", "Description"},
+		func(p *api.ACLPolicyListStub) []string { return []string{p.Name, p.Description} })
 }
 
 func aclPolicyDeleteCmd() *cmd {

@@ -156,33 +156,15 @@ func linkNames(links []*api.ACLRolePolicyLink) []string {
 }
 
 func aclRoleListCmd() *cmd {
-	c := &cmd{
-		Name: "acl role list", Read: true,
-		Synopsis: "List ACL roles",
-	}
-	c.Run = func(e *env, args []string) error {
-		cl, err := e.api()
-		if err != nil {
-			return err
-		}
-		list, _, err := cl.ACLRoles().List(e.query())
-		if err != nil {
-			return apiError("listing ACL roles", err)
-		}
-		return e.output(list, func() error {
-			if len(list) == 0 {
-				fmt.Fprintln(e.stdout, "No ACL roles found")
-				return nil
-			}
-			rows := [][]string{{"ID", "Name", "Description", "Policies"}}
-			for _, r := range list {
-				rows = append(rows, []string{r.ID, r.Name, r.Description, strings.Join(linkNames(r.Policies), ",")})
-			}
-			writeColumns(e.stdout, rows)
-			return nil
+	return listTable(&cmd{Name: "acl role list", Synopsis: "List ACL roles"},
+		func(cl *api.Client, q *api.QueryOptions) ([]*api.ACLRoleListStub, error) {
+			list, _, err := cl.ACLRoles().List(q)
+			return list, err
+		}, "listing ACL roles", "No ACL roles found",
+		[]string{"ID", "Name", "Description", "Policies"},
+		func(r *api.ACLRoleListStub) []string {
+			return []string{r.ID, r.Name, r.Description, strings.Join(linkNames(r.Policies), ",")}
 		})
-	}
-	return c
 }
 
 func aclRoleDeleteCmd() *cmd {
