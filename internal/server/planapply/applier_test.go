@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -247,27 +246,7 @@ func TestApplier_RunConcurrentSubmitters(t *testing.T) {
 	done := make(chan struct{})
 	go func() { h.app.Run(ctx); close(done) }()
 
-	const workers, perWorker = 8, 10
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			for i := range perWorker {
-				evalID := fmt.Sprintf("eval-%d-%d", w, i)
-				h.tokens.hold(evalID, "tok")
-				plan := &structs.Plan{EvalID: evalID, EvalToken: "tok", Priority: 50, Job: job}
-				addTo(&plan.NodeAllocation, mockAlloc(evalID, job, nodes[(w+i)%len(nodes)], 300, 100, 100))
-				f, err := h.queue.Enqueue(plan)
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				if _, err := f.Wait(); err != nil {
-					t.Error(err)
-				}
-			}
-		})
-	}
-	wg.Wait()
+	submitSpread(t, h, job, nodes, 8, 10)
 	cancel()
 	<-done
 	for _, id := range nodes {

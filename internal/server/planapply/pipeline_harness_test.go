@@ -2,6 +2,7 @@ package planapply
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -158,6 +159,32 @@ func (r *latencyRaft) loop() {
 func (r *latencyRaft) close() { close(r.stop) }
 
 // runApplier runs h.app.Run until the returned stop is called.
+// submitSpread has workers submitters each send perWorker one-alloc
+// plans (300 MHz) for job, spread over nodes, and waits for every answer.
+func submitSpread(t *testing.T, h *harness, job *structs.Job, nodes []string, workers, perWorker int) {
+	t.Helper()
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := range perWorker {
+				evalID := fmt.Sprintf("eval-%d-%d", w, i)
+				h.tokens.hold(evalID, "tok")
+				plan := &structs.Plan{EvalID: evalID, EvalToken: "tok", Priority: 50, Job: job}
+				addTo(&plan.NodeAllocation, mockAlloc(evalID, job, nodes[(w+i)%len(nodes)], 300, 100, 100))
+				f, err := h.queue.Enqueue(plan)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if _, err := f.Wait(); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
 func runApplier(h *harness) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -226,27 +225,7 @@ func TestPipeline_RunConcurrentSubmitters(t *testing.T) {
 	nodes := []string{"n1", "n2", "n3"}
 	setupNodes(h, job, nodes...)
 	stop := runApplier(h)
-	const workers, perWorker = 8, 10
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			for i := range perWorker {
-				evalID := fmt.Sprintf("eval-%d-%d", w, i)
-				h.tokens.hold(evalID, "tok")
-				plan := &structs.Plan{EvalID: evalID, EvalToken: "tok", Priority: 50, Job: job}
-				addTo(&plan.NodeAllocation, mockAlloc(evalID, job, nodes[(w+i)%len(nodes)], 300, 100, 100))
-				f, err := h.queue.Enqueue(plan)
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				if _, err := f.Wait(); err != nil {
-					t.Error(err)
-				}
-			}
-		})
-	}
-	wg.Wait()
+	submitSpread(t, h, job, nodes, 8, 10)
 	stop()
 	for _, id := range nodes {
 		if used := assertFits(t, h, id); used.CpuShares != 4000-4000%300 {
