@@ -98,7 +98,7 @@ func printBenchRow(w io.Writer, r *bench.Result) {
 	rate, notes := fmt.Sprintf("%.0f", r.PerSecond), ""
 	switch r.Scenario {
 	case bench.ManyJobs, bench.BigJobs, bench.OneHugeJob:
-		notes = fmt.Sprintf("%d placements, %d submitters", r.Placements, r.Submitters)
+		notes = fmt.Sprintf("%d placements, %d submitters; %s", r.Placements, r.Submitters, phases(r.Phases))
 	case bench.StateMemory:
 		rate = "-"
 		notes = fmt.Sprintf("%.0f B/node, %.0f B/alloc (%d allocs), %.0f B/eval", r.PerNode, r.PerAlloc, r.Placements, r.PerEval)
@@ -106,8 +106,8 @@ func printBenchRow(w io.Writer, r *bench.Result) {
 		work = fmt.Sprintf("%d evals / %d jobs", r.Evals, r.Jobs)
 		notes = fmt.Sprintf("evals/s; %d processed, %d canceled", r.Processed, r.Canceled)
 	case bench.MillionAllocs:
-		notes = fmt.Sprintf("%d placements; heap %s, RSS %s; snapshot %s, save %s, restore %s",
-			r.Placements, mib(r.HeapBytes), mib(r.RSSBytes), mib(r.SnapshotBytes), dur(r.SnapshotSave), dur(r.SnapshotRestore))
+		notes = fmt.Sprintf("%d placements; heap %s, RSS %s; snapshot %s, save %s, restore %s; %s",
+			r.Placements, mib(r.HeapBytes), mib(r.RSSBytes), mib(r.SnapshotBytes), dur(r.SnapshotSave), dur(r.SnapshotRestore), phases(r.Phases))
 	case bench.Heartbeats:
 		work = fmt.Sprintf("%d nodes x %s", r.Nodes, r.Window)
 		notes = fmt.Sprintf("heartbeats/s; %d answered, leader CPU %.1f%% of one core", r.Heartbeats, 100*r.CPUCores)
@@ -129,6 +129,12 @@ func startCPUProfile(path string) (stop func(), err error) {
 		return nil, err
 	}
 	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+// phases tells where eval latency went: queue wait, scheduling, applying.
+func phases(p bench.EvalPhases) string {
+	return fmt.Sprintf("eval p50/p99: queued %s/%s, scheduling %s/%s, applying %s/%s",
+		dur(p.WaitP50), dur(p.WaitP99), dur(p.SchedulingP50), dur(p.SchedulingP99), dur(p.ApplyingP50), dur(p.ApplyingP99))
 }
 
 func mib(b int64) string { return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)) }

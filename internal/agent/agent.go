@@ -253,11 +253,19 @@ func (a *Agent) Shutdown(ctx context.Context) error {
 		httpErr <- nil
 	}
 	errs := []error{a.stopClient(), <-httpErr}
+	removed := a.removeTempDataDir()
 	if a.aclRPC != nil {
 		a.aclRPC.Close()
 	}
 	if a.server != nil {
 		errs = append(errs, a.server.Shutdown())
+	}
+	// A -dev data dir too big to remove by the deadline is left in the
+	// temporary directory rather than holding the shutdown up.
+	select {
+	case <-removed:
+	case <-ctx.Done():
+		a.log.Warn("shutdown deadline passed before the dev data dir was removed", "dir", a.tempDataDir)
 	}
 	return errors.Join(errs...)
 }

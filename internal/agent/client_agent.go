@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"strconv"
+	"sync"
 
 	"github.com/drover-project/drover/internal/agent/config"
 	"github.com/drover-project/drover/internal/client"
@@ -101,9 +103,9 @@ func (a *Agent) clientConfig(dataDir string, servers client.Servers) *client.Con
 	}
 }
 
-// stopClient stops the client. In -dev its allocs are stopped and the
-// temporary data dir removed; otherwise tasks keep running for the next
-// client start to re-attach to.
+// stopClient stops the client. In -dev its allocs are stopped (the
+// temporary data dir is removed by Shutdown, beside the server's stop);
+// otherwise tasks keep running for the next client start to re-attach to.
 func (a *Agent) stopClient() error {
 	c := a.client.Swap(nil)
 	if c == nil {
@@ -116,11 +118,41 @@ func (a *Agent) stopClient() error {
 		err = c.Shutdown()
 	}
 	a.clientRPC.Close()
-	if a.tempDataDir != "" {
-		os.RemoveAll(a.tempDataDir)
-	}
 	return err
 }
+
+// removeTempDataDir removes a -dev client's temporary data dir in the
+// background, one goroutine per alloc dir up to tempDirRemovers: with
+// tens of thousands of allocs it holds hundreds of thousands of files,
+// whose unlinking should not add up on the shutdown path. The channel
+// closes when it is gone.
+func (a *Agent) removeTempDataDir() <-chan struct{} {
+	done := make(chan struct{})
+	if a.tempDataDir == "" {
+		close(done)
+		return done
+	}
+	go func() {
+		defer close(done)
+		allocs := filepath.Join(a.tempDataDir, "alloc")
+		entries, _ := os.ReadDir(allocs)
+		sem := make(chan struct{}, tempDirRemovers)
+		var wg sync.WaitGroup
+		for _, e := range entries {
+			sem <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-sem }()
+				_ = os.RemoveAll(filepath.Join(allocs, e.Name()))
+			})
+		}
+		wg.Wait()
+		_ = os.RemoveAll(a.tempDataDir)
+	}()
+	return done
+}
+
+// tempDirRemovers bounds the goroutines unlinking a -dev data dir.
+const tempDirRemovers = 8
 
 // Client returns the agent's client, or nil.
 func (a *Agent) Client() *client.Client { return a.client.Load() }

@@ -1,9 +1,22 @@
 package bench
 
 import (
+	"flag"
 	"fmt"
+	"os"
+	"runtime"
+	"runtime/pprof"
 	"testing"
 )
+
+// quick runs each benchmark at a tenth of the issue's shape (as `drover
+// bench -quick`), e.g. to profile scenario f at 100,000 allocs:
+// go test -run '^$' -bench MillionAllocs/nodes=10000 -benchtime 1x -cpuprofile cpu.out ./internal/bench -args -quick
+var quick = flag.Bool("quick", false, "a tenth of the work per scenario")
+
+// heapProfile names a file for a heap profile taken at the point of
+// measurement (BenchmarkDevServerEvalHeap), while the cluster still runs.
+var heapProfile = flag.String("heapprofile", "", "write a heap profile at the point of measurement")
 
 // benchNodes are the cluster sizes of the issue's table.
 var benchNodes = []int{1000, 5000, 10000}
@@ -14,7 +27,7 @@ var benchNodes = []int{1000, 5000, 10000}
 func benchScenario(b *testing.B, scenario string) {
 	for _, n := range benchNodes {
 		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
-			spec, err := DefaultSpec(scenario, n, false)
+			spec, err := DefaultSpec(scenario, n, *quick)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -40,6 +53,9 @@ func report(b *testing.B, r *Result) {
 	metric(r.PerSecond, "per-s")
 	metric(float64(r.EvalP50.Microseconds())/1000, "p50-ms")
 	metric(float64(r.EvalP99.Microseconds())/1000, "p99-ms")
+	metric(float64(r.Phases.WaitP99.Microseconds())/1000, "wait-p99-ms")
+	metric(float64(r.Phases.SchedulingP99.Microseconds())/1000, "sched-p99-ms")
+	metric(float64(r.Phases.ApplyingP99.Microseconds())/1000, "apply-p99-ms")
 	metric(float64(r.Processed), "processed")
 	metric(float64(r.Canceled), "canceled")
 	metric(r.PerNode, "B/node")
@@ -136,4 +152,43 @@ func TestDefaultSpec(t *testing.T) {
 	if _, err := DefaultSpec("z", 1, false); err == nil {
 		t.Error("unknown scenario accepted")
 	}
+}
+
+// BenchmarkDevServerEvalHeap measures the live heap a dev server (raft
+// log in memory) holds per stored eval: 100 jobs placed on 100 nodes, then
+// 60,000 re-evaluations of them (about 80 MiB of raft entries, past the
+// dev log's 32 MiB floor). B/eval is the whole process's growth;
+// log-entries and log-MiB are raft's in-memory log afterwards.
+func BenchmarkDevServerEvalHeap(b *testing.B) {
+	for range b.N {
+		c, err := StartCluster(100)
+		if err != nil {
+			b.Fatal(err)
+		}
+		r, err := MeasureEvalHeap(c, 100, 60_000)
+		if err == nil && *heapProfile != "" {
+			err = writeHeapProfile(*heapProfile)
+		}
+		c.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(r.PerEval, "B/eval")
+		b.ReportMetric(float64(r.Raft.LogEntries), "log-entries")
+		b.ReportMetric(float64(r.Raft.SnapshotBytes)/float64(r.StoredEvals), "snapshot-B/eval")
+		b.ReportMetric(r.LogPerEval, "log-B/eval")
+		b.ReportMetric(float64(r.Raft.LogBytes)/(1<<20), "log-MiB")
+		b.ReportMetric(float64(r.StoredEvals), "stored-evals")
+		b.ReportMetric(r.HeapAfterMiB, "heap-MiB")
+	}
+}
+
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	runtime.GC()
+	return pprof.WriteHeapProfile(f)
 }

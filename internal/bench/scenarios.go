@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/drover-project/drover/internal/state"
@@ -98,8 +97,9 @@ type Result struct {
 	PerSecond  float64       // placements (a-c) or evals drained (e) per second
 	EvalP50    time.Duration // eval CreateTime -> ModifyTime of complete
 	EvalP99    time.Duration
-	Processed  int // backlog evals completed by a scheduler (e)
-	Canceled   int // backlog evals canceled by the broker as superseded (e)
+	Phases     EvalPhases // where the eval latency went (a-c, f)
+	Processed  int        // backlog evals completed by a scheduler (e)
+	Canceled   int        // backlog evals canceled by the broker as superseded (e)
 	PerNode    float64
 	PerAlloc   float64
 	PerEval    float64
@@ -166,6 +166,7 @@ func runPlacement(c *Cluster, res *Result) error {
 	}
 	res.PerSecond = float64(res.Placements) / res.Elapsed.Seconds()
 	res.EvalP50, res.EvalP99 = evalLatency(evals)
+	res.Phases = evalPhases(evals)
 	return nil
 }
 
@@ -234,10 +235,5 @@ func evalLatency(evals []*structs.Evaluation) (p50, p99 time.Duration) {
 			lat = append(lat, time.Duration(e.ModifyTime-e.CreateTime))
 		}
 	}
-	if len(lat) == 0 {
-		return 0, 0
-	}
-	slices.Sort(lat)
-	at := func(q float64) time.Duration { return lat[min(len(lat)-1, int(q*float64(len(lat))))] }
-	return at(0.50), at(0.99)
+	return percentiles(lat)
 }

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"slices"
 	"time"
 
 	"github.com/drover-project/drover/internal/client/allocrunner"
@@ -47,6 +48,7 @@ func (c *Client) allocSyncLoop() {
 // or a changed desired status) and destroys those the servers dropped.
 func (c *Client) applyAllocs(allocs []*structs.Allocation) {
 	seen := make(map[string]bool, len(allocs))
+	var added []*structs.Allocation
 	for _, a := range allocs {
 		if a == nil || a.ID == "" {
 			continue
@@ -57,7 +59,7 @@ func (c *Client) applyAllocs(allocs []*structs.Allocation) {
 		c.mu.Unlock()
 		switch {
 		case r == nil:
-			c.addAlloc(a)
+			added = append(added, a)
 		case changed(r.Alloc(), a):
 			if err := c.store.PutAlloc(a); err != nil {
 				c.logger.Error("persist alloc", "alloc_id", a.ID, "error", err)
@@ -66,6 +68,7 @@ func (c *Client) applyAllocs(allocs []*structs.Allocation) {
 			c.resendIfUnknown(r, a)
 		}
 	}
+	c.addAllocs(added)
 	c.mu.Lock()
 	var gone []*allocrunner.Runner
 	for id, r := range c.runners {
@@ -100,20 +103,24 @@ func changed(old, cur *structs.Allocation) bool {
 	return cur.AllocModifyIndex > old.AllocModifyIndex || cur.DesiredStatus != old.DesiredStatus
 }
 
-// addAlloc starts a runner for an alloc this client has not seen. One the
-// servers already consider finished is not run.
-func (c *Client) addAlloc(a *structs.Allocation) {
-	if a.TerminalStatus() {
+// addAllocs starts runners for allocs this client has not seen, after
+// persisting them in one write. One the servers already consider finished
+// is not run.
+func (c *Client) addAllocs(allocs []*structs.Allocation) {
+	allocs = slices.DeleteFunc(allocs, (*structs.Allocation).TerminalStatus)
+	if len(allocs) == 0 {
 		return
 	}
-	if err := c.store.PutAlloc(a); err != nil {
-		c.logger.Error("persist alloc", "alloc_id", a.ID, "error", err)
+	if err := c.store.PutAllocs(allocs); err != nil {
+		c.logger.Error("persist allocs", "allocs", len(allocs), "error", err)
 	}
-	r := c.newRunner(a, nil)
-	c.mu.Lock()
-	c.runners[a.ID] = r
-	c.mu.Unlock()
-	r.Run()
+	for _, a := range allocs {
+		r := c.newRunner(a, nil)
+		c.mu.Lock()
+		c.runners[a.ID] = r
+		c.mu.Unlock()
+		r.Run()
+	}
 }
 
 func (c *Client) newRunner(a *structs.Allocation, rec *state.AllocRecord) *allocrunner.Runner {

@@ -20,6 +20,15 @@ type raftStores struct {
 	stable  raft.StableStore
 	snaps   raft.SnapshotStore
 	closers []io.Closer
+	devLog  *devLog // the in-memory log of a dev server, else nil
+}
+
+// started tells the stores raft runs on them: a dev log may now ask raft
+// for snapshots.
+func (r *raftStores) started(rf *raft.Raft) {
+	if r.devLog != nil {
+		r.devLog.start(func() error { return rf.Snapshot().Error() })
+	}
 }
 
 func (r *raftStores) Close() error {
@@ -36,7 +45,9 @@ func (r *raftStores) Close() error {
 func openRaftStores(c *Config, logger hclog.Logger) (*raftStores, error) {
 	if c.DevMode {
 		mem := raft.NewInmemStore()
-		return &raftStores{logs: mem, stable: mem, snaps: raft.NewInmemSnapshotStore()}, nil
+		snaps := &devSnapshots{}
+		logs := newDevLog(mem, snaps)
+		return &raftStores{logs: logs, stable: mem, snaps: snaps, devLog: logs}, nil
 	}
 	if c.DataDir == "" {
 		return nil, errors.New("server: data_dir is required outside dev mode")
@@ -78,6 +89,12 @@ func raftConfig(c *Config, nodeID string, logger hclog.Logger) *raft.Config {
 	// wait for their state to reach the eval they dequeued, so a shorter
 	// wait keeps scheduling on followers fast (cheap on a LAN).
 	rc.CommitTimeout = 10 * time.Millisecond
+	if c.DevMode {
+		// A dev server has no followers to catch up and never restarts
+		// from its log: keep only a few entries past a snapshot, which
+		// the dev log takes by bytes (dev_log.go).
+		rc.TrailingLogs = devTrailingLogs
+	}
 	t := c.RaftTimings
 	if t == nil && c.DevMode {
 		// One voter needs no failure detection: become leader at once.
@@ -179,4 +196,38 @@ func (p serverAddressProvider) ServerAddr(id raft.ServerID) (raft.ServerAddress,
 		}
 	}
 	return "", fmt.Errorf("server %s not known to gossip", id)
+}
+
+// RaftFootprint is what raft's stores hold: on a dev server, whose log
+// and snapshots live in memory, heap (benchmarks read it; it walks the
+// whole log).
+type RaftFootprint struct {
+	LogEntries    int   // entries in the log store
+	LogBytes      int64 // bytes of their payloads
+	SnapshotBytes int64 // size of the newest snapshot, 0 for none
+}
+
+// RaftFootprint reads what raft's stores hold.
+func (s *Server) RaftFootprint() (RaftFootprint, error) {
+	var f RaftFootprint
+	first, err := s.stores.logs.FirstIndex()
+	if err != nil {
+		return f, err
+	}
+	last, err := s.stores.logs.LastIndex()
+	if err != nil {
+		return f, err
+	}
+	for i := first; i <= last && first > 0; i++ {
+		var l raft.Log
+		if err := s.stores.logs.GetLog(i, &l); err != nil {
+			continue // compacted away meanwhile
+		}
+		f.LogEntries++
+		f.LogBytes += int64(len(l.Data) + len(l.Extensions))
+	}
+	if list, err := s.stores.snaps.List(); err == nil && len(list) > 0 {
+		f.SnapshotBytes = list[0].Size
+	}
+	return f, nil
 }

@@ -274,6 +274,7 @@ func (s *Server) setupRaft() error {
 		return fmt.Errorf("server: start raft: %w", err)
 	}
 	s.raft = r
+	stores.started(r)
 	return bootstrapIfNew(s.config, s.nodeID, r, s.trans)
 }
 

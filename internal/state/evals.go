@@ -142,6 +142,7 @@ func (tx *writeTxn) internEval(e *structs.Evaluation) {
 	e.Namespace, e.Type, e.TriggeredBy = in.intern(e.Namespace), in.intern(e.Type), in.intern(e.TriggeredBy)
 	e.JobID, e.NodeID, e.DeploymentID = in.intern(e.JobID), in.intern(e.NodeID), in.intern(e.DeploymentID)
 	e.Status, e.StatusDescription = in.intern(e.Status), in.intern(e.StatusDescription)
+	e.QueuedAllocations = in.internCounts(e.QueuedAllocations)
 	for _, t := range e.Timeline {
 		t.Status, t.Worker, t.Note = in.intern(t.Status), in.intern(t.Worker), in.intern(t.Note)
 	}

@@ -116,17 +116,25 @@ func (s *StateStore) Restore(r io.Reader) error {
 }
 
 // restoreTxn loads a new database in transactions of restoreBatch
-// inserts. One transaction for a million rows made go-immutable-radix
-// recopy nodes evicted from its cache of writable nodes, and walk the
-// whole tree at commit. Nobody sees the database before Restore swaps it
-// in, so committing part of it early is harmless.
+// inserts. Nobody sees the database before Restore swaps it in, so
+// committing part of it early is harmless, and each transaction must stay
+// small: go-immutable-radix tracks the watch channels a transaction
+// replaces, up to 8,192 per index, and past that walks the whole old and
+// new tree at commit to find them (slowNotify). A transaction of 4,096
+// allocs replaced about 4 nodes per alloc in the node and job indexes, so
+// every commit walked every index entry restored so far: restoring a
+// million allocs spent over 90% of its time there, quadratic in the allocs.
+// One big transaction overflowed once but evicted nodes from the radix
+// cache of writable nodes (also 8,192) and copied them again.
 type restoreTxn struct {
 	*memdb.Txn
 	db      *memdb.MemDB
 	written int
 }
 
-const restoreBatch = 4096
+// restoreBatch keeps a transaction's replaced nodes well below 8,192 per
+// index (about 4 per insert at the depth of a million-entry index).
+const restoreBatch = 512
 
 func (t *restoreTxn) insert(table string, obj any) error {
 	if err := t.Insert(table, obj); err != nil {

@@ -59,3 +59,35 @@ func TestTailerCopiesAndResumes(t *testing.T) {
 		t.Fatalf("log = %d bytes, prefix %q", len(b), b[:10])
 	}
 }
+
+// TestTailerDetachLeavesTheRestToTheNextTailer: Detach copies nothing
+// more; the next tailer picks up from the saved offset.
+func TestTailerDetachLeavesTheRestToTheNextTailer(t *testing.T) {
+	dir := t.TempDir()
+	live := LivePath(dir, "web", Stdout)
+	out := filepath.Join(dir, "web.stdout.0")
+	r, _ := NewRotator(dir, Base("web", Stdout), 5, 1<<20)
+	tl, err := StartTailer(live, r, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := os.OpenFile(live, os.O_WRONLY|os.O_APPEND, 0)
+	defer w.Close()
+	w.WriteString("copied ")
+	if err := tl.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	w.WriteString("left")
+	tl.Detach()
+	r.Close()
+	if b, _ := os.ReadFile(out); string(b) != "copied " {
+		t.Fatalf("after Detach the log holds %q", b)
+	}
+	r, _ = NewRotator(dir, Base("web", Stdout), 5, 1<<20)
+	tl, _ = StartTailer(live, r, time.Hour)
+	tl.Stop()
+	r.Close()
+	if b, _ := os.ReadFile(out); string(b) != "copied left" {
+		t.Fatalf("the next tailer left the log at %q", b)
+	}
+}

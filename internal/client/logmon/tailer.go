@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -36,6 +37,7 @@ type Tailer struct {
 	stopOnce sync.Once
 	stop     chan struct{}
 	done     chan struct{}
+	detached atomic.Bool // stopped without a last copy (Detach)
 }
 
 // StartTailer creates the live file if needed and starts copying from the
@@ -79,7 +81,9 @@ func (t *Tailer) loop(interval time.Duration) {
 		case <-tick.C:
 			_ = t.Flush()
 		case <-t.stop:
-			_ = t.Flush()
+			if !t.detached.Load() {
+				_ = t.Flush()
+			}
 			return
 		}
 	}
@@ -145,6 +149,14 @@ func (t *Tailer) Stop() {
 		t.f.Close()
 		t.f = nil
 	}
+}
+
+// Detach stops polling without copying what is left: the task outlives
+// this client, and the next one resumes from the saved offset, so a
+// client stopping thousands of tasks leaves the copying to it.
+func (t *Tailer) Detach() {
+	t.detached.Store(true)
+	t.Stop()
 }
 
 // copyBuffers holds the buffers Flush copies through.

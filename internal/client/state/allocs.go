@@ -26,16 +26,32 @@ func allocBucket(tx *bolt.Tx, allocID string, create bool) (*bolt.Bucket, error)
 // PutAlloc stores the alloc as the server sent it. msgpack (the server's
 // encoding) keeps Task.Config's values in the shapes drivers decode.
 func (s *Store) PutAlloc(alloc *structs.Allocation) error {
-	var buf bytes.Buffer
-	if err := codec.NewEncoder(&buf, structs.MsgpackHandle).Encode(alloc); err != nil {
-		return fmt.Errorf("encode alloc %s: %w", alloc.ID, err)
+	return s.PutAllocs([]*structs.Allocation{alloc})
+}
+
+// PutAllocs stores several allocs in one write: a client handed
+// thousands of allocs at once would otherwise wait for a transaction
+// (and bbolt's batch delay) per alloc.
+func (s *Store) PutAllocs(allocs []*structs.Allocation) error {
+	encoded := make([][]byte, len(allocs))
+	for i, a := range allocs {
+		var buf bytes.Buffer
+		if err := codec.NewEncoder(&buf, structs.MsgpackHandle).Encode(a); err != nil {
+			return fmt.Errorf("encode alloc %s: %w", a.ID, err)
+		}
+		encoded[i] = buf.Bytes()
 	}
 	return s.batch(func(tx *bolt.Tx) error {
-		b, err := allocBucket(tx, alloc.ID, true)
-		if err != nil {
-			return err
+		for i, a := range allocs {
+			b, err := allocBucket(tx, a.ID, true)
+			if err != nil {
+				return err
+			}
+			if err := b.Put(keyAlloc, encoded[i]); err != nil {
+				return err
+			}
 		}
-		return b.Put(keyAlloc, buf.Bytes())
+		return nil
 	})
 }
 
@@ -46,6 +62,9 @@ func (s *Store) PutDeploymentStatus(allocID string, ds *structs.AllocDeploymentS
 }
 
 func (s *Store) putJSON(allocID string, key []byte, v any) error {
+	if s.discard.Load() {
+		return nil
+	}
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return err

@@ -23,6 +23,9 @@ func taskBucket(tx *bolt.Tx, allocID, task string) (*bolt.Bucket, error) {
 }
 
 func (s *Store) putTask(allocID, task string, key []byte, v any) error {
+	if s.discard.Load() {
+		return nil // a destroyed client's task deaths: not worth encoding
+	}
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return err

@@ -163,7 +163,7 @@ func (tr *TaskRunner) Shutdown() {
 	logs := tr.logs
 	tr.logs = nil
 	tr.mu.Unlock()
-	logs.stop()
+	logs.detach()
 }
 
 // Fail ends a task that has not started, as failed with an event of typ

@@ -55,12 +55,23 @@ func (tl *taskLogs) flush() {
 
 // stop flushes and closes; the live files stay for a task that outlives
 // this client.
-func (tl *taskLogs) stop() {
+func (tl *taskLogs) stop() { tl.close(false) }
+
+// detach closes without copying what is left, for a task that outlives
+// this client: the next client copies it (a shutdown of thousands of
+// tasks should not wait for their output).
+func (tl *taskLogs) detach() { tl.close(true) }
+
+func (tl *taskLogs) close(detach bool) {
 	if tl == nil {
 		return
 	}
 	for _, t := range tl.tailers {
-		t.Stop()
+		if detach {
+			t.Detach()
+		} else {
+			t.Stop()
+		}
 	}
 	for _, r := range tl.rotators {
 		_ = r.Close()
