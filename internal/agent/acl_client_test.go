@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/nomad/api"
 
 	"github.com/drover-project/drover/internal/agent/config"
+	"github.com/drover-project/drover/internal/testutil"
 )
 
 // getWithToken is a GET with an X-Nomad-Token header.
@@ -39,7 +40,7 @@ func getWithToken(t *testing.T, addr, path string, q url.Values, secret string) 
 func TestACLClient_LogsNeedReadLogsOnEveryAgent(t *testing.T) {
 	first, c := testAgent(t, func(cfg *config.Config) {
 		cfg.Client.Enabled = true
-		cfg.DataDir = t.TempDir()
+		cfg.DataDir = testutil.DataDir(t)
 		cfg.Server.EnabledSchedulers = nil
 		cfg.ACL.Enabled = true
 	})

@@ -13,6 +13,7 @@ import (
 	"github.com/drover-project/drover/internal/agent/config"
 	"github.com/drover-project/drover/internal/client/rpcclient"
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/testutil"
 	"github.com/drover-project/drover/internal/tlsutil"
 	"github.com/drover-project/drover/internal/tlsutil/tlstest"
 )
@@ -30,7 +31,7 @@ func TestTLS_HTTPSAndMutualTLSRPC(t *testing.T) {
 
 	a, _ := testAgent(t, func(cfg *config.Config) {
 		cfg.Client.Enabled = true
-		cfg.DataDir = t.TempDir()
+		cfg.DataDir = testutil.DataDir(t)
 		cfg.TLS = config.TLSConfig{HTTP: true, RPC: true, CAFile: ca.File, CertFile: srvCert, KeyFile: srvKey,
 			VerifyServerHostname: true, VerifyHTTPSClient: true}
 	})
@@ -117,7 +118,7 @@ func TestTLS_ForwardedClientRequestsUseHTTPS(t *testing.T) {
 	}
 	first, _ := testAgent(t, func(cfg *config.Config) {
 		cfg.Client.Enabled = true
-		cfg.DataDir = t.TempDir()
+		cfg.DataDir = testutil.DataDir(t)
 		cfg.Server.EnabledSchedulers = nil
 		cfg.TLS = tlsCfg(srvCert, srvKey)
 	})

@@ -24,7 +24,7 @@ func clientTestAgent(t *testing.T) (*Agent, *api.Client) {
 	t.Helper()
 	return testAgent(t, func(cfg *config.Config) {
 		cfg.Client.Enabled = true
-		cfg.DataDir = t.TempDir()
+		cfg.DataDir = testutil.DataDir(t)
 		cfg.Server.EnabledSchedulers = nil
 	})
 }
@@ -281,7 +281,7 @@ func clientOnlyAgentWith(t *testing.T, mutate func(*config.Config), serverRPC ..
 	cfg.Server.Enabled = false
 	cfg.Client.Servers = serverRPC
 	cfg.Client.NodeRegistrationToken = testNodeCredential
-	cfg.DataDir = t.TempDir()
+	cfg.DataDir = testutil.DataDir(t)
 	cfg.Ports.HTTP, cfg.Ports.RPC, cfg.Ports.Serf = 0, 0, 0
 	if mutate != nil {
 		mutate(cfg)

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/nomad/api"
 
 	"github.com/drover-project/drover/internal/agent/config"
+	"github.com/drover-project/drover/internal/testutil"
 )
 
 // clusterNode is one server agent of an in-process cluster.
@@ -342,7 +343,7 @@ func TestCluster_ThreeServers(t *testing.T) {
 func TestServer_BindAllInterfaces(t *testing.T) {
 	cfg := config.Default()
 	cfg.Name = "any"
-	cfg.DataDir = t.TempDir()
+	cfg.DataDir = testutil.DataDir(t)
 	cfg.Ports.HTTP, cfg.Ports.RPC, cfg.Ports.Serf = 0, 0, 0
 	cfg.Server.Enabled, cfg.Server.BootstrapExpect = true, 1
 	a, err := New(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))

@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/nomad/api"
 
 	"github.com/drover-project/drover/internal/agent/config"
+	"github.com/drover-project/drover/internal/testutil"
 )
 
 // raw_exec runs tasks as the agent's user with no isolation: only -dev
@@ -16,7 +17,7 @@ func TestRawExec_OffOutsideDev(t *testing.T) {
 		_, c := testAgent(t, func(cfg *config.Config) {
 			cfg.DevMode = dev
 			cfg.Client.Enabled = true
-			cfg.DataDir = t.TempDir()
+			cfg.DataDir = testutil.DataDir(t)
 		})
 		var node *api.Node
 		eventually(t, 10*time.Second, func() string {
