@@ -145,3 +145,25 @@ func TestJobAction_ACL(t *testing.T) {
 		t.Fatalf("list with alloc-exec only: %v, want 403", err)
 	}
 }
+
+// TestJobAction_RegisterValidates: a bad action is a 400 naming the field.
+func TestJobAction_RegisterValidates(t *testing.T) {
+	_, c := testAgent(t, nil)
+	for _, tc := range []struct {
+		name    string
+		actions []*api.Action
+		want    string
+	}{
+		{"no command", []*api.Action{{Name: "a"}}, "TaskGroups[0].Tasks[0].Actions[0].Command"},
+		{"duplicate", []*api.Action{{Name: "a", Command: "id"}, {Name: "a", Command: "id"}}, "TaskGroups[0].Tasks[0].Actions[1].Name"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			job := shellJob("badacts", "sleep 1")
+			job.TaskGroups[0].Tasks[0].Actions = tc.actions
+			_, _, err := c.Jobs().Register(job, nil)
+			if err == nil || !strings.Contains(err.Error(), "400") || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("register: %v, want a 400 naming %s", err, tc.want)
+			}
+		})
+	}
+}
