@@ -51,9 +51,17 @@ func (h *HTTPServer) allocExec(w http.ResponseWriter, r *http.Request, c *client
 	if task == "" {
 		return nil, server.BadRequest("task: a task name is required")
 	}
+	h.serveExec(w, r, c, allocID, task, command, tty)
+	return nil, nil
+}
+
+// serveExec upgrades r to the exec websocket and runs command in the
+// alloc's task until it exits or the caller goes away. It answers the
+// request itself (HTTP errors before the upgrade, close frames after).
+func (h *HTTPServer) serveExec(w http.ResponseWriter, r *http.Request, c *client.Client, allocID, task string, command []string, tty bool) {
 	conn, err := execUpgrader.Upgrade(w, r, nil)
 	if err != nil {
-		return nil, nil // Upgrade answered the HTTP error itself
+		return // Upgrade answered the HTTP error itself
 	}
 	defer conn.Close()
 	s := &execSession{conn: conn}
@@ -74,13 +82,12 @@ func (h *HTTPServer) allocExec(w http.ResponseWriter, r *http.Request, c *client
 	stdin.Close()
 	if err != nil {
 		s.close(websocket.CloseInternalServerErr, clientError(err).Error())
-		return nil, nil
+		return
 	}
 	if err := s.send(&api.ExecStreamingOutput{Exited: true, Result: &api.ExecStreamingExitResult{ExitCode: code}}); err != nil {
 		h.log.Debug("http: exec result", "alloc", allocID, "error", err)
 	}
 	s.close(websocket.CloseNormalClosure, "")
-	return nil, nil
 }
 
 // execSession serialises writes to the socket (gorilla allows one

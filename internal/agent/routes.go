@@ -76,6 +76,9 @@ func (h *HTTPServer) serverRouteTable() []serverRoute {
 		{"GET", "/v1/job/{id}/summary", h.jobSummary},
 		{putOrPost, "/v1/job/{id}/periodic/force", h.jobPeriodicForce},
 		{putOrPost, "/v1/job/{id}/dispatch", h.jobDispatch},
+		// job_task_action_http.go
+		{"GET", "/v1/job/{id}/actions", h.jobActionList},
+		{"GET", "/v1/job/{id}/action", h.jobActionRun},
 		// deployment_http.go
 		{"GET", "/v1/deployments", h.deploymentList},
 		{"GET", "/v1/deployment/{id}", h.deploymentGet},

@@ -39,7 +39,8 @@ func (d *decoder) task(hb *hcl.Block) *api.Task {
 	t.Lifecycle = b.lifecycle()
 	t.VolumeMounts = b.volumeMounts()
 	t.Identity = b.identity()
-	b.ignore("vault", "consul", "csi_plugin", "scaling", "secret", "action", "schedule")
+	t.Actions = b.actions()
+	b.ignore("vault", "consul", "csi_plugin", "scaling", "secret", "schedule")
 	return t
 }
 

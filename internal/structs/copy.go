@@ -325,6 +325,7 @@ func (t *Task) Copy() *Task {
 	c.Meta = maps.Clone(t.Meta)
 	c.Identity = copyPtr(t.Identity)
 	c.VolumeMounts = copyEach(t.VolumeMounts, (*VolumeMount).Copy)
+	c.Actions = copyEach(t.Actions, (*Action).Copy)
 	c.LogConfig = t.LogConfig.Copy()
 	c.Artifacts = copyEach(t.Artifacts, (*TaskArtifact).Copy)
 	c.Templates = copyEach(t.Templates, (*Template).Copy)

@@ -288,6 +288,7 @@ var copyCases = map[string]func(*testing.T){
 	"ClientHostVolumeConfig":   func(t *testing.T) { checkDeepCopy(t, (*ClientHostVolumeConfig).Copy) },
 	"VolumeRequest":            func(t *testing.T) { checkDeepCopy(t, (*VolumeRequest).Copy) },
 	"VolumeMount":              func(t *testing.T) { checkDeepCopy(t, (*VolumeMount).Copy) },
+	"Action":                   func(t *testing.T) { checkDeepCopy(t, (*Action).Copy) },
 }
 
 // notCopied lists struct types deliberately without Copy, with the reason.

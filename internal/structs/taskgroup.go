@@ -134,6 +134,8 @@ type Task struct {
 	Identity *WorkloadIdentity
 	// VolumeMounts mount the group's volumes into the task.
 	VolumeMounts []*VolumeMount
+	// Actions are the commands operators may run in the task by name.
+	Actions []*Action
 }
 
 // Task lifecycle hooks.

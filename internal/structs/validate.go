@@ -467,6 +467,7 @@ func (t *Task) validate(v validator, j *Job) {
 	for i, tmpl := range t.Templates {
 		tmpl.validate(v.index("Templates", i))
 	}
+	t.validateActions(v)
 }
 
 func (r *Resources) validate(v validator) {

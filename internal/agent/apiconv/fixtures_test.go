@@ -62,6 +62,7 @@ func fullStructsTask() *structs.Task {
 		DispatchPayload: &structs.DispatchPayloadConfig{File: "input.json"},
 		Identity:        &structs.WorkloadIdentity{Env: true, File: true},
 		VolumeMounts:    []*structs.VolumeMount{{Volume: "data", Destination: "/srv", ReadOnly: true, PropagationMode: "private"}},
+		Actions:         []*structs.Action{{Name: "hello", Command: "/bin/echo", Args: []string{"hi"}}},
 	}
 }
 
@@ -135,7 +136,7 @@ var apiOnlyJobFields = []string{
 	"TaskGroups.Scaling.CreateIndex", "TaskGroups.Scaling.ModifyIndex",
 	"TaskGroups.Tasks.Vault", "TaskGroups.Tasks.Consul", "TaskGroups.Tasks.VolumeMounts", "TaskGroups.Tasks.CSIPluginConfig",
 	"TaskGroups.Tasks.Kind", "TaskGroups.Tasks.ScalingPolicies", "TaskGroups.Tasks.Secrets", "TaskGroups.Tasks.Identity",
-	"TaskGroups.Tasks.Identities", "TaskGroups.Tasks.Actions", "TaskGroups.Tasks.Schedule",
+	"TaskGroups.Tasks.Identities", "TaskGroups.Tasks.Schedule",
 	"TaskGroups.Tasks.Resources.NUMA", "TaskGroups.Tasks.Resources.SecretsMB", "TaskGroups.Tasks.Resources.IOPS",
 	"TaskGroups.Tasks.Resources.Devices.Constraints", "TaskGroups.Tasks.Resources.Devices.Affinities",
 	"TaskGroups.Tasks.LogConfig.Enabled",
@@ -219,6 +220,7 @@ func fullAPITask() *api.Task {
 		Leader:          true,
 		ShutdownDelay:   4 * time.Second,
 		KillSignal:      "SIGTERM",
+		Actions:         []*api.Action{{Name: "dump", Command: "/bin/cat", Args: []string{"local/state"}}},
 	}
 }
 

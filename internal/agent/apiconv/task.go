@@ -2,6 +2,7 @@ package apiconv
 
 import (
 	"maps"
+	"slices"
 
 	"github.com/drover-project/drover/internal/structs"
 	"github.com/hashicorp/nomad/api"
@@ -33,6 +34,7 @@ func taskToStructs(g *api.TaskGroup, t *api.Task) *structs.Task {
 		DispatchPayload: dispatchPayloadToStructs(t.DispatchPayload),
 		Identity:        identityToStructs(t.Identity),
 		VolumeMounts:    volumeMountsToStructs(t.VolumeMounts),
+		Actions:         convertPtrs(t.Actions, actionToStructs),
 	}
 }
 
@@ -60,7 +62,16 @@ func taskFromStructs(t *structs.Task) *api.Task {
 		DispatchPayload: dispatchPayloadFromStructs(t.DispatchPayload),
 		Identity:        identityFromStructs(t.Identity),
 		VolumeMounts:    volumeMountsFromStructs(t.VolumeMounts),
+		Actions:         convertPtrs(t.Actions, actionFromStructs),
 	}
+}
+
+func actionToStructs(a *api.Action) *structs.Action {
+	return &structs.Action{Name: a.Name, Command: a.Command, Args: slices.Clone(a.Args)}
+}
+
+func actionFromStructs(a *structs.Action) *api.Action {
+	return &api.Action{Name: a.Name, Command: a.Command, Args: slices.Clone(a.Args)}
 }
 
 func lifecycleToStructs(l *api.TaskLifecycle) *structs.TaskLifecycleConfig {

@@ -226,6 +226,23 @@ func TestDiff(t *testing.T) {
 			},
 		},
 		{
+			name: "an action's command edited, another added: paired by name",
+			old: mutated(func(j *structs.Job) {
+				j.TaskGroups[0].Tasks[0].Actions = []*structs.Action{{Name: "dump", Command: "cat"}}
+			}),
+			new: mutated(func(j *structs.Job) {
+				j.TaskGroups[0].Tasks[0].Actions = []*structs.Action{{Name: "dump", Command: "tac"}, {Name: "now", Command: "date"}}
+			}),
+			check: func(t *testing.T, d *api.JobDiff) {
+				acts := objects(task(group(d, "app"), "server").Objects, "Action")
+				if len(acts) != 2 || acts[0].Type != TypeEdited || acts[1].Type != TypeAdded {
+					t.Fatalf("Actions: %s", dump(acts))
+				}
+				wantField(t, acts[0].Fields, "Command", TypeEdited, "cat", "tac")
+				wantField(t, acts[1].Fields, "Name", TypeAdded, "", "now")
+			},
+		},
+		{
 			name: "contextual: an unchanged set inside an edited block is a None object",
 			old:  testJob(),
 			new:  mutated(func(j *structs.Job) { j.TaskGroups[0].Tasks[0].Services[0].PortLabel = "https" }),

@@ -53,6 +53,7 @@ var blockSpecs = map[string]blockSpec{
 	"Checks":        {elem: "Check", key: "Name"},
 	"Templates":     {elem: "Template", key: "DestPath"},
 	"Devices":       {elem: "Device", key: "Name"},
+	"Actions":       {elem: "Action", key: "Name"},
 	"ReservedPorts": {elem: "Static Port", key: "Label"},
 	// A dynamic port's Value is assigned by the scheduler, not the user.
 	"DynamicPorts": {elem: "Dynamic Port", key: "Label", skip: fieldSet("Value")},
