@@ -112,6 +112,26 @@ func TestReconcile_Decisions(t *testing.T) {
 				t.Fatalf("%d allocs still live", len(live))
 			}
 		}},
+		{"reconnected original whose replacement is gone counts again", func(t *testing.T, h *harness) {
+			ns := nodes(h, 2)
+			job := mockJob("web", 1)
+			job.TaskGroups[0].Disconnect = &structs.DisconnectStrategy{LostAfter: 10 * time.Minute, Reconcile: structs.ReconcileOptionKeepReplacement}
+			job = h.upsertJob(job)
+			orig := h.seedAllocs(job, ns[:1], 0)[0]
+			repl := h.seedAllocs(job, ns[1:], 0)[0].CopySkipJob()
+			repl.Job, repl.PreviousAllocation = job, orig.ID
+			repl.DesiredStatus, repl.ClientStatus = structs.AllocDesiredStatusStop, structs.AllocClientStatusFailed
+			h.upsertAllocs(repl)
+			h.process(mockEval(job, structs.EvalTriggerReconnect))
+			var placed, stopped []*structs.Allocation
+			for _, p := range h.plans {
+				pl, st := planned(p)
+				placed, stopped = append(placed, pl...), append(stopped, st...)
+			}
+			if len(placed) != 0 || len(stopped) != 0 {
+				t.Fatalf("the original is the one live alloc and must simply count: placed %v, stopped %v", namesOf(placed), namesOf(stopped))
+			}
+		}},
 		{"lost alloc on down node is stopped as lost and replaced", func(t *testing.T, h *harness) {
 			ns := nodes(h, 2)
 			job := h.upsertJob(mockJob("web", 1))
