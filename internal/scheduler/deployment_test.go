@@ -116,3 +116,26 @@ func TestDeployment_CanariesPlacedBeforeRollout(t *testing.T) {
 		t.Fatalf("after promotion placed %d stopped %d", len(placed2), len(stopped2))
 	}
 }
+
+// An update block with neither max_parallel nor canary set rolls nothing:
+// no deployment is created, and a deployment without a progress deadline
+// has no time it must progress by.
+func TestDeployment_EmptyUpdateBlockAndNoProgressDeadline(t *testing.T) {
+	h := newHarness(t)
+	nodes(h, 2)
+	h.register(rollingJob(2, 0, 0))
+	if d := h.plans[0].Deployment; d != nil {
+		t.Fatalf("max_parallel 0 and canary 0 created deployment %+v", d)
+	}
+
+	h = newHarness(t)
+	nodes(h, 2)
+	h.register(rollingJob(2, 1, 0)) // ProgressDeadline 0
+	d := h.plans[0].Deployment
+	if d == nil {
+		t.Fatal("max_parallel 1 created no deployment")
+	}
+	if by := d.TaskGroups["web"].RequireProgressBy; !by.IsZero() {
+		t.Fatalf("no progress deadline, yet RequireProgressBy %v", by)
+	}
+}
