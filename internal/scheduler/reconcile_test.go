@@ -145,6 +145,9 @@ func TestReconcile_Decisions(t *testing.T) {
 			if len(placed) != 1 || placed[0].PreviousAllocation != old.ID || placed[0].NodeID != ns[1].ID || placed[0].Name != old.Name {
 				t.Fatalf("placed %+v", placed)
 			}
+			if du := h.plans[0].Annotations.DesiredTGUpdates["web"]; du.Place != 1 || du.Stop != 1 {
+				t.Fatalf("annotations %+v, want 1 place and 1 stop", du)
+			}
 		}},
 		{"draining alloc with migrate transition is migrated", func(t *testing.T, h *harness) {
 			ns := nodes(h, 2)
