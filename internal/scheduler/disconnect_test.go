@@ -56,3 +56,33 @@ func TestTaskGroupDisconnectSettings(t *testing.T) {
 		t.Fatal("a group without either setting tolerates no disconnect")
 	}
 }
+
+// When the replacement of a disconnected node's alloc finds no room, the
+// eval writes a blocked eval beside its max-disconnect-timeout follow-up:
+// unlike a delayed reschedule, that follow-up will not retry the
+// placement.
+func TestDisconnect_UnplaceableReplacementBlocks(t *testing.T) {
+	h := newHarness(t)
+	ns := nodes(h, 1)
+	job := mockJob("web", 1)
+	job.TaskGroups[0].Disconnect = &structs.DisconnectStrategy{LostAfter: 10 * time.Minute}
+	job = h.upsertJob(job)
+	h.seedAllocs(job, ns, 0)
+	h.must(h.store.UpdateNodeStatus(h.next(), ns[0].ID, structs.NodeStatusDisconnected, t0.Unix(), nil))
+	h.process(mockEval(job, structs.EvalTriggerNodeUpdate))
+	var timeouts, blocked int
+	for _, e := range h.created {
+		switch {
+		case e.TriggeredBy == structs.EvalTriggerMaxDisconnectTimeout:
+			timeouts++
+		case e.Status == structs.EvalStatusBlocked:
+			blocked++
+		}
+	}
+	if timeouts != 1 || blocked != 1 {
+		t.Fatalf("%d max-disconnect-timeout and %d blocked evals, want 1 and 1 (created %d)", timeouts, blocked, len(h.created))
+	}
+	if h.lastEval().BlockedEval == "" {
+		t.Fatal("the node-update eval does not point at its blocked eval")
+	}
+}
