@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/nomad/api"
 
 	"github.com/drover-project/drover/internal/agent/config"
+	"github.com/drover-project/drover/internal/testutil"
 	"github.com/drover-project/drover/internal/testutil/agenttest"
 )
 
@@ -21,6 +22,29 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 // testAgent starts an in-process agent on free ports and returns its
 // address. Only the core scheduler runs unless mutate changes that, so job
 // evals stay pending and output is deterministic.
+// clientAgent starts an agent that also runs a client, for the commands
+// about tasks; its data dir's removal retries (testutil.DataDir).
+func clientAgent(t *testing.T) (string, *api.Client) {
+	return testAgent(t, func(cfg *config.Config) {
+		cfg.Client.Enabled = true
+		cfg.DataDir = testutil.DataDir(t)
+		cfg.Server.EnabledSchedulers = nil
+	})
+}
+
+// sleepingJob is a one-task raw_exec service job whose task sleeps; the
+// caller gives the task what the command under test needs and adds it to
+// a group.
+func sleepingJob(id string) (*api.Job, *api.Task) {
+	job := api.NewServiceJob(id, id, "global", 50)
+	job.Datacenters = []string{"dc1"}
+	task := api.NewTask("t", "raw_exec")
+	task.Config = map[string]any{"command": "/bin/sh", "args": []any{"-c", "sleep 100"}}
+	task.Require(&api.Resources{CPU: new(50), MemoryMB: new(32)})
+	task.KillTimeout = new(time.Second)
+	return job, task
+}
+
 func testAgent(t *testing.T, mutate func(*config.Config)) (string, *api.Client) {
 	t.Helper()
 	a := agenttest.Start(t, nil, func(cfg *config.Config) {

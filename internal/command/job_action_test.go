@@ -7,24 +7,14 @@ import (
 
 	"github.com/hashicorp/nomad/api"
 
-	"github.com/drover-project/drover/internal/agent/config"
 	"github.com/drover-project/drover/internal/testutil"
 )
 
 // TestJobAction runs a task's action through the CLI, by group and task
 // and by allocation, and checks it exits with the action's code.
 func TestJobAction(t *testing.T) {
-	addr, c := testAgent(t, func(cfg *config.Config) {
-		cfg.Client.Enabled = true
-		cfg.DataDir = t.TempDir()
-		cfg.Server.EnabledSchedulers = nil
-	})
-	job := api.NewServiceJob("acts", "acts", "global", 50)
-	job.Datacenters = []string{"dc1"}
-	task := api.NewTask("t", "raw_exec")
-	task.Config = map[string]any{"command": "/bin/sh", "args": []any{"-c", "sleep 100"}}
-	task.Require(&api.Resources{CPU: new(50), MemoryMB: new(32)})
-	task.KillTimeout = new(time.Second)
+	addr, c := clientAgent(t)
+	job, task := sleepingJob("acts")
 	task.Actions = []*api.Action{{Name: "hello", Command: "/bin/sh", Args: []string{"-c", "echo hello from $NOMAD_TASK_NAME; exit 3"}}}
 	job.AddTaskGroup(api.NewTaskGroup("g", 1).AddTask(task))
 	if _, _, err := c.Jobs().Register(job, nil); err != nil {

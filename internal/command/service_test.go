@@ -7,24 +7,14 @@ import (
 
 	"github.com/hashicorp/nomad/api"
 
-	"github.com/drover-project/drover/internal/agent/config"
 	"github.com/drover-project/drover/internal/testutil"
 )
 
 // TestServiceCommands: a raw_exec task's native service is listed, shown
 // with its address and health, and deleted from the catalog.
 func TestServiceCommands(t *testing.T) {
-	addr, c := testAgent(t, func(cfg *config.Config) {
-		cfg.Client.Enabled = true
-		cfg.DataDir = t.TempDir()
-		cfg.Server.EnabledSchedulers = nil
-	})
-	job := api.NewServiceJob("svc", "svc", "global", 50)
-	job.Datacenters = []string{"dc1"}
-	task := api.NewTask("t", "raw_exec")
-	task.Config = map[string]any{"command": "/bin/sh", "args": []any{"-c", "sleep 100"}}
-	task.Require(&api.Resources{CPU: new(50), MemoryMB: new(32)})
-	task.KillTimeout = new(time.Second)
+	addr, c := clientAgent(t)
+	job, task := sleepingJob("svc")
 	task.Services = []*api.Service{{Name: "web", Provider: "nomad", PortLabel: "8080", Tags: []string{"v1", "blue"},
 		Checks: []api.ServiceCheck{{Name: "ok", Type: "script", Command: "/bin/true", Interval: time.Second, Timeout: time.Second}}}}
 	tg := api.NewTaskGroup("g", 1).AddTask(task)
