@@ -132,6 +132,21 @@ func TestReconcile_Decisions(t *testing.T) {
 				t.Fatalf("the original is the one live alloc and must simply count: placed %v, stopped %v", namesOf(placed), namesOf(stopped))
 			}
 		}},
+		{"reconnected original and live replacement keep one per reconcile", func(t *testing.T, h *harness) {
+			ns := nodes(h, 2)
+			job := mockJob("web", 1)
+			job.TaskGroups[0].Disconnect = &structs.DisconnectStrategy{LostAfter: 10 * time.Minute, Reconcile: structs.ReconcileOptionKeepReplacement}
+			job = h.upsertJob(job)
+			orig := h.seedAllocs(job, ns[:1], 0)[0]
+			repl := h.seedAllocs(job, ns[1:], 0)[0].CopySkipJob()
+			repl.Job, repl.PreviousAllocation = job, orig.ID
+			h.upsertAllocs(repl)
+			h.process(mockEval(job, structs.EvalTriggerReconnect))
+			placed, stopped := planned(h.plans[0])
+			if len(placed) != 0 || len(stopped) != 1 || stopped[0].ID != orig.ID || stopped[0].DesiredDescription != allocReconnectedKeptReplacement {
+				t.Fatalf("keep_replacement: placed %v, stopped %+v", namesOf(placed), stopped)
+			}
+		}},
 		{"lost alloc on down node is stopped as lost and replaced", func(t *testing.T, h *harness) {
 			ns := nodes(h, 2)
 			job := h.upsertJob(mockJob("web", 1))
