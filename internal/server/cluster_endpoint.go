@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/go-memdb"
 	"github.com/hashicorp/raft"
 
-	"github.com/drover-project/drover/internal/fsm"
 	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
 )
@@ -183,15 +182,11 @@ func (e *ClusterEndpoint) AutopilotSetConfiguration(ctx context.Context, args *s
 	if err := validateAutopilotConfig(&args.Config); err != nil {
 		return nil, err
 	}
-	index, err := e.srv.raftApply(structs.AutopilotConfigRequestType, &structs.AutopilotSetConfigEntry{Config: args.Config, CAS: args.CAS})
-	reply.Index = index
-	if errors.Is(err, fsm.ErrCASConflict) {
-		return reply, nil
-	}
+	index, updated, err := e.srv.casApply(structs.AutopilotConfigRequestType, &structs.AutopilotSetConfigEntry{Config: args.Config, CAS: args.CAS})
 	if err != nil {
 		return nil, err
 	}
-	reply.Updated = true
+	reply.Index, reply.Updated = index, updated
 	return reply, nil
 }
 

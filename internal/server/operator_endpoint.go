@@ -44,16 +44,22 @@ func (e *OperatorEndpoint) SchedulerSetConfiguration(ctx context.Context, args *
 	if err := args.Config.Validate(); err != nil {
 		return nil, BadRequest("invalid scheduler configuration: %w", err)
 	}
-	index, err := e.srv.raftApply(structs.SchedulerConfigRequestType, &structs.SchedulerSetConfigRequest{Config: args.Config, CAS: args.CAS})
-	reply.Index = index
-	if errors.Is(err, fsm.ErrCASConflict) {
-		return reply, nil
-	}
+	index, updated, err := e.srv.casApply(structs.SchedulerConfigRequestType, &structs.SchedulerSetConfigRequest{Config: args.Config, CAS: args.CAS})
 	if err != nil {
 		return nil, err
 	}
-	reply.Updated = true
+	reply.Index, reply.Updated = index, updated
 	return reply, nil
+}
+
+// casApply writes a check-and-set configuration entry. A stale CAS index
+// is no error: the entry changed nothing, and updated is false.
+func (s *Server) casApply(t structs.MessageType, req any) (index uint64, updated bool, err error) {
+	index, err = s.raftApply(t, req)
+	if errors.Is(err, fsm.ErrCASConflict) {
+		return index, false, nil
+	}
+	return index, err == nil, err
 }
 
 // RaftGetConfiguration answers the servers of the raft configuration.

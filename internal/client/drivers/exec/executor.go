@@ -48,7 +48,7 @@ func runExecutor() int {
 	if err == nil {
 		cmd, err = setupAndStart(spec)
 	}
-	reportStatus(status, err)
+	drivers.WriteSupervisorStatus(status, err)
 	if err != nil {
 		return 1
 	}
@@ -67,15 +67,6 @@ func readSpec(r io.Reader) (*executorSpec, error) {
 		return nil, fmt.Errorf("read executor spec: %w", err)
 	}
 	return &spec, nil
-}
-
-func reportStatus(w *os.File, err error) {
-	st := executorStatus{}
-	if err != nil {
-		st.Error = err.Error()
-	}
-	_ = json.NewEncoder(w).Encode(st)
-	w.Close()
 }
 
 func setupAndStart(spec *executorSpec) (*exec.Cmd, error) {

@@ -32,11 +32,6 @@ type mount struct {
 	Target string
 }
 
-// executorStatus is the one line the executor writes on the status pipe.
-type executorStatus struct {
-	Error string `json:",omitempty"`
-}
-
 func readOnlyMounts(env map[string]string) []mount {
 	out := make([]mount, 0, len(env))
 	for src, dst := range env {

@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -142,31 +141,15 @@ func (d *Driver) startExecutor(ctx context.Context, spec *executorSpec) (*exec.C
 	return cmd, nil
 }
 
+// readStatus waits for the executor's status line, at most setupTimeout.
 func readStatus(ctx context.Context, r *os.File) error {
-	done := make(chan error, 1)
-	go func() {
-		var st executorStatus
-		line, err := bufio.NewReader(r).ReadBytes('\n')
-		if err == nil {
-			err = json.Unmarshal(line, &st)
-		}
-		switch {
-		case err != nil:
-			done <- fmt.Errorf("executor exited without reporting status: %w", err)
-		case st.Error != "":
-			done <- errors.New(st.Error)
-		default:
-			done <- nil
-		}
-	}()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-time.After(setupTimeout):
-		return fmt.Errorf("executor did not report within %s", setupTimeout)
+	ctx, cancel := context.WithTimeoutCause(ctx, setupTimeout, fmt.Errorf("executor did not report within %s", setupTimeout))
+	defer cancel()
+	err := drivers.ReadSupervisorStatus(ctx, r, "executor")
+	if err != nil && ctx.Err() != nil {
+		return context.Cause(ctx) // the timeout, or the caller's cancellation
 	}
+	return err
 }
 
 // volumeMounts are the task's host volumes of one kind (read-only or not),
