@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"runtime/pprof"
+	"runtime/trace"
 	"strconv"
 	"strings"
 	"time"
@@ -28,8 +29,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	serialPlans := fs.Bool("serial-plans", false, "turn the plan applier's pipeline off (evaluate, commit and answer one plan at a time)")
 	schedulers := fs.Int("schedulers", 0, "scheduling workers per server (default 2, as on a 2-core server)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run (every server is in this process) to this file")
+	traceFile := fs.String("trace", "", "write an execution trace of the whole run to this file (go tool trace -pprof=sync|net|syscall|sched shows where goroutines wait)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: drover bench [-nodes 1000,5000,10000] [-scenario a,b,c,d,e,f,g] [-quick] [-servers 3] [-serial-plans] [-schedulers 2] [-cpuprofile FILE]")
+		fmt.Fprintln(stderr, "Usage: drover bench [-nodes 1000,5000,10000] [-scenario a,b,c,d,e,f,g] [-quick] [-servers 3] [-serial-plans] [-schedulers 2] [-cpuprofile FILE] [-trace FILE]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -40,8 +42,15 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "drover bench:", err)
 		return 2
 	}
-	if *cpuProfile != "" {
-		stop, err := startCPUProfile(*cpuProfile)
+	for _, r := range []struct {
+		path  string
+		start func(io.Writer) error
+		end   func()
+	}{{*cpuProfile, pprof.StartCPUProfile, pprof.StopCPUProfile}, {*traceFile, trace.Start, trace.Stop}} {
+		if r.path == "" {
+			continue
+		}
+		stop, err := record(r.path, r.start, r.end)
 		if err != nil {
 			fmt.Fprintln(stderr, "drover bench:", err)
 			return 1
@@ -116,19 +125,21 @@ func printBenchRow(w io.Writer, r *bench.Result) {
 		rate, dur(r.EvalP50), dur(r.EvalP99), notes)
 }
 
-// startCPUProfile profiles the process into path until the returned stop
-// is called: the servers and simulated nodes all run in this process, so
-// the profile shows where a scenario's time goes on every server.
-func startCPUProfile(path string) (stop func(), err error) {
+// record starts a CPU profile or an execution trace of the whole process
+// into path (the servers and simulated nodes all run in this process):
+// the profile shows where a scenario's time goes on every server, the
+// trace where goroutines wait (on locks, channels, the network, fsync and
+// the Go scheduler). stop ends it and closes the file.
+func record(path string, start func(io.Writer) error, end func()) (stop func(), err error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, err
 	}
-	if err := pprof.StartCPUProfile(f); err != nil {
+	if err := start(f); err != nil {
 		f.Close()
 		return nil, err
 	}
-	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+	return func() { end(); f.Close() }, nil
 }
 
 // phases tells where eval latency went: queue wait, scheduling, applying.

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/hashicorp/raft"
@@ -50,6 +51,22 @@ func (s *Server) submitPlan(plan *structs.Plan) (*structs.PlanResult, error) {
 		return s.applyNow(future)
 	}
 	return future.Wait()
+}
+
+// submitHeldPlan submits a worker's plan with its eval's nack timer
+// paused: while the plan waits on the applier the worker is not idle, so a
+// long plan queue must not redeliver the eval under it. The timer restarts
+// in full once the result is back. The leader does this itself, so a
+// follower's worker pays one round trip per plan, not three.
+func (s *Server) submitHeldPlan(plan *structs.Plan) (*structs.PlanResult, error) {
+	if err := s.broker.PauseNackTimeout(plan.EvalID, plan.EvalToken); err != nil {
+		return nil, fmt.Errorf("eval no longer held by this worker: %w", err)
+	}
+	result, err := s.submitPlan(plan)
+	if rerr := s.broker.ResumeNackTimeout(plan.EvalID, plan.EvalToken); rerr != nil && err == nil {
+		return nil, fmt.Errorf("eval no longer held by this worker: %w", rerr)
+	}
+	return result, err
 }
 
 // applyNow steps the plan applier until the plan is answered: with manual

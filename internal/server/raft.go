@@ -89,6 +89,13 @@ func raftConfig(c *Config, nodeID string, logger hclog.Logger) *raft.Config {
 	// wait for their state to reach the eval they dequeued, so a shorter
 	// wait keeps scheduling on followers fast (cheap on a LAN).
 	rc.CommitTimeout = 10 * time.Millisecond
+	// Group commit: raft's leader loop writes (and fsyncs) everything
+	// proposed while it wrote the previous batch, but with an unbuffered
+	// apply channel a proposer blocks for that whole write. The plan
+	// applier proposes from one goroutine, so it got one plan into each
+	// fsync (about 180 plans/s on 3 servers); buffered, it keeps proposing
+	// while the leader writes, and the next batch takes them all.
+	rc.BatchApplyCh = true
 	if c.DevMode {
 		// A dev server has no followers to catch up and never restarts
 		// from its log: keep only a few entries past a snapshot, which

@@ -19,8 +19,8 @@ type schedulingBackend interface {
 	Dequeue(ctx context.Context, schedulers []string) (*structs.Evaluation, string, uint64, error)
 	Ack(evalID, token string) error
 	Nack(evalID, token string) error
-	PauseNack(evalID, token string) error
-	ResumeNack(evalID, token string) error
+	// SubmitPlan waits for the plan's result with its eval's nack timer
+	// paused (submitHeldPlan).
 	SubmitPlan(plan *structs.Plan) (*structs.PlanResult, error)
 	UpsertEvals(evals []*structs.Evaluation, reblockToken string) error
 }
@@ -63,14 +63,8 @@ func (l localBackend) Ack(evalID, token string) error {
 	return nil
 }
 func (l localBackend) Nack(evalID, token string) error { return l.s.broker.Nack(evalID, token) }
-func (l localBackend) PauseNack(evalID, token string) error {
-	return l.s.broker.PauseNackTimeout(evalID, token)
-}
-func (l localBackend) ResumeNack(evalID, token string) error {
-	return l.s.broker.ResumeNackTimeout(evalID, token)
-}
 func (l localBackend) SubmitPlan(plan *structs.Plan) (*structs.PlanResult, error) {
-	return l.s.submitPlan(plan)
+	return l.s.submitHeldPlan(plan)
 }
 func (l localBackend) UpsertEvals(evals []*structs.Evaluation, reblockToken string) error {
 	_, err := l.s.raftApply(structs.EvalUpdateRequestType, &structs.EvalUpdateRequest{Evals: evals, EvalToken: reblockToken})
@@ -111,23 +105,18 @@ func (r remoteBackend) ack(method, evalID, token string) error {
 
 func (r remoteBackend) Ack(evalID, token string) error  { return r.ack("Eval.Ack", evalID, token) }
 func (r remoteBackend) Nack(evalID, token string) error { return r.ack("Eval.Nack", evalID, token) }
-func (r remoteBackend) PauseNack(evalID, token string) error {
-	return r.ack("Eval.PauseNack", evalID, token)
-}
-func (r remoteBackend) ResumeNack(evalID, token string) error {
-	return r.ack("Eval.ResumeNack", evalID, token)
-}
 
 func (r remoteBackend) SubmitPlan(plan *structs.Plan) (*structs.PlanResult, error) {
 	ctx, cancel := context.WithTimeout(r.s.ctx, raftApplyTimeout)
 	defer cancel()
 	var out structs.PlanSubmitResponse
-	if err := r.call(ctx, "Plan.Submit", &structs.PlanSubmitRequest{Plan: plan, WriteRequest: r.credential()}, &out); err != nil {
+	if err := r.call(ctx, "Plan.Submit", &structs.PlanSubmitRequest{Plan: plan.Compact(), WriteRequest: r.credential()}, &out); err != nil {
 		return nil, err
 	}
 	if out.Result == nil {
 		return nil, errors.New("leader returned no plan result")
 	}
+	out.Result.Expand(plan.Job)
 	return out.Result, nil
 }
 
@@ -206,16 +195,6 @@ func (e *EvalEndpoint) Nack(ctx context.Context, args *structs.EvalAckRequest) (
 	return e.brokerCall(ctx, "Eval.Nack", args, e.srv.broker.Nack)
 }
 
-// PauseNack pauses the eval's nack timer while its plan waits.
-func (e *EvalEndpoint) PauseNack(ctx context.Context, args *structs.EvalAckRequest) (*structs.GenericResponse, error) {
-	return e.brokerCall(ctx, "Eval.PauseNack", args, e.srv.broker.PauseNackTimeout)
-}
-
-// ResumeNack restarts the eval's nack timer.
-func (e *EvalEndpoint) ResumeNack(ctx context.Context, args *structs.EvalAckRequest) (*structs.GenericResponse, error) {
-	return e.brokerCall(ctx, "Eval.ResumeNack", args, e.srv.broker.ResumeNackTimeout)
-}
-
 // Update writes a worker's eval updates (and re-blocks under EvalToken).
 func (e *EvalEndpoint) Update(ctx context.Context, args *structs.EvalUpdateArgs) (*structs.GenericResponse, error) {
 	reply := &structs.GenericResponse{}
@@ -239,8 +218,11 @@ func (p *PlanEndpoint) Submit(ctx context.Context, args *structs.PlanSubmitReque
 	if args.Plan == nil {
 		return nil, BadRequest("Plan: missing plan")
 	}
-	result, err := p.srv.submitPlan(args.Plan)
-	reply.Result = result
+	args.Plan.Expand()
+	result, err := p.srv.submitHeldPlan(args.Plan)
+	if result != nil {
+		reply.Result = result.Compact(args.Plan.Job)
+	}
 	return reply, err
 }
 

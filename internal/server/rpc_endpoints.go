@@ -65,12 +65,10 @@ func (s *Server) rpcMethods() map[string]rpcMethod {
 		"Eval.Delete":      rpcMethodOf(s.Eval.Delete),
 		"Eval.Count":       rpcMethodOf(s.Eval.Count),
 		// The remote workers' calls (remote_worker.go).
-		"Eval.Dequeue":    rpcMethodOf(s.Eval.Dequeue),
-		"Eval.Ack":        rpcMethodOf(s.Eval.Ack),
-		"Eval.Nack":       rpcMethodOf(s.Eval.Nack),
-		"Eval.PauseNack":  rpcMethodOf(s.Eval.PauseNack),
-		"Eval.ResumeNack": rpcMethodOf(s.Eval.ResumeNack),
-		"Eval.Update":     rpcMethodOf(s.Eval.Update),
+		"Eval.Dequeue": rpcMethodOf(s.Eval.Dequeue),
+		"Eval.Ack":     rpcMethodOf(s.Eval.Ack),
+		"Eval.Nack":    rpcMethodOf(s.Eval.Nack),
+		"Eval.Update":  rpcMethodOf(s.Eval.Update),
 
 		"Search.PrefixSearch": rpcMethodOf(s.Search.PrefixSearch),
 		"Search.FuzzySearch":  rpcMethodOf(s.Search.FuzzySearch),

@@ -18,6 +18,10 @@ import (
 // nacking it, so another (less lagging) worker or a retry can take it.
 const workerStateWaitTimeout = 5 * time.Second
 
+// maxFinishing bounds the evals one worker has handed off to be finished
+// (final status written, then acked) while it schedules the next ones.
+const maxFinishing = 4
+
 // Worker dequeues evaluations and runs the scheduler for each. While it
 // processes one it is that scheduler's Planner.
 type Worker struct {
@@ -36,6 +40,14 @@ type Worker struct {
 	snap    *state.StateSnapshot
 	backend schedulingBackend
 	plans   int // plans submitted for this eval, naming each one
+	// final is the eval's last status update, held back until the
+	// scheduler returns so it can be written off the worker's path
+	// (finish). Any other write the scheduler makes flushes it first, so
+	// writes still reach raft in the order the scheduler made them.
+	final *structs.Evaluation
+
+	// finishing is a semaphore of background finishes (run loop only).
+	finishing chan struct{}
 
 	// remoteProcessed counts evals this worker took from another server's
 	// broker (a follower scheduling for the leader).
@@ -43,7 +55,7 @@ type Worker struct {
 }
 
 func newWorker(srv *Server, id string) *Worker {
-	w := &Worker{id: id, srv: srv, log: srv.log.With("worker", id)}
+	w := &Worker{id: id, srv: srv, log: srv.log.With("worker", id), finishing: make(chan struct{}, maxFinishing)}
 	w.resume = sync.NewCond(&w.pauseMu)
 	return w
 }
@@ -74,7 +86,7 @@ func (w *Worker) run(ctx context.Context) {
 	defer stop()
 	for ctx.Err() == nil {
 		w.waitUnpaused(ctx)
-		if _, err := w.step(ctx); err != nil && ctx.Err() == nil {
+		if _, err := w.step(ctx, true); err != nil && ctx.Err() == nil {
 			w.backoff(ctx)
 		}
 	}
@@ -87,12 +99,14 @@ func (w *Worker) Step() bool {
 	if w.isPaused() {
 		return false
 	}
-	processed, _ := w.step(doneCtx)
+	processed, _ := w.step(doneCtx, false)
 	return processed
 }
 
-// step dequeues one eval, waiting until ctx is done, and processes it.
-func (w *Worker) step(ctx context.Context) (bool, error) {
+// step dequeues one eval, waiting until ctx is done, and processes it;
+// with background set the eval is finished (status write and ack) in the
+// background.
+func (w *Worker) step(ctx context.Context, background bool) (bool, error) {
 	backend, err := w.srv.schedulingBackend()
 	if err != nil {
 		return false, err
@@ -106,7 +120,7 @@ func (w *Worker) step(ctx context.Context) (bool, error) {
 	if _, remote := backend.(remoteBackend); remote {
 		w.remoteProcessed.Add(1)
 	}
-	w.process(backend, eval, token, waitIndex)
+	w.process(backend, eval, token, waitIndex, background)
 	return true, nil
 }
 
@@ -121,28 +135,75 @@ func (w *Worker) backoff(ctx context.Context) {
 // Process handles one dequeued evaluation to its ack or nack. It is the
 // synchronous step the simulator drives.
 func (w *Worker) Process(eval *structs.Evaluation, token string) {
-	w.process(localBackend{w.srv}, eval, token, eval.ModifyIndex)
+	w.process(localBackend{w.srv}, eval, token, eval.ModifyIndex, false)
 }
 
 // process schedules eval once this server's state has reached waitIndex.
-func (w *Worker) process(backend schedulingBackend, eval *structs.Evaluation, token string, waitIndex uint64) {
-	w.eval, w.token, w.backend, w.plans = eval, token, backend, 0
-	defer func() { w.eval, w.token, w.snap, w.backend = nil, "", nil, nil }()
+func (w *Worker) process(backend schedulingBackend, eval *structs.Evaluation, token string, waitIndex uint64, background bool) {
+	w.eval, w.token, w.backend, w.plans, w.final = eval, token, backend, 0, nil
+	defer func() { w.eval, w.token, w.snap, w.backend, w.final = nil, "", nil, nil, nil }()
 	w.srv.timeline.Record(eval.ID, structs.EvalQuasiStatusScheduling, w.id, "")
 
 	snap, err := w.srv.snapshotMinIndex(max(waitIndex, eval.ModifyIndex), workerStateWaitTimeout)
 	if err != nil {
 		w.log.Warn("state behind eval; nacking", "eval", eval.ID, "error", err)
-		w.nack()
+		w.nack(backend, eval.ID, token)
 		return
 	}
 	w.snap = snap
 	if err := w.invokeScheduler(eval); err != nil {
 		w.log.Error("scheduler failed; nacking", "eval", eval.ID, "type", eval.Type, "error", err)
-		w.nack()
+		if ferr := w.flushFinal(); ferr != nil {
+			w.log.Warn("eval status write failed", "eval", eval.ID, "error", ferr)
+		}
+		w.nack(backend, eval.ID, token)
 		return
 	}
-	w.ack()
+	w.finish(background)
+}
+
+// finish writes the eval's held-back final status, then acks it: the ack
+// must wait for that write's commit (an acked eval whose status was lost
+// would stay pending forever), but the worker need not. In the run loop
+// it finishes in the background and schedules the next eval while the
+// status commits; the broker keeps the job's next eval back until the
+// ack, so per-job order holds.
+func (w *Worker) finish(background bool) {
+	final, backend, evalID, token := w.final, w.backend, w.eval.ID, w.token
+	w.final = nil
+	if !background {
+		w.finishEval(backend, final, evalID, token)
+		return
+	}
+	w.finishing <- struct{}{}
+	w.srv.goTracked(func(context.Context) {
+		defer func() { <-w.finishing }()
+		w.finishEval(backend, final, evalID, token)
+	})
+}
+
+func (w *Worker) finishEval(backend schedulingBackend, final *structs.Evaluation, evalID, token string) {
+	if final != nil {
+		if err := backend.UpsertEvals([]*structs.Evaluation{final}, ""); err != nil {
+			w.log.Warn("eval status write failed; nacking", "eval", evalID, "error", err)
+			w.nack(backend, evalID, token)
+			return
+		}
+	}
+	if err := backend.Ack(evalID, token); err != nil {
+		w.log.Warn("ack failed", "eval", evalID, "error", err)
+	}
+}
+
+// flushFinal writes a held-back status update now, before another write
+// of the scheduler's (or a nack) overtakes it.
+func (w *Worker) flushFinal() error {
+	final := w.final
+	if final == nil {
+		return nil
+	}
+	w.final = nil
+	return w.backend.UpsertEvals([]*structs.Evaluation{final}, "")
 }
 
 // invokeScheduler runs the scheduler for the eval's type. An unknown type
@@ -162,15 +223,9 @@ func (w *Worker) invokeScheduler(eval *structs.Evaluation) error {
 	return sched.Process(eval)
 }
 
-func (w *Worker) ack() {
-	if err := w.backend.Ack(w.eval.ID, w.token); err != nil {
-		w.log.Warn("ack failed", "eval", w.eval.ID, "error", err)
-	}
-}
-
-func (w *Worker) nack() {
-	if err := w.backend.Nack(w.eval.ID, w.token); err != nil {
-		w.log.Warn("nack failed", "eval", w.eval.ID, "error", err)
+func (w *Worker) nack(backend schedulingBackend, evalID, token string) {
+	if err := backend.Nack(evalID, token); err != nil {
+		w.log.Warn("nack failed", "eval", evalID, "error", err)
 	}
 }
 
@@ -180,11 +235,8 @@ func (w *Worker) nack() {
 func (w *Worker) SubmitPlan(plan *structs.Plan) (*structs.PlanResult, scheduler.State, error) {
 	plan.EvalID, plan.EvalToken = w.eval.ID, w.token
 	plan.SnapshotIndex = w.snap.LatestIndex()
-	// While the plan waits on the leader's applier the worker is not idle:
-	// pause the nack timer so a long plan queue does not redeliver the
-	// eval under it, and restart it in full once the result is back.
-	if err := w.backend.PauseNack(w.eval.ID, w.token); err != nil {
-		return nil, nil, fmt.Errorf("eval no longer held by this worker: %w", err)
+	if err := w.flushFinal(); err != nil {
+		return nil, nil, err
 	}
 	w.plans++
 	plan.ID = fmt.Sprintf("%s/plan-%d", w.eval.ID, w.plans)
@@ -192,9 +244,6 @@ func (w *Worker) SubmitPlan(plan *structs.Plan) (*structs.PlanResult, scheduler.
 	submitted := time.Now()
 	result, err := w.backend.SubmitPlan(plan)
 	w.srv.metrics().PlanSubmit.Observe(telemetry.Ms(time.Since(submitted)))
-	if rerr := w.backend.ResumeNack(w.eval.ID, w.token); rerr != nil && err == nil {
-		err = fmt.Errorf("eval no longer held by this worker: %w", rerr)
-	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -212,20 +261,29 @@ func (w *Worker) SubmitPlan(plan *structs.Plan) (*structs.PlanResult, scheduler.
 	return result, snap, nil
 }
 
-// UpdateEval writes the final state of the eval being processed, with its
-// timeline, so the lifecycle survives the leader.
+// UpdateEval records the final state of the eval being processed, with
+// its timeline, so the lifecycle survives the leader. The write is held
+// back until the scheduler returns (finish), then committed before the
+// eval is acked.
 func (w *Worker) UpdateEval(eval *structs.Evaluation) error {
+	if err := w.flushFinal(); err != nil {
+		return err
+	}
 	e := eval.Copy()
 	e.SnapshotIndex = w.snap.LatestIndex()
 	e.ModifyTime = w.srv.now().UnixNano()
 	w.srv.timeline.Record(e.ID, e.Status, w.id, e.StatusDescription)
 	e.Timeline = w.srv.timeline.Entries(e.ID)
-	return w.backend.UpsertEvals([]*structs.Evaluation{e}, "")
+	w.final = e
+	return nil
 }
 
 // CreateEval writes a follow-up eval (blocked, delayed or rolling). The
 // FSM hands it to the broker or the blocked tracker.
 func (w *Worker) CreateEval(eval *structs.Evaluation) error {
+	if err := w.flushFinal(); err != nil {
+		return err
+	}
 	e := eval.Copy()
 	e.SnapshotIndex = w.snap.LatestIndex()
 	now := w.srv.now().UnixNano()
@@ -241,6 +299,9 @@ func (w *Worker) CreateEval(eval *structs.Evaluation) error {
 // blocked (with the new class eligibility) and the tracker takes it back
 // under this worker's token, so an unblock racing the ack is not lost.
 func (w *Worker) ReblockEval(eval *structs.Evaluation) error {
+	if err := w.flushFinal(); err != nil {
+		return err
+	}
 	e := eval.Copy()
 	e.SnapshotIndex = w.snap.LatestIndex()
 	e.ModifyTime = w.srv.now().UnixNano()

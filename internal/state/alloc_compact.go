@@ -158,21 +158,17 @@ func (tx *writeTxn) storedJobVersion(job *structs.Job) (*structs.Job, error) {
 	if err != nil {
 		return nil, err
 	}
-	if live != nil && sameJobVersion(live, job) {
+	if live != nil && live.SameVersion(job) {
 		return live, nil
 	}
 	v, err := first[structs.Job](tx.Txn, nil, TableJobVersion, "id", job.Namespace, job.ID, job.Version)
 	if err != nil {
 		return nil, err
 	}
-	if v != nil && sameJobVersion(v, job) {
+	if v != nil && v.SameVersion(job) {
 		return v, nil
 	}
 	return job, nil
-}
-
-func sameJobVersion(a, b *structs.Job) bool {
-	return a == b || (a.Version == b.Version && a.JobModifyIndex == b.JobModifyIndex && a.CreateIndex == b.CreateIndex)
 }
 
 // internAlloc points the alloc's repeated strings at the store's copies.

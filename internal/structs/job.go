@@ -81,6 +81,13 @@ func (n NamespacedID) String() string { return n.Namespace + "/" + n.ID }
 // NamespacedID returns the job's key.
 func (j *Job) NamespacedID() NamespacedID { return NamespacedID{ID: j.ID, Namespace: j.Namespace} }
 
+// SameVersion reports whether j and o are the same version of one job:
+// copies decoded from the wire or the log compare equal to the original.
+func (j *Job) SameVersion(o *Job) bool {
+	return j == o || (j.Namespace == o.Namespace && j.ID == o.ID &&
+		j.Version == o.Version && j.JobModifyIndex == o.JobModifyIndex)
+}
+
 // IsPeriodic reports whether the job is a periodic parent (launches children).
 func (j *Job) IsPeriodic() bool { return j.Periodic != nil && j.Periodic.Enabled }
 

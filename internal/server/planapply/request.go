@@ -47,17 +47,12 @@ func buildRequest(snap jobLookup, plan *structs.Plan, res *structs.PlanResult, n
 // would make a large plan's raft entry many times larger. The alloc is
 // shallow-copied because it belongs to the plan.
 func withoutPlanJob(a *structs.Allocation, job *structs.Job) *structs.Allocation {
-	if a.Job == nil || job == nil || !sameJobVersion(a.Job, job) {
+	if a.Job == nil || job == nil || !a.Job.SameVersion(job) {
 		return a
 	}
 	c := *a
 	c.Job = nil
 	return &c
-}
-
-func sameJobVersion(a, b *structs.Job) bool {
-	return a == b || (a.Namespace == b.Namespace && a.ID == b.ID &&
-		a.Version == b.Version && a.JobModifyIndex == b.JobModifyIndex)
 }
 
 // stopDiff keeps only what the state store applies for a stop
