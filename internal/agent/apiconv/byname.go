@@ -92,15 +92,15 @@ func pointerTo(v reflect.Value) reflect.Value {
 
 var timeType = reflect.TypeFor[time.Time]()
 
-// plain reports whether t is copied by value with nothing shared: scalars
-// (durations and named scalars included) and time.Time.
+// plain reports whether t is copied by value with nothing shared: bools,
+// numbers (durations and other named numbers included), strings and
+// time.Time.
 func plain(t reflect.Type) bool {
-	switch t.Kind() {
-	case reflect.Bool, reflect.String,
-		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
-		reflect.Float32, reflect.Float64:
+	switch k := t.Kind(); {
+	case k == reflect.Bool, k == reflect.String:
 		return true
+	case k >= reflect.Int && k <= reflect.Float64: // the ints, uints and floats
+		return k != reflect.Uintptr
 	}
 	return t == timeType
 }
