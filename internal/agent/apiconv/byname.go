@@ -11,7 +11,9 @@ import (
 // copies those fields, so that a converter spells out only the fields that
 // change shape: nested types, containers (which must be cloned), renamed
 // fields and presence defaults. A field a converter forgets is caught by
-// the fixture tests, which require every output field to be set.
+// the fixture tests, which require every output field to be set. The
+// other way round, a server-only field (a token such as an eval's
+// LeaderACL) must not share its name with an api field, or it is output.
 
 // byName returns a new D whose fields are copied from the same-named
 // fields of src where the two are one plain type T (a scalar, a duration or
