@@ -38,19 +38,13 @@ func (h *HTTPServer) aclBootstrap(w http.ResponseWriter, r *http.Request) (any, 
 
 func (h *HTTPServer) aclPolicyList(w http.ResponseWriter, r *http.Request) (any, error) {
 	reply, err := readEndpoint(w, r, h.srv.ACL.ListPolicies, &structs.ACLPolicyListRequest{})
-	if err != nil {
-		return nil, err
-	}
-	return listOf(reply.Policies, apiconv.ACLPolicyStub), nil
+	return listOf(reply.Policies, apiconv.ACLPolicyStub, err)
 }
 
 func (h *HTTPServer) aclPolicyGet(w http.ResponseWriter, r *http.Request) (any, error) {
 	name := r.PathValue("name")
 	reply, err := readEndpoint(w, r, h.srv.ACL.GetPolicy, &structs.ACLPolicySpecificRequest{Name: name})
-	if err != nil {
-		return nil, err
-	}
-	return oneOf(reply.Policy, apiconv.ACLPolicyFromStructs, "ACL policy %q not found", name)
+	return oneOf(reply.Policy, apiconv.ACLPolicyFromStructs, err, "ACL policy %q not found", name)
 }
 
 func (h *HTTPServer) aclPolicyPut(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -88,10 +82,7 @@ func (h *HTTPServer) aclPolicyDelete(w http.ResponseWriter, r *http.Request) (an
 
 func (h *HTTPServer) aclTokenList(w http.ResponseWriter, r *http.Request) (any, error) {
 	reply, err := readEndpoint(w, r, h.srv.ACL.ListTokens, &structs.ACLTokenListRequest{})
-	if err != nil {
-		return nil, err
-	}
-	return listOf(reply.Tokens, apiconv.ACLTokenStub), nil
+	return listOf(reply.Tokens, apiconv.ACLTokenStub, err)
 }
 
 // aclTokenUpsert creates (no {accessor} in the route) or updates/uploads a token.
@@ -138,10 +129,7 @@ func (h *HTTPServer) aclTokenSelf(w http.ResponseWriter, r *http.Request) (any, 
 func (h *HTTPServer) aclTokenGet(w http.ResponseWriter, r *http.Request) (any, error) {
 	accessor := r.PathValue("accessor")
 	reply, err := readEndpoint(w, r, h.srv.ACL.GetToken, &structs.ACLTokenSpecificRequest{AccessorID: accessor})
-	if err != nil {
-		return nil, err
-	}
-	return oneOf(reply.Token, apiconv.ACLTokenFromStructs, "ACL token %q not found", accessor)
+	return oneOf(reply.Token, apiconv.ACLTokenFromStructs, err, "ACL token %q not found", accessor)
 }
 
 func (h *HTTPServer) aclTokenDelete(w http.ResponseWriter, r *http.Request) (any, error) {

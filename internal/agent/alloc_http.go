@@ -18,8 +18,5 @@ func (h *HTTPServer) allocList(w http.ResponseWriter, r *http.Request) (any, err
 func (h *HTTPServer) allocGet(w http.ResponseWriter, r *http.Request) (any, error) {
 	id := r.PathValue("id")
 	reply, err := readEndpoint(w, r, h.srv.Alloc.GetAlloc, &structs.AllocSpecificRequest{AllocID: id})
-	if err != nil {
-		return nil, err
-	}
-	return oneOf(reply.Alloc, apiconv.AllocFromStructs, "allocation %q not found", id)
+	return oneOf(reply.Alloc, apiconv.AllocFromStructs, err, "allocation %q not found", id)
 }

@@ -29,10 +29,7 @@ func (h *HTTPServer) deploymentList(w http.ResponseWriter, r *http.Request) (any
 func (h *HTTPServer) deploymentGet(w http.ResponseWriter, r *http.Request) (any, error) {
 	id := r.PathValue("id")
 	reply, err := readEndpoint(w, r, h.srv.Deployment.GetDeployment, &structs.DeploymentSpecificRequest{DeploymentID: id})
-	if err != nil {
-		return nil, err
-	}
-	return oneOf(reply.Deployment, apiconv.DeploymentFromStructs, "deployment %q not found", id)
+	return oneOf(reply.Deployment, apiconv.DeploymentFromStructs, err, "deployment %q not found", id)
 }
 
 func (h *HTTPServer) deploymentAllocations(w http.ResponseWriter, r *http.Request) (any, error) {

@@ -14,10 +14,7 @@ func (h *HTTPServer) evalList(w http.ResponseWriter, r *http.Request) (any, erro
 	reply, err := readEndpoint(w, r, h.srv.Eval.List, &structs.EvalListRequest{
 		JobID: r.URL.Query().Get("job"), Status: r.URL.Query().Get("status"),
 	})
-	if err != nil {
-		return nil, err
-	}
-	return listOf(reply.Evals, apiconv.EvalFromStructs), nil
+	return listOf(reply.Evals, apiconv.EvalFromStructs, err)
 }
 
 // evalCount answers GET /v1/evaluations/count: how many evals match the

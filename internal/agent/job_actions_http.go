@@ -111,10 +111,7 @@ func (h *HTTPServer) allocStop(w http.ResponseWriter, r *http.Request) (any, err
 func (h *HTTPServer) jobSummary(w http.ResponseWriter, r *http.Request) (any, error) {
 	id := r.PathValue("id")
 	reply, err := readEndpoint(w, r, h.srv.Job.Summary, &structs.JobSpecificRequest{JobID: id})
-	if err != nil {
-		return nil, err
-	}
-	return oneOf(reply.JobSummary, summaryToAPI, "job %q not found", id)
+	return oneOf(reply.JobSummary, summaryToAPI, err, "job %q not found", id)
 }
 
 func summaryToAPI(s *structs.JobSummary) *api.JobSummary {

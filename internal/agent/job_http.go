@@ -81,10 +81,7 @@ func (h *HTTPServer) jobParse(w http.ResponseWriter, r *http.Request) (any, erro
 func (h *HTTPServer) jobGet(w http.ResponseWriter, r *http.Request) (any, error) {
 	id := r.PathValue("id")
 	reply, err := readEndpoint(w, r, h.srv.Job.GetJob, &structs.JobSpecificRequest{JobID: id})
-	if err != nil {
-		return nil, err
-	}
-	return oneOf(reply.Job, apiconv.JobFromStructs, "job %q not found", id)
+	return oneOf(reply.Job, apiconv.JobFromStructs, err, "job %q not found", id)
 }
 
 func (h *HTTPServer) jobDeregister(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -138,10 +135,7 @@ func (h *HTTPServer) jobVersions(w http.ResponseWriter, r *http.Request) (any, e
 
 func (h *HTTPServer) jobEvaluations(w http.ResponseWriter, r *http.Request) (any, error) {
 	reply, err := readEndpoint(w, r, h.srv.Job.Evaluations, &structs.JobSpecificRequest{JobID: r.PathValue("id")})
-	if err != nil {
-		return nil, err
-	}
-	return listOf(reply.Evaluations, apiconv.EvalFromStructs), nil
+	return listOf(reply.Evaluations, apiconv.EvalFromStructs, err)
 }
 
 func (h *HTTPServer) jobAllocations(w http.ResponseWriter, r *http.Request) (any, error) {

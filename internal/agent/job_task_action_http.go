@@ -24,10 +24,7 @@ type jobActionStub struct {
 func (h *HTTPServer) jobActionList(w http.ResponseWriter, r *http.Request) (any, error) {
 	id := r.PathValue("id")
 	reply, err := readEndpoint(w, r, h.srv.Job.GetJob, &structs.JobSpecificRequest{JobID: id})
-	if err != nil {
-		return nil, err
-	}
-	return oneOf(reply.Job, jobActionStubs, "job %q not found", id)
+	return oneOf(reply.Job, jobActionStubs, err, "job %q not found", id)
 }
 
 func jobActionStubs(j *structs.Job) *[]*jobActionStub {

@@ -11,19 +11,13 @@ import (
 
 func (h *HTTPServer) namespaceList(w http.ResponseWriter, r *http.Request) (any, error) {
 	reply, err := readEndpoint(w, r, h.srv.Namespace.List, &structs.NamespaceListRequest{})
-	if err != nil {
-		return nil, err
-	}
-	return listOf(reply.Namespaces, namespaceToAPI), nil
+	return listOf(reply.Namespaces, namespaceToAPI, err)
 }
 
 func (h *HTTPServer) namespaceGet(w http.ResponseWriter, r *http.Request) (any, error) {
 	name := r.PathValue("name")
 	reply, err := readEndpoint(w, r, h.srv.Namespace.Get, &structs.NamespaceSpecificRequest{Name: name})
-	if err != nil {
-		return nil, err
-	}
-	return oneOf(reply.Namespace, namespaceToAPI, "namespace %q not found", name)
+	return oneOf(reply.Namespace, namespaceToAPI, err, "namespace %q not found", name)
 }
 
 // namespaceUpsert answers PUT/POST /v1/namespace[/:name]. A name in the

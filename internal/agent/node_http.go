@@ -33,18 +33,12 @@ func (h *HTTPServer) nodeList(w http.ResponseWriter, r *http.Request) (any, erro
 func (h *HTTPServer) nodeGet(w http.ResponseWriter, r *http.Request) (any, error) {
 	id := r.PathValue("id")
 	reply, err := readEndpoint(w, r, h.srv.Node.GetNode, &structs.NodeSpecificRequest{NodeID: id})
-	if err != nil {
-		return nil, err
-	}
-	return oneOf(reply.Node, apiconv.NodeFromStructs, "node %q not found", id)
+	return oneOf(reply.Node, apiconv.NodeFromStructs, err, "node %q not found", id)
 }
 
 func (h *HTTPServer) nodeAllocations(w http.ResponseWriter, r *http.Request) (any, error) {
 	reply, err := readEndpoint(w, r, h.srv.Node.GetAllocs, &structs.NodeSpecificRequest{NodeID: r.PathValue("id")})
-	if err != nil {
-		return nil, err
-	}
-	return listOf(reply.Allocations, apiconv.AllocFromStructs), nil
+	return listOf(reply.Allocations, apiconv.AllocFromStructs, err)
 }
 
 // nodeDrain answers POST /v1/node/:id/drain: a DrainSpec starts (or

@@ -24,18 +24,12 @@ func (h *HTTPServer) nodeSubresource(w http.ResponseWriter, r *http.Request) (an
 
 func (h *HTTPServer) nodePoolList(w http.ResponseWriter, r *http.Request) (any, error) {
 	reply, err := readEndpoint(w, r, h.srv.NodePool.List, &structs.NodePoolListRequest{})
-	if err != nil {
-		return nil, err
-	}
-	return listOf(reply.NodePools, nodePoolToAPI), nil
+	return listOf(reply.NodePools, nodePoolToAPI, err)
 }
 
 func (h *HTTPServer) nodePoolGet(w http.ResponseWriter, r *http.Request, name string) (any, error) {
 	reply, err := readEndpoint(w, r, h.srv.NodePool.Get, &structs.NodePoolSpecificRequest{Name: name})
-	if err != nil {
-		return nil, err
-	}
-	return oneOf(reply.NodePool, nodePoolToAPI, "node pool %q not found", name)
+	return oneOf(reply.NodePool, nodePoolToAPI, err, "node pool %q not found", name)
 }
 
 func (h *HTTPServer) nodePoolUpsert(w http.ResponseWriter, r *http.Request) (any, error) {

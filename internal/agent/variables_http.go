@@ -25,19 +25,13 @@ func (h *HTTPServer) jwks(w http.ResponseWriter, r *http.Request) (any, error) {
 
 func (h *HTTPServer) variableList(w http.ResponseWriter, r *http.Request) (any, error) {
 	reply, err := readEndpoint(w, r, h.srv.Variables.List, &structs.VariablesListRequest{})
-	if err != nil {
-		return nil, err
-	}
-	return listOf(reply.Data, apiconv.VariableMetadataFromStructs), nil
+	return listOf(reply.Data, apiconv.VariableMetadataFromStructs, err)
 }
 
 func (h *HTTPServer) variableRead(w http.ResponseWriter, r *http.Request) (any, error) {
 	path := r.PathValue("path")
 	reply, err := readEndpoint(w, r, h.srv.Variables.Read, &structs.VariablesReadRequest{Path: path})
-	if err != nil {
-		return nil, err
-	}
-	return oneOf(reply.Data, apiconv.VariableFromStructs, "variable not found: %s", path)
+	return oneOf(reply.Data, apiconv.VariableFromStructs, err, "variable not found: %s", path)
 }
 
 // variableWrite answers PUT /v1/var/:path: a set (check-and-set with
@@ -101,10 +95,7 @@ func (h *HTTPServer) applyVariable(w http.ResponseWriter, r *http.Request, op st
 
 func (h *HTTPServer) keyringList(w http.ResponseWriter, r *http.Request) (any, error) {
 	reply, err := readEndpoint(w, r, h.srv.Keyring.List, &structs.KeyringListRequest{})
-	if err != nil {
-		return nil, err
-	}
-	return listOf(reply.Keys, apiconv.RootKeyMetaFromStructs), nil
+	return listOf(reply.Keys, apiconv.RootKeyMetaFromStructs, err)
 }
 
 // keyringRotate answers PUT /v1/operator/keyring/rotate. With

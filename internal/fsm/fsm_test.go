@@ -36,9 +36,12 @@ func applyEntry(t *testing.T, f *FSM, index uint64, mt structs.MessageType, msg 
 	}
 }
 
+// testEval is mock.Eval for job jobID (mock.Job's service job), with the
+// times a stored eval has.
 func testEval(id, jobID, trigger string) *structs.Evaluation {
-	return &structs.Evaluation{ID: id, Namespace: "default", Priority: 50, Type: "service",
-		TriggeredBy: trigger, JobID: jobID, Status: structs.EvalStatusPending, CreateTime: 1, ModifyTime: 1}
+	e := mock.Eval(id, mock.Job(jobID), trigger)
+	e.CreateTime, e.ModifyTime = 1, 1
+	return e
 }
 
 // populate applies one entry of most types so a snapshot has every table.

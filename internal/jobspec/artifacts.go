@@ -7,30 +7,14 @@ import (
 // Templates and artifacts are stored as written: the client renders and
 // fetches them, so the parser only checks their shape.
 
-var templateSchema = schema([]string{"source", "destination", "data", "change_mode", "change_signal",
-	"once", "splay", "perms", "uid", "gid", "left_delimiter", "right_delimiter", "env", "vault_grace",
-	"error_on_missing_key"}, "change_script", "wait")
+var templateSchema = taggedSchema[api.Template]("change_script", "wait")
 
 func (b *block) templates() []*api.Template {
 	var out []*api.Template
 	for _, hb := range b.all("template") {
 		tb := b.d.openBlock(hb, templateSchema)
 		t := &api.Template{}
-		tb.strPtr("source", &t.SourcePath)
-		tb.strPtr("destination", &t.DestPath)
-		tb.strPtr("data", &t.EmbeddedTmpl)
-		tb.strPtr("change_mode", &t.ChangeMode)
-		tb.strPtr("change_signal", &t.ChangeSignal)
-		tb.boolPtr("once", &t.Once)
-		tb.durPtr("splay", &t.Splay)
-		tb.strPtr("perms", &t.Perms)
-		tb.intPtr("uid", &t.Uid)
-		tb.intPtr("gid", &t.Gid)
-		tb.strPtr("left_delimiter", &t.LeftDelim)
-		tb.strPtr("right_delimiter", &t.RightDelim)
-		tb.boolPtr("env", &t.Envvars)
-		tb.durPtr("vault_grace", &t.VaultGrace)
-		tb.boolPtr("error_on_missing_key", &t.ErrMissingKey)
+		readTagged(tb, t)
 		t.ChangeScript = tb.changeScript()
 		t.Wait = tb.wait()
 		out = append(out, t)

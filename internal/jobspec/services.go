@@ -48,41 +48,11 @@ func (d *decoder) service(b *block) *api.Service {
 	return s
 }
 
-var checkSchema = schema(
-	[]string{"name", "type", "command", "args", "path", "protocol", "port", "expose", "address_mode",
-		"advertise", "interval", "timeout", "initial_status", "notes", "tls_server_name", "tls_skip_verify",
-		"method", "grpc_service", "grpc_use_tls", "task", "success_before_passing",
-		"failures_before_critical", "failures_before_warning", "body", "on_update"},
-	"header", "check_restart",
-)
+var checkSchema = taggedSchema[api.ServiceCheck]("header", "check_restart")
 
 func (d *decoder) check(b *block) api.ServiceCheck {
 	c := api.ServiceCheck{}
-	b.str("name", &c.Name)
-	b.str("type", &c.Type)
-	b.str("command", &c.Command)
-	b.str("path", &c.Path)
-	b.str("protocol", &c.Protocol)
-	b.str("port", &c.PortLabel)
-	b.str("address_mode", &c.AddressMode)
-	b.str("advertise", &c.Advertise)
-	b.str("initial_status", &c.InitialStatus)
-	b.str("notes", &c.Notes)
-	b.str("tls_server_name", &c.TLSServerName)
-	b.str("method", &c.Method)
-	b.str("grpc_service", &c.GRPCService)
-	b.str("task", &c.TaskName)
-	b.str("body", &c.Body)
-	b.str("on_update", &c.OnUpdate)
-	b.strList("args", &c.Args)
-	b.boolean("expose", &c.Expose)
-	b.boolean("tls_skip_verify", &c.TLSSkipVerify)
-	b.boolean("grpc_use_tls", &c.GRPCUseTLS)
-	b.dur("interval", &c.Interval)
-	b.dur("timeout", &c.Timeout)
-	b.intVal("success_before_passing", &c.SuccessBeforePassing)
-	b.intVal("failures_before_critical", &c.FailuresBeforeCritical)
-	b.intVal("failures_before_warning", &c.FailuresBeforeWarning)
+	readTagged(b, &c)
 	c.Header = b.header()
 	c.CheckRestart = b.checkRestart()
 	return c

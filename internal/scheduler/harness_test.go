@@ -209,13 +209,13 @@ func mockBatchJob(id string, count int) *structs.Job {
 
 var evalSeq int
 
+// mockEval is mock.Eval of j's version (JobModifyIndex), numbered in order.
 func mockEval(j *structs.Job, trigger string) *structs.Evaluation {
 	evalSeq++
-	return &structs.Evaluation{
-		ID: fmt.Sprintf("eval-%04d", evalSeq), Namespace: j.Namespace, Priority: j.Priority, Type: j.Type,
-		TriggeredBy: trigger, JobID: j.ID, JobModifyIndex: j.JobModifyIndex, Status: structs.EvalStatusPending,
-		CreateTime: t0.UnixNano(), ModifyTime: t0.UnixNano(),
-	}
+	e := mock.Eval(fmt.Sprintf("eval-%04d", evalSeq), j, trigger)
+	e.JobModifyIndex = j.JobModifyIndex
+	e.CreateTime, e.ModifyTime = t0.UnixNano(), t0.UnixNano()
+	return e
 }
 
 // register stores the job and processes its job-register eval.

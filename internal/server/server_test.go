@@ -9,6 +9,7 @@ import (
 
 	"github.com/drover-project/drover/internal/structs"
 	"github.com/drover-project/drover/internal/testutil"
+	"github.com/drover-project/drover/internal/testutil/mock"
 )
 
 // testServer starts a server; with dataDir set it is a non-dev,
@@ -31,14 +32,16 @@ func testServer(t *testing.T, dataDir string) *Server {
 	return s
 }
 
+// testJob is mock.JobSpec (not yet canonicalized, so callers may change
+// its type) with group "g" of count 2 whose task "t" runs /bin/true and
+// asks the default resources.
 func testJob(id string) *structs.Job {
-	return &structs.Job{
-		ID: id, Type: structs.JobTypeService, Datacenters: []string{"dc1"},
-		TaskGroups: []*structs.TaskGroup{{
-			Name: "g", Count: 2,
-			Tasks: []*structs.Task{{Name: "t", Driver: "exec", Config: map[string]any{"command": "/bin/true"}}},
-		}},
-	}
+	j := mock.JobSpec(id)
+	tg := j.TaskGroups[0]
+	tg.Name, tg.Count = "g", 2
+	task := tg.Tasks[0]
+	task.Name, task.Config, task.Resources = "t", map[string]any{"command": "/bin/true"}, nil
+	return j
 }
 
 // A restarted non-dev server replays its on-disk raft log and keeps every

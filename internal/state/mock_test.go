@@ -53,16 +53,16 @@ func mockNode(id string) *structs.Node {
 	return n
 }
 
+// mockEval is mock.Eval of a job-register eval for job jobID, with more
+// of every field filled, as mockJob.
 func mockEval(id, jobID string) *structs.Evaluation {
-	return &structs.Evaluation{
-		ID: id, Namespace: structs.DefaultNamespace, Priority: 50, Type: structs.JobTypeService,
-		TriggeredBy: structs.EvalTriggerJobRegister, JobID: jobID, Status: structs.EvalStatusPending,
-		WaitUntil:         t0,
-		ClassEligibility:  map[string]bool{"v1:123": true},
-		QueuedAllocations: map[string]int{"web": 1},
-		FailedTGAllocs:    map[string]*structs.AllocMetric{"web": {NodesEvaluated: 3, DimensionExhausted: map[string]int{"cpu": 2}}},
-		CreateTime:        t0.UnixNano(), ModifyTime: t0.UnixNano(),
-	}
+	e := mock.Eval(id, mock.Job(jobID), structs.EvalTriggerJobRegister)
+	e.WaitUntil = t0
+	e.ClassEligibility = map[string]bool{"v1:123": true}
+	e.QueuedAllocations = map[string]int{"web": 1}
+	e.FailedTGAllocs = map[string]*structs.AllocMetric{"web": {NodesEvaluated: 3, DimensionExhausted: map[string]int{"cpu": 2}}}
+	e.CreateTime, e.ModifyTime = t0.UnixNano(), t0.UnixNano()
+	return e
 }
 
 func mockAlloc(id string, job *structs.Job, nodeID string) *structs.Allocation {

@@ -13,40 +13,18 @@ func AllocFromStructs(a *structs.Allocation) *api.Allocation {
 	if a == nil {
 		return nil
 	}
-	return &api.Allocation{
-		ID:                    a.ID,
-		Namespace:             a.Namespace,
-		EvalID:                a.EvalID,
-		Name:                  a.Name,
-		NodeID:                a.NodeID,
-		NodeName:              a.NodeName,
-		JobID:                 a.JobID,
-		Job:                   JobFromStructs(a.Job),
-		TaskGroup:             a.TaskGroup,
-		AllocatedResources:    AllocatedResourcesFromStructs(a.AllocatedResources),
-		Resources:             legacyAllocResources(a.AllocatedResources),
-		TaskResources:         legacyTaskResources(a.AllocatedResources),
-		Metrics:               allocMetricFromStructs(a.Metrics),
-		DesiredStatus:         a.DesiredStatus,
-		DesiredDescription:    a.DesiredDescription,
-		DesiredTransition:     desiredTransitionFromStructs(a.DesiredTransition),
-		ClientStatus:          a.ClientStatus,
-		ClientDescription:     a.ClientDescription,
-		TaskStates:            taskStatesFromStructs(a.TaskStates),
-		DeploymentID:          a.DeploymentID,
-		DeploymentStatus:      allocDeploymentStatusFromStructs(a.DeploymentStatus),
-		FollowupEvalID:        a.FollowupEvalID,
-		PreviousAllocation:    a.PreviousAllocation,
-		NextAllocation:        a.NextAllocation,
-		RescheduleTracker:     rescheduleTrackerFromStructs(a.RescheduleTracker),
-		PreemptedAllocations:  slices.Clone(a.PreemptedAllocations),
-		PreemptedByAllocation: a.PreemptedByAllocation,
-		CreateIndex:           a.CreateIndex,
-		ModifyIndex:           a.ModifyIndex,
-		AllocModifyIndex:      a.AllocModifyIndex,
-		CreateTime:            a.CreateTime,
-		ModifyTime:            a.ModifyTime,
-	}
+	out := byName[api.Allocation](a)
+	out.Job = JobFromStructs(a.Job)
+	out.AllocatedResources = AllocatedResourcesFromStructs(a.AllocatedResources)
+	out.Resources = legacyAllocResources(a.AllocatedResources)
+	out.TaskResources = legacyTaskResources(a.AllocatedResources)
+	out.Metrics = allocMetricFromStructs(a.Metrics)
+	out.DesiredTransition = desiredTransitionFromStructs(a.DesiredTransition)
+	out.TaskStates = taskStatesFromStructs(a.TaskStates)
+	out.DeploymentStatus = allocDeploymentStatusFromStructs(a.DeploymentStatus)
+	out.RescheduleTracker = rescheduleTrackerFromStructs(a.RescheduleTracker)
+	out.PreemptedAllocations = slices.Clone(a.PreemptedAllocations)
+	return out
 }
 
 // AllocStubFromStructs converts an allocation to its list form. Like Nomad,
@@ -56,31 +34,11 @@ func AllocStubFromStructs(a *structs.Allocation, withResources bool) *api.Alloca
 	if a == nil {
 		return nil
 	}
-	stub := &api.AllocationListStub{
-		ID:                    a.ID,
-		EvalID:                a.EvalID,
-		Name:                  a.Name,
-		Namespace:             a.Namespace,
-		NodeID:                a.NodeID,
-		NodeName:              a.NodeName,
-		JobID:                 a.JobID,
-		TaskGroup:             a.TaskGroup,
-		DesiredStatus:         a.DesiredStatus,
-		DesiredDescription:    a.DesiredDescription,
-		ClientStatus:          a.ClientStatus,
-		ClientDescription:     a.ClientDescription,
-		TaskStates:            taskStatesFromStructs(a.TaskStates),
-		DeploymentStatus:      allocDeploymentStatusFromStructs(a.DeploymentStatus),
-		FollowupEvalID:        a.FollowupEvalID,
-		NextAllocation:        a.NextAllocation,
-		RescheduleTracker:     rescheduleTrackerFromStructs(a.RescheduleTracker),
-		PreemptedAllocations:  slices.Clone(a.PreemptedAllocations),
-		PreemptedByAllocation: a.PreemptedByAllocation,
-		CreateIndex:           a.CreateIndex,
-		ModifyIndex:           a.ModifyIndex,
-		CreateTime:            a.CreateTime,
-		ModifyTime:            a.ModifyTime,
-	}
+	stub := byName[api.AllocationListStub](a)
+	stub.TaskStates = taskStatesFromStructs(a.TaskStates)
+	stub.DeploymentStatus = allocDeploymentStatusFromStructs(a.DeploymentStatus)
+	stub.RescheduleTracker = rescheduleTrackerFromStructs(a.RescheduleTracker)
+	stub.PreemptedAllocations = slices.Clone(a.PreemptedAllocations)
 	if a.Job != nil {
 		stub.JobType = a.Job.Type
 		stub.JobVersion = a.Job.Version
@@ -122,53 +80,25 @@ func portMappingFromStructs(p structs.AllocatedPortMapping) api.PortMapping {
 }
 
 func desiredTransitionFromStructs(d structs.DesiredTransition) api.DesiredTransition {
-	return api.DesiredTransition{
-		Migrate:         clonePtr(d.Migrate),
-		Reschedule:      clonePtr(d.Reschedule),
-		ForceReschedule: clonePtr(d.ForceReschedule),
-		NoShutdownDelay: clonePtr(d.NoShutdownDelay),
-	}
+	return *byName[api.DesiredTransition](&d)
 }
 
 func taskStatesFromStructs(in map[string]*structs.TaskState) map[string]*api.TaskState {
 	return convertMap(in, func(s *structs.TaskState) *api.TaskState {
-		return &api.TaskState{
-			State:       s.State,
-			Failed:      s.Failed,
-			Restarts:    s.Restarts,
-			LastRestart: s.LastRestart,
-			StartedAt:   s.StartedAt,
-			FinishedAt:  s.FinishedAt,
-			Events:      convertPtrs(s.Events, taskEventFromStructs),
-		}
+		out := byName[api.TaskState](s)
+		out.Events = convertPtrs(s.Events, taskEventFromStructs)
+		return out
 	})
 }
 
 func taskEventFromStructs(e *structs.TaskEvent) *api.TaskEvent {
-	return &api.TaskEvent{
-		Type:           e.Type,
-		Time:           e.Time,
-		DisplayMessage: e.DisplayMessage,
-		Details:        maps.Clone(e.Details),
-		Message:        e.Message,
-		ExitCode:       e.ExitCode,
-		Signal:         e.Signal,
-		KillTimeout:    e.KillTimeout,
-		RestartReason:  e.RestartReason,
-		FailsTask:      e.FailsTask,
-	}
+	out := byName[api.TaskEvent](e)
+	out.Details = maps.Clone(e.Details)
+	return out
 }
 
 func allocDeploymentStatusFromStructs(s *structs.AllocDeploymentStatus) *api.AllocDeploymentStatus {
-	if s == nil {
-		return nil
-	}
-	return &api.AllocDeploymentStatus{
-		Healthy:     clonePtr(s.Healthy),
-		Timestamp:   s.Timestamp,
-		Canary:      s.Canary,
-		ModifyIndex: s.ModifyIndex,
-	}
+	return byName[api.AllocDeploymentStatus](s)
 }
 
 // rescheduleTrackerFromStructs cannot carry each event's Delay: the api's

@@ -13,36 +13,13 @@ func DeploymentFromStructs(d *structs.Deployment) *api.Deployment {
 	if d == nil {
 		return nil
 	}
-	return &api.Deployment{
-		ID:                 d.ID,
-		Namespace:          d.Namespace,
-		JobID:              d.JobID,
-		JobVersion:         d.JobVersion,
-		JobModifyIndex:     d.JobModifyIndex,
-		JobSpecModifyIndex: d.JobSpecModifyIndex,
-		JobCreateIndex:     d.JobCreateIndex,
-		IsMultiregion:      d.IsMultiregion,
-		TaskGroups:         convertMap(d.TaskGroups, deploymentStateFromStructs),
-		Status:             d.Status,
-		StatusDescription:  d.StatusDescription,
-		CreateIndex:        d.CreateIndex,
-		ModifyIndex:        d.ModifyIndex,
-		CreateTime:         d.CreateTime,
-		ModifyTime:         d.ModifyTime,
-	}
+	out := byName[api.Deployment](d)
+	out.TaskGroups = convertMap(d.TaskGroups, deploymentStateFromStructs)
+	return out
 }
 
 func deploymentStateFromStructs(s *structs.DeploymentState) *api.DeploymentState {
-	return &api.DeploymentState{
-		PlacedCanaries:    slices.Clone(s.PlacedCanaries),
-		AutoRevert:        s.AutoRevert,
-		ProgressDeadline:  s.ProgressDeadline,
-		RequireProgressBy: s.RequireProgressBy,
-		Promoted:          s.Promoted,
-		DesiredCanaries:   s.DesiredCanaries,
-		DesiredTotal:      s.DesiredTotal,
-		PlacedAllocs:      s.PlacedAllocs,
-		HealthyAllocs:     s.HealthyAllocs,
-		UnhealthyAllocs:   s.UnhealthyAllocs,
-	}
+	out := byName[api.DeploymentState](s)
+	out.PlacedCanaries = slices.Clone(s.PlacedCanaries)
+	return out
 }

@@ -13,4 +13,8 @@
 // Outbound conversion is full fidelity: every scalar pointer of the api type
 // is set (as Nomad does for canonicalized jobs), so that
 // JobToStructs(JobFromStructs(j)) equals j.
+//
+// Fields that have the same name and plain type on both sides (or differ
+// only by the api's optional pointer) are copied by byName (byname.go);
+// converters spell out the rest.
 package apiconv

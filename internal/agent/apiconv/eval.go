@@ -9,42 +9,18 @@ import (
 )
 
 // EvalFromStructs converts an evaluation for output. LeaderACL is never
-// copied: it is a token that must not leave the server.
+// copied (the api has no such field): it is a token that must not leave the
+// server.
 func EvalFromStructs(e *structs.Evaluation) *api.Evaluation {
 	if e == nil {
 		return nil
 	}
-	return &api.Evaluation{
-		ID:                   e.ID,
-		Priority:             e.Priority,
-		Type:                 e.Type,
-		TriggeredBy:          e.TriggeredBy,
-		Namespace:            e.Namespace,
-		JobID:                e.JobID,
-		JobModifyIndex:       e.JobModifyIndex,
-		NodeID:               e.NodeID,
-		NodeModifyIndex:      e.NodeModifyIndex,
-		DeploymentID:         e.DeploymentID,
-		Status:               e.Status,
-		StatusDescription:    e.StatusDescription,
-		Wait:                 e.Wait,
-		WaitUntil:            e.WaitUntil,
-		NextEval:             e.NextEval,
-		PreviousEval:         e.PreviousEval,
-		BlockedEval:          e.BlockedEval,
-		RelatedEvals:         convertPtrs(e.RelatedEvals, evalStubFromStub),
-		FailedTGAllocs:       convertMap(e.FailedTGAllocs, allocMetricFromStructs),
-		ClassEligibility:     maps.Clone(e.ClassEligibility),
-		EscapedComputedClass: e.EscapedComputedClass,
-		QuotaLimitReached:    e.QuotaLimitReached,
-		AnnotatePlan:         e.AnnotatePlan,
-		QueuedAllocations:    maps.Clone(e.QueuedAllocations),
-		SnapshotIndex:        e.SnapshotIndex,
-		CreateIndex:          e.CreateIndex,
-		ModifyIndex:          e.ModifyIndex,
-		CreateTime:           e.CreateTime,
-		ModifyTime:           e.ModifyTime,
-	}
+	out := byName[api.Evaluation](e)
+	out.RelatedEvals = convertPtrs(e.RelatedEvals, evalStubFromStub)
+	out.FailedTGAllocs = convertMap(e.FailedTGAllocs, allocMetricFromStructs)
+	out.ClassEligibility = maps.Clone(e.ClassEligibility)
+	out.QueuedAllocations = maps.Clone(e.QueuedAllocations)
+	return out
 }
 
 // EvalStubFromStructs converts an evaluation to its list form.
@@ -58,26 +34,7 @@ func EvalStubFromStructs(e *structs.Evaluation) *api.EvaluationStub {
 // evalStubFromStub converts the stored stub form, which is what an eval's
 // RelatedEvals hold.
 func evalStubFromStub(s *structs.EvaluationStub) *api.EvaluationStub {
-	return &api.EvaluationStub{
-		ID:                s.ID,
-		Priority:          s.Priority,
-		Type:              s.Type,
-		TriggeredBy:       s.TriggeredBy,
-		Namespace:         s.Namespace,
-		JobID:             s.JobID,
-		NodeID:            s.NodeID,
-		DeploymentID:      s.DeploymentID,
-		Status:            s.Status,
-		StatusDescription: s.StatusDescription,
-		WaitUntil:         s.WaitUntil,
-		NextEval:          s.NextEval,
-		PreviousEval:      s.PreviousEval,
-		BlockedEval:       s.BlockedEval,
-		CreateIndex:       s.CreateIndex,
-		ModifyIndex:       s.ModifyIndex,
-		CreateTime:        s.CreateTime,
-		ModifyTime:        s.ModifyTime,
-	}
+	return byName[api.EvaluationStub](s)
 }
 
 // allocMetricFromStructs is shared by evals (FailedTGAllocs) and allocs
@@ -86,21 +43,15 @@ func allocMetricFromStructs(m *structs.AllocMetric) *api.AllocationMetric {
 	if m == nil {
 		return nil
 	}
-	return &api.AllocationMetric{
-		NodesEvaluated:     m.NodesEvaluated,
-		NodesFiltered:      m.NodesFiltered,
-		NodesInPool:        m.NodesInPool,
-		NodesAvailable:     maps.Clone(m.NodesAvailable),
-		ClassFiltered:      maps.Clone(m.ClassFiltered),
-		ConstraintFiltered: maps.Clone(m.ConstraintFiltered),
-		NodesExhausted:     m.NodesExhausted,
-		ClassExhausted:     maps.Clone(m.ClassExhausted),
-		DimensionExhausted: maps.Clone(m.DimensionExhausted),
-		QuotaExhausted:     slices.Clone(m.QuotaExhausted),
-		ScoreMetaData:      convertPtrs(m.ScoreMetaData, scoreMetaFromStructs),
-		AllocationTime:     m.AllocationTime,
-		CoalescedFailures:  m.CoalescedFailures,
-	}
+	out := byName[api.AllocationMetric](m)
+	out.NodesAvailable = maps.Clone(m.NodesAvailable)
+	out.ClassFiltered = maps.Clone(m.ClassFiltered)
+	out.ConstraintFiltered = maps.Clone(m.ConstraintFiltered)
+	out.ClassExhausted = maps.Clone(m.ClassExhausted)
+	out.DimensionExhausted = maps.Clone(m.DimensionExhausted)
+	out.QuotaExhausted = slices.Clone(m.QuotaExhausted)
+	out.ScoreMetaData = convertPtrs(m.ScoreMetaData, scoreMetaFromStructs)
+	return out
 }
 
 func scoreMetaFromStructs(s *structs.NodeScoreMeta) *api.NodeScoreMeta {

@@ -60,17 +60,7 @@ func updatePtrToStructs(u *api.UpdateStrategy) *structs.UpdateStrategy {
 }
 
 func updateFromStructs(u structs.UpdateStrategy) *api.UpdateStrategy {
-	return &api.UpdateStrategy{
-		Stagger:          new(u.Stagger),
-		MaxParallel:      new(u.MaxParallel),
-		HealthCheck:      new(u.HealthCheck),
-		MinHealthyTime:   new(u.MinHealthyTime),
-		HealthyDeadline:  new(u.HealthyDeadline),
-		ProgressDeadline: new(u.ProgressDeadline),
-		Canary:           new(u.Canary),
-		AutoRevert:       new(u.AutoRevert),
-		AutoPromote:      new(u.AutoPromote),
-	}
+	return byName[api.UpdateStrategy](&u)
 }
 
 func updatePtrFromStructs(u *structs.UpdateStrategy) *api.UpdateStrategy {
@@ -80,82 +70,31 @@ func updatePtrFromStructs(u *structs.UpdateStrategy) *api.UpdateStrategy {
 	return updateFromStructs(*u)
 }
 
+// The migrate, reschedule and restart blocks mirror structs field for
+// field, each field an optional pointer.
+
 func migrateToStructs(m *api.MigrateStrategy) *structs.MigrateStrategy {
-	if m == nil {
-		return nil
-	}
-	return &structs.MigrateStrategy{
-		MaxParallel:     deref(m.MaxParallel),
-		HealthCheck:     deref(m.HealthCheck),
-		MinHealthyTime:  deref(m.MinHealthyTime),
-		HealthyDeadline: deref(m.HealthyDeadline),
-	}
+	return byName[structs.MigrateStrategy](m)
 }
 
 func migrateFromStructs(m *structs.MigrateStrategy) *api.MigrateStrategy {
-	if m == nil {
-		return nil
-	}
-	return &api.MigrateStrategy{
-		MaxParallel:     new(m.MaxParallel),
-		HealthCheck:     new(m.HealthCheck),
-		MinHealthyTime:  new(m.MinHealthyTime),
-		HealthyDeadline: new(m.HealthyDeadline),
-	}
+	return byName[api.MigrateStrategy](m)
 }
 
 func rescheduleToStructs(r *api.ReschedulePolicy) *structs.ReschedulePolicy {
-	if r == nil {
-		return nil
-	}
-	return &structs.ReschedulePolicy{
-		Attempts:      deref(r.Attempts),
-		Interval:      deref(r.Interval),
-		Delay:         deref(r.Delay),
-		DelayFunction: deref(r.DelayFunction),
-		MaxDelay:      deref(r.MaxDelay),
-		Unlimited:     deref(r.Unlimited),
-	}
+	return byName[structs.ReschedulePolicy](r)
 }
 
 func rescheduleFromStructs(r *structs.ReschedulePolicy) *api.ReschedulePolicy {
-	if r == nil {
-		return nil
-	}
-	return &api.ReschedulePolicy{
-		Attempts:      new(r.Attempts),
-		Interval:      new(r.Interval),
-		Delay:         new(r.Delay),
-		DelayFunction: new(r.DelayFunction),
-		MaxDelay:      new(r.MaxDelay),
-		Unlimited:     new(r.Unlimited),
-	}
+	return byName[api.ReschedulePolicy](r)
 }
 
 func restartToStructs(r *api.RestartPolicy) *structs.RestartPolicy {
-	if r == nil {
-		return nil
-	}
-	return &structs.RestartPolicy{
-		Attempts:        deref(r.Attempts),
-		Interval:        deref(r.Interval),
-		Delay:           deref(r.Delay),
-		Mode:            deref(r.Mode),
-		RenderTemplates: deref(r.RenderTemplates),
-	}
+	return byName[structs.RestartPolicy](r)
 }
 
 func restartFromStructs(r *structs.RestartPolicy) *api.RestartPolicy {
-	if r == nil {
-		return nil
-	}
-	return &api.RestartPolicy{
-		Attempts:        new(r.Attempts),
-		Interval:        new(r.Interval),
-		Delay:           new(r.Delay),
-		Mode:            new(r.Mode),
-		RenderTemplates: new(r.RenderTemplates),
-	}
+	return byName[api.RestartPolicy](r)
 }
 
 // periodicToStructs folds the api's single Spec (the `cron` attribute) and

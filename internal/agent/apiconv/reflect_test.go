@@ -13,8 +13,6 @@ import (
 // go-cmp is not available; these helpers give reflect.DeepEqual failures a
 // path and check fixtures and outputs for fields left unset.
 
-var timeType = reflect.TypeFor[time.Time]()
-
 // firstDiff returns the path of the first difference between a and b, or "".
 func firstDiff(a, b any) string {
 	return diffValue("", reflect.ValueOf(a), reflect.ValueOf(b))

@@ -12,30 +12,20 @@ func resourcesToStructs(r *api.Resources) *structs.Resources {
 	if r == nil {
 		return nil
 	}
-	return &structs.Resources{
-		CPU:         deref(r.CPU),
-		Cores:       deref(r.Cores),
-		MemoryMB:    deref(r.MemoryMB),
-		MemoryMaxMB: deref(r.MemoryMaxMB),
-		DiskMB:      deref(r.DiskMB),
-		Networks:    networksToStructs(r.Networks),
-		Devices:     devicesToStructs(r.Devices),
-	}
+	out := byName[structs.Resources](r)
+	out.Networks = networksToStructs(r.Networks)
+	out.Devices = devicesToStructs(r.Devices)
+	return out
 }
 
 func resourcesFromStructs(r *structs.Resources) *api.Resources {
 	if r == nil {
 		return nil
 	}
-	return &api.Resources{
-		CPU:         new(r.CPU),
-		Cores:       new(r.Cores),
-		MemoryMB:    new(r.MemoryMB),
-		MemoryMaxMB: new(r.MemoryMaxMB),
-		DiskMB:      new(r.DiskMB),
-		Networks:    networksFromStructs(r.Networks),
-		Devices:     devicesFromStructs(r.Devices),
-	}
+	out := byName[api.Resources](r)
+	out.Networks = networksFromStructs(r.Networks)
+	out.Devices = devicesFromStructs(r.Devices)
+	return out
 }
 
 // devicesToStructs keeps only name and count: structs has no per-device
@@ -54,29 +44,19 @@ func devicesFromStructs(in []*structs.RequestedDevice) []*api.RequestedDevice {
 
 func networksToStructs(in []*api.NetworkResource) []*structs.NetworkResource {
 	return convertPtrs(in, func(n *api.NetworkResource) *structs.NetworkResource {
-		return &structs.NetworkResource{
-			Mode:          n.Mode,
-			Device:        n.Device,
-			CIDR:          n.CIDR,
-			IP:            n.IP,
-			MBits:         deref(n.MBits),
-			ReservedPorts: convertSlice(n.ReservedPorts, portToStructs),
-			DynamicPorts:  convertSlice(n.DynamicPorts, portToStructs),
-		}
+		out := byName[structs.NetworkResource](n)
+		out.ReservedPorts = convertSlice(n.ReservedPorts, portToStructs)
+		out.DynamicPorts = convertSlice(n.DynamicPorts, portToStructs)
+		return out
 	})
 }
 
 func networksFromStructs(in []*structs.NetworkResource) []*api.NetworkResource {
 	return convertPtrs(in, func(n *structs.NetworkResource) *api.NetworkResource {
-		return &api.NetworkResource{
-			Mode:          n.Mode,
-			Device:        n.Device,
-			CIDR:          n.CIDR,
-			IP:            n.IP,
-			MBits:         new(n.MBits),
-			ReservedPorts: convertSlice(n.ReservedPorts, portFromStructs),
-			DynamicPorts:  convertSlice(n.DynamicPorts, portFromStructs),
-		}
+		out := byName[api.NetworkResource](n)
+		out.ReservedPorts = convertSlice(n.ReservedPorts, portFromStructs)
+		out.DynamicPorts = convertSlice(n.DynamicPorts, portFromStructs)
+		return out
 	})
 }
 

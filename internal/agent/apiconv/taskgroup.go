@@ -105,50 +105,25 @@ func scalingFromStructs(s *structs.ScalingPolicy) *api.ScalingPolicy {
 	if s == nil {
 		return nil
 	}
-	return &api.ScalingPolicy{
-		Min:     new(s.Min),
-		Max:     new(s.Max),
-		Enabled: new(s.Enabled),
-		Policy:  copyConfig(s.Policy),
-	}
+	out := byName[api.ScalingPolicy](s)
+	out.Policy = copyConfig(s.Policy)
+	return out
 }
 
 func disconnectToStructs(d *api.DisconnectStrategy) *structs.DisconnectStrategy {
-	if d == nil {
-		return nil
-	}
-	return &structs.DisconnectStrategy{
-		LostAfter:         deref(d.LostAfter),
-		StopOnClientAfter: clonePtr(d.StopOnClientAfter),
-		Replace:           clonePtr(d.Replace),
-		Reconcile:         deref(d.Reconcile),
-	}
+	return byName[structs.DisconnectStrategy](d)
 }
 
 func disconnectFromStructs(d *structs.DisconnectStrategy) *api.DisconnectStrategy {
-	if d == nil {
-		return nil
-	}
-	return &api.DisconnectStrategy{
-		LostAfter:         new(d.LostAfter),
-		StopOnClientAfter: clonePtr(d.StopOnClientAfter),
-		Replace:           clonePtr(d.Replace),
-		Reconcile:         new(d.Reconcile),
-	}
+	return byName[api.DisconnectStrategy](d)
 }
 
 func ephemeralDiskToStructs(e *api.EphemeralDisk) *structs.EphemeralDisk {
-	if e == nil {
-		return nil
-	}
-	return &structs.EphemeralDisk{Sticky: deref(e.Sticky), SizeMB: deref(e.SizeMB), Migrate: deref(e.Migrate)}
+	return byName[structs.EphemeralDisk](e)
 }
 
 func ephemeralDiskFromStructs(e *structs.EphemeralDisk) *api.EphemeralDisk {
-	if e == nil {
-		return nil
-	}
-	return &api.EphemeralDisk{Sticky: new(e.Sticky), SizeMB: new(e.SizeMB), Migrate: new(e.Migrate)}
+	return byName[api.EphemeralDisk](e)
 }
 
 // servicesToStructs keeps the subset of a service block that structs stores

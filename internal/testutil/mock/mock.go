@@ -34,8 +34,18 @@ func Node(id string) *structs.Node {
 // task "web" runs /bin/web with the exec driver and asks 500 MHz and
 // 256 MB. It is canonicalized (Nomad's defaults filled in).
 func Job(id string) *structs.Job {
-	j := &structs.Job{
-		ID: id, Namespace: structs.DefaultNamespace, Type: structs.JobTypeService,
+	j := JobSpec(id)
+	j.Canonicalize()
+	return j
+}
+
+// JobSpec is Job as a client submits it, before the server canonicalizes
+// it: a test may change its type or groups first and still get the
+// defaults that follow from them when the job is registered. Its namespace
+// is unset, so it is the request's.
+func JobSpec(id string) *structs.Job {
+	return &structs.Job{
+		ID: id, Type: structs.JobTypeService,
 		Datacenters: []string{"dc1"},
 		TaskGroups: []*structs.TaskGroup{{
 			Name: "web", Count: 1,
@@ -45,8 +55,6 @@ func Job(id string) *structs.Job {
 			}},
 		}},
 	}
-	j.Canonicalize()
-	return j
 }
 
 // Alloc is alloc id of job's first group (index 0) on nodeID, desired to

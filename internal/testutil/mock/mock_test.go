@@ -1,6 +1,7 @@
 package mock
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/drover-project/drover/internal/structs"
@@ -33,5 +34,17 @@ func TestFixturesAreFresh(t *testing.T) {
 	a.TaskGroups[0].Count = 9
 	if b.TaskGroups[0].Count != 1 {
 		t.Fatal("two Job calls share state")
+	}
+}
+
+// JobSpec is Job before canonicalization: canonicalizing it gives Job.
+func TestJobSpecCanonicalizesToJob(t *testing.T) {
+	spec := JobSpec("web")
+	if spec.Namespace != "" || spec.Priority != 0 {
+		t.Fatalf("JobSpec has defaults filled in: namespace %q, priority %d", spec.Namespace, spec.Priority)
+	}
+	spec.Canonicalize()
+	if !reflect.DeepEqual(spec, Job("web")) {
+		t.Fatalf("canonicalized JobSpec = %+v, want Job", spec)
 	}
 }
