@@ -157,8 +157,21 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 const chaosStabilization = 2 * time.Second
 
 // tuneAutopilot shortens the stabilization time through the operator API
-// (the configuration is raft-stored, so every later leader keeps it).
+// (the configuration is raft-stored, so every later leader keeps it). A
+// young cluster on a loaded machine may still change leader under the
+// write, so it is retried on the newest leader for up to a minute.
 func (h *harness) tuneAutopilot() error {
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		err := h.setStabilization()
+		if err == nil || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(200 * time.Millisecond) // a new election is under way
+	}
+}
+
+func (h *harness) setStabilization() error {
 	leader, err := h.waitLeader(60 * time.Second)
 	if err != nil {
 		return err
