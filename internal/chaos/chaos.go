@@ -502,7 +502,7 @@ func (h *harness) probeScheduling(round int, start time.Time, cutOff []*serverPr
 		h.load.ack(id, resp.JobModifyIndex, 0, false)
 		for time.Now().Before(deadline) {
 			ev, _, err := s.api.Evaluations().Info(resp.EvalID, nil)
-			if err == nil && ev.Status == api.EvalStatusComplete {
+			if err == nil && (ev.Status == api.EvalStatusComplete || probePlacedEarlier(s, id, ev)) {
 				return time.Since(start), nil
 			}
 			last = evalProgress(s, resp.EvalID, ev, err)
@@ -510,6 +510,26 @@ func (h *harness) probeScheduling(round int, start time.Time, cutOff []*serverPr
 		}
 	}
 	return 0, fmt.Errorf("scheduling did not resume within 90s (%s)", last)
+}
+
+// probePlacedEarlier reports whether a probe eval was canceled as a no-op
+// because the probe was already placed: a register whose answer was lost
+// (a timeout while the leader committed it) is retried, and the retry's
+// eval finds nothing left to do. Scheduling has resumed all the same.
+func probePlacedEarlier(s *serverProc, jobID string, ev *api.Evaluation) bool {
+	if ev.Status != api.EvalStatusCancelled {
+		return false
+	}
+	allocs, _, err := s.api.Jobs().Allocations(jobID, false, nil)
+	if err != nil {
+		return false
+	}
+	for _, a := range allocs {
+		if a.DesiredStatus == api.AllocDesiredStatusRun {
+			return true
+		}
+	}
+	return false
 }
 
 // evalProgress says where a probe eval stands, for a failed round.
