@@ -7,6 +7,7 @@ import (
 
 	"github.com/drover-project/drover/internal/scheduler"
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/testutil/mock"
 )
 
 // GC deletes only terminal evals: a pending (delayed) eval and a blocked
@@ -152,4 +153,41 @@ func TestNodeEvalCoalescing_WritesEveryEvalItMust(t *testing.T) {
 		t.Fatalf("writeUncovered wrote %d evals (%v), want 1", len(written), err)
 	}
 	p.waitStatus("late-1", structs.EvalStatusComplete)
+}
+
+// job-gc purges a stopped job once it has been stopped for
+// JobGCThreshold, not before.
+func TestGC_JobGCPurgesStoppedJobsOnlyPastThreshold(t *testing.T) {
+	cases := []struct {
+		name       string
+		stoppedFor time.Duration // beyond JobGCThreshold (negative: short of it)
+		purged     bool
+	}{
+		{"short of the threshold", -time.Second, false},
+		{"at the threshold", 0, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := newSteppedPipeline(t)
+			job := mock.Job("web")
+			p.register(job)
+			runSteps(t, p.srv)
+			if _, err := p.srv.Job.Deregister(context.Background(), &structs.JobDeregisterArgs{JobID: job.ID}); err != nil {
+				t.Fatal(err)
+			}
+			runSteps(t, p.srv)
+			p.clk.Advance(p.srv.config.JobGCThreshold + c.stoppedFor)
+			if err := p.srv.CreateCoreEvals(CoreJobJobGC); err != nil {
+				t.Fatal(err)
+			}
+			runSteps(t, p.srv)
+			stored, err := p.srv.State().JobByID(nil, job.Namespace, job.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if purged := stored == nil; purged != c.purged {
+				t.Fatalf("job purged = %v, want %v", purged, c.purged)
+			}
+		})
+	}
 }
