@@ -115,6 +115,20 @@ func TestSubscribe_TooOldIndexStartsAtOldestRetained(t *testing.T) {
 	}
 }
 
+// A size of zero or less means DefaultBufferSize: that many batches are
+// retained, and the one before them is dropped.
+func TestNew_NonPositiveSizeRetainsDefaultBufferSize(t *testing.T) {
+	for _, size := range []int{0, -1} {
+		b := New(size)
+		for i := uint64(1); i <= DefaultBufferSize+1; i++ {
+			b.Publish(batch(i, jobEvent("default", "j")))
+		}
+		if got := next(t, b.Subscribe(&structs.EventStreamRequest{Index: 1})).Index; got != 2 {
+			t.Fatalf("New(%d): oldest retained is %d, want 2", size, got)
+		}
+	}
+}
+
 func TestSlowSubscriberIsDroppedNotWaitedFor(t *testing.T) {
 	b := New(2)
 	s := b.Subscribe(&structs.EventStreamRequest{})
