@@ -129,6 +129,28 @@ func TestNew_NonPositiveSizeRetainsDefaultBufferSize(t *testing.T) {
 	}
 }
 
+// Once the ring has wrapped, a subscription starts at the first retained
+// batch at or after its index, and LastIndex is the newest batch.
+func TestSubscribe_StartsWithinAWrappedRing(t *testing.T) {
+	b := New(3)
+	for i := uint64(1); i <= 7; i++ { // retains 5, 6 and 7
+		b.Publish(batch(i, jobEvent("default", "j")))
+	}
+	if got := b.LastIndex(); got != 7 {
+		t.Fatalf("last index %d, want 7", got)
+	}
+	for _, c := range []struct{ index, first uint64 }{{1, 5}, {5, 5}, {6, 6}, {7, 7}} {
+		if got := next(t, b.Subscribe(&structs.EventStreamRequest{Index: c.index})).Index; got != c.first {
+			t.Fatalf("subscribed at %d, first batch %d, want %d", c.index, got, c.first)
+		}
+	}
+	ahead := b.Subscribe(&structs.EventStreamRequest{Index: 8})
+	b.Publish(batch(8, jobEvent("default", "j")))
+	if got := next(t, ahead).Index; got != 8 {
+		t.Fatalf("subscribed ahead at 8, first batch %d", got)
+	}
+}
+
 func TestSlowSubscriberIsDroppedNotWaitedFor(t *testing.T) {
 	b := New(2)
 	s := b.Subscribe(&structs.EventStreamRequest{})
