@@ -151,6 +151,29 @@ func TestSubscribe_StartsWithinAWrappedRing(t *testing.T) {
 	}
 }
 
+// A subscriber that has read everything gets nothing more until the next
+// publish: not the slot past the newest batch, which on a full ring holds
+// the oldest one.
+func TestSubscribe_CaughtUpGetsOnlyNewBatches(t *testing.T) {
+	b := New(2)
+	for i := uint64(1); i <= 3; i++ {
+		b.Publish(batch(i, jobEvent("default", "j")))
+	}
+	s := b.Subscribe(&structs.EventStreamRequest{Index: 3})
+	if got := next(t, s).Index; got != 3 {
+		t.Fatalf("first batch %d, want 3", got)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if got, err := s.Next(ctx); got != nil || !errors.Is(err, context.Canceled) {
+		t.Fatalf("caught-up Next = %v, %v; want nothing until a publish", got, err)
+	}
+	b.Publish(batch(4, jobEvent("default", "j")))
+	if got := next(t, s).Index; got != 4 {
+		t.Fatalf("after a publish got %d, want 4", got)
+	}
+}
+
 func TestSlowSubscriberIsDroppedNotWaitedFor(t *testing.T) {
 	b := New(2)
 	s := b.Subscribe(&structs.EventStreamRequest{})
