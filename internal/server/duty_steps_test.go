@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -10,9 +11,10 @@ import (
 
 // newSteppedPipeline is a pipeline whose duties and worker run only when
 // the test steps them (Config.ManualDuties).
-func newSteppedPipeline(t *testing.T) *pipeline {
+func newSteppedPipeline(t *testing.T, opts ...func(*Config)) *pipeline {
 	t.Helper()
-	p := newPipeline(t, 1, completeAll, func(c *Config) { c.ManualDuties = true })
+	opts = append([]func(*Config){func(c *Config) { c.ManualDuties = true }}, opts...)
+	p := newPipeline(t, 1, completeAll, opts...)
 	if err := p.srv.AwaitLeadership(10 * time.Second); err != nil {
 		t.Fatal(err)
 	}
@@ -31,9 +33,12 @@ func runSteps(t *testing.T, s *Server) {
 
 // With manual duties nothing processes an eval until the caller steps the
 // server; one run of steps takes it to complete, after which a pass finds
-// nothing to do.
+// nothing to do and writes nothing to raft.
 func TestStepDuties_NothingRunsUntilStepped(t *testing.T) {
-	p := newSteppedPipeline(t)
+	var raftWrites atomic.Int64
+	p := newSteppedPipeline(t, func(c *Config) {
+		c.RaftApplyHook = func(structs.MessageType) { raftWrites.Add(1) }
+	})
 	id := p.register(testJob("web"))
 	if got := p.eval(id).Status; got != structs.EvalStatusPending {
 		t.Fatalf("unstepped eval is %s, want pending", got)
@@ -45,8 +50,12 @@ func TestStepDuties_NothingRunsUntilStepped(t *testing.T) {
 	if got := p.eval(id).Status; got != structs.EvalStatusComplete {
 		t.Fatalf("stepped eval is %s, want complete", got)
 	}
+	writes := raftWrites.Load()
 	if p.srv.StepDuties() {
 		t.Fatal("an idle pass reported progress")
+	}
+	if n := raftWrites.Load() - writes; n != 0 {
+		t.Fatalf("an idle pass made %d raft writes", n)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/drover-project/drover/internal/scheduler"
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/testutil/mock"
 )
 
 // GC deletes only terminal evals: a pending (delayed) eval and a blocked
@@ -152,4 +153,76 @@ func TestNodeEvalCoalescing_WritesEveryEvalItMust(t *testing.T) {
 		t.Fatalf("writeUncovered wrote %d evals (%v), want 1", len(written), err)
 	}
 	p.waitStatus("late-1", structs.EvalStatusComplete)
+}
+
+// stoppedAndAged registers a job and stops it, both processed by the
+// steps, then moves the clock past the stop by coreJob's GC threshold plus
+// beyond and runs one core GC eval of that kind. It returns the pipeline
+// and the register eval's ID.
+func stoppedAndAged(t *testing.T, job *structs.Job, coreJob string, beyond time.Duration) (*pipeline, string) {
+	t.Helper()
+	p := newSteppedPipeline(t)
+	registerEval := p.register(job)
+	runSteps(t, p.srv)
+	if _, err := p.srv.Job.Deregister(context.Background(), &structs.JobDeregisterArgs{JobID: job.ID}); err != nil {
+		t.Fatal(err)
+	}
+	runSteps(t, p.srv)
+	threshold := p.srv.config.EvalGCThreshold
+	if coreJob == CoreJobJobGC {
+		threshold = p.srv.config.JobGCThreshold
+	}
+	p.clk.Advance(threshold + beyond)
+	if err := p.srv.CreateCoreEvals(coreJob); err != nil {
+		t.Fatal(err)
+	}
+	runSteps(t, p.srv)
+	return p, registerEval
+}
+
+// job-gc purges a stopped job once it has been stopped for
+// JobGCThreshold, not before.
+func TestGC_JobGCPurgesStoppedJobsOnlyPastThreshold(t *testing.T) {
+	cases := []struct {
+		name       string
+		stoppedFor time.Duration // beyond JobGCThreshold (negative: short of it)
+		purged     bool
+	}{
+		{"short of the threshold", -time.Second, false},
+		{"at the threshold", 0, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			job := mock.Job("web")
+			p, _ := stoppedAndAged(t, job, CoreJobJobGC, c.stoppedFor)
+			stored, err := p.srv.State().JobByID(nil, job.Namespace, job.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if purged := stored == nil; purged != c.purged {
+				t.Fatalf("job purged = %v, want %v", purged, c.purged)
+			}
+		})
+	}
+}
+
+// eval-gc deletes a terminal eval once it has been terminal for
+// EvalGCThreshold, not before.
+func TestGC_EvalGCDeletesTerminalEvalsOnlyPastThreshold(t *testing.T) {
+	cases := []struct {
+		name    string
+		doneFor time.Duration // beyond EvalGCThreshold (negative: short of it)
+		deleted bool
+	}{
+		{"short of the threshold", -time.Nanosecond, false},
+		{"at the threshold", 0, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, registerEval := stoppedAndAged(t, mock.Job("web"), CoreJobEvalGC, c.doneFor)
+			if deleted := p.eval(registerEval) == nil; deleted != c.deleted {
+				t.Fatalf("register eval deleted = %v, want %v", deleted, c.deleted)
+			}
+		})
+	}
 }

@@ -59,3 +59,23 @@ func TestBroker_DelayedEvalWaitsForItsJobOnRelease(t *testing.T) {
 		t.Fatalf("got %s", e.ID)
 	}
 }
+
+// A leadership flap drops the held evals and their timer; the next leader
+// restores the same eval with the same WaitUntil, and it must be held and
+// released again, not left without a timer because that instant was the
+// one the old timer was armed for.
+func TestBroker_DelayedEvalReleasedAfterDisableAndReenable(t *testing.T) {
+	b, clk := newTestBroker(t)
+	held := mkEval("held", "service", "j1", 50, 1)
+	held.WaitUntil = t0.Add(10 * time.Second)
+	b.Enqueue(held)
+	b.SetEnabled(false)
+	b.SetEnabled(true)
+	b.Enqueue(held)
+	wantStats(t, b, 0, 0, 1, 0, 0)
+
+	clk.Advance(10 * time.Second)
+	if got := dequeueIDs(t, b, "service"); !reflect.DeepEqual(got, []string{"held"}) {
+		t.Fatalf("after WaitUntil got %v, want [held]", got)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/drover-project/drover/internal/clock"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -66,18 +67,18 @@ func TestBroker_DisableFlushesEverything(t *testing.T) {
 }
 
 func TestBroker_EnqueueAllRequeue(t *testing.T) {
-	setup := func(t *testing.T) (*Broker, *structs.Evaluation, string) {
-		b, _ := newTestBroker(t)
+	setup := func(t *testing.T) (*Broker, *clock.Manual, *structs.Evaluation, string) {
+		b, clk := newTestBroker(t)
 		b.Enqueue(mkEval("e", "service", "j1", 50, 1))
 		e, tok := mustDequeue(t, b, "service")
 		unblocked := e.Copy()
 		unblocked.ModifyIndex = 7
 		b.EnqueueAll(map[*structs.Evaluation]string{unblocked: tok})
 		wantStats(t, b, 0, 1, 0, 0, 0) // not delivered twice
-		return b, e, tok
+		return b, clk, e, tok
 	}
 	t.Run("ack enqueues the requeued copy", func(t *testing.T) {
-		b, e, tok := setup(t)
+		b, _, e, tok := setup(t)
 		if err := b.Ack(e.ID, tok); err != nil {
 			t.Fatal(err)
 		}
@@ -87,14 +88,20 @@ func TestBroker_EnqueueAllRequeue(t *testing.T) {
 		}
 	})
 	t.Run("nack retries the requeued copy once", func(t *testing.T) {
-		b, e, tok := setup(t)
+		b, clk, e, tok := setup(t)
 		if err := b.Nack(e.ID, tok); err != nil {
 			t.Fatal(err)
 		}
 		wantStats(t, b, 0, 0, 1, 0, 0)
+		clk.Advance(time.Minute) // past the nack delay
+		got, _ := mustDequeue(t, b, "service")
+		if got.ID != "e" || got.ModifyIndex != 7 {
+			t.Fatalf("retried %s@%d, want the requeued copy", got.ID, got.ModifyIndex)
+		}
+		mustNotDequeue(t, b, "service")
 	})
 	t.Run("stale token does not requeue", func(t *testing.T) {
-		b, e, tok := setup(t)
+		b, _, e, tok := setup(t)
 		b.EnqueueAll(map[*structs.Evaluation]string{e.Copy(): "stale"})
 		wantStats(t, b, 0, 1, 0, 0, 0)
 		if err := b.Ack(e.ID, tok); err != nil {

@@ -162,3 +162,26 @@ func ids(evals []*structs.Evaluation) []string {
 	}
 	return out
 }
+
+// "Newest" is the latest modification, not the latest creation: an eval
+// created first but modified last (a blocked eval unblocked and
+// re-enqueued) is the one promoted, and the later-created one is canceled.
+func TestBroker_AckPromotesLatestModifiedOverLatestCreated(t *testing.T) {
+	b, _ := newTestBroker(t)
+	b.Enqueue(mkEval("running", "service", "j1", 50, 1))
+	running, tok := mustDequeue(t, b, "service")
+	reenqueued := mkEval("reenqueued", "service", "j1", 50, 2)
+	reenqueued.ModifyIndex = 9
+	b.Enqueue(reenqueued)
+	b.Enqueue(mkEval("created-later", "service", "j1", 50, 5))
+
+	if err := b.Ack(running.ID, tok); err != nil {
+		t.Fatal(err)
+	}
+	if e, _ := mustDequeue(t, b, "service"); e.ID != "reenqueued" {
+		t.Fatalf("promoted %s, want reenqueued (modify index 9)", e.ID)
+	}
+	if c := b.Cancelable(0); len(c) != 1 || c[0].ID != "created-later" {
+		t.Fatalf("cancelable %v, want [created-later]", ids(c))
+	}
+}

@@ -247,6 +247,21 @@ func TestNodeDrain_JobLevelMigrateAppliesWhenGroupHasNone(t *testing.T) {
 	}
 }
 
+// The migrate block that counts is the job's current one, not the copy an
+// alloc was placed with: raising max_parallel applies to running allocs.
+func TestNodeDrain_CurrentJobVersionsMigrateBlockApplies(t *testing.T) {
+	w := newWorld()
+	placedWith := w.job("web", structs.JobTypeService, 50, group("api", nil)) // max_parallel 1
+	w.node("n1", drain(0))
+	for range 3 {
+		w.place(placedWith, "api", "n1")
+	}
+	w.job("web", structs.JobTypeService, 50, group("api", &structs.MigrateStrategy{MaxParallel: 2}))
+	if got := New(seqIDs()).Step(w.input(t0)); len(got.Migrate) != 2 {
+		t.Fatalf("marked %d, want 2 (the current job's max_parallel)", len(got.Migrate))
+	}
+}
+
 func TestNodeDrain_MaxParallelZeroWaitsForDeadline(t *testing.T) {
 	w := newWorld()
 	j := w.job("web", structs.JobTypeService, 50, group("api", &structs.MigrateStrategy{MaxParallel: 0}))

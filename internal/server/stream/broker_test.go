@@ -115,6 +115,65 @@ func TestSubscribe_TooOldIndexStartsAtOldestRetained(t *testing.T) {
 	}
 }
 
+// A size of zero or less means DefaultBufferSize: that many batches are
+// retained, and the one before them is dropped.
+func TestNew_NonPositiveSizeRetainsDefaultBufferSize(t *testing.T) {
+	for _, size := range []int{0, -1} {
+		b := New(size)
+		for i := uint64(1); i <= DefaultBufferSize+1; i++ {
+			b.Publish(batch(i, jobEvent("default", "j")))
+		}
+		if got := next(t, b.Subscribe(&structs.EventStreamRequest{Index: 1})).Index; got != 2 {
+			t.Fatalf("New(%d): oldest retained is %d, want 2", size, got)
+		}
+	}
+}
+
+// Once the ring has wrapped, a subscription starts at the first retained
+// batch at or after its index, and LastIndex is the newest batch.
+func TestSubscribe_StartsWithinAWrappedRing(t *testing.T) {
+	b := New(3)
+	for i := uint64(1); i <= 7; i++ { // retains 5, 6 and 7
+		b.Publish(batch(i, jobEvent("default", "j")))
+	}
+	if got := b.LastIndex(); got != 7 {
+		t.Fatalf("last index %d, want 7", got)
+	}
+	for _, c := range []struct{ index, first uint64 }{{1, 5}, {5, 5}, {6, 6}, {7, 7}} {
+		if got := next(t, b.Subscribe(&structs.EventStreamRequest{Index: c.index})).Index; got != c.first {
+			t.Fatalf("subscribed at %d, first batch %d, want %d", c.index, got, c.first)
+		}
+	}
+	ahead := b.Subscribe(&structs.EventStreamRequest{Index: 8})
+	b.Publish(batch(8, jobEvent("default", "j")))
+	if got := next(t, ahead).Index; got != 8 {
+		t.Fatalf("subscribed ahead at 8, first batch %d", got)
+	}
+}
+
+// A subscriber that has read everything gets nothing more until the next
+// publish: not the slot past the newest batch, which on a full ring holds
+// the oldest one.
+func TestSubscribe_CaughtUpGetsOnlyNewBatches(t *testing.T) {
+	b := New(2)
+	for i := uint64(1); i <= 3; i++ {
+		b.Publish(batch(i, jobEvent("default", "j")))
+	}
+	s := b.Subscribe(&structs.EventStreamRequest{Index: 3})
+	if got := next(t, s).Index; got != 3 {
+		t.Fatalf("first batch %d, want 3", got)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if got, err := s.Next(ctx); got != nil || !errors.Is(err, context.Canceled) {
+		t.Fatalf("caught-up Next = %v, %v; want nothing until a publish", got, err)
+	}
+	b.Publish(batch(4, jobEvent("default", "j")))
+	if got := next(t, s).Index; got != 4 {
+		t.Fatalf("after a publish got %d, want 4", got)
+	}
+}
+
 func TestSlowSubscriberIsDroppedNotWaitedFor(t *testing.T) {
 	b := New(2)
 	s := b.Subscribe(&structs.EventStreamRequest{})
