@@ -81,7 +81,8 @@ func TestCandidateMemo(t *testing.T) {
 		t.Fatal("a list sharing the array but shorter reused the memo")
 	}
 	var empty []*structs.Node
-	if m.jobCandidates(dc1, empty) == m.jobCandidates(dc1, empty) {
+	onEmpty := m.jobCandidates(dc1, empty)
+	if again := m.jobCandidates(dc1, empty); again == onEmpty {
 		t.Fatal("an empty list was memoized")
 	}
 	var nilMemo *candidateMemo
