@@ -189,6 +189,7 @@ func TestGreedyVictims(t *testing.T) {
 		want  string
 	}{
 		{"closest within the lowest priority", []*victim{cpuVictim("a", 10, 300), cpuVictim("b", 10, 1000), cpuVictim("c", 10, 5000), cpuVictim("d", 20, 1000)}, 1000, "b"},
+		{"closest, not first, of the lowest priority", []*victim{cpuVictim("a", 10, 600), cpuVictim("b", 10, 500), cpuVictim("c", 10, 1000)}, 1000, "c"},
 		{"first of equally close", []*victim{cpuVictim("a", 10, 1000), cpuVictim("b", 10, 1000)}, 1000, "a"},
 		{"lowest priority before closer higher ones", []*victim{cpuVictim("a", 10, 400), cpuVictim("b", 10, 400), cpuVictim("c", 20, 1000)}, 800, "a,b"},
 		{"higher priority once the lower run out", []*victim{cpuVictim("a", 10, 400), cpuVictim("b", 20, 300), cpuVictim("c", 20, 600)}, 1000, "a,c"},
