@@ -139,3 +139,38 @@ func TestDeployment_EmptyUpdateBlockAndNoProgressDeadline(t *testing.T) {
 		t.Fatalf("no progress deadline, yet RequireProgressBy %v", by)
 	}
 }
+
+// An update block with max_parallel 0 replaces every changed alloc at once,
+// as if there were no update block.
+func TestDeployment_MaxParallelZeroUpdatesAllAtOnce(t *testing.T) {
+	h := newHarness(t)
+	nodes(h, 3)
+	job, _ := h.register(rollingJob(3, 0, 0))
+	v2 := job.Copy()
+	v2.TaskGroups[0].Tasks[0].Env = map[string]string{"V": "2"}
+	v2, _ = h.register(v2)
+	placed, stopped := planned(h.plans[len(h.plans)-1])
+	if len(placed) != 3 || len(stopped) != 3 {
+		t.Fatalf("placed %d stopped %d, want 3 and 3", len(placed), len(stopped))
+	}
+	for _, a := range h.liveAllocs(v2) {
+		if a.Job.Version != v2.Version {
+			t.Fatalf("alloc %s left at version %d", a.Name, a.Job.Version)
+		}
+	}
+}
+
+// Canaries take the lowest indexes not held by a canary already.
+func TestDeployment_CanaryNames(t *testing.T) {
+	h := newHarness(t)
+	nodes(h, 3)
+	job, _ := h.register(rollingJob(3, 1, 2))
+	v2 := job.Copy()
+	v2.TaskGroups[0].Tasks[0].Env = map[string]string{"V": "2"}
+	h.register(v2)
+	placed, _ := planned(h.plans[len(h.plans)-1])
+	want := []string{structs.AllocName("web", "web", 0), structs.AllocName("web", "web", 1)}
+	if got := namesOf(placed); len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Fatalf("canaries %v, want %v", got, want)
+	}
+}
