@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -50,5 +51,44 @@ func TestInvariants_HoldAfterEveryStepOfAStory(t *testing.T) {
 	must(t, s.AdvanceTime(time.Minute))
 	must(t, s.Resume("n2"))
 	must(t, s.AdvanceTime(time.Minute))
+	must(t, s.CheckInvariants())
+}
+
+// CheckInvariants itself, not only its helpers, reports a violation: a
+// node re-registered smaller than the allocs already placed on it is
+// over-committed until the scheduler moves them (not stepped here).
+func TestInvariants_CheckReportsAnOvercommittedNode(t *testing.T) {
+	s := newTestSim(t, 5)
+	n, err := s.AddNode(NodeSpec{Name: "n1", CPU: 2000})
+	must(t, err)
+	must(t, s.RegisterJob(JobSpec{Name: "web", Count: 3, CPU: 500}))
+	must(t, s.CheckInvariants())
+
+	n.mu.Lock()
+	n.spec.CPU = 1000
+	n.mu.Unlock()
+	must(t, n.register())
+	if err := s.CheckInvariants(); err == nil || !strings.Contains(err.Error(), "over-committed") {
+		t.Fatalf("CheckInvariants = %v, want the over-committed node", err)
+	}
+}
+
+// Every eval the broker holds counts, whichever of its queues holds it:
+// with a job's evals both ready and waiting behind it (nothing stepped),
+// the stored pending evals match the broker's total.
+func TestInvariants_EvalsHeldCountEveryBrokerQueue(t *testing.T) {
+	s := newTestSim(t, 6)
+	_, err := s.AddNode(NodeSpec{Name: "n1", CPU: 4000})
+	must(t, err)
+	for i := range 3 {
+		spec := JobSpec{Name: "web", Count: 1 + i, CPU: 100}
+		if _, err := s.srv.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: spec.Job()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := s.srv.Stats().Broker
+	if b.TotalReady == 0 || b.TotalReady+b.TotalUnacked+b.TotalWaiting+b.TotalPending+b.TotalCancelable < 3 {
+		t.Fatalf("broker stats %+v: want the job's evals spread over its queues", b)
+	}
 	must(t, s.CheckInvariants())
 }
