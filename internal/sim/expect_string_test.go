@@ -45,3 +45,22 @@ func TestEvalExpect_DelayedIsStrictlyInTheFuture(t *testing.T) {
 		}
 	}
 }
+
+// An alloc expectation with restarts counts only the allocs restarted in
+// place exactly that many times; without, it counts them all.
+func TestAllocExpect_CountsByRestarts(t *testing.T) {
+	h := History{Allocs: []AllocRecord{
+		{ID: "a", Job: "web", Desired: "run", Client: "running", Restarts: 0},
+		{ID: "b", Job: "web", Desired: "run", Client: "running", Restarts: 1},
+		{ID: "c", Job: "web", Desired: "run", Client: "running", Restarts: 1},
+	}}
+	zero, one, two := 0, 1, 2
+	for _, c := range []struct {
+		restarts *int
+		want     int
+	}{{nil, 3}, {&zero, 1}, {&one, 2}, {&two, 0}} {
+		if got := (AllocExpect{Job: "web", Restarts: c.restarts}).count(h); got != c.want {
+			t.Errorf("restarts %v: count = %d, want %d", c.restarts, got, c.want)
+		}
+	}
+}
