@@ -109,3 +109,58 @@ func TestInvariants_EvalsHeldCountEveryBrokerQueue(t *testing.T) {
 	}
 	must(t, s.CheckInvariants()) // one ready, one cancelable
 }
+
+// An eval acked while its stored status is still pending is lost: the
+// broker no longer holds it and nothing will process it. CheckInvariants
+// reports it while this server leads.
+func TestInvariants_CheckReportsAnAckedButPendingEval(t *testing.T) {
+	s := newTestSim(t, 7)
+	_, err := s.AddNode(NodeSpec{Name: "n1", CPU: 4000})
+	must(t, err)
+	spec := JobSpec{Name: "web", Count: 1, CPU: 100}
+	ctx := context.Background()
+	if _, err := s.srv.Job.Register(ctx, &structs.JobRegisterArgs{Job: spec.Job()}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.srv.Eval.Dequeue(ctx, &structs.EvalDequeueRequest{Schedulers: []string{structs.JobTypeService}, Timeout: time.Second})
+	if err != nil || got.Eval == nil {
+		t.Fatalf("dequeue: %v %+v", err, got)
+	}
+	if _, err := s.srv.Eval.Ack(ctx, &structs.EvalAckRequest{EvalID: got.Eval.ID, Token: got.Token}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CheckInvariants(); err == nil || !strings.Contains(err.Error(), "pending evals stored") {
+		t.Fatalf("CheckInvariants = %v, want the lost pending eval", err)
+	}
+}
+
+// Duplicate blocked evals (older ones of a job, waiting for the leader to
+// cancel them) count as held by the blocked tracker.
+func TestInvariants_BlockedDuplicatesAreHeld(t *testing.T) {
+	s := newTestSim(t, 8)
+	_, err := s.AddNode(NodeSpec{Name: "n1", CPU: 500})
+	must(t, err)
+	must(t, s.RegisterJob(JobSpec{Name: "big", Count: 1, CPU: 900})) // blocked
+	spec := JobSpec{Name: "big", Count: 1, CPU: 950}
+	if _, err := s.srv.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: spec.Job()}); err != nil {
+		t.Fatal(err)
+	}
+	stepWorkers(s) // the new eval blocks; the old one is now a duplicate
+	if b := s.srv.Stats().Blocked; b.TotalBlocked != 1 || b.TotalDuplicates != 1 {
+		t.Fatalf("blocked tracker %+v: want one blocked eval and one duplicate", b)
+	}
+	must(t, s.CheckInvariants())
+}
+
+// stepWorkers runs only the workers' steps until they are idle, leaving
+// the leader's reapers unstepped.
+func stepWorkers(s *Sim) {
+	for progress := true; progress; {
+		progress = false
+		for _, d := range s.srv.DutySteps() {
+			if strings.HasPrefix(d.Name, "worker-") && d.Step() {
+				progress = true
+			}
+		}
+	}
+}
