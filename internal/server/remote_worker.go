@@ -218,11 +218,10 @@ func (p *PlanEndpoint) Submit(ctx context.Context, args *structs.PlanSubmitReque
 	if args.Plan == nil {
 		return nil, BadRequest("Plan: missing plan")
 	}
-	args.Plan.Expand()
+	// A follower's plan arrives compact (Plan.Compact) and stays so: the
+	// applier never reads a placement's job.
 	result, err := p.srv.submitHeldPlan(args.Plan)
-	if result != nil {
-		reply.Result = result.Compact(args.Plan.Job)
-	}
+	reply.Result = result
 	return reply, err
 }
 

@@ -56,31 +56,27 @@ func TestPlanCompact_DropsThePlansJobFromItsPlacements(t *testing.T) {
 	}
 
 	got := roundTrip(t, sent)
-	got.Expand()
 	for _, a := range got.NodeAllocation["n1"] {
-		if a.Job != got.Job {
-			t.Errorf("expanded placement %s has job %p, want the plan's %p", a.ID, a.Job, got.Job)
+		if a.Job != nil {
+			t.Errorf("received placement %s carries a job", a.ID)
 		}
 	}
 	if j := got.NodeAllocation["n2"][0].Job; j == nil || j.Version != 1 {
-		t.Errorf("placement of version 1 came back with job %+v", j)
+		t.Errorf("placement of version 1 arrived with job %+v", j)
 	}
 }
 
-// A result goes back compact and is expanded with the submitter's job.
-func TestPlanResultCompact_RoundTrip(t *testing.T) {
-	job := wireJob(3)
-	res := &PlanResult{NodeAllocation: map[string][]*Allocation{"n1": {{ID: "a1", Job: job}}}}
-	sent := res.Compact(job)
-	if sent.NodeAllocation["n1"][0].Job != nil {
-		t.Fatal("compact result placement still carries the job")
+// A result for a compact plan comes back with job-less placements; the
+// follower gives them its plan's job, and keeps the job a placement has.
+func TestPlanResultExpand_RestoresThePlansJob(t *testing.T) {
+	job, older := wireJob(3), wireJob(2)
+	res := roundTrip(t, &PlanResult{NodeAllocation: map[string][]*Allocation{
+		"n1": {{ID: "a1"}, {ID: "a2", Job: older}}}})
+	res.Expand(job)
+	if got := res.NodeAllocation["n1"][0].Job; got != job {
+		t.Errorf("a1 has job %p, want the plan's %p", got, job)
 	}
-	if res.NodeAllocation["n1"][0].Job != job {
-		t.Fatal("Compact changed the leader's result")
-	}
-	got := roundTrip(t, sent)
-	got.Expand(job)
-	if got.NodeAllocation["n1"][0].Job != job {
-		t.Fatal("expanded result placement does not carry the submitter's job")
+	if got := res.NodeAllocation["n1"][1].Job; got == nil || got.Version != 2 {
+		t.Errorf("a2 lost its own job: %+v", got)
 	}
 }

@@ -28,7 +28,10 @@ func buildRequest(snap jobLookup, plan *structs.Plan, res *structs.PlanResult, n
 	}
 	for _, nodeID := range sortedKeys(res.NodeAllocation) {
 		for _, a := range res.NodeAllocation[nodeID] {
-			req.AllocsUpdated = append(req.AllocsUpdated, withoutPlanJob(a, plan.Job))
+			// Without the plan's job: the state store attaches it, and a
+			// job per alloc would make a large plan's entry many times
+			// larger.
+			req.AllocsUpdated = append(req.AllocsUpdated, a.WithoutJob(plan.Job))
 		}
 	}
 	keepLastGroupMetrics(req.AllocsUpdated)
@@ -40,19 +43,6 @@ func buildRequest(snap jobLookup, plan *structs.Plan, res *structs.PlanResult, n
 	var err error
 	req.AllocsPreempted, req.PreemptionEvals, err = preemptions(snap, res, now, newID)
 	return req, err
-}
-
-// withoutPlanJob drops an alloc's Job when it is the plan's job: the state
-// store attaches the plan's job to allocs without one, and a job per alloc
-// would make a large plan's raft entry many times larger. The alloc is
-// shallow-copied because it belongs to the plan.
-func withoutPlanJob(a *structs.Allocation, job *structs.Job) *structs.Allocation {
-	if a.Job == nil || job == nil || !a.Job.SameVersion(job) {
-		return a
-	}
-	c := *a
-	c.Job = nil
-	return &c
 }
 
 // stopDiff keeps only what the state store applies for a stop
