@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/drover-project/drover/internal/bench"
+	"github.com/drover-project/drover/internal/telemetry"
 )
 
 // runBench runs the end-to-end benchmarks of internal/bench on in-process
@@ -29,9 +30,10 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	serialPlans := fs.Bool("serial-plans", false, "turn the plan applier's pipeline off (evaluate, commit and answer one plan at a time)")
 	schedulers := fs.Int("schedulers", 0, "scheduling workers per server (default 2, as on a 2-core server)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run (every server is in this process) to this file")
+	raftTimings := fs.Bool("raft-timings", false, "after the table, print raft's timing summaries over the run (commit, log writes, replication round trips, FSM apply) for every server in this process")
 	traceFile := fs.String("trace", "", "write an execution trace of the whole run to this file (go tool trace -pprof=sync|net|syscall|sched shows where goroutines wait)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: drover bench [-nodes 1000,5000,10000] [-scenario a,b,c,d,e,f,g] [-quick] [-servers 3] [-serial-plans] [-schedulers 2] [-cpuprofile FILE] [-trace FILE]")
+		fmt.Fprintln(stderr, "Usage: drover bench [-nodes 1000,5000,10000] [-scenario a,b,c,d,e,f,g] [-quick] [-servers 3] [-serial-plans] [-schedulers 2] [-cpuprofile FILE] [-trace FILE] [-raft-timings]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -66,6 +68,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		printBenchRow(stdout, res)
+	}
+	if *raftTimings {
+		printRaftTimings(stdout)
 	}
 	return 0
 }
@@ -161,5 +166,24 @@ func dur(d time.Duration) string {
 		return fmt.Sprintf("%.1fms", float64(d)/1e6)
 	default:
 		return fmt.Sprintf("%.2fs", d.Seconds())
+	}
+}
+
+// benchRaftTimings are the raft summaries that split a commit's latency:
+// the leader's log write, the round trip to a follower (which includes
+// the follower's log write), the commit, and the FSM apply.
+var benchRaftTimings = []string{
+	"nomad_raft_leader_dispatchLog",
+	"nomad_raft_rpc_appendEntries_storeLogs",
+	"nomad_raft_replication_appendEntries_rpc",
+	"nomad_raft_commitTime",
+	"nomad_raft_fsm_apply",
+}
+
+func printRaftTimings(w io.Writer) {
+	fmt.Fprintf(w, "\n%-42s %8s %10s %10s %10s %10s\n", "RAFT (all servers)", "COUNT", "MEAN", "P50", "P90", "P99")
+	for _, s := range telemetry.RaftSummaries(benchRaftTimings...) {
+		fmt.Fprintf(w, "%-42s %8d %10s %10s %10s %10s\n", s.Name, s.Count, s.Mean.Round(time.Microsecond),
+			s.P50.Round(time.Microsecond), s.P90.Round(time.Microsecond), s.P99.Round(time.Microsecond))
 	}
 }

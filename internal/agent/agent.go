@@ -111,6 +111,7 @@ func (a *Agent) serverConfig() *server.Config {
 		Region:                 c.Region,
 		Datacenter:             c.Datacenter,
 		DataDir:                c.DataDir,
+		RaftLogStore:           c.Server.RaftLogStore,
 		DevMode:                c.DevMode,
 		RaftAddr:               a.advertisedRPCAddr(),
 		RaftNetwork:            true,

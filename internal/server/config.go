@@ -25,6 +25,10 @@ type Config struct {
 	Datacenter string
 	// DataDir holds raft's log and snapshots. Empty only in DevMode.
 	DataDir string
+	// RaftLogStore is raft's log backend on disk: LogStoreWAL or
+	// LogStoreBoltDB. Empty keeps the backend a data dir already holds
+	// and picks the WAL for a new one (raft_logstore.go).
+	RaftLogStore string
 	// DevMode runs a single-voter raft with in-memory stores.
 	DevMode bool
 	// RaftAddr is this server's raft address (its RPC address).

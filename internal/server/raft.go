@@ -11,7 +11,6 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
-	raftboltdb "github.com/hashicorp/raft-boltdb/v2"
 )
 
 // raftStores are the three stores raft needs, plus what to close on shutdown.
@@ -40,8 +39,9 @@ func (r *raftStores) Close() error {
 }
 
 // openRaftStores returns in-memory stores in dev mode and on-disk ones
-// (a bbolt log/stable store and file snapshots under DataDir/raft) otherwise,
-// so a restarted server keeps every acknowledged write.
+// (the log and stable store of openLogStore and file snapshots under
+// DataDir/server/raft) otherwise, so a restarted server keeps every
+// acknowledged write.
 func openRaftStores(c *Config, logger hclog.Logger) (*raftStores, error) {
 	if c.DevMode {
 		mem := raft.NewInmemStore()
@@ -56,21 +56,17 @@ func openRaftStores(c *Config, logger hclog.Logger) (*raftStores, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("server: create raft dir: %w", err)
 	}
-	bolt, err := raftboltdb.NewBoltStore(filepath.Join(dir, "raft.db"))
+	stores, err := openLogStore(dir, c.RaftLogStore, logger)
 	if err != nil {
-		return nil, fmt.Errorf("server: open raft log store: %w", err)
-	}
-	cached, err := raft.NewLogCache(512, bolt)
-	if err != nil {
-		bolt.Close()
 		return nil, err
 	}
 	snaps, err := raft.NewFileSnapshotStoreWithLogger(dir, 2, logger)
 	if err != nil {
-		bolt.Close()
+		stores.Close()
 		return nil, fmt.Errorf("server: open snapshot store: %w", err)
 	}
-	return &raftStores{logs: cached, stable: bolt, snaps: snaps, closers: []io.Closer{bolt}}, nil
+	stores.snaps = snaps
+	return stores, nil
 }
 
 // raftConfig returns raft's config for this server.

@@ -2,10 +2,12 @@ package telemetry
 
 import (
 	"sync"
+	"time"
 
 	gometrics "github.com/armon/go-metrics"
 	gmprom "github.com/armon/go-metrics/prometheus"
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 )
 
 var (
@@ -37,3 +39,54 @@ func raftRegistry() *prometheus.Registry {
 // InstallRaftSink makes raft's metrics flow from now on; servers call it
 // at start so samples taken before the first scrape are kept.
 func InstallRaftSink() { raftRegistry() }
+
+// RaftSummary is one of raft's timing summaries in this process (every
+// server in it together): how many samples, their mean and quantiles.
+type RaftSummary struct {
+	Name          string
+	Count         uint64
+	Mean          time.Duration
+	P50, P90, P99 time.Duration
+}
+
+// RaftSummaries returns raft's timing summaries with the given names
+// (Prometheus names, e.g. nomad_raft_commitTime), in that order; a name
+// with no samples yet is left out, and one sampled under several label
+// sets is each of them.
+func RaftSummaries(names ...string) []RaftSummary {
+	mfs, err := raftRegistry().Gather()
+	if err != nil {
+		return nil
+	}
+	byName := make(map[string]*dto.MetricFamily, len(mfs))
+	for _, mf := range mfs {
+		byName[mf.GetName()] = mf
+	}
+	ms := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
+	var out []RaftSummary
+	for _, name := range names {
+		mf := byName[name]
+		if mf == nil {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			s := m.GetSummary()
+			if s == nil || s.GetSampleCount() == 0 {
+				continue
+			}
+			r := RaftSummary{Name: name, Count: s.GetSampleCount(), Mean: ms(s.GetSampleSum() / float64(s.GetSampleCount()))}
+			for _, q := range s.GetQuantile() {
+				switch q.GetQuantile() {
+				case 0.5:
+					r.P50 = ms(q.GetValue())
+				case 0.9:
+					r.P90 = ms(q.GetValue())
+				case 0.99:
+					r.P99 = ms(q.GetValue())
+				}
+			}
+			out = append(out, r)
+		}
+	}
+	return out
+}

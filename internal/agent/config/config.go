@@ -78,6 +78,9 @@ type ServerConfig struct {
 	NodeGCThreshold        time.Duration
 	DeploymentGCThreshold  time.Duration
 	ServerJoin             ServerJoin
+	// RaftLogStore is raft_logstore { backend }: "wal" or "boltdb"; empty
+	// keeps what the data dir holds, and a new one gets the WAL.
+	RaftLogStore string
 	// NodeRegistrationToken is the cluster's node credential: clients
 	// must present it to register (see docs/architecture.md, ACLs).
 	NodeRegistrationToken string

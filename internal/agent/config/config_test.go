@@ -31,6 +31,7 @@ func fullWant() *Config {
 		NodeGCThreshold:        48 * time.Hour,
 		DeploymentGCThreshold:  90 * time.Minute,
 		ServerJoin:             ServerJoin{RetryJoin: []string{"10.0.0.1", "10.0.0.2"}, RetryInterval: 15 * time.Second, RetryMax: 3},
+		RaftLogStore:           "boltdb",
 	}
 	c.Client = ClientConfig{
 		Enabled: true, Servers: []string{"10.0.0.1:4647"},
@@ -283,7 +284,8 @@ func TestValidate(t *testing.T) {
 			c.Server.JobGCThreshold = 0
 			c.Server.MaxHeartbeatsPerSecond = 0
 			c.LogLevel = "LOUD"
-		}, []string{"bootstrap_expect = -1", "num_schedulers = -2", "heartbeat_grace = -1s",
+			c.Server.RaftLogStore = "rocksdb"
+		}, []string{`raft_logstore.backend = "rocksdb"`, "bootstrap_expect = -1", "num_schedulers = -2", "heartbeat_grace = -1s",
 			"job_gc_threshold = 0s", "max_heartbeats_per_second", `log_level "LOUD"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

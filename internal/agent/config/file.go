@@ -65,8 +65,13 @@ type fileServer struct {
 	NodeGCThreshold        hcl.Expression  `hcl:"node_gc_threshold,optional"`
 	DeploymentGCThreshold  hcl.Expression  `hcl:"deployment_gc_threshold,optional"`
 	ServerJoin             *fileServerJoin `hcl:"server_join,block"`
+	RaftLogStore           *fileRaftLog    `hcl:"raft_logstore,block"`
 	NodeRegistrationToken  *string         `hcl:"node_registration_token,optional"`
 	JobMaxCount            *int            `hcl:"job_max_count,optional"`
+}
+
+type fileRaftLog struct {
+	Backend *string `hcl:"backend,optional"`
 }
 
 type fileServerJoin struct {
@@ -210,6 +215,9 @@ func (fs *fileServer) apply(s *ServerConfig) hcl.Diagnostics {
 	set(&s.NodeRegistrationToken, fs.NodeRegistrationToken)
 	set(&s.JobMaxCount, fs.JobMaxCount)
 	var diags hcl.Diagnostics
+	if fs.RaftLogStore != nil {
+		set(&s.RaftLogStore, fs.RaftLogStore.Backend)
+	}
 	if fs.ServerJoin != nil {
 		set(&s.ServerJoin.RetryJoin, fs.ServerJoin.RetryJoin)
 		set(&s.ServerJoin.RetryMax, fs.ServerJoin.RetryMax)

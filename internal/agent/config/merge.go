@@ -51,6 +51,7 @@ func (s *ServerConfig) merge(o *ServerConfig) {
 	setNZ(&s.NodeGCThreshold, o.NodeGCThreshold)
 	setNZ(&s.DeploymentGCThreshold, o.DeploymentGCThreshold)
 	setSlice(&s.ServerJoin.RetryJoin, o.ServerJoin.RetryJoin)
+	setNZ(&s.RaftLogStore, o.RaftLogStore)
 	setNZ(&s.NodeRegistrationToken, o.NodeRegistrationToken)
 	setNZ(&s.JobMaxCount, o.JobMaxCount)
 	setNZ(&s.ServerJoin.RetryInterval, o.ServerJoin.RetryInterval)

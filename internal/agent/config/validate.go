@@ -54,6 +54,11 @@ func (s *ServerConfig) validate(add func(string, ...any)) {
 	if s.BootstrapExpect < 0 {
 		add("server.bootstrap_expect = %d must not be negative", s.BootstrapExpect)
 	}
+	switch s.RaftLogStore {
+	case "", "wal", "boltdb":
+	default:
+		add("server.raft_logstore.backend = %q must be \"wal\" or \"boltdb\"", s.RaftLogStore)
+	}
 	if s.NumSchedulers < 0 {
 		add("server.num_schedulers = %d must not be negative", s.NumSchedulers)
 	}

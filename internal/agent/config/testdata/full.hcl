@@ -35,6 +35,9 @@ server {
     retry_interval = "15s"
     retry_max      = 3
   }
+  raft_logstore {
+    backend = "boltdb"
+  }
 }
 
 client {
