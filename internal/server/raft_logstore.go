@@ -122,4 +122,3 @@ func openWALLog(dir string, logger hclog.Logger) (logAndStable, []io.Closer, err
 	}
 	return wal, []io.Closer{wal, meta}, nil
 }
-
