@@ -21,7 +21,7 @@ require (
 	github.com/hashicorp/raft v1.7.3
 	github.com/hashicorp/raft-autopilot v0.3.0
 	github.com/hashicorp/raft-boltdb/v2 v2.3.1
-	github.com/hashicorp/raft-wal v0.4.0
+	github.com/hashicorp/raft-wal v0.4.2
 	github.com/hashicorp/serf v0.10.2
 	github.com/hashicorp/yamux v0.1.2
 	github.com/prometheus/client_golang v1.23.2

@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/raft"
 	raftboltdb "github.com/hashicorp/raft-boltdb/v2"
 	raftwal "github.com/hashicorp/raft-wal"
-	"github.com/hashicorp/raft-wal/metadb"
 )
 
 // Raft log backends (server { raft_logstore { backend = ... } }).
@@ -111,14 +110,9 @@ func openWALLog(dir string, logger hclog.Logger) (logAndStable, []io.Closer, err
 	if err := os.MkdirAll(walDir, 0o700); err != nil {
 		return nil, nil, fmt.Errorf("server: create raft wal dir: %w", err)
 	}
-	// The WAL's Close leaves its metadata DB open (and flock'ed), so a
-	// server restarted in the same process would wait for that lock
-	// forever: own the metadata DB and close it after the WAL.
-	meta := &metadb.BoltMetaDB{}
-	wal, err := raftwal.Open(walDir, raftwal.WithLogger(logger.Named("wal")), raftwal.WithMetaStore(meta))
+	wal, err := raftwal.Open(walDir, raftwal.WithLogger(logger.Named("wal")))
 	if err != nil {
-		meta.Close()
 		return nil, nil, fmt.Errorf("server: open raft wal: %w", err)
 	}
-	return wal, []io.Closer{wal, meta}, nil
+	return wal, []io.Closer{wal}, nil
 }

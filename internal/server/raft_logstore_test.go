@@ -110,3 +110,52 @@ func TestLogStore_BothBackendsPresentIsRefused(t *testing.T) {
 		t.Fatalf("err = %v, want a refusal naming both logs", err)
 	}
 }
+
+// A deposed leader's uncommitted tail is truncated by raft (DeleteRange
+// up to the last index) before it appends the new leader's entries. The
+// log must still open and read after that: raft-wal before v0.4.2 marked
+// the truncated segment sealed without writing its index, and the next
+// start panicked in raft.NewRaft ("sealed segment has no index block").
+func TestLogStore_ReopensAfterTailTruncation(t *testing.T) {
+	dir := t.TempDir()
+	open := func() *raftStores {
+		s, err := openLogStore(dir, "", hclog.NewNullLogger())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	entries := func(from, to, term uint64) []*raft.Log {
+		var out []*raft.Log
+		for i := from; i <= to; i++ {
+			out = append(out, &raft.Log{Index: i, Term: term, Type: raft.LogCommand, Data: []byte{byte(term)}})
+		}
+		return out
+	}
+	s := open()
+	if err := s.logs.StoreLogs(entries(1, 10, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.logs.DeleteRange(8, 10); err != nil { // the uncommitted tail
+		t.Fatal(err)
+	}
+	if err := s.logs.StoreLogs(entries(8, 12, 2)); err != nil { // the new leader's entries
+		t.Fatal(err)
+	}
+	s.Close()
+
+	s = open()
+	defer s.Close()
+	for _, want := range []struct{ index, term uint64 }{{1, 1}, {7, 1}, {8, 2}, {12, 2}} {
+		var got raft.Log
+		if err := s.logs.GetLog(want.index, &got); err != nil {
+			t.Fatalf("entry %d after reopen: %v", want.index, err)
+		}
+		if got.Term != want.term {
+			t.Fatalf("entry %d has term %d, want %d", want.index, got.Term, want.term)
+		}
+	}
+	if last, err := s.logs.LastIndex(); err != nil || last != 12 {
+		t.Fatalf("last index %d, %v; want 12", last, err)
+	}
+}
