@@ -27,29 +27,39 @@ func TestLeader_StoresTheDefaultSchedulerConfiguration(t *testing.T) {
 }
 
 // While leading, LeaderPausedWorkersPercent of the workers pause (rounded
-// down, leaving at least one): with 4 workers and 75 %, one keeps working
-// and the paused ones take no eval when stepped.
+// down, leaving at least one working); the paused ones take no eval when
+// stepped, the working ones do.
 func TestLeader_PausesMostWorkers(t *testing.T) {
-	p := newSteppedPipeline(t, func(c *Config) {
-		c.NumSchedulers = 4
-		c.LeaderPausedWorkersPercent = 75
-	})
-	var paused []int
-	for i, w := range p.srv.workers {
-		if w.isPaused() {
-			paused = append(paused, i)
+	for _, c := range []struct {
+		workers, percent int
+		paused           []int
+	}{
+		{4, 50, []int{2, 3}},
+		{4, 75, []int{1, 2, 3}},
+		{2, 100, []int{1}}, // at least one keeps working
+		{1, 75, nil},       // 75 % of one worker rounds down to none
+	} {
+		p := newSteppedPipeline(t, func(cfg *Config) {
+			cfg.NumSchedulers = c.workers
+			cfg.LeaderPausedWorkersPercent = c.percent
+		})
+		var paused []int
+		for i, w := range p.srv.workers {
+			if w.isPaused() {
+				paused = append(paused, i)
+			}
 		}
-	}
-	if !reflect.DeepEqual(paused, []int{1, 2, 3}) {
-		t.Fatalf("paused workers %v, want [1 2 3]", paused)
-	}
-	id := p.register(testJob("web"))
-	for _, w := range p.srv.workers[1:] {
-		if w.Step() {
-			t.Fatalf("paused worker %s took an eval", w.ID())
+		if !reflect.DeepEqual(paused, c.paused) {
+			t.Fatalf("%d workers, %d %%: paused %v, want %v", c.workers, c.percent, paused, c.paused)
 		}
-	}
-	if !p.srv.workers[0].Step() || p.eval(id).Status != structs.EvalStatusComplete {
-		t.Fatalf("the active worker did not process the eval: %s", p.eval(id).Status)
+		id := p.register(testJob("web"))
+		for _, i := range c.paused {
+			if p.srv.workers[i].Step() {
+				t.Fatalf("%d workers, %d %%: paused worker %d took an eval", c.workers, c.percent, i)
+			}
+		}
+		if !p.srv.workers[0].Step() || p.eval(id).Status != structs.EvalStatusComplete {
+			t.Fatalf("%d workers, %d %%: the first worker did not process the eval: %s", c.workers, c.percent, p.eval(id).Status)
+		}
 	}
 }
