@@ -10,12 +10,13 @@ import (
 )
 
 // TTLs are spread so the cluster does at most MaxHeartbeatsPerSecond: with
-// one heartbeat a second and 30 nodes already heartbeating, the next node
-// gets a TTL of at least 30 s, well above MinHeartbeatTTL.
+// two heartbeats a second and 30 nodes already heartbeating, the next node
+// gets a TTL of at least 15 s (plus a stagger below that), well above
+// MinHeartbeatTTL.
 func TestHeartbeat_TTLScalesWithTheNodeCount(t *testing.T) {
 	p := newSteppedPipeline(t, func(c *Config) {
-		c.MinHeartbeatTTL = 10 * time.Second
-		c.MaxHeartbeatsPerSecond = 1
+		c.MinHeartbeatTTL = time.Second
+		c.MaxHeartbeatsPerSecond = 2
 	})
 	var last time.Duration
 	for i := range 31 {
@@ -26,8 +27,8 @@ func TestHeartbeat_TTLScalesWithTheNodeCount(t *testing.T) {
 		}
 		last = reply.HeartbeatTTL
 	}
-	if last < 30*time.Second || last >= 60*time.Second {
-		t.Fatalf("31st node's TTL is %s, want 30 s plus a stagger below 30 s", last)
+	if last < 15*time.Second || last >= 30*time.Second {
+		t.Fatalf("31st node's TTL is %s, want 15 s plus a stagger below 15 s", last)
 	}
 }
 
