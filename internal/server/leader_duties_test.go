@@ -48,24 +48,32 @@ func TestGC_NeverDeletesPendingOrBlockedEvals(t *testing.T) {
 }
 
 // The leader creates the `scheduled` GC evals by itself every GCInterval:
-// one eval-gc and one job-gc per interval.
+// one eval-gc and one job-gc per interval, none before it, each processed
+// to complete. The duties are stepped on the manual clock, so each pass
+// happens exactly when the interval has passed.
 func TestLeader_CreatesPeriodicGCEvals(t *testing.T) {
-	p := newPipeline(t, 1, completeAll)
-	start := p.clk.Now()
+	p := newSteppedPipeline(t)
+	interval := p.srv.config.GCInterval
 	for i := 1; i <= 2; i++ {
-		// The duty re-arms its timer after each pass, so the clock moves
-		// in small steps until the pass has happened.
-		waitFor(t, func() bool {
-			if countCoreEvals(p, structs.EvalStatusComplete) >= i && len(p.evalsOf(CoreJobJobGC)) >= i {
-				return true
+		p.clk.Advance(interval - time.Second)
+		runSteps(t, p.srv)
+		if n, m := len(p.evalsOf(CoreJobEvalGC)), len(p.evalsOf(CoreJobJobGC)); n != i-1 || m != i-1 {
+			t.Fatalf("a second before interval %d: %d eval-gc, %d job-gc evals, want %d of each", i, n, m, i-1)
+		}
+		p.clk.Advance(time.Second)
+		runSteps(t, p.srv)
+		if n := countCoreEvals(p, structs.EvalStatusComplete); n != i {
+			t.Fatalf("after interval %d: %d complete scheduled eval-gc evals, want %d", i, n, i)
+		}
+		jobGC := 0
+		for _, e := range p.evalsOf(CoreJobJobGC) {
+			if e.Status == structs.EvalStatusComplete && e.TriggeredBy == structs.EvalTriggerScheduled {
+				jobGC++
 			}
-			p.clk.Advance(10 * time.Second)
-			return false
-		})
-	}
-	elapsed := p.clk.Now().Sub(start)
-	if n := countCoreEvals(p, structs.EvalStatusComplete); n != 2 || elapsed < 2*p.srv.config.GCInterval {
-		t.Fatalf("%d eval-gc evals after %s (GCInterval %s)", n, elapsed, p.srv.config.GCInterval)
+		}
+		if jobGC != i || len(p.evalsOf(CoreJobJobGC)) != i {
+			t.Fatalf("after interval %d: %d complete scheduled job-gc evals of %d, want %d", i, jobGC, len(p.evalsOf(CoreJobJobGC)), i)
+		}
 	}
 }
 

@@ -93,22 +93,33 @@ func (s *Server) launchIfDue(p *structs.Job, launched map[structs.NamespacedID]t
 	return next, wrote
 }
 
-// maxCatchUpSteps bounds the walk over missed launches (a per-minute spec
-// missed for a week is ~10k steps).
-const maxCatchUpSteps = 20_000
-
 // latestDue returns the latest launch after last and at or before now;
-// zero when none is due.
+// zero when none is due. Next is non-decreasing in its argument, so after
+// the common case (one launch due) a binary search over (last, now] finds
+// the latest launch in at most 64 steps, however many were missed.
 func latestDue(p *structs.PeriodicConfig, last, now time.Time) (time.Time, error) {
-	var due time.Time
-	for i := 0; i < maxCatchUpSteps; i++ {
-		next, err := periodic.Next(p, last)
-		if err != nil || next.IsZero() || next.After(now) {
-			return due, err
-		}
-		due, last = next, next
+	due, err := periodic.Next(p, last)
+	if err != nil || due.IsZero() || due.After(now) {
+		return time.Time{}, err
 	}
-	return due, nil
+	if next, err := periodic.Next(p, due); err != nil || next.IsZero() || next.After(now) {
+		return due, err
+	}
+	// Next(lo) is at or before now; Next(hi) is after now (or none).
+	lo, hi := due, now
+	for hi.Sub(lo) > 1 {
+		mid := lo.Add(hi.Sub(lo) / 2)
+		next, err := periodic.Next(p, mid)
+		if err != nil {
+			return time.Time{}, err
+		}
+		if !next.IsZero() && !next.After(now) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return periodic.Next(p, lo)
 }
 
 // launchPeriodic registers the child launched at t with its periodic-job

@@ -59,6 +59,9 @@ type Applier struct {
 	// runCtx is Run's context while it runs: the goroutines collecting
 	// commits settle the pipeline under it.
 	runCtx context.Context
+	// settled wakes Run's loop after a goroutine collecting a commit has
+	// settled the pipeline: a full pipeline takes plans again only then.
+	settled chan struct{}
 }
 
 // SetEvaluateObserver installs a function told each evaluation's duration
@@ -82,7 +85,7 @@ func NewApplier(q *PlanQueue, tokens TokenChecker, st StateSource, raft Raft, cl
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Applier{queue: q, tokens: tokens, state: st, raft: raft, clock: clk, log: log, newID: newID,
-		runCtx: context.Background()}
+		runCtx: context.Background(), settled: make(chan struct{}, 1)}
 }
 
 // Run applies queued plans until ctx ends. Plans whose entries are being

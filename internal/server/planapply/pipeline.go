@@ -148,8 +148,12 @@ func (a *Applier) propose(m *member) {
 	go func() {
 		finish()
 		a.mu.Lock()
-		defer a.mu.Unlock()
 		a.settle(a.runCtx)
+		a.mu.Unlock()
+		select {
+		case a.settled <- struct{}{}:
+		default: // a wakeup is already pending
+		}
 	}()
 }
 
@@ -246,6 +250,7 @@ func (a *Applier) runPipelined(ctx context.Context) {
 		case <-ctx.Done():
 			a.stop()
 			return
+		case <-a.settled: // the pipeline may have room again
 		case <-ready:
 			if p := a.queue.tryDequeue(); p != nil {
 				a.step(func() { a.evaluate(ctx, p); a.settle(ctx) })

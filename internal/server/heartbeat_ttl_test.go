@@ -1,0 +1,55 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// TTLs are spread so the cluster does at most MaxHeartbeatsPerSecond: with
+// two heartbeats a second and 30 nodes already heartbeating, the next node
+// gets a TTL of at least 15 s (plus a stagger below that), well above
+// MinHeartbeatTTL.
+func TestHeartbeat_TTLScalesWithTheNodeCount(t *testing.T) {
+	p := newSteppedPipeline(t, func(c *Config) {
+		c.MinHeartbeatTTL = time.Second
+		c.MaxHeartbeatsPerSecond = 2
+	})
+	var last time.Duration
+	for i := range 31 {
+		n := clientNode(fmt.Sprintf("%08d-0000-4000-8000-000000000000", i))
+		reply, err := p.srv.Node.Register(context.Background(), &structs.NodeRegisterArgs{Node: n})
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = reply.HeartbeatTTL
+	}
+	if last < 15*time.Second || last >= 30*time.Second {
+		t.Fatalf("31st node's TTL is %s, want 15 s plus a stagger below 15 s", last)
+	}
+}
+
+// A silent node is marked down once its TTL plus the grace period has
+// passed, not before.
+func TestHeartbeat_DownOnlyAfterTTLPlusGrace(t *testing.T) {
+	p := newSteppedPipeline(t, func(c *Config) { c.HeartbeatGrace = 10 * time.Second })
+	n := clientNode(nodeA)
+	reply, err := p.srv.Node.Register(context.Background(), &structs.NodeRegisterArgs{Node: n})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runSteps(t, p.srv)
+	p.clk.Advance(reply.HeartbeatTTL + p.srv.config.HeartbeatGrace - time.Millisecond)
+	runSteps(t, p.srv)
+	if got := p.nodeStatus(n.ID); got != structs.NodeStatusReady {
+		t.Fatalf("node is %s 1 ms before its TTL plus grace passed", got)
+	}
+	p.clk.Advance(time.Millisecond)
+	runSteps(t, p.srv)
+	if got := p.nodeStatus(n.ID); got != structs.NodeStatusDown {
+		t.Fatalf("node is %s once its TTL plus grace passed, want down", got)
+	}
+}
