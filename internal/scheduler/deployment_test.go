@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/testutil/mock"
 )
 
 func rollingJob(count, maxParallel, canary int) *structs.Job {
@@ -172,5 +173,47 @@ func TestDeployment_CanaryNames(t *testing.T) {
 	want := []string{structs.AllocName("web", "web", 0), structs.AllocName("web", "web", 1)}
 	if got := namesOf(placed); len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
 		t.Fatalf("canaries %v, want %v", got, want)
+	}
+}
+
+// TestDeployment_GroupJoinsStoredDeployment checks that an eval which
+// places a group the job version's active deployment does not track yet
+// adds the group to a copy of that deployment in the plan, and leaves the
+// stored deployment (read from the snapshot, so shared) untouched.
+func TestDeployment_GroupJoinsStoredDeployment(t *testing.T) {
+	h := newHarness(t)
+	ns := nodes(h, 2)
+	j := rollingJob(1, 1, 0)
+	j.TaskGroups[0].Name = "a"
+	b := j.TaskGroups[0].Copy()
+	b.Name = "b"
+	j.TaskGroups = append(j.TaskGroups, b)
+	job := h.upsertJob(j)
+	d := &structs.Deployment{
+		ID: "d1", Namespace: job.Namespace, JobID: job.ID, JobVersion: job.Version,
+		JobCreateIndex: job.CreateIndex, JobModifyIndex: job.ModifyIndex,
+		Status:     structs.DeploymentStatusRunning,
+		TaskGroups: map[string]*structs.DeploymentState{"a": {DesiredTotal: 1}},
+	}
+	h.must(h.store.UpsertDeployment(h.next(), d))
+	a := mock.Alloc("alloc-a", job, ns[0].ID)
+	a.DeploymentID = d.ID
+	a.DeploymentStatus = &structs.AllocDeploymentStatus{Healthy: ptr(true)}
+	h.upsertAllocs(a)
+	stored, err := h.store.DeploymentByID(nil, d.ID)
+	h.must(err)
+
+	h.process(mockEval(job, structs.EvalTriggerJobRegister))
+	p := h.plans[len(h.plans)-1]
+	placed, _ := planned(p)
+	if len(placed) != 1 || placed[0].TaskGroup != "b" || placed[0].DeploymentID != d.ID {
+		t.Fatalf("placed %v, want b in deployment %s", placed, d.ID)
+	}
+	pd := p.Deployment
+	if pd == nil || pd.ID != d.ID || pd.TaskGroups["a"] == nil || pd.TaskGroups["b"] == nil || pd.TaskGroups["b"].DesiredTotal != 1 {
+		t.Fatalf("plan's deployment %+v, want %s tracking a and b", pd, d.ID)
+	}
+	if len(stored.TaskGroups) != 1 {
+		t.Fatalf("the stored deployment was changed in place: %v", stored.TaskGroups)
 	}
 }
