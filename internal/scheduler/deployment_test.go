@@ -217,3 +217,25 @@ func TestDeployment_GroupJoinsStoredDeployment(t *testing.T) {
 		t.Fatalf("the stored deployment was changed in place: %v", stored.TaskGroups)
 	}
 }
+
+// TestDeployment_SteadyCanaryJobStartsNoDeployment checks that a job with
+// a canary update block whose deployment finished starts no new one on a
+// later eval: with nothing to replace there is nothing to canary.
+func TestDeployment_SteadyCanaryJobStartsNoDeployment(t *testing.T) {
+	h := newHarness(t)
+	nodes(h, 2)
+	job, _ := h.register(rollingJob(2, 1, 1))
+	d := h.plans[0].Deployment
+	if d == nil || len(h.liveAllocs(job)) != 2 {
+		t.Fatalf("first version: deployment %v, %d allocs", d, len(h.liveAllocs(job)))
+	}
+	done := d.Copy()
+	done.Status = structs.DeploymentStatusSuccessful
+	h.must(h.store.UpsertDeployment(h.next(), done))
+
+	plans := len(h.plans)
+	h.process(mockEval(job, structs.EvalTriggerNodeUpdate))
+	if len(h.plans) != plans {
+		t.Fatalf("a steady job submitted a plan with deployment %+v", h.plans[len(h.plans)-1].Deployment)
+	}
+}
