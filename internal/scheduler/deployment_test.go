@@ -239,3 +239,42 @@ func TestDeployment_SteadyCanaryJobStartsNoDeployment(t *testing.T) {
 		t.Fatalf("a steady job submitted a plan with deployment %+v", h.plans[len(h.plans)-1].Deployment)
 	}
 }
+
+// TestDeployment_InPlaceUpdatesJoinTheNewDeployment checks that allocs a
+// new version updates in place join that version's deployment, and that
+// in a job whose other group does not roll, that group's in-place updates
+// join none.
+func TestDeployment_InPlaceUpdatesJoinTheNewDeployment(t *testing.T) {
+	h := newHarness(t)
+	nodes(h, 2)
+	j := rollingJob(2, 1, 0)
+	plain := j.TaskGroups[0].Copy()
+	plain.Name, plain.Update = "plain", nil
+	j.TaskGroups = append(j.TaskGroups, plain)
+	job, _ := h.register(j)
+	first := h.plans[0].Deployment
+	if first == nil || len(h.liveAllocs(job)) != 4 {
+		t.Fatalf("first version: deployment %v, %d allocs", first, len(h.liveAllocs(job)))
+	}
+
+	v2 := job.Copy()
+	v2.Meta = map[string]string{"owner": "ops"} // no task changed: in place
+	v2, _ = h.register(v2)
+	p := h.plans[len(h.plans)-1]
+	placed, stopped := planned(p)
+	if len(stopped) != 0 || len(placed) != 4 {
+		t.Fatalf("placed %d stopped %d, want 4 in-place updates", len(placed), len(stopped))
+	}
+	if p.Deployment == nil || p.Deployment.ID == first.ID || p.Deployment.JobVersion != v2.Version {
+		t.Fatalf("new deployment %+v", p.Deployment)
+	}
+	for _, a := range placed {
+		want := p.Deployment.ID
+		if a.TaskGroup == "plain" {
+			want = "" // the group does not roll: in no deployment
+		}
+		if a.DeploymentID != want {
+			t.Errorf("%s (%s) in deployment %q, want %q", a.Name, a.TaskGroup, a.DeploymentID, want)
+		}
+	}
+}
