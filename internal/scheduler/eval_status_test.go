@@ -303,3 +303,25 @@ func TestEvalStatus_BlockedEvalThenRejectedPlanStillCompletes(t *testing.T) {
 		t.Fatalf("eval %s %s %q blocked=%q", e.ID, e.Status, e.StatusDescription, e.BlockedEval)
 	}
 }
+
+// TestEvalStatus_FailedPlacementsCoalesce checks the failure metrics a
+// partly placed group reports: the first failed placement's metric, with
+// the group's other failed placements counted on it, not tried again.
+func TestEvalStatus_FailedPlacementsCoalesce(t *testing.T) {
+	h := newHarness(t)
+	h.upsertNode(mockNode())
+	j := mockJob("web", 4)
+	j.TaskGroups[0].Tasks[0].Resources.CPU = 3000 // one fits the node
+	job, _ := h.register(j)
+	if got := len(h.liveAllocs(job)); got != 1 {
+		t.Fatalf("%d allocs placed, want 1", got)
+	}
+	e := h.lastEval()
+	m := e.FailedTGAllocs["web"]
+	if m == nil || m.CoalescedFailures != 2 || m.NodesEvaluated != 1 {
+		t.Fatalf("failed metrics %+v, want the first failure with 2 coalesced", m)
+	}
+	if e.QueuedAllocations["web"] != 3 {
+		t.Fatalf("queued %v, want 3", e.QueuedAllocations)
+	}
+}
