@@ -278,3 +278,24 @@ func TestDeployment_InPlaceUpdatesJoinTheNewDeployment(t *testing.T) {
 		}
 	}
 }
+
+// TestDeployment_EveryPlacedCanaryIsRecorded checks that the plan's
+// deployment lists each canary placed, not only the last one.
+func TestDeployment_EveryPlacedCanaryIsRecorded(t *testing.T) {
+	h := newHarness(t)
+	nodes(h, 3)
+	job, _ := h.register(rollingJob(3, 1, 2))
+	v2 := job.Copy()
+	v2.TaskGroups[0].Tasks[0].Env = map[string]string{"V": "2"}
+	v2, _ = h.register(v2)
+	p := h.plans[len(h.plans)-1]
+	placed, stopped := planned(p)
+	if len(placed) != 2 || len(stopped) != 0 {
+		t.Fatalf("placed %d stopped %d, want 2 canaries", len(placed), len(stopped))
+	}
+	st := p.Deployment.TaskGroups["web"]
+	want := map[string]bool{placed[0].ID: true, placed[1].ID: true}
+	if st.DesiredCanaries != 2 || len(st.PlacedCanaries) != 2 || !want[st.PlacedCanaries[0]] || !want[st.PlacedCanaries[1]] {
+		t.Fatalf("deployment state %+v, want canaries %v", st, want)
+	}
+}
