@@ -240,3 +240,34 @@ func TestNodeUsage_PortsReleased(t *testing.T) {
 		t.Fatalf("freed port not granted: %q", reason)
 	}
 }
+
+// TestPorts_DynamicNotPiledAfterAUsedBlock checks that with most of the
+// range used in one block, picks are still spread over the free ports:
+// a scan alone would nearly always return the first port after the block,
+// and concurrent plans for the node would then collide on it.
+func TestPorts_DynamicNotPiledAfterAUsedBlock(t *testing.T) {
+	n := portNode(40000, 40999)
+	var held []int
+	for p := 40000; p < 40900; p++ {
+		held = append(held, p)
+	}
+	rng := rand.New(rand.NewPCG(11, 11))
+	counts := map[int]int{}
+	const picks = 200
+	for range picks {
+		u := newNodeUsage(n)
+		u.add(holding("block", held...))
+		offer, reason := assignPorts(u, dynamicGroup("http"), rng)
+		if reason != "" {
+			t.Fatal(reason)
+		}
+		p := offer.ports[0].Value
+		if p < 40900 || p > 40999 {
+			t.Fatalf("port %d outside the free ports 40900-40999", p)
+		}
+		counts[p]++
+	}
+	if counts[40900] > picks/4 || len(counts) < 50 {
+		t.Fatalf("port 40900 picked %d of %d times, %d distinct ports", counts[40900], picks, len(counts))
+	}
+}
