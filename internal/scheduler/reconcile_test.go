@@ -464,3 +464,88 @@ func TestRescheduleDelay_Functions(t *testing.T) {
 		}
 	}
 }
+
+// TestReconcile_ScaleDownDropsTheAllocThatNeedsReplacing checks that when
+// the count is lowered, an alloc that would need a replacement (lost,
+// migrating, failed and due for rescheduling) is the one let go, before
+// any healthy alloc with a higher index: nothing is placed.
+func TestReconcile_ScaleDownDropsTheAllocThatNeedsReplacing(t *testing.T) {
+	cases := []struct {
+		name string
+		// broken makes alloc web[0] (on ns[0]) need a replacement.
+		broken func(h *harness, ns []*structs.Node, a *structs.Allocation)
+		// stopped is how web[0] must appear in the plan's stops ("" for a
+		// failed alloc: it is finished already, so it is not stopped).
+		stopped string
+	}{
+		{"lost", func(h *harness, ns []*structs.Node, a *structs.Allocation) {
+			h.must(h.store.UpdateNodeStatus(h.next(), ns[0].ID, structs.NodeStatusDown, t0.Unix(), nil))
+		}, structs.AllocClientStatusLost},
+		{"migrating", func(h *harness, ns []*structs.Node, a *structs.Allocation) {
+			h.must(h.store.UpdateNodeDrain(h.next(), ns[0].ID, &structs.DrainStrategy{Deadline: time.Hour}, false, t0.Unix(), nil))
+			h.must(h.store.UpdateAllocsDesiredTransitions(h.next(), map[string]*structs.DesiredTransition{a.ID: {Migrate: ptr(true)}}, nil))
+		}, structs.AllocClientStatusRunning},
+		{"failed, rescheduled now", func(h *harness, ns []*structs.Node, a *structs.Allocation) {
+			h.setClient(a, func(a *structs.Allocation) {
+				a.ClientStatus = structs.AllocClientStatusFailed
+				a.TaskStates = map[string]*structs.TaskState{"web": {State: structs.TaskStateDead, Failed: true, FinishedAt: t0.Add(-time.Minute)}}
+			})
+		}, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			ns := nodes(h, 3)
+			j := mockJob("web", 3)
+			j.TaskGroups[0].ReschedulePolicy = &structs.ReschedulePolicy{Attempts: 2, Interval: time.Hour, Delay: 5 * time.Second, DelayFunction: structs.RescheduleDelayConstant}
+			job := h.upsertJob(j)
+			allocs := h.seedAllocs(job, ns, 0, 1, 2)
+			tc.broken(h, ns, allocs[0])
+			scaled := job.Copy()
+			scaled.TaskGroups[0].Count = 2
+			scaled = h.upsertJob(scaled)
+			h.process(mockEval(scaled, structs.EvalTriggerJobRegister))
+			var placed, stopped []*structs.Allocation
+			for _, p := range h.plans {
+				pl, st := planned(p)
+				placed, stopped = append(placed, pl...), append(stopped, st...)
+			}
+			for _, a := range placed {
+				if a.PreviousAllocation != "" || a.Name == "web.web[0]" {
+					t.Fatalf("placed %s replacing %q: web[0] should have been let go", a.Name, a.PreviousAllocation)
+				}
+			}
+			for _, a := range stopped {
+				if a.ID != allocs[0].ID {
+					t.Fatalf("stopped %s, want only web[0] gone", a.Name)
+				}
+				if a.ClientStatus != tc.stopped || a.DesiredDescription != allocNotNeeded {
+					t.Fatalf("web[0] stopped as %q (%q), want %q", a.ClientStatus, a.DesiredDescription, tc.stopped)
+				}
+			}
+			wantStops := 1
+			if tc.stopped == "" {
+				wantStops = 0
+			}
+			if len(stopped) != wantStops {
+				t.Fatalf("stopped %v, want %d stop of web[0]", namesOf(stopped), wantStops)
+			}
+		})
+	}
+}
+
+// TestReconcile_StoppedJobAnnotatesEveryStop checks the plan annotations of
+// a stopped job: one stop per live alloc.
+func TestReconcile_StoppedJobAnnotatesEveryStop(t *testing.T) {
+	h := newHarness(t)
+	ns := nodes(h, 2)
+	job := h.upsertJob(mockJob("web", 3))
+	h.seedAllocs(job, ns, 0, 1, 2)
+	stop := job.Copy()
+	stop.Stop = true
+	stop = h.upsertJob(stop)
+	h.process(mockEval(stop, structs.EvalTriggerJobDeregister))
+	if du := h.plans[0].Annotations.DesiredTGUpdates["web"]; du == nil || du.Stop != 3 {
+		t.Fatalf("annotations %+v, want 3 stops", du)
+	}
+}
