@@ -46,6 +46,9 @@ func TestDeployment_MaxParallelLimitsDestructiveUpdates(t *testing.T) {
 	if len(placed) != 2 || len(stopped) != 2 {
 		t.Fatalf("placed %d stopped %d, want max_parallel 2", len(placed), len(stopped))
 	}
+	if du := p.Annotations.DesiredTGUpdates["web"]; du.DestructiveUpdate != 2 || du.Ignore != 2 {
+		t.Fatalf("annotations %+v, want 2 destructive updates and 2 held back", du)
+	}
 	if len(p.DeploymentUpdates) != 1 || p.DeploymentUpdates[0].DeploymentID != first.ID || p.DeploymentUpdates[0].Status != structs.DeploymentStatusCancelled {
 		t.Fatalf("old deployment not cancelled: %+v", p.DeploymentUpdates)
 	}
@@ -297,5 +300,31 @@ func TestDeployment_EveryPlacedCanaryIsRecorded(t *testing.T) {
 	want := map[string]bool{placed[0].ID: true, placed[1].ID: true}
 	if st.DesiredCanaries != 2 || len(st.PlacedCanaries) != 2 || !want[st.PlacedCanaries[0]] || !want[st.PlacedCanaries[1]] {
 		t.Fatalf("deployment state %+v, want canaries %v", st, want)
+	}
+}
+
+// TestDeployment_HealthyCanaryWaitsForPromotion checks that a canary that
+// is healthy but not promoted still holds the rollout back.
+func TestDeployment_HealthyCanaryWaitsForPromotion(t *testing.T) {
+	h := newHarness(t)
+	nodes(h, 3)
+	job, _ := h.register(rollingJob(3, 1, 1))
+	v2 := job.Copy()
+	v2.TaskGroups[0].Tasks[0].Env = map[string]string{"V": "2"}
+	v2, _ = h.register(v2)
+	placed, _ := planned(h.plans[len(h.plans)-1])
+	if len(placed) != 1 {
+		t.Fatalf("placed %d, want the canary", len(placed))
+	}
+	canary, _ := h.store.AllocByID(nil, placed[0].ID)
+	h.setClient(canary, func(a *structs.Allocation) {
+		a.ClientStatus = structs.AllocClientStatusRunning
+		a.DeploymentStatus = &structs.AllocDeploymentStatus{Healthy: ptr(true), Canary: true}
+	})
+	plans := len(h.plans)
+	h.process(mockEval(v2, structs.EvalTriggerDeploymentWatcher))
+	if len(h.plans) != plans {
+		pl, st := planned(h.plans[len(h.plans)-1])
+		t.Fatalf("unpromoted healthy canary: placed %d stopped %d", len(pl), len(st))
 	}
 }

@@ -278,6 +278,9 @@ func TestReconcile_Decisions(t *testing.T) {
 			if s := placed[0].Metrics.ScoreMetaData; len(s) == 0 {
 				t.Fatal("no score metadata")
 			}
+			if du := h.plans[0].Annotations.DesiredTGUpdates["web"]; du.Place != 1 || du.Ignore != 0 {
+				t.Fatalf("annotations %+v, want 1 place", du)
+			}
 		}},
 		{"failed alloc rescheduled later via follow-up eval", func(t *testing.T, h *harness) {
 			ns := nodes(h, 2)
@@ -301,6 +304,9 @@ func TestReconcile_Decisions(t *testing.T) {
 			stored, _ := h.store.AllocByID(nil, old.ID)
 			if stored.FollowupEvalID != f.ID {
 				t.Fatalf("alloc follow-up %q, want %q", stored.FollowupEvalID, f.ID)
+			}
+			if du := h.plans[0].Annotations.DesiredTGUpdates["web"]; du.Ignore != 1 || du.Place != 0 {
+				t.Fatalf("annotations %+v, want the waiting alloc ignored", du)
 			}
 			// The follow-up, once due, replaces the alloc.
 			h.now = t0.Add(time.Minute)
