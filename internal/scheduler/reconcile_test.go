@@ -338,6 +338,9 @@ func TestReconcile_Decisions(t *testing.T) {
 			if stored.FollowupEvalID != h.created[0].ID {
 				t.Fatalf("alloc follow-up %q, want %q", stored.FollowupEvalID, h.created[0].ID)
 			}
+			if live := h.liveAllocs(job); len(live) != 0 {
+				t.Fatalf("replaced before its follow-up was due: %v", namesOf(live))
+			}
 		}},
 		{"failed alloc past its attempts is not replaced", func(t *testing.T, h *harness) {
 			ns := nodes(h, 2)
@@ -553,5 +556,94 @@ func TestReconcile_StoppedJobAnnotatesEveryStop(t *testing.T) {
 	h.process(mockEval(stop, structs.EvalTriggerJobDeregister))
 	if du := h.plans[0].Annotations.DesiredTGUpdates["web"]; du == nil || du.Stop != 3 {
 		t.Fatalf("annotations %+v, want 3 stops", du)
+	}
+}
+
+// failedWebAllocs seeds count failed allocs of job's group web, the i-th
+// finished at finished[i].
+func failedWebAllocs(h *harness, job *structs.Job, ns []*structs.Node, finished ...time.Time) []*structs.Allocation {
+	var idx []uint
+	for i := range finished {
+		idx = append(idx, uint(i))
+	}
+	allocs := h.seedAllocs(job, ns, idx...)
+	for i, a := range allocs {
+		h.setClient(a, func(a *structs.Allocation) {
+			a.ClientStatus = structs.AllocClientStatusFailed
+			a.TaskStates = map[string]*structs.TaskState{"web": {State: structs.TaskStateDead, Failed: true, FinishedAt: finished[i]}}
+		})
+	}
+	return allocs
+}
+
+func followUpJob(h *harness, count int) *structs.Job {
+	j := mockJob("web", count)
+	j.TaskGroups[0].ReschedulePolicy = &structs.ReschedulePolicy{Delay: time.Minute, DelayFunction: structs.RescheduleDelayConstant, Unlimited: true}
+	return h.upsertJob(j)
+}
+
+// TestReconcile_FollowUpsBatchedByWindow checks that failed allocs due
+// within followUpBatchWindow of the first of a batch share its follow-up
+// eval, and one due later starts the next.
+func TestReconcile_FollowUpsBatchedByWindow(t *testing.T) {
+	h := newHarness(t)
+	ns := nodes(h, 2)
+	job := followUpJob(h, 4)
+	allocs := failedWebAllocs(h, job, ns, t0, t0, t0.Add(followUpBatchWindow), t0.Add(followUpBatchWindow+time.Millisecond))
+	h.process(mockEval(job, structs.EvalTriggerRetryFailedAlloc))
+	if len(h.created) != 2 {
+		t.Fatalf("created %d follow-ups, want 2", len(h.created))
+	}
+	first, second := h.created[0], h.created[1]
+	if !first.WaitUntil.Equal(t0.Add(time.Minute)) || !second.WaitUntil.Equal(t0.Add(time.Minute+followUpBatchWindow+time.Millisecond)) {
+		t.Fatalf("follow-ups due at %v and %v", first.WaitUntil, second.WaitUntil)
+	}
+	for i, want := range []string{first.ID, first.ID, first.ID, second.ID} {
+		stored, _ := h.store.AllocByID(nil, allocs[i].ID)
+		if stored.FollowupEvalID != want {
+			t.Errorf("alloc %d follows up with %q, want %q", i, stored.FollowupEvalID, want)
+		}
+	}
+}
+
+// TestReconcile_FollowUpReusedAcrossPlanAttempts checks that a rejected
+// plan's retry points the failed alloc at the follow-up eval the first
+// attempt wrote, instead of writing another.
+func TestReconcile_FollowUpReusedAcrossPlanAttempts(t *testing.T) {
+	h := newHarness(t)
+	ns := nodes(h, 2)
+	job := followUpJob(h, 1)
+	old := failedWebAllocs(h, job, ns, t0)[0]
+	h.rejectPlans = 1
+	h.process(mockEval(job, structs.EvalTriggerRetryFailedAlloc))
+	if len(h.plans) != 2 || len(h.created) != 1 {
+		t.Fatalf("%d plans, %d follow-ups written, want 2 and 1", len(h.plans), len(h.created))
+	}
+	stored, _ := h.store.AllocByID(nil, old.ID)
+	if stored.FollowupEvalID != h.created[0].ID {
+		t.Fatalf("alloc follows up with %q, want %q", stored.FollowupEvalID, h.created[0].ID)
+	}
+}
+
+// TestReconcile_FollowUpDueAlthoughTheClockLags checks that the follow-up
+// eval of a failed alloc replaces it even when the worker's clock is a
+// little behind the reschedule time, instead of writing another follow-up.
+func TestReconcile_FollowUpDueAlthoughTheClockLags(t *testing.T) {
+	h := newHarness(t)
+	ns := nodes(h, 2)
+	job := followUpJob(h, 1)
+	old := failedWebAllocs(h, job, ns, t0)[0]
+	h.process(mockEval(job, structs.EvalTriggerRetryFailedAlloc))
+	if len(h.created) != 1 {
+		t.Fatalf("created %d follow-ups", len(h.created))
+	}
+	f := h.created[0]
+	h.now = f.WaitUntil.Add(-5 * time.Second) // past rescheduleWindow
+	h.process(f)
+	if len(h.created) != 1 {
+		t.Fatalf("the follow-up wrote another follow-up")
+	}
+	if live := h.liveAllocs(job); len(live) != 1 || live[0].PreviousAllocation != old.ID {
+		t.Fatalf("live after the follow-up: %v", namesOf(live))
 	}
 }
