@@ -465,6 +465,7 @@ func TestRescheduleDelay_Functions(t *testing.T) {
 		{structs.RescheduleDelayExponential, []time.Duration{40 * s}, 60 * s, 60 * s},
 		{structs.RescheduleDelayFibonacci, []time.Duration{5 * s}, 0, 5 * s},
 		{structs.RescheduleDelayFibonacci, []time.Duration{5 * s, 5 * s, 10 * s}, 0, 15 * s},
+		{structs.RescheduleDelayFibonacci, []time.Duration{5 * s, 5 * s}, 0, 10 * s},
 	}
 	for _, tc := range cases {
 		p := &structs.ReschedulePolicy{Delay: 5 * s, DelayFunction: tc.fn, MaxDelay: tc.max, Unlimited: true}
@@ -645,5 +646,57 @@ func TestReconcile_FollowUpDueAlthoughTheClockLags(t *testing.T) {
 	}
 	if live := h.liveAllocs(job); len(live) != 1 || live[0].PreviousAllocation != old.ID {
 		t.Fatalf("live after the follow-up: %v", namesOf(live))
+	}
+}
+
+func TestRecentReschedules(t *testing.T) {
+	now := t0
+	tracker := func(ago ...time.Duration) *structs.RescheduleTracker {
+		tr := &structs.RescheduleTracker{}
+		for _, d := range ago {
+			tr.Events = append(tr.Events, &structs.RescheduleEvent{RescheduleTime: now.Add(-d).UnixNano()})
+		}
+		return tr
+	}
+	cases := []struct {
+		name     string
+		tracker  *structs.RescheduleTracker
+		interval time.Duration
+		want     int
+	}{
+		{"no history", nil, time.Hour, 0},
+		{"one inside, one outside the interval", tracker(2*time.Hour, 10*time.Minute), time.Hour, 1},
+		{"exactly one interval ago is outside", tracker(time.Hour), time.Hour, 0},
+		{"no interval counts every event", tracker(48*time.Hour, time.Minute), 0, 2},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a := &structs.Allocation{RescheduleTracker: tc.tracker}
+			if got := recentReschedules(a, tc.interval, now); got != tc.want {
+				t.Fatalf("got %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestFailTime(t *testing.T) {
+	now := t0
+	cases := []struct {
+		name  string
+		alloc *structs.Allocation
+		want  time.Time
+	}{
+		{"latest task finish", &structs.Allocation{ModifyTime: now.UnixNano(), TaskStates: map[string]*structs.TaskState{
+			"a": {FinishedAt: now.Add(-3 * time.Minute)}, "b": {FinishedAt: now.Add(-time.Minute)}, "c": nil,
+		}}, now.Add(-time.Minute)},
+		{"no finished task: last change", &structs.Allocation{ModifyTime: now.Add(-2 * time.Minute).UnixNano()}, now.Add(-2 * time.Minute)},
+		{"nothing known: now", &structs.Allocation{}, now},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := failTime(tc.alloc, now); !got.Equal(tc.want) {
+				t.Fatalf("got %v, want %v", got, tc.want)
+			}
+		})
 	}
 }
