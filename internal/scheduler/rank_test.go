@@ -107,6 +107,10 @@ func TestScore_SpreadTargetsAndEven(t *testing.T) {
 	if got := s.score(r3); !near(got, 1) { // the remaining 10% goes to untargeted values
 		t.Fatalf("untargeted %v", got)
 	}
+	s.placed(r3, 1)
+	if got := s.score(r3); !near(got, 0) { // 10% of 10 is one alloc, now placed
+		t.Fatalf("untargeted share met %v", got)
+	}
 	if got := s.score(mockNodeWithoutRack()); got != -1 {
 		t.Fatalf("missing attribute %v", got)
 	}
