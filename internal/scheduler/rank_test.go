@@ -315,3 +315,18 @@ func TestServiceSched_PortsNeverCollideOnANode(t *testing.T) {
 		t.Fatalf("expected port exhaustion, got %+v", m)
 	}
 }
+
+func TestFreeFraction(t *testing.T) {
+	cases := []struct {
+		used, capacity int64
+		want           float64
+	}{
+		{0, 100, 1}, {25, 100, 0.75}, {100, 100, 0},
+		{0, 0, 0}, {10, 0, 0}, // no capacity: no free room, not NaN
+	}
+	for _, tc := range cases {
+		if got := freeFraction(tc.used, tc.capacity); !near(got, tc.want) {
+			t.Errorf("freeFraction(%d, %d) = %v, want %v", tc.used, tc.capacity, got, tc.want)
+		}
+	}
+}

@@ -86,6 +86,9 @@ func TestReconcile_Decisions(t *testing.T) {
 			if stopped[0].DesiredDescription != allocNotNeeded {
 				t.Fatalf("desc %q", stopped[0].DesiredDescription)
 			}
+			if du := h.plans[0].Annotations.DesiredTGUpdates["web"]; du.Stop != 2 || du.Ignore != 2 {
+				t.Fatalf("annotations %+v, want 2 stops", du)
+			}
 		}},
 		{"job stopped stops all", func(t *testing.T, h *harness) {
 			ns := nodes(h, 2)
