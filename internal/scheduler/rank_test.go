@@ -330,3 +330,26 @@ func TestFreeFraction(t *testing.T) {
 		}
 	}
 }
+
+func TestSamplingLimit(t *testing.T) {
+	cases := []struct {
+		n                  int
+		batch, preferences bool
+		want               int
+	}{
+		{0, false, false, 2},
+		{1, false, false, 2},
+		{4, false, false, 2},
+		{5, false, false, 3},
+		{1000, false, false, 10},
+		{1000, true, false, batchSamplingLimit},
+		{1000, false, true, PreferenceSamplingLimit},
+		{1 << 20, false, true, PreferenceSamplingLimit},
+		{1000, true, true, PreferenceSamplingLimit},
+	}
+	for _, tc := range cases {
+		if got := samplingLimit(tc.n, tc.batch, tc.preferences); got != tc.want {
+			t.Errorf("samplingLimit(%d, batch %v, preferences %v) = %d, want %d", tc.n, tc.batch, tc.preferences, got, tc.want)
+		}
+	}
+}
