@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/testutil/mock"
 )
 
 // allocsOf builds stored allocs of job's group "web" with the given
@@ -699,6 +700,36 @@ func TestFailTime(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := failTime(tc.alloc, now); !got.Equal(tc.want) {
 				t.Fatalf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestReconcile_DuplicateNameKeepsTheOldest checks that of two live allocs
+// with the same name, the older one is kept and the newer stopped,
+// whichever of them the state lists first (it lists by ID).
+func TestReconcile_DuplicateNameKeepsTheOldest(t *testing.T) {
+	for _, tc := range []struct{ name, oldID, newID string }{
+		{"older listed first", "a-old", "b-new"},
+		{"older listed second", "b-old", "a-new"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			ns := nodes(h, 2)
+			job := h.upsertJob(mockJob("web", 1))
+			old := mock.Alloc(tc.oldID, job, ns[0].ID)
+			old.ClientStatus = structs.AllocClientStatusRunning
+			h.upsertAllocs(old)
+			dup := mock.Alloc(tc.newID, job, ns[1].ID)
+			dup.ClientStatus = structs.AllocClientStatusRunning
+			h.upsertAllocs(dup) // created at a later index
+			h.process(mockEval(job, structs.EvalTriggerNodeUpdate))
+			if len(h.plans) != 1 {
+				t.Fatalf("%d plans", len(h.plans))
+			}
+			placed, stopped := planned(h.plans[0])
+			if len(placed) != 0 || len(stopped) != 1 || stopped[0].ID != tc.newID {
+				t.Fatalf("placed %v stopped %v, want only %s stopped", namesOf(placed), stopped, tc.newID)
 			}
 		})
 	}
