@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"math"
+	"slices"
 	"math/rand/v2"
 	"testing"
 
@@ -351,5 +352,24 @@ func TestSamplingLimit(t *testing.T) {
 		if got := samplingLimit(tc.n, tc.batch, tc.preferences); got != tc.want {
 			t.Errorf("samplingLimit(%d, batch %v, preferences %v) = %d, want %d", tc.n, tc.batch, tc.preferences, got, tc.want)
 		}
+	}
+}
+
+// TestKeepTop checks the best-first list of node scores: at most topScores
+// entries, the best first, and on equal scores the earlier one ahead.
+func TestKeepTop(t *testing.T) {
+	var top []*option
+	scores := []float64{0.5, 0.9, 0.5, 0.1, 0.7, 0.9, 0.3, 0.2}
+	for i, s := range scores {
+		o := option{node: &structs.Node{ID: string(rune('a' + i))}, final: s}
+		top = keepTop(top, &o)
+	}
+	var got []string
+	for _, o := range top {
+		got = append(got, o.node.ID)
+	}
+	// b and f score 0.9, a and c 0.5: the earlier of each pair first.
+	if want := []string{"b", "f", "e", "a", "c"}; !slices.Equal(got, want) {
+		t.Fatalf("top %v, want %v", got, want)
 	}
 }
