@@ -2,8 +2,8 @@ package scheduler
 
 import (
 	"math"
-	"slices"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/drover-project/drover/internal/structs"
