@@ -159,3 +159,92 @@ func TestSystemSched_JobStoppedStopsAll(t *testing.T) {
 		t.Fatalf("%d live", len(live))
 	}
 }
+
+// TestSystemSched_RollingEvalThenRejectedPlansStillCompletes checks that
+// writing the next stagger step's eval does not use up a plan attempt:
+// with all but the last attempt's plan rejected, the step still commits.
+func TestSystemSched_RollingEvalThenRejectedPlansStillCompletes(t *testing.T) {
+	h := newHarness(t)
+	nodes(h, 3)
+	job, _ := h.register(mockSystemJob("sys", false))
+	v2 := job.Copy()
+	v2.TaskGroups[0].Tasks[0].Config = map[string]any{"command": "/bin/v2"}
+	v2.TaskGroups[0].Update = &structs.UpdateStrategy{MaxParallel: 1, Stagger: 30 * time.Second}
+	v2 = h.upsertJob(v2)
+	plans := len(h.plans)
+	h.rejectPlans = MaxSystemScheduleAttempts - 1
+	h.process(mockEval(v2, structs.EvalTriggerJobRegister))
+	if got := len(h.plans) - plans; got != MaxSystemScheduleAttempts {
+		t.Fatalf("%d plans, want %d", got, MaxSystemScheduleAttempts)
+	}
+	if len(h.created) != 1 || h.created[0].TriggeredBy != structs.EvalTriggerRollingUpdate {
+		t.Fatalf("created %+v, want one rolling-update eval", h.created)
+	}
+	if e := h.lastEval(); e.Status != structs.EvalStatusComplete || e.NextEval != h.created[0].ID {
+		t.Fatalf("eval %s %q next=%q", e.Status, e.StatusDescription, e.NextEval)
+	}
+}
+
+// TestSystemSched_StopAnnotations checks the stops a system job's plan
+// counts: all allocs of a stopped job, the allocs on a tainted node, those
+// of a removed group, and an alloc whose node is gone from the state.
+func TestSystemSched_StopAnnotations(t *testing.T) {
+	t.Run("job stopped", func(t *testing.T) {
+		h := newHarness(t)
+		nodes(h, 3)
+		job, _ := h.register(mockSystemJob("sys", false))
+		stop := job.Copy()
+		stop.Stop = true
+		stop = h.upsertJob(stop)
+		h.process(mockEval(stop, structs.EvalTriggerJobDeregister))
+		if du := h.plans[len(h.plans)-1].Annotations.DesiredTGUpdates["web"]; du == nil || du.Stop != 3 {
+			t.Fatalf("annotations %+v, want 3 stops", du)
+		}
+	})
+	t.Run("tainted node", func(t *testing.T) {
+		h := newHarness(t)
+		ns := nodes(h, 2)
+		job, _ := h.register(mockSystemJob("sys", false))
+		h.must(h.store.UpdateNodeEligibility(h.next(), ns[0].ID, structs.NodeSchedulingIneligible, t0.Unix(), nil))
+		h.process(mockEval(job, structs.EvalTriggerNodeUpdate))
+		if du := h.plans[len(h.plans)-1].Annotations.DesiredTGUpdates["web"]; du == nil || du.Stop != 1 {
+			t.Fatalf("annotations %+v, want 1 stop", du)
+		}
+	})
+	t.Run("group removed", func(t *testing.T) {
+		h := newHarness(t)
+		nodes(h, 2)
+		job, _ := h.register(mockSystemJob("sys", false))
+		v2 := job.Copy()
+		v2.TaskGroups[0].Name = "api"
+		v2, _ = h.register(v2)
+		p := h.plans[len(h.plans)-1]
+		placed, stopped := planned(p)
+		if len(stopped) != 2 || len(placed) != 2 {
+			t.Fatalf("placed %d stopped %d, want the 2 web allocs replaced by api", len(placed), len(stopped))
+		}
+		for _, a := range stopped {
+			if a.TaskGroup != "web" || a.DesiredDescription != allocNotNeeded {
+				t.Fatalf("stopped %s (%q)", a.Name, a.DesiredDescription)
+			}
+		}
+		if du := p.Annotations.DesiredTGUpdates["web"]; du == nil || du.Stop != 2 {
+			t.Fatalf("annotations %+v, want 2 stops of web", du)
+		}
+	})
+	t.Run("node gone", func(t *testing.T) {
+		h := newHarness(t)
+		ns := nodes(h, 2)
+		job, _ := h.register(mockSystemJob("sys", false))
+		h.must(h.store.DeleteNodes(h.next(), []string{ns[1].ID}))
+		h.process(mockEval(job, structs.EvalTriggerNodeUpdate))
+		p := h.plans[len(h.plans)-1]
+		_, stopped := planned(p)
+		if len(stopped) != 1 || stopped[0].NodeID != ns[1].ID || stopped[0].ClientStatus != structs.AllocClientStatusLost || stopped[0].DesiredDescription != allocLost {
+			t.Fatalf("stopped %+v, want the alloc of the gone node lost", stopped)
+		}
+		if du := p.Annotations.DesiredTGUpdates["web"]; du == nil || du.Stop != 1 {
+			t.Fatalf("annotations %+v, want 1 stop", du)
+		}
+	})
+}
