@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/testutil/mock"
 )
 
 func mockSystemJob(id string, sysbatch bool) *structs.Job {
@@ -245,6 +246,98 @@ func TestSystemSched_StopAnnotations(t *testing.T) {
 		}
 		if du := p.Annotations.DesiredTGUpdates["web"]; du == nil || du.Stop != 1 {
 			t.Fatalf("annotations %+v, want 1 stop", du)
+		}
+	})
+}
+
+// TestSystemSched_UpdateDecisions checks how a system job's existing
+// allocs are handled per node, with the plan's annotations.
+func TestSystemSched_UpdateDecisions(t *testing.T) {
+	t.Run("in-place update", func(t *testing.T) {
+		h := newHarness(t)
+		nodes(h, 2)
+		job, _ := h.register(mockSystemJob("sys", false))
+		v2 := job.Copy()
+		v2.Meta = map[string]string{"owner": "ops"}
+		v2, _ = h.register(v2)
+		p := h.plans[len(h.plans)-1]
+		placed, stopped := planned(p)
+		if len(stopped) != 0 || len(placed) != 2 {
+			t.Fatalf("placed %d stopped %d, want 2 in-place updates", len(placed), len(stopped))
+		}
+		for _, a := range placed {
+			if a.Job.Version != v2.Version || a.PreviousAllocation != "" {
+				t.Fatalf("%s at version %d replacing %q", a.ID, a.Job.Version, a.PreviousAllocation)
+			}
+		}
+		if du := p.Annotations.DesiredTGUpdates["web"]; du.InPlaceUpdate != 2 || du.DestructiveUpdate != 0 {
+			t.Fatalf("annotations %+v", du)
+		}
+	})
+	t.Run("max_parallel 0 updates every node at once", func(t *testing.T) {
+		h := newHarness(t)
+		nodes(h, 3)
+		job, _ := h.register(mockSystemJob("sys", false))
+		v2 := job.Copy()
+		v2.TaskGroups[0].Tasks[0].Config = map[string]any{"command": "/bin/v2"}
+		v2.TaskGroups[0].Update = &structs.UpdateStrategy{MaxParallel: 0, Stagger: 30 * time.Second}
+		v2, _ = h.register(v2)
+		placed, stopped := planned(h.plans[len(h.plans)-1])
+		if len(stopped) != 3 || len(placed) != 3 || len(h.created) != 0 {
+			t.Fatalf("placed %d stopped %d, %d evals created; want all 3 replaced and no stagger eval", len(placed), len(stopped), len(h.created))
+		}
+	})
+	t.Run("node no longer feasible", func(t *testing.T) {
+		h := newHarness(t)
+		ns := nodes(h, 2)
+		job, _ := h.register(mockSystemJob("sys", false))
+		n := ns[0].Copy()
+		delete(n.Drivers, "exec") // the job's driver
+		h.upsertNode(n)
+		h.process(mockEval(job, structs.EvalTriggerNodeUpdate))
+		p := h.plans[len(h.plans)-1]
+		_, stopped := planned(p)
+		if len(stopped) != 1 || stopped[0].NodeID != n.ID || stopped[0].DesiredDescription != allocNodeInfeasible {
+			t.Fatalf("stopped %+v", stopped)
+		}
+		if du := p.Annotations.DesiredTGUpdates["web"]; du.Stop != 1 || du.Ignore != 1 {
+			t.Fatalf("annotations %+v, want 1 stop and 1 kept", du)
+		}
+	})
+	t.Run("duplicate on a node keeps the older", func(t *testing.T) {
+		h := newHarness(t)
+		ns := nodes(h, 1)
+		job, _ := h.register(mockSystemJob("sys", false))
+		first := h.liveAllocs(job)[0]
+		dup := mock.Alloc("dup", job, ns[0].ID)
+		dup.Name = first.Name
+		h.upsertAllocs(dup)
+		h.process(mockEval(job, structs.EvalTriggerNodeUpdate))
+		p := h.plans[len(h.plans)-1]
+		placed, stopped := planned(p)
+		if len(placed) != 0 || len(stopped) != 1 || stopped[0].ID != "dup" {
+			t.Fatalf("placed %d stopped %+v, want dup stopped", len(placed), stopped)
+		}
+		if du := p.Annotations.DesiredTGUpdates["web"]; du.Stop != 1 || du.Ignore != 1 {
+			t.Fatalf("annotations %+v", du)
+		}
+	})
+	t.Run("sysbatch alloc that finished counts", func(t *testing.T) {
+		h := newHarness(t)
+		nodes(h, 2)
+		job, _ := h.register(mockSystemJob("sb", true))
+		for _, a := range h.liveAllocs(job) {
+			h.setClient(a, func(a *structs.Allocation) { a.ClientStatus = structs.AllocClientStatusComplete })
+		}
+		e := mockEval(job, structs.EvalTriggerNodeUpdate)
+		e.AnnotatePlan = true
+		h.process(e)
+		p := h.plans[len(h.plans)-1]
+		if placed, _ := planned(p); len(placed) != 0 {
+			t.Fatalf("re-ran %d finished allocs", len(placed))
+		}
+		if du := p.Annotations.DesiredTGUpdates["web"]; du.Ignore != 2 || du.Place != 0 {
+			t.Fatalf("annotations %+v, want the 2 finished allocs ignored", du)
 		}
 	})
 }
