@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/drover-project/drover/internal/structs"
@@ -269,5 +270,23 @@ func TestPorts_DynamicNotPiledAfterAUsedBlock(t *testing.T) {
 	}
 	if counts[40900] > picks/4 || len(counts) < 50 {
 		t.Fatalf("port 40900 picked %d of %d times, %d distinct ports", counts[40900], picks, len(counts))
+	}
+}
+
+func TestParsePortList(t *testing.T) {
+	cases := []struct {
+		in   string
+		want []int
+	}{
+		{"", nil},
+		{"22, 80 ,8000-8002", []int{22, 80, 8000, 8001, 8002}},
+		{"5-5", []int{5}},
+		{"65534-65540", []int{65534, 65535}},
+		{"9-3,x,7,1-y", []int{7}},
+	}
+	for _, tc := range cases {
+		if got := parsePortList(tc.in); !slices.Equal(got, tc.want) {
+			t.Errorf("parsePortList(%q) = %v, want %v", tc.in, got, tc.want)
+		}
 	}
 }
