@@ -115,6 +115,11 @@ func TestScore_SpreadTargetsAndEven(t *testing.T) {
 	if got := s.score(mockNodeWithoutRack()); got != -1 {
 		t.Fatalf("missing attribute %v", got)
 	}
+	full := mockJob("web", 10)
+	full.Spreads = []*structs.Spread{{Attribute: "${meta.rack}", Weight: 100, SpreadTarget: []*structs.SpreadTarget{{Value: "r1", Percent: 60}, {Value: "r2", Percent: 40}}}}
+	if got := newSpreadScorer(full, full.TaskGroups[0]).score(r3); got != -1 {
+		t.Fatalf("untargeted value when the targets take 100%%: %v, want -1", got)
+	}
 
 	even := mockJob("web", 4)
 	even.Spreads = []*structs.Spread{{Attribute: "${meta.rack}", Weight: 50}}

@@ -341,3 +341,29 @@ func TestSystemSched_UpdateDecisions(t *testing.T) {
 		}
 	})
 }
+
+// TestSystemSched_BlockedEvalThenRejectedPlansStillCompletes checks that
+// writing the blocked eval for a node without room does not use up a plan
+// attempt: with all but the last attempt's plan rejected, the placements
+// on the other nodes still commit.
+func TestSystemSched_BlockedEvalThenRejectedPlansStillCompletes(t *testing.T) {
+	h := newHarness(t)
+	small := mockNode()
+	small.NodeResources.MemoryMB = 100
+	h.upsertNode(small)
+	nodes(h, 2)
+	h.rejectPlans = MaxSystemScheduleAttempts - 1
+	job, e := h.register(mockSystemJob("sys", false))
+	if len(h.plans) != MaxSystemScheduleAttempts || len(h.liveAllocs(job)) != 2 {
+		t.Fatalf("%d plans, %d allocs; want %d and 2", len(h.plans), len(h.liveAllocs(job)), MaxSystemScheduleAttempts)
+	}
+	if len(h.created) != 1 || h.created[0].Status != structs.EvalStatusBlocked {
+		t.Fatalf("created %+v, want one blocked eval", h.created)
+	}
+	if last := h.lastEval(); last.ID != e.ID || last.Status != structs.EvalStatusComplete {
+		t.Fatalf("eval %s %q", last.Status, last.StatusDescription)
+	}
+	if du := h.plans[len(h.plans)-1].Annotations.DesiredTGUpdates["web"]; du.Place != 2 {
+		t.Fatalf("annotations %+v, want 2 placements", du)
+	}
+}
