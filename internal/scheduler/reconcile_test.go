@@ -734,3 +734,36 @@ func TestReconcile_DuplicateNameKeepsTheOldest(t *testing.T) {
 		})
 	}
 }
+
+// TestReconcile_ReplacedAllocWithoutLinkIsFinished checks that a failed
+// alloc which already has a replacement is not rescheduled again even when
+// its NextAllocation link is missing (state written without the plan
+// applier's link): the replacement's line goes on, not the original's.
+func TestReconcile_ReplacedAllocWithoutLinkIsFinished(t *testing.T) {
+	h := newHarness(t)
+	ns := nodes(h, 3)
+	j := mockJob("web", 1)
+	j.TaskGroups[0].ReschedulePolicy = &structs.ReschedulePolicy{Attempts: 3, Interval: time.Hour, Delay: 5 * time.Second, DelayFunction: structs.RescheduleDelayConstant}
+	job := h.upsertJob(j)
+	failed := func(a *structs.Allocation, at time.Time) {
+		a.ClientStatus = structs.AllocClientStatusFailed
+		a.TaskStates = map[string]*structs.TaskState{"web": {State: structs.TaskStateDead, Failed: true, FinishedAt: at}}
+	}
+	orig := mock.Alloc("orig", job, ns[0].ID)
+	failed(orig, t0.Add(-2*time.Minute))
+	h.upsertAllocs(orig)
+	repl := mock.Alloc("repl", job, ns[1].ID)
+	repl.PreviousAllocation = orig.ID
+	repl.RescheduleTracker = &structs.RescheduleTracker{Events: []*structs.RescheduleEvent{{RescheduleTime: t0.Add(-2 * time.Minute).UnixNano(), PrevAllocID: orig.ID, PrevNodeID: ns[0].ID, Delay: 5 * time.Second}}}
+	failed(repl, t0.Add(-time.Minute))
+	h.upsertAllocs(repl) // orig.NextAllocation stays unset
+
+	h.process(mockEval(job, structs.EvalTriggerRetryFailedAlloc))
+	placed, _ := planned(h.plans[0])
+	if len(placed) != 1 || placed[0].PreviousAllocation != repl.ID {
+		t.Fatalf("placed %+v, want one replacement of %s", placed, repl.ID)
+	}
+	if tr := placed[0].RescheduleTracker; tr == nil || len(tr.Events) != 2 {
+		t.Fatalf("tracker %+v, want the replacement's history plus this reschedule", tr)
+	}
+}
