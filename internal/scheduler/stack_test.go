@@ -1,6 +1,8 @@
 package scheduler
 
 import (
+	"slices"
+	"sort"
 	"testing"
 
 	"github.com/drover-project/drover/internal/structs"
@@ -36,5 +38,24 @@ func TestSelect_SampleSkipsAFewNegativeScores(t *testing.T) {
 				t.Fatalf("evaluated %d nodes, want %d", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestSelect_RecentNodesRankedBesideTheSample checks that each placement
+// ranks the last recentNodes nodes the group was placed on besides the
+// sample of limit nodes (so packing can return to them), once each.
+func TestSelect_RecentNodesRankedBesideTheSample(t *testing.T) {
+	h := newHarness(t)
+	nodes(h, 20) // a sample of ceil(log2 20) = 5 nodes
+	h.register(mockJob("web", 4))
+	placed, _ := planned(h.plans[0])
+	sort.Slice(placed, func(i, j int) bool { return placed[i].Name < placed[j].Name })
+	var got []int
+	for _, a := range placed {
+		got = append(got, a.Metrics.NodesEvaluated)
+	}
+	// No recent node, then one, then two, and never more than two.
+	if want := []int{5, 6, 7, 7}; !slices.Equal(got, want) {
+		t.Fatalf("nodes evaluated per placement %v, want %v", got, want)
 	}
 }
