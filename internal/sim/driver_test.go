@@ -215,3 +215,51 @@ expect {
 		t.Fatalf("failures %q", res.Failures)
 	}
 }
+
+// TestPlay_DeploymentFailsAtItsProgressDeadline checks the deadlines the
+// driver gives an update block: a rollout whose allocs never report health
+// fails once the 10 minute progress deadline passes (the watcher writes one
+// eval, which finds the rollout ended), and not before.
+func TestPlay_DeploymentFailsAtItsProgressDeadline(t *testing.T) {
+	res := playHCL(t, `
+seed = 3
+node "n" {
+  count = 2
+}
+job "doomed" {
+  count  = 2
+  health = "none"
+  update {
+    max_parallel = 1
+  }
+}
+at "10s" {
+  update = ["doomed"]
+}
+at "10m" {
+  expect {
+    since = "10s"
+    evals {
+      trigger = "deployment-watcher"
+      count   = 0
+    }
+  }
+}
+at "11m" {}
+expect {
+  since = "10s"
+  evals {
+    trigger = "deployment-watcher"
+    count   = 1
+  }
+  allocs {
+    job     = "doomed"
+    desired = "run"
+    count   = 2
+  }
+}
+`)
+	if !res.Passed() {
+		t.Fatalf("failures %q", res.Failures)
+	}
+}
