@@ -263,3 +263,69 @@ expect {
 		t.Fatalf("failures %q", res.Failures)
 	}
 }
+
+// TestPlay_PlacementSettings checks that a scenario's node datacenter and
+// pool and a job's datacenters and constraints (operator "=" when none is
+// given) reach the scheduler.
+func TestPlay_PlacementSettings(t *testing.T) {
+	res := playHCL(t, `
+seed = 2
+node "a" {
+  meta = { rack = "r1" }
+}
+node "b" {
+  meta = { rack = "r2" }
+}
+node "c" {
+  meta = { rack = "r1" }
+  pool = "other"
+}
+node "d" {
+  meta       = { rack = "r2" }
+  datacenter = "dc2"
+}
+job "on-r1" {
+  count = 3
+  constraint {
+    attribute = "meta.rack"
+    value     = "r1"
+  }
+}
+job "not-r1" {
+  count = 3
+  constraint {
+    attribute = "meta.rack"
+    operator  = "!="
+    value     = "r1"
+  }
+}
+job "in-dc2" {
+  count       = 2
+  datacenters = ["dc2"]
+}
+expect {
+  allocs {
+    job   = "on-r1"
+    node  = "a"
+    count = 3
+  }
+  allocs {
+    job   = "not-r1"
+    node  = "b"
+    count = 3
+  }
+  allocs {
+    job   = "in-dc2"
+    node  = "d"
+    count = 2
+  }
+  allocs {
+    node  = "c"
+    count = 0
+  }
+}
+`)
+	if !res.Passed() {
+		t.Fatalf("failures %q", res.Failures)
+	}
+}
