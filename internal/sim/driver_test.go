@@ -329,3 +329,52 @@ expect {
 		t.Fatalf("failures %q", res.Failures)
 	}
 }
+
+// TestPlay_IneligibleNodeGetsNoPlacements checks that the scenario's
+// ineligible and eligible operations reach the server: a job registered
+// while a node is ineligible avoids it, one registered after it is
+// eligible again may use it. (Within one step, register runs before
+// ineligible, so they are separate steps.)
+func TestPlay_IneligibleNodeGetsNoPlacements(t *testing.T) {
+	res := playHCL(t, `
+seed = 4
+node "a" {}
+node "b" {}
+job "first" {
+  count    = 2
+  deferred = true
+}
+job "second" {
+  count          = 2
+  distinct_hosts = true
+  deferred       = true
+}
+at "3s" {
+  ineligible = ["a"]
+}
+at "5s" {
+  register = ["first"]
+}
+at "8s" {
+  eligible = ["a"]
+}
+at "10s" {
+  register = ["second"]
+}
+expect {
+  allocs {
+    job   = "first"
+    node  = "b"
+    count = 2
+  }
+  allocs {
+    job   = "second"
+    node  = "a"
+    count = 1
+  }
+}
+`)
+	if !res.Passed() {
+		t.Fatalf("failures %q\n%s", res.Failures, res.Transcript())
+	}
+}
