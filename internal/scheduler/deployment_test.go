@@ -328,3 +328,38 @@ func TestDeployment_HealthyCanaryWaitsForPromotion(t *testing.T) {
 		t.Fatalf("unpromoted healthy canary: placed %d stopped %d", len(pl), len(st))
 	}
 }
+
+// TestDeployment_FailedDeploymentEndsTheRollout checks that once the
+// version's deployment failed, later evals make no further destructive
+// update and start no new deployment.
+func TestDeployment_FailedDeploymentEndsTheRollout(t *testing.T) {
+	h := newHarness(t)
+	nodes(h, 3)
+	job, _ := h.register(rollingJob(3, 1, 0))
+	v2 := job.Copy()
+	v2.TaskGroups[0].Tasks[0].Env = map[string]string{"V": "2"}
+	v2, _ = h.register(v2)
+	p := h.plans[len(h.plans)-1]
+	if placed, _ := planned(p); len(placed) != 1 || p.Deployment == nil {
+		t.Fatalf("first step placed %d, deployment %v", len(placed), p.Deployment)
+	}
+	d, _ := h.store.DeploymentByID(nil, p.Deployment.ID)
+	failed := d.Copy()
+	failed.Status = structs.DeploymentStatusFailed
+	h.must(h.store.UpsertDeployment(h.next(), failed))
+	// The new alloc turns healthy: without the failure this is the next step.
+	for _, a := range h.liveAllocs(v2) {
+		if a.Job.Version == v2.Version {
+			h.setClient(a, func(a *structs.Allocation) {
+				a.ClientStatus = structs.AllocClientStatusRunning
+				a.DeploymentStatus = &structs.AllocDeploymentStatus{Healthy: ptr(true)}
+			})
+		}
+	}
+	plans := len(h.plans)
+	h.process(mockEval(v2, structs.EvalTriggerDeploymentWatcher))
+	if len(h.plans) != plans {
+		placed, stopped := planned(h.plans[len(h.plans)-1])
+		t.Fatalf("after the failure: placed %d stopped %d, deployment %v", len(placed), len(stopped), h.plans[len(h.plans)-1].Deployment)
+	}
+}
