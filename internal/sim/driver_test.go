@@ -378,3 +378,23 @@ expect {
 		t.Fatalf("failures %q\n%s", res.Failures, res.Transcript())
 	}
 }
+
+func TestDiffLines(t *testing.T) {
+	cases := []struct {
+		name  string
+		a, b  []string
+		limit int
+		want  string
+	}{
+		{"same", []string{"x", "y"}, []string{"x", "y"}, 10, ""},
+		{"changed line", []string{"x", "y"}, []string{"x", "z"}, 10, "line 2:\n- y\n+ z"},
+		{"line added", []string{"x"}, []string{"x", "y"}, 10, "line 2:\n- \n+ y"},
+		{"line removed", []string{"x", "y"}, []string{"x"}, 10, "line 2:\n- y\n+ "},
+		{"limit", []string{"a", "b", "c"}, []string{"1", "2", "3"}, 2, "line 1:\n- a\n+ 1\nline 2:\n- b\n+ 2\n..."},
+	}
+	for _, tc := range cases {
+		if got := diffLines(tc.a, tc.b, tc.limit); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
