@@ -105,7 +105,7 @@ func TestVersionCompare(t *testing.T) {
 			t.Errorf("compare(%s, %s) = %d, want %d", tc.a, tc.b, got, tc.want)
 		}
 	}
-	for _, bad := range []string{"", "x.y", "1..2", "1.2-", "-1"} {
+	for _, bad := range []string{"", "x.y", "1..2", "1.2-", "-1", "+5"} {
 		if _, ok := parseVersion(bad); ok {
 			t.Errorf("parseVersion(%q) accepted", bad)
 		}
@@ -297,5 +297,43 @@ func TestDistinctProperty_LimitPerValue(t *testing.T) {
 	}
 	if m := h.lastEval().FailedTGAllocs["web"]; m == nil || m.ConstraintFiltered[FilterConstraintDistinctProperty] == 0 {
 		t.Fatalf("failure metric %+v", m)
+	}
+}
+
+func TestVersionConstraint_Check(t *testing.T) {
+	cases := []struct {
+		constraint, version string
+		strict              bool
+		want                bool
+	}{
+		{"> 1.2.0", "1.2.0", false, false},
+		{">= 1.2.0", "1.2.0", false, true},
+		{"< 1.2.0", "1.2.0", false, false},
+		{"<= 1.2.0", "1.2.0", false, true},
+		{"= 1.2", "1.2.0", false, true},
+		{"!= 1.2", "1.2.0", false, false},
+		{"~> 1.2.3", "1.2.3", false, true},
+		{"~> 1.2.3", "1.2.9", false, true},
+		{"~> 1.2.3", "1.3.0", false, false},
+		{"~> 1.2.3", "1.2.2", false, false},
+		{"~> 1.2", "1.9", false, true},
+		{"~> 1.2", "2.0", false, false},
+		{"~> 1", "1.5", false, true},
+		{"~> 1", "2.0", false, false},
+		// The loose operator lets a prerelease match only a term that
+		// names a prerelease of the same release.
+		{">= 1.7.2-alpha", "1.7.2-beta.1", false, true},
+		{">= 1.7.1-alpha", "1.7.2-beta.1", false, false},
+		{">= 1.7.1-alpha", "1.7.2-beta.1", true, true},
+	}
+	for _, tc := range cases {
+		c, ok := parseVersionConstraint(tc.constraint, tc.strict)
+		v, vok := parseVersion(tc.version)
+		if !ok || !vok {
+			t.Fatalf("parse %q / %q", tc.constraint, tc.version)
+		}
+		if got := c.check(v); got != tc.want {
+			t.Errorf("%q (strict %v) on %s: %v, want %v", tc.constraint, tc.strict, tc.version, got, tc.want)
+		}
 	}
 }

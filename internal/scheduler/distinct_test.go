@@ -178,3 +178,48 @@ func TestCmpString(t *testing.T) {
 		}
 	}
 }
+
+// TestDistinctProperty_FailedReplacementKeepsItsRack checks that when a
+// destructive replacement cannot be placed, the old alloc it would have
+// replaced counts again toward a job-level distinct_property: the next
+// group's replacement must not take its rack. The counts are cached per
+// plan generation, so undoing the stop must move the generation on.
+func TestDistinctProperty_FailedReplacementKeepsItsRack(t *testing.T) {
+	h := newHarness(t)
+	rackOf := map[string]string{}
+	for _, rack := range []string{"r1", "r2"} {
+		n := mockNode()
+		n.Meta["rack"] = rack
+		h.upsertNode(n)
+		rackOf[n.ID] = rack
+	}
+	j := mockJob("web", 1)
+	j.Constraints = []*structs.Constraint{{Operand: structs.ConstraintDistinctProperty, LTarget: "${meta.rack}"}}
+	b := j.TaskGroups[0].Copy()
+	b.Name = "b"
+	j.TaskGroups[0].Name = "a"
+	j.TaskGroups = append(j.TaskGroups, b)
+	job, _ := h.register(j)
+	before := map[string]*structs.Allocation{}
+	for _, a := range h.liveAllocs(job) {
+		before[a.TaskGroup] = a
+	}
+	if len(before) != 2 || rackOf[before["a"].NodeID] == rackOf[before["b"].NodeID] {
+		t.Fatalf("first placement: %v", before)
+	}
+
+	// Group a's new version fits no node; group b's fits anywhere.
+	v2 := job.Copy()
+	v2.TaskGroups[0].Tasks[0].Resources.MemoryMB = 1 << 30
+	v2.TaskGroups[1].Tasks[0].Env = map[string]string{"V": "2"}
+	v2, _ = h.register(v2)
+
+	p := h.plans[len(h.plans)-1]
+	placed, stopped := planned(p)
+	if len(placed) != 1 || placed[0].TaskGroup != "b" || len(stopped) != 1 || stopped[0].ID != before["b"].ID {
+		t.Fatalf("placed %v stopped %v, want only b replaced", placed, stopped)
+	}
+	if got, want := rackOf[placed[0].NodeID], rackOf[before["b"].NodeID]; got != want {
+		t.Fatalf("b's replacement on rack %s, want %s: rack %s still runs a's old alloc", got, want, got)
+	}
+}

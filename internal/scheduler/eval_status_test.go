@@ -280,3 +280,48 @@ func TestServiceSched_SameEvalSameState_SamePlan(t *testing.T) {
 		t.Fatalf("plans differ:\n%v\n%v", a, b)
 	}
 }
+
+// TestEvalStatus_BlockedEvalThenRejectedPlanStillCompletes checks that
+// writing the blocked eval for a partial placement does not use up a plan
+// attempt: a batch eval (two attempts) whose first plan is rejected still
+// commits its placement on the second and completes.
+func TestEvalStatus_BlockedEvalThenRejectedPlanStillCompletes(t *testing.T) {
+	h := newHarness(t)
+	h.upsertNode(mockNode())
+	j := mockBatchJob("b", 2)
+	j.TaskGroups[0].Tasks[0].Resources.CPU = 3000 // one fits the node
+	h.rejectPlans = 1
+	job, eval := h.register(j)
+	if len(h.plans) != MaxBatchScheduleAttempts || len(h.liveAllocs(job)) != 1 {
+		t.Fatalf("%d plans, %d allocs", len(h.plans), len(h.liveAllocs(job)))
+	}
+	if len(h.created) != 1 || h.created[0].Status != structs.EvalStatusBlocked || h.created[0].TriggeredBy == structs.EvalTriggerMaxPlans {
+		t.Fatalf("created evals %+v, want one queued-allocs blocked eval", h.created)
+	}
+	e := h.lastEval()
+	if e.ID != eval.ID || e.Status != structs.EvalStatusComplete || e.BlockedEval != h.created[0].ID {
+		t.Fatalf("eval %s %s %q blocked=%q", e.ID, e.Status, e.StatusDescription, e.BlockedEval)
+	}
+}
+
+// TestEvalStatus_FailedPlacementsCoalesce checks the failure metrics a
+// partly placed group reports: the first failed placement's metric, with
+// the group's other failed placements counted on it, not tried again.
+func TestEvalStatus_FailedPlacementsCoalesce(t *testing.T) {
+	h := newHarness(t)
+	h.upsertNode(mockNode())
+	j := mockJob("web", 4)
+	j.TaskGroups[0].Tasks[0].Resources.CPU = 3000 // one fits the node
+	job, _ := h.register(j)
+	if got := len(h.liveAllocs(job)); got != 1 {
+		t.Fatalf("%d allocs placed, want 1", got)
+	}
+	e := h.lastEval()
+	m := e.FailedTGAllocs["web"]
+	if m == nil || m.CoalescedFailures != 2 || m.NodesEvaluated != 1 {
+		t.Fatalf("failed metrics %+v, want the first failure with 2 coalesced", m)
+	}
+	if e.QueuedAllocations["web"] != 3 {
+		t.Fatalf("queued %v, want 3", e.QueuedAllocations)
+	}
+}

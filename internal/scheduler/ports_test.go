@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/drover-project/drover/internal/structs"
@@ -238,5 +239,54 @@ func TestNodeUsage_PortsReleased(t *testing.T) {
 	u.remove("b")
 	if offer, reason := assignPorts(u, dynamicGroup("x"), rng); reason != "" || offer.ports[0].Value != 30000 {
 		t.Fatalf("freed port not granted: %q", reason)
+	}
+}
+
+// TestPorts_DynamicNotPiledAfterAUsedBlock checks that with most of the
+// range used in one block, picks are still spread over the free ports:
+// a scan alone would nearly always return the first port after the block,
+// and concurrent plans for the node would then collide on it.
+func TestPorts_DynamicNotPiledAfterAUsedBlock(t *testing.T) {
+	n := portNode(40000, 40999)
+	var held []int
+	for p := 40000; p < 40900; p++ {
+		held = append(held, p)
+	}
+	rng := rand.New(rand.NewPCG(11, 11))
+	counts := map[int]int{}
+	const picks = 200
+	for range picks {
+		u := newNodeUsage(n)
+		u.add(holding("block", held...))
+		offer, reason := assignPorts(u, dynamicGroup("http"), rng)
+		if reason != "" {
+			t.Fatal(reason)
+		}
+		p := offer.ports[0].Value
+		if p < 40900 || p > 40999 {
+			t.Fatalf("port %d outside the free ports 40900-40999", p)
+		}
+		counts[p]++
+	}
+	if counts[40900] > picks/4 || len(counts) < 50 {
+		t.Fatalf("port 40900 picked %d of %d times, %d distinct ports", counts[40900], picks, len(counts))
+	}
+}
+
+func TestParsePortList(t *testing.T) {
+	cases := []struct {
+		in   string
+		want []int
+	}{
+		{"", nil},
+		{"22, 80 ,8000-8002", []int{22, 80, 8000, 8001, 8002}},
+		{"5-5", []int{5}},
+		{"65534-65540", []int{65534, 65535}},
+		{"9-3,x,7,1-y", []int{7}},
+	}
+	for _, tc := range cases {
+		if got := parsePortList(tc.in); !slices.Equal(got, tc.want) {
+			t.Errorf("parsePortList(%q) = %v, want %v", tc.in, got, tc.want)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package scheduler
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/drover-project/drover/internal/structs"
@@ -107,8 +108,17 @@ func TestScore_SpreadTargetsAndEven(t *testing.T) {
 	if got := s.score(r3); !near(got, 1) { // the remaining 10% goes to untargeted values
 		t.Fatalf("untargeted %v", got)
 	}
+	s.placed(r3, 1)
+	if got := s.score(r3); !near(got, 0) { // 10% of 10 is one alloc, now placed
+		t.Fatalf("untargeted share met %v", got)
+	}
 	if got := s.score(mockNodeWithoutRack()); got != -1 {
 		t.Fatalf("missing attribute %v", got)
+	}
+	full := mockJob("web", 10)
+	full.Spreads = []*structs.Spread{{Attribute: "${meta.rack}", Weight: 100, SpreadTarget: []*structs.SpreadTarget{{Value: "r1", Percent: 60}, {Value: "r2", Percent: 40}}}}
+	if got := newSpreadScorer(full, full.TaskGroups[0]).score(r3); got != -1 {
+		t.Fatalf("untargeted value when the targets take 100%%: %v, want -1", got)
 	}
 
 	even := mockJob("web", 4)
@@ -309,5 +319,62 @@ func TestServiceSched_PortsNeverCollideOnANode(t *testing.T) {
 	h.register(func() *structs.Job { k := j.Copy(); k.ID = "more"; k.TaskGroups[0].Count = 1; return k }())
 	if m := h.lastEval().FailedTGAllocs["web"]; m == nil || m.DimensionExhausted["network: dynamic port selection failed"] != 1 {
 		t.Fatalf("expected port exhaustion, got %+v", m)
+	}
+}
+
+func TestFreeFraction(t *testing.T) {
+	cases := []struct {
+		used, capacity int64
+		want           float64
+	}{
+		{0, 100, 1}, {25, 100, 0.75}, {100, 100, 0},
+		{0, 0, 0}, {10, 0, 0}, // no capacity: no free room, not NaN
+	}
+	for _, tc := range cases {
+		if got := freeFraction(tc.used, tc.capacity); !near(got, tc.want) {
+			t.Errorf("freeFraction(%d, %d) = %v, want %v", tc.used, tc.capacity, got, tc.want)
+		}
+	}
+}
+
+func TestSamplingLimit(t *testing.T) {
+	cases := []struct {
+		n                  int
+		batch, preferences bool
+		want               int
+	}{
+		{0, false, false, 2},
+		{1, false, false, 2},
+		{4, false, false, 2},
+		{5, false, false, 3},
+		{1000, false, false, 10},
+		{1000, true, false, batchSamplingLimit},
+		{1000, false, true, PreferenceSamplingLimit},
+		{1 << 20, false, true, PreferenceSamplingLimit},
+		{1000, true, true, PreferenceSamplingLimit},
+	}
+	for _, tc := range cases {
+		if got := samplingLimit(tc.n, tc.batch, tc.preferences); got != tc.want {
+			t.Errorf("samplingLimit(%d, batch %v, preferences %v) = %d, want %d", tc.n, tc.batch, tc.preferences, got, tc.want)
+		}
+	}
+}
+
+// TestKeepTop checks the best-first list of node scores: at most topScores
+// entries, the best first, and on equal scores the earlier one ahead.
+func TestKeepTop(t *testing.T) {
+	var top []*option
+	scores := []float64{0.5, 0.9, 0.5, 0.1, 0.7, 0.9, 0.3, 0.2}
+	for i, s := range scores {
+		o := option{node: &structs.Node{ID: string(rune('a' + i))}, final: s}
+		top = keepTop(top, &o)
+	}
+	var got []string
+	for _, o := range top {
+		got = append(got, o.node.ID)
+	}
+	// b and f score 0.9, a and c 0.5: the earlier of each pair first.
+	if want := []string{"b", "f", "e", "a", "c"}; !slices.Equal(got, want) {
+		t.Fatalf("top %v, want %v", got, want)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/testutil/mock"
 )
 
 // allocsOf builds stored allocs of job's group "web" with the given
@@ -85,6 +86,9 @@ func TestReconcile_Decisions(t *testing.T) {
 			}
 			if stopped[0].DesiredDescription != allocNotNeeded {
 				t.Fatalf("desc %q", stopped[0].DesiredDescription)
+			}
+			if du := h.plans[0].Annotations.DesiredTGUpdates["web"]; du.Stop != 2 || du.Ignore != 2 {
+				t.Fatalf("annotations %+v, want 2 stops", du)
 			}
 		}},
 		{"job stopped stops all", func(t *testing.T, h *harness) {
@@ -278,6 +282,9 @@ func TestReconcile_Decisions(t *testing.T) {
 			if s := placed[0].Metrics.ScoreMetaData; len(s) == 0 {
 				t.Fatal("no score metadata")
 			}
+			if du := h.plans[0].Annotations.DesiredTGUpdates["web"]; du.Place != 1 || du.Ignore != 0 {
+				t.Fatalf("annotations %+v, want 1 place", du)
+			}
 		}},
 		{"failed alloc rescheduled later via follow-up eval", func(t *testing.T, h *harness) {
 			ns := nodes(h, 2)
@@ -301,6 +308,9 @@ func TestReconcile_Decisions(t *testing.T) {
 			stored, _ := h.store.AllocByID(nil, old.ID)
 			if stored.FollowupEvalID != f.ID {
 				t.Fatalf("alloc follow-up %q, want %q", stored.FollowupEvalID, f.ID)
+			}
+			if du := h.plans[0].Annotations.DesiredTGUpdates["web"]; du.Ignore != 1 || du.Place != 0 {
+				t.Fatalf("annotations %+v, want the waiting alloc ignored", du)
 			}
 			// The follow-up, once due, replaces the alloc.
 			h.now = t0.Add(time.Minute)
@@ -331,6 +341,9 @@ func TestReconcile_Decisions(t *testing.T) {
 			stored, _ := h.store.AllocByID(nil, old.ID)
 			if stored.FollowupEvalID != h.created[0].ID {
 				t.Fatalf("alloc follow-up %q, want %q", stored.FollowupEvalID, h.created[0].ID)
+			}
+			if live := h.liveAllocs(job); len(live) != 0 {
+				t.Fatalf("replaced before its follow-up was due: %v", namesOf(live))
 			}
 		}},
 		{"failed alloc past its attempts is not replaced", func(t *testing.T, h *harness) {
@@ -456,11 +469,301 @@ func TestRescheduleDelay_Functions(t *testing.T) {
 		{structs.RescheduleDelayExponential, []time.Duration{40 * s}, 60 * s, 60 * s},
 		{structs.RescheduleDelayFibonacci, []time.Duration{5 * s}, 0, 5 * s},
 		{structs.RescheduleDelayFibonacci, []time.Duration{5 * s, 5 * s, 10 * s}, 0, 15 * s},
+		{structs.RescheduleDelayFibonacci, []time.Duration{5 * s, 5 * s}, 0, 10 * s},
 	}
 	for _, tc := range cases {
 		p := &structs.ReschedulePolicy{Delay: 5 * s, DelayFunction: tc.fn, MaxDelay: tc.max, Unlimited: true}
 		if got := nextRescheduleDelay(p, ev(tc.prior...)); got != tc.want {
 			t.Errorf("%s after %v: %v, want %v", tc.fn, tc.prior, got, tc.want)
 		}
+	}
+}
+
+// TestReconcile_ScaleDownDropsTheAllocThatNeedsReplacing checks that when
+// the count is lowered, an alloc that would need a replacement (lost,
+// migrating, failed and due for rescheduling) is the one let go, before
+// any healthy alloc with a higher index: nothing is placed.
+func TestReconcile_ScaleDownDropsTheAllocThatNeedsReplacing(t *testing.T) {
+	cases := []struct {
+		name string
+		// broken makes alloc web[0] (on ns[0]) need a replacement.
+		broken func(h *harness, ns []*structs.Node, a *structs.Allocation)
+		// stopped is how web[0] must appear in the plan's stops ("" for a
+		// failed alloc: it is finished already, so it is not stopped).
+		stopped string
+	}{
+		{"lost", func(h *harness, ns []*structs.Node, a *structs.Allocation) {
+			h.must(h.store.UpdateNodeStatus(h.next(), ns[0].ID, structs.NodeStatusDown, t0.Unix(), nil))
+		}, structs.AllocClientStatusLost},
+		{"migrating", func(h *harness, ns []*structs.Node, a *structs.Allocation) {
+			h.must(h.store.UpdateNodeDrain(h.next(), ns[0].ID, &structs.DrainStrategy{Deadline: time.Hour}, false, t0.Unix(), nil))
+			h.must(h.store.UpdateAllocsDesiredTransitions(h.next(), map[string]*structs.DesiredTransition{a.ID: {Migrate: ptr(true)}}, nil))
+		}, structs.AllocClientStatusRunning},
+		{"failed, rescheduled now", func(h *harness, ns []*structs.Node, a *structs.Allocation) {
+			h.setClient(a, func(a *structs.Allocation) {
+				a.ClientStatus = structs.AllocClientStatusFailed
+				a.TaskStates = map[string]*structs.TaskState{"web": {State: structs.TaskStateDead, Failed: true, FinishedAt: t0.Add(-time.Minute)}}
+			})
+		}, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			ns := nodes(h, 3)
+			j := mockJob("web", 3)
+			j.TaskGroups[0].ReschedulePolicy = &structs.ReschedulePolicy{Attempts: 2, Interval: time.Hour, Delay: 5 * time.Second, DelayFunction: structs.RescheduleDelayConstant}
+			job := h.upsertJob(j)
+			allocs := h.seedAllocs(job, ns, 0, 1, 2)
+			tc.broken(h, ns, allocs[0])
+			scaled := job.Copy()
+			scaled.TaskGroups[0].Count = 2
+			scaled = h.upsertJob(scaled)
+			h.process(mockEval(scaled, structs.EvalTriggerJobRegister))
+			var placed, stopped []*structs.Allocation
+			for _, p := range h.plans {
+				pl, st := planned(p)
+				placed, stopped = append(placed, pl...), append(stopped, st...)
+			}
+			for _, a := range placed {
+				if a.PreviousAllocation != "" || a.Name == "web.web[0]" {
+					t.Fatalf("placed %s replacing %q: web[0] should have been let go", a.Name, a.PreviousAllocation)
+				}
+			}
+			for _, a := range stopped {
+				if a.ID != allocs[0].ID {
+					t.Fatalf("stopped %s, want only web[0] gone", a.Name)
+				}
+				if a.ClientStatus != tc.stopped || a.DesiredDescription != allocNotNeeded {
+					t.Fatalf("web[0] stopped as %q (%q), want %q", a.ClientStatus, a.DesiredDescription, tc.stopped)
+				}
+			}
+			wantStops := 1
+			if tc.stopped == "" {
+				wantStops = 0
+			}
+			if len(stopped) != wantStops {
+				t.Fatalf("stopped %v, want %d stop of web[0]", namesOf(stopped), wantStops)
+			}
+		})
+	}
+}
+
+// TestReconcile_StoppedJobAnnotatesEveryStop checks the plan annotations of
+// a stopped job: one stop per live alloc.
+func TestReconcile_StoppedJobAnnotatesEveryStop(t *testing.T) {
+	h := newHarness(t)
+	ns := nodes(h, 2)
+	job := h.upsertJob(mockJob("web", 3))
+	h.seedAllocs(job, ns, 0, 1, 2)
+	stop := job.Copy()
+	stop.Stop = true
+	stop = h.upsertJob(stop)
+	h.process(mockEval(stop, structs.EvalTriggerJobDeregister))
+	if du := h.plans[0].Annotations.DesiredTGUpdates["web"]; du == nil || du.Stop != 3 {
+		t.Fatalf("annotations %+v, want 3 stops", du)
+	}
+}
+
+// failedWebAllocs seeds count failed allocs of job's group web, the i-th
+// finished at finished[i].
+func failedWebAllocs(h *harness, job *structs.Job, ns []*structs.Node, finished ...time.Time) []*structs.Allocation {
+	var idx []uint
+	for i := range finished {
+		idx = append(idx, uint(i))
+	}
+	allocs := h.seedAllocs(job, ns, idx...)
+	for i, a := range allocs {
+		h.setClient(a, func(a *structs.Allocation) {
+			a.ClientStatus = structs.AllocClientStatusFailed
+			a.TaskStates = map[string]*structs.TaskState{"web": {State: structs.TaskStateDead, Failed: true, FinishedAt: finished[i]}}
+		})
+	}
+	return allocs
+}
+
+func followUpJob(h *harness, count int) *structs.Job {
+	j := mockJob("web", count)
+	j.TaskGroups[0].ReschedulePolicy = &structs.ReschedulePolicy{Delay: time.Minute, DelayFunction: structs.RescheduleDelayConstant, Unlimited: true}
+	return h.upsertJob(j)
+}
+
+// TestReconcile_FollowUpsBatchedByWindow checks that failed allocs due
+// within followUpBatchWindow of the first of a batch share its follow-up
+// eval, and one due later starts the next.
+func TestReconcile_FollowUpsBatchedByWindow(t *testing.T) {
+	h := newHarness(t)
+	ns := nodes(h, 2)
+	job := followUpJob(h, 4)
+	allocs := failedWebAllocs(h, job, ns, t0, t0, t0.Add(followUpBatchWindow), t0.Add(followUpBatchWindow+time.Millisecond))
+	h.process(mockEval(job, structs.EvalTriggerRetryFailedAlloc))
+	if len(h.created) != 2 {
+		t.Fatalf("created %d follow-ups, want 2", len(h.created))
+	}
+	first, second := h.created[0], h.created[1]
+	if !first.WaitUntil.Equal(t0.Add(time.Minute)) || !second.WaitUntil.Equal(t0.Add(time.Minute+followUpBatchWindow+time.Millisecond)) {
+		t.Fatalf("follow-ups due at %v and %v", first.WaitUntil, second.WaitUntil)
+	}
+	for i, want := range []string{first.ID, first.ID, first.ID, second.ID} {
+		stored, _ := h.store.AllocByID(nil, allocs[i].ID)
+		if stored.FollowupEvalID != want {
+			t.Errorf("alloc %d follows up with %q, want %q", i, stored.FollowupEvalID, want)
+		}
+	}
+}
+
+// TestReconcile_FollowUpReusedAcrossPlanAttempts checks that a rejected
+// plan's retry points the failed alloc at the follow-up eval the first
+// attempt wrote, instead of writing another.
+func TestReconcile_FollowUpReusedAcrossPlanAttempts(t *testing.T) {
+	h := newHarness(t)
+	ns := nodes(h, 2)
+	job := followUpJob(h, 1)
+	old := failedWebAllocs(h, job, ns, t0)[0]
+	h.rejectPlans = 1
+	h.process(mockEval(job, structs.EvalTriggerRetryFailedAlloc))
+	if len(h.plans) != 2 || len(h.created) != 1 {
+		t.Fatalf("%d plans, %d follow-ups written, want 2 and 1", len(h.plans), len(h.created))
+	}
+	stored, _ := h.store.AllocByID(nil, old.ID)
+	if stored.FollowupEvalID != h.created[0].ID {
+		t.Fatalf("alloc follows up with %q, want %q", stored.FollowupEvalID, h.created[0].ID)
+	}
+}
+
+// TestReconcile_FollowUpDueAlthoughTheClockLags checks that the follow-up
+// eval of a failed alloc replaces it even when the worker's clock is a
+// little behind the reschedule time, instead of writing another follow-up.
+func TestReconcile_FollowUpDueAlthoughTheClockLags(t *testing.T) {
+	h := newHarness(t)
+	ns := nodes(h, 2)
+	job := followUpJob(h, 1)
+	old := failedWebAllocs(h, job, ns, t0)[0]
+	h.process(mockEval(job, structs.EvalTriggerRetryFailedAlloc))
+	if len(h.created) != 1 {
+		t.Fatalf("created %d follow-ups", len(h.created))
+	}
+	f := h.created[0]
+	h.now = f.WaitUntil.Add(-5 * time.Second) // past rescheduleWindow
+	h.process(f)
+	if len(h.created) != 1 {
+		t.Fatalf("the follow-up wrote another follow-up")
+	}
+	if live := h.liveAllocs(job); len(live) != 1 || live[0].PreviousAllocation != old.ID {
+		t.Fatalf("live after the follow-up: %v", namesOf(live))
+	}
+}
+
+func TestRecentReschedules(t *testing.T) {
+	now := t0
+	tracker := func(ago ...time.Duration) *structs.RescheduleTracker {
+		tr := &structs.RescheduleTracker{}
+		for _, d := range ago {
+			tr.Events = append(tr.Events, &structs.RescheduleEvent{RescheduleTime: now.Add(-d).UnixNano()})
+		}
+		return tr
+	}
+	cases := []struct {
+		name     string
+		tracker  *structs.RescheduleTracker
+		interval time.Duration
+		want     int
+	}{
+		{"no history", nil, time.Hour, 0},
+		{"one inside, one outside the interval", tracker(2*time.Hour, 10*time.Minute), time.Hour, 1},
+		{"exactly one interval ago is outside", tracker(time.Hour), time.Hour, 0},
+		{"no interval counts every event", tracker(48*time.Hour, time.Minute), 0, 2},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a := &structs.Allocation{RescheduleTracker: tc.tracker}
+			if got := recentReschedules(a, tc.interval, now); got != tc.want {
+				t.Fatalf("got %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestFailTime(t *testing.T) {
+	now := t0
+	cases := []struct {
+		name  string
+		alloc *structs.Allocation
+		want  time.Time
+	}{
+		{"latest task finish", &structs.Allocation{ModifyTime: now.UnixNano(), TaskStates: map[string]*structs.TaskState{
+			"a": {FinishedAt: now.Add(-3 * time.Minute)}, "b": {FinishedAt: now.Add(-time.Minute)}, "c": nil,
+		}}, now.Add(-time.Minute)},
+		{"no finished task: last change", &structs.Allocation{ModifyTime: now.Add(-2 * time.Minute).UnixNano()}, now.Add(-2 * time.Minute)},
+		{"nothing known: now", &structs.Allocation{}, now},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := failTime(tc.alloc, now); !got.Equal(tc.want) {
+				t.Fatalf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestReconcile_DuplicateNameKeepsTheOldest checks that of two live allocs
+// with the same name, the older one is kept and the newer stopped,
+// whichever of them the state lists first (it lists by ID).
+func TestReconcile_DuplicateNameKeepsTheOldest(t *testing.T) {
+	for _, tc := range []struct{ name, oldID, newID string }{
+		{"older listed first", "a-old", "b-new"},
+		{"older listed second", "b-old", "a-new"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			ns := nodes(h, 2)
+			job := h.upsertJob(mockJob("web", 1))
+			old := mock.Alloc(tc.oldID, job, ns[0].ID)
+			old.ClientStatus = structs.AllocClientStatusRunning
+			h.upsertAllocs(old)
+			dup := mock.Alloc(tc.newID, job, ns[1].ID)
+			dup.ClientStatus = structs.AllocClientStatusRunning
+			h.upsertAllocs(dup) // created at a later index
+			h.process(mockEval(job, structs.EvalTriggerNodeUpdate))
+			if len(h.plans) != 1 {
+				t.Fatalf("%d plans", len(h.plans))
+			}
+			placed, stopped := planned(h.plans[0])
+			if len(placed) != 0 || len(stopped) != 1 || stopped[0].ID != tc.newID {
+				t.Fatalf("placed %v stopped %v, want only %s stopped", namesOf(placed), stopped, tc.newID)
+			}
+		})
+	}
+}
+
+// TestReconcile_ReplacedAllocWithoutLinkIsFinished checks that a failed
+// alloc which already has a replacement is not rescheduled again even when
+// its NextAllocation link is missing (state written without the plan
+// applier's link): the replacement's line goes on, not the original's.
+func TestReconcile_ReplacedAllocWithoutLinkIsFinished(t *testing.T) {
+	h := newHarness(t)
+	ns := nodes(h, 3)
+	j := mockJob("web", 1)
+	j.TaskGroups[0].ReschedulePolicy = &structs.ReschedulePolicy{Attempts: 3, Interval: time.Hour, Delay: 5 * time.Second, DelayFunction: structs.RescheduleDelayConstant}
+	job := h.upsertJob(j)
+	failed := func(a *structs.Allocation, at time.Time) {
+		a.ClientStatus = structs.AllocClientStatusFailed
+		a.TaskStates = map[string]*structs.TaskState{"web": {State: structs.TaskStateDead, Failed: true, FinishedAt: at}}
+	}
+	orig := mock.Alloc("orig", job, ns[0].ID)
+	failed(orig, t0.Add(-2*time.Minute))
+	h.upsertAllocs(orig)
+	repl := mock.Alloc("repl", job, ns[1].ID)
+	repl.PreviousAllocation = orig.ID
+	repl.RescheduleTracker = &structs.RescheduleTracker{Events: []*structs.RescheduleEvent{{RescheduleTime: t0.Add(-2 * time.Minute).UnixNano(), PrevAllocID: orig.ID, PrevNodeID: ns[0].ID, Delay: 5 * time.Second}}}
+	failed(repl, t0.Add(-time.Minute))
+	h.upsertAllocs(repl) // orig.NextAllocation stays unset
+
+	h.process(mockEval(job, structs.EvalTriggerRetryFailedAlloc))
+	placed, _ := planned(h.plans[0])
+	if len(placed) != 1 || placed[0].PreviousAllocation != repl.ID {
+		t.Fatalf("placed %+v, want one replacement of %s", placed, repl.ID)
+	}
+	if tr := placed[0].RescheduleTracker; tr == nil || len(tr.Events) != 2 {
+		t.Fatalf("tracker %+v, want the replacement's history plus this reschedule", tr)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/testutil/mock"
 )
 
 func mockSystemJob(id string, sysbatch bool) *structs.Job {
@@ -157,5 +158,212 @@ func TestSystemSched_JobStoppedStopsAll(t *testing.T) {
 	h.process(mockEval(stop, structs.EvalTriggerJobDeregister))
 	if live := h.liveAllocs(job); len(live) != 0 {
 		t.Fatalf("%d live", len(live))
+	}
+}
+
+// TestSystemSched_RollingEvalThenRejectedPlansStillCompletes checks that
+// writing the next stagger step's eval does not use up a plan attempt:
+// with all but the last attempt's plan rejected, the step still commits.
+func TestSystemSched_RollingEvalThenRejectedPlansStillCompletes(t *testing.T) {
+	h := newHarness(t)
+	nodes(h, 3)
+	job, _ := h.register(mockSystemJob("sys", false))
+	v2 := job.Copy()
+	v2.TaskGroups[0].Tasks[0].Config = map[string]any{"command": "/bin/v2"}
+	v2.TaskGroups[0].Update = &structs.UpdateStrategy{MaxParallel: 1, Stagger: 30 * time.Second}
+	v2 = h.upsertJob(v2)
+	plans := len(h.plans)
+	h.rejectPlans = MaxSystemScheduleAttempts - 1
+	h.process(mockEval(v2, structs.EvalTriggerJobRegister))
+	if got := len(h.plans) - plans; got != MaxSystemScheduleAttempts {
+		t.Fatalf("%d plans, want %d", got, MaxSystemScheduleAttempts)
+	}
+	if len(h.created) != 1 || h.created[0].TriggeredBy != structs.EvalTriggerRollingUpdate {
+		t.Fatalf("created %+v, want one rolling-update eval", h.created)
+	}
+	if e := h.lastEval(); e.Status != structs.EvalStatusComplete || e.NextEval != h.created[0].ID {
+		t.Fatalf("eval %s %q next=%q", e.Status, e.StatusDescription, e.NextEval)
+	}
+}
+
+// TestSystemSched_StopAnnotations checks the stops a system job's plan
+// counts: all allocs of a stopped job, the allocs on a tainted node, those
+// of a removed group, and an alloc whose node is gone from the state.
+func TestSystemSched_StopAnnotations(t *testing.T) {
+	t.Run("job stopped", func(t *testing.T) {
+		h := newHarness(t)
+		nodes(h, 3)
+		job, _ := h.register(mockSystemJob("sys", false))
+		stop := job.Copy()
+		stop.Stop = true
+		stop = h.upsertJob(stop)
+		h.process(mockEval(stop, structs.EvalTriggerJobDeregister))
+		if du := h.plans[len(h.plans)-1].Annotations.DesiredTGUpdates["web"]; du == nil || du.Stop != 3 {
+			t.Fatalf("annotations %+v, want 3 stops", du)
+		}
+	})
+	t.Run("tainted node", func(t *testing.T) {
+		h := newHarness(t)
+		ns := nodes(h, 2)
+		job, _ := h.register(mockSystemJob("sys", false))
+		h.must(h.store.UpdateNodeEligibility(h.next(), ns[0].ID, structs.NodeSchedulingIneligible, t0.Unix(), nil))
+		h.process(mockEval(job, structs.EvalTriggerNodeUpdate))
+		if du := h.plans[len(h.plans)-1].Annotations.DesiredTGUpdates["web"]; du == nil || du.Stop != 1 {
+			t.Fatalf("annotations %+v, want 1 stop", du)
+		}
+	})
+	t.Run("group removed", func(t *testing.T) {
+		h := newHarness(t)
+		nodes(h, 2)
+		job, _ := h.register(mockSystemJob("sys", false))
+		v2 := job.Copy()
+		v2.TaskGroups[0].Name = "api"
+		v2, _ = h.register(v2)
+		p := h.plans[len(h.plans)-1]
+		placed, stopped := planned(p)
+		if len(stopped) != 2 || len(placed) != 2 {
+			t.Fatalf("placed %d stopped %d, want the 2 web allocs replaced by api", len(placed), len(stopped))
+		}
+		for _, a := range stopped {
+			if a.TaskGroup != "web" || a.DesiredDescription != allocNotNeeded {
+				t.Fatalf("stopped %s (%q)", a.Name, a.DesiredDescription)
+			}
+		}
+		if du := p.Annotations.DesiredTGUpdates["web"]; du == nil || du.Stop != 2 {
+			t.Fatalf("annotations %+v, want 2 stops of web", du)
+		}
+	})
+	t.Run("node gone", func(t *testing.T) {
+		h := newHarness(t)
+		ns := nodes(h, 2)
+		job, _ := h.register(mockSystemJob("sys", false))
+		h.must(h.store.DeleteNodes(h.next(), []string{ns[1].ID}))
+		h.process(mockEval(job, structs.EvalTriggerNodeUpdate))
+		p := h.plans[len(h.plans)-1]
+		_, stopped := planned(p)
+		if len(stopped) != 1 || stopped[0].NodeID != ns[1].ID || stopped[0].ClientStatus != structs.AllocClientStatusLost || stopped[0].DesiredDescription != allocLost {
+			t.Fatalf("stopped %+v, want the alloc of the gone node lost", stopped)
+		}
+		if du := p.Annotations.DesiredTGUpdates["web"]; du == nil || du.Stop != 1 {
+			t.Fatalf("annotations %+v, want 1 stop", du)
+		}
+	})
+}
+
+// TestSystemSched_UpdateDecisions checks how a system job's existing
+// allocs are handled per node, with the plan's annotations.
+func TestSystemSched_UpdateDecisions(t *testing.T) {
+	t.Run("in-place update", func(t *testing.T) {
+		h := newHarness(t)
+		nodes(h, 2)
+		job, _ := h.register(mockSystemJob("sys", false))
+		v2 := job.Copy()
+		v2.Meta = map[string]string{"owner": "ops"}
+		v2, _ = h.register(v2)
+		p := h.plans[len(h.plans)-1]
+		placed, stopped := planned(p)
+		if len(stopped) != 0 || len(placed) != 2 {
+			t.Fatalf("placed %d stopped %d, want 2 in-place updates", len(placed), len(stopped))
+		}
+		for _, a := range placed {
+			if a.Job.Version != v2.Version || a.PreviousAllocation != "" {
+				t.Fatalf("%s at version %d replacing %q", a.ID, a.Job.Version, a.PreviousAllocation)
+			}
+		}
+		if du := p.Annotations.DesiredTGUpdates["web"]; du.InPlaceUpdate != 2 || du.DestructiveUpdate != 0 {
+			t.Fatalf("annotations %+v", du)
+		}
+	})
+	t.Run("max_parallel 0 updates every node at once", func(t *testing.T) {
+		h := newHarness(t)
+		nodes(h, 3)
+		job, _ := h.register(mockSystemJob("sys", false))
+		v2 := job.Copy()
+		v2.TaskGroups[0].Tasks[0].Config = map[string]any{"command": "/bin/v2"}
+		v2.TaskGroups[0].Update = &structs.UpdateStrategy{MaxParallel: 0, Stagger: 30 * time.Second}
+		v2, _ = h.register(v2)
+		placed, stopped := planned(h.plans[len(h.plans)-1])
+		if len(stopped) != 3 || len(placed) != 3 || len(h.created) != 0 {
+			t.Fatalf("placed %d stopped %d, %d evals created; want all 3 replaced and no stagger eval", len(placed), len(stopped), len(h.created))
+		}
+	})
+	t.Run("node no longer feasible", func(t *testing.T) {
+		h := newHarness(t)
+		ns := nodes(h, 2)
+		job, _ := h.register(mockSystemJob("sys", false))
+		n := ns[0].Copy()
+		delete(n.Drivers, "exec") // the job's driver
+		h.upsertNode(n)
+		h.process(mockEval(job, structs.EvalTriggerNodeUpdate))
+		p := h.plans[len(h.plans)-1]
+		_, stopped := planned(p)
+		if len(stopped) != 1 || stopped[0].NodeID != n.ID || stopped[0].DesiredDescription != allocNodeInfeasible {
+			t.Fatalf("stopped %+v", stopped)
+		}
+		if du := p.Annotations.DesiredTGUpdates["web"]; du.Stop != 1 || du.Ignore != 1 {
+			t.Fatalf("annotations %+v, want 1 stop and 1 kept", du)
+		}
+	})
+	t.Run("duplicate on a node keeps the older", func(t *testing.T) {
+		h := newHarness(t)
+		ns := nodes(h, 1)
+		job, _ := h.register(mockSystemJob("sys", false))
+		first := h.liveAllocs(job)[0]
+		dup := mock.Alloc("dup", job, ns[0].ID)
+		dup.Name = first.Name
+		h.upsertAllocs(dup)
+		h.process(mockEval(job, structs.EvalTriggerNodeUpdate))
+		p := h.plans[len(h.plans)-1]
+		placed, stopped := planned(p)
+		if len(placed) != 0 || len(stopped) != 1 || stopped[0].ID != "dup" {
+			t.Fatalf("placed %d stopped %+v, want dup stopped", len(placed), stopped)
+		}
+		if du := p.Annotations.DesiredTGUpdates["web"]; du.Stop != 1 || du.Ignore != 1 {
+			t.Fatalf("annotations %+v", du)
+		}
+	})
+	t.Run("sysbatch alloc that finished counts", func(t *testing.T) {
+		h := newHarness(t)
+		nodes(h, 2)
+		job, _ := h.register(mockSystemJob("sb", true))
+		for _, a := range h.liveAllocs(job) {
+			h.setClient(a, func(a *structs.Allocation) { a.ClientStatus = structs.AllocClientStatusComplete })
+		}
+		e := mockEval(job, structs.EvalTriggerNodeUpdate)
+		e.AnnotatePlan = true
+		h.process(e)
+		p := h.plans[len(h.plans)-1]
+		if placed, _ := planned(p); len(placed) != 0 {
+			t.Fatalf("re-ran %d finished allocs", len(placed))
+		}
+		if du := p.Annotations.DesiredTGUpdates["web"]; du.Ignore != 2 || du.Place != 0 {
+			t.Fatalf("annotations %+v, want the 2 finished allocs ignored", du)
+		}
+	})
+}
+
+// TestSystemSched_BlockedEvalThenRejectedPlansStillCompletes checks that
+// writing the blocked eval for a node without room does not use up a plan
+// attempt: with all but the last attempt's plan rejected, the placements
+// on the other nodes still commit.
+func TestSystemSched_BlockedEvalThenRejectedPlansStillCompletes(t *testing.T) {
+	h := newHarness(t)
+	small := mockNode()
+	small.NodeResources.MemoryMB = 100
+	h.upsertNode(small)
+	nodes(h, 2)
+	h.rejectPlans = MaxSystemScheduleAttempts - 1
+	job, e := h.register(mockSystemJob("sys", false))
+	if len(h.plans) != MaxSystemScheduleAttempts || len(h.liveAllocs(job)) != 2 {
+		t.Fatalf("%d plans, %d allocs; want %d and 2", len(h.plans), len(h.liveAllocs(job)), MaxSystemScheduleAttempts)
+	}
+	if len(h.created) != 1 || h.created[0].Status != structs.EvalStatusBlocked {
+		t.Fatalf("created %+v, want one blocked eval", h.created)
+	}
+	if last := h.lastEval(); last.ID != e.ID || last.Status != structs.EvalStatusComplete {
+		t.Fatalf("eval %s %q", last.Status, last.StatusDescription)
+	}
+	if du := h.plans[len(h.plans)-1].Annotations.DesiredTGUpdates["web"]; du.Place != 2 {
+		t.Fatalf("annotations %+v, want 2 placements", du)
 	}
 }
