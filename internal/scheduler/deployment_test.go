@@ -290,7 +290,7 @@ func TestDeployment_EveryPlacedCanaryIsRecorded(t *testing.T) {
 	job, _ := h.register(rollingJob(3, 1, 2))
 	v2 := job.Copy()
 	v2.TaskGroups[0].Tasks[0].Env = map[string]string{"V": "2"}
-	v2, _ = h.register(v2)
+	h.register(v2)
 	p := h.plans[len(h.plans)-1]
 	placed, stopped := planned(p)
 	if len(placed) != 2 || len(stopped) != 0 {

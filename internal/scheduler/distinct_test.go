@@ -212,7 +212,7 @@ func TestDistinctProperty_FailedReplacementKeepsItsRack(t *testing.T) {
 	v2 := job.Copy()
 	v2.TaskGroups[0].Tasks[0].Resources.MemoryMB = 1 << 30
 	v2.TaskGroups[1].Tasks[0].Env = map[string]string{"V": "2"}
-	v2, _ = h.register(v2)
+	h.register(v2)
 
 	p := h.plans[len(h.plans)-1]
 	placed, stopped := planned(p)

@@ -218,7 +218,7 @@ func TestSystemSched_StopAnnotations(t *testing.T) {
 		job, _ := h.register(mockSystemJob("sys", false))
 		v2 := job.Copy()
 		v2.TaskGroups[0].Name = "api"
-		v2, _ = h.register(v2)
+		h.register(v2)
 		p := h.plans[len(h.plans)-1]
 		placed, stopped := planned(p)
 		if len(stopped) != 2 || len(placed) != 2 {
@@ -281,7 +281,7 @@ func TestSystemSched_UpdateDecisions(t *testing.T) {
 		v2 := job.Copy()
 		v2.TaskGroups[0].Tasks[0].Config = map[string]any{"command": "/bin/v2"}
 		v2.TaskGroups[0].Update = &structs.UpdateStrategy{MaxParallel: 0, Stagger: 30 * time.Second}
-		v2, _ = h.register(v2)
+		h.register(v2)
 		placed, stopped := planned(h.plans[len(h.plans)-1])
 		if len(stopped) != 3 || len(placed) != 3 || len(h.created) != 0 {
 			t.Fatalf("placed %d stopped %d, %d evals created; want all 3 replaced and no stagger eval", len(placed), len(stopped), len(h.created))
