@@ -98,6 +98,11 @@ type harness struct {
 	// writes through the majority, as its clients would.
 	minority   []*serverProc
 	minorityMu sync.Mutex
+	// deposed is the last leader a pause or partition deposed. Rejoining,
+	// it truncated the uncommitted tail of its log; a restart fault hits
+	// it while it follows, so that its log must still open (raft-wal
+	// v0.4.0 panicked there).
+	deposed *serverProc
 }
 
 // Run runs the harness and returns its figures; err is for a harness that
@@ -370,11 +375,20 @@ func (h *harness) round(n int, fault string) error {
 	return h.checkRound(n, fault, victim, resumed, outcome)
 }
 
-// victim is the server a fault hits: the leader for leader faults, else
-// the first live follower.
+// victim is the server a fault hits: the leader for leader faults, the
+// last deposed leader for a restart while it is a live follower, else the
+// first live follower.
 func (h *harness) victim(fault string, leader *serverProc) *serverProc {
-	if fault == FaultKillLeader || fault == FaultPauseLeader || fault == FaultPartitionLead {
+	switch fault {
+	case FaultKillLeader:
 		return leader
+	case FaultPauseLeader, FaultPartitionLead:
+		h.deposed = leader
+		return leader
+	case FaultRestart:
+		if d := h.deposed; d != nil && d != leader && d.alive() {
+			return d
+		}
 	}
 	for _, s := range h.servers {
 		if s != leader && s.alive() {
