@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -51,9 +52,20 @@ func waitDeployment(t *testing.T, c *api.Client, jobID, status string) *api.Depl
 		if d, _, err = c.Jobs().LatestDeployment(jobID, nil); err != nil || d == nil {
 			return false, "no deployment"
 		}
-		return d.Status == status, d.Status
+		return d.Status == status, describeDeployment(d)
 	})
 	return d
+}
+
+// describeDeployment is what a stalled wait reports: the status and each
+// group's counts, so a failure says which step the rollout stopped at.
+func describeDeployment(d *api.Deployment) string {
+	out := fmt.Sprintf("%s (%s), version %d, modify index %d", d.Status, d.StatusDescription, d.JobVersion, d.ModifyIndex)
+	for name, g := range d.TaskGroups {
+		out += fmt.Sprintf("; group %s: desired %d, placed %d, healthy %d, unhealthy %d, canaries %d/%d, promoted %v",
+			name, g.DesiredTotal, g.PlacedAllocs, g.HealthyAllocs, g.UnhealthyAllocs, len(g.PlacedCanaries), g.DesiredCanaries, g.Promoted)
+	}
+	return out
 }
 
 // TestContract_JobRunStatusInspectAllocs: `job run` (and its eval and

@@ -115,6 +115,10 @@ type Config struct {
 	// RaftApplyHook runs before every raft entry is proposed and may block:
 	// the simulator delays applies with it, as a slow disk or network would.
 	RaftApplyHook func(structs.MessageType)
+	// RaftApplyFault, when set, is asked before every raft entry is
+	// proposed; an error fails that write as a lost leadership or a full
+	// disk would (tests inject write failures with it).
+	RaftApplyFault func(structs.MessageType) error
 
 	Logger *slog.Logger
 	Clock  clock.Clock

@@ -15,6 +15,11 @@ import (
 // deadlines are noticed even on a quiet cluster.
 const idleRecheck = time.Minute
 
+// deploymentRetry is how soon the watcher steps again after one of its
+// writes failed: a failed write changes no deployment, so no watch would
+// wake it, and the rollout would otherwise wait for idleRecheck.
+const deploymentRetry = time.Second
+
 // watchDeployments runs the deployment watcher on the leader: each time a
 // deployment changes (alloc health is counted into it by the state store)
 // or a progress deadline passes, it steps the watcher and writes what the
@@ -25,8 +30,8 @@ func (s *Server) watchDeployments(ctx context.Context) {
 		ws := memdb.NewWatchSet()
 		_, next, err := s.deploymentWatcherStep(ws, w)
 		if err != nil {
-			s.log.Error("deployment watcher: read deployments", "error", err)
-			return
+			s.log.Warn("deployment watcher: read deployments failed; retrying", "error", err)
+			next = s.now().Add(deploymentRetry)
 		}
 		s.waitForChange(ctx, ws, next)
 	}
@@ -40,13 +45,22 @@ func (s *Server) deploymentWatcherStep(ws memdb.WatchSet, w *deploywatch.Watcher
 	if err != nil {
 		return false, time.Time{}, err
 	}
-	actions := w.Step(deployments, s.now())
+	now := s.now()
+	actions := w.Step(deployments, now)
+	next := deploywatch.NextDeadline(deployments)
 	for _, a := range actions {
 		if err := s.applyDeploymentAction(a); err != nil && s.ctx.Err() == nil {
-			s.log.Warn("deployment watcher: write failed", "deployment", a.Deployment.ID, "error", err)
+			s.log.Warn("deployment watcher: write failed; retrying", "deployment", a.Deployment.ID, "error", err)
+			// A failed write changes no deployment, so no watch would
+			// wake the watcher: step again soon, and ask for the step's
+			// eval again, since it was in the failed entry.
+			w.Forget(a.Deployment.ID)
+			if retry := now.Add(deploymentRetry); next.IsZero() || retry.Before(next) {
+				next = retry
+			}
 		}
 	}
-	return len(actions) > 0, deploywatch.NextDeadline(deployments), nil
+	return len(actions) > 0, next, nil
 }
 
 // waitForChange waits for a watched change, the next deadline (on the

@@ -371,6 +371,11 @@ func (s *Server) raftPropose(t structs.MessageType, msg any) (raft.ApplyFuture, 
 	if h := s.config.RaftApplyHook; h != nil {
 		h(t)
 	}
+	if f := s.config.RaftApplyFault; f != nil {
+		if err := f(t); err != nil {
+			return nil, err
+		}
+	}
 	buf, err := structs.Encode(t, msg)
 	if err != nil {
 		return nil, fmt.Errorf("encode %T: %w", msg, err)

@@ -44,6 +44,10 @@ type Watcher struct {
 // and cancels it).
 func New() *Watcher { return &Watcher{lastStep: map[string]int{}} }
 
+// Forget drops what the watcher remembers of a deployment, so its current
+// step is asked for again: the caller's write of that step failed.
+func (w *Watcher) Forget(deploymentID string) { delete(w.lastStep, deploymentID) }
+
 // Step returns the actions the deployments need at time now.
 func (w *Watcher) Step(deployments []*structs.Deployment, now time.Time) []Action {
 	var actions []Action
