@@ -11,7 +11,10 @@ import (
 // UpsertDeployment inserts or replaces a deployment. The per-group alloc
 // counters (placed, healthy, unhealthy) are maintained by the store from
 // alloc writes; an update keeps the stored counters, so a writer holding an
-// older copy of the deployment cannot roll them back.
+// older copy of the deployment cannot roll them back. Nor can it undo what
+// the status and promote writes decided since its copy was read: a
+// promotion stays, and a status other than running (paused, failed,
+// successful, cancelled) stays with its description.
 func (s *StateStore) UpsertDeployment(index uint64, d *structs.Deployment) error {
 	return s.write(index, func(tx *writeTxn) error {
 		return tx.upsertDeployment(d)
@@ -28,8 +31,28 @@ func (tx *writeTxn) upsertDeployment(d *structs.Deployment) error {
 	if existing != nil {
 		c.CreateIndex = existing.CreateIndex
 		keepDeploymentCounters(c, existing)
+		keepDeploymentDecisions(c, existing)
 	}
 	return tx.insert(TableDeployment, c)
+}
+
+// keepDeploymentDecisions keeps the decisions of the status and promote
+// writes over a stale copy: a scheduler's plan carries the deployment as
+// its snapshot had it, which may predate an operator's promote or pause
+// committed meanwhile (the plan would otherwise unpromote the canaries,
+// and the rollout would wait for a promotion already acknowledged).
+func keepDeploymentDecisions(c, existing *structs.Deployment) {
+	keptPromotion := false
+	for name, st := range c.TaskGroups {
+		if old := existing.TaskGroups[name]; old != nil && st != nil && old.Promoted && !st.Promoted {
+			st.Promoted, keptPromotion = true, true
+		}
+	}
+	if existing.Status != structs.DeploymentStatusRunning {
+		c.Status, c.StatusDescription = existing.Status, existing.StatusDescription
+	} else if keptPromotion {
+		c.StatusDescription = existing.StatusDescription
+	}
 }
 
 func keepDeploymentCounters(c, existing *structs.Deployment) {

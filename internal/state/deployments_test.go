@@ -89,3 +89,39 @@ func TestUpdateDeploymentStatus(t *testing.T) {
 		t.Fatal("failed update wrote its eval")
 	}
 }
+
+// A plan computed before an operator's promote or pause carries the
+// deployment as its snapshot had it. Writing that copy must not undo the
+// promotion (the rollout would wait forever for a promotion the operator
+// was told succeeded) nor the pause, nor a final status.
+func TestUpsertDeployment_StaleCopyKeepsPromotionAndStatus(t *testing.T) {
+	s := newStore(t)
+	job := setupJob(t, s, 5, "web")
+	d := mockDeployment("d1", job)
+	d.TaskGroups["web"].DesiredCanaries = 1
+	d.TaskGroups["web"].PlacedAllocs, d.TaskGroups["web"].HealthyAllocs = 1, 1 // a new deployment's counters are taken as given
+	d.StatusDescription = "Deployment is running but requires manual promotion"
+	must(t, s.UpsertDeployment(10, d))
+	stale := d.Copy() // what a plan computed now would carry
+
+	must(t, s.PromoteDeployment(11, &structs.DeploymentPromoteRequest{DeploymentID: "d1", All: true}))
+	promoted, _ := s.DeploymentByID(nil, "d1")
+	must(t, s.UpsertDeployment(12, stale))
+	got, _ := s.DeploymentByID(nil, "d1")
+	if !got.TaskGroups["web"].Promoted {
+		t.Fatal("a stale copy unpromoted the group")
+	}
+	if got.StatusDescription != promoted.StatusDescription || got.Status != structs.DeploymentStatusRunning {
+		t.Fatalf("status %q (%q), want the promotion's %q", got.Status, got.StatusDescription, promoted.StatusDescription)
+	}
+
+	for _, final := range []string{structs.DeploymentStatusPaused, structs.DeploymentStatusFailed, structs.DeploymentStatusSuccessful} {
+		must(t, s.UpdateDeploymentStatus(13, &structs.DeploymentStatusUpdateRequest{
+			DeploymentUpdate: &structs.DeploymentStatusUpdate{DeploymentID: "d1", Status: final, StatusDescription: "by " + final},
+		}))
+		must(t, s.UpsertDeployment(14, stale))
+		if got, _ := s.DeploymentByID(nil, "d1"); got.Status != final || got.StatusDescription != "by "+final {
+			t.Fatalf("after %s, a stale running copy left status %q (%q)", final, got.Status, got.StatusDescription)
+		}
+	}
+}
