@@ -380,10 +380,7 @@ func (h *harness) round(n int, fault string) error {
 // first live follower.
 func (h *harness) victim(fault string, leader *serverProc) *serverProc {
 	switch fault {
-	case FaultKillLeader:
-		return leader
-	case FaultPauseLeader, FaultPartitionLead:
-		h.deposed = leader
+	case FaultKillLeader, FaultPauseLeader, FaultPartitionLead:
 		return leader
 	case FaultRestart:
 		if d := h.deposed; d != nil && d != leader && d.alive() {
@@ -408,9 +405,11 @@ func (h *harness) inject(fault string, victim *serverProc) ([]*serverProc, error
 		victim.kill()
 		return nil, victim.start()
 	case FaultPauseLeader:
+		h.deposed = victim
 		victim.pause()
 		return []*serverProc{victim}, nil
 	case FaultPartitionLead:
+		h.deposed = victim
 		minority := h.minorityWith(victim)
 		h.setMinority(minority)
 		return minority, h.partition(minority)

@@ -37,8 +37,7 @@ func TestDeployment_MaxParallelLimitsDestructiveUpdates(t *testing.T) {
 	job, _ := h.register(rollingJob(4, 2, 0))
 	first := h.plans[0].Deployment
 
-	v2 := job.Copy()
-	v2.TaskGroups[0].Tasks[0].Env = map[string]string{"V": "2"}
+	v2 := destructiveUpdate(job)
 	v2 = h.upsertJob(v2)
 	h.process(mockEval(v2, structs.EvalTriggerJobRegister))
 	p := h.plans[len(h.plans)-1]
@@ -81,8 +80,7 @@ func TestDeployment_CanariesPlacedBeforeRollout(t *testing.T) {
 	nodes(h, 3)
 	job, _ := h.register(rollingJob(3, 1, 1))
 
-	v2 := job.Copy()
-	v2.TaskGroups[0].Tasks[0].Env = map[string]string{"V": "2"}
+	v2 := destructiveUpdate(job)
 	v2 = h.upsertJob(v2)
 	h.process(mockEval(v2, structs.EvalTriggerJobRegister))
 	p := h.plans[len(h.plans)-1]
@@ -150,8 +148,7 @@ func TestDeployment_MaxParallelZeroUpdatesAllAtOnce(t *testing.T) {
 	h := newHarness(t)
 	nodes(h, 3)
 	job, _ := h.register(rollingJob(3, 0, 0))
-	v2 := job.Copy()
-	v2.TaskGroups[0].Tasks[0].Env = map[string]string{"V": "2"}
+	v2 := destructiveUpdate(job)
 	v2, _ = h.register(v2)
 	placed, stopped := planned(h.plans[len(h.plans)-1])
 	if len(placed) != 3 || len(stopped) != 3 {
@@ -169,8 +166,7 @@ func TestDeployment_CanaryNames(t *testing.T) {
 	h := newHarness(t)
 	nodes(h, 3)
 	job, _ := h.register(rollingJob(3, 1, 2))
-	v2 := job.Copy()
-	v2.TaskGroups[0].Tasks[0].Env = map[string]string{"V": "2"}
+	v2 := destructiveUpdate(job)
 	h.register(v2)
 	placed, _ := planned(h.plans[len(h.plans)-1])
 	want := []string{structs.AllocName("web", "web", 0), structs.AllocName("web", "web", 1)}
@@ -288,8 +284,7 @@ func TestDeployment_EveryPlacedCanaryIsRecorded(t *testing.T) {
 	h := newHarness(t)
 	nodes(h, 3)
 	job, _ := h.register(rollingJob(3, 1, 2))
-	v2 := job.Copy()
-	v2.TaskGroups[0].Tasks[0].Env = map[string]string{"V": "2"}
+	v2 := destructiveUpdate(job)
 	h.register(v2)
 	p := h.plans[len(h.plans)-1]
 	placed, stopped := planned(p)
@@ -309,8 +304,7 @@ func TestDeployment_HealthyCanaryWaitsForPromotion(t *testing.T) {
 	h := newHarness(t)
 	nodes(h, 3)
 	job, _ := h.register(rollingJob(3, 1, 1))
-	v2 := job.Copy()
-	v2.TaskGroups[0].Tasks[0].Env = map[string]string{"V": "2"}
+	v2 := destructiveUpdate(job)
 	v2, _ = h.register(v2)
 	placed, _ := planned(h.plans[len(h.plans)-1])
 	if len(placed) != 1 {
@@ -336,8 +330,7 @@ func TestDeployment_FailedDeploymentEndsTheRollout(t *testing.T) {
 	h := newHarness(t)
 	nodes(h, 3)
 	job, _ := h.register(rollingJob(3, 1, 0))
-	v2 := job.Copy()
-	v2.TaskGroups[0].Tasks[0].Env = map[string]string{"V": "2"}
+	v2 := destructiveUpdate(job)
 	v2, _ = h.register(v2)
 	p := h.plans[len(h.plans)-1]
 	if placed, _ := planned(p); len(placed) != 1 || p.Deployment == nil {

@@ -184,8 +184,7 @@ func TestEvalStatus_SchedulingToCanceled_SupersededJobVersion(t *testing.T) {
 	h.upsertNode(mockNode())
 	job, first := h.register(mockJob("web", 1))
 
-	v2 := job.Copy()
-	v2.TaskGroups[0].Tasks[0].Env = map[string]string{"V": "2"}
+	v2 := destructiveUpdate(job)
 	v2 = h.upsertJob(v2)
 	h.process(mockEval(v2, structs.EvalTriggerJobRegister)) // the newer eval does the work
 

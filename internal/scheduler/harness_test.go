@@ -229,3 +229,11 @@ func (h *harness) register(j *structs.Job) (*structs.Job, *structs.Evaluation) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// destructiveUpdate is job's next version with its first task's env
+// changed: an update the scheduler must roll out by replacing allocs.
+func destructiveUpdate(job *structs.Job) *structs.Job {
+	v2 := job.Copy()
+	v2.TaskGroups[0].Tasks[0].Env = map[string]string{"V": "2"}
+	return v2
+}

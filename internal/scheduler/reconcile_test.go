@@ -102,6 +102,9 @@ func TestReconcile_Decisions(t *testing.T) {
 			if live := h.liveAllocs(job); len(live) != 0 {
 				t.Fatalf("%d allocs still live", len(live))
 			}
+			if du := h.plans[0].Annotations.DesiredTGUpdates["web"]; du == nil || du.Stop != 3 {
+				t.Fatalf("annotations %+v, want one stop per live alloc", du)
+			}
 			if h.lastEval().Status != structs.EvalStatusComplete {
 				t.Fatal("eval not complete")
 			}
@@ -545,22 +548,6 @@ func TestReconcile_ScaleDownDropsTheAllocThatNeedsReplacing(t *testing.T) {
 				t.Fatalf("stopped %v, want %d stop of web[0]", namesOf(stopped), wantStops)
 			}
 		})
-	}
-}
-
-// TestReconcile_StoppedJobAnnotatesEveryStop checks the plan annotations of
-// a stopped job: one stop per live alloc.
-func TestReconcile_StoppedJobAnnotatesEveryStop(t *testing.T) {
-	h := newHarness(t)
-	ns := nodes(h, 2)
-	job := h.upsertJob(mockJob("web", 3))
-	h.seedAllocs(job, ns, 0, 1, 2)
-	stop := job.Copy()
-	stop.Stop = true
-	stop = h.upsertJob(stop)
-	h.process(mockEval(stop, structs.EvalTriggerJobDeregister))
-	if du := h.plans[0].Annotations.DesiredTGUpdates["web"]; du == nil || du.Stop != 3 {
-		t.Fatalf("annotations %+v, want 3 stops", du)
 	}
 }
 

@@ -3,9 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"fmt"
-	"io"
-	"log/slog"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -19,22 +16,14 @@ import (
 // minute's idle recheck.
 func TestDeploymentWatcher_RetriesAFailedStatusWrite(t *testing.T) {
 	var failures atomic.Int32
-	s, err := New(&Config{NodeName: "e2e", DevMode: true, RaftAddr: fmt.Sprintf("e2e-%d", time.Now().UnixNano()),
-		NumSchedulers: 2, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		RaftApplyFault: func(t structs.MessageType) error {
+	s := realServer(t, func(c *Config) {
+		c.RaftApplyFault = func(t structs.MessageType) error {
 			if t == structs.DeploymentStatusUpdateType && failures.Add(1) == 1 {
 				return errors.New("injected: raft write failed")
 			}
 			return nil
-		}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Shutdown() })
-	if err := s.WaitForLeader(10 * time.Second); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, func() bool { return s.leaderActive.Load() })
+		}
+	})
 	if _, err := s.RegisterNode(e2eNode(1, 8000, 16384)); err != nil {
 		t.Fatal(err)
 	}

@@ -13,10 +13,14 @@ import (
 )
 
 // realServer is a dev server with the built-in schedulers.
-func realServer(t *testing.T) *Server {
+func realServer(t *testing.T, opts ...func(*Config)) *Server {
 	t.Helper()
-	s, err := New(&Config{NodeName: "e2e", DevMode: true, RaftAddr: fmt.Sprintf("e2e-%d", time.Now().UnixNano()),
-		NumSchedulers: 2, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	c := &Config{NodeName: "e2e", DevMode: true, RaftAddr: fmt.Sprintf("e2e-%d", time.Now().UnixNano()),
+		NumSchedulers: 2, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	for _, o := range opts {
+		o(c)
+	}
+	s, err := New(c)
 	if err != nil {
 		t.Fatal(err)
 	}
