@@ -29,7 +29,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	servers := fs.Int("servers", 1, "servers: 1 runs one in-memory dev server; 3 or 5 a real cluster (on-disk raft with fsync, loopback TCP)")
 	serialPlans := fs.Bool("serial-plans", false, "turn the plan applier's pipeline off (evaluate, commit and answer one plan at a time)")
 	schedulers := fs.Int("schedulers", 0, "scheduling workers per server (default 2, as on a 2-core server)")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run (every server is in this process) to this file")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run (every server is in this process, each one's goroutines labelled server=NAME) to this file")
 	raftTimings := fs.Bool("raft-timings", false, "after the table, print raft's timing summaries over the run (commit, log writes, replication round trips, FSM apply) for every server in this process")
 	traceFile := fs.String("trace", "", "write an execution trace of the whole run to this file (go tool trace -pprof=sync|net|syscall|sched shows where goroutines wait)")
 	fs.Usage = func() {
@@ -68,6 +68,10 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		printBenchRow(stdout, res)
+		if *cpuProfile != "" && len(res.ServerNames) > 1 {
+			fmt.Fprintf(stderr, "drover bench: scenario %s: the profile labels each server's goroutines: server=%s led, server=%s followed ('go tool pprof -tags' splits the CPU by server)\n",
+				res.Scenario, res.ServerNames[0], strings.Join(res.ServerNames[1:], ","))
+		}
 	}
 	if *raftTimings {
 		printRaftTimings(stdout)
@@ -112,7 +116,7 @@ func printBenchRow(w io.Writer, r *bench.Result) {
 	rate, notes := fmt.Sprintf("%.0f", r.PerSecond), ""
 	switch r.Scenario {
 	case bench.ManyJobs, bench.BigJobs, bench.OneHugeJob:
-		notes = fmt.Sprintf("%d placements, %d submitters; %s", r.Placements, r.Submitters, phases(r.Phases))
+		notes = fmt.Sprintf("%d placements, %d submitters, CPU %.2f cores; %s", r.Placements, r.Submitters, r.CPUCores, phases(r.Phases))
 	case bench.StateMemory:
 		rate = "-"
 		notes = fmt.Sprintf("%.0f B/node, %.0f B/alloc (%d allocs), %.0f B/eval", r.PerNode, r.PerAlloc, r.Placements, r.PerEval)

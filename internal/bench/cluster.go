@@ -41,7 +41,10 @@ type Cluster struct {
 	// Srv is the leader: jobs are registered and state read there.
 	Srv   *server.Server
 	Nodes []*structs.Node
-	close func()
+	// ServerNames are a real cluster's servers, leader first: each one's
+	// pprof label server=NAME (empty for a dev server).
+	ServerNames []string
+	close       func()
 }
 
 // StartCluster starts a leader with n ready nodes registered.
@@ -64,11 +67,11 @@ func startCluster(spec Spec) (*Cluster, error) {
 		}
 		c.Srv, c.close = srv, func() { _ = srv.Shutdown() }
 	} else {
-		srvs, cleanup, err := startServers(servers, spec)
+		srvs, names, cleanup, err := startServers(servers, spec)
 		if err != nil {
 			return nil, err
 		}
-		c.Srv, c.close = srvs[0], cleanup
+		c.Srv, c.ServerNames, c.close = srvs[0], names, cleanup
 	}
 	if err := c.AddNodes(n); err != nil {
 		c.Close()

@@ -109,9 +109,15 @@ type Result struct {
 	SnapshotBytes   int64
 	SnapshotSave    time.Duration
 	SnapshotRestore time.Duration
-	// g: leader CPU over the heartbeat window, in cores (1 = one core busy).
+	// CPUCores is the process's CPU over the measured window, in cores (1 =
+	// one core busy): in g the leader's, in a-c every server's and the
+	// simulated nodes' together. Well under the machine's cores means the
+	// run waits on latency (round trips, fsync), not on CPU.
 	CPUCores   float64
 	Heartbeats int // heartbeats answered in the window
+	// ServerNames are a real cluster's pprof labels (server=NAME), leader
+	// first.
+	ServerNames []string
 }
 
 // Run runs one spec on a fresh cluster.
@@ -122,7 +128,7 @@ func Run(spec Spec) (*Result, error) {
 		return nil, err
 	}
 	defer c.Close()
-	res := &Result{Spec: spec, Setup: time.Since(start)}
+	res := &Result{Spec: spec, Setup: time.Since(start), ServerNames: c.ServerNames}
 	switch spec.Scenario {
 	case ManyJobs, BigJobs, OneHugeJob:
 		err = runPlacement(c, res)
@@ -147,7 +153,7 @@ func Run(spec Spec) (*Result, error) {
 // waits until every job's register eval is complete; the scheduler marks
 // an eval complete only after its plan's allocs are committed.
 func runPlacement(c *Cluster, res *Result) error {
-	start := time.Now()
+	startCPU, start := cpuTime(), time.Now()
 	evalIDs, err := submitJobs(c, res.Spec)
 	if err != nil {
 		return err
@@ -158,6 +164,7 @@ func runPlacement(c *Cluster, res *Result) error {
 		return err
 	}
 	res.Elapsed = time.Since(start)
+	res.CPUCores = (cpuTime() - startCPU).Seconds() / res.Elapsed.Seconds()
 	if res.Placements, err = countAllocs(c.Srv.State(), res.Jobs); err != nil {
 		return err
 	}

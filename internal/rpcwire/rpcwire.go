@@ -1,9 +1,10 @@
 // Package rpcwire is the internal RPC's wire, shared by every caller (the
 // client agent's rpcclient, and servers forwarding to the leader or asking
 // each other for raft stats): a TCP connection that starts with
-// structs.RPCMultiplexByte, a yamux session over it, and one net/rpc call
-// encoded with msgpack per stream. Errors keep their HTTP status across
-// the wire (see EncodeError / DecodeError).
+// structs.RPCMultiplexByte, a yamux session over it, and net/rpc calls
+// encoded with msgpack on its streams: one call at a time per stream, and
+// a Pool reuses the stream of a finished call for the next. Errors keep
+// their HTTP status across the wire (see EncodeError / DecodeError).
 package rpcwire
 
 import (
@@ -181,56 +182,137 @@ type DialError struct {
 func (e *DialError) Error() string { return fmt.Sprintf("dial %s: %v", e.Addr, e.Err) }
 func (e *DialError) Unwrap() error { return e.Err }
 
-// Pool keeps one session per server address and reuses it for every call.
+// Pool keeps one session per server address and reuses it for every
+// call. It also reuses the streams of finished calls, each with its codec:
+// opening a stream costs a window-update frame each way, a goroutine on
+// the server and two buffered codecs, and a follower's worker makes four
+// calls per eval (dequeue, plan, status, ack).
 type Pool struct {
 	// TLS, when set, makes every session mutual TLS.
 	TLS      *tls.Config
 	mu       sync.Mutex
-	sessions map[string]*yamux.Session
+	sessions map[string]*pooledSession
 	closed   bool
 }
 
+// pooledSession is a session and its idle streams (guarded by Pool.mu).
+type pooledSession struct {
+	session *yamux.Session
+	idle    []*streamCall
+}
+
+// maxIdleStreams bounds the idle streams kept per session; a burst of
+// concurrent calls beyond it closes its streams when they finish.
+const maxIdleStreams = 32
+
+// streamCall is one stream and the codec its calls are written with.
+// Invariant: an idle streamCall's last call ended with a whole response
+// read and no cancellation, so the server is waiting for the next request
+// header on it.
+type streamCall struct {
+	stream net.Conn
+	codec  rpc.ClientCodec
+}
+
 // NewPool returns an empty pool.
-func NewPool() *Pool { return &Pool{sessions: map[string]*yamux.Session{}} }
+func NewPool() *Pool { return &Pool{sessions: map[string]*pooledSession{}} }
 
 // RPC calls method on addr. A broken connection is dropped (the next call
 // dials again) and its error returned.
 func (p *Pool) RPC(ctx context.Context, addr, method string, args, reply any) error {
-	session, err := p.session(ctx, addr)
+	ps, err := p.session(ctx, addr)
 	if err != nil {
 		return &DialError{Addr: addr, Err: err}
 	}
-	err = Call(ctx, session, method, args, reply)
-	if err != nil && !IsServerError(err) {
-		p.drop(addr, session)
+	sc, err := p.takeStream(ps)
+	if err != nil {
+		p.drop(addr, ps)
+		return err
+	}
+	reusable, err := sc.call(ctx, method, args, reply)
+	switch {
+	case reusable:
+		p.putStream(ps, sc)
+	case err != nil && !IsServerError(err):
+		sc.stream.Close()
+		p.drop(addr, ps)
+	default:
+		sc.stream.Close()
 	}
 	return DecodeError(err)
 }
 
-func (p *Pool) session(ctx context.Context, addr string) (*yamux.Session, error) {
+// call runs one call on the stream; ctx cancels it by closing the stream.
+// It reports whether the stream may carry another call: only after a
+// successful one that ctx did not cut short. After an error reply the
+// server may have stopped reading the stream (an undecodable request, a
+// handler panic), so it is not reused.
+func (sc *streamCall) call(ctx context.Context, method string, args, reply any) (reusable bool, err error) {
+	stop := context.AfterFunc(ctx, func() {
+		_ = sc.stream.SetReadDeadline(time.Now())
+		sc.stream.Close()
+	})
+	err = msgpackrpc.CallWithCodec(sc.codec, method, args, reply)
+	notCanceled := stop()
+	return err == nil && notCanceled, err
+}
+
+func (p *Pool) takeStream(ps *pooledSession) (*streamCall, error) {
+	p.mu.Lock()
+	if n := len(ps.idle); n > 0 {
+		sc := ps.idle[n-1]
+		ps.idle[n-1] = nil
+		ps.idle = ps.idle[:n-1]
+		p.mu.Unlock()
+		return sc, nil
+	}
+	p.mu.Unlock()
+	stream, err := ps.session.Open()
+	if err != nil {
+		return nil, err
+	}
+	return &streamCall{stream: stream, codec: msgpackrpc.NewCodecFromHandle(true, true, stream, structs.MsgpackHandle)}, nil
+}
+
+func (p *Pool) putStream(ps *pooledSession, sc *streamCall) {
+	p.mu.Lock()
+	keep := !p.closed && len(ps.idle) < maxIdleStreams && !ps.session.IsClosed()
+	if keep {
+		ps.idle = append(ps.idle, sc)
+	}
+	p.mu.Unlock()
+	if !keep {
+		sc.stream.Close()
+	}
+}
+
+func (p *Pool) session(ctx context.Context, addr string) (*pooledSession, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
 		return nil, errors.New("rpcwire: pool closed")
 	}
-	if s := p.sessions[addr]; s != nil && !s.IsClosed() {
-		return s, nil
+	if ps := p.sessions[addr]; ps != nil && !ps.session.IsClosed() {
+		return ps, nil
 	}
 	s, err := DialTLS(ctx, addr, p.TLS)
 	if err != nil {
 		return nil, err
 	}
-	p.sessions[addr] = s
-	return s, nil
+	ps := &pooledSession{session: s}
+	p.sessions[addr] = ps
+	return ps, nil
 }
 
-func (p *Pool) drop(addr string, s *yamux.Session) {
+// drop closes a session and its idle streams; the next call dials again.
+func (p *Pool) drop(addr string, ps *pooledSession) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.sessions[addr] == s {
+	if p.sessions[addr] == ps {
 		delete(p.sessions, addr)
 	}
-	s.Close()
+	ps.idle = nil
+	ps.session.Close()
 }
 
 // Close closes every session.
@@ -238,8 +320,9 @@ func (p *Pool) Close() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.closed = true
-	for addr, s := range p.sessions {
-		s.Close()
+	for addr, ps := range p.sessions {
+		ps.idle = nil
+		ps.session.Close()
 		delete(p.sessions, addr)
 	}
 	return nil
