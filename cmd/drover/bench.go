@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime/pprof"
 	"runtime/trace"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -31,12 +32,17 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	schedulers := fs.Int("schedulers", 0, "scheduling workers per server (default 2, as on a 2-core server)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run (every server is in this process, each one's goroutines labelled server=NAME) to this file")
 	raftTimings := fs.Bool("raft-timings", false, "after the table, print raft's timing summaries over the run (commit, log writes, replication round trips, FSM apply) for every server in this process")
+	count := fs.Int("count", 1, "run each scenario this many times; with more than one, a row after the runs gives the median rate (runs on a shared machine vary by a quarter or more)")
 	traceFile := fs.String("trace", "", "write an execution trace of the whole run to this file (go tool trace -pprof=sync|net|syscall|sched shows where goroutines wait)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: drover bench [-nodes 1000,5000,10000] [-scenario a,b,c,d,e,f,g] [-quick] [-servers 3] [-serial-plans] [-schedulers 2] [-cpuprofile FILE] [-trace FILE] [-raft-timings]")
+		fmt.Fprintln(stderr, "Usage: drover bench [-nodes 1000,5000,10000] [-scenario a,b,c,d,e,f,g] [-quick] [-servers 3] [-serial-plans] [-schedulers 2] [-count N] [-cpuprofile FILE] [-trace FILE] [-raft-timings]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *count < 1 {
+		fmt.Fprintf(stderr, "drover bench: -count: %d is not a positive number of runs\n", *count)
 		return 2
 	}
 	specs, err := benchSpecs(*nodesFlag, *scenFlag, *quick)
@@ -62,15 +68,22 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	printBenchHeader(stdout)
 	for _, spec := range specs {
 		spec.Servers, spec.SerialPlans, spec.Schedulers = *servers, *serialPlans, *schedulers
-		res, err := bench.Run(spec)
-		if err != nil {
-			fmt.Fprintln(stderr, "drover bench:", err)
-			return 1
+		var rates []float64
+		for range *count {
+			res, err := bench.Run(spec)
+			if err != nil {
+				fmt.Fprintln(stderr, "drover bench:", err)
+				return 1
+			}
+			printBenchRow(stdout, res)
+			rates = append(rates, res.PerSecond)
+			if *cpuProfile != "" && len(res.ServerNames) > 1 {
+				fmt.Fprintf(stderr, "drover bench: scenario %s: the profile labels each server's goroutines: server=%s led, server=%s followed ('go tool pprof -tags' splits the CPU by server)\n",
+					res.Scenario, res.ServerNames[0], strings.Join(res.ServerNames[1:], ","))
+			}
 		}
-		printBenchRow(stdout, res)
-		if *cpuProfile != "" && len(res.ServerNames) > 1 {
-			fmt.Fprintf(stderr, "drover bench: scenario %s: the profile labels each server's goroutines: server=%s led, server=%s followed ('go tool pprof -tags' splits the CPU by server)\n",
-				res.Scenario, res.ServerNames[0], strings.Join(res.ServerNames[1:], ","))
+		if len(rates) > 1 && slices.Max(rates) > 0 {
+			printMedianRow(stdout, spec, rates)
 		}
 	}
 	if *raftTimings {
@@ -132,6 +145,30 @@ func printBenchRow(w io.Writer, r *bench.Result) {
 	}
 	fmt.Fprintf(w, benchRowFormat, r.Scenario, strconv.Itoa(r.Nodes), work, dur(r.Setup), dur(r.Elapsed),
 		rate, dur(r.EvalP50), dur(r.EvalP99), notes)
+}
+
+// printMedianRow follows a scenario's runs with their median rate and
+// every rate, lowest first.
+func printMedianRow(w io.Writer, spec bench.Spec, rates []float64) {
+	sorted := slices.Sorted(slices.Values(rates))
+	all := make([]string, len(sorted))
+	for i, r := range sorted {
+		all[i] = fmt.Sprintf("%.0f", r)
+	}
+	fmt.Fprintf(w, benchRowFormat, spec.Scenario, strconv.Itoa(spec.Nodes), fmt.Sprintf("median of %d", len(rates)), "", "",
+		fmt.Sprintf("%.0f", median(sorted)), "", "", "rates "+strings.Join(all, ", "))
+}
+
+// median of sorted values (the mean of the middle two for an even count).
+func median(sorted []float64) float64 {
+	n := len(sorted)
+	if n == 0 {
+		return 0
+	}
+	if n%2 == 1 {
+		return sorted[n/2]
+	}
+	return (sorted[n/2-1] + sorted[n/2]) / 2
 }
 
 // record starts a CPU profile or an execution trace of the whole process

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestMedian(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		sorted []float64
+		want   float64
+	}{
+		{"none", nil, 0},
+		{"one", []float64{7}, 7},
+		{"odd count takes the middle", []float64{1, 5, 100}, 5},
+		{"even count averages the middle two", []float64{1, 4, 6, 100}, 5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := median(tc.sorted); got != tc.want {
+				t.Fatalf("median(%v) = %v, want %v", tc.sorted, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestBench_CountMustBePositive(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := runBench([]string{"-count", "0"}, &stdout, &stderr); code != 2 {
+		t.Fatalf("exit %d, want 2", code)
+	}
+	if !strings.Contains(stderr.String(), "-count") || stdout.Len() != 0 {
+		t.Fatalf("stderr %q, stdout %q: want an error naming -count and no table", stderr.String(), stdout.String())
+	}
+}
+
+func TestBench_MedianRowFollowsTheRuns(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := runBench([]string{"-quick", "-scenario", "a", "-nodes", "100", "-count", "3"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	if len(lines) != 5 { // header, three runs, the median
+		t.Fatalf("got %d lines, want 5:\n%s", len(lines), stdout.String())
+	}
+	last := lines[4]
+	if !strings.Contains(last, "median of 3") || strings.Count(strings.SplitN(last, "rates ", 2)[1], ",") != 2 {
+		t.Fatalf("last row %q: want the median of 3 runs with their 3 rates", last)
+	}
+}
