@@ -16,7 +16,11 @@ func TestRemoteHeld_TakeServer(t *testing.T) {
 	if got := r.takeServer("s1", ""); len(got) != 1 || got["e2"] != "t2" {
 		t.Fatalf("failed s1 = %v, want e2", got)
 	}
-	r.remove("e3")
+	r.remove("e3", "stale")
+	if _, _, ok := r.holder("e3"); !ok {
+		t.Fatal("an ack under a stale token forgot the holder")
+	}
+	r.remove("e3", "t3")
 	if got := r.takeServer("s2", ""); len(got) != 0 {
 		t.Fatalf("acked evals are not held: %v", got)
 	}

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -23,6 +24,13 @@ type schedulingBackend interface {
 	// paused (submitHeldPlan).
 	SubmitPlan(plan *structs.Plan) (*structs.PlanResult, error)
 	UpsertEvals(evals []*structs.Evaluation, reblockToken string) error
+}
+
+// evalFinisher is a backend that writes an eval's final status and acks
+// it in one call (the leader over RPC). The ack follows the write's
+// commit; an error means the eval was not acked.
+type evalFinisher interface {
+	FinishEval(final *structs.Evaluation, evalID, token string) error
 }
 
 // remoteDequeueWait bounds one dequeue call to the leader, so a worker
@@ -121,9 +129,20 @@ func (r remoteBackend) SubmitPlan(plan *structs.Plan) (*structs.PlanResult, erro
 }
 
 func (r remoteBackend) UpsertEvals(evals []*structs.Evaluation, reblockToken string) error {
+	return r.update(&structs.EvalUpdateArgs{Evals: evals, EvalToken: reblockToken})
+}
+
+// FinishEval saves a round trip per eval: the leader acks the eval as soon
+// as its final status commits, instead of waiting for a second call.
+func (r remoteBackend) FinishEval(final *structs.Evaluation, evalID, token string) error {
+	return r.update(&structs.EvalUpdateArgs{Evals: []*structs.Evaluation{final}, AckEvalID: evalID, AckToken: token})
+}
+
+func (r remoteBackend) update(args *structs.EvalUpdateArgs) error {
 	ctx, cancel := context.WithTimeout(r.s.ctx, raftApplyTimeout)
 	defer cancel()
-	return r.call(ctx, "Eval.Update", &structs.EvalUpdateArgs{Evals: evals, EvalToken: reblockToken, WriteRequest: r.credential()}, &structs.GenericResponse{})
+	args.WriteRequest = r.credential()
+	return r.call(ctx, "Eval.Update", args, &structs.GenericResponse{})
 }
 
 // The leader's side: endpoints the remote backend calls. Each forwards
@@ -180,7 +199,7 @@ func (e *EvalEndpoint) brokerCall(ctx context.Context, method string, args *stru
 		return reply, err
 	}
 	if method == "Eval.Ack" || method == "Eval.Nack" {
-		e.srv.remoteHeld.remove(args.EvalID)
+		e.srv.remoteHeld.remove(args.EvalID, args.Token)
 	}
 	return reply, op(args.EvalID, args.Token)
 }
@@ -195,7 +214,8 @@ func (e *EvalEndpoint) Nack(ctx context.Context, args *structs.EvalAckRequest) (
 	return e.brokerCall(ctx, "Eval.Nack", args, e.srv.broker.Nack)
 }
 
-// Update writes a worker's eval updates (and re-blocks under EvalToken).
+// Update writes a worker's eval updates (and re-blocks under EvalToken),
+// then acks AckEvalID if set. A write that fails acks nothing.
 func (e *EvalEndpoint) Update(ctx context.Context, args *structs.EvalUpdateArgs) (*structs.GenericResponse, error) {
 	reply := &structs.GenericResponse{}
 	if done, err := e.srv.forward(ctx, "Eval.Update", args, reply); done {
@@ -203,7 +223,14 @@ func (e *EvalEndpoint) Update(ctx context.Context, args *structs.EvalUpdateArgs)
 	}
 	index, err := e.srv.raftApply(structs.EvalUpdateRequestType, &structs.EvalUpdateRequest{Evals: args.Evals, EvalToken: args.EvalToken})
 	reply.Index = index
-	return reply, err
+	if err != nil || args.AckEvalID == "" {
+		return reply, err
+	}
+	e.srv.remoteHeld.remove(args.AckEvalID, args.AckToken)
+	if err := (localBackend{e.srv}).Ack(args.AckEvalID, args.AckToken); err != nil {
+		return reply, fmt.Errorf("eval %s: status written at index %d but not acked: %w", args.AckEvalID, index, err)
+	}
+	return reply, nil
 }
 
 // PlanEndpoint is the Plan.* family: the leader's plan applier.
@@ -253,10 +280,23 @@ func (r *remoteHeld) add(serverID, bootID, evalID, token string) {
 	r.evals[evalID] = heldEval{serverID, bootID, token}
 }
 
-func (r *remoteHeld) remove(evalID string) {
+// remove forgets the eval if it is held under token. An ack or nack under
+// a stale token (the eval was redelivered) must not forget its new holder,
+// whose failure would otherwise leave the eval to the nack timeout.
+func (r *remoteHeld) remove(evalID, token string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	delete(r.evals, evalID)
+	if h, ok := r.evals[evalID]; ok && h.token == token {
+		delete(r.evals, evalID)
+	}
+}
+
+// holder returns the server and token the eval is held by.
+func (r *remoteHeld) holder(evalID string) (serverID, token string, ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	h, ok := r.evals[evalID]
+	return h.serverID, h.token, ok
 }
 
 // takeServer removes and returns the evals held by serverID's workers

@@ -39,9 +39,14 @@ type EvalAckRequest struct {
 }
 
 // EvalUpdateArgs writes evals; EvalToken re-blocks the eval held under it.
+// AckEvalID, when set, acks that eval under AckToken once the write has
+// committed: a follower's worker finishes an eval (its final status, then
+// the ack) in one call to the leader.
 type EvalUpdateArgs struct {
 	Evals     []*Evaluation
 	EvalToken string
+	AckEvalID string
+	AckToken  string
 	WriteRequest
 }
 

@@ -1,0 +1,140 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/drover-project/drover/internal/scheduler"
+	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/testutil/mock"
+)
+
+// dequeueForFinish registers a job whose eval waits in the leader's broker
+// (no worker takes service evals) and dequeues it as a follower's worker
+// would, returning the eval and its token.
+func dequeueForFinish(t *testing.T, opts ...func(*Config)) (*pipeline, *structs.Evaluation, string) {
+	t.Helper()
+	opts = append(opts, func(c *Config) { c.EnabledSchedulers = []string{"none"} })
+	p := newPipeline(t, 1, func(*structs.Evaluation, scheduler.State, scheduler.Planner) error { return nil }, opts...)
+	evalID := p.register(mock.Job("web"))
+	reply, err := p.srv.Eval.Dequeue(context.Background(), &structs.EvalDequeueRequest{
+		Schedulers: []string{structs.JobTypeService}, Timeout: 5 * time.Second, ServerID: "follower-1", BootID: "boot-1"})
+	if err != nil || reply.Eval == nil || reply.Eval.ID != evalID {
+		t.Fatalf("dequeue = %+v, %v; want eval %s", reply, err, evalID)
+	}
+	return p, reply.Eval, reply.Token
+}
+
+func completed(e *structs.Evaluation) *structs.Evaluation {
+	c := e.Copy()
+	c.Status = structs.EvalStatusComplete
+	return c
+}
+
+// A follower's worker finishes an eval in one call: the leader writes the
+// final status and then acks the eval under the worker's token.
+func TestEvalUpdate_AcksTheFinishedEvalAfterItsStatusCommits(t *testing.T) {
+	p, eval, token := dequeueForFinish(t)
+	if _, err := p.srv.Eval.Update(context.Background(), &structs.EvalUpdateArgs{
+		Evals: []*structs.Evaluation{completed(eval)}, AckEvalID: eval.ID, AckToken: token}); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.eval(eval.ID).Status; got != structs.EvalStatusComplete {
+		t.Fatalf("status %q, want complete", got)
+	}
+	if _, held := p.srv.broker.Outstanding(eval.ID); held {
+		t.Fatal("the eval is still outstanding in the broker after a finishing update")
+	}
+	if server, _, held := p.srv.remoteHeld.holder(eval.ID); held {
+		t.Fatalf("the leader still records the eval as held by %s", server)
+	}
+}
+
+// A status write that fails acks nothing: the eval stays outstanding under
+// the worker's token (the worker nacks it), never acked without its status.
+func TestEvalUpdate_FailedWriteDoesNotAck(t *testing.T) {
+	fail := false
+	p, eval, token := dequeueForFinish(t, func(c *Config) {
+		c.RaftApplyFault = func(mt structs.MessageType) error {
+			if fail && mt == structs.EvalUpdateRequestType {
+				return errors.New("injected: raft apply failed")
+			}
+			return nil
+		}
+	})
+	fail = true
+	if _, err := p.srv.Eval.Update(context.Background(), &structs.EvalUpdateArgs{
+		Evals: []*structs.Evaluation{completed(eval)}, AckEvalID: eval.ID, AckToken: token}); err == nil {
+		t.Fatal("a failed status write returned no error")
+	}
+	if held, ok := p.srv.broker.Outstanding(eval.ID); !ok || held != token {
+		t.Fatalf("outstanding = %q, %v; want the eval still held under the worker's token", held, ok)
+	}
+	if got := p.eval(eval.ID).Status; got == structs.EvalStatusComplete {
+		t.Fatal("the failed write was applied")
+	}
+}
+
+// An ack under a stale token (the eval was redelivered meanwhile) is an
+// error even though the status committed, so the worker knows it did not
+// finish the eval; and the leader keeps recording the eval's real holder,
+// so that holder's failure still gives the eval back at once.
+func TestEvalUpdate_StaleAckTokenIsAnError(t *testing.T) {
+	p, eval, token := dequeueForFinish(t)
+	_, err := p.srv.Eval.Update(context.Background(), &structs.EvalUpdateArgs{
+		Evals: []*structs.Evaluation{completed(eval)}, AckEvalID: eval.ID, AckToken: "not-the-token"})
+	if err == nil {
+		t.Fatal("an ack under a stale token returned no error")
+	}
+	if server, held, ok := p.srv.remoteHeld.holder(eval.ID); !ok || server != "follower-1" || held != token {
+		t.Fatalf("holder = %q, %q, %v; want follower-1 under its token", server, held, ok)
+	}
+	if _, err := p.srv.Eval.Nack(context.Background(), &structs.EvalAckRequest{EvalID: eval.ID, Token: "not-the-token"}); err == nil {
+		t.Fatal("a nack under a stale token returned no error")
+	}
+	if _, _, ok := p.srv.remoteHeld.holder(eval.ID); !ok {
+		t.Fatal("a nack under a stale token forgot the eval's holder")
+	}
+}
+
+// finishingBackend finishes evals in one call, as the leader over RPC
+// does; failFinish makes that call fail.
+type finishingBackend struct {
+	*recordingBackend
+	failFinish bool
+}
+
+func (f *finishingBackend) FinishEval(final *structs.Evaluation, evalID, _ string) error {
+	if f.failFinish {
+		f.record("failed finish " + evalID)
+		return errors.New("not leader")
+	}
+	f.record("finish " + evalID + " " + final.Status)
+	return nil
+}
+
+// A worker whose backend can finish an eval in one call makes that one
+// call (status and ack together), and nacks the eval when it fails.
+func TestWorker_FinishesInOneCallWhereTheBackendCan(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		fail bool
+		want []string
+	}{
+		{"committed and acked together", false, []string{"finish e1 complete"}},
+		{"a failed finish nacks", true, []string{"failed finish e1", "nack e1"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newPipeline(t, 1, completeScript)
+			fb := &finishingBackend{recordingBackend: &recordingBackend{}, failFinish: tc.fail}
+			w := processWith(p, fb, finishEval("e1"))
+			waitFinished(t, w)
+			if got := fb.recorded(); !slices.Equal(got, tc.want) {
+				t.Fatalf("ops = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
