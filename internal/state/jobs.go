@@ -126,6 +126,12 @@ func (r reader) Jobs(ws memdb.WatchSet, namespace string) ([]*structs.Job, error
 	return r.JobsByIDPrefix(ws, namespace, "")
 }
 
+// PeriodicJobs returns the jobs with an enabled periodic block, in every
+// namespace. ws fires only when one of them (or the set) changes.
+func (r reader) PeriodicJobs(ws memdb.WatchSet) ([]*structs.Job, error) {
+	return list[structs.Job](r.txn(), ws, TableJobs, "periodic", true)
+}
+
 // JobsByStatus returns the jobs with the given status.
 func (r reader) JobsByStatus(ws memdb.WatchSet, status string) ([]*structs.Job, error) {
 	return list[structs.Job](r.txn(), ws, TableJobs, "status", status)

@@ -202,3 +202,46 @@ func equalStrings(a, b []string) bool {
 	}
 	return true
 }
+
+// PeriodicJobs lists only enabled periodic parents, and its watch fires on
+// their writes but not on writes of other jobs (the periodic dispatcher
+// sleeps through a burst of ordinary registrations).
+func TestPeriodicJobs_OnlyPeriodicParentsWakeTheWatch(t *testing.T) {
+	s := newStore(t)
+	periodic := mockJob("nightly")
+	periodic.Periodic = &structs.PeriodicConfig{Enabled: true, Specs: []string{"0 0 * * *"}, SpecType: structs.PeriodicSpecCron}
+	disabled := mockJob("paused")
+	disabled.Periodic = &structs.PeriodicConfig{Enabled: false, Specs: []string{"0 0 * * *"}, SpecType: structs.PeriodicSpecCron}
+	must(t, s.UpsertJob(10, 1, periodic))
+	must(t, s.UpsertJob(11, 1, disabled))
+
+	ws := memdb.NewWatchSet()
+	got, err := s.PeriodicJobs(ws)
+	must(t, err)
+	if len(got) != 1 || got[0].ID != "nightly" {
+		t.Fatalf("PeriodicJobs = %v, want only nightly", jobIDs(got))
+	}
+	must(t, s.UpsertJob(12, 1, mockJob("web")))
+	if watchFired(ws) {
+		t.Fatal("a non-periodic job's write woke the periodic watch")
+	}
+	enabled := disabled.Copy()
+	enabled.Periodic.Enabled = true
+	must(t, s.UpsertJob(13, 1, enabled))
+	if !watchFired(ws) {
+		t.Fatal("enabling a periodic job did not wake the periodic watch")
+	}
+	got, err = s.PeriodicJobs(nil)
+	must(t, err)
+	if len(got) != 2 {
+		t.Fatalf("PeriodicJobs = %v, want nightly and paused", jobIDs(got))
+	}
+}
+
+func jobIDs(jobs []*structs.Job) []string {
+	var ids []string
+	for _, j := range jobs {
+		ids = append(ids, j.ID)
+	}
+	return ids
+}

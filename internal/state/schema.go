@@ -59,10 +59,14 @@ func optional(name string, idx memdb.Indexer) *memdb.IndexSchema {
 }
 
 func jobsTable() *memdb.TableSchema {
+	// Only periodic parents are in "periodic" (periodicIndex): the periodic
+	// dispatcher lists and watches them, and a write of any other job
+	// neither costs an entry there nor wakes it.
 	return &memdb.TableSchema{Name: TableJobs, Indexes: map[string]*memdb.IndexSchema{
-		"id":     unique("id", nsAnd("ID")),
-		"status": optional("status", str("Status")),
-		"type":   optional("type", str("Type")),
+		"id":       unique("id", nsAnd("ID")),
+		"status":   optional("status", str("Status")),
+		"type":     optional("type", str("Type")),
+		"periodic": {Name: "periodic", AllowMissing: true, Indexer: periodicIndex{}},
 	}}
 }
 
@@ -180,6 +184,28 @@ func (drainingIndex) FromObject(obj any) (bool, []byte, error) {
 func (drainingIndex) FromArgs(args ...any) ([]byte, error) {
 	if len(args) != 1 || args[0] != true {
 		return nil, fmt.Errorf("draining index takes the single argument true, got %v", args)
+	}
+	return []byte{1}, nil
+}
+
+// periodicIndex indexes jobs with an enabled periodic block under true
+// and leaves the others out.
+type periodicIndex struct{}
+
+func (periodicIndex) FromObject(obj any) (bool, []byte, error) {
+	j, ok := obj.(*structs.Job)
+	if !ok {
+		return false, nil, fmt.Errorf("unexpected type %T", obj)
+	}
+	if !j.IsPeriodic() {
+		return false, nil, nil
+	}
+	return true, []byte{1}, nil
+}
+
+func (periodicIndex) FromArgs(args ...any) ([]byte, error) {
+	if len(args) != 1 || args[0] != true {
+		return nil, fmt.Errorf("periodic index takes the single argument true, got %v", args)
 	}
 	return []byte{1}, nil
 }
