@@ -66,7 +66,7 @@ func jobsTable() *memdb.TableSchema {
 		"id":       unique("id", nsAnd("ID")),
 		"status":   optional("status", str("Status")),
 		"type":     optional("type", str("Type")),
-		"periodic": {Name: "periodic", AllowMissing: true, Indexer: periodicIndex{}},
+		"periodic": {Name: "periodic", AllowMissing: true, Indexer: periodicIndex},
 	}}
 }
 
@@ -91,7 +91,7 @@ func nodesTable() *memdb.TableSchema {
 	return &memdb.TableSchema{Name: TableNodes, Indexes: map[string]*memdb.IndexSchema{
 		"id":        unique("id", str("ID")),
 		"secret_id": {Name: "secret_id", Unique: true, AllowMissing: true, Indexer: str("SecretID")},
-		"draining":  {Name: "draining", AllowMissing: true, Indexer: drainingIndex{}},
+		"draining":  {Name: "draining", AllowMissing: true, Indexer: drainingIndex},
 	}}
 }
 
@@ -166,49 +166,37 @@ func (singletonIndex) FromArgs(args ...any) ([]byte, error) {
 	return singletonKey, nil
 }
 
-// drainingIndex indexes draining nodes under true and leaves the others
-// out, unlike memdb's ConditionalIndex, which indexes every row.
-type drainingIndex struct{}
+// flagIndex indexes the rows for which has is true, under true, and
+// leaves the others out, unlike memdb's ConditionalIndex, which indexes
+// every row: a row that lacks the flag pays for no index entry.
+type flagIndex[T any] struct {
+	name string
+	has  func(*T) bool
+}
 
-func (drainingIndex) FromObject(obj any) (bool, []byte, error) {
-	n, ok := obj.(*structs.Node)
+func (i flagIndex[T]) FromObject(obj any) (bool, []byte, error) {
+	row, ok := obj.(*T)
 	if !ok {
-		return false, nil, fmt.Errorf("unexpected type %T", obj)
+		return false, nil, fmt.Errorf("%s index: unexpected type %T", i.name, obj)
 	}
-	if n.DrainStrategy == nil {
+	if !i.has(row) {
 		return false, nil, nil
 	}
 	return true, []byte{1}, nil
 }
 
-func (drainingIndex) FromArgs(args ...any) ([]byte, error) {
+func (i flagIndex[T]) FromArgs(args ...any) ([]byte, error) {
 	if len(args) != 1 || args[0] != true {
-		return nil, fmt.Errorf("draining index takes the single argument true, got %v", args)
+		return nil, fmt.Errorf("%s index takes the single argument true, got %v", i.name, args)
 	}
 	return []byte{1}, nil
 }
 
-// periodicIndex indexes jobs with an enabled periodic block under true
-// and leaves the others out.
-type periodicIndex struct{}
+// drainingIndex holds the draining nodes.
+var drainingIndex = flagIndex[structs.Node]{name: "draining", has: func(n *structs.Node) bool { return n.DrainStrategy != nil }}
 
-func (periodicIndex) FromObject(obj any) (bool, []byte, error) {
-	j, ok := obj.(*structs.Job)
-	if !ok {
-		return false, nil, fmt.Errorf("unexpected type %T", obj)
-	}
-	if !j.IsPeriodic() {
-		return false, nil, nil
-	}
-	return true, []byte{1}, nil
-}
-
-func (periodicIndex) FromArgs(args ...any) ([]byte, error) {
-	if len(args) != 1 || args[0] != true {
-		return nil, fmt.Errorf("periodic index takes the single argument true, got %v", args)
-	}
-	return []byte{1}, nil
-}
+// periodicIndex holds the jobs with an enabled periodic block.
+var periodicIndex = flagIndex[structs.Job]{name: "periodic", has: (*structs.Job).IsPeriodic}
 
 // liveEvalStatusIndex indexes the status of evals that are not terminal.
 type liveEvalStatusIndex struct{ *memdb.StringFieldIndex }
