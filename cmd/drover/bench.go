@@ -129,7 +129,7 @@ func printBenchRow(w io.Writer, r *bench.Result) {
 	rate, notes := fmt.Sprintf("%.0f", r.PerSecond), ""
 	switch r.Scenario {
 	case bench.ManyJobs, bench.BigJobs, bench.OneHugeJob:
-		notes = fmt.Sprintf("%d placements, %d submitters, CPU %.2f cores; %s", r.Placements, r.Submitters, r.CPUCores, phases(r.Phases))
+		notes = fmt.Sprintf("%d placements, %d submitters, CPU %.2f cores (GC %.0f%%); %s", r.Placements, r.Submitters, r.CPUCores, 100*r.GCShare, phases(r.Phases))
 	case bench.StateMemory:
 		rate = "-"
 		notes = fmt.Sprintf("%.0f B/node, %.0f B/alloc (%d allocs), %.0f B/eval", r.PerNode, r.PerAlloc, r.Placements, r.PerEval)

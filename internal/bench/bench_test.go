@@ -116,7 +116,8 @@ func checkResult(t *testing.T, r *Result) {
 	t.Helper()
 	switch r.Scenario {
 	case ManyJobs, BigJobs, OneHugeJob:
-		if r.Placements != r.Jobs*r.Count || r.PerSecond <= 0 || r.EvalP99 < r.EvalP50 {
+		if r.Placements != r.Jobs*r.Count || r.PerSecond <= 0 || r.EvalP99 < r.EvalP50 ||
+			r.CPUCores <= 0 || r.GCShare < 0 || r.GCShare > 1 {
 			t.Errorf("result %+v", r)
 		}
 	case StateMemory:

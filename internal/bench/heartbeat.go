@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"runtime/metrics"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -75,6 +76,17 @@ func (h *heartbeater) stop() {
 	for _, t := range h.timers {
 		t.Stop()
 	}
+}
+
+// gcCPUTime is the runtime's estimate of the CPU time the garbage
+// collector has used so far (its mark workers, assists and pauses).
+func gcCPUTime() time.Duration {
+	sample := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}}
+	metrics.Read(sample)
+	if sample[0].Value.Kind() != metrics.KindFloat64 {
+		return 0
+	}
+	return time.Duration(sample[0].Value.Float64() * float64(time.Second))
 }
 
 // cpuTime is the user plus system CPU time of the process so far.

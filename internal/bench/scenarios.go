@@ -113,7 +113,10 @@ type Result struct {
 	// one core busy): in g the leader's, in a-c every server's and the
 	// simulated nodes' together. Well under the machine's cores means the
 	// run waits on latency (round trips, fsync), not on CPU.
-	CPUCores   float64
+	CPUCores float64
+	// GCShare is the part of that CPU the garbage collector used (a-c),
+	// by the runtime's estimate.
+	GCShare    float64
 	Heartbeats int // heartbeats answered in the window
 	// ServerNames are a real cluster's pprof labels (server=NAME), leader
 	// first.
@@ -153,7 +156,7 @@ func Run(spec Spec) (*Result, error) {
 // waits until every job's register eval is complete; the scheduler marks
 // an eval complete only after its plan's allocs are committed.
 func runPlacement(c *Cluster, res *Result) error {
-	startCPU, start := cpuTime(), time.Now()
+	startCPU, startGC, start := cpuTime(), gcCPUTime(), time.Now()
 	evalIDs, err := submitJobs(c, res.Spec)
 	if err != nil {
 		return err
@@ -164,7 +167,11 @@ func runPlacement(c *Cluster, res *Result) error {
 		return err
 	}
 	res.Elapsed = time.Since(start)
-	res.CPUCores = (cpuTime() - startCPU).Seconds() / res.Elapsed.Seconds()
+	cpu := cpuTime() - startCPU
+	res.CPUCores = cpu.Seconds() / res.Elapsed.Seconds()
+	if cpu > 0 {
+		res.GCShare = min(1, float64(gcCPUTime()-startGC)/float64(cpu))
+	}
 	if res.Placements, err = countAllocs(c.Srv.State(), res.Jobs); err != nil {
 		return err
 	}
