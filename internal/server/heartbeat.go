@@ -33,18 +33,32 @@ func newHeartbeats(s *Server) *heartbeats {
 
 // ttl spreads heartbeats so the cluster does at most
 // MaxHeartbeatsPerSecond, never below MinHeartbeatTTL, with random
-// stagger so nodes registered together do not heartbeat together.
+// stagger so nodes registered together do not heartbeat together: a TTL
+// in [base, 2*base).
 func (h *heartbeats) ttl() time.Duration {
-	c := h.s.config
 	h.mu.Lock()
 	n := len(h.timers)
 	h.mu.Unlock()
-	ttl := c.MinHeartbeatTTL
-	if c.MaxHeartbeatsPerSecond > 0 {
-		ttl = max(ttl, time.Duration(float64(n)/c.MaxHeartbeatsPerSecond*float64(time.Second)))
-	}
-	return ttl + time.Duration(h.s.randInt63n(int64(ttl)))
+	base := h.baseTTL(n)
+	return base + time.Duration(h.s.randInt63n(int64(base)))
 }
+
+// baseTTL is the shortest TTL handed out while n nodes heartbeat.
+func (h *heartbeats) baseTTL(n int) time.Duration {
+	c := h.s.config
+	base := c.MinHeartbeatTTL
+	if c.MaxHeartbeatsPerSecond > 0 {
+		base = max(base, time.Duration(float64(n)/c.MaxHeartbeatsPerSecond*float64(time.Second)))
+	}
+	return base
+}
+
+// failoverTTL is the TTL a new leader gives every live node: the longest
+// a leader could have handed out with n nodes (ttl's base doubled by the
+// stagger). A node may send its next heartbeat that late; re-arming with
+// MinHeartbeatTTL marked healthy nodes of a cluster past about 500 nodes
+// down after every leader change.
+func (h *heartbeats) failoverTTL(n int) time.Duration { return 2 * h.baseTTL(n) }
 
 // reset (re)arms a node's timer for ttl plus the grace period.
 func (h *heartbeats) reset(nodeID string, ttl time.Duration) {
@@ -136,20 +150,21 @@ func (h *heartbeats) expire(nodeID string) {
 }
 
 // rearmAll gives every live node a fresh timer when this server becomes
-// leader: TTL plus grace from now, so nodes have time to find the new
-// leader before being marked down.
+// leader: the failover TTL plus grace from now, so nodes have time to
+// find the new leader before being marked down.
 func (h *heartbeats) rearmAll() error {
 	nodes, err := h.s.State().Nodes(nil)
 	if err != nil {
 		return err
 	}
+	failover := h.failoverTTL(len(nodes))
 	for _, n := range nodes {
 		switch n.Status {
 		case structs.NodeStatusDown:
 		case structs.NodeStatusDisconnected:
 			h.reset(n.ID, h.s.disconnectedTimerLeft(n))
 		default:
-			h.reset(n.ID, h.s.config.MinHeartbeatTTL)
+			h.reset(n.ID, failover)
 		}
 	}
 	return nil

@@ -95,9 +95,11 @@ func TestHeartbeat_TimersRearmedWhenANewLeaderTakesOver(t *testing.T) {
 		t.Fatalf("node marked %s without a leader", p.nodeStatus(n.ID))
 	}
 	p.stepLeadership(true)
-	p.clk.Advance(19 * time.Second) // min TTL + grace not yet passed
+	// The node may have been given up to twice MinHeartbeatTTL (the
+	// stagger): 2 x 10 s + 10 s grace.
+	p.clk.Advance(29 * time.Second)
 	if p.nodeStatus(n.ID) != structs.NodeStatusReady {
-		t.Fatal("node marked down before the new leader's grace passed")
+		t.Fatal("node marked down before the new leader's failover TTL and grace passed")
 	}
 	p.clk.Advance(2 * time.Second)
 	waitFor(t, func() bool { return p.nodeStatus(n.ID) == structs.NodeStatusDown })

@@ -53,3 +53,45 @@ func TestHeartbeat_DownOnlyAfterTTLPlusGrace(t *testing.T) {
 		t.Fatalf("node is %s once its TTL plus grace passed, want down", got)
 	}
 }
+
+// A new leader gives every live node as long as the longest TTL a leader
+// hands out for that many nodes, not MinHeartbeatTTL: a node told to beat
+// within 15-30 s must not be marked down 11 s into a new leader's term.
+func TestHeartbeat_NewLeaderWaitsOutTheLongestTTL(t *testing.T) {
+	p := newPipeline(t, 1, completeAll, func(c *Config) {
+		c.MinHeartbeatTTL = time.Second
+		c.MaxHeartbeatsPerSecond = 2
+	})
+	var longest time.Duration
+	var ids []string
+	for i := range 31 {
+		n := clientNode(fmt.Sprintf("%08d-0000-4000-8000-000000000000", i))
+		reply, err := p.srv.Node.Register(context.Background(), &structs.NodeRegisterArgs{Node: n})
+		if err != nil {
+			t.Fatal(err)
+		}
+		longest = max(longest, reply.HeartbeatTTL)
+		ids = append(ids, n.ID)
+	}
+	if longest <= p.srv.config.MinHeartbeatTTL+p.srv.config.HeartbeatGrace {
+		t.Fatalf("longest TTL %s is within MinHeartbeatTTL plus grace: the test shows nothing", longest)
+	}
+	p.stepLeadership(false)
+	p.stepLeadership(true)
+	p.clk.Advance(longest + p.srv.config.HeartbeatGrace - time.Millisecond)
+	for _, id := range ids {
+		if got := p.nodeStatus(id); got != structs.NodeStatusReady {
+			t.Fatalf("node %s is %s before the longest TTL it could have been given plus grace passed", id, got)
+		}
+	}
+	// 31 nodes at 2 a second: base 15.5 s, so the failover TTL is 31 s.
+	p.clk.Advance(p.srv.heartbeat.failoverTTL(len(ids)) - longest + time.Millisecond)
+	waitFor(t, func() bool {
+		for _, id := range ids {
+			if p.nodeStatus(id) != structs.NodeStatusDown {
+				return false
+			}
+		}
+		return true
+	})
+}
