@@ -64,3 +64,111 @@ func TestSim_OperationsRunTheClusterToIdle(t *testing.T) {
 		requireIdle(t, s, op.name)
 	}
 }
+
+// TestPlay_DownAndFill checks two node operations: fill uses up what is
+// left of a node, so a job registered after it finds no room there; down
+// marks a node down at once (one node-update eval, its allocs lost), and
+// their replacements find no room either, so the job is blocked.
+func TestPlay_DownAndFill(t *testing.T) {
+	res := playHCL(t, `
+seed = 5
+node "a" {}
+node "b" {}
+job "small" {
+  count = 1
+  cpu   = 1000
+  constraint {
+    attribute = "node.unique.name"
+    value     = "b"
+  }
+}
+job "web" {
+  count    = 2
+  cpu      = 500
+  deferred = true
+}
+at "5s" {
+  fill = ["b"]
+  expect {
+    allocs {
+      job     = "fill-b"
+      node    = "b"
+      desired = "run"
+      client  = "running"
+      count   = 1
+    }
+  }
+}
+at "10s" {
+  register = ["web"]
+  expect {
+    allocs {
+      job     = "web"
+      node    = "a"
+      desired = "run"
+      count   = 2
+    }
+  }
+}
+at "20s" {
+  down = ["a"]
+}
+expect {
+  since = "20s"
+  total = 2
+  evals {
+    trigger = "node-update"
+    job     = "web"
+    status  = "complete"
+    blocked = "set"
+    count   = 1
+  }
+  evals {
+    trigger = "queued-allocs"
+    job     = "web"
+    status  = "blocked"
+    count   = 1
+  }
+  allocs {
+    job     = "web"
+    desired = "run"
+    count   = 0
+  }
+  allocs {
+    job     = "web"
+    desired = "stop"
+    client  = "lost"
+    count   = 2
+  }
+}
+`)
+	if !res.Passed() {
+		t.Fatalf("failures %q\n%s", res.Failures, res.Transcript())
+	}
+}
+
+// TestPlay_FillAFullNodeAddsNothing checks that filling a node with no CPU
+// or no memory left registers no filler job: there is nothing to take.
+func TestPlay_FillAFullNodeAddsNothing(t *testing.T) {
+	for _, hog := range []string{"cpu = 4000", "memory = 8192"} {
+		t.Run(hog, func(t *testing.T) {
+			res := playHCL(t, `
+seed = 5
+node "a" {}
+job "hog" {
+  `+hog+`
+}
+at "5s" {
+  fill = ["a"]
+}
+expect {
+  since = "5s"
+  total = 0
+}
+`)
+			if !res.Passed() {
+				t.Fatalf("failures %q\n%s", res.Failures, res.Transcript())
+			}
+		})
+	}
+}
