@@ -124,8 +124,8 @@ expect {
 }
 
 // TestSim_AllocOperationsPickTheFirstAllocByName checks which alloc
-// fail_alloc, stop_alloc and restart_alloc act on when a job has several
-// on one node: the first by alloc name.
+// restart_alloc and fail_alloc act on when a job has several on one node:
+// the first by alloc name (stop_alloc picks the same way).
 func TestSim_AllocOperationsPickTheFirstAllocByName(t *testing.T) {
 	s := newTestSim(t, 11)
 	_, err := s.AddNode(NodeSpec{Name: "a"})
