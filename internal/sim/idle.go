@@ -5,13 +5,19 @@ import (
 	"time"
 )
 
-// maxSweeps bounds the node-report rounds of one RunUntilIdle: each round
-// can only trigger more scheduling, so a scenario that needs more is
-// looping (a bug worth an error rather than a hang).
-const maxSweeps = 1000
+// idleBounds bound the work of running to idle: a cluster that needs more
+// is looping (a bug worth an error rather than a hang).
+type idleBounds struct {
+	// sweeps bounds the node-report rounds of one RunUntilIdle: each
+	// round can only trigger more scheduling.
+	sweeps int
+	// steps bounds the duty passes of one settle.
+	steps int
+}
 
-// maxSteps bounds the duty passes of one settle, for the same reason.
-const maxSteps = 100_000
+// defaultIdleBounds are every simulation's bounds; a test lowers them to
+// see the guard trip.
+var defaultIdleBounds = idleBounds{sweeps: 1000, steps: 100_000}
 
 // RunUntilIdle runs the cluster to quiescence: the leader's duties and the
 // worker step until none makes progress, then every node reports what
@@ -29,7 +35,7 @@ func (s *Sim) RunUntilIdle() error {
 	if s.opts.Realtime {
 		return s.waitQuiet()
 	}
-	for i := 0; i < maxSweeps; i++ {
+	for i := 0; i < s.bounds.sweeps; i++ {
 		if err := s.settle(); err != nil {
 			return err
 		}
@@ -41,7 +47,7 @@ func (s *Sim) RunUntilIdle() error {
 			return s.CheckInvariants()
 		}
 	}
-	return fmt.Errorf("sim: still busy after %d node sweeps", maxSweeps)
+	return fmt.Errorf("sim: still busy after %d node sweeps", s.bounds.sweeps)
 }
 
 // settle steps the server until a pass over every duty makes no progress
@@ -50,12 +56,12 @@ func (s *Sim) settle() error {
 	if s.opts.Realtime {
 		return s.waitQuiet()
 	}
-	for i := 0; i < maxSteps; i++ {
+	for i := 0; i < s.bounds.steps; i++ {
 		if !s.srv.StepDuties() {
 			return nil
 		}
 	}
-	return fmt.Errorf("sim: duties still progressing after %d passes", maxSteps)
+	return fmt.Errorf("sim: duties still progressing after %d passes", s.bounds.steps)
 }
 
 // pulse is what changes while the pipeline works.

@@ -69,3 +69,20 @@ func TestParseScenarios_NoVariantsIsOneScenario(t *testing.T) {
 		t.Fatalf("got %v %v", scs, err)
 	}
 }
+
+// TestLoadScenario_OneScenarioOnly checks that LoadScenario returns the one
+// scenario of a file without variants, named after the file, and refuses
+// a file with variants (LoadScenarios reads those).
+func TestLoadScenario_OneScenarioOnly(t *testing.T) {
+	sc, err := LoadScenario("testdata/scenarios/alloc-restart-and-job-stop.hcl")
+	if err != nil || sc == nil {
+		t.Fatalf("scenario %v, error %v", sc, err)
+	}
+	if sc.Name != "alloc-restart-and-job-stop" {
+		t.Errorf("name %q, want the file's", sc.Name)
+	}
+	_, err = LoadScenario("testdata/scenarios/disconnect-reconnect.hcl")
+	if err == nil || !strings.Contains(err.Error(), "3 variants, want one scenario") {
+		t.Fatalf("loading a file with 3 variants: %v, want the one-scenario error", err)
+	}
+}

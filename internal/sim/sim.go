@@ -81,6 +81,7 @@ type Sim struct {
 	start  time.Time
 	ids    *idSource
 	faults *faults
+	bounds idleBounds
 
 	mu      sync.Mutex
 	nodes   map[string]*Node // by name
@@ -95,7 +96,7 @@ type Sim struct {
 func New(seed int64, opts Options) (*Sim, error) {
 	opts = opts.withDefaults()
 	s := &Sim{
-		seed: seed, opts: opts, ids: newIDSource(seed), faults: newFaults(),
+		seed: seed, opts: opts, ids: newIDSource(seed), faults: newFaults(), bounds: defaultIdleBounds,
 		nodes: map[string]*Node{}, jobs: map[string]*JobSpec{}, stopped: make(chan struct{}),
 	}
 	var clk clock.Clock = clock.Real{}

@@ -1,6 +1,9 @@
 package sim
 
 import (
+	"bytes"
+	"log/slog"
+	"strings"
 	"testing"
 	"time"
 )
@@ -80,5 +83,37 @@ func TestSim_DelayedRaftApply_SameOutcome(t *testing.T) {
 	}
 	if d := Diff(run(false), run(true)); d != "" {
 		t.Fatalf("delayed raft applies changed the outcome:\n%s", d)
+	}
+}
+
+// TestSim_DeterministicRunStepsOneWorker checks that a deterministic
+// simulation schedules with one worker whatever the machine: the server's
+// own default is a worker per CPU, which would make the stepped order,
+// and so the transcript, depend on where it runs.
+func TestSim_DeterministicRunStepsOneWorker(t *testing.T) {
+	s := newTestSim(t, 1)
+	var workers []string
+	for _, d := range s.Server().DutySteps() {
+		if strings.HasPrefix(d.Name, "worker-") {
+			workers = append(workers, d.Name)
+		}
+	}
+	if len(workers) != 1 {
+		t.Fatalf("workers stepped: %v, want one", workers)
+	}
+}
+
+// TestSim_LoggerReceivesTheServerLogs checks that the Logger option is the
+// one the server logs to.
+func TestSim_LoggerReceivesTheServerLogs(t *testing.T) {
+	var buf bytes.Buffer
+	s, err := New(1, Options{Logger: slog.New(slog.NewTextHandler(&buf, nil))})
+	must(t, err)
+	t.Cleanup(func() { s.Close() })
+	_, err = s.AddNode(NodeSpec{Name: "a"})
+	must(t, err)
+	must(t, s.RegisterJob(JobSpec{Name: "web"}))
+	if buf.Len() == 0 {
+		t.Fatal("the logger given in Options received nothing")
 	}
 }
