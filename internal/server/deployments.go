@@ -37,11 +37,12 @@ func (s *Server) watchDeployments(ctx context.Context) {
 	}
 }
 
-// deploymentWatcherStep steps the watcher once over the deployments (read
-// under ws) and writes its actions; it returns whether it wrote any and
-// the next progress deadline.
+// deploymentWatcherStep steps the watcher once over the running
+// deployments (read under ws, so finished ones neither wake it nor cost a
+// visit) and writes its actions; it returns whether it wrote any and the
+// next progress deadline.
 func (s *Server) deploymentWatcherStep(ws memdb.WatchSet, w *deploywatch.Watcher) (bool, time.Time, error) {
-	deployments, err := s.State().Deployments(ws, "*")
+	deployments, err := s.State().RunningDeployments(ws)
 	if err != nil {
 		return false, time.Time{}, err
 	}

@@ -124,6 +124,12 @@ func (r reader) Deployments(ws memdb.WatchSet, namespace string) ([]*structs.Dep
 	return listInNamespace[structs.Deployment](r.txn(), ws, TableDeployment, namespace)
 }
 
+// RunningDeployments returns the deployments in status running, in every
+// namespace. ws fires only when one of them (or the set) changes.
+func (r reader) RunningDeployments(ws memdb.WatchSet) ([]*structs.Deployment, error) {
+	return list[structs.Deployment](r.txn(), ws, TableDeployment, "running", true)
+}
+
 // DeploymentsByJobID returns the deployments of a job, by ID.
 func (r reader) DeploymentsByJobID(ws memdb.WatchSet, namespace, jobID string) ([]*structs.Deployment, error) {
 	return list[structs.Deployment](r.txn(), ws, TableDeployment, "job", namespace, jobID)

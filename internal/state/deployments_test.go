@@ -125,3 +125,35 @@ func TestUpsertDeployment_StaleCopyKeepsPromotionAndStatus(t *testing.T) {
 		}
 	}
 }
+
+// RunningDeployments lists only running deployments; its watch fires when
+// one of them changes or finishes, not when a finished one is written.
+func TestRunningDeployments_FinishedOnesStayOutOfTheWatch(t *testing.T) {
+	s := newStore(t)
+	job := setupJob(t, s, 5, "web")
+	done := mockDeployment("done", job)
+	done.Status = structs.DeploymentStatusSuccessful
+	must(t, s.UpsertDeployment(10, done))
+	must(t, s.UpsertDeployment(11, mockDeployment("live", job)))
+
+	ws := memdb.NewWatchSet()
+	got, err := s.RunningDeployments(ws)
+	must(t, err)
+	if len(got) != 1 || got[0].ID != "live" {
+		t.Fatalf("RunningDeployments = %d deployments, want only live", len(got))
+	}
+	again := done.Copy()
+	again.StatusDescription = "rewritten"
+	must(t, s.UpsertDeployment(12, again))
+	if watchFired(ws) {
+		t.Fatal("a finished deployment's write woke the running-deployments watch")
+	}
+	must(t, s.UpdateDeploymentStatus(13, &structs.DeploymentStatusUpdateRequest{DeploymentUpdate: &structs.DeploymentStatusUpdate{
+		DeploymentID: "live", Status: structs.DeploymentStatusFailed, StatusDescription: "failed by user"}}))
+	if !watchFired(ws) {
+		t.Fatal("a running deployment that finished did not wake the watch")
+	}
+	if got, _ := s.RunningDeployments(nil); len(got) != 0 {
+		t.Fatalf("RunningDeployments = %d after both finished, want 0", len(got))
+	}
+}

@@ -138,10 +138,14 @@ func evalsTable() *memdb.TableSchema {
 }
 
 func deploymentTable() *memdb.TableSchema {
+	// Only running deployments are in "running" (runningDeploymentIndex):
+	// the deployment watcher lists and watches them, so a finished
+	// deployment costs it nothing until GC removes it.
 	return &memdb.TableSchema{Name: TableDeployment, Indexes: map[string]*memdb.IndexSchema{
 		"id":        unique("id", str("ID")),
 		"job":       optional("job", nsAnd("JobID")),
 		"namespace": optional("namespace", str("Namespace")),
+		"running":   {Name: "running", AllowMissing: true, Indexer: runningDeploymentIndex},
 	}}
 }
 
@@ -194,6 +198,11 @@ func (i flagIndex[T]) FromArgs(args ...any) ([]byte, error) {
 
 // drainingIndex holds the draining nodes.
 var drainingIndex = flagIndex[structs.Node]{name: "draining", has: func(n *structs.Node) bool { return n.DrainStrategy != nil }}
+
+// runningDeploymentIndex holds the deployments in status running.
+var runningDeploymentIndex = flagIndex[structs.Deployment]{name: "running", has: func(d *structs.Deployment) bool {
+	return d.Status == structs.DeploymentStatusRunning
+}}
 
 // periodicIndex holds the jobs with an enabled periodic block.
 var periodicIndex = flagIndex[structs.Job]{name: "periodic", has: (*structs.Job).IsPeriodic}
