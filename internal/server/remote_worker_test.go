@@ -154,4 +154,63 @@ func TestFollowerWorker_SchedulesThroughTheLeader(t *testing.T) {
 	if got := leader.RemoteEvalsProcessed(); got != 0 {
 		t.Fatalf("the leader took %d evals over RPC", got)
 	}
+
+	// A follower's dequeue that ends without an eval (here its context
+	// runs out while the leader's broker is empty) returns none.
+	backend, err := follower.schedulingBackend()
+	if _, remote := backend.(remoteBackend); err != nil || !remote {
+		t.Fatalf("the follower's backend is %T (%v), want the leader's over RPC", backend, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if got, token, _, _ := backend.Dequeue(ctx, []string{structs.JobTypeService}); got != nil || token != "" {
+		t.Fatalf("dequeued %v (token %q) from an empty broker", got, token)
+	}
+}
+
+// heldBy lists the evals the leader records as held by serverID's workers.
+func heldBy(s *Server, serverID string) []string {
+	s.remoteHeld.mu.Lock()
+	defer s.remoteHeld.mu.Unlock()
+	var out []string
+	for id, h := range s.remoteHeld.evals {
+		if h.serverID == serverID {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// TestEvalAckNack_LeaderForgetsWhatARemoteServerGaveBack: once a remote
+// worker acks or nacks an eval, the leader no longer counts it as held by
+// that server, so the record does not grow with every eval a follower
+// processes, and the server's later failure gives back nothing it no
+// longer holds.
+func TestEvalAckNack_LeaderForgetsWhatARemoteServerGaveBack(t *testing.T) {
+	for _, method := range []string{"Eval.Ack", "Eval.Nack"} {
+		t.Run(method, func(t *testing.T) {
+			p := heldPipeline(t)
+			evalID := p.register(mock.Job("web"))
+			reply, err := p.srv.Eval.Dequeue(context.Background(), &structs.EvalDequeueRequest{
+				Schedulers: []string{structs.JobTypeService}, Timeout: 5 * time.Second, ServerID: "follower", BootID: "boot-1"})
+			if err != nil || reply.Eval == nil || reply.Eval.ID != evalID {
+				t.Fatalf("dequeue = %+v, %v; want eval %s", reply, err, evalID)
+			}
+			if held := heldBy(p.srv, "follower"); len(held) != 1 || held[0] != evalID {
+				t.Fatalf("held by the follower: %v, want %s", held, evalID)
+			}
+			args := &structs.EvalAckRequest{EvalID: evalID, Token: reply.Token}
+			if method == "Eval.Ack" {
+				_, err = p.srv.Eval.Ack(context.Background(), args)
+			} else {
+				_, err = p.srv.Eval.Nack(context.Background(), args)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if held := heldBy(p.srv, "follower"); len(held) != 0 {
+				t.Fatalf("still held by the follower after %s: %v", method, held)
+			}
+		})
+	}
 }
