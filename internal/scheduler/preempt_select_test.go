@@ -217,3 +217,21 @@ func TestPreemption_DistinctPropertySeesEarlierPlacement(t *testing.T) {
 		t.Fatalf("failure metric %+v", m)
 	}
 }
+
+// TestPreemption_NoNodesBlocksTheEval checks that a job that may preempt,
+// registered where there is no node at all, is left blocked like any
+// other job: the preemption pass has no node to weigh and must not try
+// one.
+func TestPreemption_NoNodesBlocksTheEval(t *testing.T) {
+	h := newHarness(t)
+	cfg := structs.DefaultSchedulerConfiguration()
+	cfg.PreemptionConfig.ServiceSchedulerEnabled = true
+	h.must(h.store.SchedulerSetConfig(h.next(), cfg))
+	job, _ := h.register(placing(structs.JobTypeService, 80, 1, 1000, false))
+	if live := h.liveAllocs(job); len(live) != 0 {
+		t.Fatalf("placed %d allocs without nodes", len(live))
+	}
+	if len(h.created) != 1 || h.created[0].Status != structs.EvalStatusBlocked {
+		t.Fatalf("created evals %+v, want one blocked eval", h.created)
+	}
+}

@@ -59,3 +59,32 @@ func TestSelect_RecentNodesRankedBesideTheSample(t *testing.T) {
 		t.Fatalf("nodes evaluated per placement %v, want %v", got, want)
 	}
 }
+
+// TestSelect_ZeroScoreCountsTowardTheSample checks that only scores below
+// zero are passed over: with the spread algorithm a placement that fills
+// a node exactly scores exactly 0 there, and such a node counts toward
+// the sample like any other.
+func TestSelect_ZeroScoreCountsTowardTheSample(t *testing.T) {
+	h := newHarness(t)
+	cfg := structs.DefaultSchedulerConfiguration()
+	cfg.SchedulerAlgorithm = structs.SchedulerAlgorithmSpread
+	h.must(h.store.SchedulerSetConfig(h.next(), cfg))
+	nodes(h, 20) // a sample of ceil(log2 20) = 5 nodes
+	j := mockJob("web", 1)
+	// Exactly a whole mock node.
+	j.TaskGroups[0].Tasks[0].Resources.CPU, j.TaskGroups[0].Tasks[0].Resources.MemoryMB = 4000, 8192
+	job, _ := h.register(j)
+	live := h.liveAllocs(job)
+	if len(live) != 1 {
+		t.Fatalf("%d allocs", len(live))
+	}
+	m := live[0].Metrics
+	for _, s := range m.ScoreMetaData {
+		if s.NormScore != 0 {
+			t.Fatalf("node %s scored %v, want exactly 0", s.NodeID, s.NormScore)
+		}
+	}
+	if m.NodesEvaluated != 5 {
+		t.Fatalf("evaluated %d nodes, want the sample of 5", m.NodesEvaluated)
+	}
+}

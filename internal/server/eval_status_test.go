@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/drover-project/drover/internal/scheduler"
@@ -454,4 +455,53 @@ func countCoreEvals(p *pipeline, status string) int {
 		}
 	}
 	return n
+}
+
+// An ack that does not wake the cancelable reaper (the undeliverable-eval
+// reaper acks the broker directly) still gets the evals it superseded
+// canceled, by the reaper's poll every 5 s of the server's clock, and not
+// before. The second run is in a synctest bubble, where synctest.Wait
+// returns only once the reaper (like every other goroutine) is idle, so a
+// poll that fires early is always seen. The first run, outside, also
+// makes the process-wide raft metrics the server reports: a prometheus
+// summary first made inside a bubble keeps the bubble's clock and stalls
+// every later server that reports to it.
+func TestEvalStatus_SupersededEvalsCanceledByThePollWithoutAWake(t *testing.T) {
+	t.Run("real time", func(t *testing.T) { supersededCanceledByThePoll(t, func() {}) })
+	t.Run("bubble", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) { supersededCanceledByThePoll(t, synctest.Wait) })
+	})
+}
+
+// supersededCanceledByThePoll is the test above; settle waits until the
+// server is idle, where it can.
+func supersededCanceledByThePoll(t *testing.T, settle func()) {
+	p := heldPipeline(t)
+	first := p.register(testJob("web"))
+	superseded := p.register(testJob("web"))
+	newest := p.register(testJob("web"))
+	eval, token, err := p.srv.broker.Dequeue(context.Background(), []string{structs.JobTypeService})
+	if err != nil || eval == nil || eval.ID != first {
+		t.Fatalf("dequeued %v (%v), want the first eval %s", eval, err, first)
+	}
+	if err := p.srv.broker.Ack(eval.ID, token); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.srv.broker.Stats().TotalCancelable; got != 1 {
+		t.Fatalf("%d cancelable evals after the ack, want 1", got)
+	}
+	p.clk.Advance(5*time.Second - time.Millisecond)
+	settle()
+	if got := p.eval(superseded).Status; got != structs.EvalStatusPending {
+		t.Fatalf("superseded eval is %s before 5 s passed, want pending", got)
+	}
+	p.clk.Advance(time.Millisecond)
+	settle()
+	canceled := p.waitStatus(superseded, structs.EvalStatusCanceled)
+	if canceled.StatusDescription != descSuperseded {
+		t.Fatalf("canceled as %q, want %q", canceled.StatusDescription, descSuperseded)
+	}
+	if got := p.eval(newest).Status; got != structs.EvalStatusPending {
+		t.Fatalf("the newest eval is %s, want pending (it is still to be scheduled)", got)
+	}
 }

@@ -13,7 +13,8 @@ import (
 // TestEvalDequeue_WaitIndexCoversTheJobsPlacements: a remote worker is
 // told to wait for every plan result (and alloc update) the leader holds
 // for the eval's job, not just the eval's own index, so a lagging
-// follower never schedules on a snapshot missing the job's placements.
+// follower never schedules on a snapshot missing the job's placements,
+// and no later: writes about other jobs and nodes do not hold it up.
 func TestEvalDequeue_WaitIndexCoversTheJobsPlacements(t *testing.T) {
 	p := newPipeline(t, 1, func(*structs.Evaluation, scheduler.State, scheduler.Planner) error { return nil },
 		func(c *Config) { c.EnabledSchedulers = []string{"none"} }) // the eval waits in the broker
@@ -25,6 +26,12 @@ func TestEvalDequeue_WaitIndexCoversTheJobsPlacements(t *testing.T) {
 	index, err := p.srv.raftApply(structs.AllocUpdateRequestType, &structs.AllocUpdateRequest{Allocs: placed.NodeAllocation["n1"]})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// A later write that has nothing to do with the job: the follower
+	// need not wait for it.
+	p.addNode("n2", 4000, 4000)
+	if latest := p.srv.State().LatestIndex(); latest <= index {
+		t.Fatalf("latest index %d, want past the placement's %d", latest, index)
 	}
 
 	reply, err := p.srv.Eval.Dequeue(context.Background(), &structs.EvalDequeueRequest{

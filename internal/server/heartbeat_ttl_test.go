@@ -95,3 +95,45 @@ func TestHeartbeat_NewLeaderWaitsOutTheLongestTTL(t *testing.T) {
 		return true
 	})
 }
+
+// A new leader gives a disconnected node only what is left of its
+// disconnect window (plus the grace period), counted from when it
+// disconnected, not a fresh window and not none.
+func TestHeartbeat_NewLeaderKeepsWhatIsLeftOfADisconnectWindow(t *testing.T) {
+	p := newSteppedPipeline(t, func(c *Config) { c.HeartbeatGrace = 10 * time.Second })
+	n := clientNode(nodeA)
+	reply, err := p.srv.Node.Register(context.Background(), &structs.NodeRegisterArgs{Node: n})
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := testJob("web")
+	job.TaskGroups[0].Disconnect = &structs.DisconnectStrategy{LostAfter: 2 * time.Minute}
+	p.register(job)
+	runSteps(t, p.srv)
+	p.allocOnNode("web", n.ID)
+	p.clk.Advance(reply.HeartbeatTTL + p.srv.config.HeartbeatGrace)
+	runSteps(t, p.srv)
+	node, err := p.srv.State().NodeByID(nil, n.ID)
+	if err != nil || node.Status != structs.NodeStatusDisconnected {
+		t.Fatalf("silent node %+v (%v), want disconnected", node, err)
+	}
+
+	p.stepLeadership(false)
+	p.clk.Advance(30 * time.Second)
+	p.stepLeadership(true)
+	runSteps(t, p.srv)
+	left := structs.DisconnectDeadline(node, 2*time.Minute).Sub(p.clk.Now())
+	if left <= 0 || left > 90*time.Second {
+		t.Fatalf("%s of the window left, want at most 90 s", left)
+	}
+	p.clk.Advance(left + p.srv.config.HeartbeatGrace - time.Millisecond)
+	runSteps(t, p.srv)
+	if got := p.nodeStatus(n.ID); got != structs.NodeStatusDisconnected {
+		t.Fatalf("node is %s 1 ms before the rest of its window plus grace passed", got)
+	}
+	p.clk.Advance(time.Millisecond)
+	runSteps(t, p.srv)
+	if got := p.nodeStatus(n.ID); got != structs.NodeStatusDown {
+		t.Fatalf("node is %s once its window plus grace passed, want down", got)
+	}
+}

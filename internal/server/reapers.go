@@ -141,11 +141,16 @@ func (s *Server) failedFollowUpDelay() time.Duration {
 // broker found superseded by a newer eval of the same job.
 func (s *Server) reapCancelableEvals(ctx context.Context) {
 	for {
+		// Not every ack wakes the reaper (the undeliverable-eval reaper acks
+		// the broker directly), so it also looks every 5 s. The timer is
+		// made before the select, where coverage (and so mutation testing)
+		// sees it.
+		poll := s.config.Clock.After(5 * time.Second)
 		select {
 		case <-ctx.Done():
 			return
 		case <-s.cancelableWake:
-		case <-s.config.Clock.After(5 * time.Second):
+		case <-poll:
 		}
 		s.stepCancelable()
 	}

@@ -201,3 +201,24 @@ func BenchmarkPublish(b *testing.B) {
 		br.Publish(ev)
 	}
 }
+
+// A subscription passes over batches its filter drops entirely, however
+// many lie between the ones it matches, and goes on from there.
+func TestSubscribe_SkipsBatchesTheFilterDrops(t *testing.T) {
+	b := New(8)
+	for _, ns := range []string{"other", "default", "other", "other", "default"} {
+		b.Publish(batch(b.LastIndex()+10, jobEvent(ns, "j")))
+	}
+	s := b.Subscribe(&structs.EventStreamRequest{})
+	if got := next(t, s).Index; got != 20 {
+		t.Fatalf("first match at %d, want 20", got)
+	}
+	if got := next(t, s).Index; got != 50 {
+		t.Fatalf("second match at %d, want 50", got)
+	}
+	b.Publish(batch(60, jobEvent("other", "j")))
+	b.Publish(batch(70, jobEvent("default", "j")))
+	if got := next(t, s).Index; got != 70 {
+		t.Fatalf("match after a new dropped batch at %d, want 70", got)
+	}
+}
