@@ -378,3 +378,40 @@ func TestKeepTop(t *testing.T) {
 		t.Fatalf("top %v, want %v", got, want)
 	}
 }
+
+// A spread counts the allocs the group keeps: with two allocs already on
+// rack r1 and an even spread over racks, the two new ones go to r2, even
+// though binpacking alone would prefer the busier r1 nodes.
+func TestRank_SpreadCountsTheGroupsKeptAllocs(t *testing.T) {
+	h := newHarness(t)
+	var r1, r2 []*structs.Node
+	for _, rack := range []string{"r1", "r1", "r2", "r2"} {
+		n := mockNode()
+		n.Meta["rack"] = rack
+		n = h.upsertNode(n)
+		if rack == "r1" {
+			r1 = append(r1, n)
+		} else {
+			r2 = append(r2, n)
+		}
+	}
+	j := mockJob("web", 4)
+	j.Spreads = []*structs.Spread{{Attribute: "${meta.rack}", Weight: 100}}
+	job := h.upsertJob(j)
+	kept := h.seedAllocs(job, r1, 0, 1)
+	e := mockEval(job, structs.EvalTriggerJobRegister)
+	h.must(h.store.UpsertEvals(h.next(), []*structs.Evaluation{e}))
+	h.process(e)
+
+	onR2 := map[string]bool{r2[0].ID: true, r2[1].ID: true}
+	keptIDs := map[string]bool{kept[0].ID: true, kept[1].ID: true}
+	live := h.liveAllocs(job)
+	if len(live) != 4 {
+		t.Fatalf("%d live allocs, want 4", len(live))
+	}
+	for _, a := range live {
+		if !keptIDs[a.ID] && !onR2[a.NodeID] {
+			t.Errorf("new alloc %s placed on %s (rack r1), want rack r2: the kept allocs were not counted", a.Name, a.NodeID)
+		}
+	}
+}
