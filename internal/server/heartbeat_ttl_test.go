@@ -42,15 +42,22 @@ func TestHeartbeat_DownOnlyAfterTTLPlusGrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	runSteps(t, p.srv)
-	p.clk.Advance(reply.HeartbeatTTL + p.srv.config.HeartbeatGrace - time.Millisecond)
-	runSteps(t, p.srv)
-	if got := p.nodeStatus(n.ID); got != structs.NodeStatusReady {
-		t.Fatalf("node is %s 1 ms before its TTL plus grace passed", got)
+	p.expectDownAfter(n.ID, reply.HeartbeatTTL+p.srv.config.HeartbeatGrace, structs.NodeStatusReady)
+}
+
+// expectDownAfter steps the duties 1 ms before d from now and checks the
+// node is still in status before, then at d and checks it is down.
+func (p *pipeline) expectDownAfter(nodeID string, d time.Duration, before string) {
+	p.t.Helper()
+	p.clk.Advance(d - time.Millisecond)
+	runSteps(p.t, p.srv)
+	if got := p.nodeStatus(nodeID); got != before {
+		p.t.Fatalf("node is %s 1 ms before %s passed, want %s", got, d, before)
 	}
 	p.clk.Advance(time.Millisecond)
-	runSteps(t, p.srv)
-	if got := p.nodeStatus(n.ID); got != structs.NodeStatusDown {
-		t.Fatalf("node is %s once its TTL plus grace passed, want down", got)
+	runSteps(p.t, p.srv)
+	if got := p.nodeStatus(nodeID); got != structs.NodeStatusDown {
+		p.t.Fatalf("node is %s once %s passed, want down", got, d)
 	}
 }
 
@@ -126,14 +133,5 @@ func TestHeartbeat_NewLeaderKeepsWhatIsLeftOfADisconnectWindow(t *testing.T) {
 	if left <= 0 || left > 90*time.Second {
 		t.Fatalf("%s of the window left, want at most 90 s", left)
 	}
-	p.clk.Advance(left + p.srv.config.HeartbeatGrace - time.Millisecond)
-	runSteps(t, p.srv)
-	if got := p.nodeStatus(n.ID); got != structs.NodeStatusDisconnected {
-		t.Fatalf("node is %s 1 ms before the rest of its window plus grace passed", got)
-	}
-	p.clk.Advance(time.Millisecond)
-	runSteps(t, p.srv)
-	if got := p.nodeStatus(n.ID); got != structs.NodeStatusDown {
-		t.Fatalf("node is %s once its window plus grace passed, want down", got)
-	}
+	p.expectDownAfter(n.ID, left+p.srv.config.HeartbeatGrace, structs.NodeStatusDisconnected)
 }
