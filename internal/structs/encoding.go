@@ -3,6 +3,7 @@ package structs
 import (
 	"bytes"
 	"reflect"
+	"sync"
 
 	"github.com/hashicorp/go-msgpack/v2/codec"
 )
@@ -18,12 +19,39 @@ var MsgpackHandle = func() *codec.MsgpackHandle {
 	return h
 }()
 
+// encodeState is a reusable encoder and the buffer it writes to.
+type encodeState struct {
+	buf bytes.Buffer
+	enc *codec.Encoder
+}
+
+// encoders reuses encoders and their buffers across Encode calls: every
+// raft entry is encoded once, and a fresh encoder and a buffer grown by
+// doubling cost several times the entry's size in garbage.
+var encoders = sync.Pool{New: func() any {
+	e := &encodeState{}
+	e.enc = codec.NewEncoder(&e.buf, MsgpackHandle)
+	return e
+}}
+
+// maxPooledEncodeBuffer keeps a rare huge entry (a big job) from pinning
+// its buffer in the pool.
+const maxPooledEncodeBuffer = 1 << 20
+
 // Encode prefixes the msgpack encoding of msg with its message type byte.
+// The result is the caller's own (raft keeps it), allocated once at its
+// exact size.
 func Encode(t MessageType, msg any) ([]byte, error) {
-	var buf bytes.Buffer
-	buf.WriteByte(byte(t))
-	err := codec.NewEncoder(&buf, MsgpackHandle).Encode(msg)
-	return buf.Bytes(), err
+	e := encoders.Get().(*encodeState)
+	e.buf.Reset()
+	e.buf.WriteByte(byte(t))
+	e.enc.Reset(&e.buf)
+	err := e.enc.Encode(msg)
+	out := bytes.Clone(e.buf.Bytes())
+	if e.buf.Cap() <= maxPooledEncodeBuffer {
+		encoders.Put(e)
+	}
+	return out, err
 }
 
 // Decode decodes a msgpack payload (without the type byte) into out.
