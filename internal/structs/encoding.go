@@ -54,9 +54,19 @@ func Encode(t MessageType, msg any) ([]byte, error) {
 	return out, err
 }
 
-// Decode decodes a msgpack payload (without the type byte) into out.
+// decoders reuses decoders across Decode calls (every server decodes
+// every raft entry).
+var decoders = sync.Pool{New: func() any { return codec.NewDecoderBytes(nil, MsgpackHandle) }}
+
+// Decode decodes a msgpack payload (without the type byte) into out. The
+// decoder reads buf in place, and copies what it keeps (strings, bytes).
 func Decode(buf []byte, out any) error {
-	return codec.NewDecoder(bytes.NewReader(buf), MsgpackHandle).Decode(out)
+	dec := decoders.Get().(*codec.Decoder)
+	dec.ResetBytes(buf)
+	err := dec.Decode(out)
+	dec.ResetBytes(nil) // do not pin buf in the pool
+	decoders.Put(dec)
+	return err
 }
 
 // MessageType is the first byte of every raft log entry.

@@ -60,3 +60,18 @@ func TestEncode_ReusedEncoderStartsClean(t *testing.T) {
 		t.Fatal("a later Encode changed an earlier result")
 	}
 }
+
+// go test -run ^$ -bench Decode -benchmem ./internal/structs
+func BenchmarkDecode_PlanResults(b *testing.B) {
+	buf, err := Encode(ApplyPlanResultsRequestType, benchPlanResults())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		var req ApplyPlanResultsRequest
+		if err := Decode(buf[1:], &req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
