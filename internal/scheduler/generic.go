@@ -253,6 +253,7 @@ func (s *genericScheduler) placeAll(res *reconcileResults) error {
 		return nil
 	}
 	stack := newPlacementStack(s.ctx, s.job, s.batch, s.nodes, s.memo)
+	defer stack.release()
 	for _, req := range res.place {
 		name := req.tg.Name
 		s.out.queued[name]++

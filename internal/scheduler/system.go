@@ -175,6 +175,7 @@ func (s *systemScheduler) computePlan() error {
 		return nil
 	}
 	stack := newPlacementStack(s.ctx, in.job, false, in.nodes, s.memo)
+	defer stack.release()
 	stack.system = true
 	byNodeGroup := groupByNode(in.allocs)
 	for _, tg := range in.job.TaskGroups {
