@@ -56,13 +56,31 @@ func runJob(t *testing.T, c *api.Client, job *api.Job) *api.Allocation {
 			return false, "no alloc"
 		}
 		running = stubs[0].ID
-		return stubs[0].ClientStatus == api.AllocClientStatusRunning, "status " + stubs[0].ClientStatus
+		return stubs[0].ClientStatus == api.AllocClientStatusRunning, allocProgress(stubs)
 	})
 	a, _, err := c.Allocations().Info(running, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return a
+}
+
+// allocProgress describes where a job's allocs are (a stalled runJob
+// says whether the client never got the alloc, or got it and its task did
+// not start).
+func allocProgress(stubs []*api.AllocationListStub) string {
+	var parts []string
+	for _, a := range stubs {
+		desc := fmt.Sprintf("alloc %.8s on node %.8s: status %s", a.ID, a.NodeID, a.ClientStatus)
+		for name, ts := range a.TaskStates {
+			desc += fmt.Sprintf("; task %s %s", name, ts.State)
+			if n := len(ts.Events); n > 0 {
+				desc += fmt.Sprintf(" (last event %s: %s)", ts.Events[n-1].Type, ts.Events[n-1].DisplayMessage)
+			}
+		}
+		parts = append(parts, desc)
+	}
+	return strings.Join(parts, " | ")
 }
 
 // readLogs reads a non-followed log stream to its end.
