@@ -40,7 +40,7 @@ func TestDeployment_MaxParallelLimitsDestructiveUpdates(t *testing.T) {
 	v2 := destructiveUpdate(job)
 	v2 = h.upsertJob(v2)
 	h.process(mockEval(v2, structs.EvalTriggerJobRegister))
-	p := h.plans[len(h.plans)-1]
+	p := h.lastPlan()
 	placed, stopped := planned(p)
 	if len(placed) != 2 || len(stopped) != 2 {
 		t.Fatalf("placed %d stopped %d, want max_parallel 2", len(placed), len(stopped))
@@ -69,7 +69,7 @@ func TestDeployment_MaxParallelLimitsDestructiveUpdates(t *testing.T) {
 		})
 	}
 	h.process(mockEval(v2, structs.EvalTriggerDeploymentWatcher))
-	placed, stopped = planned(h.plans[len(h.plans)-1])
+	placed, stopped = planned(h.lastPlan())
 	if len(placed) != 2 || len(stopped) != 2 {
 		t.Fatalf("second step placed %d stopped %d", len(placed), len(stopped))
 	}
@@ -83,7 +83,7 @@ func TestDeployment_CanariesPlacedBeforeRollout(t *testing.T) {
 	v2 := destructiveUpdate(job)
 	v2 = h.upsertJob(v2)
 	h.process(mockEval(v2, structs.EvalTriggerJobRegister))
-	p := h.plans[len(h.plans)-1]
+	p := h.lastPlan()
 	placed, stopped := planned(p)
 	if len(placed) != 1 || len(stopped) != 0 || placed[0].DeploymentStatus == nil || !placed[0].DeploymentStatus.Canary {
 		t.Fatalf("placed %v stopped %v", placed, stopped)
@@ -99,7 +99,7 @@ func TestDeployment_CanariesPlacedBeforeRollout(t *testing.T) {
 	plans := len(h.plans)
 	h.process(mockEval(v2, structs.EvalTriggerDeploymentWatcher))
 	if len(h.plans) != plans {
-		_, st2 := planned(h.plans[len(h.plans)-1])
+		_, st2 := planned(h.lastPlan())
 		t.Fatalf("unpromoted canary deployment moved on: stopped %d", len(st2))
 	}
 	// After promotion, the old alloc sharing the canary's name is stopped
@@ -113,7 +113,7 @@ func TestDeployment_CanariesPlacedBeforeRollout(t *testing.T) {
 		a.DeploymentStatus = &structs.AllocDeploymentStatus{Healthy: ptr(true), Canary: true}
 	})
 	h.process(mockEval(v2, structs.EvalTriggerDeploymentWatcher))
-	placed2, stopped2 := planned(h.plans[len(h.plans)-1])
+	placed2, stopped2 := planned(h.lastPlan())
 	if len(stopped2) != 2 || len(placed2) != 1 {
 		t.Fatalf("after promotion placed %d stopped %d", len(placed2), len(stopped2))
 	}
@@ -150,7 +150,7 @@ func TestDeployment_MaxParallelZeroUpdatesAllAtOnce(t *testing.T) {
 	job, _ := h.register(rollingJob(3, 0, 0))
 	v2 := destructiveUpdate(job)
 	v2, _ = h.register(v2)
-	placed, stopped := planned(h.plans[len(h.plans)-1])
+	placed, stopped := planned(h.lastPlan())
 	if len(placed) != 3 || len(stopped) != 3 {
 		t.Fatalf("placed %d stopped %d, want 3 and 3", len(placed), len(stopped))
 	}
@@ -168,7 +168,7 @@ func TestDeployment_CanaryNames(t *testing.T) {
 	job, _ := h.register(rollingJob(3, 1, 2))
 	v2 := destructiveUpdate(job)
 	h.register(v2)
-	placed, _ := planned(h.plans[len(h.plans)-1])
+	placed, _ := planned(h.lastPlan())
 	want := []string{structs.AllocName("web", "web", 0), structs.AllocName("web", "web", 1)}
 	if got := namesOf(placed); len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
 		t.Fatalf("canaries %v, want %v", got, want)
@@ -203,7 +203,7 @@ func TestDeployment_GroupJoinsStoredDeployment(t *testing.T) {
 	h.must(err)
 
 	h.process(mockEval(job, structs.EvalTriggerJobRegister))
-	p := h.plans[len(h.plans)-1]
+	p := h.lastPlan()
 	placed, _ := planned(p)
 	if len(placed) != 1 || placed[0].TaskGroup != "b" || placed[0].DeploymentID != d.ID {
 		t.Fatalf("placed %v, want b in deployment %s", placed, d.ID)
@@ -235,7 +235,7 @@ func TestDeployment_SteadyCanaryJobStartsNoDeployment(t *testing.T) {
 	plans := len(h.plans)
 	h.process(mockEval(job, structs.EvalTriggerNodeUpdate))
 	if len(h.plans) != plans {
-		t.Fatalf("a steady job submitted a plan with deployment %+v", h.plans[len(h.plans)-1].Deployment)
+		t.Fatalf("a steady job submitted a plan with deployment %+v", h.lastPlan().Deployment)
 	}
 }
 
@@ -259,7 +259,7 @@ func TestDeployment_InPlaceUpdatesJoinTheNewDeployment(t *testing.T) {
 	v2 := job.Copy()
 	v2.Meta = map[string]string{"owner": "ops"} // no task changed: in place
 	v2, _ = h.register(v2)
-	p := h.plans[len(h.plans)-1]
+	p := h.lastPlan()
 	placed, stopped := planned(p)
 	if len(stopped) != 0 || len(placed) != 4 {
 		t.Fatalf("placed %d stopped %d, want 4 in-place updates", len(placed), len(stopped))
@@ -286,7 +286,7 @@ func TestDeployment_EveryPlacedCanaryIsRecorded(t *testing.T) {
 	job, _ := h.register(rollingJob(3, 1, 2))
 	v2 := destructiveUpdate(job)
 	h.register(v2)
-	p := h.plans[len(h.plans)-1]
+	p := h.lastPlan()
 	placed, stopped := planned(p)
 	if len(placed) != 2 || len(stopped) != 0 {
 		t.Fatalf("placed %d stopped %d, want 2 canaries", len(placed), len(stopped))
@@ -306,7 +306,7 @@ func TestDeployment_HealthyCanaryWaitsForPromotion(t *testing.T) {
 	job, _ := h.register(rollingJob(3, 1, 1))
 	v2 := destructiveUpdate(job)
 	v2, _ = h.register(v2)
-	placed, _ := planned(h.plans[len(h.plans)-1])
+	placed, _ := planned(h.lastPlan())
 	if len(placed) != 1 {
 		t.Fatalf("placed %d, want the canary", len(placed))
 	}
@@ -318,7 +318,7 @@ func TestDeployment_HealthyCanaryWaitsForPromotion(t *testing.T) {
 	plans := len(h.plans)
 	h.process(mockEval(v2, structs.EvalTriggerDeploymentWatcher))
 	if len(h.plans) != plans {
-		pl, st := planned(h.plans[len(h.plans)-1])
+		pl, st := planned(h.lastPlan())
 		t.Fatalf("unpromoted healthy canary: placed %d stopped %d", len(pl), len(st))
 	}
 }
@@ -332,7 +332,7 @@ func TestDeployment_FailedDeploymentEndsTheRollout(t *testing.T) {
 	job, _ := h.register(rollingJob(3, 1, 0))
 	v2 := destructiveUpdate(job)
 	v2, _ = h.register(v2)
-	p := h.plans[len(h.plans)-1]
+	p := h.lastPlan()
 	if placed, _ := planned(p); len(placed) != 1 || p.Deployment == nil {
 		t.Fatalf("first step placed %d, deployment %v", len(placed), p.Deployment)
 	}
@@ -352,7 +352,7 @@ func TestDeployment_FailedDeploymentEndsTheRollout(t *testing.T) {
 	plans := len(h.plans)
 	h.process(mockEval(v2, structs.EvalTriggerDeploymentWatcher))
 	if len(h.plans) != plans {
-		placed, stopped := planned(h.plans[len(h.plans)-1])
-		t.Fatalf("after the failure: placed %d stopped %d, deployment %v", len(placed), len(stopped), h.plans[len(h.plans)-1].Deployment)
+		placed, stopped := planned(h.lastPlan())
+		t.Fatalf("after the failure: placed %d stopped %d, deployment %v", len(placed), len(stopped), h.lastPlan().Deployment)
 	}
 }

@@ -123,7 +123,7 @@ func TestDisconnect_MarksUnknownAndReplacesOnce(t *testing.T) {
 	if n := timeoutEvals(h); n != 1 {
 		t.Fatalf("%d max-disconnect-timeout evals, want 1", n)
 	}
-	p := h.plans[len(h.plans)-1]
+	p := h.lastPlan()
 	if du := p.Annotations.DesiredTGUpdates["web"]; du.Place != 2 || du.Ignore != 2 || du.Stop != 0 {
 		t.Fatalf("annotations %+v", du)
 	}
@@ -178,7 +178,7 @@ func TestDisconnect_NextStateOfTheNode(t *testing.T) {
 			var stopped []*structs.Allocation
 			var du *structs.DesiredUpdates
 			if len(h.plans) > plans {
-				p := h.plans[len(h.plans)-1]
+				p := h.lastPlan()
 				_, stopped = planned(p)
 				du = p.Annotations.DesiredTGUpdates["web"]
 			}

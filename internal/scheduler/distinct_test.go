@@ -214,7 +214,7 @@ func TestDistinctProperty_FailedReplacementKeepsItsRack(t *testing.T) {
 	v2.TaskGroups[1].Tasks[0].Env = map[string]string{"V": "2"}
 	h.register(v2)
 
-	p := h.plans[len(h.plans)-1]
+	p := h.lastPlan()
 	placed, stopped := planned(p)
 	if len(placed) != 1 || placed[0].TaskGroup != "b" || len(stopped) != 1 || stopped[0].ID != before["b"].ID {
 		t.Fatalf("placed %v stopped %v, want only b replaced", placed, stopped)

@@ -133,6 +133,23 @@ func (h *harness) process(e *structs.Evaluation) {
 	h.must(f(nil, h.store.Snapshot(), h).Process(e))
 }
 
+// lastPlan is the plan submitted last.
+func (h *harness) lastPlan() *structs.Plan {
+	h.t.Helper()
+	if len(h.plans) == 0 {
+		h.t.Fatal("no plan was submitted")
+	}
+	return h.plans[len(h.plans)-1]
+}
+
+// wantStops checks the plan's annotations stop n allocs of the group.
+func wantStops(t *testing.T, p *structs.Plan, group string, n uint64) {
+	t.Helper()
+	if du := p.Annotations.DesiredTGUpdates[group]; du == nil || du.Stop != n {
+		t.Fatalf("annotations of %s %+v, want %d stops", group, du, n)
+	}
+}
+
 // lastEval is the final write of the processed eval.
 func (h *harness) lastEval() *structs.Evaluation {
 	h.t.Helper()

@@ -102,9 +102,7 @@ func TestReconcile_Decisions(t *testing.T) {
 			if live := h.liveAllocs(job); len(live) != 0 {
 				t.Fatalf("%d allocs still live", len(live))
 			}
-			if du := h.plans[0].Annotations.DesiredTGUpdates["web"]; du == nil || du.Stop != 3 {
-				t.Fatalf("annotations %+v, want one stop per live alloc", du)
-			}
+			wantStops(t, h.plans[0], "web", 3)
 			if h.lastEval().Status != structs.EvalStatusComplete {
 				t.Fatal("eval not complete")
 			}

@@ -52,7 +52,7 @@ func TestSystemSched_NewNodeGetsAlloc(t *testing.T) {
 	job, _ := h.register(mockSystemJob("sys", false))
 	n := h.upsertNode(mockNode())
 	h.process(mockEval(job, structs.EvalTriggerNodeUpdate))
-	placed, _ := planned(h.plans[len(h.plans)-1])
+	placed, _ := planned(h.lastPlan())
 	if len(placed) != 1 || placed[0].NodeID != n.ID || len(h.liveAllocs(job)) != 3 {
 		t.Fatalf("placed %v", placed)
 	}
@@ -64,7 +64,7 @@ func TestSystemSched_StopsOnIneligibleNode(t *testing.T) {
 	job, _ := h.register(mockSystemJob("sys", false))
 	h.must(h.store.UpdateNodeEligibility(h.next(), ns[0].ID, structs.NodeSchedulingIneligible, t0.Unix(), nil))
 	h.process(mockEval(job, structs.EvalTriggerNodeUpdate))
-	_, stopped := planned(h.plans[len(h.plans)-1])
+	_, stopped := planned(h.lastPlan())
 	if len(stopped) != 1 || stopped[0].NodeID != ns[0].ID || stopped[0].DesiredDescription != allocNodeTainted {
 		t.Fatalf("stopped %v", stopped)
 	}
@@ -76,7 +76,7 @@ func TestSystemSched_DownNodeAllocMarkedLost(t *testing.T) {
 	job, _ := h.register(mockSystemJob("sys", false))
 	h.must(h.store.UpdateNodeStatus(h.next(), ns[1].ID, structs.NodeStatusDown, t0.Unix(), nil))
 	h.process(mockEval(job, structs.EvalTriggerNodeUpdate))
-	_, stopped := planned(h.plans[len(h.plans)-1])
+	_, stopped := planned(h.lastPlan())
 	if len(stopped) != 1 || stopped[0].ClientStatus != structs.AllocClientStatusLost {
 		t.Fatalf("stopped %v", stopped)
 	}
@@ -95,7 +95,7 @@ func TestEvalStatus_SchedulingToPending_SystemRollingUpdate_SetsPointers(t *test
 	e := mockEval(v2, structs.EvalTriggerJobRegister)
 	h.process(e)
 
-	_, stopped := planned(h.plans[len(h.plans)-1])
+	_, stopped := planned(h.lastPlan())
 	if len(stopped) != 2 {
 		t.Fatalf("stagger step replaced %d, want 2", len(stopped))
 	}
@@ -109,7 +109,7 @@ func TestEvalStatus_SchedulingToPending_SystemRollingUpdate_SetsPointers(t *test
 	if last := h.lastEval(); last.NextEval != next.ID || last.Status != structs.EvalStatusComplete {
 		t.Fatalf("eval next=%q status=%s", last.NextEval, last.Status)
 	}
-	if du := h.plans[len(h.plans)-1].Annotations.DesiredTGUpdates["web"]; du.DestructiveUpdate != 2 || du.Ignore != 3 {
+	if du := h.lastPlan().Annotations.DesiredTGUpdates["web"]; du.DestructiveUpdate != 2 || du.Ignore != 3 {
 		t.Fatalf("annotations %+v", du)
 	}
 }
@@ -124,7 +124,7 @@ func TestSysBatchSched_CompletedAllocsNotRerun(t *testing.T) {
 	plans := len(h.plans)
 	h.process(mockEval(job, structs.EvalTriggerNodeUpdate))
 	if len(h.plans) != plans {
-		t.Fatalf("sysbatch re-ran completed allocs: %v", h.plans[len(h.plans)-1].NodeAllocation)
+		t.Fatalf("sysbatch re-ran completed allocs: %v", h.lastPlan().NodeAllocation)
 	}
 }
 
@@ -198,9 +198,7 @@ func TestSystemSched_StopAnnotations(t *testing.T) {
 		stop.Stop = true
 		stop = h.upsertJob(stop)
 		h.process(mockEval(stop, structs.EvalTriggerJobDeregister))
-		if du := h.plans[len(h.plans)-1].Annotations.DesiredTGUpdates["web"]; du == nil || du.Stop != 3 {
-			t.Fatalf("annotations %+v, want 3 stops", du)
-		}
+		wantStops(t, h.lastPlan(), "web", 3)
 	})
 	t.Run("tainted node", func(t *testing.T) {
 		h := newHarness(t)
@@ -208,9 +206,7 @@ func TestSystemSched_StopAnnotations(t *testing.T) {
 		job, _ := h.register(mockSystemJob("sys", false))
 		h.must(h.store.UpdateNodeEligibility(h.next(), ns[0].ID, structs.NodeSchedulingIneligible, t0.Unix(), nil))
 		h.process(mockEval(job, structs.EvalTriggerNodeUpdate))
-		if du := h.plans[len(h.plans)-1].Annotations.DesiredTGUpdates["web"]; du == nil || du.Stop != 1 {
-			t.Fatalf("annotations %+v, want 1 stop", du)
-		}
+		wantStops(t, h.lastPlan(), "web", 1)
 	})
 	t.Run("group removed", func(t *testing.T) {
 		h := newHarness(t)
@@ -219,7 +215,7 @@ func TestSystemSched_StopAnnotations(t *testing.T) {
 		v2 := job.Copy()
 		v2.TaskGroups[0].Name = "api"
 		h.register(v2)
-		p := h.plans[len(h.plans)-1]
+		p := h.lastPlan()
 		placed, stopped := planned(p)
 		if len(stopped) != 2 || len(placed) != 2 {
 			t.Fatalf("placed %d stopped %d, want the 2 web allocs replaced by api", len(placed), len(stopped))
@@ -229,9 +225,7 @@ func TestSystemSched_StopAnnotations(t *testing.T) {
 				t.Fatalf("stopped %s (%q)", a.Name, a.DesiredDescription)
 			}
 		}
-		if du := p.Annotations.DesiredTGUpdates["web"]; du == nil || du.Stop != 2 {
-			t.Fatalf("annotations %+v, want 2 stops of web", du)
-		}
+		wantStops(t, p, "web", 2)
 	})
 	t.Run("node gone", func(t *testing.T) {
 		h := newHarness(t)
@@ -239,14 +233,12 @@ func TestSystemSched_StopAnnotations(t *testing.T) {
 		job, _ := h.register(mockSystemJob("sys", false))
 		h.must(h.store.DeleteNodes(h.next(), []string{ns[1].ID}))
 		h.process(mockEval(job, structs.EvalTriggerNodeUpdate))
-		p := h.plans[len(h.plans)-1]
+		p := h.lastPlan()
 		_, stopped := planned(p)
 		if len(stopped) != 1 || stopped[0].NodeID != ns[1].ID || stopped[0].ClientStatus != structs.AllocClientStatusLost || stopped[0].DesiredDescription != allocLost {
 			t.Fatalf("stopped %+v, want the alloc of the gone node lost", stopped)
 		}
-		if du := p.Annotations.DesiredTGUpdates["web"]; du == nil || du.Stop != 1 {
-			t.Fatalf("annotations %+v, want 1 stop", du)
-		}
+		wantStops(t, p, "web", 1)
 	})
 }
 
@@ -260,7 +252,7 @@ func TestSystemSched_UpdateDecisions(t *testing.T) {
 		v2 := job.Copy()
 		v2.Meta = map[string]string{"owner": "ops"}
 		v2, _ = h.register(v2)
-		p := h.plans[len(h.plans)-1]
+		p := h.lastPlan()
 		placed, stopped := planned(p)
 		if len(stopped) != 0 || len(placed) != 2 {
 			t.Fatalf("placed %d stopped %d, want 2 in-place updates", len(placed), len(stopped))
@@ -282,7 +274,7 @@ func TestSystemSched_UpdateDecisions(t *testing.T) {
 		v2.TaskGroups[0].Tasks[0].Config = map[string]any{"command": "/bin/v2"}
 		v2.TaskGroups[0].Update = &structs.UpdateStrategy{MaxParallel: 0, Stagger: 30 * time.Second}
 		h.register(v2)
-		placed, stopped := planned(h.plans[len(h.plans)-1])
+		placed, stopped := planned(h.lastPlan())
 		if len(stopped) != 3 || len(placed) != 3 || len(h.created) != 0 {
 			t.Fatalf("placed %d stopped %d, %d evals created; want all 3 replaced and no stagger eval", len(placed), len(stopped), len(h.created))
 		}
@@ -295,7 +287,7 @@ func TestSystemSched_UpdateDecisions(t *testing.T) {
 		delete(n.Drivers, "exec") // the job's driver
 		h.upsertNode(n)
 		h.process(mockEval(job, structs.EvalTriggerNodeUpdate))
-		p := h.plans[len(h.plans)-1]
+		p := h.lastPlan()
 		_, stopped := planned(p)
 		if len(stopped) != 1 || stopped[0].NodeID != n.ID || stopped[0].DesiredDescription != allocNodeInfeasible {
 			t.Fatalf("stopped %+v", stopped)
@@ -313,7 +305,7 @@ func TestSystemSched_UpdateDecisions(t *testing.T) {
 		dup.Name = first.Name
 		h.upsertAllocs(dup)
 		h.process(mockEval(job, structs.EvalTriggerNodeUpdate))
-		p := h.plans[len(h.plans)-1]
+		p := h.lastPlan()
 		placed, stopped := planned(p)
 		if len(placed) != 0 || len(stopped) != 1 || stopped[0].ID != "dup" {
 			t.Fatalf("placed %d stopped %+v, want dup stopped", len(placed), stopped)
@@ -332,7 +324,7 @@ func TestSystemSched_UpdateDecisions(t *testing.T) {
 		e := mockEval(job, structs.EvalTriggerNodeUpdate)
 		e.AnnotatePlan = true
 		h.process(e)
-		p := h.plans[len(h.plans)-1]
+		p := h.lastPlan()
 		if placed, _ := planned(p); len(placed) != 0 {
 			t.Fatalf("re-ran %d finished allocs", len(placed))
 		}
@@ -363,7 +355,7 @@ func TestSystemSched_BlockedEvalThenRejectedPlansStillCompletes(t *testing.T) {
 	if last := h.lastEval(); last.ID != e.ID || last.Status != structs.EvalStatusComplete {
 		t.Fatalf("eval %s %q", last.Status, last.StatusDescription)
 	}
-	if du := h.plans[len(h.plans)-1].Annotations.DesiredTGUpdates["web"]; du.Place != 2 {
+	if du := h.lastPlan().Annotations.DesiredTGUpdates["web"]; du.Place != 2 {
 		t.Fatalf("annotations %+v, want 2 placements", du)
 	}
 }
