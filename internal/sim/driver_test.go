@@ -19,6 +19,15 @@ func playHCL(t *testing.T, src string) *Result {
 	return res
 }
 
+// playPassing plays an HCL scenario that must pass, and fails the test
+// with its failures and transcript otherwise.
+func playPassing(t *testing.T, src string) {
+	t.Helper()
+	if res := playHCL(t, src); !res.Passed() {
+		t.Fatalf("failures %q\n%s", res.Failures, res.Transcript())
+	}
+}
+
 // TestPlay_StepExpectationsAreChecked checks that a step's expectation
 // that does not hold fails the scenario, whatever else the step does: the
 // driver must carry on to the check after each kind of operation.
@@ -99,7 +108,7 @@ expect {
 // TestPlay_GroupMembers checks that one member of a deferred node group
 // and of a deferred job group can be added by its own name.
 func TestPlay_GroupMembers(t *testing.T) {
-	res := playHCL(t, `
+	playPassing(t, `
 seed = 1
 node "a" {}
 node "w" {
@@ -138,9 +147,6 @@ expect {
   }
 }
 `)
-	if !res.Passed() {
-		t.Fatalf("failures %q", res.Failures)
-	}
 }
 
 func TestExpand(t *testing.T) {
@@ -182,7 +188,7 @@ func TestSortedSteps_EqualTimesKeepTheirOrder(t *testing.T) {
 // TestPlay_DeferredGroupsAddedWhole checks that naming a deferred node
 // group or job group adds every member.
 func TestPlay_DeferredGroupsAddedWhole(t *testing.T) {
-	res := playHCL(t, `
+	playPassing(t, `
 seed = 1
 node "w" {
   count    = 2
@@ -211,9 +217,6 @@ expect {
   }
 }
 `)
-	if !res.Passed() {
-		t.Fatalf("failures %q", res.Failures)
-	}
 }
 
 // TestPlay_DeploymentFailsAtItsProgressDeadline checks the deadlines the
@@ -221,7 +224,7 @@ expect {
 // fails once the 10 minute progress deadline passes (the watcher writes one
 // eval, which finds the rollout ended), and not before.
 func TestPlay_DeploymentFailsAtItsProgressDeadline(t *testing.T) {
-	res := playHCL(t, `
+	playPassing(t, `
 seed = 3
 node "n" {
   count = 2
@@ -259,16 +262,13 @@ expect {
   }
 }
 `)
-	if !res.Passed() {
-		t.Fatalf("failures %q", res.Failures)
-	}
 }
 
 // TestPlay_PlacementSettings checks that a scenario's node datacenter and
 // pool and a job's datacenters and constraints (operator "=" when none is
 // given) reach the scheduler.
 func TestPlay_PlacementSettings(t *testing.T) {
-	res := playHCL(t, `
+	playPassing(t, `
 seed = 2
 node "a" {
   meta = { rack = "r1" }
@@ -325,9 +325,6 @@ expect {
   }
 }
 `)
-	if !res.Passed() {
-		t.Fatalf("failures %q", res.Failures)
-	}
 }
 
 // TestPlay_IneligibleNodeGetsNoPlacements checks that the scenario's
@@ -336,7 +333,7 @@ expect {
 // eligible again may use it. (Within one step, register runs before
 // ineligible, so they are separate steps.)
 func TestPlay_IneligibleNodeGetsNoPlacements(t *testing.T) {
-	res := playHCL(t, `
+	playPassing(t, `
 seed = 4
 node "a" {}
 node "b" {}
@@ -374,9 +371,6 @@ expect {
   }
 }
 `)
-	if !res.Passed() {
-		t.Fatalf("failures %q\n%s", res.Failures, res.Transcript())
-	}
 }
 
 func TestDiffLines(t *testing.T) {
