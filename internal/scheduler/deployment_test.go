@@ -144,12 +144,20 @@ func TestDeployment_EmptyUpdateBlockAndNoProgressDeadline(t *testing.T) {
 
 // An update block with max_parallel 0 replaces every changed alloc at once,
 // as if there were no update block.
-func TestDeployment_MaxParallelZeroUpdatesAllAtOnce(t *testing.T) {
+// startRollout registers a rolling job (count, max_parallel, canaries)
+// on three nodes, then its destructive update, and returns the harness
+// and the stored update.
+func startRollout(t *testing.T, count, maxParallel, canaries int) (*harness, *structs.Job) {
+	t.Helper()
 	h := newHarness(t)
 	nodes(h, 3)
-	job, _ := h.register(rollingJob(3, 0, 0))
-	v2 := destructiveUpdate(job)
-	v2, _ = h.register(v2)
+	job, _ := h.register(rollingJob(count, maxParallel, canaries))
+	v2, _ := h.register(destructiveUpdate(job))
+	return h, v2
+}
+
+func TestDeployment_MaxParallelZeroUpdatesAllAtOnce(t *testing.T) {
+	h, v2 := startRollout(t, 3, 0, 0)
 	placed, stopped := planned(h.lastPlan())
 	if len(placed) != 3 || len(stopped) != 3 {
 		t.Fatalf("placed %d stopped %d, want 3 and 3", len(placed), len(stopped))
@@ -163,11 +171,7 @@ func TestDeployment_MaxParallelZeroUpdatesAllAtOnce(t *testing.T) {
 
 // Canaries take the lowest indexes not held by a canary already.
 func TestDeployment_CanaryNames(t *testing.T) {
-	h := newHarness(t)
-	nodes(h, 3)
-	job, _ := h.register(rollingJob(3, 1, 2))
-	v2 := destructiveUpdate(job)
-	h.register(v2)
+	h, _ := startRollout(t, 3, 1, 2)
 	placed, _ := planned(h.lastPlan())
 	want := []string{structs.AllocName("web", "web", 0), structs.AllocName("web", "web", 1)}
 	if got := namesOf(placed); len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
@@ -281,11 +285,7 @@ func TestDeployment_InPlaceUpdatesJoinTheNewDeployment(t *testing.T) {
 // TestDeployment_EveryPlacedCanaryIsRecorded checks that the plan's
 // deployment lists each canary placed, not only the last one.
 func TestDeployment_EveryPlacedCanaryIsRecorded(t *testing.T) {
-	h := newHarness(t)
-	nodes(h, 3)
-	job, _ := h.register(rollingJob(3, 1, 2))
-	v2 := destructiveUpdate(job)
-	h.register(v2)
+	h, _ := startRollout(t, 3, 1, 2)
 	p := h.lastPlan()
 	placed, stopped := planned(p)
 	if len(placed) != 2 || len(stopped) != 0 {
@@ -301,11 +301,7 @@ func TestDeployment_EveryPlacedCanaryIsRecorded(t *testing.T) {
 // TestDeployment_HealthyCanaryWaitsForPromotion checks that a canary that
 // is healthy but not promoted still holds the rollout back.
 func TestDeployment_HealthyCanaryWaitsForPromotion(t *testing.T) {
-	h := newHarness(t)
-	nodes(h, 3)
-	job, _ := h.register(rollingJob(3, 1, 1))
-	v2 := destructiveUpdate(job)
-	v2, _ = h.register(v2)
+	h, v2 := startRollout(t, 3, 1, 1)
 	placed, _ := planned(h.lastPlan())
 	if len(placed) != 1 {
 		t.Fatalf("placed %d, want the canary", len(placed))
@@ -327,11 +323,7 @@ func TestDeployment_HealthyCanaryWaitsForPromotion(t *testing.T) {
 // version's deployment failed, later evals make no further destructive
 // update and start no new deployment.
 func TestDeployment_FailedDeploymentEndsTheRollout(t *testing.T) {
-	h := newHarness(t)
-	nodes(h, 3)
-	job, _ := h.register(rollingJob(3, 1, 0))
-	v2 := destructiveUpdate(job)
-	v2, _ = h.register(v2)
+	h, v2 := startRollout(t, 3, 1, 0)
 	p := h.lastPlan()
 	if placed, _ := planned(p); len(placed) != 1 || p.Deployment == nil {
 		t.Fatalf("first step placed %d, deployment %v", len(placed), p.Deployment)
