@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"slices"
 	"testing"
 	"time"
 
@@ -100,41 +99,31 @@ func TestEvalUpdate_StaleAckTokenIsAnError(t *testing.T) {
 	}
 }
 
-// finishingBackend finishes evals in one call, as the leader over RPC
-// does; failFinish makes that call fail.
-type finishingBackend struct {
-	*recordingBackend
-	failFinish bool
-}
-
-func (f *finishingBackend) FinishEval(final *structs.Evaluation, evalID, _ string) error {
-	if f.failFinish {
-		f.record("failed finish " + evalID)
-		return errors.New("not leader")
-	}
-	f.record("finish " + evalID + " " + final.Status)
-	return nil
-}
-
-// A worker whose backend can finish an eval in one call makes that one
-// call (status and ack together), and nacks the eval when it fails.
-func TestWorker_FinishesInOneCallWhereTheBackendCan(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		fail bool
-		want []string
-	}{
-		{"committed and acked together", false, []string{"finish e1 complete"}},
-		{"a failed finish nacks", true, []string{"failed finish e1", "nack e1"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			p := newPipeline(t, 1, completeScript)
-			fb := &finishingBackend{recordingBackend: &recordingBackend{}, failFinish: tc.fail}
-			w := processWith(p, fb, finishEval("e1"))
-			waitFinished(t, w)
-			if got := fb.recorded(); !slices.Equal(got, tc.want) {
-				t.Fatalf("ops = %v, want %v", got, tc.want)
+// The leader's own workers finish through the local broker: the final
+// status is written, and only a committed write is followed by the ack.
+func TestLocalFinishEval_AcksOnlyACommittedStatus(t *testing.T) {
+	fail := false
+	p, eval, token := dequeueForFinish(t, func(c *Config) {
+		c.RaftApplyFault = func(mt structs.MessageType) error {
+			if fail && mt == structs.EvalUpdateRequestType {
+				return errors.New("injected: raft apply failed")
 			}
-		})
+			return nil
+		}
+	})
+	local := localBackend{p.srv}
+	fail = true
+	if err := local.FinishEval(completed(eval), eval.ID, token); err == nil {
+		t.Fatal("a failed status write returned no error")
+	}
+	if held, ok := p.srv.broker.Outstanding(eval.ID); !ok || held != token {
+		t.Fatalf("outstanding = %q, %v; want the eval still held after its status write failed", held, ok)
+	}
+	fail = false
+	if err := local.FinishEval(completed(eval), eval.ID, token); err != nil {
+		t.Fatal(err)
+	}
+	if _, held := p.srv.broker.Outstanding(eval.ID); held || p.eval(eval.ID).Status != structs.EvalStatusComplete {
+		t.Fatalf("after a committed write: outstanding %v, status %s; want acked and complete", held, p.eval(eval.ID).Status)
 	}
 }

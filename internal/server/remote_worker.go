@@ -24,13 +24,24 @@ type schedulingBackend interface {
 	// paused (submitHeldPlan).
 	SubmitPlan(plan *structs.Plan) (*structs.PlanResult, error)
 	UpsertEvals(evals []*structs.Evaluation, reblockToken string) error
+	// FinishEval writes the eval's final status (none if final is nil)
+	// and then acks it: the ack only once the write has committed (an
+	// acked eval whose status was lost would stay pending forever). An
+	// error means the eval was not acked.
+	FinishEval(final *structs.Evaluation, evalID, token string) error
 }
 
-// evalFinisher is a backend that writes an eval's final status and acks
-// it in one call (the leader over RPC). The ack follows the write's
-// commit; an error means the eval was not acked.
-type evalFinisher interface {
-	FinishEval(final *structs.Evaluation, evalID, token string) error
+// writeThenAck is FinishEval over a backend's separate write and ack.
+func writeThenAck(b interface {
+	UpsertEvals([]*structs.Evaluation, string) error
+	Ack(evalID, token string) error
+}, final *structs.Evaluation, evalID, token string) error {
+	if final != nil {
+		if err := b.UpsertEvals([]*structs.Evaluation{final}, ""); err != nil {
+			return fmt.Errorf("final status write: %w", err)
+		}
+	}
+	return b.Ack(evalID, token)
 }
 
 // remoteDequeueWait bounds one dequeue call to the leader, so a worker
@@ -73,6 +84,9 @@ func (l localBackend) Ack(evalID, token string) error {
 func (l localBackend) Nack(evalID, token string) error { return l.s.broker.Nack(evalID, token) }
 func (l localBackend) SubmitPlan(plan *structs.Plan) (*structs.PlanResult, error) {
 	return l.s.submitHeldPlan(plan)
+}
+func (l localBackend) FinishEval(final *structs.Evaluation, evalID, token string) error {
+	return writeThenAck(l, final, evalID, token)
 }
 func (l localBackend) UpsertEvals(evals []*structs.Evaluation, reblockToken string) error {
 	_, err := l.s.raftApply(structs.EvalUpdateRequestType, &structs.EvalUpdateRequest{Evals: evals, EvalToken: reblockToken})
@@ -135,6 +149,9 @@ func (r remoteBackend) UpsertEvals(evals []*structs.Evaluation, reblockToken str
 // FinishEval saves a round trip per eval: the leader acks the eval as soon
 // as its final status commits, instead of waiting for a second call.
 func (r remoteBackend) FinishEval(final *structs.Evaluation, evalID, token string) error {
+	if final == nil {
+		return r.Ack(evalID, token)
+	}
 	return r.update(&structs.EvalUpdateArgs{Evals: []*structs.Evaluation{final}, AckEvalID: evalID, AckToken: token})
 }
 

@@ -183,22 +183,9 @@ func (w *Worker) finish(background bool) {
 }
 
 func (w *Worker) finishEval(backend schedulingBackend, final *structs.Evaluation, evalID, token string) {
-	if f, ok := backend.(evalFinisher); ok && final != nil {
-		if err := f.FinishEval(final, evalID, token); err != nil {
-			w.log.Warn("eval status write or ack failed; nacking", "eval", evalID, "error", err)
-			w.nack(backend, evalID, token)
-		}
-		return
-	}
-	if final != nil {
-		if err := backend.UpsertEvals([]*structs.Evaluation{final}, ""); err != nil {
-			w.log.Warn("eval status write failed; nacking", "eval", evalID, "error", err)
-			w.nack(backend, evalID, token)
-			return
-		}
-	}
-	if err := backend.Ack(evalID, token); err != nil {
-		w.log.Warn("ack failed", "eval", evalID, "error", err)
+	if err := backend.FinishEval(final, evalID, token); err != nil {
+		w.log.Warn("eval not finished; nacking", "eval", evalID, "error", err)
+		w.nack(backend, evalID, token)
 	}
 }
 

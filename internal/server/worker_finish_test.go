@@ -49,6 +49,10 @@ func (r *recordingBackend) SubmitPlan(*structs.Plan) (*structs.PlanResult, error
 	return &structs.PlanResult{}, nil
 }
 
+func (r *recordingBackend) FinishEval(final *structs.Evaluation, evalID, token string) error {
+	return writeThenAck(r, final, evalID, token)
+}
+
 func (r *recordingBackend) UpsertEvals(evals []*structs.Evaluation, _ string) error {
 	e := evals[0]
 	if e.Status == r.holdStatus {
