@@ -39,7 +39,10 @@ func evalPhases(evals []*structs.Evaluation) EvalPhases {
 
 // phasesOf sums an eval's timeline steps: each step lasts until the next
 // one (the last until ModifyTime). Time before the first scheduling step
-// is waiting, whatever the steps (pending, blocked) say.
+// is waiting, whatever the steps (pending, blocked) say. An eval that its
+// plan's entry finished (structs.Plan.FinalEval) completes at that entry's
+// time, when the leader accepted the plan: its applying phase excludes the
+// raft commit.
 func phasesOf(e *structs.Evaluation) (wait, sched, apply time.Duration, ok bool) {
 	steps := e.Timeline
 	first := slices.IndexFunc(steps, func(s *structs.EvalTimelineEntry) bool {

@@ -205,6 +205,9 @@ func (f *FSM) applyPlanResults(req *structs.ApplyPlanResultsRequest, index uint6
 	}
 	f.capacityChanged(index, stoppedOn...)
 	f.notify(f.storedEvals(req.PreemptionEvals))
+	if req.FinalEval != nil {
+		f.notify([]*structs.Evaluation{req.FinalEval})
+	}
 	return nil
 }
 

@@ -29,6 +29,7 @@ type genericScheduler struct {
 	out        outcome
 	canceled   string
 	submitted  bool                                // a plan was submitted in some attempt
+	finished   bool                                // the last plan's entry wrote the eval's final status
 	placed     map[string]string                   // new alloc ID -> task group
 	followUps  map[followUpKey]*structs.Evaluation // kept across attempts
 	created    map[string]bool                     // follow-up evals already written
@@ -62,6 +63,8 @@ func (s *genericScheduler) Process(eval *structs.Evaluation) error {
 	err := retryMax(limit, s.attempt, func() bool { return progressMade(s.planResult) })
 	var maxErr *maxAttemptsError
 	switch {
+	case err == nil && s.finished:
+		return nil // the leader wrote the final status with the plan
 	case errors.As(err, &maxErr):
 		if err := s.out.createBlocked(true, s.ctx, s.now(), ""); err != nil {
 			return err
@@ -106,6 +109,7 @@ func (s *genericScheduler) attempt() (bool, error) {
 
 func (s *genericScheduler) submit() (bool, error) {
 	s.submitted = true
+	s.out.attachFinal(s.plan, s.placed)
 	result, newState, err := s.planner.SubmitPlan(s.plan)
 	s.planResult = result
 	if err != nil {
@@ -113,6 +117,7 @@ func (s *genericScheduler) submit() (bool, error) {
 	}
 	if result != nil {
 		s.adjustQueued(result)
+		s.finished = result.EvalFinished
 	}
 	if newState != nil {
 		s.state = newState

@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -28,6 +29,13 @@ type harness struct {
 	reblock []*structs.Evaluation
 	// rejectPlans rejects this many plans entirely before accepting.
 	rejectPlans int
+	// finishWithPlan accepts a plan's FinalEval as the plan applier does:
+	// written with the plan, and the result says EvalFinished.
+	finishWithPlan bool
+	// pendingFinal is the FinalEval of the last plan accepted without it:
+	// the scheduler's next write must be that very eval (checked for
+	// every test, so each one also checks what plans carry).
+	pendingFinal *structs.Evaluation
 }
 
 func newHarness(t testing.TB) *harness {
@@ -52,6 +60,7 @@ func (h *harness) SubmitPlan(p *structs.Plan) (*structs.PlanResult, State, error
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.plans = append(h.plans, p)
+	h.pendingFinal = nil
 	if h.rejectPlans > 0 {
 		h.rejectPlans--
 		return &structs.PlanResult{RefreshIndex: h.index}, h.store.Snapshot(), nil
@@ -59,6 +68,11 @@ func (h *harness) SubmitPlan(p *structs.Plan) (*structs.PlanResult, State, error
 	req := &structs.ApplyPlanResultsRequest{
 		Job: p.Job, Deployment: p.Deployment, DeploymentUpdates: p.DeploymentUpdates,
 		EvalID: p.EvalID, UpdatedAt: h.now.UnixNano(),
+	}
+	if h.finishWithPlan {
+		req.FinalEval = p.FinalEval
+	} else {
+		h.pendingFinal = p.FinalEval
 	}
 	for _, allocs := range p.NodeAllocation {
 		req.AllocsUpdated = append(req.AllocsUpdated, allocs...)
@@ -79,7 +93,25 @@ func (h *harness) SubmitPlan(p *structs.Plan) (*structs.PlanResult, State, error
 	return &structs.PlanResult{
 		NodeUpdate: p.NodeUpdate, NodeAllocation: p.NodeAllocation, NodePreemptions: p.NodePreemptions,
 		Deployment: p.Deployment, DeploymentUpdates: p.DeploymentUpdates, AllocIndex: idx,
+		EvalFinished: req.FinalEval != nil,
 	}, nil, nil
+}
+
+// checkFinal fails the test when the scheduler's write after a fully
+// committed plan is not the final eval that plan carried: a leader that
+// wrote the carried eval instead would have stored something else, or
+// lost this write.
+func (h *harness) checkFinal(kind string, e *structs.Evaluation) {
+	h.t.Helper()
+	want := h.pendingFinal
+	h.pendingFinal = nil
+	switch {
+	case want == nil:
+	case kind != "update":
+		h.t.Fatalf("%s eval %s after a fully committed plan that carried the final status", kind, e.ID)
+	case !reflect.DeepEqual(want, e):
+		h.t.Fatalf("final eval differs from the one the plan carried:\n got %+v\nwant %+v", e, want)
+	}
 }
 
 // checkNodes asserts the invariants a plan applier guarantees: no node
@@ -108,6 +140,7 @@ func (h *harness) checkNodes() {
 func (h *harness) UpdateEval(e *structs.Evaluation) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.checkFinal("update", e)
 	h.updated = append(h.updated, e)
 	return h.store.UpsertEvals(h.next(), []*structs.Evaluation{e})
 }
@@ -115,6 +148,7 @@ func (h *harness) UpdateEval(e *structs.Evaluation) error {
 func (h *harness) CreateEval(e *structs.Evaluation) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.checkFinal("create", e)
 	h.created = append(h.created, e)
 	return h.store.UpsertEvals(h.next(), []*structs.Evaluation{e})
 }
@@ -122,6 +156,7 @@ func (h *harness) CreateEval(e *structs.Evaluation) error {
 func (h *harness) ReblockEval(e *structs.Evaluation) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.checkFinal("reblock", e)
 	h.reblock = append(h.reblock, e)
 	return h.store.UpsertEvals(h.next(), []*structs.Evaluation{e})
 }
@@ -129,6 +164,7 @@ func (h *harness) ReblockEval(e *structs.Evaluation) error {
 // process runs the eval through the scheduler of its type.
 func (h *harness) process(e *structs.Evaluation) {
 	h.t.Helper()
+	h.pendingFinal = nil
 	f := Builtins(Deps{Now: func() time.Time { return h.now }})[e.Type]
 	h.must(f(nil, h.store.Snapshot(), h).Process(e))
 }

@@ -35,6 +35,11 @@ type outcome struct {
 
 // finish writes the eval's final status with its outcomes and pointers.
 func (o *outcome) finish(status, desc string) error {
+	return o.planner.UpdateEval(o.final(status, desc))
+}
+
+// final is the eval as finish writes it.
+func (o *outcome) final(status, desc string) *structs.Evaluation {
 	e := o.eval.Copy()
 	e.Status, e.StatusDescription = status, desc
 	if o.blocked != nil {
@@ -48,7 +53,29 @@ func (o *outcome) finish(status, desc string) error {
 	if o.deployment != "" {
 		e.DeploymentID = o.deployment
 	}
-	return o.planner.UpdateEval(e)
+	return e
+}
+
+// attachFinal gives plan the eval this scheduler writes if the plan
+// commits in full, so the leader can write it in the plan's own entry
+// (structs.Plan.FinalEval): after a full commit processing ends there
+// with status complete, and the committed placements no longer count as
+// queued. placed maps the plan's new allocs to their task groups. An eval
+// that would be re-blocked instead gets nothing attached.
+func (o *outcome) attachFinal(plan *structs.Plan, placed map[string]string) {
+	plan.FinalEval = nil
+	if o.eval.Status == structs.EvalStatusBlocked && len(o.failed) > 0 {
+		return
+	}
+	e := o.final(structs.EvalStatusComplete, "")
+	for _, allocs := range plan.NodeAllocation {
+		for _, a := range allocs {
+			if tg, ok := placed[a.ID]; ok {
+				e.QueuedAllocations[tg]--
+			}
+		}
+	}
+	plan.FinalEval = e
 }
 
 // finishProcessed ends an eval whose processing ran to the end: canceled

@@ -39,6 +39,7 @@ type systemScheduler struct {
 	deferred   bool // destructive updates left for a rolling follow-up
 	failedNode map[string]bool
 	submitted  bool // a plan was submitted in some attempt
+	finished   bool // the last plan's entry wrote the eval's final status
 }
 
 // newSystemScheduler returns the scheduler for system jobs, or with
@@ -60,6 +61,8 @@ func (s *systemScheduler) Process(eval *structs.Evaluation) error {
 	err := retryMax(MaxSystemScheduleAttempts, s.attempt, func() bool { return progressMade(s.planResult) })
 	var maxErr *maxAttemptsError
 	switch {
+	case err == nil && s.finished:
+		return nil // the leader wrote the final status with the plan
 	case errors.As(err, &maxErr):
 		if err := s.out.createBlocked(true, s.ctx, s.now(), ""); err != nil {
 			return err
@@ -91,12 +94,14 @@ func (s *systemScheduler) attempt() (bool, error) {
 		return true, nil
 	}
 	s.submitted = true
+	s.out.attachFinal(s.plan, s.placed)
 	result, newState, err := s.planner.SubmitPlan(s.plan)
 	s.planResult = result
 	if err != nil {
 		return false, err
 	}
 	if result != nil {
+		s.finished = result.EvalFinished
 		for _, allocs := range result.NodeAllocation {
 			for _, a := range allocs {
 				if tg, ok := s.placed[a.ID]; ok {

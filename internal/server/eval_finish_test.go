@@ -3,11 +3,13 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/drover-project/drover/internal/scheduler"
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/testutil"
 	"github.com/drover-project/drover/internal/testutil/mock"
 )
 
@@ -125,5 +127,55 @@ func TestLocalFinishEval_AcksOnlyACommittedStatus(t *testing.T) {
 	}
 	if _, held := p.srv.broker.Outstanding(eval.ID); held || p.eval(eval.ID).Status != structs.EvalStatusComplete {
 		t.Fatalf("after a committed write: outstanding %v, status %s; want acked and complete", held, p.eval(eval.ID).Status)
+	}
+}
+
+// finishedWithPlan asserts that eval's final status was written in the
+// entry of the plan that placed allocs (one index for both), that the
+// leader acked it and no longer records a holder, and that its timeline,
+// stored and live, has one complete step, at the entry's time.
+func finishedWithPlan(t *testing.T, leader, worker *Server, eval *structs.Evaluation, allocs []*structs.Allocation) {
+	t.Helper()
+	// The worker's server records the complete step only once its plan
+	// came back saying the eval is finished.
+	testutil.WaitFor(t, 10*time.Second, "the worker to learn its plan finished the eval", func() (bool, string) {
+		steps := worker.timeline.Entries(eval.ID)
+		last := steps[len(steps)-1]
+		return last.Status == structs.EvalStatusComplete && last.Time == eval.ModifyTime, fmt.Sprintf("last step %+v", *last)
+	})
+	if len(allocs) == 0 || eval.ModifyIndex != allocs[0].CreateIndex {
+		t.Fatalf("eval written at index %d, allocs %v: want the plan's entry to write both", eval.ModifyIndex, allocs)
+	}
+	testutil.WaitFor(t, 10*time.Second, "the leader to ack the eval", func() (bool, string) {
+		_, outstanding := leader.broker.Outstanding(eval.ID)
+		server, _, held := leader.remoteHeld.holder(eval.ID)
+		return !outstanding && !held, fmt.Sprintf("outstanding %v, held by %q", outstanding, server)
+	})
+	var complete []*structs.EvalTimelineEntry
+	for _, step := range leader.EvalTimeline(eval) {
+		if step.Status == structs.EvalStatusComplete {
+			complete = append(complete, step)
+		}
+	}
+	if len(complete) != 1 || complete[0].Time != eval.ModifyTime {
+		t.Fatalf("complete steps %v, eval modified at %d: want one, at the entry's time", complete, eval.ModifyTime)
+	}
+}
+
+// On a single server the leader's own worker finishes an eval with its
+// plan: no separate status write, no ack from the worker.
+func TestLocalWorker_FinishesTheEvalWithItsPlan(t *testing.T) {
+	s := realServer(t)
+	if _, err := s.raftApply(structs.NodeRegisterRequestType, &structs.NodeRegisterRequest{Node: e2eNode(1, 4000, 4096)}); err != nil {
+		t.Fatal(err)
+	}
+	reply, err := s.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: e2eJob("web", 2, 100, 64)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eval := waitEval(t, s, reply.EvalID, structs.EvalStatusComplete)
+	finishedWithPlan(t, s, s, eval, liveAllocs(t, s, "web"))
+	if eval.QueuedAllocations["web"] != 0 {
+		t.Fatalf("queued %v after placing every alloc", eval.QueuedAllocations)
 	}
 }

@@ -63,6 +63,9 @@ func (s *Server) submitHeldPlan(plan *structs.Plan) (*structs.PlanResult, error)
 		return nil, fmt.Errorf("eval no longer held by this worker: %w", err)
 	}
 	result, err := s.submitPlan(plan)
+	if err == nil && result.EvalFinished {
+		return result, nil // acked with the plan's entry: no timer left to resume
+	}
 	if rerr := s.broker.ResumeNackTimeout(plan.EvalID, plan.EvalToken); rerr != nil && err == nil {
 		return nil, fmt.Errorf("eval no longer held by this worker: %w", rerr)
 	}

@@ -221,6 +221,13 @@ func (e *EvalEndpoint) brokerCall(ctx context.Context, method string, args *stru
 	return reply, op(args.EvalID, args.Token)
 }
 
+// ackEvalFinishedByPlan acks an eval whose final status its plan's entry
+// wrote, for whichever worker (local or remote) holds it.
+func (s *Server) ackEvalFinishedByPlan(evalID, token string) error {
+	s.remoteHeld.remove(evalID, token)
+	return localBackend{s}.Ack(evalID, token)
+}
+
 // Ack acks an eval held under its token.
 func (e *EvalEndpoint) Ack(ctx context.Context, args *structs.EvalAckRequest) (*structs.GenericResponse, error) {
 	return e.brokerCall(ctx, "Eval.Ack", args, localBackend{e.srv}.Ack)

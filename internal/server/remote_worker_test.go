@@ -151,6 +151,7 @@ func TestFollowerWorker_SchedulesThroughTheLeader(t *testing.T) {
 	if got := follower.RemoteEvalsProcessed(); got == 0 {
 		t.Fatal("the follower's worker took no eval from the leader")
 	}
+	finishedWithPlan(t, leader, follower, eval, allocs)
 	if got := leader.RemoteEvalsProcessed(); got != 0 {
 		t.Fatalf("the leader took %d evals over RPC", got)
 	}

@@ -45,6 +45,12 @@ func (t *Timeline) Record(evalID, status, worker, note string) {
 	t.recordStep(evalID, structs.EvalTimelineEntry{Status: status, Worker: worker, Note: note})
 }
 
+// RecordAt appends a step that happened at a known time (unix nanos):
+// the final status a plan's entry wrote, stamped by the leader.
+func (t *Timeline) RecordAt(evalID, status, worker, note string, at int64) {
+	t.recordStep(evalID, structs.EvalTimelineEntry{Status: status, Worker: worker, Note: note, Time: at})
+}
+
 // RecordApplying records that a worker's plan entered the plan applier;
 // the step names the plan.
 func (t *Timeline) RecordApplying(evalID, worker, planID string) {
@@ -80,7 +86,11 @@ func (t *Timeline) record(evalID string, e structs.EvalTimelineEntry) (step, end
 		t.order = append(t.order, evalID)
 		t.evictOldest()
 	}
-	step = &structs.EvalTimelineEntry{Status: status, Time: t.clk.Now().UnixNano(), Worker: worker, Note: note, PlanID: e.PlanID}
+	at := e.Time
+	if at == 0 {
+		at = t.clk.Now().UnixNano()
+	}
+	step = &structs.EvalTimelineEntry{Status: status, Time: at, Worker: worker, Note: note, PlanID: e.PlanID}
 	if n := len(entries); n > 0 && entries[n-1].Status != status {
 		ended = entries[n-1].Copy()
 	}

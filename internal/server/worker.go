@@ -45,6 +45,10 @@ type Worker struct {
 	// (finish). Any other write the scheduler makes flushes it first, so
 	// writes still reach raft in the order the scheduler made them.
 	final *structs.Evaluation
+	// finishedByPlan: the last plan's entry wrote the eval's final status
+	// and the leader acked it (structs.Plan.FinalEval); nothing is left to
+	// write or ack.
+	finishedByPlan bool
 
 	// finishing is a semaphore of background finishes (run loop only).
 	finishing chan struct{}
@@ -140,7 +144,7 @@ func (w *Worker) Process(eval *structs.Evaluation, token string) {
 
 // process schedules eval once this server's state has reached waitIndex.
 func (w *Worker) process(backend schedulingBackend, eval *structs.Evaluation, token string, waitIndex uint64, background bool) {
-	w.eval, w.token, w.backend, w.plans, w.final = eval, token, backend, 0, nil
+	w.eval, w.token, w.backend, w.plans, w.final, w.finishedByPlan = eval, token, backend, 0, nil, false
 	defer func() { w.eval, w.token, w.snap, w.backend, w.final = nil, "", nil, nil, nil }()
 	w.srv.timeline.Record(eval.ID, structs.EvalQuasiStatusScheduling, w.id, "")
 
@@ -171,6 +175,9 @@ func (w *Worker) process(backend schedulingBackend, eval *structs.Evaluation, to
 func (w *Worker) finish(background bool) {
 	final, backend, evalID, token := w.final, w.backend, w.eval.ID, w.token
 	w.final = nil
+	if w.finishedByPlan && final == nil {
+		return
+	}
 	if !background {
 		w.finishEval(backend, final, evalID, token)
 		return
@@ -235,11 +242,16 @@ func (w *Worker) SubmitPlan(plan *structs.Plan) (*structs.PlanResult, scheduler.
 	w.plans++
 	plan.ID = fmt.Sprintf("%s/plan-%d", w.eval.ID, w.plans)
 	w.srv.timeline.RecordApplying(w.eval.ID, w.id, plan.ID)
+	plan.FinalEval = w.prepareFinal(plan.FinalEval)
 	submitted := time.Now()
 	result, err := w.backend.SubmitPlan(plan)
 	w.srv.metrics().PlanSubmit.Observe(telemetry.Ms(time.Since(submitted)))
 	if err != nil {
 		return nil, nil, err
+	}
+	if result.EvalFinished {
+		w.recordFinishedByPlan(plan.FinalEval, result.EvalFinishTime)
+		return result, nil, nil
 	}
 	if result.RefreshIndex == 0 {
 		w.srv.timeline.Record(w.eval.ID, structs.EvalQuasiStatusScheduling, w.id, "plan committed")
@@ -270,6 +282,29 @@ func (w *Worker) UpdateEval(eval *structs.Evaluation) error {
 	e.Timeline = w.srv.timeline.Entries(e.ID)
 	w.final = e
 	return nil
+}
+
+// prepareFinal stamps a plan's final eval as UpdateEval would, with the
+// final status appended to its timeline (the leader sets that step's time
+// to its commit time), but records nothing yet: the plan may not commit
+// in full, and then the scheduler goes on.
+func (w *Worker) prepareFinal(final *structs.Evaluation) *structs.Evaluation {
+	if final == nil {
+		return nil
+	}
+	e := final.Copy()
+	e.SnapshotIndex = w.snap.LatestIndex()
+	e.ModifyTime = w.srv.now().UnixNano()
+	step := &structs.EvalTimelineEntry{Status: e.Status, Time: e.ModifyTime, Worker: w.id, Note: e.StatusDescription}
+	e.Timeline = append(w.srv.timeline.Entries(e.ID), step)
+	return e
+}
+
+// recordFinishedByPlan records on this server's live timeline the final
+// step the plan's entry stored, at the same time, so the two agree.
+func (w *Worker) recordFinishedByPlan(final *structs.Evaluation, at int64) {
+	w.finishedByPlan = true
+	w.srv.timeline.RecordAt(final.ID, final.Status, w.id, final.StatusDescription, at)
 }
 
 // CreateEval writes a follow-up eval (blocked, delayed or rolling). The

@@ -22,5 +22,6 @@ func (tx *writeTxn) withoutGoneJob(req *structs.ApplyPlanResultsRequest) (*struc
 		DeploymentUpdates: req.DeploymentUpdates,
 		EvalID:            req.EvalID,
 		UpdatedAt:         req.UpdatedAt,
+		FinalEval:         req.FinalEval, // the eval is done all the same
 	}, nil
 }

@@ -35,8 +35,21 @@ func (s *StateStore) UpsertPlanResults(index uint64, req *structs.ApplyPlanResul
 				return err
 			}
 		}
-		return tx.upsertEvals(req.PreemptionEvals)
+		if err := tx.upsertEvals(req.PreemptionEvals); err != nil {
+			return err
+		}
+		return tx.upsertFinalEval(req.FinalEval)
 	})
+}
+
+// upsertFinalEval writes the plan's eval with its final status, when the
+// plan carries it (structs.Plan.FinalEval). It is written last, so its
+// job's status is recomputed with the plan's allocs in place.
+func (tx *writeTxn) upsertFinalEval(e *structs.Evaluation) error {
+	if e == nil {
+		return nil
+	}
+	return tx.upsertEval(e)
 }
 
 // upsertPlanJob writes the plan's job and returns the job to attach to the

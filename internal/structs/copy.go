@@ -688,6 +688,7 @@ func (p *Plan) Copy() *Plan {
 	c.Annotations = p.Annotations.Copy()
 	c.Deployment = p.Deployment.Copy()
 	c.DeploymentUpdates = copyEach(p.DeploymentUpdates, (*DeploymentStatusUpdate).Copy)
+	c.FinalEval = p.FinalEval.Copy()
 	return &c
 }
 

@@ -21,6 +21,13 @@ type Plan struct {
 	Deployment        *Deployment
 	DeploymentUpdates []*DeploymentStatusUpdate
 	SnapshotIndex     uint64
+	// FinalEval is the eval as the scheduler will write it if this plan
+	// commits in full (nothing is left to do then). The leader writes it
+	// in the plan's own entry when every part of the plan fits, acks the
+	// eval, and says so in PlanResult.EvalFinished: one raft entry and
+	// one round trip fewer per eval. A plan that is partly rejected
+	// commits without it, and the scheduler goes on as before.
+	FinalEval *Evaluation
 }
 
 // IsNoOp reports whether the plan changes nothing.
@@ -83,6 +90,11 @@ type PlanResult struct {
 	AllocIndex uint64
 	// RejectedNodes lists the nodes whose part of the plan did not fit.
 	RejectedNodes []string
+	// EvalFinished: the entry also wrote the plan's FinalEval, stamped
+	// EvalFinishTime (the entry's commit time), and the leader acked the
+	// eval. Its worker writes and acks nothing more.
+	EvalFinished   bool
+	EvalFinishTime int64
 }
 
 // FullCommit reports whether everything the plan asked for was committed,

@@ -119,6 +119,9 @@ type ApplyPlanResultsRequest struct {
 	// PreemptionEvals are the evals for jobs whose allocs were preempted.
 	PreemptionEvals []*Evaluation
 	UpdatedAt       int64 // unix nanoseconds
+	// FinalEval is the plan's eval with its final status (Plan.FinalEval),
+	// written in this entry when the whole plan was accepted.
+	FinalEval *Evaluation
 }
 
 // DeploymentStatusUpdateRequest changes a deployment's status, optionally

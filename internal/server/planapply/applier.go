@@ -52,6 +52,9 @@ type Applier struct {
 	rejectHook RejectHook
 	// onEvaluate, when set, is told how long each plan's evaluation took.
 	onEvaluate func(time.Duration)
+	// ackEval, when set, acks an eval whose final status a plan's entry
+	// wrote (final.go); without it plans never carry final statuses.
+	ackEval func(evalID, token string) error
 
 	ov       *overlay  // what the next plan is evaluated on; nil: take a fresh snapshot
 	inflight []*member // proposed, oldest first
@@ -69,6 +72,15 @@ type Applier struct {
 func (a *Applier) SetEvaluateObserver(fn func(time.Duration)) {
 	a.mu.Lock()
 	a.onEvaluate = fn
+	a.mu.Unlock()
+}
+
+// SetEvalAcker lets plans carry their eval's final status
+// (structs.Plan.FinalEval): once such an entry commits the applier acks
+// the eval with ack, before answering the worker.
+func (a *Applier) SetEvalAcker(ack func(evalID, token string) error) {
+	a.mu.Lock()
+	a.ackEval = ack
 	a.mu.Unlock()
 }
 

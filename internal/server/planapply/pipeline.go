@@ -93,6 +93,7 @@ func (a *Applier) evaluatePlan(ctx context.Context, plan *structs.Plan) (*member
 		if err != nil {
 			return nil, fmt.Errorf("plan apply: build request: %w", err)
 		}
+		a.attachFinalEval(plan, out.Result, m.req)
 	}
 	return m, nil
 }
@@ -216,6 +217,7 @@ func (a *Applier) answer(m *member) {
 	if m.index > 0 {
 		res.AllocIndex = m.index
 	}
+	a.finishEval(m)
 	if res.RefreshIndex > 0 && (m.overlaid || len(m.deps) > 0) {
 		res.RefreshIndex = max(res.RefreshIndex, a.lastIndex)
 		for _, d := range m.deps {
