@@ -112,8 +112,14 @@ func eventFromChange(c memdb.Change, eventType string) (structs.Event, bool) {
 		return structs.Event{Topic: structs.TopicJob, Type: eventType, Key: v.ID, Namespace: v.Namespace,
 			Payload: &structs.JobEvent{Job: v, Deleted: c.Deleted()}}, true
 	case *structs.Evaluation:
-		if c.Deleted() {
+		switch {
+		case c.Deleted():
 			eventType = structs.TypeEvalDeleted
+		case eventType == structs.TypePlanResult && v.TerminalStatus():
+			// The plan's own eval, finished by its entry
+			// (structs.Plan.FinalEval): subscribers see its final status
+			// as the worker's write would have shown it.
+			eventType = structs.TypeEvalUpdated
 		}
 		return structs.Event{Topic: structs.TopicEvaluation, Type: eventType, Key: v.ID, Namespace: v.Namespace,
 			FilterKeys: structs.EventFilterKeys(v.JobID, v.DeploymentID), Payload: &structs.EvaluationEvent{Evaluation: v}}, true

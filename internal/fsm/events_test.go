@@ -118,3 +118,23 @@ func BenchmarkApplyPlanWithEvents(b *testing.B) {
 type discardPublisher struct{}
 
 func (discardPublisher) Publish(*structs.Events) {}
+
+// A plan entry that finishes its eval (structs.Plan.FinalEval) shows the
+// eval's final status as EvaluationUpdated, as the worker's own write
+// did; the pending evals of preempted jobs stay plan results.
+func TestFSM_PlanFinishingItsEvalPublishesEvalUpdated(t *testing.T) {
+	f := newTestFSM(t)
+	pub := &recordingPublisher{}
+	f.SetEventPublisher(pub)
+	final := mock.Eval("done", mock.Job("web"), structs.EvalTriggerJobRegister)
+	final.Status = structs.EvalStatusComplete
+	preemption := mock.Eval("victim", mock.Job("other"), structs.EvalTriggerPreemption)
+	applyEntry(t, f, 30, structs.ApplyPlanResultsRequestType, &structs.ApplyPlanResultsRequest{
+		FinalEval: final, PreemptionEvals: []*structs.Evaluation{preemption}, UpdatedAt: 1})
+
+	b := pub.batches[len(pub.batches)-1]
+	want := []string{"Evaluation/EvaluationUpdated/done", "Evaluation/PlanResult/victim"}
+	if got := summary(b); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("events %v, want %v", got, want)
+	}
+}
