@@ -29,6 +29,19 @@ func dequeueForFinish(t *testing.T, opts ...func(*Config)) (*pipeline, *structs.
 	return p, reply.Eval, reply.Token
 }
 
+// failEvalWritesWhen makes the server's eval update entries fail while
+// *fail is set.
+func failEvalWritesWhen(fail *bool) func(*Config) {
+	return func(c *Config) {
+		c.RaftApplyFault = func(mt structs.MessageType) error {
+			if *fail && mt == structs.EvalUpdateRequestType {
+				return errors.New("injected: raft apply failed")
+			}
+			return nil
+		}
+	}
+}
+
 func completed(e *structs.Evaluation) *structs.Evaluation {
 	c := e.Copy()
 	c.Status = structs.EvalStatusComplete
@@ -58,14 +71,7 @@ func TestEvalUpdate_AcksTheFinishedEvalAfterItsStatusCommits(t *testing.T) {
 // the worker's token (the worker nacks it), never acked without its status.
 func TestEvalUpdate_FailedWriteDoesNotAck(t *testing.T) {
 	fail := false
-	p, eval, token := dequeueForFinish(t, func(c *Config) {
-		c.RaftApplyFault = func(mt structs.MessageType) error {
-			if fail && mt == structs.EvalUpdateRequestType {
-				return errors.New("injected: raft apply failed")
-			}
-			return nil
-		}
-	})
+	p, eval, token := dequeueForFinish(t, failEvalWritesWhen(&fail))
 	fail = true
 	if _, err := p.srv.Eval.Update(context.Background(), &structs.EvalUpdateArgs{
 		Evals: []*structs.Evaluation{completed(eval)}, AckEvalID: eval.ID, AckToken: token}); err == nil {
@@ -105,14 +111,7 @@ func TestEvalUpdate_StaleAckTokenIsAnError(t *testing.T) {
 // status is written, and only a committed write is followed by the ack.
 func TestLocalFinishEval_AcksOnlyACommittedStatus(t *testing.T) {
 	fail := false
-	p, eval, token := dequeueForFinish(t, func(c *Config) {
-		c.RaftApplyFault = func(mt structs.MessageType) error {
-			if fail && mt == structs.EvalUpdateRequestType {
-				return errors.New("injected: raft apply failed")
-			}
-			return nil
-		}
-	})
+	p, eval, token := dequeueForFinish(t, failEvalWritesWhen(&fail))
 	local := localBackend{p.srv}
 	fail = true
 	if err := local.FinishEval(completed(eval), eval.ID, token); err == nil {

@@ -175,8 +175,8 @@ func (w *Worker) process(backend schedulingBackend, eval *structs.Evaluation, to
 func (w *Worker) finish(background bool) {
 	final, backend, evalID, token := w.final, w.backend, w.eval.ID, w.token
 	w.final = nil
-	if w.finishedByPlan && final == nil {
-		return
+	if w.finishedByPlan {
+		return // the plan's entry wrote the status and the leader acked
 	}
 	if !background {
 		w.finishEval(backend, final, evalID, token)
@@ -284,15 +284,15 @@ func (w *Worker) UpdateEval(eval *structs.Evaluation) error {
 	return nil
 }
 
-// prepareFinal stamps a plan's final eval as UpdateEval would, with the
-// final status appended to its timeline (the leader sets that step's time
-// to its commit time), but records nothing yet: the plan may not commit
-// in full, and then the scheduler goes on.
-func (w *Worker) prepareFinal(final *structs.Evaluation) *structs.Evaluation {
-	if final == nil {
+// prepareFinal stamps a plan's final eval (the scheduler built it for
+// this plan alone) as UpdateEval would, with the final status appended to
+// its timeline (the leader sets that step's time to its commit time), but
+// records nothing yet: the plan may not commit in full, and then the
+// scheduler goes on.
+func (w *Worker) prepareFinal(e *structs.Evaluation) *structs.Evaluation {
+	if e == nil {
 		return nil
 	}
-	e := final.Copy()
 	e.SnapshotIndex = w.snap.LatestIndex()
 	e.ModifyTime = w.srv.now().UnixNano()
 	step := &structs.EvalTimelineEntry{Status: e.Status, Time: e.ModifyTime, Worker: w.id, Note: e.StatusDescription}
