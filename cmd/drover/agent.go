@@ -14,6 +14,7 @@ import (
 
 	"github.com/drover-project/drover/internal/agent"
 	"github.com/drover-project/drover/internal/agent/config"
+	"github.com/drover-project/drover/internal/server"
 )
 
 // stringList is a repeatable string flag.
@@ -109,6 +110,7 @@ func runAgent(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.SlogLevel()}))
+	tuneServerGC(cfg, os.LookupEnv, log)
 	a, err := agent.New(cfg, log)
 	if err != nil {
 		fmt.Fprintf(stderr, "drover agent: %v\n", err)
@@ -116,6 +118,16 @@ func runAgent(args []string, stdout, stderr io.Writer) int {
 	}
 	log.Info("drover agent started", "version", agent.Version, "http", a.HTTPAddr(), "dev", cfg.DevMode, "data_dir", cfg.DataDir)
 	return waitForSignal(a, log)
+}
+
+// tuneServerGC gives a process that runs a server the server's collector
+// target (server.TuneGC); a client-only agent keeps Go's default.
+func tuneServerGC(cfg *config.Config, lookupEnv func(string) (string, bool), log *slog.Logger) {
+	if !cfg.Server.Enabled {
+		return
+	}
+	percent, fromEnv := server.TuneGC(lookupEnv)
+	log.Info("garbage collector target", "gogc", percent, "from_env", fromEnv)
 }
 
 // waitForSignal runs until SIGINT or SIGTERM, then shuts down cleanly.

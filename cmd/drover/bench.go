@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/drover-project/drover/internal/bench"
+	"github.com/drover-project/drover/internal/server"
 	"github.com/drover-project/drover/internal/telemetry"
 )
 
@@ -65,6 +66,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		}
 		defer stop()
 	}
+	// The servers run in this process, as a server agent's would run.
+	percent, fromEnv := server.TuneGC(os.LookupEnv)
+	fmt.Fprintf(stderr, "drover bench: GOGC=%d (%s)\n", percent, map[bool]string{false: "the server default", true: "from the environment"}[fromEnv])
 	printBenchHeader(stdout)
 	for _, spec := range specs {
 		spec.Servers, spec.SerialPlans, spec.Schedulers = *servers, *serialPlans, *schedulers
