@@ -178,3 +178,71 @@ func TestLocalWorker_FinishesTheEvalWithItsPlan(t *testing.T) {
 		t.Fatalf("queued %v after placing every alloc", eval.QueuedAllocations)
 	}
 }
+
+// submitFinishing dequeues a job's eval as follower-1's worker would and
+// submits a plan placing one alloc, carrying the eval's final status when
+// finish is set and asking for the next eval of the service scheduler.
+func submitFinishing(t *testing.T, p *pipeline, finish bool) *structs.PlanSubmitResponse {
+	t.Helper()
+	next := &structs.EvalDequeueRequest{Schedulers: []string{structs.JobTypeService}, ServerID: "follower-1", BootID: "boot-1"}
+	got, err := p.srv.Eval.Dequeue(context.Background(), &structs.EvalDequeueRequest{
+		Schedulers: next.Schedulers, Timeout: time.Second, ServerID: next.ServerID, BootID: next.BootID})
+	if err != nil || got.Eval == nil {
+		t.Fatalf("dequeue = %+v, %v", got, err)
+	}
+	plan := placeOn(got.Eval, p.srv.State(), "n1", 100, 100)
+	plan.EvalID, plan.EvalToken = got.Eval.ID, got.Token
+	if finish {
+		plan.FinalEval = completed(got.Eval)
+	}
+	reply, err := p.srv.Plan.Submit(context.Background(), &structs.PlanSubmitRequest{Plan: plan, Next: next})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reply
+}
+
+func setupTwoEvals(t *testing.T) (*pipeline, string) {
+	t.Helper()
+	p := newPipeline(t, 1, func(*structs.Evaluation, scheduler.State, scheduler.Planner) error { return nil },
+		func(c *Config) { c.EnabledSchedulers = []string{"none"} })
+	if _, err := p.srv.raftApply(structs.NodeRegisterRequestType, &structs.NodeRegisterRequest{Node: pipelineNode("n1", 4000, 4096)}); err != nil {
+		t.Fatal(err)
+	}
+	p.register(mock.Job("first"))
+	return p, p.register(mock.Job("second"))
+}
+
+// A follower's plan that finishes its eval brings back the worker's next
+// eval, held by that follower as if it had dequeued it: the worker saves
+// the round trip of Eval.Dequeue.
+func TestPlanSubmit_FinishingPlanHandsTheWorkerItsNextEval(t *testing.T) {
+	p, second := setupTwoEvals(t)
+	reply := submitFinishing(t, p, true)
+	if !reply.Result.EvalFinished || reply.Next == nil || reply.Next.Eval == nil || reply.Next.Eval.ID != second {
+		t.Fatalf("finished %v, next %+v; want the second job's eval %s", reply.Result.EvalFinished, reply.Next, second)
+	}
+	if token, ok := p.srv.broker.Outstanding(second); !ok || token != reply.Next.Token {
+		t.Fatalf("the next eval is outstanding=%v under %q, want its reply token %q", ok, token, reply.Next.Token)
+	}
+	if server, _, ok := p.srv.remoteHeld.holder(second); !ok || server != "follower-1" {
+		t.Fatalf("next eval held by %q (%v), want follower-1", server, ok)
+	}
+	if reply.Next.WaitIndex < reply.Next.Eval.ModifyIndex {
+		t.Fatalf("wait index %d before the eval's own %d", reply.Next.WaitIndex, reply.Next.Eval.ModifyIndex)
+	}
+}
+
+// A plan that leaves its eval to the worker (no final status) brings back
+// nothing: the worker still has writing to do, and the next eval stays
+// in the broker for whoever asks first.
+func TestPlanSubmit_PlanThatDoesNotFinishHandsNothing(t *testing.T) {
+	p, second := setupTwoEvals(t)
+	reply := submitFinishing(t, p, false)
+	if reply.Result.EvalFinished || reply.Next != nil {
+		t.Fatalf("finished %v, next %+v; want neither", reply.Result.EvalFinished, reply.Next)
+	}
+	if _, ok := p.srv.broker.Outstanding(second); ok {
+		t.Fatal("the second eval was dequeued for a worker that did not ask in time")
+	}
+}

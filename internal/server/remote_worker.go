@@ -21,14 +21,23 @@ type schedulingBackend interface {
 	Ack(evalID, token string) error
 	Nack(evalID, token string) error
 	// SubmitPlan waits for the plan's result with its eval's nack timer
-	// paused (submitHeldPlan).
-	SubmitPlan(plan *structs.Plan) (*structs.PlanResult, error)
+	// paused (submitHeldPlan). With next set (the worker's schedulers), a
+	// backend whose dequeue is a round trip may return the worker's next
+	// eval with a plan that finished its eval; nil when it has none.
+	SubmitPlan(plan *structs.Plan, next []string) (*structs.PlanResult, *dequeued, error)
 	UpsertEvals(evals []*structs.Evaluation, reblockToken string) error
 	// FinishEval writes the eval's final status (none if final is nil)
 	// and then acks it: the ack only once the write has committed (an
 	// acked eval whose status was lost would stay pending forever). An
 	// error means the eval was not acked.
 	FinishEval(final *structs.Evaluation, evalID, token string) error
+}
+
+// dequeued is an eval a worker holds from its backend's broker.
+type dequeued struct {
+	eval      *structs.Evaluation
+	token     string
+	waitIndex uint64
 }
 
 // writeThenAck is FinishEval over a backend's separate write and ack.
@@ -82,8 +91,12 @@ func (l localBackend) Ack(evalID, token string) error {
 	return nil
 }
 func (l localBackend) Nack(evalID, token string) error { return l.s.broker.Nack(evalID, token) }
-func (l localBackend) SubmitPlan(plan *structs.Plan) (*structs.PlanResult, error) {
-	return l.s.submitHeldPlan(plan)
+
+// SubmitPlan never hands out the next eval: a local dequeue costs no round
+// trip.
+func (l localBackend) SubmitPlan(plan *structs.Plan, _ []string) (*structs.PlanResult, *dequeued, error) {
+	result, err := l.s.submitHeldPlan(plan)
+	return result, nil, err
 }
 func (l localBackend) FinishEval(final *structs.Evaluation, evalID, token string) error {
 	return writeThenAck(l, final, evalID, token)
@@ -111,12 +124,25 @@ func (r remoteBackend) call(ctx context.Context, method string, args, reply any)
 
 func (r remoteBackend) Dequeue(ctx context.Context, schedulers []string) (*structs.Evaluation, string, uint64, error) {
 	var out structs.EvalDequeueResponse
-	err := r.call(ctx, "Eval.Dequeue", &structs.EvalDequeueRequest{Schedulers: schedulers, Timeout: remoteDequeueWait,
-		ServerID: r.s.nodeID, BootID: r.s.bootID, WriteRequest: r.credential()}, &out)
-	if out.Eval != nil {
-		out.WaitIndex = max(out.WaitIndex, out.Eval.ModifyIndex)
+	err := r.call(ctx, "Eval.Dequeue", r.dequeueRequest(schedulers), &out)
+	d := fromDequeueResponse(&out)
+	if d == nil {
+		return nil, "", 0, err
 	}
-	return out.Eval, out.Token, out.WaitIndex, err
+	return d.eval, d.token, d.waitIndex, err
+}
+
+func (r remoteBackend) dequeueRequest(schedulers []string) *structs.EvalDequeueRequest {
+	return &structs.EvalDequeueRequest{Schedulers: schedulers, Timeout: remoteDequeueWait,
+		ServerID: r.s.nodeID, BootID: r.s.bootID, WriteRequest: r.credential()}
+}
+
+// fromDequeueResponse is the eval a dequeue answered with, or nil.
+func fromDequeueResponse(out *structs.EvalDequeueResponse) *dequeued {
+	if out == nil || out.Eval == nil {
+		return nil
+	}
+	return &dequeued{eval: out.Eval, token: out.Token, waitIndex: max(out.WaitIndex, out.Eval.ModifyIndex)}
 }
 
 func (r remoteBackend) ack(method, evalID, token string) error {
@@ -128,18 +154,22 @@ func (r remoteBackend) ack(method, evalID, token string) error {
 func (r remoteBackend) Ack(evalID, token string) error  { return r.ack("Eval.Ack", evalID, token) }
 func (r remoteBackend) Nack(evalID, token string) error { return r.ack("Eval.Nack", evalID, token) }
 
-func (r remoteBackend) SubmitPlan(plan *structs.Plan) (*structs.PlanResult, error) {
+func (r remoteBackend) SubmitPlan(plan *structs.Plan, next []string) (*structs.PlanResult, *dequeued, error) {
 	ctx, cancel := context.WithTimeout(r.s.ctx, raftApplyTimeout)
 	defer cancel()
+	req := &structs.PlanSubmitRequest{Plan: plan.Compact(), WriteRequest: r.credential()}
+	if len(next) > 0 {
+		req.Next = r.dequeueRequest(next)
+	}
 	var out structs.PlanSubmitResponse
-	if err := r.call(ctx, "Plan.Submit", &structs.PlanSubmitRequest{Plan: plan.Compact(), WriteRequest: r.credential()}, &out); err != nil {
-		return nil, err
+	if err := r.call(ctx, "Plan.Submit", req, &out); err != nil {
+		return nil, nil, err
 	}
 	if out.Result == nil {
-		return nil, errors.New("leader returned no plan result")
+		return nil, nil, errors.New("leader returned no plan result")
 	}
 	out.Result.Expand(plan.Job)
-	return out.Result, nil
+	return out.Result, fromDequeueResponse(out.Next), nil
 }
 
 func (r remoteBackend) UpsertEvals(evals []*structs.Evaluation, reblockToken string) error {
@@ -178,16 +208,25 @@ func (e *EvalEndpoint) Dequeue(ctx context.Context, args *structs.EvalDequeueReq
 	wait := min(max(args.Timeout, time.Millisecond), remoteDequeueWait)
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	eval, token, err := e.srv.broker.Dequeue(ctx, args.Schedulers)
-	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+	return e.srv.dequeueForRemote(ctx, args)
+}
+
+// dequeueForRemote dequeues an eval for another server's worker, waiting
+// until ctx ends (an ended ctx takes only an eval ready now), and records
+// that server as its holder.
+func (s *Server) dequeueForRemote(ctx context.Context, args *structs.EvalDequeueRequest) (*structs.EvalDequeueResponse, error) {
+	reply := &structs.EvalDequeueResponse{}
+	eval, token, err := s.broker.Dequeue(ctx, args.Schedulers)
+	if err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
 		return nil, err
 	}
-	reply.Eval, reply.Token = eval, token
-	if eval != nil {
-		reply.WaitIndex = e.srv.evalWaitIndex(eval)
+	if eval == nil {
+		return reply, nil
 	}
-	if eval != nil && args.ServerID != "" {
-		e.srv.remoteHeld.add(args.ServerID, args.BootID, eval.ID, token)
+	reply.Eval, reply.Token = eval, token
+	reply.WaitIndex = s.evalWaitIndex(eval)
+	if args.ServerID != "" {
+		s.remoteHeld.add(args.ServerID, args.BootID, eval.ID, token)
 	}
 	return reply, nil
 }
@@ -273,7 +312,17 @@ func (p *PlanEndpoint) Submit(ctx context.Context, args *structs.PlanSubmitReque
 	// applier never reads a placement's job.
 	result, err := p.srv.submitHeldPlan(args.Plan)
 	reply.Result = result
-	return reply, err
+	if err != nil || !result.EvalFinished || args.Next == nil || len(args.Next.Schedulers) == 0 {
+		return reply, err
+	}
+	// The worker is done with its eval: hand it the next one now rather
+	// than on its next call. Only an eval ready now (doneCtx).
+	reply.Next, err = p.srv.dequeueForRemote(doneCtx, args.Next)
+	if err != nil {
+		p.srv.log.Warn("plan finished its eval but the next dequeue failed", "eval", args.Plan.EvalID, "error", err)
+		reply.Next = nil
+	}
+	return reply, nil
 }
 
 // RemoteEvalsProcessed counts the evals this server's workers took from

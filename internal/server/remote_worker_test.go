@@ -169,6 +169,43 @@ func TestFollowerWorker_SchedulesThroughTheLeader(t *testing.T) {
 	}
 }
 
+// TestFollowerWorker_TakesItsNextEvalWithThePlanResult: with evals
+// waiting, a follower's worker gets its next eval in the reply to the plan
+// that finished the previous one, and schedules it like a dequeued one.
+func TestFollowerWorker_TakesItsNextEvalWithThePlanResult(t *testing.T) {
+	leader := startClusterServer(t, "leader", 1, nil, func(c *Config) { c.EnabledSchedulers = []string{structs.JobTypeBatch} })
+	waitFor(t, func() bool { return leader.IsLeader() && leader.leaderActive.Load() })
+	if _, err := leader.raftApply(structs.NodeRegisterRequestType, &structs.NodeRegisterRequest{Node: pipelineNode("n1", 4000, 4096)}); err != nil {
+		t.Fatal(err)
+	}
+	var evals []string
+	for _, id := range []string{"a", "b", "c"} {
+		reply, err := leader.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: mock.Job(id)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		evals = append(evals, reply.EvalID)
+	}
+	// Only now a worker: all three evals wait in the leader's broker.
+	follower := startClusterServer(t, "follower", 0, []string{leader.SerfAddr()}, nil)
+	for _, id := range evals {
+		testutil.WaitFor(t, 20*time.Second, "eval "+id+" to complete", func() (bool, string) {
+			e, _ := leader.State().EvalByID(nil, id)
+			return e != nil && e.Status == structs.EvalStatusComplete, "status " + statusOf(e)
+		})
+	}
+	var handed uint64
+	for _, w := range follower.workers {
+		handed += w.handedNext.Load()
+	}
+	if handed == 0 {
+		t.Fatal("the follower's worker dequeued every eval itself; none came with a plan result")
+	}
+	if held := heldBy(leader, follower.nodeID); len(held) != 0 {
+		t.Fatalf("the leader still records %v as held by the follower", held)
+	}
+}
+
 // heldBy lists the evals the leader records as held by serverID's workers.
 func heldBy(s *Server, serverID string) []string {
 	s.remoteHeld.mu.Lock()

@@ -49,6 +49,17 @@ type Worker struct {
 	// and the leader acked it (structs.Plan.FinalEval); nothing is left to
 	// write or ack.
 	finishedByPlan bool
+	// background: the eval came from the run loop, which finishes evals
+	// in the background and may take its next eval with a plan's result.
+	background bool
+
+	// next is the eval the leader handed this worker with the result of
+	// a plan that finished the previous one (run loop only): processed
+	// next, instead of a dequeue round trip, or given back (nacked).
+	next        *dequeued
+	nextBackend schedulingBackend
+	// handedNext counts the evals taken that way.
+	handedNext atomic.Uint64
 
 	// finishing is a semaphore of background finishes (run loop only).
 	finishing chan struct{}
@@ -88,7 +99,11 @@ func (w *Worker) waitUnpaused(ctx context.Context) {
 func (w *Worker) run(ctx context.Context) {
 	stop := context.AfterFunc(ctx, func() { w.resume.Broadcast() })
 	defer stop()
+	defer w.giveBackNext()
 	for ctx.Err() == nil {
+		if w.isPaused() {
+			w.giveBackNext()
+		}
 		w.waitUnpaused(ctx)
 		if _, err := w.step(ctx, true); err != nil && ctx.Err() == nil {
 			w.backoff(ctx)
@@ -111,6 +126,13 @@ func (w *Worker) Step() bool {
 // with background set the eval is finished (status write and ack) in the
 // background.
 func (w *Worker) step(ctx context.Context, background bool) (bool, error) {
+	if next, backend := w.next, w.nextBackend; next != nil {
+		w.next, w.nextBackend = nil, nil
+		w.remoteProcessed.Add(1)
+		w.handedNext.Add(1)
+		w.process(backend, next.eval, next.token, next.waitIndex, background)
+		return true, nil
+	}
 	backend, err := w.srv.schedulingBackend()
 	if err != nil {
 		return false, err
@@ -126,6 +148,16 @@ func (w *Worker) step(ctx context.Context, background bool) (bool, error) {
 	}
 	w.process(backend, eval, token, waitIndex, background)
 	return true, nil
+}
+
+// giveBackNext nacks an eval handed to this worker that it will not
+// process (it is paused or stopping), so another worker takes it now
+// rather than after the nack timeout.
+func (w *Worker) giveBackNext() {
+	if next, backend := w.next, w.nextBackend; next != nil {
+		w.next, w.nextBackend = nil, nil
+		w.nack(backend, next.eval.ID, next.token)
+	}
 }
 
 // backoff waits briefly after a failed dequeue (broker disabled: not leader).
@@ -145,6 +177,7 @@ func (w *Worker) Process(eval *structs.Evaluation, token string) {
 // process schedules eval once this server's state has reached waitIndex.
 func (w *Worker) process(backend schedulingBackend, eval *structs.Evaluation, token string, waitIndex uint64, background bool) {
 	w.eval, w.token, w.backend, w.plans, w.final, w.finishedByPlan = eval, token, backend, 0, nil, false
+	w.background = background
 	defer func() { w.eval, w.token, w.snap, w.backend, w.final = nil, "", nil, nil, nil }()
 	w.srv.timeline.Record(eval.ID, structs.EvalQuasiStatusScheduling, w.id, "")
 
@@ -243,11 +276,18 @@ func (w *Worker) SubmitPlan(plan *structs.Plan) (*structs.PlanResult, scheduler.
 	plan.ID = fmt.Sprintf("%s/plan-%d", w.eval.ID, w.plans)
 	w.srv.timeline.RecordApplying(w.eval.ID, w.id, plan.ID)
 	plan.FinalEval = w.prepareFinal(plan.FinalEval)
+	var nextFor []string // the schedulers to take the next eval for, with the result
+	if w.background && plan.FinalEval != nil {
+		nextFor = w.srv.enabledSchedulers()
+	}
 	submitted := time.Now()
-	result, err := w.backend.SubmitPlan(plan)
+	result, next, err := w.backend.SubmitPlan(plan, nextFor)
 	w.srv.metrics().PlanSubmit.Observe(telemetry.Ms(time.Since(submitted)))
 	if err != nil {
 		return nil, nil, err
+	}
+	if next != nil {
+		w.next, w.nextBackend = next, w.backend
 	}
 	if result.EvalFinished {
 		w.recordFinishedByPlan(plan.FinalEval, result.EvalFinishTime)

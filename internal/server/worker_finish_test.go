@@ -44,9 +44,9 @@ func (r *recordingBackend) Dequeue(context.Context, []string) (*structs.Evaluati
 }
 func (r *recordingBackend) Ack(evalID, _ string) error  { r.record("ack " + evalID); return nil }
 func (r *recordingBackend) Nack(evalID, _ string) error { r.record("nack " + evalID); return nil }
-func (r *recordingBackend) SubmitPlan(*structs.Plan) (*structs.PlanResult, error) {
+func (r *recordingBackend) SubmitPlan(*structs.Plan, []string) (*structs.PlanResult, *dequeued, error) {
 	r.record("plan")
-	return &structs.PlanResult{}, nil
+	return &structs.PlanResult{}, nil, nil
 }
 
 func (r *recordingBackend) FinishEval(final *structs.Evaluation, evalID, token string) error {
@@ -180,5 +180,27 @@ func TestSubmitHeldPlan_RefusesAnEvalNotHeld(t *testing.T) {
 	_, err := p.srv.submitHeldPlan(plan)
 	if err == nil || !strings.Contains(err.Error(), "no longer held") {
 		t.Fatalf("submitHeldPlan = %v, want an eval-not-held error", err)
+	}
+}
+
+// A worker that is paused (its server became leader) or stops while it
+// holds an eval handed to it with a plan's result gives that eval back
+// at once: nobody else would take it before the broker's nack timeout.
+func TestWorker_PausedWorkerGivesBackItsHandedEval(t *testing.T) {
+	p := newPipeline(t, 1, completeScript)
+	rec := &recordingBackend{}
+	w := newWorker(p.srv, "handed-test")
+	w.next, w.nextBackend = &dequeued{eval: finishEval("handed"), token: "t"}, rec
+	w.SetPaused(true)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { w.run(ctx); close(done) }()
+	testutil.WaitFor(t, 5*time.Second, "the handed eval to be nacked", func() (bool, string) {
+		return slices.Equal(rec.recorded(), []string{"nack handed"}), fmt.Sprint(rec.recorded())
+	})
+	cancel()
+	<-done
+	if w.next != nil || w.handedNext.Load() != 0 {
+		t.Fatalf("next %v, processed %d handed evals; want it given back unprocessed", w.next, w.handedNext.Load())
 	}
 }

@@ -50,14 +50,21 @@ type EvalUpdateArgs struct {
 	WriteRequest
 }
 
-// PlanSubmitRequest submits a plan to the leader's plan applier.
+// PlanSubmitRequest submits a plan to the leader's plan applier. With
+// Next set, a plan that finishes its eval (PlanResult.EvalFinished) also
+// dequeues the worker's next eval, if one is ready, so the worker's next
+// round trip (Eval.Dequeue) rides on this one. Next.Timeout is ignored:
+// the leader does not wait for an eval.
 type PlanSubmitRequest struct {
 	Plan *Plan
+	Next *EvalDequeueRequest
 	WriteRequest
 }
 
-// PlanSubmitResponse is the applier's result.
+// PlanSubmitResponse is the applier's result, and the next eval when the
+// request asked for one and one was ready (nil otherwise).
 type PlanSubmitResponse struct {
 	Result *PlanResult
+	Next   *EvalDequeueResponse
 	WriteMeta
 }
