@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -181,8 +182,9 @@ func TestLocalWorker_FinishesTheEvalWithItsPlan(t *testing.T) {
 
 // submitFinishing dequeues a job's eval as follower-1's worker would and
 // submits a plan placing one alloc, carrying the eval's final status when
-// finish is set and asking for the next eval of the service scheduler.
-func submitFinishing(t *testing.T, p *pipeline, finish bool) *structs.PlanSubmitResponse {
+// finish is set and asking for the next eval of the service scheduler;
+// opts adjust the request.
+func submitFinishing(t *testing.T, p *pipeline, finish bool, opts ...func(*structs.PlanSubmitRequest)) *structs.PlanSubmitResponse {
 	t.Helper()
 	next := &structs.EvalDequeueRequest{Schedulers: []string{structs.JobTypeService}, ServerID: "follower-1", BootID: "boot-1"}
 	got, err := p.srv.Eval.Dequeue(context.Background(), &structs.EvalDequeueRequest{
@@ -195,7 +197,11 @@ func submitFinishing(t *testing.T, p *pipeline, finish bool) *structs.PlanSubmit
 	if finish {
 		plan.FinalEval = completed(got.Eval)
 	}
-	reply, err := p.srv.Plan.Submit(context.Background(), &structs.PlanSubmitRequest{Plan: plan, Next: next})
+	req := &structs.PlanSubmitRequest{Plan: plan, Next: next}
+	for _, opt := range opts {
+		opt(req)
+	}
+	reply, err := p.srv.Plan.Submit(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,5 +250,24 @@ func TestPlanSubmit_PlanThatDoesNotFinishHandsNothing(t *testing.T) {
 	}
 	if _, ok := p.srv.broker.Outstanding(second); ok {
 		t.Fatal("the second eval was dequeued for a worker that did not ask in time")
+	}
+}
+
+// A sender that has its plan gets a result that names the accepted parts
+// instead of carrying them back; one that does not say so (a server of an
+// earlier version) gets them whole.
+func TestPlanSubmit_ResultByReferenceNamesTheAcceptedNodes(t *testing.T) {
+	p, _ := setupTwoEvals(t)
+	reply := submitFinishing(t, p, false, func(r *structs.PlanSubmitRequest) { r.ResultByReference = true })
+	if reply.Accepted == nil || !slices.Equal(reply.Accepted.Placements, []string{"n1"}) {
+		t.Fatalf("accepted %+v, want the placements on n1", reply.Accepted)
+	}
+	if len(reply.Result.NodeAllocation) != 0 || reply.Result.AllocIndex == 0 {
+		t.Fatalf("result by reference carries %d nodes' placements, alloc index %d", len(reply.Result.NodeAllocation), reply.Result.AllocIndex)
+	}
+
+	whole := submitFinishing(t, p, false)
+	if whole.Accepted != nil || len(whole.Result.NodeAllocation["n1"]) != 1 {
+		t.Fatalf("without asking: accepted %+v, placements %v; want the placement itself", whole.Accepted, whole.Result.NodeAllocation)
 	}
 }

@@ -157,7 +157,7 @@ func (r remoteBackend) Nack(evalID, token string) error { return r.ack("Eval.Nac
 func (r remoteBackend) SubmitPlan(plan *structs.Plan, next []string) (*structs.PlanResult, *dequeued, error) {
 	ctx, cancel := context.WithTimeout(r.s.ctx, raftApplyTimeout)
 	defer cancel()
-	req := &structs.PlanSubmitRequest{Plan: plan.Compact(), WriteRequest: r.credential()}
+	req := &structs.PlanSubmitRequest{Plan: plan.Compact(), ResultByReference: true, WriteRequest: r.credential()}
 	if len(next) > 0 {
 		req.Next = r.dequeueRequest(next)
 	}
@@ -168,7 +168,12 @@ func (r remoteBackend) SubmitPlan(plan *structs.Plan, next []string) (*structs.P
 	if out.Result == nil {
 		return nil, nil, errors.New("leader returned no plan result")
 	}
-	out.Result.Expand(plan.Job)
+	if out.Accepted == nil {
+		out.Result.Expand(plan.Job)
+	} else if err := out.Result.Resolve(plan, out.Accepted); err != nil {
+		// The plan may have committed: the eval's retry will see it.
+		return nil, nil, fmt.Errorf("leader's result for plan %s: %w", plan.ID, err)
+	}
 	return out.Result, fromDequeueResponse(out.Next), nil
 }
 
@@ -312,6 +317,11 @@ func (p *PlanEndpoint) Submit(ctx context.Context, args *structs.PlanSubmitReque
 	// applier never reads a placement's job.
 	result, err := p.srv.submitHeldPlan(args.Plan)
 	reply.Result = result
+	if result != nil && args.ResultByReference {
+		if rest, accepted, ok := result.ByReference(args.Plan); ok {
+			reply.Result, reply.Accepted = rest, accepted
+		}
+	}
 	if err != nil || !result.EvalFinished || args.Next == nil || len(args.Next.Schedulers) == 0 {
 		return reply, err
 	}

@@ -317,6 +317,7 @@ var notCopied = map[string]string{
 	"EvalUpdateArgs":             "RPC payload",
 	"PlanSubmitRequest":          "RPC payload",
 	"PlanSubmitResponse":         "RPC payload",
+	"PlanAcceptance":             "RPC payload",
 	// Raft payloads: built once by an endpoint, decoded fresh by every FSM
 	// apply, never shared.
 	"JobRegisterRequest":                  "raft payload",

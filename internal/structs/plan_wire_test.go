@@ -80,3 +80,81 @@ func TestPlanResultExpand_RestoresThePlansJob(t *testing.T) {
 		t.Errorf("a2 lost its own job: %+v", got)
 	}
 }
+
+// Only the placement of each group that the raft entry lists last (nodes
+// in ID order) travels with metrics; the sender's plan keeps all of them.
+func TestPlanCompact_KeepsMetricsWhereTheEntryKeepsThem(t *testing.T) {
+	placed := func(id, group string) *Allocation {
+		return &Allocation{ID: id, Namespace: "default", JobID: "web", TaskGroup: group, Metrics: &AllocMetric{NodesEvaluated: 1}}
+	}
+	plan := &Plan{NodeAllocation: map[string][]*Allocation{
+		"n3": {placed("g-on-n3", "g")},
+		"n1": {placed("g-on-n1", "g"), placed("h-on-n1", "h")},
+		"n2": {placed("g-on-n2-a", "g"), placed("g-on-n2-b", "g")},
+	}}
+	want := map[string]bool{"g-on-n3": true, "h-on-n1": true}
+	for _, allocs := range roundTrip(t, plan.Compact()).NodeAllocation {
+		for _, a := range allocs {
+			if got := a.Metrics != nil; got != want[a.ID] {
+				t.Errorf("%s sent with metrics = %v, want %v", a.ID, got, want[a.ID])
+			}
+		}
+	}
+	for _, allocs := range plan.NodeAllocation {
+		for _, a := range allocs {
+			if a.Metrics == nil {
+				t.Errorf("Compact dropped the sender's metrics of %s", a.ID)
+			}
+		}
+	}
+}
+
+// A result that took its parts from the plan as they are travels as their
+// names and comes back as the sender's own slices; a result holding
+// anything else does not travel by reference.
+func TestPlanResultByReference_ResolvesToTheSendersPlan(t *testing.T) {
+	dep := &Deployment{ID: "d1"}
+	plan := &Plan{
+		NodeAllocation:    map[string][]*Allocation{"n1": {{ID: "a1"}}, "n2": {{ID: "a2"}}},
+		NodeUpdate:        map[string][]*Allocation{"n3": {{ID: "s1"}}},
+		Deployment:        dep,
+		DeploymentUpdates: []*DeploymentStatusUpdate{{DeploymentID: "d0"}},
+	}
+	res := &PlanResult{
+		NodeAllocation: map[string][]*Allocation{"n1": plan.NodeAllocation["n1"]},
+		NodeUpdate:     map[string][]*Allocation{"n3": plan.NodeUpdate["n3"]},
+		Deployment:     dep, RejectedNodes: []string{"n2"}, RefreshIndex: 7, AllocIndex: 9, EvalFinished: false,
+	}
+	rest, accepted, ok := res.ByReference(plan)
+	if !ok {
+		t.Fatal("a result of the plan's own parts did not go by reference")
+	}
+	if rest.NodeAllocation != nil || rest.NodeUpdate != nil || rest.Deployment != nil {
+		t.Fatalf("the result by reference still carries parts: %+v", rest)
+	}
+	got := roundTrip(t, &PlanSubmitResponse{Result: rest, Accepted: accepted})
+	if err := got.Result.Resolve(plan, got.Accepted); err != nil {
+		t.Fatal(err)
+	}
+	r := got.Result
+	if !sameSlice(r.NodeAllocation["n1"], plan.NodeAllocation["n1"]) || len(r.NodeAllocation) != 1 {
+		t.Errorf("placements %v, want the plan's n1 only", r.NodeAllocation)
+	}
+	if !sameSlice(r.NodeUpdate["n3"], plan.NodeUpdate["n3"]) || len(r.NodePreemptions) != 0 {
+		t.Errorf("stops %v preemptions %v", r.NodeUpdate, r.NodePreemptions)
+	}
+	if r.Deployment != dep || r.DeploymentUpdates != nil {
+		t.Errorf("deployment %v, updates %v: want the plan's deployment and no updates", r.Deployment, r.DeploymentUpdates)
+	}
+	if r.RefreshIndex != 7 || r.AllocIndex != 9 || len(r.RejectedNodes) != 1 {
+		t.Errorf("indexes and rejections lost: %+v", r)
+	}
+
+	changed := &PlanResult{NodeAllocation: map[string][]*Allocation{"n1": {{ID: "a1"}}}}
+	if _, _, ok := changed.ByReference(plan); ok {
+		t.Error("a result with its own copy of a placement went by reference")
+	}
+	if err := (&PlanResult{}).Resolve(plan, &PlanAcceptance{Placements: []string{"n9"}}); err == nil {
+		t.Error("resolving a node the plan does not have succeeded")
+	}
+}

@@ -58,6 +58,11 @@ type EvalUpdateArgs struct {
 type PlanSubmitRequest struct {
 	Plan *Plan
 	Next *EvalDequeueRequest
+	// ResultByReference: the sender can take a result that names the
+	// parts of its plan the leader accepted instead of carrying them
+	// (PlanSubmitResponse.Accepted). A sender that does not say so gets
+	// them whole.
+	ResultByReference bool
 	WriteRequest
 }
 
@@ -65,6 +70,9 @@ type PlanSubmitRequest struct {
 // request asked for one and one was ready (nil otherwise).
 type PlanSubmitResponse struct {
 	Result *PlanResult
-	Next   *EvalDequeueResponse
+	// Accepted, when set, names the parts of the submitted plan that
+	// Result accepted; Result itself carries none (PlanResult.Resolve).
+	Accepted *PlanAcceptance
+	Next     *EvalDequeueResponse
 	WriteMeta
 }

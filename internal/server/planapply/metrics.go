@@ -2,27 +2,42 @@ package planapply
 
 import "github.com/drover-project/drover/internal/structs"
 
-// keepLastGroupMetrics leaves placement metrics only on the last alloc of
-// each task group in a plan's entry. The state store keeps one copy of the
-// group's last metrics for all of them (state/alloc_compact.go), so the
-// others would only make the raft entry (and the log) bigger: the metrics
-// were most of a placed alloc's bytes. Allocs are shallow-copied because
-// they belong to the plan.
-func keepLastGroupMetrics(allocs []*structs.Allocation) {
-	type group struct{ namespace, job, name string }
-	seen := map[group]bool{}
-	for i := len(allocs) - 1; i >= 0; i-- {
-		a := allocs[i]
-		if a.Metrics == nil {
-			continue
+type allocGroup struct{ namespace, job, name string }
+
+func groupOf(a *structs.Allocation) allocGroup { return allocGroup{a.Namespace, a.JobID, a.TaskGroup} }
+
+// keepGroupMetricsOfRejected gives a task group whose placements in the
+// entry carry no metrics those of its placement elsewhere in the plan. A
+// follower's compact plan (structs.Plan.Compact) sends a group's metrics
+// on the one placement the entry lists last; when that placement's node
+// was rejected, the group's accepted placements would be stored without
+// any. The last accepted placement of the group (copied: it belongs to
+// the plan) takes them, as if it had been sent with them.
+func keepGroupMetricsOfRejected(entry []*structs.Allocation, plan *structs.Plan) {
+	bare := map[allocGroup]int{} // group without metrics -> its last index in entry
+	for i, a := range entry {
+		bare[groupOf(a)] = i
+	}
+	for _, a := range entry {
+		if a.Metrics != nil {
+			delete(bare, groupOf(a))
 		}
-		g := group{a.Namespace, a.JobID, a.TaskGroup}
-		if !seen[g] {
-			seen[g] = true
-			continue
+	}
+	if len(bare) == 0 {
+		return
+	}
+	found := map[allocGroup]*structs.AllocMetric{}
+	for _, node := range sortedKeys(plan.NodeAllocation) { // the entry's order: the last one wins
+		for _, a := range plan.NodeAllocation[node] {
+			if _, ok := bare[groupOf(a)]; ok && a.Metrics != nil {
+				found[groupOf(a)] = a.Metrics
+			}
 		}
-		c := *a
-		c.Metrics = nil
-		allocs[i] = &c
+	}
+	for g, m := range found {
+		i := bare[g]
+		c := *entry[i]
+		c.Metrics = m
+		entry[i] = &c
 	}
 }

@@ -6,30 +6,38 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-// Only the last alloc of each group in an entry keeps its placement
-// metrics, the first of the list included in the thinning; allocs
-// without metrics are left alone, and the plan's own allocs are not
-// changed (they are copied before the metrics are dropped).
-func TestKeepLastGroupMetrics(t *testing.T) {
-	withMetrics := func(id, group string) *structs.Allocation {
-		return &structs.Allocation{ID: id, Namespace: "default", JobID: "web", TaskGroup: group,
-			Metrics: &structs.AllocMetric{NodesEvaluated: 3}}
-	}
-	first, bare, other, last := withMetrics("a1", "g"), &structs.Allocation{ID: "a2", JobID: "web", TaskGroup: "g"},
-		withMetrics("b1", "h"), withMetrics("a3", "g")
-	allocs := []*structs.Allocation{first, bare, other, last}
-	keepLastGroupMetrics(allocs)
+// A follower's compact plan carries a group's metrics on one placement
+// only. When that placement's node is rejected, the group's placements
+// that commit are still stored with the metrics.
+func TestApplier_CompactPlanKeepsGroupMetricsWhenTheirNodeIsRejected(t *testing.T) {
+	h := newHarness(t)
+	job := mockJob("web", 50)
+	setupNodes(h, job, "n1", "n2")
+	h.upsertAllocs(mockAlloc("big", job, "n2", 3900, 100, 100))
 
-	want := map[string]bool{"a1": false, "a2": false, "b1": true, "a3": true} // has metrics after
-	for _, a := range allocs {
-		if got := a.Metrics != nil; got != want[a.ID] {
-			t.Errorf("alloc %s keeps metrics = %v, want %v", a.ID, got, want[a.ID])
-		}
+	plan := h.plan("eval-1", job)
+	placed := []*structs.Allocation{mockAlloc("p1", job, "n1", 500, 100, 100), mockAlloc("p2", job, "n2", 500, 100, 100)}
+	for i, a := range placed {
+		a.Metrics = &structs.AllocMetric{NodesEvaluated: i + 1}
 	}
-	if first.Metrics == nil {
-		t.Error("the plan's own alloc lost its metrics: it must be copied first")
+	addTo(&plan.NodeAllocation, placed...)
+	compact := plan.Compact()
+	if compact.NodeAllocation["n1"][0].Metrics != nil || compact.NodeAllocation["n2"][0].Metrics == nil {
+		t.Fatal("the compact plan should carry the group's metrics on n2's placement only")
 	}
-	if allocs[1] != bare {
-		t.Error("an alloc without metrics was copied")
+
+	res, err := h.submit(compact)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.RejectedNodes) != 1 || res.RejectedNodes[0] != "n2" {
+		t.Fatalf("rejected %v, want n2", res.RejectedNodes)
+	}
+	a := h.alloc("p1")
+	if a == nil || a.Metrics == nil || a.Metrics.NodesEvaluated != 2 {
+		t.Fatalf("committed p1 stored with metrics %+v, want the group's (from p2)", a)
+	}
+	if compact.NodeAllocation["n1"][0].Metrics != nil {
+		t.Fatal("the applier changed the submitted plan's placement")
 	}
 }

@@ -34,7 +34,8 @@ func buildRequest(snap jobLookup, plan *structs.Plan, res *structs.PlanResult, n
 			req.AllocsUpdated = append(req.AllocsUpdated, a.WithoutJob(plan.Job))
 		}
 	}
-	keepLastGroupMetrics(req.AllocsUpdated)
+	structs.KeepLastGroupMetrics(req.AllocsUpdated)
+	keepGroupMetricsOfRejected(req.AllocsUpdated, plan)
 	for _, nodeID := range sortedKeys(res.NodeUpdate) {
 		for _, a := range res.NodeUpdate[nodeID] {
 			req.AllocsStopped = append(req.AllocsStopped, stopDiff(a))

@@ -1,0 +1,26 @@
+package structs
+
+// KeepLastGroupMetrics leaves placement metrics only on the last alloc of
+// each task group in allocs. The state store keeps one copy of the
+// group's last metrics for all of them (state/alloc_compact.go), so the
+// others would only make a plan's raft entry (and the log, and a
+// follower's Plan.Submit) bigger: the metrics are about half of a placed
+// alloc's bytes. Allocs are shallow-copied, since they belong to a plan.
+func KeepLastGroupMetrics(allocs []*Allocation) {
+	type group struct{ namespace, job, name string }
+	seen := map[group]bool{}
+	for i := len(allocs) - 1; i >= 0; i-- {
+		a := allocs[i]
+		if a.Metrics == nil {
+			continue
+		}
+		g := group{a.Namespace, a.JobID, a.TaskGroup}
+		if !seen[g] {
+			seen[g] = true
+			continue
+		}
+		c := *a
+		c.Metrics = nil
+		allocs[i] = &c
+	}
+}
