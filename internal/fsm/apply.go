@@ -2,6 +2,7 @@ package fsm
 
 import (
 	"fmt"
+	"reflect"
 
 	"github.com/drover-project/drover/internal/structs"
 )
@@ -45,13 +46,13 @@ func (f *FSM) applierTable() map[structs.MessageType]applier {
 
 // decodeAndApply decodes the payload into a fresh T and applies it.
 func decodeAndApply[T any](fn func(req *T, index uint64) error) applier {
-	return func(buf []byte, index uint64) error {
+	return applier{payload: reflect.TypeFor[T](), apply: func(buf []byte, index uint64) error {
 		req := new(T)
 		if err := structs.Decode(buf, req); err != nil {
 			return fmt.Errorf("decode %T: %w", req, err)
 		}
 		return fn(req, index)
-	}
+	}}
 }
 
 func (f *FSM) applyJobRegister(req *structs.JobRegisterRequest, index uint64) error {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"reflect"
 	"sync"
 
 	"github.com/hashicorp/raft"
@@ -45,7 +46,12 @@ type FSM struct {
 }
 
 // applier applies one entry's payload at a raft index.
-type applier func(buf []byte, index uint64) error
+type applier struct {
+	apply func(buf []byte, index uint64) error
+	// payload is the type an entry decodes into: the structs reachable
+	// from it are the log's format (TestEntryFields_OnlyEverAppended).
+	payload reflect.Type
+}
 
 // New returns an FSM over a fresh, empty state store.
 func New(log *slog.Logger) (*FSM, error) {
@@ -77,14 +83,14 @@ func (f *FSM) Apply(l *raft.Log) any {
 		return nil
 	}
 	t := structs.MessageType(l.Data[0])
-	apply, ok := f.appliers[t]
+	a, ok := f.appliers[t]
 	if !ok {
 		// An unknown type means a newer server wrote it; failing loudly
 		// beats silently diverging from the other replicas.
 		panic(fmt.Sprintf("fsm: unknown message type %d at index %d", t, l.Index))
 	}
 	defer f.publishEntryEvents(t, l.Index)
-	if err := apply(l.Data[1:], l.Index); err != nil {
+	if err := a.apply(l.Data[1:], l.Index); err != nil {
 		if errors.Is(err, ErrCASConflict) {
 			// An expected answer (a stale check-and-set), not a failure.
 			f.log.Debug("fsm: check-and-set did not apply", "type", t, "index", l.Index)

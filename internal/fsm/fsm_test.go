@@ -24,10 +24,14 @@ func newTestFSM(t *testing.T) *FSM {
 	return f
 }
 
+// encodeEntry is how applyEntry encodes; a test swaps in the form older
+// servers wrote.
+var encodeEntry = structs.Encode
+
 // applyEntry encodes msg and applies it at index, failing on any error.
 func applyEntry(t *testing.T, f *FSM, index uint64, mt structs.MessageType, msg any) {
 	t.Helper()
-	buf, err := structs.Encode(mt, msg)
+	buf, err := encodeEntry(mt, msg)
 	if err != nil {
 		t.Fatal(err)
 	}
