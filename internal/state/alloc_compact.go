@@ -118,6 +118,7 @@ func (sh *allocShare) sharedResources(k groupKey, r *structs.AllocatedResources)
 		}
 	}
 	c := r.Copy()
+	c.Seal()
 	// A group with dynamic ports gets a new value per alloc; remember only
 	// a few so the comparison stays cheap.
 	if len(sh.resources[k]) < 4 {

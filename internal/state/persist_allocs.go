@@ -213,6 +213,7 @@ func (r *allocRestorer) finish(txn *restoreTxn) error {
 		if rec.JobRef != jobInline && a.Job == nil {
 			return fmt.Errorf("alloc %s: job %s version %d not in the snapshot", a.ID, a.JobID, rec.JobVersion)
 		}
+		a.AllocatedResources.Seal() // as storeAlloc's copies are (sharedResources)
 		tx.internAlloc(a)
 		if err := txn.insert(TableAllocs, a); err != nil {
 			return fmt.Errorf("restoring alloc %s: %w", a.ID, err)

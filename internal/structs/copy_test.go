@@ -63,6 +63,9 @@ func fillValue(t *testing.T, v reflect.Value, depth int) {
 		v.Set(reflect.ValueOf(freeFormValue()))
 	case reflect.Struct:
 		for i := 0; i < v.NumField(); i++ {
+			if derivedCaches[v.Type().String()+"."+v.Type().Field(i).Name] {
+				continue // left zero, as Copy leaves it
+			}
 			if !v.Type().Field(i).IsExported() {
 				t.Fatalf("fillValue: %s.%s is unexported; teach the test about it",
 					v.Type(), v.Type().Field(i).Name)
@@ -73,6 +76,11 @@ func fillValue(t *testing.T, v reflect.Value, depth int) {
 		t.Fatalf("fillValue: unhandled kind %s (%s)", v.Kind(), v.Type())
 	}
 }
+
+// derivedCaches are unexported fields that only cache what the exported
+// ones say (set by a method like AllocatedResources.Seal); Copy leaves
+// them out, and their own tests cover them.
+var derivedCaches = map[string]bool{"structs.AllocatedResources.flat": true}
 
 // freeFormValue is what a driver config or scaling policy value may decode
 // to: maps and slices nested in each other.
