@@ -99,7 +99,7 @@ func Call(ctx context.Context, session *yamux.Session, method string, args, repl
 		stream.Close()
 	})
 	defer stop()
-	codec := msgpackrpc.NewCodecFromHandle(true, true, stream, structs.MsgpackHandle)
+	codec := msgpackrpc.NewCodecFromHandle(true, true, stream, structs.StructArrayHandle)
 	return msgpackrpc.CallWithCodec(codec, method, args, reply)
 }
 
@@ -271,7 +271,7 @@ func (p *Pool) takeStream(ps *pooledSession) (*streamCall, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &streamCall{stream: stream, codec: msgpackrpc.NewCodecFromHandle(true, true, stream, structs.MsgpackHandle)}, nil
+	return &streamCall{stream: stream, codec: msgpackrpc.NewCodecFromHandle(true, true, stream, structs.StructArrayHandle)}, nil
 }
 
 func (p *Pool) putStream(ps *pooledSession, sc *streamCall) {

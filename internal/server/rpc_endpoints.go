@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"reflect"
 
 	"github.com/drover-project/drover/internal/rpcwire"
 )
@@ -17,12 +18,16 @@ import (
 type rpcMethod struct {
 	newArgs func() any                                       // an empty argument value to decode into
 	serve   func(ctx context.Context, args any) (any, error) // the endpoint on those arguments
+	// args and reply are the call's types: the structs reachable from
+	// them are the RPC format (TestRPCFields_OnlyEverAppended).
+	args, reply reflect.Type
 }
 
 // rpcMethodOf adapts an endpoint to the RPC listener. Its error goes out
 // with its code (rpcwire.Encode), since net/rpc carries only the text.
 func rpcMethodOf[A, R any](endpoint func(context.Context, *A) (*R, error)) rpcMethod {
 	return rpcMethod{
+		args: reflect.TypeFor[A](), reply: reflect.TypeFor[R](),
 		newArgs: func() any { return new(A) },
 		serve: func(ctx context.Context, args any) (any, error) {
 			reply, err := endpoint(ctx, args.(*A))

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/go-msgpack/v2/codec"
 	msgpackrpc "github.com/hashicorp/net-rpc-msgpackrpc/v2"
 	"github.com/hashicorp/yamux"
 
@@ -20,6 +21,9 @@ import (
 type rpcCaller struct {
 	t       *testing.T
 	session *yamux.Session
+	// handle encodes the calls: structs as arrays, as Drover's clients
+	// and servers send them, unless a test sets the form of older ones.
+	handle *codec.MsgpackHandle
 }
 
 func dialRPC(t *testing.T, s *Server) *rpcCaller {
@@ -43,7 +47,7 @@ func dialRPC(t *testing.T, s *Server) *rpcCaller {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { session.Close() })
-	return &rpcCaller{t: t, session: session}
+	return &rpcCaller{t: t, session: session, handle: structs.StructArrayHandle}
 }
 
 func (c *rpcCaller) call(method string, args, reply any) error {
@@ -52,7 +56,7 @@ func (c *rpcCaller) call(method string, args, reply any) error {
 		c.t.Fatal(err)
 	}
 	defer stream.Close()
-	return msgpackrpc.CallWithCodec(msgpackrpc.NewCodecFromHandle(true, true, stream, structs.MsgpackHandle), method, args, reply)
+	return msgpackrpc.CallWithCodec(msgpackrpc.NewCodecFromHandle(true, true, stream, c.handle), method, args, reply)
 }
 
 // Endpoints answer the same over the RPC listener as in-process: a write

@@ -15,7 +15,7 @@ import (
 // handler that panics can be recovered (net/rpc's own ServeCodec would run
 // each call on a goroutine of its own, where a panic kills the process).
 func (r *rpcServer) serveStream(stream io.ReadWriteCloser) {
-	codec := msgpackrpc.NewCodecFromHandle(true, true, stream, structs.MsgpackHandle)
+	codec := msgpackrpc.NewCodecFromHandle(true, true, stream, structs.StructArrayHandle)
 	defer codec.Close()
 	for r.serveCall(codec) {
 	}

@@ -9,28 +9,30 @@ import (
 )
 
 // MsgpackHandle decodes raft log entries and encodes and decodes
-// snapshots and RPCs. Decoded strings stay strings and untyped maps become
+// snapshots and the client's local state. Decoded strings stay strings and untyped maps become
 // map[string]any so a decoded Task.Config looks like the one that was
 // encoded.
 var MsgpackHandle = newMsgpackHandle(false)
 
-// entryHandle encodes raft log entries (Encode): each struct as an array
-// of its fields in declaration order instead of a map keyed by their
-// names. The names were two thirds of a plan entry's bytes and most of
-// the time every server spent decoding it. MsgpackHandle decodes both
-// forms, so entries written before keep applying.
+// StructArrayHandle encodes raft log entries (Encode) and RPCs: each
+// struct as an array of its fields in declaration order instead of a map
+// keyed by their names. The names were two thirds of a plan entry's
+// bytes and most of the time every server spent decoding it. Both
+// handles decode both forms, so entries and calls encoded with names
+// (by an earlier version) still decode.
 //
-// The price is that a struct's position of each field is now part of the
-// log's format: fields of a struct that can be in an entry are only ever
+// The price is that each field's position is now part of the format:
+// fields of a struct that can be in an entry or a call are only ever
 // appended, never reordered, removed or inserted (a field no longer used
-// keeps its place). An entry written before a field was appended decodes
-// with that field zero, and one written by a newer server (on an older
-// one, in a rolling upgrade) decodes without the fields it does not know.
-// internal/fsm's TestEntryFields_OnlyEverAppended holds every such
-// struct to this. A Go struct inside an `any` field (task config,
+// keeps its place). What was encoded before a field was appended decodes
+// with that field zero, and what a newer version encodes (read by an
+// older one, in a rolling upgrade) decodes without the fields it does
+// not know. internal/fsm's TestEntryFields_OnlyEverAppended and
+// internal/server's TestRPCFields_OnlyEverAppended hold every such
+// struct to this (internal/testutil/wirefields). A Go struct inside an `any` field (task config,
 // scaling policies) would also travel as an array and decode as one;
 // those fields only ever hold what JSON and HCL decode into.
-var entryHandle = newMsgpackHandle(true)
+var StructArrayHandle = newMsgpackHandle(true)
 
 func newMsgpackHandle(structsAsArrays bool) *codec.MsgpackHandle {
 	h := &codec.MsgpackHandle{}
@@ -52,7 +54,7 @@ type encodeState struct {
 // doubling cost several times the entry's size in garbage.
 var encoders = sync.Pool{New: func() any {
 	e := &encodeState{}
-	e.enc = codec.NewEncoder(&e.buf, entryHandle)
+	e.enc = codec.NewEncoder(&e.buf, StructArrayHandle)
 	return e
 }}
 
@@ -61,7 +63,7 @@ var encoders = sync.Pool{New: func() any {
 const maxPooledEncodeBuffer = 1 << 20
 
 // Encode prefixes the msgpack encoding of msg (structs as arrays, see
-// entryHandle) with its message type byte.
+// StructArrayHandle) with its message type byte.
 // The result is the caller's own (raft keeps it), allocated once at its
 // exact size.
 func Encode(t MessageType, msg any) ([]byte, error) {
