@@ -20,10 +20,10 @@ type nodeUsage struct {
 }
 
 func newNodeUsage(n *structs.Node) *nodeUsage {
-	u := &nodeUsage{node: n, capacity: *n.Comparable(), ports: map[int]int{}}
+	u := &nodeUsage{node: n, capacity: *n.Comparable()}
 	if r := n.ReservedResources; r != nil {
 		for _, p := range parsePortList(r.ReservedPorts) {
-			u.ports[p]++
+			u.claimPort(p)
 		}
 	}
 	return u
@@ -64,7 +64,17 @@ func (u *nodeUsage) add(a *structs.Allocation) {
 		}
 		u.cores[c] = true
 	})
-	forEachPort(a, func(p int) { u.ports[p]++ })
+	forEachPort(a, u.claimPort)
+}
+
+// claimPort counts a claim on port p. The map is made on the first claim:
+// most nodes a scheduler looks at have no ports claimed, and it reads a
+// hundred or more nodes per eval.
+func (u *nodeUsage) claimPort(p int) {
+	if u.ports == nil {
+		u.ports = map[int]int{}
+	}
+	u.ports[p]++
 }
 
 // remove takes the alloc with this ID out of the usage, if present.
