@@ -137,11 +137,16 @@ func TestLocalFinishEval_AcksOnlyACommittedStatus(t *testing.T) {
 func finishedWithPlan(t *testing.T, leader, worker *Server, eval *structs.Evaluation, allocs []*structs.Allocation) {
 	t.Helper()
 	// The worker's server records the complete step only once its plan
-	// came back saying the eval is finished.
+	// came back saying the eval is finished (before or after the leader's
+	// ack, which waits for the entry's commit).
 	testutil.WaitFor(t, 10*time.Second, "the worker to learn its plan finished the eval", func() (bool, string) {
 		steps := worker.timeline.Entries(eval.ID)
-		last := steps[len(steps)-1]
-		return last.Status == structs.EvalStatusComplete && last.Time == eval.ModifyTime, fmt.Sprintf("last step %+v", *last)
+		for _, step := range steps {
+			if step.Status == structs.EvalStatusComplete && step.Time == eval.ModifyTime {
+				return true, ""
+			}
+		}
+		return false, fmt.Sprintf("steps %v", steps)
 	})
 	if len(allocs) == 0 || eval.ModifyIndex != allocs[0].CreateIndex {
 		t.Fatalf("eval written at index %d, allocs %v: want the plan's entry to write both", eval.ModifyIndex, allocs)
@@ -269,5 +274,30 @@ func TestPlanSubmit_ResultByReferenceNamesTheAcceptedNodes(t *testing.T) {
 	whole := submitFinishing(t, p, false)
 	if whole.Accepted != nil || len(whole.Result.NodeAllocation["n1"]) != 1 {
 		t.Fatalf("without asking: accepted %+v, placements %v; want the placement itself", whole.Accepted, whole.Result.NodeAllocation)
+	}
+}
+
+// When the entry of a plan that finished its eval fails after the worker
+// was answered, the leader nacks the eval for the worker, forgets the
+// follower's hold, and the broker delivers the eval again.
+func TestNackEvalOfFailedPlan_ReturnsTheEvalToTheBroker(t *testing.T) {
+	p, _ := setupTwoEvals(t)
+	req := &structs.EvalDequeueRequest{Schedulers: []string{structs.JobTypeService}, Timeout: time.Second, ServerID: "follower-1", BootID: "boot-1"}
+	got, err := p.srv.Eval.Dequeue(context.Background(), req)
+	if err != nil || got.Eval == nil {
+		t.Fatalf("dequeue = %+v, %v", got, err)
+	}
+	if err := p.srv.nackEvalOfFailedPlan(got.Eval.ID, got.Token); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, held := p.srv.remoteHeld.holder(got.Eval.ID); held {
+		t.Fatal("the follower still holds the nacked eval")
+	}
+	if _, outstanding := p.srv.broker.Outstanding(got.Eval.ID); outstanding {
+		t.Fatal("the eval is still outstanding after the nack")
+	}
+	// Redelivered after the broker's nack delay: held back, not lost.
+	if st := p.srv.broker.Stats(); st.TotalUnacked != 0 || st.TotalWaiting+st.TotalReady != 2 {
+		t.Fatalf("broker %+v: want the nacked eval waiting out its delay and the other ready", st)
 	}
 }

@@ -272,6 +272,14 @@ func (s *Server) ackEvalFinishedByPlan(evalID, token string) error {
 	return localBackend{s}.Ack(evalID, token)
 }
 
+// nackEvalOfFailedPlan returns to the broker an eval whose worker was
+// told its plan finished it, when the plan's entry then failed: the eval
+// is still pending in the state, and another worker schedules it again.
+func (s *Server) nackEvalOfFailedPlan(evalID, token string) error {
+	s.remoteHeld.remove(evalID, token)
+	return s.broker.Nack(evalID, token)
+}
+
 // Ack acks an eval held under its token.
 func (e *EvalEndpoint) Ack(ctx context.Context, args *structs.EvalAckRequest) (*structs.GenericResponse, error) {
 	return e.brokerCall(ctx, "Eval.Ack", args, localBackend{e.srv}.Ack)

@@ -224,7 +224,7 @@ func (s *Server) setupPipeline() {
 	s.applier = planapply.NewApplier(s.planQueue, s.broker, stateSource{s}, planRaft{s}, c.Clock, s.log.With("component", "plan_applier"), c.NewID)
 	s.applier.SetRejectHook(c.PlanRejectHook)
 	s.applier.SetSerial(c.SerialPlanApply)
-	s.applier.SetEvalAcker(s.ackEvalFinishedByPlan)
+	s.applier.SetEvalFinisher(s.ackEvalFinishedByPlan, s.nackEvalOfFailedPlan)
 	s.applier.SetEvaluateObserver(func(d time.Duration) { c.Metrics.PlanEvaluate.Observe(telemetry.Ms(d)) })
 	// The built-in schedulers read the server's injected clock (reschedule
 	// delays, alloc and eval times).

@@ -54,7 +54,9 @@ type Applier struct {
 	onEvaluate func(time.Duration)
 	// ackEval, when set, acks an eval whose final status a plan's entry
 	// wrote (final.go); without it plans never carry final statuses.
-	ackEval func(evalID, token string) error
+	// nackEval returns such an eval to the broker when its entry failed
+	// after its worker was answered (answerBeforeCommit).
+	ackEval, nackEval func(evalID, token string) error
 
 	ov       *overlay  // what the next plan is evaluated on; nil: take a fresh snapshot
 	inflight []*member // proposed, oldest first
@@ -75,12 +77,14 @@ func (a *Applier) SetEvaluateObserver(fn func(time.Duration)) {
 	a.mu.Unlock()
 }
 
-// SetEvalAcker lets plans carry their eval's final status
+// SetEvalFinisher lets plans carry their eval's final status
 // (structs.Plan.FinalEval): once such an entry commits the applier acks
-// the eval with ack, before answering the worker.
-func (a *Applier) SetEvalAcker(ack func(evalID, token string) error) {
+// the eval with ack. The pipelined applier answers the worker as soon as
+// such an entry is proposed, and nacks the eval with nack if the entry
+// then fails.
+func (a *Applier) SetEvalFinisher(ack, nack func(evalID, token string) error) {
 	a.mu.Lock()
-	a.ackEval = ack
+	a.ackEval, a.nackEval = ack, nack
 	a.mu.Unlock()
 }
 

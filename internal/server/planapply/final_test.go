@@ -21,8 +21,11 @@ func finalPlan(h *harness, job *structs.Job, allocs ...*structs.Allocation) *str
 // acks records the applier's acks.
 func acks(h *harness) *[]string {
 	var got []string
-	h.app.SetEvalAcker(func(evalID, token string) error {
+	h.app.SetEvalFinisher(func(evalID, token string) error {
 		got = append(got, evalID+"/"+token)
+		return nil
+	}, func(evalID, token string) error {
+		got = append(got, "nack "+evalID+"/"+token)
 		return nil
 	})
 	return &got
@@ -101,5 +104,74 @@ func TestFinalEval_NoAckerWritesNoStatus(t *testing.T) {
 	}
 	if res.EvalFinished || h.raft.reqs[0].FinalEval != nil {
 		t.Fatal("the plan finished its eval with no one to ack it")
+	}
+}
+
+// The pipeline answers a plan that finishes its eval once its entry is
+// proposed, without waiting for the commit: the worker goes on to its
+// next eval. The eval is acked only when the entry commits.
+func TestFinalEval_PipelineAnswersBeforeTheCommit(t *testing.T) {
+	h, g, job := pipelineFixture(t)
+	acked := acks(h)
+	pending := h.enqueue(finalPlan(h, job, mockAlloc("p1", job, "n2", 100, 100, 100)))
+
+	evaluateEach(h, pending)
+	if g.proposed() != 1 || !answered(pending) {
+		t.Fatalf("proposed %d, answered %v: want the entry in raft and the worker answered", g.proposed(), answered(pending))
+	}
+	res, err := pending.Wait()
+	if err != nil || !res.EvalFinished || res.EvalFinishTime == 0 {
+		t.Fatalf("early answer %+v, %v: want the eval finished by the plan", res, err)
+	}
+	if len(*acked) != 0 {
+		t.Fatalf("acked %v before the entry committed", *acked)
+	}
+	g.commitNext(t)
+	waitFor(t, func() bool { h.app.mu.Lock(); defer h.app.mu.Unlock(); return len(h.app.inflight) == 0 })
+	if len(*acked) != 1 || (*acked)[0] != "eval-1/token-eval-1" {
+		t.Fatalf("after the commit: %v, want eval-1 acked", *acked)
+	}
+	if e, _ := h.store.EvalByID(nil, "eval-1"); e == nil || e.Status != structs.EvalStatusComplete {
+		t.Fatalf("stored eval %+v, want complete", e)
+	}
+}
+
+// If the entry of a plan answered before its commit fails, the applier
+// nacks the eval, which is still pending in the state: another worker
+// schedules it again. Nothing is acked.
+func TestFinalEval_FailedEntryAfterTheAnswerNacksTheEval(t *testing.T) {
+	h, g, job := pipelineFixture(t)
+	acked := acks(h)
+	pending := h.enqueue(finalPlan(h, job, mockAlloc("p1", job, "n2", 100, 100, 100)))
+	evaluateEach(h, pending)
+	if !answered(pending) {
+		t.Fatal("a finishing plan was not answered when proposed")
+	}
+	g.failNext(t, errors.New("leadership lost"))
+	waitFor(t, func() bool { h.app.mu.Lock(); defer h.app.mu.Unlock(); return len(h.app.inflight) == 0 })
+	if len(*acked) != 1 || (*acked)[0] != "nack eval-1/token-eval-1" {
+		t.Fatalf("after the failed entry: %v, want eval-1 nacked", *acked)
+	}
+	if h.alloc("p1") != nil {
+		t.Fatal("the failed entry's alloc was committed")
+	}
+}
+
+// A plan that does not finish its eval waits for its entry's commit: its
+// worker goes on with the eval and needs the committed result.
+func TestFinalEval_PlanWithoutFinalStatusWaitsForTheCommit(t *testing.T) {
+	h, g, job := pipelineFixture(t)
+	acks(h)
+	plan := h.plan("eval-1", job)
+	addTo(&plan.NodeAllocation, mockAlloc("p1", job, "n2", 100, 100, 100))
+	pending := h.enqueue(plan)
+	evaluateEach(h, pending)
+	if answered(pending) {
+		t.Fatal("a plan without a final status was answered before its entry committed")
+	}
+	index := g.commitNext(t)
+	waitAnswered(t, pending)
+	if res, err := pending.Wait(); err != nil || res.AllocIndex != index || res.EvalFinished {
+		t.Fatalf("answer %+v, %v: want the committed result at %d", res, err, index)
 	}
 }

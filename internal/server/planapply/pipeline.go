@@ -31,6 +31,9 @@ type member struct {
 	done     chan struct{} // closed once index or err is known
 	index    uint64        // the committed entry's index
 	err      error         // what the submitter gets instead of the result
+	// answered: the submitter has its result already (answerBeforeCommit);
+	// the entry's outcome only decides the eval's ack or nack.
+	answered bool
 }
 
 func (m *member) settled() bool {
@@ -146,6 +149,7 @@ func (a *Applier) propose(m *member) {
 		finish() // keep synchronous steps deterministic
 		return
 	}
+	a.answerBeforeCommit(m)
 	go func() {
 		finish()
 		a.mu.Lock()
@@ -209,6 +213,10 @@ func depsOutcome(m *member) int {
 // of uncommitted entries refreshes to at least their indexes, so the
 // worker's new snapshot shows what it lost to.
 func (a *Applier) answer(m *member) {
+	if m.answered {
+		a.settleAnswered(m)
+		return
+	}
 	if m.err != nil {
 		m.pending.respond(nil, m.err)
 		return
