@@ -155,6 +155,9 @@ func TestDefaultSpec(t *testing.T) {
 		if q.Jobs*q.Count != want/10 {
 			t.Errorf("%s quick: %+v", sc, q)
 		}
+		if s.jobMaxCount() < s.Count { // the servers would refuse the job
+			t.Errorf("%s: servers allow groups of %d, the scenario asks for %d", sc, s.jobMaxCount(), s.Count)
+		}
 	}
 	if _, err := DefaultSpec("z", 1, false); err == nil {
 		t.Error("unknown scenario accepted")

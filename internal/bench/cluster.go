@@ -88,13 +88,18 @@ func (s Spec) schedulers() int {
 	return numSchedulers
 }
 
+// jobMaxCount lets the servers take the spec's biggest group (scenario c
+// asks for 50,000 allocs in one group, above the server default).
+func (s Spec) jobMaxCount() int { return max(server.DefaultJobMaxCount, s.Count) }
+
 // startServer starts a dev server and waits until it leads with its
 // pipeline enabled (the broker refuses evals before that).
 func startServer(spec Spec) (*server.Server, error) {
 	srv, err := server.New(&server.Config{
 		NodeName: "bench", DevMode: true, NumSchedulers: spec.schedulers(), SerialPlanApply: spec.SerialPlans,
-		RaftAddr: fmt.Sprintf("bench-%d", serverSeq.Add(1)),
-		Logger:   slog.New(slog.NewTextHandler(io.Discard, nil)),
+		JobMaxCount: spec.jobMaxCount(),
+		RaftAddr:    fmt.Sprintf("bench-%d", serverSeq.Add(1)),
+		Logger:      slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	if err != nil {
 		return nil, err

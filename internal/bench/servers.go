@@ -67,7 +67,8 @@ func startServers(n int, spec Spec) ([]*server.Server, []string, func(), error) 
 		srv, err := startLabelledServer(name, ln, &server.Config{
 			NodeName: name, DataDir: dir,
 			NumSchedulers: spec.schedulers(), BootstrapExpect: n, SerialPlanApply: spec.SerialPlans,
-			RaftAddr: ln.Addr().String(), RaftNetwork: true,
+			JobMaxCount: spec.jobMaxCount(),
+			RaftAddr:    ln.Addr().String(), RaftNetwork: true,
 			RaftTimings: &server.RaftTimings{Heartbeat: time.Second, Election: time.Second, LeaderLease: 500 * time.Millisecond, Commit: 5 * time.Millisecond},
 			Serf:        &server.SerfConfig{BindAddr: "127.0.0.1", RetryJoin: join, RetryInterval: 100 * time.Millisecond, Fast: true},
 			Logger:      slog.New(slog.NewTextHandler(io.Discard, nil)),
