@@ -17,7 +17,7 @@ type entryV2 struct {
 	Added *entryV1
 }
 
-// Entries encode structs as arrays (entryHandle). An entry written before
+// Entries encode structs as arrays (StructArrayHandle). An entry written before
 // a field was appended decodes with that field zero, and one written with
 // a field the reader does not know yet decodes without it: what lets
 // servers of two versions share a log in a rolling upgrade.
