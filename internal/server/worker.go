@@ -45,8 +45,8 @@ type Worker struct {
 	// (finish). Any other write the scheduler makes flushes it first, so
 	// writes still reach raft in the order the scheduler made them.
 	final *structs.Evaluation
-	// finishedByPlan: the last plan's entry wrote the eval's final status
-	// and the leader acked it (structs.Plan.FinalEval); nothing is left to
+	// finishedByPlan: the last plan's entry writes the eval's final status
+	// and the leader acks it (structs.Plan.FinalEval); nothing is left to
 	// write or ack.
 	finishedByPlan bool
 	// background: the eval came from the run loop, which finishes evals
@@ -209,7 +209,7 @@ func (w *Worker) finish(background bool) {
 	final, backend, evalID, token := w.final, w.backend, w.eval.ID, w.token
 	w.final = nil
 	if w.finishedByPlan {
-		return // the plan's entry wrote the status and the leader acked
+		return // the plan's entry writes the status and the leader acks
 	}
 	if !background {
 		w.finishEval(backend, final, evalID, token)
@@ -326,7 +326,7 @@ func (w *Worker) UpdateEval(eval *structs.Evaluation) error {
 
 // prepareFinal stamps a plan's final eval (the scheduler built it for
 // this plan alone) as UpdateEval would, with the final status appended to
-// its timeline (the leader sets that step's time to its commit time), but
+// its timeline (the leader sets that step's time to the entry's), but
 // records nothing yet: the plan may not commit in full, and then the
 // scheduler goes on.
 func (w *Worker) prepareFinal(e *structs.Evaluation) *structs.Evaluation {

@@ -176,7 +176,7 @@ type AllocatedPortMapping struct {
 // (that was a third of reading a node's usage). Only call it on a value
 // no one else reads yet.
 func (a *AllocatedResources) Seal() {
-	if a != nil {
+	if a != nil && a.flat == nil { // a restore seals a shared value once per alloc
 		a.flat = a.flatten()
 	}
 }

@@ -326,6 +326,7 @@ var notCopied = map[string]string{
 	"PlanSubmitRequest":          "RPC payload",
 	"PlanSubmitResponse":         "RPC payload",
 	"PlanAcceptance":             "RPC payload",
+	"AllocGroup":                 "map key of strings",
 	// Raft payloads: built once by an endpoint, decoded fresh by every FSM
 	// apply, never shared.
 	"JobRegisterRequest":                  "raft payload",

@@ -9,9 +9,9 @@ import (
 )
 
 // MsgpackHandle decodes raft log entries and encodes and decodes
-// snapshots and the client's local state. Decoded strings stay strings and untyped maps become
-// map[string]any so a decoded Task.Config looks like the one that was
-// encoded.
+// snapshots and the client's local state. Decoded strings stay strings
+// and untyped maps become map[string]any so a decoded Task.Config looks
+// like the one that was encoded.
 var MsgpackHandle = newMsgpackHandle(false)
 
 // StructArrayHandle encodes raft log entries (Encode) and RPCs: each
@@ -29,9 +29,10 @@ var MsgpackHandle = newMsgpackHandle(false)
 // older one, in a rolling upgrade) decodes without the fields it does
 // not know. internal/fsm's TestEntryFields_OnlyEverAppended and
 // internal/server's TestRPCFields_OnlyEverAppended hold every such
-// struct to this (internal/testutil/wirefields). A Go struct inside an `any` field (task config,
-// scaling policies) would also travel as an array and decode as one;
-// those fields only ever hold what JSON and HCL decode into.
+// struct to this (internal/testutil/wirefields). A Go struct inside an
+// `any` field (task config, scaling policies) would also travel as an
+// array and decode as one; those fields only ever hold what JSON and HCL
+// decode into.
 var StructArrayHandle = newMsgpackHandle(true)
 
 func newMsgpackHandle(structsAsArrays bool) *codec.MsgpackHandle {

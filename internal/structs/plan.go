@@ -23,10 +23,11 @@ type Plan struct {
 	SnapshotIndex     uint64
 	// FinalEval is the eval as the scheduler will write it if this plan
 	// commits in full (nothing is left to do then). The leader writes it
-	// in the plan's own entry when every part of the plan fits, acks the
-	// eval, and says so in PlanResult.EvalFinished: one raft entry and
-	// one round trip fewer per eval. A plan that is partly rejected
-	// commits without it, and the scheduler goes on as before.
+	// in the plan's own entry when every part of the plan fits, says so
+	// in PlanResult.EvalFinished, and acks the eval once the entry
+	// commits (or nacks it if the entry fails): one raft entry and one
+	// round trip fewer per eval. A plan that is partly rejected commits
+	// without it, and the scheduler goes on as before.
 	FinalEval *Evaluation
 }
 
@@ -90,9 +91,10 @@ type PlanResult struct {
 	AllocIndex uint64
 	// RejectedNodes lists the nodes whose part of the plan did not fit.
 	RejectedNodes []string
-	// EvalFinished: the entry also wrote the plan's FinalEval, stamped
-	// EvalFinishTime (the entry's commit time), and the leader acked the
-	// eval. Its worker writes and acks nothing more.
+	// EvalFinished: the plan's entry writes its FinalEval, stamped
+	// EvalFinishTime (the entry's time, when the leader accepted the
+	// plan), and the leader acks or nacks the eval once the entry's
+	// outcome is known. Its worker writes and acks nothing more.
 	EvalFinished   bool
 	EvalFinishTime int64
 }

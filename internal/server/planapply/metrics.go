@@ -2,10 +2,6 @@ package planapply
 
 import "github.com/drover-project/drover/internal/structs"
 
-type allocGroup struct{ namespace, job, name string }
-
-func groupOf(a *structs.Allocation) allocGroup { return allocGroup{a.Namespace, a.JobID, a.TaskGroup} }
-
 // keepGroupMetricsOfRejected gives a task group whose placements in the
 // entry carry no metrics those of its placement elsewhere in the plan. A
 // follower's compact plan (structs.Plan.Compact) sends a group's metrics
@@ -14,23 +10,23 @@ func groupOf(a *structs.Allocation) allocGroup { return allocGroup{a.Namespace, 
 // any. The last accepted placement of the group (copied: it belongs to
 // the plan) takes them, as if it had been sent with them.
 func keepGroupMetricsOfRejected(entry []*structs.Allocation, plan *structs.Plan) {
-	bare := map[allocGroup]int{} // group without metrics -> its last index in entry
+	bare := map[structs.AllocGroup]int{} // group without metrics -> its last index in entry
 	for i, a := range entry {
-		bare[groupOf(a)] = i
+		bare[structs.GroupOf(a)] = i
 	}
 	for _, a := range entry {
 		if a.Metrics != nil {
-			delete(bare, groupOf(a))
+			delete(bare, structs.GroupOf(a))
 		}
 	}
 	if len(bare) == 0 {
 		return
 	}
-	found := map[allocGroup]*structs.AllocMetric{}
+	found := map[structs.AllocGroup]*structs.AllocMetric{}
 	for _, node := range sortedKeys(plan.NodeAllocation) { // the entry's order: the last one wins
 		for _, a := range plan.NodeAllocation[node] {
-			if _, ok := bare[groupOf(a)]; ok && a.Metrics != nil {
-				found[groupOf(a)] = a.Metrics
+			if _, ok := bare[structs.GroupOf(a)]; ok && a.Metrics != nil {
+				found[structs.GroupOf(a)] = a.Metrics
 			}
 		}
 	}

@@ -35,7 +35,9 @@ func buildRequest(snap jobLookup, plan *structs.Plan, res *structs.PlanResult, n
 		}
 	}
 	structs.KeepLastGroupMetrics(req.AllocsUpdated)
-	keepGroupMetricsOfRejected(req.AllocsUpdated, plan)
+	if len(res.RejectedNodes) > 0 { // else the entry holds every placement
+		keepGroupMetricsOfRejected(req.AllocsUpdated, plan)
+	}
 	for _, nodeID := range sortedKeys(res.NodeUpdate) {
 		for _, a := range res.NodeUpdate[nodeID] {
 			req.AllocsStopped = append(req.AllocsStopped, stopDiff(a))
