@@ -1,10 +1,7 @@
 package agent
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"io"
 	"net/http"
 	"reflect"
 	"strings"
@@ -14,8 +11,11 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-// Every request is checked here, before it reaches its handler: the route
-// pattern it matched names a rule (aclRules), the rule names the
+// Every request is checked once. A cluster route whose handler is a call
+// of a registered server method (serverRoute.by) is checked by that call,
+// on the server that answers, with the method's rule (server/access.go).
+// Every other request is checked here, before it reaches its handler: the
+// route pattern it matched names a rule (aclRules), the rule names the
 // capability the caller's token needs, and a route without a rule needs a
 // management token. So a route added without thinking about ACLs fails
 // closed, and TestACLRules_EveryRouteHasARule says which one it was.
@@ -42,6 +42,9 @@ type authzRequest struct {
 // rule.
 func (h *HTTPServer) authorizeRequest(r *http.Request) (*http.Request, error) {
 	_, pattern := h.mux.Handler(r)
+	if _, ok := h.methodChecked[pattern]; ok {
+		return r, nil // the handler's method call checks the caller
+	}
 	path := pattern
 	if _, p, ok := strings.Cut(pattern, " "); ok {
 		path = p
@@ -141,40 +144,14 @@ func management(c *authzRequest) bool { return c.acl.IsManagement() }
 // anyToken allows every caller whose token resolves (anonymous too).
 func anyToken(*authzRequest) bool { return true }
 
-// namespaceNamed requires a capability in the {name} namespace.
-func namespaceNamed(c *authzRequest) bool { return c.acl.AllowNamespace(c.pathValue("name")) }
-
-func nodeRead(c *authzRequest) bool      { return c.acl.AllowNodeRead() }
-func nodeWrite(c *authzRequest) bool     { return c.acl.AllowNodeWrite() }
-func agentRead(c *authzRequest) bool     { return c.acl.AllowAgentRead() }
-func agentWrite(c *authzRequest) bool    { return c.acl.AllowAgentWrite() }
-func operatorRead(c *authzRequest) bool  { return c.acl.AllowOperatorRead() }
-func operatorWrite(c *authzRequest) bool { return c.acl.AllowOperatorWrite() }
+func nodeRead(c *authzRequest) bool   { return c.acl.AllowNodeRead() }
+func nodeWrite(c *authzRequest) bool  { return c.acl.AllowNodeWrite() }
+func agentRead(c *authzRequest) bool  { return c.acl.AllowAgentRead() }
+func agentWrite(c *authzRequest) bool { return c.acl.AllowAgentWrite() }
 
 // ns requires one of caps in the request's namespace.
 func ns(caps ...string) aclCheck {
 	return func(c *authzRequest) bool { return anyCap(c.acl, c.requestNamespace(), caps) }
-}
-
-// nsList is ns for a list: namespace=* is let through, and the endpoint
-// lists only the objects the caller may see.
-func nsList(capability string) aclCheck {
-	return func(c *authzRequest) bool {
-		return c.requestNamespace() == "*" || c.acl.AllowNamespaceOperation(c.requestNamespace(), capability)
-	}
-}
-
-// nsBody requires capability in the namespace of the job in the request
-// body ({"Job": {"Namespace": ...}}), which is where the job goes, else
-// in the request's namespace.
-func nsBody(capability string) aclCheck {
-	return func(c *authzRequest) bool {
-		target := bodyJobNamespace(c.r)
-		if target == "" {
-			target = c.requestNamespace()
-		}
-		return c.acl.AllowNamespaceOperation(target, capability)
-	}
 }
 
 // object requires one of caps in the namespace of the alloc, eval or
@@ -188,18 +165,6 @@ func object(kind string, caps ...string) aclCheck {
 			target = c.requestNamespace()
 		}
 		return anyCap(c.acl, target, caps)
-	}
-}
-
-// both requires every check.
-func both(checks ...aclCheck) aclCheck {
-	return func(c *authzRequest) bool {
-		for _, ch := range checks {
-			if !ch(c) {
-				return false
-			}
-		}
-		return true
 	}
 }
 
@@ -227,26 +192,6 @@ func (h *HTTPServer) objectNamespace(kind, id string) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// bodyJobNamespace peeks at the request body's Job.Namespace and puts the
-// body back for the handler.
-func bodyJobNamespace(r *http.Request) string {
-	if r.Body == nil {
-		return ""
-	}
-	raw, err := io.ReadAll(io.LimitReader(r.Body, MaxRequestBodyBytes+1))
-	r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(raw), r.Body))
-	if err != nil {
-		return ""
-	}
-	var peek struct {
-		Job *struct{ Namespace *string }
-	}
-	if err := json.Unmarshal(raw, &peek); err != nil || peek.Job == nil || peek.Job.Namespace == nil {
-		return ""
-	}
-	return *peek.Job.Namespace
 }
 
 func ptrOf(c aclCheck) uintptr { return reflect.ValueOf(c).Pointer() }

@@ -28,7 +28,7 @@ func (h *HTTPServer) aclBootstrap(w http.ResponseWriter, r *http.Request) (any, 
 			return nil, bodyError(err)
 		}
 	}
-	reply, err := h.srv.ACL.Bootstrap(r.Context(), &structs.ACLBootstrapArgs{BootstrapSecret: req.BootstrapSecret, WriteRequest: writeRequest(r)})
+	reply, err := server.ACLBootstrap.Call(r.Context(), h.srv, &structs.ACLBootstrapArgs{BootstrapSecret: req.BootstrapSecret, WriteRequest: writeRequest(r)})
 	if err != nil {
 		return nil, err
 	}
@@ -37,13 +37,13 @@ func (h *HTTPServer) aclBootstrap(w http.ResponseWriter, r *http.Request) (any, 
 }
 
 func (h *HTTPServer) aclPolicyList(w http.ResponseWriter, r *http.Request) (any, error) {
-	reply, err := readEndpoint(w, r, h.srv.ACL.ListPolicies, &structs.ACLPolicyListRequest{})
+	reply, err := readEndpoint(w, r, server.ACLListPolicies.On(h.srv), &structs.ACLPolicyListRequest{})
 	return listOf(reply.Policies, apiconv.ACLPolicyStub, err)
 }
 
 func (h *HTTPServer) aclPolicyGet(w http.ResponseWriter, r *http.Request) (any, error) {
 	name := r.PathValue("name")
-	reply, err := readEndpoint(w, r, h.srv.ACL.GetPolicy, &structs.ACLPolicySpecificRequest{Name: name})
+	reply, err := readEndpoint(w, r, server.ACLGetPolicy.On(h.srv), &structs.ACLPolicySpecificRequest{Name: name})
 	return oneOf(reply.Policy, apiconv.ACLPolicyFromStructs, err, "ACL policy %q not found", name)
 }
 
@@ -62,7 +62,7 @@ func (h *HTTPServer) aclPolicyPut(w http.ResponseWriter, r *http.Request) (any, 
 	if p.JobACL != nil {
 		return nil, server.BadRequest("JobACL: workload-associated policies are not supported")
 	}
-	reply, err := h.srv.ACL.UpsertPolicies(r.Context(), &structs.ACLPolicyUpsertArgs{
+	reply, err := server.ACLUpsertPolicies.Call(r.Context(), h.srv, &structs.ACLPolicyUpsertArgs{
 		Policies: []*structs.ACLPolicy{apiconv.ACLPolicyToStructs(&p)}, WriteRequest: writeRequest(r)})
 	if err != nil {
 		return nil, err
@@ -72,7 +72,7 @@ func (h *HTTPServer) aclPolicyPut(w http.ResponseWriter, r *http.Request) (any, 
 }
 
 func (h *HTTPServer) aclPolicyDelete(w http.ResponseWriter, r *http.Request) (any, error) {
-	reply, err := h.srv.ACL.DeletePolicies(r.Context(), &structs.ACLPolicyDeleteArgs{Names: []string{r.PathValue("name")}, WriteRequest: writeRequest(r)})
+	reply, err := server.ACLDeletePolicies.Call(r.Context(), h.srv, &structs.ACLPolicyDeleteArgs{Names: []string{r.PathValue("name")}, WriteRequest: writeRequest(r)})
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +81,7 @@ func (h *HTTPServer) aclPolicyDelete(w http.ResponseWriter, r *http.Request) (an
 }
 
 func (h *HTTPServer) aclTokenList(w http.ResponseWriter, r *http.Request) (any, error) {
-	reply, err := readEndpoint(w, r, h.srv.ACL.ListTokens, &structs.ACLTokenListRequest{})
+	reply, err := readEndpoint(w, r, server.ACLListTokens.On(h.srv), &structs.ACLTokenListRequest{})
 	return listOf(reply.Tokens, apiconv.ACLTokenStub, err)
 }
 
@@ -96,7 +96,7 @@ func (h *HTTPServer) aclTokenUpsert(w http.ResponseWriter, r *http.Request) (any
 		return nil, err
 	}
 	t.AccessorID = accessor
-	reply, err := h.srv.ACL.UpsertTokens(r.Context(), &structs.ACLTokenUpsertArgs{
+	reply, err := server.ACLUpsertTokens.Call(r.Context(), h.srv, &structs.ACLTokenUpsertArgs{
 		Tokens: []*structs.ACLToken{apiconv.ACLTokenToStructs(&t)}, WriteRequest: writeRequest(r)})
 	if err != nil {
 		return nil, err
@@ -119,7 +119,7 @@ func serverAssignedID(field, bodyID, pathID, updateRoute string) error {
 }
 
 func (h *HTTPServer) aclTokenSelf(w http.ResponseWriter, r *http.Request) (any, error) {
-	reply, err := readEndpoint(w, r, h.srv.ACL.GetTokenSelf, &structs.QueryOptions{})
+	reply, err := readEndpoint(w, r, server.ACLGetTokenSelf.On(h.srv), &structs.QueryOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -128,12 +128,12 @@ func (h *HTTPServer) aclTokenSelf(w http.ResponseWriter, r *http.Request) (any, 
 
 func (h *HTTPServer) aclTokenGet(w http.ResponseWriter, r *http.Request) (any, error) {
 	accessor := r.PathValue("accessor")
-	reply, err := readEndpoint(w, r, h.srv.ACL.GetToken, &structs.ACLTokenSpecificRequest{AccessorID: accessor})
+	reply, err := readEndpoint(w, r, server.ACLGetToken.On(h.srv), &structs.ACLTokenSpecificRequest{AccessorID: accessor})
 	return oneOf(reply.Token, apiconv.ACLTokenFromStructs, err, "ACL token %q not found", accessor)
 }
 
 func (h *HTTPServer) aclTokenDelete(w http.ResponseWriter, r *http.Request) (any, error) {
-	reply, err := h.srv.ACL.DeleteTokens(r.Context(), &structs.ACLTokenDeleteArgs{AccessorIDs: []string{r.PathValue("accessor")}, WriteRequest: writeRequest(r)})
+	reply, err := server.ACLDeleteTokens.Call(r.Context(), h.srv, &structs.ACLTokenDeleteArgs{AccessorIDs: []string{r.PathValue("accessor")}, WriteRequest: writeRequest(r)})
 	if err != nil {
 		return nil, err
 	}

@@ -15,7 +15,7 @@ func (h *HTTPServer) aclRoleList(w http.ResponseWriter, r *http.Request) (any, e
 	if err != nil {
 		return nil, err
 	}
-	reply, err := h.srv.ACL.ListRoles(r.Context(), &structs.ACLRoleListRequest{QueryOptions: q})
+	reply, err := server.ACLListRoles.Call(r.Context(), h.srv, &structs.ACLRoleListRequest{QueryOptions: q})
 	if err != nil {
 		return nil, err
 	}
@@ -38,7 +38,7 @@ func (h *HTTPServer) aclRoleUpsert(w http.ResponseWriter, r *http.Request) (any,
 		return nil, err
 	}
 	role.ID = id
-	reply, err := h.srv.ACL.UpsertRoles(r.Context(), &structs.ACLRoleUpsertArgs{
+	reply, err := server.ACLUpsertRoles.Call(r.Context(), h.srv, &structs.ACLRoleUpsertArgs{
 		Roles: []*structs.ACLRole{apiconv.ACLRoleToStructs(&role)}, WriteRequest: writeRequest(r)})
 	if err != nil {
 		return nil, err
@@ -61,7 +61,7 @@ func (h *HTTPServer) aclRoleRead(w http.ResponseWriter, r *http.Request, req *st
 		return nil, err
 	}
 	req.QueryOptions = q
-	reply, err := h.srv.ACL.GetRole(r.Context(), req)
+	reply, err := server.ACLGetRole.Call(r.Context(), h.srv, req)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +73,7 @@ func (h *HTTPServer) aclRoleRead(w http.ResponseWriter, r *http.Request, req *st
 }
 
 func (h *HTTPServer) aclRoleDelete(w http.ResponseWriter, r *http.Request) (any, error) {
-	reply, err := h.srv.ACL.DeleteRoles(r.Context(), &structs.ACLRoleDeleteArgs{IDs: []string{r.PathValue("id")}, WriteRequest: writeRequest(r)})
+	reply, err := server.ACLDeleteRoles.Call(r.Context(), h.srv, &structs.ACLRoleDeleteArgs{IDs: []string{r.PathValue("id")}, WriteRequest: writeRequest(r)})
 	if err != nil {
 		return nil, err
 	}

@@ -20,6 +20,12 @@ func TestACLRules_EveryRouteHasARule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	boundPaths := map[string]bool{}
+	for _, r := range (&HTTPServer{}).serverRouteTable() {
+		if r.by != nil {
+			boundPaths[r.path] = true
+		}
+	}
 	seen := 0
 	for _, e := range entries {
 		name := e.Name()
@@ -37,7 +43,7 @@ func TestACLRules_EveryRouteHasARule(t *testing.T) {
 			for _, m := range routeLiteral.FindAllStringSubmatch(line, -1) {
 				path := strings.TrimSpace(m[1])
 				seen++
-				if _, ok := aclRules[path]; !ok {
+				if _, ok := aclRules[path]; !ok && !boundPaths[path] {
 					t.Errorf("%s: route %s has no entry in aclRules", name, path)
 				}
 			}
@@ -45,8 +51,16 @@ func TestACLRules_EveryRouteHasARule(t *testing.T) {
 	}
 	for _, r := range (&HTTPServer{}).serverRouteTable() {
 		seen++
-		if _, ok := aclRules[r.path]; !ok {
-			t.Errorf("serverRouteTable: route %s %s has no entry in aclRules", r.method, r.path)
+		rule, ok := aclRules[r.path]
+		ruled := ok && rule.write != nil
+		if r.method == "GET" {
+			ruled = ok && rule.read != nil
+		}
+		switch {
+		case r.by == nil && !ruled:
+			t.Errorf("serverRouteTable: route %s %s names no method and has no entry in aclRules", r.method, r.path)
+		case r.by != nil && ruled:
+			t.Errorf("serverRouteTable: route %s %s is checked by %s; its entry in aclRules is a second decision", r.method, r.path, r.by.Name())
 		}
 	}
 	if seen < 60 {

@@ -5,17 +5,18 @@ import (
 	"runtime"
 	"strconv"
 
+	"github.com/drover-project/drover/internal/server"
 	"github.com/drover-project/drover/internal/structs"
 )
 
 // serverStats adds agent-info's server sections: nomad (leader, regions),
 // raft (state, indexes) and serf (gossip member counts).
 func (h *HTTPServer) serverStats(r *http.Request, out map[string]map[string]string) error {
-	stats, err := h.srv.Status.RaftStats(r.Context(), &structs.GenericRequest{})
+	stats, err := server.StatusRaftStats.Call(r.Context(), h.srv, &structs.GenericRequest{})
 	if err != nil {
 		return err
 	}
-	regions, err := h.srv.Region.List(r.Context(), &structs.QueryOptions{})
+	regions, err := server.RegionList.Call(r.Context(), h.srv, &structs.QueryOptions{})
 	if err != nil {
 		return err
 	}
@@ -23,7 +24,7 @@ func (h *HTTPServer) serverStats(r *http.Request, out map[string]map[string]stri
 		"known_regions": strconv.Itoa(len(regions.Regions))}
 	out["raft"] = map[string]string{"applied_index": uintString(stats.AppliedIndex), "term": uintString(stats.Term),
 		"state": stats.State, "last_log_index": uintString(stats.LastIndex)}
-	members, err := h.srv.Cluster.Members(r.Context(), &structs.ClusterMembersRequest{})
+	members, err := server.ClusterMembers.Call(r.Context(), h.srv, &structs.ClusterMembersRequest{})
 	if err != nil {
 		return err
 	}

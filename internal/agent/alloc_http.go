@@ -4,11 +4,12 @@ import (
 	"net/http"
 
 	"github.com/drover-project/drover/internal/agent/apiconv"
+	"github.com/drover-project/drover/internal/server"
 	"github.com/drover-project/drover/internal/structs"
 )
 
 func (h *HTTPServer) allocList(w http.ResponseWriter, r *http.Request) (any, error) {
-	reply, err := readEndpoint(w, r, h.srv.Alloc.List, &structs.AllocListRequest{})
+	reply, err := readEndpoint(w, r, server.AllocList.On(h.srv), &structs.AllocListRequest{})
 	if err != nil {
 		return nil, err
 	}
@@ -17,6 +18,6 @@ func (h *HTTPServer) allocList(w http.ResponseWriter, r *http.Request) (any, err
 
 func (h *HTTPServer) allocGet(w http.ResponseWriter, r *http.Request) (any, error) {
 	id := r.PathValue("id")
-	reply, err := readEndpoint(w, r, h.srv.Alloc.GetAlloc, &structs.AllocSpecificRequest{AllocID: id})
+	reply, err := readEndpoint(w, r, server.AllocGetAlloc.On(h.srv), &structs.AllocSpecificRequest{AllocID: id})
 	return oneOf(reply.Alloc, apiconv.AllocFromStructs, err, "allocation %q not found", id)
 }

@@ -74,7 +74,7 @@ func (h *HTTPServer) allocNodeAddr(r *http.Request, allocID string) (string, err
 	// its node is the agent's own business (InternalToken).
 	// Stale: answered by this server, which knows its own InternalToken.
 	internal := structs.QueryOptions{AuthToken: h.srv.InternalToken(), AllowStale: true}
-	allocReply, err := h.srv.Alloc.GetAlloc(r.Context(), &structs.AllocSpecificRequest{AllocID: allocID, QueryOptions: internal})
+	allocReply, err := server.AllocGetAlloc.Call(r.Context(), h.srv, &structs.AllocSpecificRequest{AllocID: allocID, QueryOptions: internal})
 	if err != nil {
 		return "", err
 	}
@@ -87,7 +87,7 @@ func (h *HTTPServer) allocNodeAddr(r *http.Request, allocID string) (string, err
 		// already collected): forwarding would only come back here.
 		return "", server.NotFound("allocation %q is not running on this client (node %s)", allocID, alloc.NodeID)
 	}
-	nodeReply, err := h.srv.Node.GetNode(r.Context(), &structs.NodeSpecificRequest{NodeID: alloc.NodeID, QueryOptions: internal})
+	nodeReply, err := server.NodeGetNode.Call(r.Context(), h.srv, &structs.NodeSpecificRequest{NodeID: alloc.NodeID, QueryOptions: internal})
 	if err != nil {
 		return "", err
 	}

@@ -12,7 +12,7 @@ import (
 )
 
 func (h *HTTPServer) agentMembers(w http.ResponseWriter, r *http.Request) (any, error) {
-	reply, err := h.srv.Cluster.Members(r.Context(), &structs.ClusterMembersRequest{})
+	reply, err := server.ClusterMembers.Call(r.Context(), h.srv, &structs.ClusterMembersRequest{})
 	if err != nil {
 		return nil, err
 	}
@@ -38,7 +38,7 @@ func (h *HTTPServer) agentJoin(w http.ResponseWriter, r *http.Request) (any, err
 	if len(addrs) == 0 {
 		return nil, server.BadRequest("address: at least one ?address= to join is required")
 	}
-	reply, err := h.srv.Cluster.Join(r.Context(), &structs.ClusterJoinRequest{Addrs: addrs})
+	reply, err := h.srv.Join(r.Context(), &structs.ClusterJoinRequest{Addrs: addrs})
 	if err != nil {
 		if server.ErrorCode(err) != http.StatusInternalServerError {
 			return nil, err
@@ -52,24 +52,24 @@ func (h *HTTPServer) agentJoin(w http.ResponseWriter, r *http.Request) (any, err
 func (h *HTTPServer) agentForceLeave(w http.ResponseWriter, r *http.Request) (any, error) {
 	q := r.URL.Query()
 	prune, _ := strconv.ParseBool(q.Get("prune"))
-	_, err := h.srv.Cluster.ForceLeave(r.Context(), &structs.ForceLeaveRequest{Node: q.Get("node"), Prune: prune})
+	_, err := h.srv.ForceLeave(r.Context(), &structs.ForceLeaveRequest{Node: q.Get("node"), Prune: prune})
 	return nil, err
 }
 
 func (h *HTTPServer) raftRemovePeer(w http.ResponseWriter, r *http.Request) (any, error) {
 	q := r.URL.Query()
-	_, err := h.srv.Cluster.RemoveRaftPeer(r.Context(), &structs.RaftPeerRequest{ID: q.Get("id"), Address: q.Get("address"), WriteRequest: writeRequest(r)})
+	_, err := server.ClusterRemoveRaftPeer.Call(r.Context(), h.srv, &structs.RaftPeerRequest{ID: q.Get("id"), Address: q.Get("address"), WriteRequest: writeRequest(r)})
 	return nil, err
 }
 
 func (h *HTTPServer) raftTransferLeadership(w http.ResponseWriter, r *http.Request) (any, error) {
 	q := r.URL.Query()
-	_, err := h.srv.Cluster.TransferLeadership(r.Context(), &structs.RaftPeerRequest{ID: q.Get("id"), Address: q.Get("address"), WriteRequest: writeRequest(r)})
+	_, err := server.ClusterTransferLeadership.Call(r.Context(), h.srv, &structs.RaftPeerRequest{ID: q.Get("id"), Address: q.Get("address"), WriteRequest: writeRequest(r)})
 	return nil, err
 }
 
 func (h *HTTPServer) autopilotGet(w http.ResponseWriter, r *http.Request) (any, error) {
-	reply, err := readEndpoint(w, r, h.srv.Cluster.AutopilotGetConfiguration, &structs.AutopilotConfigRequest{})
+	reply, err := readEndpoint(w, r, server.ClusterAutopilotGetConfiguration.On(h.srv), &structs.AutopilotConfigRequest{})
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +98,7 @@ func (h *HTTPServer) autopilotSet(w http.ResponseWriter, r *http.Request) (any, 
 		}
 		args.CAS, args.Config.ModifyIndex = true, idx
 	}
-	reply, err := h.srv.Cluster.AutopilotSetConfiguration(r.Context(), args)
+	reply, err := server.ClusterAutopilotSetConfiguration.Call(r.Context(), h.srv, args)
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +159,7 @@ func autopilotDuration(field string, v any) (time.Duration, error) {
 }
 
 func (h *HTTPServer) autopilotHealth(w http.ResponseWriter, r *http.Request) (any, error) {
-	reply, err := readEndpoint(w, r, h.srv.Cluster.ServerHealth, &structs.OperatorHealthRequest{})
+	reply, err := readEndpoint(w, r, server.ClusterServerHealth.On(h.srv), &structs.OperatorHealthRequest{})
 	if err != nil {
 		return nil, err
 	}

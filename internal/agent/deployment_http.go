@@ -19,7 +19,7 @@ func deploymentsToAPI(ds []*structs.Deployment) []*api.Deployment {
 }
 
 func (h *HTTPServer) deploymentList(w http.ResponseWriter, r *http.Request) (any, error) {
-	reply, err := readEndpoint(w, r, h.srv.Deployment.List, &structs.DeploymentListRequest{})
+	reply, err := readEndpoint(w, r, server.DeploymentList.On(h.srv), &structs.DeploymentListRequest{})
 	if err != nil {
 		return nil, err
 	}
@@ -28,12 +28,12 @@ func (h *HTTPServer) deploymentList(w http.ResponseWriter, r *http.Request) (any
 
 func (h *HTTPServer) deploymentGet(w http.ResponseWriter, r *http.Request) (any, error) {
 	id := r.PathValue("id")
-	reply, err := readEndpoint(w, r, h.srv.Deployment.GetDeployment, &structs.DeploymentSpecificRequest{DeploymentID: id})
+	reply, err := readEndpoint(w, r, server.DeploymentGetDeployment.On(h.srv), &structs.DeploymentSpecificRequest{DeploymentID: id})
 	return oneOf(reply.Deployment, apiconv.DeploymentFromStructs, err, "deployment %q not found", id)
 }
 
 func (h *HTTPServer) deploymentAllocations(w http.ResponseWriter, r *http.Request) (any, error) {
-	reply, err := readEndpoint(w, r, h.srv.Deployment.Allocations, &structs.DeploymentSpecificRequest{DeploymentID: r.PathValue("id")})
+	reply, err := readEndpoint(w, r, server.DeploymentAllocations.On(h.srv), &structs.DeploymentSpecificRequest{DeploymentID: r.PathValue("id")})
 	if err != nil {
 		return nil, err
 	}
@@ -41,7 +41,7 @@ func (h *HTTPServer) deploymentAllocations(w http.ResponseWriter, r *http.Reques
 }
 
 func (h *HTTPServer) jobDeployments(w http.ResponseWriter, r *http.Request) (any, error) {
-	reply, err := readEndpoint(w, r, h.srv.Job.Deployments, &structs.JobSpecificRequest{JobID: r.PathValue("id")})
+	reply, err := readEndpoint(w, r, server.JobDeployments.On(h.srv), &structs.JobSpecificRequest{JobID: r.PathValue("id")})
 	if err != nil {
 		return nil, err
 	}
@@ -51,7 +51,7 @@ func (h *HTTPServer) jobDeployments(w http.ResponseWriter, r *http.Request) (any
 // jobLatestDeployment answers GET /v1/job/:id/deployment: the newest
 // deployment, or JSON null when the job has none (as Nomad does).
 func (h *HTTPServer) jobLatestDeployment(w http.ResponseWriter, r *http.Request) (any, error) {
-	reply, err := readEndpoint(w, r, h.srv.Job.LatestDeployment, &structs.JobSpecificRequest{JobID: r.PathValue("id")})
+	reply, err := readEndpoint(w, r, server.JobLatestDeployment.On(h.srv), &structs.JobSpecificRequest{JobID: r.PathValue("id")})
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +77,7 @@ func (h *HTTPServer) deploymentPromote(w http.ResponseWriter, r *http.Request) (
 	if err := decodeBody(w, r, &req); err != nil {
 		return nil, err
 	}
-	reply, err := h.srv.Deployment.Promote(r.Context(), &structs.DeploymentPromoteArgs{
+	reply, err := server.DeploymentPromote.Call(r.Context(), h.srv, &structs.DeploymentPromoteArgs{
 		DeploymentID: r.PathValue("id"), All: req.All, Groups: req.Groups, WriteRequest: writeRequest(r),
 	})
 	if err != nil {
@@ -87,7 +87,7 @@ func (h *HTTPServer) deploymentPromote(w http.ResponseWriter, r *http.Request) (
 }
 
 func (h *HTTPServer) deploymentFail(w http.ResponseWriter, r *http.Request) (any, error) {
-	reply, err := h.srv.Deployment.Fail(r.Context(), &structs.DeploymentFailArgs{
+	reply, err := server.DeploymentFail.Call(r.Context(), h.srv, &structs.DeploymentFailArgs{
 		DeploymentID: r.PathValue("id"), WriteRequest: writeRequest(r),
 	})
 	if err != nil {
@@ -101,7 +101,7 @@ func (h *HTTPServer) deploymentPause(w http.ResponseWriter, r *http.Request) (an
 	if err := decodeBody(w, r, &req); err != nil {
 		return nil, err
 	}
-	reply, err := h.srv.Deployment.Pause(r.Context(), &structs.DeploymentPauseArgs{
+	reply, err := server.DeploymentPause.Call(r.Context(), h.srv, &structs.DeploymentPauseArgs{
 		DeploymentID: r.PathValue("id"), Pause: req.Pause, WriteRequest: writeRequest(r),
 	})
 	if err != nil {
@@ -117,7 +117,7 @@ func (h *HTTPServer) deploymentPause(w http.ResponseWriter, r *http.Request) (an
 // naming the deployment's status (404 when there is no such deployment).
 func (h *HTTPServer) deploymentUnblock(w http.ResponseWriter, r *http.Request) (any, error) {
 	id := r.PathValue("id")
-	reply, err := readEndpoint(w, r, h.srv.Deployment.GetDeployment, &structs.DeploymentSpecificRequest{DeploymentID: id})
+	reply, err := readEndpoint(w, r, server.DeploymentGetDeployment.On(h.srv), &structs.DeploymentSpecificRequest{DeploymentID: id})
 	if err != nil {
 		return nil, err
 	}

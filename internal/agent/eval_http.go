@@ -11,7 +11,7 @@ import (
 )
 
 func (h *HTTPServer) evalList(w http.ResponseWriter, r *http.Request) (any, error) {
-	reply, err := readEndpoint(w, r, h.srv.Eval.List, &structs.EvalListRequest{
+	reply, err := readEndpoint(w, r, server.EvalList.On(h.srv), &structs.EvalListRequest{
 		JobID: r.URL.Query().Get("job"), Status: r.URL.Query().Get("status"),
 	})
 	return listOf(reply.Evals, apiconv.EvalFromStructs, err)
@@ -20,7 +20,7 @@ func (h *HTTPServer) evalList(w http.ResponseWriter, r *http.Request) (any, erro
 // evalCount answers GET /v1/evaluations/count: how many evals match the
 // prefix and filter.
 func (h *HTTPServer) evalCount(w http.ResponseWriter, r *http.Request) (any, error) {
-	reply, err := readEndpoint(w, r, h.srv.Eval.Count, &structs.QueryOptions{})
+	reply, err := readEndpoint(w, r, server.EvalCount.On(h.srv), &structs.QueryOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -35,7 +35,7 @@ func (h *HTTPServer) evalGet(w http.ResponseWriter, r *http.Request) (any, error
 		return nil, err
 	}
 	id := r.PathValue("id")
-	reply, err := readEndpoint(w, r, h.srv.Eval.GetEval, &structs.EvalSpecificRequest{EvalID: id, IncludeRelated: related})
+	reply, err := readEndpoint(w, r, server.EvalGetEval.On(h.srv), &structs.EvalSpecificRequest{EvalID: id, IncludeRelated: related})
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +57,7 @@ type evalWithTimeline struct {
 }
 
 func (h *HTTPServer) evalAllocations(w http.ResponseWriter, r *http.Request) (any, error) {
-	reply, err := readEndpoint(w, r, h.srv.Eval.Allocations, &structs.EvalSpecificRequest{EvalID: r.PathValue("id")})
+	reply, err := readEndpoint(w, r, server.EvalAllocations.On(h.srv), &structs.EvalSpecificRequest{EvalID: r.PathValue("id")})
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +82,7 @@ func (h *HTTPServer) evalDelete(w http.ResponseWriter, r *http.Request) (any, er
 	if err := decodeBody(w, r, &req); err != nil {
 		return nil, err
 	}
-	reply, err := h.srv.Eval.Delete(r.Context(), &structs.EvalDeleteArgs{EvalIDs: req.EvalIDs, Filter: req.Filter, WriteRequest: writeRequest(r)})
+	reply, err := server.EvalDelete.Call(r.Context(), h.srv, &structs.EvalDeleteArgs{EvalIDs: req.EvalIDs, Filter: req.Filter, WriteRequest: writeRequest(r)})
 	if err != nil {
 		return nil, err
 	}

@@ -67,6 +67,10 @@ type HTTPServer struct {
 	// remoteACL resolves tokens through the servers' RPC on an agent
 	// without a server (nil: such an agent refuses every token).
 	remoteACL func(ctx context.Context, secret string) (*acl.ACL, error)
+	// methodChecked holds the route patterns ("GET /v1/jobs") whose
+	// handler is a call of a registered server method, by method name:
+	// that call checks the caller, so the route check skips them.
+	methodChecked map[string]string
 	// routeChecksOff skips the route checks, leaving the endpoints' own
 	// (tests prove each layer denies alone).
 	routeChecksOff atomic.Bool
@@ -91,7 +95,7 @@ func NewHTTPServer(srv *server.Server, localClient func() *client.Client, info A
 	}
 	h := &HTTPServer{srv: srv, client: localClient, info: info, log: log, mux: http.NewServeMux(), logs: newLogHub(),
 		forwardScheme: "http", forwardTransport: forwardTransport,
-		cpuSamples: newSampleCache(), streamsClosed: make(chan struct{})}
+		cpuSamples: newSampleCache(), streamsClosed: make(chan struct{}), methodChecked: map[string]string{}}
 	h.setupMetrics()
 	h.routes()
 	return h

@@ -27,7 +27,7 @@ func (h *HTTPServer) jobScale(w http.ResponseWriter, r *http.Request) (any, erro
 	if req.Error {
 		return nil, server.BadRequest("Error: scaling error events are not supported; send a Count")
 	}
-	reply, err := h.srv.Job.Scale(r.Context(), &structs.JobScaleArgs{
+	reply, err := server.JobScale.Call(r.Context(), h.srv, &structs.JobScaleArgs{
 		JobID: r.PathValue("id"), Group: req.Target["Group"], Count: req.Count, Message: req.Message, Meta: req.Meta,
 		WriteRequest: writeRequestIn(r, req.Namespace),
 	})
@@ -45,7 +45,7 @@ func (h *HTTPServer) jobEvaluate(w http.ResponseWriter, r *http.Request) (any, e
 			return nil, err
 		}
 	}
-	reply, err := h.srv.Job.Evaluate(r.Context(), &structs.JobEvaluateArgs{
+	reply, err := server.JobEvaluate.Call(r.Context(), h.srv, &structs.JobEvaluateArgs{
 		JobID: r.PathValue("id"), WriteRequest: writeRequestIn(r, req.Namespace),
 	})
 	if err != nil {
@@ -63,7 +63,7 @@ func (h *HTTPServer) jobRevert(w http.ResponseWriter, r *http.Request) (any, err
 	if req.JobID != "" && req.JobID != r.PathValue("id") {
 		return nil, server.BadRequest("JobID: %q does not match the job %q in the URL", req.JobID, r.PathValue("id"))
 	}
-	reply, err := h.srv.Job.Revert(r.Context(), &structs.JobRevertArgs{
+	reply, err := server.JobRevert.Call(r.Context(), h.srv, &structs.JobRevertArgs{
 		JobID: r.PathValue("id"), JobVersion: req.JobVersion, EnforcePriorVersion: req.EnforcePriorVersion,
 		WriteRequest: writeRequestIn(r, req.Namespace),
 	})
@@ -84,7 +84,7 @@ func (h *HTTPServer) jobValidate(w http.ResponseWriter, r *http.Request) (any, e
 		return nil, server.BadRequest("Job: missing job in request body")
 	}
 	job := apiconv.JobToStructs(req.Job)
-	reply, err := h.srv.Job.Validate(r.Context(), &structs.JobValidateArgs{Job: job, WriteRequest: writeRequest(r)})
+	reply, err := server.JobValidate.Call(r.Context(), h.srv, &structs.JobValidateArgs{Job: job, WriteRequest: writeRequest(r)})
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +100,7 @@ func (h *HTTPServer) allocStop(w http.ResponseWriter, r *http.Request) (any, err
 	if err != nil {
 		return nil, err
 	}
-	reply, err := h.srv.Alloc.Stop(r.Context(), &structs.AllocStopArgs{AllocID: r.PathValue("id"), NoShutdownDelay: noDelay, WriteRequest: writeRequest(r)})
+	reply, err := server.AllocStop.Call(r.Context(), h.srv, &structs.AllocStopArgs{AllocID: r.PathValue("id"), NoShutdownDelay: noDelay, WriteRequest: writeRequest(r)})
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +110,7 @@ func (h *HTTPServer) allocStop(w http.ResponseWriter, r *http.Request) (any, err
 
 func (h *HTTPServer) jobSummary(w http.ResponseWriter, r *http.Request) (any, error) {
 	id := r.PathValue("id")
-	reply, err := readEndpoint(w, r, h.srv.Job.Summary, &structs.JobSpecificRequest{JobID: id})
+	reply, err := readEndpoint(w, r, server.JobSummary.On(h.srv), &structs.JobSpecificRequest{JobID: id})
 	return oneOf(reply.JobSummary, summaryToAPI, err, "job %q not found", id)
 }
 
@@ -138,7 +138,7 @@ func writeRequestIn(r *http.Request, bodyNamespace string) structs.WriteRequest 
 
 // jobPeriodicForce answers POST /v1/job/:id/periodic/force: launch now.
 func (h *HTTPServer) jobPeriodicForce(w http.ResponseWriter, r *http.Request) (any, error) {
-	reply, err := h.srv.Job.PeriodicForce(r.Context(), &structs.JobPeriodicForceArgs{JobID: r.PathValue("id"), WriteRequest: writeRequest(r)})
+	reply, err := server.JobPeriodicForce.Call(r.Context(), h.srv, &structs.JobPeriodicForceArgs{JobID: r.PathValue("id"), WriteRequest: writeRequest(r)})
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +160,7 @@ func (h *HTTPServer) jobDispatch(w http.ResponseWriter, r *http.Request) (any, e
 	if err := decodeBody(w, r, &req); err != nil {
 		return nil, err
 	}
-	reply, err := h.srv.Job.Dispatch(r.Context(), &structs.JobDispatchArgs{
+	reply, err := server.JobDispatch.Call(r.Context(), h.srv, &structs.JobDispatchArgs{
 		JobID: r.PathValue("id"), Payload: req.Payload, Meta: req.Meta, IDPrefix: req.IdPrefixTemplate,
 		Priority: req.Priority, WriteRequest: writeRequest(r),
 	})

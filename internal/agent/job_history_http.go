@@ -13,7 +13,7 @@ import (
 // jobScaleStatus answers GET /v1/job/:id/scale.
 func (h *HTTPServer) jobScaleStatus(w http.ResponseWriter, r *http.Request) (any, error) {
 	id := r.PathValue("id")
-	reply, err := readEndpoint(w, r, h.srv.Job.ScaleStatus, &structs.JobSpecificRequest{JobID: id})
+	reply, err := readEndpoint(w, r, server.JobScaleStatus.On(h.srv), &structs.JobSpecificRequest{JobID: id})
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +54,7 @@ func (h *HTTPServer) jobSubmission(w http.ResponseWriter, r *http.Request) (any,
 	if err != nil {
 		return nil, server.BadRequest("version: %q is not a job version", v)
 	}
-	reply, err := h.srv.Job.GetSubmission(r.Context(), &structs.JobSubmissionRequest{JobID: r.PathValue("id"), Version: version, QueryOptions: q})
+	reply, err := server.JobGetSubmission.Call(r.Context(), h.srv, &structs.JobSubmissionRequest{JobID: r.PathValue("id"), Version: version, QueryOptions: q})
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +82,7 @@ func (h *HTTPServer) jobStable(w http.ResponseWriter, r *http.Request) (any, err
 	if req.JobID != "" && req.JobID != r.PathValue("id") {
 		return nil, server.BadRequest("JobID: does not match the job ID %q in the URL", r.PathValue("id"))
 	}
-	reply, err := h.srv.Job.Stable(r.Context(), &structs.JobStabilityArgs{JobID: r.PathValue("id"), Version: req.JobVersion,
+	reply, err := server.JobStable.Call(r.Context(), h.srv, &structs.JobStabilityArgs{JobID: r.PathValue("id"), Version: req.JobVersion,
 		Stable: req.Stable, WriteRequest: writeRequestIn(r, req.Namespace)})
 	if err != nil {
 		return nil, err
@@ -97,7 +97,7 @@ func (h *HTTPServer) jobTag(w http.ResponseWriter, r *http.Request) (any, error)
 	if err := decodeOptionalBody(w, r, &req); err != nil {
 		return nil, err
 	}
-	reply, err := h.srv.Job.TagVersion(r.Context(), &structs.JobTagArgs{JobID: r.PathValue("id"), Name: r.PathValue("name"),
+	reply, err := server.JobTagVersion.Call(r.Context(), h.srv, &structs.JobTagArgs{JobID: r.PathValue("id"), Name: r.PathValue("name"),
 		Version: req.Version, Latest: req.Latest, Description: req.Description, WriteRequest: writeRequestIn(r, req.Namespace)})
 	if err != nil {
 		return nil, err
@@ -108,7 +108,7 @@ func (h *HTTPServer) jobTag(w http.ResponseWriter, r *http.Request) (any, error)
 
 // jobUntag answers DELETE /v1/job/:id/versions/:name/tag.
 func (h *HTTPServer) jobUntag(w http.ResponseWriter, r *http.Request) (any, error) {
-	reply, err := h.srv.Job.TagVersion(r.Context(), &structs.JobTagArgs{JobID: r.PathValue("id"), Name: r.PathValue("name"),
+	reply, err := server.JobTagVersion.Call(r.Context(), h.srv, &structs.JobTagArgs{JobID: r.PathValue("id"), Name: r.PathValue("name"),
 		Untag: true, WriteRequest: writeRequest(r)})
 	if err != nil {
 		return nil, err

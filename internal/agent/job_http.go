@@ -13,7 +13,7 @@ import (
 )
 
 func (h *HTTPServer) jobList(w http.ResponseWriter, r *http.Request) (any, error) {
-	reply, err := readEndpoint(w, r, h.srv.Job.List, &structs.JobListRequest{})
+	reply, err := readEndpoint(w, r, server.JobList.On(h.srv), &structs.JobListRequest{})
 	if err != nil {
 		return nil, err
 	}
@@ -36,7 +36,7 @@ func (h *HTTPServer) jobRegister(w http.ResponseWriter, r *http.Request) (any, e
 	if id := r.PathValue("id"); id != "" && (req.Job.ID == nil || *req.Job.ID != id) {
 		return nil, server.BadRequest("Job.ID: does not match the job ID %q in the URL", id)
 	}
-	reply, err := h.srv.Job.Register(r.Context(), &structs.JobRegisterArgs{
+	reply, err := server.JobRegister.Call(r.Context(), h.srv, &structs.JobRegisterArgs{
 		Job: apiconv.JobToStructs(req.Job), EnforceIndex: req.EnforceIndex, JobModifyIndex: req.JobModifyIndex,
 		Submission: submissionToStructs(req.Submission), WriteRequest: writeRequest(r),
 	})
@@ -80,7 +80,7 @@ func (h *HTTPServer) jobParse(w http.ResponseWriter, r *http.Request) (any, erro
 
 func (h *HTTPServer) jobGet(w http.ResponseWriter, r *http.Request) (any, error) {
 	id := r.PathValue("id")
-	reply, err := readEndpoint(w, r, h.srv.Job.GetJob, &structs.JobSpecificRequest{JobID: id})
+	reply, err := readEndpoint(w, r, server.JobGetJob.On(h.srv), &structs.JobSpecificRequest{JobID: id})
 	return oneOf(reply.Job, apiconv.JobFromStructs, err, "job %q not found", id)
 }
 
@@ -92,7 +92,7 @@ func (h *HTTPServer) jobDeregister(w http.ResponseWriter, r *http.Request) (any,
 	if _, err := boolParam(r, "global"); err != nil {
 		return nil, err
 	}
-	reply, err := h.srv.Job.Deregister(r.Context(), &structs.JobDeregisterArgs{
+	reply, err := server.JobDeregister.Call(r.Context(), h.srv, &structs.JobDeregisterArgs{
 		JobID: r.PathValue("id"), Purge: purge, WriteRequest: writeRequest(r),
 	})
 	if err != nil {
@@ -111,7 +111,7 @@ func (h *HTTPServer) jobVersions(w http.ResponseWriter, r *http.Request) (any, e
 		return nil, err
 	}
 	id := r.PathValue("id")
-	reply, err := readEndpoint(w, r, h.srv.Job.GetJobVersions, &structs.JobSpecificRequest{JobID: id})
+	reply, err := readEndpoint(w, r, server.JobGetJobVersions.On(h.srv), &structs.JobSpecificRequest{JobID: id})
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +134,7 @@ func (h *HTTPServer) jobVersions(w http.ResponseWriter, r *http.Request) (any, e
 }
 
 func (h *HTTPServer) jobEvaluations(w http.ResponseWriter, r *http.Request) (any, error) {
-	reply, err := readEndpoint(w, r, h.srv.Job.Evaluations, &structs.JobSpecificRequest{JobID: r.PathValue("id")})
+	reply, err := readEndpoint(w, r, server.JobEvaluations.On(h.srv), &structs.JobSpecificRequest{JobID: r.PathValue("id")})
 	return listOf(reply.Evaluations, apiconv.EvalFromStructs, err)
 }
 
@@ -143,7 +143,7 @@ func (h *HTTPServer) jobAllocations(w http.ResponseWriter, r *http.Request) (any
 	if err != nil {
 		return nil, err
 	}
-	reply, err := readEndpoint(w, r, h.srv.Job.Allocations, &structs.JobSpecificRequest{JobID: r.PathValue("id"), All: all})
+	reply, err := readEndpoint(w, r, server.JobAllocations.On(h.srv), &structs.JobSpecificRequest{JobID: r.PathValue("id"), All: all})
 	if err != nil {
 		return nil, err
 	}

@@ -26,7 +26,7 @@ func (h *HTTPServer) jobPlan(w http.ResponseWriter, r *http.Request) (any, error
 	if req.Job.ID == nil || *req.Job.ID != r.PathValue("id") {
 		return nil, server.BadRequest("Job.ID: does not match the job ID %q in the URL", r.PathValue("id"))
 	}
-	plan, err := h.srv.Job.Plan(r.Context(), &structs.JobPlanArgs{Job: apiconv.JobToStructs(req.Job), WriteRequest: writeRequest(r)})
+	plan, err := server.JobPlan.Call(r.Context(), h.srv, &structs.JobPlanArgs{Job: apiconv.JobToStructs(req.Job), WriteRequest: writeRequest(r)})
 	if err != nil {
 		return nil, err
 	}

@@ -23,7 +23,7 @@ type jobActionStub struct {
 // job's current version, in group and task order.
 func (h *HTTPServer) jobActionList(w http.ResponseWriter, r *http.Request) (any, error) {
 	id := r.PathValue("id")
-	reply, err := readEndpoint(w, r, h.srv.Job.GetJob, &structs.JobSpecificRequest{JobID: id})
+	reply, err := readEndpoint(w, r, server.JobGetJob.On(h.srv), &structs.JobSpecificRequest{JobID: id})
 	return oneOf(reply.Job, jobActionStubs, err, "job %q not found", id)
 }
 
@@ -80,7 +80,7 @@ func (h *HTTPServer) jobActionRun(w http.ResponseWriter, r *http.Request) (any, 
 // namespace is reported as not found rather than run.
 func (h *HTTPServer) actionAlloc(r *http.Request, allocID string) (*structs.Allocation, error) {
 	internal := structs.QueryOptions{AuthToken: h.srv.InternalToken(), AllowStale: true}
-	reply, err := h.srv.Alloc.GetAlloc(r.Context(), &structs.AllocSpecificRequest{AllocID: allocID, QueryOptions: internal})
+	reply, err := server.AllocGetAlloc.Call(r.Context(), h.srv, &structs.AllocSpecificRequest{AllocID: allocID, QueryOptions: internal})
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hashicorp/nomad/api"
 
+	"github.com/drover-project/drover/internal/server"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -74,7 +75,7 @@ func TestBlockingList_StopsWhenTheCallerGoes(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		_, err := a.Server().Job.List(ctx, &structs.JobListRequest{QueryOptions: structs.QueryOptions{
+		_, err := server.JobList.Call(ctx, a.Server(), &structs.JobListRequest{QueryOptions: structs.QueryOptions{
 			Namespace: "default", MinQueryIndex: 1 << 40, MaxQueryTime: 5 * time.Minute,
 		}})
 		done <- err

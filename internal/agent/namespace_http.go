@@ -10,13 +10,13 @@ import (
 )
 
 func (h *HTTPServer) namespaceList(w http.ResponseWriter, r *http.Request) (any, error) {
-	reply, err := readEndpoint(w, r, h.srv.Namespace.List, &structs.NamespaceListRequest{})
+	reply, err := readEndpoint(w, r, server.NamespaceList.On(h.srv), &structs.NamespaceListRequest{})
 	return listOf(reply.Namespaces, namespaceToAPI, err)
 }
 
 func (h *HTTPServer) namespaceGet(w http.ResponseWriter, r *http.Request) (any, error) {
 	name := r.PathValue("name")
-	reply, err := readEndpoint(w, r, h.srv.Namespace.Get, &structs.NamespaceSpecificRequest{Name: name})
+	reply, err := readEndpoint(w, r, server.NamespaceGet.On(h.srv), &structs.NamespaceSpecificRequest{Name: name})
 	return oneOf(reply.Namespace, namespaceToAPI, err, "namespace %q not found", name)
 }
 
@@ -35,7 +35,7 @@ func (h *HTTPServer) namespaceUpsert(w http.ResponseWriter, r *http.Request) (an
 			return nil, server.BadRequest("Name: %q in the body does not match %q in the path", in.Name, name)
 		}
 	}
-	reply, err := h.srv.Namespace.Upsert(r.Context(), &structs.NamespaceUpsertRequest{
+	reply, err := server.NamespaceUpsert.Call(r.Context(), h.srv, &structs.NamespaceUpsertRequest{
 		Namespaces:   []*structs.Namespace{{Name: in.Name, Description: in.Description, Meta: in.Meta}},
 		WriteRequest: writeRequest(r),
 	})
@@ -47,7 +47,7 @@ func (h *HTTPServer) namespaceUpsert(w http.ResponseWriter, r *http.Request) (an
 }
 
 func (h *HTTPServer) namespaceDelete(w http.ResponseWriter, r *http.Request) (any, error) {
-	reply, err := h.srv.Namespace.Delete(r.Context(), &structs.NamespaceDeleteRequest{
+	reply, err := server.NamespaceDelete.Call(r.Context(), h.srv, &structs.NamespaceDeleteRequest{
 		Namespaces: []string{r.PathValue("name")}, WriteRequest: writeRequest(r),
 	})
 	if err != nil {

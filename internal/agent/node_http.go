@@ -19,7 +19,7 @@ func (h *HTTPServer) nodeList(w http.ResponseWriter, r *http.Request) (any, erro
 	if fields.OS, err = boolParam(r, "os"); err != nil {
 		return nil, err
 	}
-	reply, err := readEndpoint(w, r, h.srv.Node.List, &structs.NodeListRequest{})
+	reply, err := readEndpoint(w, r, server.NodeList.On(h.srv), &structs.NodeListRequest{})
 	if err != nil {
 		return nil, err
 	}
@@ -32,12 +32,12 @@ func (h *HTTPServer) nodeList(w http.ResponseWriter, r *http.Request) (any, erro
 
 func (h *HTTPServer) nodeGet(w http.ResponseWriter, r *http.Request) (any, error) {
 	id := r.PathValue("id")
-	reply, err := readEndpoint(w, r, h.srv.Node.GetNode, &structs.NodeSpecificRequest{NodeID: id})
+	reply, err := readEndpoint(w, r, server.NodeGetNode.On(h.srv), &structs.NodeSpecificRequest{NodeID: id})
 	return oneOf(reply.Node, apiconv.NodeFromStructs, err, "node %q not found", id)
 }
 
 func (h *HTTPServer) nodeAllocations(w http.ResponseWriter, r *http.Request) (any, error) {
-	reply, err := readEndpoint(w, r, h.srv.Node.GetAllocs, &structs.NodeSpecificRequest{NodeID: r.PathValue("id")})
+	reply, err := readEndpoint(w, r, server.NodeGetAllocs.On(h.srv), &structs.NodeSpecificRequest{NodeID: r.PathValue("id")})
 	return listOf(reply.Allocations, apiconv.AllocFromStructs, err)
 }
 
@@ -55,7 +55,7 @@ func (h *HTTPServer) nodeDrain(w http.ResponseWriter, r *http.Request) (any, err
 	if req.DrainSpec != nil {
 		args.DrainStrategy = &structs.DrainSpec{Deadline: req.DrainSpec.Deadline, IgnoreSystemJobs: req.DrainSpec.IgnoreSystemJobs}
 	}
-	reply, err := h.srv.Node.UpdateDrain(r.Context(), args)
+	reply, err := server.NodeUpdateDrain.Call(r.Context(), h.srv, args)
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +69,7 @@ func (h *HTTPServer) nodeEligibility(w http.ResponseWriter, r *http.Request) (an
 	if err := decodeBody(w, r, &req); err != nil {
 		return nil, err
 	}
-	reply, err := h.srv.Node.UpdateEligibility(r.Context(), &structs.NodeUpdateEligibilityArgs{
+	reply, err := server.NodeUpdateEligibility.Call(r.Context(), h.srv, &structs.NodeUpdateEligibilityArgs{
 		NodeID: r.PathValue("id"), Eligibility: req.Eligibility, WriteRequest: writeRequest(r),
 	})
 	if err != nil {
@@ -91,7 +91,7 @@ type nodeEvaluateResponse struct {
 
 // nodeEvaluate answers PUT /v1/node/:id/evaluate (`node eval`).
 func (h *HTTPServer) nodeEvaluate(w http.ResponseWriter, r *http.Request) (any, error) {
-	reply, err := h.srv.Node.Evaluate(r.Context(), &structs.NodeEvaluateArgs{NodeID: r.PathValue("id"), WriteRequest: writeRequest(r)})
+	reply, err := server.NodeEvaluate.Call(r.Context(), h.srv, &structs.NodeEvaluateArgs{NodeID: r.PathValue("id"), WriteRequest: writeRequest(r)})
 	if err != nil {
 		return nil, err
 	}

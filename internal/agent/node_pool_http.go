@@ -23,12 +23,12 @@ func (h *HTTPServer) nodeSubresource(w http.ResponseWriter, r *http.Request) (an
 }
 
 func (h *HTTPServer) nodePoolList(w http.ResponseWriter, r *http.Request) (any, error) {
-	reply, err := readEndpoint(w, r, h.srv.NodePool.List, &structs.NodePoolListRequest{})
+	reply, err := readEndpoint(w, r, server.NodePoolList.On(h.srv), &structs.NodePoolListRequest{})
 	return listOf(reply.NodePools, nodePoolToAPI, err)
 }
 
 func (h *HTTPServer) nodePoolGet(w http.ResponseWriter, r *http.Request, name string) (any, error) {
-	reply, err := readEndpoint(w, r, h.srv.NodePool.Get, &structs.NodePoolSpecificRequest{Name: name})
+	reply, err := readEndpoint(w, r, server.NodePoolGet.On(h.srv), &structs.NodePoolSpecificRequest{Name: name})
 	return oneOf(reply.NodePool, nodePoolToAPI, err, "node pool %q not found", name)
 }
 
@@ -37,7 +37,7 @@ func (h *HTTPServer) nodePoolUpsert(w http.ResponseWriter, r *http.Request) (any
 	if err := decodeBody(w, r, &pool); err != nil {
 		return nil, err
 	}
-	reply, err := h.srv.NodePool.Upsert(r.Context(), &structs.NodePoolUpsertArgs{
+	reply, err := server.NodePoolUpsert.Call(r.Context(), h.srv, &structs.NodePoolUpsertArgs{
 		NodePools:    []*structs.NodePool{{Name: pool.Name, Description: pool.Description, Meta: pool.Meta}},
 		WriteRequest: writeRequest(r),
 	})
@@ -49,7 +49,7 @@ func (h *HTTPServer) nodePoolUpsert(w http.ResponseWriter, r *http.Request) (any
 }
 
 func (h *HTTPServer) nodePoolDelete(w http.ResponseWriter, r *http.Request) (any, error) {
-	reply, err := h.srv.NodePool.Delete(r.Context(), &structs.NodePoolDeleteArgs{Names: []string{r.PathValue("name")}, WriteRequest: writeRequest(r)})
+	reply, err := server.NodePoolDelete.Call(r.Context(), h.srv, &structs.NodePoolDeleteArgs{Names: []string{r.PathValue("name")}, WriteRequest: writeRequest(r)})
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +58,7 @@ func (h *HTTPServer) nodePoolDelete(w http.ResponseWriter, r *http.Request) (any
 }
 
 func (h *HTTPServer) nodePoolJobs(w http.ResponseWriter, r *http.Request) (any, error) {
-	reply, err := readEndpoint(w, r, h.srv.NodePool.Jobs, &structs.NodePoolSpecificRequest{Name: r.PathValue("name")})
+	reply, err := readEndpoint(w, r, server.NodePoolJobs.On(h.srv), &structs.NodePoolSpecificRequest{Name: r.PathValue("name")})
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +70,7 @@ func (h *HTTPServer) nodePoolJobs(w http.ResponseWriter, r *http.Request) (any, 
 }
 
 func (h *HTTPServer) nodePoolNodes(w http.ResponseWriter, r *http.Request) (any, error) {
-	reply, err := readEndpoint(w, r, h.srv.NodePool.Nodes, &structs.NodePoolSpecificRequest{Name: r.PathValue("name")})
+	reply, err := readEndpoint(w, r, server.NodePoolNodes.On(h.srv), &structs.NodePoolSpecificRequest{Name: r.PathValue("name")})
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,7 @@ import (
 )
 
 func (h *HTTPServer) schedulerConfigGet(w http.ResponseWriter, r *http.Request) (any, error) {
-	reply, err := readEndpoint(w, r, h.srv.Operator.SchedulerGetConfiguration, &structs.GenericRequest{})
+	reply, err := readEndpoint(w, r, server.OperatorSchedulerGetConfiguration.On(h.srv), &structs.GenericRequest{})
 	if err != nil {
 		return nil, err
 	}
@@ -35,7 +35,7 @@ func (h *HTTPServer) schedulerConfigSet(w http.ResponseWriter, r *http.Request) 
 		}
 		cfg.ModifyIndex = idx
 	}
-	reply, err := h.srv.Operator.SchedulerSetConfiguration(r.Context(), &structs.SchedulerSetConfigArgs{
+	reply, err := server.OperatorSchedulerSetConfiguration.Call(r.Context(), h.srv, &structs.SchedulerSetConfigArgs{
 		Config: *cfg, CAS: cas, WriteRequest: writeRequest(r),
 	})
 	if err != nil {
@@ -51,7 +51,7 @@ func (h *HTTPServer) raftConfiguration(w http.ResponseWriter, r *http.Request) (
 	if err != nil {
 		return nil, err
 	}
-	reply, err := h.srv.Operator.RaftGetConfiguration(r.Context(), &structs.GenericRequest{QueryOptions: q})
+	reply, err := server.OperatorRaftGetConfiguration.Call(r.Context(), h.srv, &structs.GenericRequest{QueryOptions: q})
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,10 @@
 package agent
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/drover-project/drover/internal/server"
+)
 
 // regionList answers GET /v1/regions.
 func (h *HTTPServer) regionList(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -8,7 +12,7 @@ func (h *HTTPServer) regionList(w http.ResponseWriter, r *http.Request) (any, er
 	if err != nil {
 		return nil, err
 	}
-	reply, err := h.srv.Region.List(r.Context(), &q)
+	reply, err := server.RegionList.Call(r.Context(), h.srv, &q)
 	if err != nil {
 		return nil, err
 	}

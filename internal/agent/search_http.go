@@ -6,6 +6,7 @@ import (
 	"github.com/hashicorp/nomad/api"
 	"github.com/hashicorp/nomad/api/contexts"
 
+	"github.com/drover-project/drover/internal/server"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -15,7 +16,7 @@ func (h *HTTPServer) prefixSearch(w http.ResponseWriter, r *http.Request) (any, 
 	if err := decodeBody(w, r, &body); err != nil {
 		return nil, err
 	}
-	reply, err := readEndpoint(w, r, h.srv.Search.PrefixSearch, &structs.SearchRequest{
+	reply, err := readEndpoint(w, r, server.SearchPrefixSearch.On(h.srv), &structs.SearchRequest{
 		Prefix: body.Prefix, Context: string(body.Context),
 	})
 	if err != nil {
@@ -35,7 +36,7 @@ func (h *HTTPServer) fuzzySearch(w http.ResponseWriter, r *http.Request) (any, e
 	if err := decodeBody(w, r, &body); err != nil {
 		return nil, err
 	}
-	reply, err := readEndpoint(w, r, h.srv.Search.FuzzySearch, &structs.FuzzySearchRequest{
+	reply, err := readEndpoint(w, r, server.SearchFuzzySearch.On(h.srv), &structs.FuzzySearchRequest{
 		Text: body.Text, Context: string(body.Context),
 	})
 	if err != nil {

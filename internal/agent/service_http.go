@@ -9,7 +9,7 @@ import (
 )
 
 func (h *HTTPServer) serviceList(w http.ResponseWriter, r *http.Request) (any, error) {
-	reply, err := readEndpoint(w, r, h.srv.ServiceRegistration.List, &structs.ServiceRegistrationListRequest{})
+	reply, err := readEndpoint(w, r, server.ServiceRegistrationList.On(h.srv), &structs.ServiceRegistrationListRequest{})
 	if err != nil {
 		return nil, err
 	}
@@ -19,7 +19,7 @@ func (h *HTTPServer) serviceList(w http.ResponseWriter, r *http.Request) (any, e
 // serviceGet answers GET /v1/service/:name; `choose=N|key` keeps N
 // instances picked by rendezvous hashing on key.
 func (h *HTTPServer) serviceGet(w http.ResponseWriter, r *http.Request) (any, error) {
-	reply, err := readEndpoint(w, r, h.srv.ServiceRegistration.GetService, &structs.ServiceRegistrationByNameRequest{
+	reply, err := readEndpoint(w, r, server.ServiceRegistrationGetService.On(h.srv), &structs.ServiceRegistrationByNameRequest{
 		ServiceName: r.PathValue("name"), Choose: r.URL.Query().Get("choose"),
 	})
 	if err != nil {
@@ -29,7 +29,7 @@ func (h *HTTPServer) serviceGet(w http.ResponseWriter, r *http.Request) (any, er
 }
 
 func (h *HTTPServer) serviceDelete(w http.ResponseWriter, r *http.Request) (any, error) {
-	reply, err := h.srv.ServiceRegistration.DeleteByID(r.Context(), &structs.ServiceRegistrationDeleteByIDRequest{
+	reply, err := server.ServiceRegistrationDeleteByID.Call(r.Context(), h.srv, &structs.ServiceRegistrationDeleteByIDRequest{
 		IDs: []string{r.PathValue("id")}, ServiceName: r.PathValue("name"), WriteRequest: writeRequest(r),
 	})
 	if err != nil {
@@ -40,7 +40,7 @@ func (h *HTTPServer) serviceDelete(w http.ResponseWriter, r *http.Request) (any,
 }
 
 func (h *HTTPServer) jobServices(w http.ResponseWriter, r *http.Request) (any, error) {
-	reply, err := readEndpoint(w, r, h.srv.ServiceRegistration.ByJob, &structs.ServiceRegistrationByJobRequest{JobID: r.PathValue("id")})
+	reply, err := readEndpoint(w, r, server.ServiceRegistrationByJob.On(h.srv), &structs.ServiceRegistrationByJobRequest{JobID: r.PathValue("id")})
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +49,7 @@ func (h *HTTPServer) jobServices(w http.ResponseWriter, r *http.Request) (any, e
 
 func (h *HTTPServer) allocServices(w http.ResponseWriter, r *http.Request) (any, error) {
 	id := r.PathValue("id")
-	reply, err := readEndpoint(w, r, h.srv.ServiceRegistration.ByAlloc, &structs.ServiceRegistrationByAllocRequest{AllocID: id})
+	reply, err := readEndpoint(w, r, server.ServiceRegistrationByAlloc.On(h.srv), &structs.ServiceRegistrationByAllocRequest{AllocID: id})
 	if err != nil {
 		return nil, err
 	}

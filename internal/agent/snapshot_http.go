@@ -44,7 +44,7 @@ func (h *HTTPServer) snapshotSave(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/octet-stream")
 	w.Header().Set("Content-Length", strconv.FormatInt(size, 10))
 	w.Header().Set("Digest", "sha-256="+base64.StdEncoding.EncodeToString(sum.Sum(nil)))
-	if stats, err := h.srv.Status.RaftStats(r.Context(), &structs.GenericRequest{}); err == nil {
+	if stats, err := server.StatusRaftStats.Call(r.Context(), h.srv, &structs.GenericRequest{}); err == nil {
 		setIndex(w, stats.AppliedIndex)
 	}
 	if _, err := io.Copy(w, f); err != nil {

@@ -17,7 +17,7 @@ func (h *HTTPServer) agentRoutes() {
 }
 
 func (h *HTTPServer) statusLeader(w http.ResponseWriter, r *http.Request) (any, error) {
-	reply, err := h.srv.Status.Leader(r.Context(), &structs.GenericRequest{})
+	reply, err := server.StatusLeader.Call(r.Context(), h.srv, &structs.GenericRequest{})
 	if err != nil {
 		return nil, err
 	}
@@ -25,7 +25,7 @@ func (h *HTTPServer) statusLeader(w http.ResponseWriter, r *http.Request) (any, 
 }
 
 func (h *HTTPServer) statusPeers(w http.ResponseWriter, r *http.Request) (any, error) {
-	reply, err := h.srv.Status.Peers(r.Context(), &structs.GenericRequest{})
+	reply, err := server.StatusPeers.Call(r.Context(), h.srv, &structs.GenericRequest{})
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +66,7 @@ func (h *HTTPServer) agentHealth(w http.ResponseWriter, r *http.Request) (any, e
 		}
 		return &api.AgentHealthResponse{Client: &api.AgentHealth{Ok: true, Message: "ok"}}, nil
 	}
-	reply, err := h.srv.Status.Leader(r.Context(), &structs.GenericRequest{})
+	reply, err := server.StatusLeader.Call(r.Context(), h.srv, &structs.GenericRequest{})
 	if err != nil {
 		return nil, err
 	}

@@ -14,7 +14,7 @@ import (
 
 // jwks answers the public keys that verify workload identities.
 func (h *HTTPServer) jwks(w http.ResponseWriter, r *http.Request) (any, error) {
-	reply, err := readEndpoint(w, r, h.srv.WorkloadIdentity.JWKS, &structs.JWKSRequest{})
+	reply, err := readEndpoint(w, r, server.WorkloadIdentityJWKS.On(h.srv), &structs.JWKSRequest{})
 	if err != nil {
 		return nil, err
 	}
@@ -24,13 +24,13 @@ func (h *HTTPServer) jwks(w http.ResponseWriter, r *http.Request) (any, error) {
 }
 
 func (h *HTTPServer) variableList(w http.ResponseWriter, r *http.Request) (any, error) {
-	reply, err := readEndpoint(w, r, h.srv.Variables.List, &structs.VariablesListRequest{})
+	reply, err := readEndpoint(w, r, server.VariablesList.On(h.srv), &structs.VariablesListRequest{})
 	return listOf(reply.Data, apiconv.VariableMetadataFromStructs, err)
 }
 
 func (h *HTTPServer) variableRead(w http.ResponseWriter, r *http.Request) (any, error) {
 	path := r.PathValue("path")
-	reply, err := readEndpoint(w, r, h.srv.Variables.Read, &structs.VariablesReadRequest{Path: path})
+	reply, err := readEndpoint(w, r, server.VariablesRead.On(h.srv), &structs.VariablesReadRequest{Path: path})
 	return oneOf(reply.Data, apiconv.VariableFromStructs, err, "variable not found: %s", path)
 }
 
@@ -74,7 +74,7 @@ func (h *HTTPServer) applyVariable(w http.ResponseWriter, r *http.Request, op st
 		}
 		args.CheckIndex = &n
 	}
-	reply, err := h.srv.Variables.Apply(r.Context(), args)
+	reply, err := server.VariablesApply.Call(r.Context(), h.srv, args)
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +94,7 @@ func (h *HTTPServer) applyVariable(w http.ResponseWriter, r *http.Request, op st
 }
 
 func (h *HTTPServer) keyringList(w http.ResponseWriter, r *http.Request) (any, error) {
-	reply, err := readEndpoint(w, r, h.srv.Keyring.List, &structs.KeyringListRequest{})
+	reply, err := readEndpoint(w, r, server.KeyringList.On(h.srv), &structs.KeyringListRequest{})
 	return listOf(reply.Keys, apiconv.RootKeyMetaFromStructs, err)
 }
 
@@ -113,7 +113,7 @@ func (h *HTTPServer) keyringRotate(w http.ResponseWriter, r *http.Request) (any,
 	if algo := r.URL.Query().Get("algo"); algo != "" && algo != structs.RootKeyAlgorithmAES256GCM {
 		return nil, server.BadRequest("algo: %q is not supported (only %s)", algo, structs.RootKeyAlgorithmAES256GCM)
 	}
-	reply, err := h.srv.Keyring.Rotate(r.Context(), &structs.KeyringRotateArgs{Full: full, WriteRequest: writeRequest(r)})
+	reply, err := server.KeyringRotate.Call(r.Context(), h.srv, &structs.KeyringRotateArgs{Full: full, WriteRequest: writeRequest(r)})
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +128,7 @@ func (h *HTTPServer) keyringDelete(w http.ResponseWriter, r *http.Request) (any,
 	if err != nil {
 		return nil, err
 	}
-	reply, err := h.srv.Keyring.Delete(r.Context(), &structs.KeyringDeleteArgs{KeyID: r.PathValue("id"), Force: force, WriteRequest: writeRequest(r)})
+	reply, err := server.KeyringDelete.Call(r.Context(), h.srv, &structs.KeyringDeleteArgs{KeyID: r.PathValue("id"), Force: force, WriteRequest: writeRequest(r)})
 	if err != nil {
 		return nil, err
 	}

@@ -37,7 +37,7 @@ func MeasureEvalHeap(c *Cluster, jobs, n int) (*EvalHeap, error) {
 	base := liveHeap()
 	ids := make([]string, n)
 	err = parallel(n, spec.Submitters, func(i int) error {
-		reply, err := c.Srv.Job.Evaluate(context.Background(), &structs.JobEvaluateArgs{JobID: jobID(i % jobs)})
+		reply, err := server.JobEvaluate.Call(context.Background(), c.Srv, &structs.JobEvaluateArgs{JobID: jobID(i % jobs)})
 		if err != nil {
 			return fmt.Errorf("evaluate %s: %w", jobID(i%jobs), err)
 		}

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/drover-project/drover/internal/server"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -57,7 +58,7 @@ type heartbeater struct {
 }
 
 func (h *heartbeater) beat(n *structs.Node, first bool) error {
-	reply, err := h.c.Srv.Node.UpdateStatus(context.Background(), &structs.NodeHeartbeatArgs{NodeID: n.ID, SecretID: n.SecretID})
+	reply, err := server.NodeUpdateStatus.Call(context.Background(), h.c.Srv, &structs.NodeHeartbeatArgs{NodeID: n.ID, SecretID: n.SecretID})
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/drover-project/drover/internal/server"
 	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
 )
@@ -191,7 +192,7 @@ func jobID(i int) string { return fmt.Sprintf("bench-job-%05d", i) }
 func submitJobs(c *Cluster, spec Spec) ([]string, error) {
 	evalIDs := make([]string, spec.Jobs)
 	err := parallel(spec.Jobs, spec.Submitters, func(i int) error {
-		reply, err := c.Srv.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: NewJob(jobID(i), spec.Count)})
+		reply, err := server.JobRegister.Call(context.Background(), c.Srv, &structs.JobRegisterArgs{Job: NewJob(jobID(i), spec.Count)})
 		if err != nil {
 			return fmt.Errorf("register %s: %w", jobID(i), err)
 		}

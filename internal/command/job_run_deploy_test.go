@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/drover-project/drover/internal/agent"
+	"github.com/drover-project/drover/internal/server"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -54,7 +55,7 @@ func reportHealth(a *agent.Agent, job string, healthy bool) error {
 	if len(updates) == 0 {
 		return nil
 	}
-	_, err = a.Server().Node.UpdateAlloc(context.Background(), &structs.AllocClientUpdateArgs{NodeID: simNode.ID, SecretID: simNode.SecretID, Allocs: updates})
+	_, err = server.NodeUpdateAlloc.Call(context.Background(), a.Server(), &structs.AllocClientUpdateArgs{NodeID: simNode.ID, SecretID: simNode.SecretID, Allocs: updates})
 	return err
 }
 

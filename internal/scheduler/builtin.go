@@ -14,6 +14,18 @@ type Deps struct {
 	// evals, deployments); nil means random UUIDs. The simulator passes a
 	// deterministic source so the same seed gives the same history.
 	NewID func() string
+	// Stopwatch starts a measurement of how long a placement took
+	// (AllocMetric.AllocationTime) and returns its reading; nil means the
+	// process's monotonic clock. The simulator passes one on its manual
+	// clock, so its transcripts never hold a real duration.
+	Stopwatch func() (elapsed func() time.Duration)
+}
+
+// realStopwatch measures on the monotonic clock: the one place the
+// scheduler reads real time, when its caller injects no stopwatch.
+func realStopwatch() func() time.Duration {
+	start := time.Now()
+	return func() time.Duration { return time.Since(start) }
 }
 
 // Builtins maps each eval type a worker handles to its scheduler.
@@ -22,18 +34,22 @@ func Builtins(d Deps) map[string]Factory {
 	if now == nil {
 		now = time.Now
 	}
+	stopwatch := d.Stopwatch
+	if stopwatch == nil {
+		stopwatch = realStopwatch
+	}
 	memo := &candidateMemo{}
 	generic := func(batch bool) Factory {
 		return func(log *slog.Logger, st State, p Planner) Scheduler {
 			s := newGenericScheduler(log, st, p, batch, now)
-			s.ids, s.memo = d.NewID, memo
+			s.ids, s.memo, s.stopwatch = d.NewID, memo, stopwatch
 			return s
 		}
 	}
 	system := func(sysbatch bool) Factory {
 		return func(log *slog.Logger, st State, p Planner) Scheduler {
 			s := newSystemScheduler(log, st, p, sysbatch, now)
-			s.ids, s.memo = d.NewID, memo
+			s.ids, s.memo, s.stopwatch = d.NewID, memo, stopwatch
 			return s
 		}
 	}

@@ -19,6 +19,9 @@ type evalContext struct {
 	cfg   *structs.SchedulerConfiguration
 	now   time.Time
 	rng   *rand.Rand
+	// stopwatch times each placement (AllocMetric.AllocationTime); nil
+	// leaves it zero.
+	stopwatch func() func() time.Duration
 
 	usage    map[string]*nodeUsage // node ID -> usage, computed on first use
 	classes  map[string]string     // node ID -> computed class, when not stored
@@ -160,4 +163,13 @@ func (c *evalContext) versionConstraint(s string, strict bool) *versionConstrain
 	}
 	c.versions[key] = vc
 	return vc
+}
+
+// startStopwatch starts timing a placement with the injected stopwatch;
+// without one the reading is zero (the scheduler reads no real time).
+func (c *evalContext) startStopwatch() func() time.Duration {
+	if c.stopwatch == nil {
+		return func() time.Duration { return 0 }
+	}
+	return c.stopwatch()
 }

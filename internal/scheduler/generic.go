@@ -20,6 +20,8 @@ type genericScheduler struct {
 	now     func() time.Time
 	ids     func() string  // nil: newID
 	memo    *candidateMemo // shared by the schedulers of one Builtins; nil: none
+	// stopwatch times placements (Deps.Stopwatch); nil: not timed.
+	stopwatch func() func() time.Duration
 
 	eval       *structs.Evaluation
 	job        *structs.Job
@@ -182,6 +184,7 @@ func (s *genericScheduler) computePlan() (*reconcileResults, error) {
 		s.plan.AllAtOnce = in.job.AllAtOnce
 	}
 	s.ctx = newEvalContext(s.state, s.eval, in.job, s.plan, in.cfg, now)
+	s.ctx.stopwatch = s.stopwatch
 	s.ctx.nodes, s.ctx.jobAllocs = in.nodeMap, in.allocs
 	s.out.failed, s.out.queued, s.placed = nil, map[string]int{}, map[string]string{}
 

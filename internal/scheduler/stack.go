@@ -191,7 +191,7 @@ type option struct {
 // selectNode ranks the recent nodes and up to limit sampled feasible nodes
 // and returns the best, or nil with the metrics explaining why none fit.
 func (g *groupStack) selectNode(penalty map[string]bool) (*option, *structs.AllocMetric) {
-	start := time.Now()
+	elapsed := g.s.ctx.startStopwatch()
 	m := g.s.newMetric()
 	var top []*option
 	var seen map[string]bool
@@ -223,26 +223,26 @@ func (g *groupStack) selectNode(penalty map[string]bool) (*option, *structs.Allo
 		}
 		top = keepTop(top, &cand)
 	}
-	return g.finish(top, m, start)
+	return g.finish(top, m, elapsed)
 }
 
 // selectOn ranks one given node (system jobs place per node).
 func (g *groupStack) selectOn(n *structs.Node) (*option, *structs.AllocMetric) {
-	start := time.Now()
+	elapsed := g.s.ctx.startStopwatch()
 	m := g.s.newMetric()
 	var cand option
 	var top []*option
 	if g.consider(n, m, nil, &cand) {
 		top = keepTop(nil, &cand)
 	}
-	return g.finish(top, m, start)
+	return g.finish(top, m, elapsed)
 }
 
-func (g *groupStack) finish(top []*option, m *structs.AllocMetric, start time.Time) (*option, *structs.AllocMetric) {
+func (g *groupStack) finish(top []*option, m *structs.AllocMetric, elapsed func() time.Duration) (*option, *structs.AllocMetric) {
 	for _, o := range top {
 		m.ScoreMetaData = append(m.ScoreMetaData, &structs.NodeScoreMeta{NodeID: o.node.ID, Scores: o.scores.asMap(), NormScore: o.final})
 	}
-	m.AllocationTime = time.Since(start)
+	m.AllocationTime = elapsed()
 	if len(top) == 0 {
 		return nil, m
 	}

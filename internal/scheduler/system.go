@@ -28,6 +28,8 @@ type systemScheduler struct {
 	now      func() time.Time
 	ids      func() string  // nil: newID
 	memo     *candidateMemo // shared by the schedulers of one Builtins; nil: none
+	// stopwatch times placements (Deps.Stopwatch); nil: not timed.
+	stopwatch func() func() time.Duration
 
 	eval       *structs.Evaluation
 	job        *structs.Job
@@ -169,6 +171,7 @@ func (s *systemScheduler) computePlan() error {
 	s.job = in.job
 	s.plan = &structs.Plan{EvalID: s.eval.ID, Priority: s.eval.Priority, Job: in.job, SnapshotIndex: s.state.LatestIndex()}
 	s.ctx = newEvalContext(s.state, s.eval, in.job, s.plan, in.cfg, s.now())
+	s.ctx.stopwatch = s.stopwatch
 	s.ctx.nodes, s.ctx.jobAllocs = in.nodeMap, in.allocs
 	s.out.failed, s.out.queued, s.placed = nil, map[string]int{}, map[string]string{}
 	s.failedNode = map[string]bool{}

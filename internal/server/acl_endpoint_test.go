@@ -39,7 +39,7 @@ func aclServer(t *testing.T, dataDir string) (*Server, *clock.Manual) {
 
 func bootstrap(t *testing.T, s *Server) *structs.ACLToken {
 	t.Helper()
-	reply, err := s.ACL.Bootstrap(context.Background(), &structs.ACLBootstrapArgs{})
+	reply, err := ACLBootstrap.Call(context.Background(), s, &structs.ACLBootstrapArgs{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestACLBootstrap_OnceThenResetFile(t *testing.T) {
 	if first.Type != structs.ACLManagementToken || first.SecretID == "" {
 		t.Fatalf("bootstrap token %+v", first)
 	}
-	_, err := s.ACL.Bootstrap(context.Background(), &structs.ACLBootstrapArgs{})
+	_, err := ACLBootstrap.Call(context.Background(), s, &structs.ACLBootstrapArgs{})
 	wantCode(t, err, 400, "ACL bootstrap already done (reset index: ")
 	resetIndex := s.State().ACLBootstrapIndex()
 
@@ -69,7 +69,7 @@ func TestACLBootstrap_OnceThenResetFile(t *testing.T) {
 	if err := os.WriteFile(resetFile, []byte(strconv.FormatUint(resetIndex-1, 10)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.ACL.Bootstrap(context.Background(), &structs.ACLBootstrapArgs{})
+	_, err = ACLBootstrap.Call(context.Background(), s, &structs.ACLBootstrapArgs{})
 	wantCode(t, err, 400, "already done")
 	if err := os.WriteFile(resetFile, []byte(strconv.FormatUint(resetIndex, 10)+"\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -78,14 +78,14 @@ func TestACLBootstrap_OnceThenResetFile(t *testing.T) {
 	if second.SecretID == first.SecretID {
 		t.Fatal("reset bootstrap reused the secret")
 	}
-	_, err = s.ACL.Bootstrap(context.Background(), &structs.ACLBootstrapArgs{})
+	_, err = ACLBootstrap.Call(context.Background(), s, &structs.ACLBootstrapArgs{})
 	wantCode(t, err, 400, "already done")
 }
 
 func TestACL_DisabledAnswers400(t *testing.T) {
 	s := testServer(t, "")
 	defer s.Shutdown()
-	_, err := s.ACL.Bootstrap(context.Background(), &structs.ACLBootstrapArgs{})
+	_, err := ACLBootstrap.Call(context.Background(), s, &structs.ACLBootstrapArgs{})
 	wantCode(t, err, 400, "ACL support disabled")
 	a, err := s.ResolveToken("not-a-token")
 	if err != nil || !a.IsManagement() {
@@ -98,7 +98,7 @@ func TestACLPolicies_ValidatedAndManagementOnly(t *testing.T) {
 	root := bootstrap(t, s)
 	ctx := context.Background()
 	upsert := func(token string, p *structs.ACLPolicy) error {
-		_, err := s.ACL.UpsertPolicies(ctx, &structs.ACLPolicyUpsertArgs{Policies: []*structs.ACLPolicy{p}, WriteRequest: structs.WriteRequest{AuthToken: token}})
+		_, err := ACLUpsertPolicies.Call(ctx, s, &structs.ACLPolicyUpsertArgs{Policies: []*structs.ACLPolicy{p}, WriteRequest: structs.WriteRequest{AuthToken: token}})
 		return err
 	}
 	wantCode(t, upsert(root.SecretID, &structs.ACLPolicy{Name: "bad name!", Rules: `node { policy = "read" }`}), 400, "Policies[0].Name")
@@ -108,18 +108,18 @@ func TestACLPolicies_ValidatedAndManagementOnly(t *testing.T) {
 	}
 	wantCode(t, upsert("", &structs.ACLPolicy{Name: "y", Rules: `node { policy = "read" }`}), 403, "Permission denied")
 
-	tokens, err := s.ACL.UpsertTokens(ctx, &structs.ACLTokenUpsertArgs{Tokens: []*structs.ACLToken{{Type: "client", Policies: []string{"readonly"}}},
+	tokens, err := ACLUpsertTokens.Call(ctx, s, &structs.ACLTokenUpsertArgs{Tokens: []*structs.ACLToken{{Type: "client", Policies: []string{"readonly"}}},
 		WriteRequest: structs.WriteRequest{AuthToken: root.SecretID}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	client := tokens.Tokens[0]
 	wantCode(t, upsert(client.SecretID, &structs.ACLPolicy{Name: "y", Rules: `node { policy = "read" }`}), 403, "Permission denied")
-	list, err := s.ACL.ListPolicies(ctx, &structs.ACLPolicyListRequest{QueryOptions: structs.QueryOptions{AuthToken: client.SecretID}})
+	list, err := ACLListPolicies.Call(ctx, s, &structs.ACLPolicyListRequest{QueryOptions: structs.QueryOptions{AuthToken: client.SecretID}})
 	if err != nil || len(list.Policies) != 1 || list.Policies[0].Name != "readonly" {
 		t.Fatalf("client's policy list = %+v, %v", list, err)
 	}
-	_, err = s.ACL.UpsertTokens(ctx, &structs.ACLTokenUpsertArgs{Tokens: []*structs.ACLToken{{Type: "client", Policies: []string{"nope"}}},
+	_, err = ACLUpsertTokens.Call(ctx, s, &structs.ACLTokenUpsertArgs{Tokens: []*structs.ACLToken{{Type: "client", Policies: []string{"nope"}}},
 		WriteRequest: structs.WriteRequest{AuthToken: root.SecretID}})
 	wantCode(t, err, 400, `Tokens[0].Policies: policy "nope" does not exist`)
 }
@@ -128,11 +128,11 @@ func TestACLTokens_ExpiredAndUnknownAreDenied(t *testing.T) {
 	s, clk := aclServer(t, "")
 	root := bootstrap(t, s)
 	ctx := context.Background()
-	if _, err := s.ACL.UpsertPolicies(ctx, &structs.ACLPolicyUpsertArgs{Policies: []*structs.ACLPolicy{{Name: "nodes", Rules: `node { policy = "read" }`}},
+	if _, err := ACLUpsertPolicies.Call(ctx, s, &structs.ACLPolicyUpsertArgs{Policies: []*structs.ACLPolicy{{Name: "nodes", Rules: `node { policy = "read" }`}},
 		WriteRequest: structs.WriteRequest{AuthToken: root.SecretID}}); err != nil {
 		t.Fatal(err)
 	}
-	reply, err := s.ACL.UpsertTokens(ctx, &structs.ACLTokenUpsertArgs{Tokens: []*structs.ACLToken{{Type: "client", Policies: []string{"nodes"}, ExpirationTTL: time.Hour}},
+	reply, err := ACLUpsertTokens.Call(ctx, s, &structs.ACLTokenUpsertArgs{Tokens: []*structs.ACLToken{{Type: "client", Policies: []string{"nodes"}, ExpirationTTL: time.Hour}},
 		WriteRequest: structs.WriteRequest{AuthToken: root.SecretID}})
 	if err != nil {
 		t.Fatal(err)
@@ -178,14 +178,14 @@ func TestACLTokens_ExpiredAndUnknownAreDenied(t *testing.T) {
 	if a, err := s.ResolveToken(""); err != nil || a.AllowNodeRead() {
 		t.Fatalf("anonymous = %v, %v", a, err)
 	}
-	if _, err := s.ACL.UpsertPolicies(ctx, &structs.ACLPolicyUpsertArgs{Policies: []*structs.ACLPolicy{{Name: "anonymous", Rules: `node { policy = "read" }`}},
+	if _, err := ACLUpsertPolicies.Call(ctx, s, &structs.ACLPolicyUpsertArgs{Policies: []*structs.ACLPolicy{{Name: "anonymous", Rules: `node { policy = "read" }`}},
 		WriteRequest: structs.WriteRequest{AuthToken: root.SecretID}}); err != nil {
 		t.Fatal(err)
 	}
 	if a, err := s.ResolveToken(""); err != nil || !a.AllowNodeRead() {
 		t.Fatalf("anonymous after the policy = %v, %v", a, err)
 	}
-	_, err = s.ACL.UpsertTokens(ctx, &structs.ACLTokenUpsertArgs{Tokens: []*structs.ACLToken{{Type: "client", Policies: []string{"nodes"}, ExpirationTTL: time.Second}},
+	_, err = ACLUpsertTokens.Call(ctx, s, &structs.ACLTokenUpsertArgs{Tokens: []*structs.ACLToken{{Type: "client", Policies: []string{"nodes"}, ExpirationTTL: time.Second}},
 		WriteRequest: structs.WriteRequest{AuthToken: root.SecretID}})
 	wantCode(t, err, 400, "Tokens[0].ExpirationTTL")
 }
@@ -195,29 +195,29 @@ func TestACLTokens_UpdateKeepsSecretAndDeleteRevokes(t *testing.T) {
 	root := bootstrap(t, s)
 	ctx := context.Background()
 	w := structs.WriteRequest{AuthToken: root.SecretID}
-	reply, err := s.ACL.UpsertTokens(ctx, &structs.ACLTokenUpsertArgs{Tokens: []*structs.ACLToken{{Type: "management", Name: "ops"}}, WriteRequest: w})
+	reply, err := ACLUpsertTokens.Call(ctx, s, &structs.ACLTokenUpsertArgs{Tokens: []*structs.ACLToken{{Type: "management", Name: "ops"}}, WriteRequest: w})
 	if err != nil {
 		t.Fatal(err)
 	}
 	tok := reply.Tokens[0]
-	upd, err := s.ACL.UpsertTokens(ctx, &structs.ACLTokenUpsertArgs{Tokens: []*structs.ACLToken{{AccessorID: tok.AccessorID, Type: "management", Name: "ops2"}}, WriteRequest: w})
+	upd, err := ACLUpsertTokens.Call(ctx, s, &structs.ACLTokenUpsertArgs{Tokens: []*structs.ACLToken{{AccessorID: tok.AccessorID, Type: "management", Name: "ops2"}}, WriteRequest: w})
 	if err != nil || upd.Tokens[0].SecretID != tok.SecretID || upd.Tokens[0].Name != "ops2" || upd.Tokens[0].CreateIndex != tok.CreateIndex {
 		t.Fatalf("update = %+v, %v", upd, err)
 	}
-	self, err := s.ACL.GetTokenSelf(ctx, &structs.QueryOptions{AuthToken: tok.SecretID})
+	self, err := ACLGetTokenSelf.Call(ctx, s, &structs.QueryOptions{AuthToken: tok.SecretID})
 	if err != nil || self.Token.AccessorID != tok.AccessorID {
 		t.Fatalf("self = %+v, %v", self, err)
 	}
-	list, err := s.ACL.ListTokens(ctx, &structs.ACLTokenListRequest{QueryOptions: structs.QueryOptions{AuthToken: root.SecretID}})
+	list, err := ACLListTokens.Call(ctx, s, &structs.ACLTokenListRequest{QueryOptions: structs.QueryOptions{AuthToken: root.SecretID}})
 	if err != nil || len(list.Tokens) != 2 || list.Tokens[0].SecretID != "" {
 		t.Fatalf("list = %+v, %v", list, err)
 	}
-	if _, err := s.ACL.DeleteTokens(ctx, &structs.ACLTokenDeleteArgs{AccessorIDs: []string{tok.AccessorID}, WriteRequest: w}); err != nil {
+	if _, err := ACLDeleteTokens.Call(ctx, s, &structs.ACLTokenDeleteArgs{AccessorIDs: []string{tok.AccessorID}, WriteRequest: w}); err != nil {
 		t.Fatal(err)
 	}
 	_, err = s.ResolveToken(tok.SecretID)
 	wantCode(t, err, 403, "Permission denied")
-	_, err = s.ACL.DeleteTokens(ctx, &structs.ACLTokenDeleteArgs{AccessorIDs: []string{tok.AccessorID}, WriteRequest: w})
+	_, err = ACLDeleteTokens.Call(ctx, s, &structs.ACLTokenDeleteArgs{AccessorIDs: []string{tok.AccessorID}, WriteRequest: w})
 	wantCode(t, err, 404, "not found")
 }
 

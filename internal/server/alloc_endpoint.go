@@ -16,9 +16,6 @@ type AllocEndpoint struct{ srv *Server }
 // the scheduler then stops it and places a replacement.
 func (e *AllocEndpoint) Stop(ctx context.Context, args *structs.AllocStopArgs) (*structs.AllocStopResponse, error) {
 	reply := &structs.AllocStopResponse{}
-	if done, err := e.srv.forward(ctx, "Alloc.Stop", args, reply); done {
-		return reply, err
-	}
 	allocID := args.AllocID
 	alloc, err := e.srv.State().AllocByID(nil, allocID)
 	if err != nil {
@@ -55,9 +52,6 @@ func (e *AllocEndpoint) Stop(ctx context.Context, args *structs.AllocStopArgs) (
 // every namespace for "*").
 func (e *AllocEndpoint) List(ctx context.Context, args *structs.AllocListRequest) (*structs.AllocListResponse, error) {
 	reply := &structs.AllocListResponse{}
-	if done, err := e.srv.forward(ctx, "Alloc.List", args, reply); done {
-		return reply, err
-	}
 	match, err := stubFilter(&args.QueryOptions, allocStub)
 	if err == nil {
 		match, err = visibleOnly(e.srv, args, acl.NamespaceCapabilityReadJob, allocNamespace, match)
@@ -71,9 +65,6 @@ func (e *AllocEndpoint) List(ctx context.Context, args *structs.AllocListRequest
 // GetAlloc answers one allocation (nil when absent).
 func (e *AllocEndpoint) GetAlloc(ctx context.Context, args *structs.AllocSpecificRequest) (*structs.SingleAllocResponse, error) {
 	reply := &structs.SingleAllocResponse{}
-	if done, err := e.srv.forward(ctx, "Alloc.GetAlloc", args, reply); done {
-		return reply, err
-	}
 	return reply, readObject(e.srv, ctx, &args.QueryOptions, &reply.QueryMeta, state.TableAllocs, &reply.Alloc, byKey((*state.StateStore).AllocByID, args.AllocID),
 		func(a *structs.Allocation) uint64 { return a.ModifyIndex })
 }

@@ -17,13 +17,13 @@ func TestEvalStatus_BlockedToCanceled_JobStoppedOrPurged(t *testing.T) {
 			if _, err := s.RegisterNode(e2eNode(1, 1000, 1024)); err != nil {
 				t.Fatal(err)
 			}
-			reply, err := s.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: e2eJob("big", 1, 3000, 2048)})
+			reply, err := JobRegister.Call(context.Background(), s, &structs.JobRegisterArgs{Job: e2eJob("big", 1, 3000, 2048)})
 			if err != nil {
 				t.Fatal(err)
 			}
 			done := waitEval(t, s, reply.EvalID, structs.EvalStatusComplete)
 			blocked := waitEval(t, s, done.BlockedEval, structs.EvalStatusBlocked)
-			if _, err := s.Job.Deregister(context.Background(), &structs.JobDeregisterArgs{JobID: "big", Purge: purge}); err != nil {
+			if _, err := JobDeregister.Call(context.Background(), s, &structs.JobDeregisterArgs{JobID: "big", Purge: purge}); err != nil {
 				t.Fatal(err)
 			}
 			got := waitEval(t, s, blocked.ID, structs.EvalStatusCanceled)
@@ -68,7 +68,7 @@ func TestEvalStatus_BlockedToCanceled_WrittenAfterTheStop(t *testing.T) {
 			job := mock.Job("web")
 			p.register(job)
 			runSteps(t, p.srv)
-			if _, err := p.srv.Job.Deregister(context.Background(), &structs.JobDeregisterArgs{JobID: job.ID, Purge: purge}); err != nil {
+			if _, err := JobDeregister.Call(context.Background(), p.srv, &structs.JobDeregisterArgs{JobID: job.ID, Purge: purge}); err != nil {
 				t.Fatal(err)
 			}
 			runSteps(t, p.srv)
@@ -87,7 +87,7 @@ func TestEvalStatus_BlockedToCanceled_FoundByANewLeader(t *testing.T) {
 	p := newPipeline(t, 1, completeAll)
 	job := mock.Job("web")
 	p.waitStatus(p.register(job), structs.EvalStatusComplete)
-	stop, err := p.srv.Job.Deregister(context.Background(), &structs.JobDeregisterArgs{JobID: job.ID})
+	stop, err := JobDeregister.Call(context.Background(), p.srv, &structs.JobDeregisterArgs{JobID: job.ID})
 	if err != nil {
 		t.Fatal(err)
 	}

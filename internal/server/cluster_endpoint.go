@@ -48,14 +48,14 @@ func (e *ClusterEndpoint) Members(_ context.Context, _ *structs.ClusterMembersRe
 }
 
 // Join joins the gossip pool through the given serf addresses.
-func (e *ClusterEndpoint) Join(_ context.Context, args *structs.ClusterJoinRequest) (*structs.ClusterJoinResponse, error) {
-	if e.srv.cluster == nil {
+func (s *Server) Join(_ context.Context, args *structs.ClusterJoinRequest) (*structs.ClusterJoinResponse, error) {
+	if s.cluster == nil {
 		return nil, BadRequest("%v", errNoGossip)
 	}
 	if len(args.Addrs) == 0 {
 		return nil, BadRequest("address: at least one address to join is required")
 	}
-	n, err := e.srv.cluster.join(args.Addrs)
+	n, err := s.cluster.join(args.Addrs)
 	if n == 0 && err != nil {
 		return nil, fmt.Errorf("join %s: %w", strings.Join(args.Addrs, ", "), err)
 	}
@@ -63,23 +63,23 @@ func (e *ClusterEndpoint) Join(_ context.Context, args *structs.ClusterJoinReque
 }
 
 // ForceLeave marks a failed member as left, which removes it from raft.
-func (e *ClusterEndpoint) ForceLeave(_ context.Context, args *structs.ForceLeaveRequest) (*structs.GenericResponse, error) {
-	if e.srv.cluster == nil {
+func (s *Server) ForceLeave(_ context.Context, args *structs.ForceLeaveRequest) (*structs.GenericResponse, error) {
+	if s.cluster == nil {
 		return nil, BadRequest("%v", errNoGossip)
 	}
 	if args.Node == "" {
 		return nil, BadRequest("node: the member's name is required")
 	}
 	known := false
-	for _, m := range e.srv.cluster.serf.Members() {
+	for _, m := range s.cluster.serf.Members() {
 		known = known || m.Name == args.Node
 	}
 	if !known {
 		return nil, NotFound("member %q not found", args.Node)
 	}
-	remove := e.srv.cluster.serf.RemoveFailedNode
+	remove := s.cluster.serf.RemoveFailedNode
 	if args.Prune {
-		remove = e.srv.cluster.serf.RemoveFailedNodePrune
+		remove = s.cluster.serf.RemoveFailedNodePrune
 	}
 	if err := remove(args.Node); err != nil {
 		return nil, err
@@ -90,9 +90,6 @@ func (e *ClusterEndpoint) ForceLeave(_ context.Context, args *structs.ForceLeave
 // RemoveRaftPeer removes a server from raft by ID or address.
 func (e *ClusterEndpoint) RemoveRaftPeer(ctx context.Context, args *structs.RaftPeerRequest) (*structs.GenericResponse, error) {
 	reply := &structs.GenericResponse{}
-	if done, err := e.srv.forward(ctx, "Cluster.RemoveRaftPeer", args, reply); done {
-		return reply, err
-	}
 	target, err := e.srv.findRaftServer(args.ID, args.Address)
 	if err != nil {
 		return nil, err
@@ -108,9 +105,6 @@ func (e *ClusterEndpoint) RemoveRaftPeer(ctx context.Context, args *structs.Raft
 // TransferLeadership hands leadership to the named voter, or to any.
 func (e *ClusterEndpoint) TransferLeadership(ctx context.Context, args *structs.RaftPeerRequest) (*structs.GenericResponse, error) {
 	reply := &structs.GenericResponse{}
-	if done, err := e.srv.forward(ctx, "Cluster.TransferLeadership", args, reply); done {
-		return reply, err
-	}
 	var f raft.Future
 	if args.ID == "" && args.Address == "" {
 		f = e.srv.raft.LeadershipTransfer()
@@ -157,9 +151,6 @@ func (s *Server) findRaftServer(id, addr string) (raft.Server, error) {
 // (raft-stored; the initial one until the first leader stored it).
 func (e *ClusterEndpoint) AutopilotGetConfiguration(ctx context.Context, args *structs.AutopilotConfigRequest) (*structs.AutopilotConfigResponse, error) {
 	reply := &structs.AutopilotConfigResponse{}
-	if done, err := e.srv.forward(ctx, "Cluster.AutopilotGetConfiguration", args, reply); done {
-		return reply, err
-	}
 	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		cfg, err := st.AutopilotConfig(ws)
 		if cfg == nil {
@@ -176,9 +167,6 @@ func (e *ClusterEndpoint) AutopilotGetConfiguration(ctx context.Context, args *s
 // Config.ModifyIndex (Updated false otherwise, and nothing changes).
 func (e *ClusterEndpoint) AutopilotSetConfiguration(ctx context.Context, args *structs.AutopilotSetConfigRequest) (*structs.AutopilotSetConfigResponse, error) {
 	reply := &structs.AutopilotSetConfigResponse{}
-	if done, err := e.srv.forward(ctx, "Cluster.AutopilotSetConfiguration", args, reply); done {
-		return reply, err
-	}
 	if err := validateAutopilotConfig(&args.Config); err != nil {
 		return nil, err
 	}
@@ -193,9 +181,6 @@ func (e *ClusterEndpoint) AutopilotSetConfiguration(ctx context.Context, args *s
 // ServerHealth answers autopilot's view of every server.
 func (e *ClusterEndpoint) ServerHealth(ctx context.Context, args *structs.OperatorHealthRequest) (*structs.OperatorHealthResponse, error) {
 	reply := &structs.OperatorHealthResponse{}
-	if done, err := e.srv.forward(ctx, "Cluster.ServerHealth", args, reply); done {
-		return reply, err
-	}
 	if e.srv.autopilot == nil {
 		return nil, BadRequest("%v", errNoGossip)
 	}
@@ -223,8 +208,5 @@ func (e *ClusterEndpoint) ServerHealth(ctx context.Context, args *structs.Operat
 // SnapshotRestore restores an operator snapshot on the leader.
 func (e *ClusterEndpoint) SnapshotRestore(ctx context.Context, args *structs.SnapshotRestoreRequest) (*structs.GenericResponse, error) {
 	reply := &structs.GenericResponse{}
-	if done, err := e.srv.forward(ctx, "Cluster.SnapshotRestore", args, reply); done {
-		return reply, err
-	}
 	return reply, e.srv.restoreSnapshotLocally(bytes.NewReader(args.Data))
 }

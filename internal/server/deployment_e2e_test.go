@@ -59,7 +59,7 @@ func TestEvalStatus_CompleteToPending_DeploymentWatcher_OneEvalPerStepNoPointers
 	job := e2eJob("web", 3, 500, 256)
 	job.Update = structs.UpdateStrategy{MaxParallel: 1, Canary: 1, AutoPromote: true,
 		MinHealthyTime: time.Second, HealthyDeadline: time.Minute, ProgressDeadline: 10 * time.Minute}
-	first, err := s.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: job})
+	first, err := JobRegister.Call(context.Background(), s, &structs.JobRegisterArgs{Job: job})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestEvalStatus_CompleteToPending_DeploymentWatcher_OneEvalPerStepNoPointers
 
 	v1 := job.Copy()
 	v1.TaskGroups[0].Tasks[0].Config = map[string]any{"command": "/bin/true", "v": "2"} // destructive
-	update, err := s.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: v1})
+	update, err := JobRegister.Call(context.Background(), s, &structs.JobRegisterArgs{Job: v1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +154,7 @@ func TestDeployment_SuccessMarksVersionStable_FailureAutoRevertsToIt(t *testing.
 	job := e2eJob("web", 2, 500, 256)
 	job.Update = structs.UpdateStrategy{MaxParallel: 1, AutoRevert: true, MinHealthyTime: time.Second,
 		HealthyDeadline: time.Minute, ProgressDeadline: 10 * time.Minute}
-	if _, err := s.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: job}); err != nil {
+	if _, err := JobRegister.Call(context.Background(), s, &structs.JobRegisterArgs{Job: job}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, func() bool {
@@ -172,7 +172,7 @@ func TestDeployment_SuccessMarksVersionStable_FailureAutoRevertsToIt(t *testing.
 
 	bad := job.Copy()
 	bad.TaskGroups[0].Tasks[0].Config = map[string]any{"command": "/bin/false"}
-	if _, err := s.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: bad}); err != nil {
+	if _, err := JobRegister.Call(context.Background(), s, &structs.JobRegisterArgs{Job: bad}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, func() bool {

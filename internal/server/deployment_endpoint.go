@@ -14,10 +14,6 @@ type DeploymentEndpoint struct{ srv *Server }
 
 // Promote promotes the canaries of the named groups (or all).
 func (e *DeploymentEndpoint) Promote(ctx context.Context, args *structs.DeploymentPromoteArgs) (*structs.DeploymentUpdateResponse, error) {
-	reply := &structs.DeploymentUpdateResponse{}
-	if done, err := e.srv.forward(ctx, "Deployment.Promote", args, reply); done {
-		return reply, err
-	}
 	id, all, groups := args.DeploymentID, args.All, args.Groups
 	d, job, err := e.active(id)
 	if err != nil {
@@ -65,19 +61,11 @@ func checkPromotable(d *structs.Deployment, all bool, groups []string) error {
 
 // Fail marks a deployment failed (the scheduler stops rolling it out).
 func (e *DeploymentEndpoint) Fail(ctx context.Context, args *structs.DeploymentFailArgs) (*structs.DeploymentUpdateResponse, error) {
-	reply := &structs.DeploymentUpdateResponse{}
-	if done, err := e.srv.forward(ctx, "Deployment.Fail", args, reply); done {
-		return reply, err
-	}
 	return e.setStatus(args.DeploymentID, structs.DeploymentStatusFailed, "Deployment marked as failed by an operator", true)
 }
 
 // Pause pauses or resumes a deployment.
 func (e *DeploymentEndpoint) Pause(ctx context.Context, args *structs.DeploymentPauseArgs) (*structs.DeploymentUpdateResponse, error) {
-	reply := &structs.DeploymentUpdateResponse{}
-	if done, err := e.srv.forward(ctx, "Deployment.Pause", args, reply); done {
-		return reply, err
-	}
 	if args.Pause {
 		return e.setStatus(args.DeploymentID, structs.DeploymentStatusPaused, "Deployment is paused", false)
 	}

@@ -14,9 +14,6 @@ import (
 // every namespace for "*").
 func (e *DeploymentEndpoint) List(ctx context.Context, args *structs.DeploymentListRequest) (*structs.DeploymentListResponse, error) {
 	reply := &structs.DeploymentListResponse{}
-	if done, err := e.srv.forward(ctx, "Deployment.List", args, reply); done {
-		return reply, err
-	}
 	match, err := pageFilter[structs.Deployment](&args.QueryOptions, nil)
 	if err == nil {
 		match, err = visibleOnly(e.srv, args, acl.NamespaceCapabilityReadJob, deploymentNamespace, match)
@@ -30,9 +27,6 @@ func (e *DeploymentEndpoint) List(ctx context.Context, args *structs.DeploymentL
 // GetDeployment answers one deployment (nil when absent).
 func (e *DeploymentEndpoint) GetDeployment(ctx context.Context, args *structs.DeploymentSpecificRequest) (*structs.SingleDeploymentResponse, error) {
 	reply := &structs.SingleDeploymentResponse{}
-	if done, err := e.srv.forward(ctx, "Deployment.GetDeployment", args, reply); done {
-		return reply, err
-	}
 	return reply, readObject(e.srv, ctx, &args.QueryOptions, &reply.QueryMeta, state.TableDeployment, &reply.Deployment, byKey((*state.StateStore).DeploymentByID, args.DeploymentID),
 		func(d *structs.Deployment) uint64 { return d.ModifyIndex })
 }
@@ -40,8 +34,5 @@ func (e *DeploymentEndpoint) GetDeployment(ctx context.Context, args *structs.De
 // Allocations answers a deployment's allocations.
 func (e *DeploymentEndpoint) Allocations(ctx context.Context, args *structs.DeploymentSpecificRequest) (*structs.DeploymentAllocationsResponse, error) {
 	reply := &structs.DeploymentAllocationsResponse{}
-	if done, err := e.srv.forward(ctx, "Deployment.Allocations", args, reply); done {
-		return reply, err
-	}
 	return reply, readAtTable(e.srv, ctx, &args.QueryOptions, &reply.QueryMeta, state.TableAllocs, &reply.Allocations, byKey((*state.StateStore).AllocsByDeployment, args.DeploymentID))
 }

@@ -30,7 +30,7 @@ func TestDeploymentWatcher_RetriesAFailedStatusWrite(t *testing.T) {
 	job := e2eJob("web", 1, 500, 256)
 	job.Update = structs.UpdateStrategy{MaxParallel: 1, MinHealthyTime: time.Second,
 		HealthyDeadline: time.Minute, ProgressDeadline: 10 * time.Minute}
-	reg, err := s.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: job})
+	reg, err := JobRegister.Call(context.Background(), s, &structs.JobRegisterArgs{Job: job})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ func (p *pipeline) clientRegister(i int) *structs.Node {
 	p.t.Helper()
 	n := e2eNode(i, 4000, 8192)
 	n.SecretID = "secret-" + n.ID[:8]
-	if _, err := p.srv.Node.Register(context.Background(), &structs.NodeRegisterArgs{Node: n}); err != nil {
+	if _, err := NodeRegister.Call(context.Background(), p.srv, &structs.NodeRegisterArgs{Node: n}); err != nil {
 		p.t.Fatal(err)
 	}
 	return n
@@ -31,7 +31,7 @@ func (p *pipeline) clientRegister(i int) *structs.Node {
 
 func (p *pipeline) heartbeat(n *structs.Node) {
 	p.t.Helper()
-	if _, err := p.srv.Node.UpdateStatus(context.Background(), &structs.NodeHeartbeatArgs{NodeID: n.ID, SecretID: n.SecretID}); err != nil {
+	if _, err := NodeUpdateStatus.Call(context.Background(), p.srv, &structs.NodeHeartbeatArgs{NodeID: n.ID, SecretID: n.SecretID}); err != nil {
 		p.t.Fatal(err)
 	}
 }

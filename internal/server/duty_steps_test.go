@@ -93,7 +93,7 @@ func TestStepDuties_GCIsATickOnTheClock(t *testing.T) {
 func TestStepDuties_HeartbeatExpiry(t *testing.T) {
 	p := newSteppedPipeline(t)
 	n := clientNode(nodeA)
-	reply, err := p.srv.Node.Register(context.Background(), &structs.NodeRegisterArgs{Node: n})
+	reply, err := NodeRegister.Call(context.Background(), p.srv, &structs.NodeRegisterArgs{Node: n})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestStepDuties_HeartbeatExpiry(t *testing.T) {
 	if got := p.nodeStatus(n.ID); got != structs.NodeStatusReady {
 		t.Fatalf("node is %s before the expiry step", got)
 	}
-	if _, err := p.srv.Node.UpdateStatus(context.Background(), &structs.NodeHeartbeatArgs{NodeID: n.ID, SecretID: n.SecretID}); err != nil {
+	if _, err := NodeUpdateStatus.Call(context.Background(), p.srv, &structs.NodeHeartbeatArgs{NodeID: n.ID, SecretID: n.SecretID}); err != nil {
 		t.Fatal(err)
 	}
 	runSteps(t, p.srv)

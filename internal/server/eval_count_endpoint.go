@@ -13,9 +13,6 @@ import (
 // request's prefix and filter, without sending them.
 func (e *EvalEndpoint) Count(ctx context.Context, args *structs.QueryOptions) (*structs.EvalCountResponse, error) {
 	reply := &structs.EvalCountResponse{}
-	if done, err := e.srv.forward(ctx, "Eval.Count", args, reply); done {
-		return reply, err
-	}
 	match, err := filterFunc[*structs.Evaluation](args.Filter)
 	if err != nil {
 		return nil, err

@@ -22,7 +22,7 @@ func dequeueForFinish(t *testing.T, opts ...func(*Config)) (*pipeline, *structs.
 	opts = append(opts, func(c *Config) { c.EnabledSchedulers = []string{"none"} })
 	p := newPipeline(t, 1, func(*structs.Evaluation, scheduler.State, scheduler.Planner) error { return nil }, opts...)
 	evalID := p.register(mock.Job("web"))
-	reply, err := p.srv.Eval.Dequeue(context.Background(), &structs.EvalDequeueRequest{
+	reply, err := EvalDequeue.Call(context.Background(), p.srv, &structs.EvalDequeueRequest{
 		Schedulers: []string{structs.JobTypeService}, Timeout: 5 * time.Second, ServerID: "follower-1", BootID: "boot-1"})
 	if err != nil || reply.Eval == nil || reply.Eval.ID != evalID {
 		t.Fatalf("dequeue = %+v, %v; want eval %s", reply, err, evalID)
@@ -53,7 +53,7 @@ func completed(e *structs.Evaluation) *structs.Evaluation {
 // final status and then acks the eval under the worker's token.
 func TestEvalUpdate_AcksTheFinishedEvalAfterItsStatusCommits(t *testing.T) {
 	p, eval, token := dequeueForFinish(t)
-	if _, err := p.srv.Eval.Update(context.Background(), &structs.EvalUpdateArgs{
+	if _, err := EvalUpdate.Call(context.Background(), p.srv, &structs.EvalUpdateArgs{
 		Evals: []*structs.Evaluation{completed(eval)}, AckEvalID: eval.ID, AckToken: token}); err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestEvalUpdate_FailedWriteDoesNotAck(t *testing.T) {
 	fail := false
 	p, eval, token := dequeueForFinish(t, failEvalWritesWhen(&fail))
 	fail = true
-	if _, err := p.srv.Eval.Update(context.Background(), &structs.EvalUpdateArgs{
+	if _, err := EvalUpdate.Call(context.Background(), p.srv, &structs.EvalUpdateArgs{
 		Evals: []*structs.Evaluation{completed(eval)}, AckEvalID: eval.ID, AckToken: token}); err == nil {
 		t.Fatal("a failed status write returned no error")
 	}
@@ -92,7 +92,7 @@ func TestEvalUpdate_FailedWriteDoesNotAck(t *testing.T) {
 // so that holder's failure still gives the eval back at once.
 func TestEvalUpdate_StaleAckTokenIsAnError(t *testing.T) {
 	p, eval, token := dequeueForFinish(t)
-	_, err := p.srv.Eval.Update(context.Background(), &structs.EvalUpdateArgs{
+	_, err := EvalUpdate.Call(context.Background(), p.srv, &structs.EvalUpdateArgs{
 		Evals: []*structs.Evaluation{completed(eval)}, AckEvalID: eval.ID, AckToken: "not-the-token"})
 	if err == nil {
 		t.Fatal("an ack under a stale token returned no error")
@@ -100,7 +100,7 @@ func TestEvalUpdate_StaleAckTokenIsAnError(t *testing.T) {
 	if server, held, ok := p.srv.remoteHeld.holder(eval.ID); !ok || server != "follower-1" || held != token {
 		t.Fatalf("holder = %q, %q, %v; want follower-1 under its token", server, held, ok)
 	}
-	if _, err := p.srv.Eval.Nack(context.Background(), &structs.EvalAckRequest{EvalID: eval.ID, Token: "not-the-token"}); err == nil {
+	if _, err := EvalNack.Call(context.Background(), p.srv, &structs.EvalAckRequest{EvalID: eval.ID, Token: "not-the-token"}); err == nil {
 		t.Fatal("a nack under a stale token returned no error")
 	}
 	if _, _, ok := p.srv.remoteHeld.holder(eval.ID); !ok {
@@ -174,7 +174,7 @@ func TestLocalWorker_FinishesTheEvalWithItsPlan(t *testing.T) {
 	if _, err := s.raftApply(structs.NodeRegisterRequestType, &structs.NodeRegisterRequest{Node: e2eNode(1, 4000, 4096)}); err != nil {
 		t.Fatal(err)
 	}
-	reply, err := s.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: e2eJob("web", 2, 100, 64)})
+	reply, err := JobRegister.Call(context.Background(), s, &structs.JobRegisterArgs{Job: e2eJob("web", 2, 100, 64)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +192,7 @@ func TestLocalWorker_FinishesTheEvalWithItsPlan(t *testing.T) {
 func submitFinishing(t *testing.T, p *pipeline, finish bool, opts ...func(*structs.PlanSubmitRequest)) *structs.PlanSubmitResponse {
 	t.Helper()
 	next := &structs.EvalDequeueRequest{Schedulers: []string{structs.JobTypeService}, ServerID: "follower-1", BootID: "boot-1"}
-	got, err := p.srv.Eval.Dequeue(context.Background(), &structs.EvalDequeueRequest{
+	got, err := EvalDequeue.Call(context.Background(), p.srv, &structs.EvalDequeueRequest{
 		Schedulers: next.Schedulers, Timeout: time.Second, ServerID: next.ServerID, BootID: next.BootID})
 	if err != nil || got.Eval == nil {
 		t.Fatalf("dequeue = %+v, %v", got, err)
@@ -206,7 +206,7 @@ func submitFinishing(t *testing.T, p *pipeline, finish bool, opts ...func(*struc
 	for _, opt := range opts {
 		opt(req)
 	}
-	reply, err := p.srv.Plan.Submit(context.Background(), req)
+	reply, err := PlanSubmit.Call(context.Background(), p.srv, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,7 +283,7 @@ func TestPlanSubmit_ResultByReferenceNamesTheAcceptedNodes(t *testing.T) {
 func TestNackEvalOfFailedPlan_ReturnsTheEvalToTheBroker(t *testing.T) {
 	p, _ := setupTwoEvals(t)
 	req := &structs.EvalDequeueRequest{Schedulers: []string{structs.JobTypeService}, Timeout: time.Second, ServerID: "follower-1", BootID: "boot-1"}
-	got, err := p.srv.Eval.Dequeue(context.Background(), req)
+	got, err := EvalDequeue.Call(context.Background(), p.srv, req)
 	if err != nil || got.Eval == nil {
 		t.Fatalf("dequeue = %+v, %v", got, err)
 	}

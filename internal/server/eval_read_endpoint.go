@@ -17,9 +17,6 @@ type EvalEndpoint struct{ srv *Server }
 // every namespace for "*"), optionally of one job and status.
 func (e *EvalEndpoint) List(ctx context.Context, args *structs.EvalListRequest) (*structs.EvalListResponse, error) {
 	reply := &structs.EvalListResponse{}
-	if done, err := e.srv.forward(ctx, "Eval.List", args, reply); done {
-		return reply, err
-	}
 	if args.Status != "" && !validEvalStatus(args.Status) {
 		return nil, BadRequest("status: %q is not an evaluation status", args.Status)
 	}
@@ -48,9 +45,6 @@ func validEvalStatus(s string) bool {
 // with IncludeRelated the evals linked to it.
 func (e *EvalEndpoint) GetEval(ctx context.Context, args *structs.EvalSpecificRequest) (*structs.SingleEvalResponse, error) {
 	reply := &structs.SingleEvalResponse{}
-	if done, err := e.srv.forward(ctx, "Eval.GetEval", args, reply); done {
-		return reply, err
-	}
 	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		eval, err := st.EvalByID(ws, args.EvalID)
 		reply.Eval, reply.Related = eval, nil
@@ -71,18 +65,12 @@ func (e *EvalEndpoint) GetEval(ctx context.Context, args *structs.EvalSpecificRe
 // Allocations answers the allocations an evaluation placed.
 func (e *EvalEndpoint) Allocations(ctx context.Context, args *structs.EvalSpecificRequest) (*structs.EvalAllocationsResponse, error) {
 	reply := &structs.EvalAllocationsResponse{}
-	if done, err := e.srv.forward(ctx, "Eval.Allocations", args, reply); done {
-		return reply, err
-	}
 	return reply, readAtTable(e.srv, ctx, &args.QueryOptions, &reply.QueryMeta, state.TableAllocs, &reply.Allocations, byKey((*state.StateStore).AllocsByEval, args.EvalID))
 }
 
 // Delete deletes terminal evaluations (see Server.DeleteEvals).
 func (e *EvalEndpoint) Delete(ctx context.Context, args *structs.EvalDeleteArgs) (*structs.EvalDeleteResponse, error) {
 	reply := &structs.EvalDeleteResponse{}
-	if done, err := e.srv.forward(ctx, "Eval.Delete", args, reply); done {
-		return reply, err
-	}
 	var n int
 	var index uint64
 	var err error

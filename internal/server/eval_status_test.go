@@ -26,7 +26,7 @@ func TestEvalStatus_EventToPending_JobRegisterAndDeregister(t *testing.T) {
 	if reg.Status != structs.EvalStatusPending || reg.TriggeredBy != structs.EvalTriggerJobRegister || reg.PreviousEval != "" {
 		t.Fatalf("register eval = %+v", reg)
 	}
-	stop, err := p.srv.Job.Deregister(context.Background(), &structs.JobDeregisterArgs{JobID: "web"})
+	stop, err := JobDeregister.Call(context.Background(), p.srv, &structs.JobDeregisterArgs{JobID: "web"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +258,7 @@ func TestEvalStatus_PendingToCanceled_SupersededByNewerEval(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		j := testJob("web")
 		j.Meta = map[string]string{"v": string(rune('a' + i))}
-		stop, err := p.srv.Job.Deregister(context.Background(), &structs.JobDeregisterArgs{JobID: "web"})
+		stop, err := JobDeregister.Call(context.Background(), p.srv, &structs.JobDeregisterArgs{JobID: "web"})
 		if err != nil {
 			t.Fatal(err)
 		}

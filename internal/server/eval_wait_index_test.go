@@ -34,7 +34,7 @@ func TestEvalDequeue_WaitIndexCoversTheJobsPlacements(t *testing.T) {
 		t.Fatalf("latest index %d, want past the placement's %d", latest, index)
 	}
 
-	reply, err := p.srv.Eval.Dequeue(context.Background(), &structs.EvalDequeueRequest{
+	reply, err := EvalDequeue.Call(context.Background(), p.srv, &structs.EvalDequeueRequest{
 		Schedulers: []string{structs.JobTypeService}, Timeout: 5 * time.Second})
 	if err != nil || reply.Eval == nil || reply.Eval.ID != evalID {
 		t.Fatalf("dequeue = %+v, %v; want eval %s", reply, err, evalID)

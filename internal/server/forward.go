@@ -17,17 +17,12 @@ import (
 // in progress) or for this server to catch up before it answers 503.
 const forwardHoldTimeout = 5 * time.Second
 
-// forward is the first line of every endpoint:
+// forward decides which server answers a call of a method routed to the
+// leader (Method.Call, after the caller's token passed the method's rule):
 //
-//	if done, err := e.srv.forward(ctx, "Job.Register", args, reply); done {
-//		return reply, err
-//	}
-//
-// It decides which server answers a request:
-//
-//   - a write (args.IsRead() false) is answered by the leader: a follower
-//     sends it to the leader over RPC under the same method name, fills
-//     reply with the leader's answer and returns done=true;
+//   - a write is answered by the leader: a follower sends it to the leader
+//     over RPC under the method's wire name, fills reply with the leader's
+//     answer and returns done=true;
 //   - a read is answered by the leader too, unless args.AllowStaleRead(),
 //     then by this server from its own state (the reply's QueryMeta says
 //     how stale: LastContact, KnownLeader);
@@ -35,15 +30,10 @@ const forwardHoldTimeout = 5 * time.Second
 //     with ErrNoLeader (HTTP 503), never a partial local answer;
 //   - a server answers nothing locally before it has replayed the raft log
 //     it had at start (a leader: before its barrier has applied);
-//   - done=false means this server answers: the endpoint goes on;
-//   - before anything else the caller's token is checked against the
-//     method's rule (acl_methods.go); a refusal is done=true with
-//     ErrPermissionDenied.
-func (s *Server) forward(ctx context.Context, method string, args structs.RPCInfo, reply any) (bool, error) {
-	if err := s.authorizeMethod(method, args); err != nil {
-		return true, err
-	}
-	if args.IsRead() && args.AllowStaleRead() {
+//   - done=false means this server answers: the handler runs.
+func (s *Server) forward(ctx context.Context, m *spec, args structs.RPCInfo, reply any) (bool, error) {
+	method, isRead := m.name, m.kind == read
+	if isRead && args.AllowStaleRead() {
 		if err := s.waitReplayed(ctx); err != nil {
 			return true, err
 		}
@@ -67,7 +57,7 @@ func (s *Server) forward(ctx context.Context, method string, args structs.RPCInf
 		// reached it, is safe to retry once a leader is known again; a
 		// write may have committed, so say so.
 		var dialErr *rpcwire.DialError
-		if !args.IsRead() && !errors.As(err, &dialErr) {
+		if !isRead && !errors.As(err, &dialErr) {
 			return true, &CodedError{Code: http.StatusServiceUnavailable,
 				Msg: fmt.Sprintf("%v: forwarding %s to the leader at %s failed (the write may or may not have applied): %v", ErrNoLeader, method, leader, err)}
 		}

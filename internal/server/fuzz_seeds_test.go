@@ -39,7 +39,7 @@ func TestWriteFuzzSeeds(t *testing.T) {
 
 	s := testServer(t, "")
 	defer s.Shutdown()
-	if _, err := s.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: testJob("web")}); err != nil {
+	if _, err := JobRegister.Call(context.Background(), s, &structs.JobRegisterArgs{Job: testJob("web")}); err != nil {
 		t.Fatal(err)
 	}
 	var good bytes.Buffer

@@ -7,10 +7,12 @@ import (
 	"log/slog"
 	"net/rpc"
 	"os"
+	"reflect"
 	"testing"
 
 	msgpackrpc "github.com/hashicorp/net-rpc-msgpackrpc/v2"
 
+	"github.com/drover-project/drover/internal/rpcwire"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -120,7 +122,7 @@ func testServerFuzz(f *testing.F) *Server {
 	if err := s.WaitForLeader(10e9); err != nil {
 		f.Fatal(err)
 	}
-	if _, err := s.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: testJob("web")}); err != nil {
+	if _, err := JobRegister.Call(context.Background(), s, &structs.JobRegisterArgs{Job: testJob("web")}); err != nil {
 		f.Fatal(err)
 	}
 	return s
@@ -174,4 +176,20 @@ func FuzzFilter(f *testing.F) {
 			check(err)
 		}
 	})
+}
+
+// rpcMethodOf adapts a bare function to the RPC listener, for the fuzzer's
+// stand-in endpoints (the registered methods adapt themselves: Method.rpc).
+func rpcMethodOf[A, R any](endpoint func(context.Context, *A) (*R, error)) rpcMethod {
+	return rpcMethod{
+		args: reflect.TypeFor[A](), reply: reflect.TypeFor[R](),
+		newArgs: func() any { return new(A) },
+		serve: func(ctx context.Context, args any) (any, error) {
+			reply, err := endpoint(ctx, args.(*A))
+			if err != nil {
+				return nil, rpcwire.Encode(err, ErrorCode(err))
+			}
+			return reply, nil
+		},
+	}
 }

@@ -94,7 +94,7 @@ func (p *pipeline) setScript(fn script) {
 // register registers a job and returns its job-register eval ID.
 func (p *pipeline) register(job *structs.Job) string {
 	p.t.Helper()
-	reply, err := p.srv.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: job})
+	reply, err := JobRegister.Call(context.Background(), p.srv, &structs.JobRegisterArgs{Job: job})
 	if err != nil {
 		p.t.Fatalf("register %s: %v", job.ID, err)
 	}

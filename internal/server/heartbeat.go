@@ -140,7 +140,7 @@ func (h *heartbeats) expire(nodeID string) {
 		return
 	}
 	h.s.log.Warn("node missed its heartbeat", "node", nodeID, "status", status)
-	if _, err := h.s.Node.setStatus(nodeID, status); err != nil {
+	if _, err := (&NodeEndpoint{srv: h.s}).setStatus(nodeID, status); err != nil {
 		h.s.log.Error("marking silent node failed", "node", nodeID, "status", status, "error", err)
 		return
 	}

@@ -30,7 +30,7 @@ func completeAll(e *structs.Evaluation, st scheduler.State, pl scheduler.Planner
 func TestHeartbeat_MissedTTLMarksNodeDownWithNodeUpdateEvals(t *testing.T) {
 	p := newPipeline(t, 1, completeAll)
 	n := clientNode(nodeA)
-	reply, err := p.srv.Node.Register(context.Background(), &structs.NodeRegisterArgs{Node: n})
+	reply, err := NodeRegister.Call(context.Background(), p.srv, &structs.NodeRegisterArgs{Node: n})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestHeartbeat_MissedTTLMarksNodeDownWithNodeUpdateEvals(t *testing.T) {
 	// Heartbeats within the TTL keep it alive.
 	for i := 0; i < 3; i++ {
 		p.clk.Advance(reply.HeartbeatTTL / 2)
-		if reply, err = p.srv.Node.UpdateStatus(context.Background(), &structs.NodeHeartbeatArgs{NodeID: n.ID, SecretID: n.SecretID}); err != nil {
+		if reply, err = NodeUpdateStatus.Call(context.Background(), p.srv, &structs.NodeHeartbeatArgs{NodeID: n.ID, SecretID: n.SecretID}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -61,7 +61,7 @@ func TestHeartbeat_MissedTTLMarksNodeDownWithNodeUpdateEvals(t *testing.T) {
 		return len(down) == 1
 	})
 	// The node comes back: ready again, with another node-update eval.
-	if _, err := p.srv.Node.UpdateStatus(context.Background(), &structs.NodeHeartbeatArgs{NodeID: n.ID, SecretID: n.SecretID}); err != nil {
+	if _, err := NodeUpdateStatus.Call(context.Background(), p.srv, &structs.NodeHeartbeatArgs{NodeID: n.ID, SecretID: n.SecretID}); err != nil {
 		t.Fatal(err)
 	}
 	if p.nodeStatus(n.ID) != structs.NodeStatusReady {
@@ -72,13 +72,13 @@ func TestHeartbeat_MissedTTLMarksNodeDownWithNodeUpdateEvals(t *testing.T) {
 func TestHeartbeat_RejectsWrongSecretAndUnknownNode(t *testing.T) {
 	p := newPipeline(t, 1, completeAll)
 	n := clientNode(nodeA)
-	if _, err := p.srv.Node.Register(context.Background(), &structs.NodeRegisterArgs{Node: n}); err != nil {
+	if _, err := NodeRegister.Call(context.Background(), p.srv, &structs.NodeRegisterArgs{Node: n}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.srv.Node.UpdateStatus(context.Background(), &structs.NodeHeartbeatArgs{NodeID: n.ID, SecretID: "wrong"}); ErrorCode(err) != 403 {
+	if _, err := NodeUpdateStatus.Call(context.Background(), p.srv, &structs.NodeHeartbeatArgs{NodeID: n.ID, SecretID: "wrong"}); ErrorCode(err) != 403 {
 		t.Fatalf("wrong secret: %v", err)
 	}
-	if _, err := p.srv.Node.UpdateStatus(context.Background(), &structs.NodeHeartbeatArgs{NodeID: nodeB, SecretID: "x"}); ErrorCode(err) != 404 {
+	if _, err := NodeUpdateStatus.Call(context.Background(), p.srv, &structs.NodeHeartbeatArgs{NodeID: nodeB, SecretID: "x"}); ErrorCode(err) != 404 {
 		t.Fatalf("unknown node: %v", err)
 	}
 }
@@ -86,7 +86,7 @@ func TestHeartbeat_RejectsWrongSecretAndUnknownNode(t *testing.T) {
 func TestHeartbeat_TimersRearmedWhenANewLeaderTakesOver(t *testing.T) {
 	p := newPipeline(t, 1, completeAll)
 	n := clientNode(nodeA)
-	if _, err := p.srv.Node.Register(context.Background(), &structs.NodeRegisterArgs{Node: n}); err != nil {
+	if _, err := NodeRegister.Call(context.Background(), p.srv, &structs.NodeRegisterArgs{Node: n}); err != nil {
 		t.Fatal(err)
 	}
 	p.stepLeadership(false)
@@ -119,15 +119,15 @@ func (p *pipeline) allocOnNode(job, nodeID string) *structs.Allocation {
 func TestEvalTrigger_Reconnect_DisconnectedNodeReturns(t *testing.T) {
 	p := newPipeline(t, 1, completeAll)
 	n := clientNode(nodeA)
-	if _, err := p.srv.Node.Register(context.Background(), &structs.NodeRegisterArgs{Node: n}); err != nil {
+	if _, err := NodeRegister.Call(context.Background(), p.srv, &structs.NodeRegisterArgs{Node: n}); err != nil {
 		t.Fatal(err)
 	}
 	p.waitStatus(p.register(testJob("web")), structs.EvalStatusComplete)
 	p.allocOnNode("web", n.ID)
-	if _, err := p.srv.Node.setStatus(n.ID, structs.NodeStatusDisconnected); err != nil {
+	if _, err := (&NodeEndpoint{srv: p.srv}).setStatus(n.ID, structs.NodeStatusDisconnected); err != nil {
 		t.Fatal(err)
 	}
-	reply, err := p.srv.Node.UpdateStatus(context.Background(), &structs.NodeHeartbeatArgs{NodeID: n.ID, SecretID: n.SecretID})
+	reply, err := NodeUpdateStatus.Call(context.Background(), p.srv, &structs.NodeHeartbeatArgs{NodeID: n.ID, SecretID: n.SecretID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestEvalTrigger_AllocFailure_ClientReportsFailedAlloc(t *testing.T) {
 	n := clientNode(nodeA)
 	other := clientNode(nodeB)
 	for _, node := range []*structs.Node{n, other} {
-		if _, err := p.srv.Node.Register(context.Background(), &structs.NodeRegisterArgs{Node: node}); err != nil {
+		if _, err := NodeRegister.Call(context.Background(), p.srv, &structs.NodeRegisterArgs{Node: node}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -153,13 +153,13 @@ func TestEvalTrigger_AllocFailure_ClientReportsFailedAlloc(t *testing.T) {
 	failed := &structs.Allocation{ID: mine.ID, ClientStatus: structs.AllocClientStatusFailed,
 		TaskStates: map[string]*structs.TaskState{"t": {State: structs.TaskStateDead, Failed: true}}}
 	// Another node may not report this node's alloc.
-	if _, err := p.srv.Node.UpdateAlloc(context.Background(), &structs.AllocClientUpdateArgs{NodeID: other.ID, SecretID: other.SecretID, Allocs: []*structs.Allocation{failed}}); err != nil {
+	if _, err := NodeUpdateAlloc.Call(context.Background(), p.srv, &structs.AllocClientUpdateArgs{NodeID: other.ID, SecretID: other.SecretID, Allocs: []*structs.Allocation{failed}}); err != nil {
 		t.Fatal(err)
 	}
 	if a, _ := p.srv.State().AllocByID(nil, mine.ID); a.ClientStatus == structs.AllocClientStatusFailed {
 		t.Fatal("a node updated another node's alloc")
 	}
-	if _, err := p.srv.Node.UpdateAlloc(context.Background(), &structs.AllocClientUpdateArgs{NodeID: n.ID, SecretID: n.SecretID, Allocs: []*structs.Allocation{failed}}); err != nil {
+	if _, err := NodeUpdateAlloc.Call(context.Background(), p.srv, &structs.AllocClientUpdateArgs{NodeID: n.ID, SecretID: n.SecretID, Allocs: []*structs.Allocation{failed}}); err != nil {
 		t.Fatal(err)
 	}
 	e := p.evalByTrigger("web", structs.EvalTriggerRetryFailedAlloc)
@@ -167,7 +167,7 @@ func TestEvalTrigger_AllocFailure_ClientReportsFailedAlloc(t *testing.T) {
 		t.Fatalf("alloc-failure eval %+v", e)
 	}
 	// Reporting the same failure again creates no second eval.
-	if _, err := p.srv.Node.UpdateAlloc(context.Background(), &structs.AllocClientUpdateArgs{NodeID: n.ID, SecretID: n.SecretID, Allocs: []*structs.Allocation{failed}}); err != nil {
+	if _, err := NodeUpdateAlloc.Call(context.Background(), p.srv, &structs.AllocClientUpdateArgs{NodeID: n.ID, SecretID: n.SecretID, Allocs: []*structs.Allocation{failed}}); err != nil {
 		t.Fatal(err)
 	}
 	p.evalByTrigger("web", structs.EvalTriggerRetryFailedAlloc)
@@ -176,16 +176,16 @@ func TestEvalTrigger_AllocFailure_ClientReportsFailedAlloc(t *testing.T) {
 func TestGetClientAllocs_BlocksUntilTheNodesAllocsChange(t *testing.T) {
 	p := newPipeline(t, 1, completeAll)
 	n := clientNode(nodeA)
-	if _, err := p.srv.Node.Register(context.Background(), &structs.NodeRegisterArgs{Node: n}); err != nil {
+	if _, err := NodeRegister.Call(context.Background(), p.srv, &structs.NodeRegisterArgs{Node: n}); err != nil {
 		t.Fatal(err)
 	}
-	first, err := p.srv.Node.GetClientAllocs(t.Context(), &structs.NodeAllocsArgs{NodeID: n.ID, SecretID: n.SecretID})
+	first, err := NodeGetClientAllocs.Call(t.Context(), p.srv, &structs.NodeAllocsArgs{NodeID: n.ID, SecretID: n.SecretID})
 	if err != nil || len(first.Allocs) != 0 {
 		t.Fatalf("first: %v %d", err, len(first.Allocs))
 	}
 	done := make(chan *structs.NodeAllocsResponse, 1)
 	go func() {
-		r, _ := p.srv.Node.GetClientAllocs(t.Context(), &structs.NodeAllocsArgs{NodeID: n.ID, SecretID: n.SecretID,
+		r, _ := NodeGetClientAllocs.Call(t.Context(), p.srv, &structs.NodeAllocsArgs{NodeID: n.ID, SecretID: n.SecretID,
 			QueryOptions: structs.QueryOptions{MinQueryIndex: first.Index, MaxQueryTime: time.Minute}})
 		done <- r
 	}()

@@ -21,7 +21,7 @@ func TestHeartbeat_TTLScalesWithTheNodeCount(t *testing.T) {
 	var last time.Duration
 	for i := range 31 {
 		n := clientNode(fmt.Sprintf("%08d-0000-4000-8000-000000000000", i))
-		reply, err := p.srv.Node.Register(context.Background(), &structs.NodeRegisterArgs{Node: n})
+		reply, err := NodeRegister.Call(context.Background(), p.srv, &structs.NodeRegisterArgs{Node: n})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -37,7 +37,7 @@ func TestHeartbeat_TTLScalesWithTheNodeCount(t *testing.T) {
 func TestHeartbeat_DownOnlyAfterTTLPlusGrace(t *testing.T) {
 	p := newSteppedPipeline(t, func(c *Config) { c.HeartbeatGrace = 10 * time.Second })
 	n := clientNode(nodeA)
-	reply, err := p.srv.Node.Register(context.Background(), &structs.NodeRegisterArgs{Node: n})
+	reply, err := NodeRegister.Call(context.Background(), p.srv, &structs.NodeRegisterArgs{Node: n})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestHeartbeat_NewLeaderWaitsOutTheLongestTTL(t *testing.T) {
 	var ids []string
 	for i := range 31 {
 		n := clientNode(fmt.Sprintf("%08d-0000-4000-8000-000000000000", i))
-		reply, err := p.srv.Node.Register(context.Background(), &structs.NodeRegisterArgs{Node: n})
+		reply, err := NodeRegister.Call(context.Background(), p.srv, &structs.NodeRegisterArgs{Node: n})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,7 +109,7 @@ func TestHeartbeat_NewLeaderWaitsOutTheLongestTTL(t *testing.T) {
 func TestHeartbeat_NewLeaderKeepsWhatIsLeftOfADisconnectWindow(t *testing.T) {
 	p := newSteppedPipeline(t, func(c *Config) { c.HeartbeatGrace = 10 * time.Second })
 	n := clientNode(nodeA)
-	reply, err := p.srv.Node.Register(context.Background(), &structs.NodeRegisterArgs{Node: n})
+	reply, err := NodeRegister.Call(context.Background(), p.srv, &structs.NodeRegisterArgs{Node: n})
 	if err != nil {
 		t.Fatal(err)
 	}

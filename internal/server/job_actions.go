@@ -12,9 +12,6 @@ import (
 // group's scaling block, if it has one.
 func (e *JobEndpoint) Scale(ctx context.Context, args *structs.JobScaleArgs) (*structs.JobRegisterResponse, error) {
 	reply := &structs.JobRegisterResponse{}
-	if done, err := e.srv.forward(ctx, "Job.Scale", args, reply); done {
-		return reply, err
-	}
 	job, err := e.lookup(args.Namespace, args.JobID)
 	if err != nil {
 		return nil, err
@@ -63,9 +60,6 @@ func checkScaleCount(tg *structs.TaskGroup, count int64) error {
 // Evaluate forces a new evaluation of a job (as `job eval` does).
 func (e *JobEndpoint) Evaluate(ctx context.Context, args *structs.JobEvaluateArgs) (*structs.JobRegisterResponse, error) {
 	reply := &structs.JobRegisterResponse{}
-	if done, err := e.srv.forward(ctx, "Job.Evaluate", args, reply); done {
-		return reply, err
-	}
 	job, err := e.lookup(args.Namespace, args.JobID)
 	if err != nil {
 		return nil, err
@@ -86,9 +80,6 @@ func (e *JobEndpoint) Evaluate(ctx context.Context, args *structs.JobEvaluateArg
 // not an error: the reply lists every problem.
 func (e *JobEndpoint) Validate(ctx context.Context, args *structs.JobValidateArgs) (*structs.JobValidateResponse, error) {
 	reply := &structs.JobValidateResponse{ValidationErrors: []string{}}
-	if done, err := e.srv.forward(ctx, "Job.Validate", args, reply); done {
-		return reply, err
-	}
 	_, err := validateJob(args.Job)
 	var verrs structs.ValidationErrors
 	switch {
@@ -152,10 +143,6 @@ func (e *JobEndpoint) lookup(namespace, jobID string) (*structs.Job, error) {
 // Revert registers an earlier version of a job as its newest version.
 // With EnforcePriorVersion set, the current version must equal it.
 func (e *JobEndpoint) Revert(ctx context.Context, args *structs.JobRevertArgs) (*structs.JobRegisterResponse, error) {
-	reply := &structs.JobRegisterResponse{}
-	if done, err := e.srv.forward(ctx, "Job.Revert", args, reply); done {
-		return reply, err
-	}
 	jobID, version, enforcePrior := args.JobID, args.JobVersion, args.EnforcePriorVersion
 	current, err := e.lookup(args.Namespace, jobID)
 	if err != nil {

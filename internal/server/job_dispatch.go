@@ -16,9 +16,6 @@ const MaxDispatchPayload = 16 * 1024
 // it with its job-register eval in one entry.
 func (e *JobEndpoint) Dispatch(ctx context.Context, args *structs.JobDispatchArgs) (*structs.JobDispatchResponse, error) {
 	reply := &structs.JobDispatchResponse{}
-	if done, err := e.srv.forward(ctx, "Job.Dispatch", args, reply); done {
-		return reply, err
-	}
 	parent, err := e.lookup(args.Namespace, args.JobID)
 	if err != nil {
 		return nil, err

@@ -15,9 +15,6 @@ type JobEndpoint struct{ srv *Server }
 // evaluation: they only launch children.
 func (e *JobEndpoint) Register(ctx context.Context, args *structs.JobRegisterArgs) (*structs.JobRegisterResponse, error) {
 	reply := &structs.JobRegisterResponse{}
-	if done, err := e.srv.forward(ctx, "Job.Register", args, reply); done {
-		return reply, err
-	}
 	if args.Job == nil {
 		return nil, BadRequest("Job: missing job")
 	}
@@ -85,9 +82,6 @@ func (e *JobEndpoint) checkEnforceIndex(job *structs.Job, args *structs.JobRegis
 // evaluation in one raft entry, so the scheduler stops its allocations.
 func (e *JobEndpoint) Deregister(ctx context.Context, args *structs.JobDeregisterArgs) (*structs.JobDeregisterResponse, error) {
 	reply := &structs.JobDeregisterResponse{}
-	if done, err := e.srv.forward(ctx, "Job.Deregister", args, reply); done {
-		return reply, err
-	}
 	if args.JobID == "" {
 		return nil, BadRequest("JobID: missing job ID")
 	}

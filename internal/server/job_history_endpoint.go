@@ -31,9 +31,6 @@ func checkSubmission(s *structs.JobSubmission) error {
 // placed, running, healthy and unhealthy allocs, and recent events.
 func (e *JobEndpoint) ScaleStatus(ctx context.Context, args *structs.JobSpecificRequest) (*structs.JobScaleStatusResponse, error) {
 	reply := &structs.JobScaleStatusResponse{}
-	if done, err := e.srv.forward(ctx, "Job.ScaleStatus", args, reply); done {
-		return reply, err
-	}
 	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		job, err := st.JobByID(ws, args.Namespace, args.JobID)
 		if err != nil || job == nil {
@@ -89,9 +86,6 @@ func scaleStatus(job *structs.Job, allocs []*structs.Allocation, events *structs
 // when it was registered without one).
 func (e *JobEndpoint) GetSubmission(ctx context.Context, args *structs.JobSubmissionRequest) (*structs.JobSubmissionResponse, error) {
 	reply := &structs.JobSubmissionResponse{}
-	if done, err := e.srv.forward(ctx, "Job.GetSubmission", args, reply); done {
-		return reply, err
-	}
 	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		var err error
 		reply.Submission, err = st.JobSubmission(ws, args.Namespace, args.JobID, args.Version)
@@ -104,9 +98,6 @@ func (e *JobEndpoint) GetSubmission(ctx context.Context, args *structs.JobSubmis
 // stable version, and auto_revert, read it).
 func (e *JobEndpoint) Stable(ctx context.Context, args *structs.JobStabilityArgs) (*structs.JobStabilityResponse, error) {
 	reply := &structs.JobStabilityResponse{}
-	if done, err := e.srv.forward(ctx, "Job.Stable", args, reply); done {
-		return reply, err
-	}
 	if _, err := e.version(args.Namespace, args.JobID, args.Version); err != nil {
 		return nil, err
 	}
@@ -123,9 +114,6 @@ func (e *JobEndpoint) Stable(ctx context.Context, args *structs.JobStabilityArgs
 // within the job: tagging another version with it moves it.
 func (e *JobEndpoint) TagVersion(ctx context.Context, args *structs.JobTagArgs) (*structs.JobTagResponse, error) {
 	reply := &structs.JobTagResponse{}
-	if done, err := e.srv.forward(ctx, "Job.TagVersion", args, reply); done {
-		return reply, err
-	}
 	if args.Name == "" {
 		return nil, BadRequest("Name: missing tag name")
 	}

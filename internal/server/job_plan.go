@@ -17,9 +17,6 @@ import (
 // anything: nothing is written.
 func (e *JobEndpoint) Plan(ctx context.Context, args *structs.JobPlanArgs) (*structs.JobPlanResponse, error) {
 	reply := &structs.JobPlanResponse{}
-	if done, err := e.srv.forward(ctx, "Job.Plan", args, reply); done {
-		return reply, err
-	}
 	job := args.Job
 	if job != nil && job.Namespace == "" {
 		job = job.Copy()

@@ -17,9 +17,6 @@ import (
 // namespace for "*"), keyed "namespace.id".
 func (e *JobEndpoint) List(ctx context.Context, args *structs.JobListRequest) (*structs.JobListResponse, error) {
 	reply := &structs.JobListResponse{}
-	if done, err := e.srv.forward(ctx, "Job.List", args, reply); done {
-		return reply, err
-	}
 	if t := args.NextToken; t != "" && !strings.Contains(t, ".") {
 		return nil, BadRequest("next_token: %q is not a job key (namespace.id)", t)
 	}
@@ -54,9 +51,6 @@ func (e *JobEndpoint) List(ctx context.Context, args *structs.JobListRequest) (*
 // GetJob answers one job (nil when absent).
 func (e *JobEndpoint) GetJob(ctx context.Context, args *structs.JobSpecificRequest) (*structs.SingleJobResponse, error) {
 	reply := &structs.SingleJobResponse{}
-	if done, err := e.srv.forward(ctx, "Job.GetJob", args, reply); done {
-		return reply, err
-	}
 	return reply, readObject(e.srv, ctx, &args.QueryOptions, &reply.QueryMeta, state.TableJobs, &reply.Job, byJob((*state.StateStore).JobByID, args),
 		func(j *structs.Job) uint64 { return j.ModifyIndex })
 }
@@ -65,18 +59,12 @@ func (e *JobEndpoint) GetJob(ctx context.Context, args *structs.JobSpecificReque
 // job is absent).
 func (e *JobEndpoint) GetJobVersions(ctx context.Context, args *structs.JobSpecificRequest) (*structs.JobVersionsResponse, error) {
 	reply := &structs.JobVersionsResponse{}
-	if done, err := e.srv.forward(ctx, "Job.GetJobVersions", args, reply); done {
-		return reply, err
-	}
 	return reply, readAtTable(e.srv, ctx, &args.QueryOptions, &reply.QueryMeta, state.TableJobVersion, &reply.Versions, byJob((*state.StateStore).JobVersionsByID, args))
 }
 
 // Evaluations answers a job's evaluations.
 func (e *JobEndpoint) Evaluations(ctx context.Context, args *structs.JobSpecificRequest) (*structs.JobEvaluationsResponse, error) {
 	reply := &structs.JobEvaluationsResponse{}
-	if done, err := e.srv.forward(ctx, "Job.Evaluations", args, reply); done {
-		return reply, err
-	}
 	return reply, readAtTable(e.srv, ctx, &args.QueryOptions, &reply.QueryMeta, state.TableEvals, &reply.Evaluations, byJob((*state.StateStore).EvalsByJob, args))
 }
 
@@ -84,9 +72,6 @@ func (e *JobEndpoint) Evaluations(ctx context.Context, args *structs.JobSpecific
 // or of every version with All.
 func (e *JobEndpoint) Allocations(ctx context.Context, args *structs.JobSpecificRequest) (*structs.JobAllocationsResponse, error) {
 	reply := &structs.JobAllocationsResponse{}
-	if done, err := e.srv.forward(ctx, "Job.Allocations", args, reply); done {
-		return reply, err
-	}
 	return reply, readAtTable(e.srv, ctx, &args.QueryOptions, &reply.QueryMeta, state.TableAllocs, &reply.Allocations,
 		func(ws memdb.WatchSet, st *state.StateStore) ([]*structs.Allocation, error) {
 			return st.AllocsByJob(ws, args.Namespace, args.JobID, args.All)
@@ -97,9 +82,6 @@ func (e *JobEndpoint) Allocations(ctx context.Context, args *structs.JobSpecific
 // when the job is absent).
 func (e *JobEndpoint) Summary(ctx context.Context, args *structs.JobSpecificRequest) (*structs.JobSummaryResponse, error) {
 	reply := &structs.JobSummaryResponse{}
-	if done, err := e.srv.forward(ctx, "Job.Summary", args, reply); done {
-		return reply, err
-	}
 	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		job, err := st.JobByID(ws, args.Namespace, args.JobID)
 		reply.JobSummary = nil
@@ -117,17 +99,11 @@ func (e *JobEndpoint) Summary(ctx context.Context, args *structs.JobSpecificRequ
 // Deployments answers a job's deployments.
 func (e *JobEndpoint) Deployments(ctx context.Context, args *structs.JobSpecificRequest) (*structs.DeploymentListResponse, error) {
 	reply := &structs.DeploymentListResponse{}
-	if done, err := e.srv.forward(ctx, "Job.Deployments", args, reply); done {
-		return reply, err
-	}
 	return reply, readAtTable(e.srv, ctx, &args.QueryOptions, &reply.QueryMeta, state.TableDeployment, &reply.Deployments, byJob((*state.StateStore).DeploymentsByJobID, args))
 }
 
 // LatestDeployment answers a job's newest deployment (nil when none).
 func (e *JobEndpoint) LatestDeployment(ctx context.Context, args *structs.JobSpecificRequest) (*structs.SingleDeploymentResponse, error) {
 	reply := &structs.SingleDeploymentResponse{}
-	if done, err := e.srv.forward(ctx, "Job.LatestDeployment", args, reply); done {
-		return reply, err
-	}
 	return reply, readAtTable(e.srv, ctx, &args.QueryOptions, &reply.QueryMeta, state.TableDeployment, &reply.Deployment, byJob((*state.StateStore).LatestDeploymentByJobID, args))
 }

@@ -7,21 +7,14 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-// The summary types travel in Job.Summary replies, so they live in structs.
-type (
-	TaskGroupSummary   = structs.TaskGroupSummary
-	JobChildrenSummary = structs.JobChildrenSummary
-	JobSummary         = structs.JobSummary
-)
-
 // SummarizeJob computes a job's summary from its current allocs and the
 // queued counts of its latest processed eval. It is derived on read, so it
 // can never drift from the allocs.
-func SummarizeJob(ws memdb.WatchSet, st *state.StateStore, job *structs.Job) (*JobSummary, error) {
-	sum := &JobSummary{JobID: job.ID, Namespace: job.Namespace, Summary: map[string]TaskGroupSummary{},
+func SummarizeJob(ws memdb.WatchSet, st *state.StateStore, job *structs.Job) (*structs.JobSummary, error) {
+	sum := &structs.JobSummary{JobID: job.ID, Namespace: job.Namespace, Summary: map[string]structs.TaskGroupSummary{},
 		CreateIndex: job.CreateIndex, ModifyIndex: job.ModifyIndex}
 	for _, tg := range job.TaskGroups {
-		sum.Summary[tg.Name] = TaskGroupSummary{}
+		sum.Summary[tg.Name] = structs.TaskGroupSummary{}
 	}
 	allocs, err := st.AllocsByJob(ws, job.Namespace, job.ID, false)
 	if err != nil {
@@ -46,7 +39,7 @@ func SummarizeJob(ws memdb.WatchSet, st *state.StateStore, job *structs.Job) (*J
 	return sum, nil
 }
 
-func countAlloc(g *TaskGroupSummary, a *structs.Allocation) {
+func countAlloc(g *structs.TaskGroupSummary, a *structs.Allocation) {
 	switch a.ClientStatus {
 	case structs.AllocClientStatusPending:
 		g.Starting++
@@ -64,7 +57,7 @@ func countAlloc(g *TaskGroupSummary, a *structs.Allocation) {
 }
 
 // addQueued takes the queued counts of the newest processed eval.
-func addQueued(ws memdb.WatchSet, st *state.StateStore, job *structs.Job, sum *JobSummary) error {
+func addQueued(ws memdb.WatchSet, st *state.StateStore, job *structs.Job, sum *structs.JobSummary) error {
 	evals, err := st.EvalsByJob(ws, job.Namespace, job.ID)
 	if err != nil {
 		return err
@@ -87,12 +80,12 @@ func addQueued(ws memdb.WatchSet, st *state.StateStore, job *structs.Job, sum *J
 	return nil
 }
 
-func summarizeChildren(ws memdb.WatchSet, st *state.StateStore, parent *structs.Job) (*JobChildrenSummary, error) {
+func summarizeChildren(ws memdb.WatchSet, st *state.StateStore, parent *structs.Job) (*structs.JobChildrenSummary, error) {
 	jobs, err := st.Jobs(ws, parent.Namespace)
 	if err != nil {
 		return nil, err
 	}
-	c := &JobChildrenSummary{}
+	c := &structs.JobChildrenSummary{}
 	for _, j := range jobs {
 		if j.ParentID != parent.ID {
 			continue

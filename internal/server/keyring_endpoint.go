@@ -18,9 +18,6 @@ type KeyringEndpoint struct{ srv *Server }
 // (keyring_rekey.go).
 func (e *KeyringEndpoint) Rotate(ctx context.Context, args *structs.KeyringRotateArgs) (*structs.KeyringRotateResponse, error) {
 	reply := &structs.KeyringRotateResponse{}
-	if done, err := e.srv.forward(ctx, "Keyring.Rotate", args, reply); done {
-		return reply, err
-	}
 	kek, err := e.srv.kekForNewKey(false)
 	if err != nil {
 		return nil, err
@@ -49,9 +46,6 @@ func (e *KeyringEndpoint) Rotate(ctx context.Context, args *structs.KeyringRotat
 // List answers the keyring's keys without their material.
 func (e *KeyringEndpoint) List(ctx context.Context, args *structs.KeyringListRequest) (*structs.KeyringListResponse, error) {
 	reply := &structs.KeyringListResponse{}
-	if done, err := e.srv.forward(ctx, "Keyring.List", args, reply); done {
-		return reply, err
-	}
 	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		keys, err := st.RootKeys(ws)
 		reply.Keys = make([]*structs.RootKey, 0, len(keys))
@@ -68,9 +62,6 @@ func (e *KeyringEndpoint) List(ctx context.Context, args *structs.KeyringListReq
 // which would become unreadable.
 func (e *KeyringEndpoint) Delete(ctx context.Context, args *structs.KeyringDeleteArgs) (*structs.KeyringDeleteResponse, error) {
 	reply := &structs.KeyringDeleteResponse{}
-	if done, err := e.srv.forward(ctx, "Keyring.Delete", args, reply); done {
-		return reply, err
-	}
 	key, err := e.srv.State().RootKeyByID(nil, args.KeyID)
 	if err != nil {
 		return nil, err

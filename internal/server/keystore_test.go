@@ -30,7 +30,7 @@ func waitFirstKey(t *testing.T, s *Server) {
 func putVar(t *testing.T, s *Server, path, value string) {
 	t.Helper()
 	waitFirstKey(t, s)
-	_, err := s.Variables.Apply(context.Background(), &structs.VariablesApplyArgs{Op: structs.VarOpSet,
+	_, err := VariablesApply.Call(context.Background(), s, &structs.VariablesApplyArgs{Op: structs.VarOpSet,
 		Var: &structs.VariableDecrypted{VariableMetadata: structs.VariableMetadata{Path: path}, Items: map[string]string{"v": value}}})
 	if err != nil {
 		t.Fatalf("put %s: %v", path, err)
@@ -39,7 +39,7 @@ func putVar(t *testing.T, s *Server, path, value string) {
 
 func readVar(t *testing.T, s *Server, path string) string {
 	t.Helper()
-	r, err := s.Variables.Read(context.Background(), &structs.VariablesReadRequest{Path: path})
+	r, err := VariablesRead.Call(context.Background(), s, &structs.VariablesReadRequest{Path: path})
 	if err != nil || r.Data == nil {
 		t.Fatalf("read %s: %v %+v", path, err, r)
 	}
@@ -86,7 +86,7 @@ func TestKeyring_RootKeyMaterialNeverInRaft(t *testing.T) {
 	dir := t.TempDir()
 	s := testServer(t, dir)
 	putVar(t, s, "app/a", "secret-one")
-	if _, err := s.Keyring.Rotate(context.Background(), &structs.KeyringRotateArgs{}); err != nil {
+	if _, err := KeyringRotate.Call(context.Background(), s, &structs.KeyringRotateArgs{}); err != nil {
 		t.Fatal(err)
 	}
 	putVar(t, s, "app/b", "secret-two")
@@ -155,7 +155,7 @@ func TestKeyring_FullRotationReSealsInBatches(t *testing.T) {
 	}
 	old, _ := s.State().ActiveRootKey(nil)
 	before := s.raft.LastIndex()
-	reply, err := s.Keyring.Rotate(context.Background(), &structs.KeyringRotateArgs{Full: true})
+	reply, err := KeyringRotate.Call(context.Background(), s, &structs.KeyringRotateArgs{Full: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -109,7 +109,7 @@ func TestNodeEvalCoalescing_WritesEveryEvalItMust(t *testing.T) {
 	hold := make(chan struct{})
 	p := newPipeline(t, 1, completeAll)
 	n := clientNode(nodeA)
-	if _, err := p.srv.Node.Register(context.Background(), &structs.NodeRegisterArgs{Node: n}); err != nil {
+	if _, err := NodeRegister.Call(context.Background(), p.srv, &structs.NodeRegisterArgs{Node: n}); err != nil {
 		t.Fatal(err)
 	}
 	p.waitStatus(p.register(testJob("web")), structs.EvalStatusComplete)
@@ -118,7 +118,7 @@ func TestNodeEvalCoalescing_WritesEveryEvalItMust(t *testing.T) {
 	p.allocOnNode("api", n.ID)
 
 	// Nothing waits: both jobs get their node-update eval.
-	reply, err := p.srv.Node.setStatus(n.ID, structs.NodeStatusDown)
+	reply, err := (&NodeEndpoint{srv: p.srv}).setStatus(n.ID, structs.NodeStatusDown)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestNodeEvalCoalescing_WritesEveryEvalItMust(t *testing.T) {
 	waiting := p.register(testJob("web"))
 	waitFor(t, func() bool { return p.srv.broker.Waiting("default", "web") })
 
-	reply, err = p.srv.Node.setStatus(n.ID, structs.NodeStatusReady)
+	reply, err = (&NodeEndpoint{srv: p.srv}).setStatus(n.ID, structs.NodeStatusReady)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +172,7 @@ func stoppedAndAged(t *testing.T, job *structs.Job, coreJob string, beyond time.
 	p := newSteppedPipeline(t)
 	registerEval := p.register(job)
 	runSteps(t, p.srv)
-	if _, err := p.srv.Job.Deregister(context.Background(), &structs.JobDeregisterArgs{JobID: job.ID}); err != nil {
+	if _, err := JobDeregister.Call(context.Background(), p.srv, &structs.JobDeregisterArgs{JobID: job.ID}); err != nil {
 		t.Fatal(err)
 	}
 	runSteps(t, p.srv)

@@ -18,9 +18,6 @@ type NamespaceEndpoint struct{ srv *Server }
 // starts with it), "default" included.
 func (e *NamespaceEndpoint) List(ctx context.Context, args *structs.NamespaceListRequest) (*structs.NamespaceListResponse, error) {
 	reply := &structs.NamespaceListResponse{}
-	if done, err := e.srv.forward(ctx, "Namespace.List", args, reply); done {
-		return reply, err
-	}
 	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		var err error
 		if reply.Namespaces, err = st.Namespaces(ws, args.Prefix); err == nil {
@@ -34,9 +31,6 @@ func (e *NamespaceEndpoint) List(ctx context.Context, args *structs.NamespaceLis
 // Get answers one namespace; Namespace is nil when it does not exist.
 func (e *NamespaceEndpoint) Get(ctx context.Context, args *structs.NamespaceSpecificRequest) (*structs.SingleNamespaceResponse, error) {
 	reply := &structs.SingleNamespaceResponse{}
-	if done, err := e.srv.forward(ctx, "Namespace.Get", args, reply); done {
-		return reply, err
-	}
 	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		var err error
 		reply.Namespace, err = st.NamespaceByName(ws, args.Name)
@@ -47,9 +41,6 @@ func (e *NamespaceEndpoint) Get(ctx context.Context, args *structs.NamespaceSpec
 
 // Upsert creates or updates namespaces.
 func (e *NamespaceEndpoint) Upsert(ctx context.Context, args *structs.NamespaceUpsertRequest) (*structs.GenericWriteResponse, error) {
-	if done, err := e.srv.forward(ctx, "Namespace.Upsert", args, &structs.GenericWriteResponse{}); done {
-		return nil, err
-	}
 	if len(args.Namespaces) == 0 {
 		return nil, BadRequest("Namespaces: at least one namespace is required")
 	}
@@ -71,9 +62,6 @@ func (e *NamespaceEndpoint) Upsert(ctx context.Context, args *structs.NamespaceU
 // Delete deletes namespaces. "default" cannot be deleted, nor a namespace
 // that still has jobs (purge them first); an unknown name is a 404.
 func (e *NamespaceEndpoint) Delete(ctx context.Context, args *structs.NamespaceDeleteRequest) (*structs.GenericWriteResponse, error) {
-	if done, err := e.srv.forward(ctx, "Namespace.Delete", args, &structs.GenericWriteResponse{}); done {
-		return nil, err
-	}
 	if len(args.Namespaces) == 0 {
 		return nil, BadRequest("Namespaces: at least one namespace name is required")
 	}

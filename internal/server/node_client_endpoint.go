@@ -12,10 +12,6 @@ import (
 // Register registers a client node and arms its heartbeat timer; the
 // reply tells the client its heartbeat TTL.
 func (e *NodeEndpoint) Register(ctx context.Context, args *structs.NodeRegisterArgs) (*structs.NodeUpdateResponse, error) {
-	reply := &structs.NodeUpdateResponse{}
-	if done, err := e.srv.forward(ctx, "Node.Register", args, reply); done {
-		return reply, err
-	}
 	if args == nil || args.Node == nil {
 		return nil, BadRequest("Node: missing node")
 	}
@@ -35,9 +31,6 @@ func (e *NodeEndpoint) Register(ctx context.Context, args *structs.NodeRegisterA
 // evals.
 func (e *NodeEndpoint) UpdateStatus(ctx context.Context, args *structs.NodeHeartbeatArgs) (*structs.NodeUpdateResponse, error) {
 	reply := &structs.NodeUpdateResponse{}
-	if done, err := e.srv.forward(ctx, "Node.UpdateStatus", args, reply); done {
-		return reply, err
-	}
 	node, err := e.authenticate(args.NodeID, args.SecretID)
 	if err != nil {
 		return nil, err
@@ -90,9 +83,6 @@ func (e *NodeEndpoint) authenticate(nodeID, secretID string) (*structs.Node, err
 // until they change past MinQueryIndex.
 func (e *NodeEndpoint) GetClientAllocs(ctx context.Context, args *structs.NodeAllocsArgs) (*structs.NodeAllocsResponse, error) {
 	out := &structs.NodeAllocsResponse{}
-	if done, err := e.srv.forward(ctx, "Node.GetClientAllocs", args, out); done {
-		return out, err
-	}
 	if _, err := e.authenticate(args.NodeID, args.SecretID); err != nil {
 		return nil, err
 	}
@@ -117,10 +107,6 @@ func (e *NodeEndpoint) GetClientAllocs(ctx context.Context, args *structs.NodeAl
 // eval per job that has newly failed allocs so the scheduler reschedules
 // them per the reschedule policy.
 func (e *NodeEndpoint) UpdateAlloc(ctx context.Context, args *structs.AllocClientUpdateArgs) (*structs.GenericResponse, error) {
-	reply := &structs.GenericResponse{}
-	if done, err := e.srv.forward(ctx, "Node.UpdateAlloc", args, reply); done {
-		return reply, err
-	}
 	if _, err := e.authenticate(args.NodeID, args.SecretID); err != nil {
 		return nil, err
 	}

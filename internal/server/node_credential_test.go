@@ -38,7 +38,7 @@ func credNode(id, secret string) *structs.Node {
 func TestNodeRegistration_RequiresTheClusterCredential(t *testing.T) {
 	s := credentialServer(t, ACLConfig{NodeRegistrationToken: "cluster-secret"})
 	reg := func(n *structs.Node, cred string) error {
-		_, err := s.Node.Register(context.Background(), &structs.NodeRegisterArgs{Node: n, NodeRegistrationToken: cred})
+		_, err := NodeRegister.Call(context.Background(), s, &structs.NodeRegisterArgs{Node: n, NodeRegistrationToken: cred})
 		return err
 	}
 	id := "00000000-0000-0000-0000-0000000000aa"
@@ -54,13 +54,13 @@ func TestNodeRegistration_RequiresTheClusterCredential(t *testing.T) {
 		t.Fatalf("re-register with its own secret: %v", err)
 	}
 	// The node's secret authenticates its later calls.
-	_, err := s.Node.UpdateStatus(context.Background(), &structs.NodeHeartbeatArgs{NodeID: id, SecretID: "s2"})
+	_, err := NodeUpdateStatus.Call(context.Background(), s, &structs.NodeHeartbeatArgs{NodeID: id, SecretID: "s2"})
 	wantCode(t, err, 403, "SecretID")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	_, err = s.Node.GetClientAllocs(ctx, &structs.NodeAllocsArgs{NodeID: id, SecretID: "s2"})
+	_, err = NodeGetClientAllocs.Call(ctx, s, &structs.NodeAllocsArgs{NodeID: id, SecretID: "s2"})
 	wantCode(t, err, 403, "SecretID")
-	_, err = s.Node.UpdateAlloc(context.Background(), &structs.AllocClientUpdateArgs{NodeID: id, SecretID: ""})
+	_, err = NodeUpdateAlloc.Call(context.Background(), s, &structs.AllocClientUpdateArgs{NodeID: id, SecretID: ""})
 	wantCode(t, err, 403, "SecretID")
 }
 
@@ -69,19 +69,19 @@ func TestNodeRegistration_ACLTokenWithNodeWrite(t *testing.T) {
 	root := bootstrap(t, s)
 	ctx := context.Background()
 	w := structs.WriteRequest{AuthToken: root.SecretID}
-	if _, err := s.ACL.UpsertPolicies(ctx, &structs.ACLPolicyUpsertArgs{Policies: []*structs.ACLPolicy{
+	if _, err := ACLUpsertPolicies.Call(ctx, s, &structs.ACLPolicyUpsertArgs{Policies: []*structs.ACLPolicy{
 		{Name: "node-write", Rules: `node { policy = "write" }`}, {Name: "node-read", Rules: `node { policy = "read" }`}}, WriteRequest: w}); err != nil {
 		t.Fatal(err)
 	}
 	mk := func(policy string) string {
-		r, err := s.ACL.UpsertTokens(ctx, &structs.ACLTokenUpsertArgs{Tokens: []*structs.ACLToken{{Type: "client", Policies: []string{policy}}}, WriteRequest: w})
+		r, err := ACLUpsertTokens.Call(ctx, s, &structs.ACLTokenUpsertArgs{Tokens: []*structs.ACLToken{{Type: "client", Policies: []string{policy}}}, WriteRequest: w})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return r.Tokens[0].SecretID
 	}
 	reg := func(id, cred string) error {
-		_, err := s.Node.Register(context.Background(), &structs.NodeRegisterArgs{Node: credNode(id, "sec-"+id), NodeRegistrationToken: cred})
+		_, err := NodeRegister.Call(context.Background(), s, &structs.NodeRegisterArgs{Node: credNode(id, "sec-"+id), NodeRegistrationToken: cred})
 		return err
 	}
 	wantCode(t, reg("00000000-0000-0000-0000-0000000000b1", ""), 403, "Permission denied")
@@ -93,7 +93,7 @@ func TestNodeRegistration_ACLTokenWithNodeWrite(t *testing.T) {
 
 func TestNodeRegistration_OpenWithoutACLsOrCredential(t *testing.T) {
 	s := credentialServer(t, ACLConfig{})
-	if _, err := s.Node.Register(context.Background(), &structs.NodeRegisterArgs{Node: credNode("00000000-0000-0000-0000-0000000000c1", "")}); err != nil {
+	if _, err := NodeRegister.Call(context.Background(), s, &structs.NodeRegisterArgs{Node: credNode("00000000-0000-0000-0000-0000000000c1", "")}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -15,10 +15,6 @@ import (
 // a DrainStrategy the drain ends and MarkEligible makes the node eligible
 // again.
 func (e *NodeEndpoint) UpdateDrain(ctx context.Context, args *structs.NodeUpdateDrainArgs) (*structs.NodeWriteResponse, error) {
-	reply := &structs.NodeWriteResponse{}
-	if done, err := e.srv.forward(ctx, "Node.UpdateDrain", args, reply); done {
-		return reply, err
-	}
 	nodeID := args.NodeID
 	node, err := e.srv.State().NodeByID(nil, nodeID)
 	if err != nil {
@@ -54,10 +50,6 @@ func newDrainStrategy(deadline time.Duration, ignoreSystemJobs bool, now time.Ti
 
 // UpdateEligibility marks a node eligible or ineligible for new work.
 func (e *NodeEndpoint) UpdateEligibility(ctx context.Context, args *structs.NodeUpdateEligibilityArgs) (*structs.NodeWriteResponse, error) {
-	reply := &structs.NodeWriteResponse{}
-	if done, err := e.srv.forward(ctx, "Node.UpdateEligibility", args, reply); done {
-		return reply, err
-	}
 	nodeID, eligibility := args.NodeID, args.Eligibility
 	if eligibility != structs.NodeSchedulingEligible && eligibility != structs.NodeSchedulingIneligible {
 		return nil, BadRequest("Eligibility: %q is neither %q nor %q", eligibility, structs.NodeSchedulingEligible, structs.NodeSchedulingIneligible)

@@ -46,7 +46,7 @@ func TestEvalTrigger_NodeUpdate_OnePerJobOnNodePlusSystemJobs(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	reply, err := p.srv.Node.setStatus(nodeA, structs.NodeStatusDown)
+	reply, err := (&NodeEndpoint{srv: p.srv}).setStatus(nodeA, structs.NodeStatusDown)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestEvalTrigger_NodeUpdate_OnePerJobOnNodePlusSystemJobs(t *testing.T) {
 		}
 	}
 	// A repeated status is no change: no evals.
-	again, err := p.srv.Node.setStatus(nodeA, structs.NodeStatusDown)
+	again, err := (&NodeEndpoint{srv: p.srv}).setStatus(nodeA, structs.NodeStatusDown)
 	if err != nil || len(again.EvalIDs) != 0 {
 		t.Fatalf("repeat status: %v, %d evals", err, len(again.EvalIDs))
 	}
@@ -84,10 +84,10 @@ func TestNodeRegister_ComputesClassAndRejectsBadInput(t *testing.T) {
 	if _, err := p.srv.RegisterNode(bad); ErrorCode(err) != 400 {
 		t.Errorf("bad node: %v", err)
 	}
-	if _, err := p.srv.Node.setStatus(nodeB, "sleepy"); ErrorCode(err) != 400 {
+	if _, err := (&NodeEndpoint{srv: p.srv}).setStatus(nodeB, "sleepy"); ErrorCode(err) != 400 {
 		t.Errorf("bad status: %v", err)
 	}
-	if _, err := p.srv.Node.setStatus(nodeA, "down"); ErrorCode(err) != 404 {
+	if _, err := (&NodeEndpoint{srv: p.srv}).setStatus(nodeA, "down"); ErrorCode(err) != 404 {
 		t.Errorf("unknown node: %v", err)
 	}
 	if after := p.srv.State().LatestIndex(); after != before {

@@ -13,9 +13,6 @@ import (
 // asked for a new look.
 func (e *NodeEndpoint) Evaluate(ctx context.Context, args *structs.NodeEvaluateArgs) (*structs.NodeWriteResponse, error) {
 	reply := &structs.NodeWriteResponse{}
-	if done, err := e.srv.forward(ctx, "Node.Evaluate", args, reply); done {
-		return reply, err
-	}
 	node, err := e.srv.State().NodeByID(nil, args.NodeID)
 	if err != nil {
 		return nil, err

@@ -15,7 +15,7 @@ import (
 func TestNodeEvaluate_OneEvalPerJobOnTheNode(t *testing.T) {
 	p := newSteppedPipeline(t)
 	n := clientNode(nodeA)
-	if _, err := p.srv.Node.Register(context.Background(), &structs.NodeRegisterArgs{Node: n}); err != nil {
+	if _, err := NodeRegister.Call(context.Background(), p.srv, &structs.NodeRegisterArgs{Node: n}); err != nil {
 		t.Fatal(err)
 	}
 	p.register(testJob("web"))
@@ -27,7 +27,7 @@ func TestNodeEvaluate_OneEvalPerJobOnTheNode(t *testing.T) {
 	}
 	before := len(p.evalsOf("web"))
 
-	reply, err := p.srv.Node.Evaluate(context.Background(), &structs.NodeEvaluateArgs{NodeID: n.ID})
+	reply, err := NodeEvaluate.Call(context.Background(), p.srv, &structs.NodeEvaluateArgs{NodeID: n.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,12 +52,12 @@ func TestNodeEvaluate_OneEvalPerJobOnTheNode(t *testing.T) {
 func TestNodeEvaluate_EmptyNodeWritesNothing(t *testing.T) {
 	p := newSteppedPipeline(t)
 	n := clientNode(nodeB)
-	if _, err := p.srv.Node.Register(context.Background(), &structs.NodeRegisterArgs{Node: n}); err != nil {
+	if _, err := NodeRegister.Call(context.Background(), p.srv, &structs.NodeRegisterArgs{Node: n}); err != nil {
 		t.Fatal(err)
 	}
 	runSteps(t, p.srv)
 	latest := p.srv.State().LatestIndex()
-	reply, err := p.srv.Node.Evaluate(context.Background(), &structs.NodeEvaluateArgs{NodeID: n.ID})
+	reply, err := NodeEvaluate.Call(context.Background(), p.srv, &structs.NodeEvaluateArgs{NodeID: n.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestNodeEvaluate_EmptyNodeWritesNothing(t *testing.T) {
 // An unknown node is a not-found error.
 func TestNodeEvaluate_UnknownNode(t *testing.T) {
 	p := newSteppedPipeline(t)
-	_, err := p.srv.Node.Evaluate(context.Background(), &structs.NodeEvaluateArgs{NodeID: nodeA})
+	_, err := NodeEvaluate.Call(context.Background(), p.srv, &structs.NodeEvaluateArgs{NodeID: nodeA})
 	if !errors.Is(err, structs.ErrNodeNotFound) {
 		t.Fatalf("err = %v, want node not found", err)
 	}

@@ -18,9 +18,6 @@ type NodePoolEndpoint struct{ srv *Server }
 // included.
 func (e *NodePoolEndpoint) List(ctx context.Context, args *structs.NodePoolListRequest) (*structs.NodePoolListResponse, error) {
 	reply := &structs.NodePoolListResponse{}
-	if done, err := e.srv.forward(ctx, "NodePool.List", args, reply); done {
-		return reply, err
-	}
 	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		var err error
 		reply.NodePools, err = st.NodePools(ws, args.Prefix)
@@ -32,9 +29,6 @@ func (e *NodePoolEndpoint) List(ctx context.Context, args *structs.NodePoolListR
 // Get answers one pool (nil when absent).
 func (e *NodePoolEndpoint) Get(ctx context.Context, args *structs.NodePoolSpecificRequest) (*structs.SingleNodePoolResponse, error) {
 	reply := &structs.SingleNodePoolResponse{}
-	if done, err := e.srv.forward(ctx, "NodePool.Get", args, reply); done {
-		return reply, err
-	}
 	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		var err error
 		reply.NodePool, err = st.NodePoolByName(ws, args.Name)
@@ -46,9 +40,6 @@ func (e *NodePoolEndpoint) Get(ctx context.Context, args *structs.NodePoolSpecif
 // Upsert creates or updates pools; the built-ins cannot be changed.
 func (e *NodePoolEndpoint) Upsert(ctx context.Context, args *structs.NodePoolUpsertArgs) (*structs.NodePoolWriteResponse, error) {
 	reply := &structs.NodePoolWriteResponse{}
-	if done, err := e.srv.forward(ctx, "NodePool.Upsert", args, reply); done {
-		return reply, err
-	}
 	if len(args.NodePools) == 0 {
 		return nil, BadRequest("NodePools: at least one node pool is required")
 	}
@@ -68,9 +59,6 @@ func (e *NodePoolEndpoint) Upsert(ctx context.Context, args *structs.NodePoolUps
 // Delete deletes pools: not a built-in, and not one nodes or jobs use.
 func (e *NodePoolEndpoint) Delete(ctx context.Context, args *structs.NodePoolDeleteArgs) (*structs.NodePoolWriteResponse, error) {
 	reply := &structs.NodePoolWriteResponse{}
-	if done, err := e.srv.forward(ctx, "NodePool.Delete", args, reply); done {
-		return reply, err
-	}
 	if len(args.Names) == 0 {
 		return nil, BadRequest("Names: at least one node pool name is required")
 	}
@@ -98,9 +86,6 @@ func nodePoolDeleteError(err error) error {
 // jobs that run on every pool).
 func (e *NodePoolEndpoint) Jobs(ctx context.Context, args *structs.NodePoolSpecificRequest) (*structs.NodePoolJobsResponse, error) {
 	reply := &structs.NodePoolJobsResponse{}
-	if done, err := e.srv.forward(ctx, "NodePool.Jobs", args, reply); done {
-		return reply, err
-	}
 	visible, err := e.srv.namespaceVisible(args, acl.NamespaceCapabilityListJobs)
 	if err != nil {
 		return nil, err
@@ -129,9 +114,6 @@ func (e *NodePoolEndpoint) Jobs(ctx context.Context, args *structs.NodePoolSpeci
 // Nodes answers the nodes of a pool ("all": every node).
 func (e *NodePoolEndpoint) Nodes(ctx context.Context, args *structs.NodePoolSpecificRequest) (*structs.NodePoolNodesResponse, error) {
 	reply := &structs.NodePoolNodesResponse{}
-	if done, err := e.srv.forward(ctx, "NodePool.Nodes", args, reply); done {
-		return reply, err
-	}
 	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		nodes, err := st.Nodes(ws)
 		if err != nil {

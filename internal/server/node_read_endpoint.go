@@ -12,9 +12,6 @@ import (
 // List answers one page of nodes.
 func (e *NodeEndpoint) List(ctx context.Context, args *structs.NodeListRequest) (*structs.NodeListResponse, error) {
 	reply := &structs.NodeListResponse{}
-	if done, err := e.srv.forward(ctx, "Node.List", args, reply); done {
-		return reply, err
-	}
 	match, err := stubFilter(&args.QueryOptions, nodeStub)
 	if err != nil {
 		return nil, err
@@ -25,9 +22,6 @@ func (e *NodeEndpoint) List(ctx context.Context, args *structs.NodeListRequest) 
 // GetNode answers one node (nil when absent).
 func (e *NodeEndpoint) GetNode(ctx context.Context, args *structs.NodeSpecificRequest) (*structs.SingleNodeResponse, error) {
 	reply := &structs.SingleNodeResponse{}
-	if done, err := e.srv.forward(ctx, "Node.GetNode", args, reply); done {
-		return reply, err
-	}
 	return reply, readObject(e.srv, ctx, &args.QueryOptions, &reply.QueryMeta, state.TableNodes, &reply.Node, byKey((*state.StateStore).NodeByID, args.NodeID),
 		func(n *structs.Node) uint64 { return n.ModifyIndex })
 }
@@ -35,9 +29,6 @@ func (e *NodeEndpoint) GetNode(ctx context.Context, args *structs.NodeSpecificRe
 // GetAllocs answers the allocations on a node.
 func (e *NodeEndpoint) GetAllocs(ctx context.Context, args *structs.NodeSpecificRequest) (*structs.NodeAllocationsResponse, error) {
 	reply := &structs.NodeAllocationsResponse{}
-	if done, err := e.srv.forward(ctx, "Node.GetAllocs", args, reply); done {
-		return reply, err
-	}
 	err := readAtTable(e.srv, ctx, &args.QueryOptions, &reply.QueryMeta, state.TableAllocs, &reply.Allocations, byKey((*state.StateStore).AllocsByNode, args.NodeID))
 	if err == nil {
 		reply.Allocations, err = e.srv.visibleAllocs(args, reply.Allocations)

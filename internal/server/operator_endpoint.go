@@ -19,9 +19,6 @@ type OperatorEndpoint struct{ srv *Server }
 // the default until one is written.
 func (e *OperatorEndpoint) SchedulerGetConfiguration(ctx context.Context, args *structs.GenericRequest) (*structs.SchedulerConfigurationResponse, error) {
 	reply := &structs.SchedulerConfigurationResponse{}
-	if done, err := e.srv.forward(ctx, "Operator.SchedulerGetConfiguration", args, reply); done {
-		return reply, err
-	}
 	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		cfg, err := st.SchedulerConfig(ws)
 		if cfg == nil {
@@ -38,9 +35,6 @@ func (e *OperatorEndpoint) SchedulerGetConfiguration(ctx context.Context, args *
 // Config.ModifyIndex, and reports whether it did.
 func (e *OperatorEndpoint) SchedulerSetConfiguration(ctx context.Context, args *structs.SchedulerSetConfigArgs) (*structs.SchedulerSetConfigurationResponse, error) {
 	reply := &structs.SchedulerSetConfigurationResponse{}
-	if done, err := e.srv.forward(ctx, "Operator.SchedulerSetConfiguration", args, reply); done {
-		return reply, err
-	}
 	if err := args.Config.Validate(); err != nil {
 		return nil, BadRequest("invalid scheduler configuration: %w", err)
 	}
@@ -65,9 +59,6 @@ func (s *Server) casApply(t structs.MessageType, req any) (index uint64, updated
 // RaftGetConfiguration answers the servers of the raft configuration.
 func (e *OperatorEndpoint) RaftGetConfiguration(ctx context.Context, args *structs.GenericRequest) (*structs.RaftConfigurationResponse, error) {
 	reply := &structs.RaftConfigurationResponse{}
-	if done, err := e.srv.forward(ctx, "Operator.RaftGetConfiguration", args, reply); done {
-		return reply, err
-	}
 	f := e.srv.raft.GetConfiguration()
 	if err := f.Error(); err != nil {
 		return nil, err

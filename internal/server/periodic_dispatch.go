@@ -165,9 +165,6 @@ func (s *Server) childRunning(parent *structs.Job) (bool, error) {
 // PeriodicForce launches a periodic job now, as `job periodic force` does.
 func (e *JobEndpoint) PeriodicForce(ctx context.Context, args *structs.JobPeriodicForceArgs) (*structs.JobPeriodicForceResponse, error) {
 	reply := &structs.JobPeriodicForceResponse{}
-	if done, err := e.srv.forward(ctx, "Job.PeriodicForce", args, reply); done {
-		return reply, err
-	}
 	job, err := e.lookup(args.Namespace, args.JobID)
 	if err != nil {
 		return nil, err

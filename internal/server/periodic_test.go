@@ -66,15 +66,15 @@ func TestPeriodicForce_LaunchesNowAndRespectsProhibitOverlap(t *testing.T) {
 		return complete(e, pl)
 	})
 	p.register(periodicJob("cron", true))
-	reply, err := p.srv.Job.PeriodicForce(context.Background(), &structs.JobPeriodicForceArgs{JobID: "cron"})
+	reply, err := JobPeriodicForce.Call(context.Background(), p.srv, &structs.JobPeriodicForceArgs{JobID: "cron"})
 	if err != nil || reply.EvalID == "" {
 		t.Fatalf("force: %v %+v", err, reply)
 	}
 	p.clk.Advance(time.Second)
-	if _, err := p.srv.Job.PeriodicForce(context.Background(), &structs.JobPeriodicForceArgs{JobID: "cron"}); ErrorCode(err) != 400 || !strings.Contains(err.Error(), "prohibit_overlap") {
+	if _, err := JobPeriodicForce.Call(context.Background(), p.srv, &structs.JobPeriodicForceArgs{JobID: "cron"}); ErrorCode(err) != 400 || !strings.Contains(err.Error(), "prohibit_overlap") {
 		t.Fatalf("second force with a child pending: %v", err)
 	}
-	if _, err := p.srv.Job.PeriodicForce(context.Background(), &structs.JobPeriodicForceArgs{JobID: "nope"}); ErrorCode(err) != 404 {
+	if _, err := JobPeriodicForce.Call(context.Background(), p.srv, &structs.JobPeriodicForceArgs{JobID: "nope"}); ErrorCode(err) != 404 {
 		t.Fatalf("force of an unknown job: %v", err)
 	}
 }
@@ -83,7 +83,7 @@ func TestJobRegister_RejectsBadCronSpec(t *testing.T) {
 	p := newPipeline(t, 1, nil)
 	j := periodicJob("bad", false)
 	j.Periodic.Specs = []string{"every full moon"}
-	if _, err := p.srv.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: j}); ErrorCode(err) != 400 || !strings.Contains(err.Error(), "Periodic.Specs[0]") {
+	if _, err := JobRegister.Call(context.Background(), p.srv, &structs.JobRegisterArgs{Job: j}); ErrorCode(err) != 400 || !strings.Contains(err.Error(), "Periodic.Specs[0]") {
 		t.Fatalf("bad cron: %v", err)
 	}
 }

@@ -203,10 +203,6 @@ func (r remoteBackend) update(args *structs.EvalUpdateArgs) error {
 
 // Dequeue waits (bounded) for an eval on the leader's broker.
 func (e *EvalEndpoint) Dequeue(ctx context.Context, args *structs.EvalDequeueRequest) (*structs.EvalDequeueResponse, error) {
-	reply := &structs.EvalDequeueResponse{}
-	if done, err := e.srv.forward(ctx, "Eval.Dequeue", args, reply); done {
-		return reply, err
-	}
 	if args.ServerID != "" {
 		e.srv.nackEarlierBoots(args.ServerID, args.BootID)
 	}
@@ -256,9 +252,6 @@ func (s *Server) evalWaitIndex(eval *structs.Evaluation) uint64 {
 
 func (e *EvalEndpoint) brokerCall(ctx context.Context, method string, args *structs.EvalAckRequest, op func(string, string) error) (*structs.GenericResponse, error) {
 	reply := &structs.GenericResponse{}
-	if done, err := e.srv.forward(ctx, method, args, reply); done {
-		return reply, err
-	}
 	if method == "Eval.Ack" || method == "Eval.Nack" {
 		e.srv.remoteHeld.remove(args.EvalID, args.Token)
 	}
@@ -294,9 +287,6 @@ func (e *EvalEndpoint) Nack(ctx context.Context, args *structs.EvalAckRequest) (
 // then acks AckEvalID if set. A write that fails acks nothing.
 func (e *EvalEndpoint) Update(ctx context.Context, args *structs.EvalUpdateArgs) (*structs.GenericResponse, error) {
 	reply := &structs.GenericResponse{}
-	if done, err := e.srv.forward(ctx, "Eval.Update", args, reply); done {
-		return reply, err
-	}
 	index, err := e.srv.raftApply(structs.EvalUpdateRequestType, &structs.EvalUpdateRequest{Evals: args.Evals, EvalToken: args.EvalToken})
 	reply.Index = index
 	if err != nil || args.AckEvalID == "" {
@@ -315,9 +305,6 @@ type PlanEndpoint struct{ srv *Server }
 // Submit queues a plan with the leader's applier and waits for its result.
 func (p *PlanEndpoint) Submit(ctx context.Context, args *structs.PlanSubmitRequest) (*structs.PlanSubmitResponse, error) {
 	reply := &structs.PlanSubmitResponse{}
-	if done, err := p.srv.forward(ctx, "Plan.Submit", args, reply); done {
-		return reply, err
-	}
 	if args.Plan == nil {
 		return nil, BadRequest("Plan: missing plan")
 	}

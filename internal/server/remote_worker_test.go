@@ -25,7 +25,7 @@ func heldPipeline(t *testing.T) *pipeline {
 // service eval, on behalf of run bootID of server serverID.
 func remoteDequeue(t *testing.T, s *Server, serverID, bootID string, timeout time.Duration) *structs.Evaluation {
 	t.Helper()
-	reply, err := s.Eval.Dequeue(context.Background(), &structs.EvalDequeueRequest{
+	reply, err := EvalDequeue.Call(context.Background(), s, &structs.EvalDequeueRequest{
 		Schedulers: []string{structs.JobTypeService}, Timeout: timeout, ServerID: serverID, BootID: bootID})
 	if err != nil {
 		t.Fatalf("dequeue for %s/%s: %v", serverID, bootID, err)
@@ -135,7 +135,7 @@ func TestFollowerWorker_SchedulesThroughTheLeader(t *testing.T) {
 	if _, err := leader.raftApply(structs.NodeRegisterRequestType, &structs.NodeRegisterRequest{Node: n}); err != nil {
 		t.Fatal(err)
 	}
-	reply, err := leader.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: mock.Job("web")})
+	reply, err := JobRegister.Call(context.Background(), leader, &structs.JobRegisterArgs{Job: mock.Job("web")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +180,7 @@ func TestFollowerWorker_TakesItsNextEvalWithThePlanResult(t *testing.T) {
 	}
 	var evals []string
 	for _, id := range []string{"a", "b", "c"} {
-		reply, err := leader.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: mock.Job(id)})
+		reply, err := JobRegister.Call(context.Background(), leader, &structs.JobRegisterArgs{Job: mock.Job(id)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -229,7 +229,7 @@ func TestEvalAckNack_LeaderForgetsWhatARemoteServerGaveBack(t *testing.T) {
 		t.Run(method, func(t *testing.T) {
 			p := heldPipeline(t)
 			evalID := p.register(mock.Job("web"))
-			reply, err := p.srv.Eval.Dequeue(context.Background(), &structs.EvalDequeueRequest{
+			reply, err := EvalDequeue.Call(context.Background(), p.srv, &structs.EvalDequeueRequest{
 				Schedulers: []string{structs.JobTypeService}, Timeout: 5 * time.Second, ServerID: "follower", BootID: "boot-1"})
 			if err != nil || reply.Eval == nil || reply.Eval.ID != evalID {
 				t.Fatalf("dequeue = %+v, %v; want eval %s", reply, err, evalID)
@@ -239,9 +239,9 @@ func TestEvalAckNack_LeaderForgetsWhatARemoteServerGaveBack(t *testing.T) {
 			}
 			args := &structs.EvalAckRequest{EvalID: evalID, Token: reply.Token}
 			if method == "Eval.Ack" {
-				_, err = p.srv.Eval.Ack(context.Background(), args)
+				_, err = EvalAck.Call(context.Background(), p.srv, args)
 			} else {
-				_, err = p.srv.Eval.Nack(context.Background(), args)
+				_, err = EvalNack.Call(context.Background(), p.srv, args)
 			}
 			if err != nil {
 				t.Fatal(err)

@@ -19,7 +19,7 @@ func TestRestart_NoPartialReadsWhileReplaying(t *testing.T) {
 	s := testServer(t, dir)
 	const jobs = 40
 	for i := 0; i < jobs; i++ {
-		if _, err := s.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: testJob(fmt.Sprintf("j%02d", i))}); err != nil {
+		if _, err := JobRegister.Call(context.Background(), s, &structs.JobRegisterArgs{Job: testJob(fmt.Sprintf("j%02d", i))}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -38,14 +38,14 @@ func TestRestart_NoPartialReadsWhileReplaying(t *testing.T) {
 	if s2.startIndex == 0 {
 		t.Fatal("the restarted server should remember the log's last index")
 	}
-	stale, err := s2.Job.List(context.Background(), &structs.JobListRequest{QueryOptions: structs.QueryOptions{Namespace: "default", AllowStale: true}})
+	stale, err := JobList.Call(context.Background(), s2, &structs.JobListRequest{QueryOptions: structs.QueryOptions{Namespace: "default", AllowStale: true}})
 	switch {
 	case err != nil && ErrorCode(err) != 503:
 		t.Fatalf("stale read while replaying: %v (want every job or 503)", err)
 	case err == nil && len(stale.Jobs) != jobs:
 		t.Fatalf("stale read while replaying answered %d of %d jobs", len(stale.Jobs), jobs)
 	}
-	fresh, err := s2.Job.List(context.Background(), &structs.JobListRequest{QueryOptions: structs.QueryOptions{Namespace: "default"}})
+	fresh, err := JobList.Call(context.Background(), s2, &structs.JobListRequest{QueryOptions: structs.QueryOptions{Namespace: "default"}})
 	if err != nil {
 		t.Fatalf("read after restart: %v", err)
 	}

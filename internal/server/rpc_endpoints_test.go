@@ -83,7 +83,7 @@ func TestRPCEndpoints_SameAnswerAsInProcess(t *testing.T) {
 	if err := rc.call("Job.GetJob", get, &overRPC); err != nil {
 		t.Fatal(err)
 	}
-	local, err := s.Job.GetJob(ctx, get)
+	local, err := JobGetJob.Call(ctx, s, get)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestRPCEndpoints_SameAnswerAsInProcess(t *testing.T) {
 	if err := rc.call("Eval.List", list, &evalsRPC); err != nil {
 		t.Fatal(err)
 	}
-	evalsLocal, err := s.Eval.List(ctx, list)
+	evalsLocal, err := EvalList.Call(ctx, s, list)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -80,7 +80,7 @@ func TestScheduling_EndToEnd_PlacesOnFeasibleNodes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	reply, err := s.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: e2eJob("web", 5, 1000, 1024)})
+	reply, err := JobRegister.Call(context.Background(), s, &structs.JobRegisterArgs{Job: e2eJob("web", 5, 1000, 1024)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestScheduling_EndToEnd_BlockedUntilNodeAdded(t *testing.T) {
 	if _, err := s.RegisterNode(e2eNode(1, 1000, 1024)); err != nil {
 		t.Fatal(err)
 	}
-	reply, err := s.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: e2eJob("big", 1, 3000, 2048)})
+	reply, err := JobRegister.Call(context.Background(), s, &structs.JobRegisterArgs{Job: e2eJob("big", 1, 3000, 2048)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestEvalStatus_ApplyingToPending_Preemption_EndToEnd(t *testing.T) {
 	}
 	svc := e2eJob("low", 1, 800, 512)
 	svc.Priority = 30
-	reply, err := s.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: svc})
+	reply, err := JobRegister.Call(context.Background(), s, &structs.JobRegisterArgs{Job: svc})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +153,7 @@ func TestEvalStatus_ApplyingToPending_Preemption_EndToEnd(t *testing.T) {
 
 	sys := e2eJob("agent", 1, 500, 256)
 	sys.Type, sys.Priority = structs.JobTypeSystem, 90
-	reply, err = s.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: sys})
+	reply, err = JobRegister.Call(context.Background(), s, &structs.JobRegisterArgs{Job: sys})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,9 +34,6 @@ type SearchEndpoint struct{ srv *Server }
 // all of them, sorted, at most 20 per context.
 func (e *SearchEndpoint) PrefixSearch(ctx context.Context, args *structs.SearchRequest) (*structs.SearchResponse, error) {
 	reply := &structs.SearchResponse{}
-	if done, err := e.srv.forward(ctx, "Search.PrefixSearch", args, reply); done {
-		return reply, err
-	}
 	contexts, err := searchContexts(args.Context, prefixContexts)
 	if err != nil {
 		return nil, err

@@ -33,9 +33,6 @@ type fuzzyCandidate struct {
 // prefix only, as substrings of UUIDs mean nothing.
 func (e *SearchEndpoint) FuzzySearch(ctx context.Context, args *structs.FuzzySearchRequest) (*structs.FuzzySearchResponse, error) {
 	reply := &structs.FuzzySearchResponse{}
-	if done, err := e.srv.forward(ctx, "Search.FuzzySearch", args, reply); done {
-		return reply, err
-	}
 	if len(args.Text) < searchFuzzyMinTerm {
 		return nil, BadRequest("Text: search term must be at least %d characters", searchFuzzyMinTerm)
 	}

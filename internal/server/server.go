@@ -65,37 +65,19 @@ type Server struct {
 	apState    autopilotState
 	remoteHeld remoteHeld
 
-	// Endpoints, callable in-process by every transport.
-	Job        *JobEndpoint
-	Eval       *EvalEndpoint
-	Search     *SearchEndpoint
-	Region     *RegionEndpoint
-	NodePool   *NodePoolEndpoint
-	Namespace  *NamespaceEndpoint
-	Alloc      *AllocEndpoint
-	Deployment *DeploymentEndpoint
-	Node       *NodeEndpoint
-	Operator   *OperatorEndpoint
-	Status     *StatusEndpoint
-	System     *SystemEndpoint
-	ACL        *ACLEndpoint
-	Event      *EventEndpoint
-	Cluster    *ClusterEndpoint
-	Plan       *PlanEndpoint
+	// Event is the event stream endpoint (a stream, not an RPC method);
+	// every other endpoint is called through its registration in
+	// methods.go (JobRegister.Call(ctx, s, args)).
+	Event *EventEndpoint
 
 	// events is the event stream's broker, fed by the FSM and the timeline.
 	events *stream.Broker
-	// ServiceRegistration is the native service catalog.
-	ServiceRegistration *ServiceRegistrationEndpoint
-	Variables           *VariablesEndpoint
-	Keyring             *KeyringEndpoint
 	// keys holds the key-encryption key and unwrapped root keys;
 	// kekHolders, on the leader, the servers it handed the KEK to.
-	keys             *keystore
-	kekHolders       kekHolders
-	rekeyWake        chan struct{} // wakes the leader's rekeyer (keyring_rekey.go)
-	kekWake          chan struct{} // wakes the leader's KEK hand-over (keyring_kek.go)
-	WorkloadIdentity *WorkloadIdentityEndpoint
+	keys       *keystore
+	kekHolders kekHolders
+	rekeyWake  chan struct{} // wakes the leader's rekeyer (keyring_rekey.go)
+	kekWake    chan struct{} // wakes the leader's KEK hand-over (keyring_kek.go)
 
 	// The evaluation pipeline. The broker, blocked tracker, plan queue and
 	// applier act only while this server leads; workers run everywhere.
@@ -166,22 +148,7 @@ func New(cfg *Config) (*Server, error) {
 	if err := s.setupRaft(); err != nil {
 		return nil, err
 	}
-	s.Job = &JobEndpoint{srv: s}
-	s.Eval = &EvalEndpoint{srv: s}
-	s.Search = &SearchEndpoint{srv: s}
-	s.Region = &RegionEndpoint{srv: s}
-	s.NodePool = &NodePoolEndpoint{srv: s}
-	s.Namespace = &NamespaceEndpoint{srv: s}
-	s.Node = &NodeEndpoint{srv: s}
-	s.Alloc = &AllocEndpoint{srv: s}
-	s.Deployment = &DeploymentEndpoint{srv: s}
-	s.Operator = &OperatorEndpoint{srv: s}
-	s.Status = &StatusEndpoint{srv: s}
-	s.System = &SystemEndpoint{srv: s}
-	s.ACL = &ACLEndpoint{srv: s}
 	s.internalToken = NewUUID()
-	s.Cluster = &ClusterEndpoint{srv: s}
-	s.Plan = &PlanEndpoint{srv: s}
 	if err := s.setupCluster(); err != nil {
 		s.Shutdown()
 		return nil, err
@@ -189,10 +156,6 @@ func New(cfg *Config) (*Server, error) {
 	s.setupAutopilot(s.raftLog)
 	s.Event = &EventEndpoint{srv: s}
 	s.registerMetrics()
-	s.ServiceRegistration = &ServiceRegistrationEndpoint{srv: s}
-	s.Variables = &VariablesEndpoint{srv: s}
-	s.Keyring = &KeyringEndpoint{srv: s}
-	s.WorkloadIdentity = &WorkloadIdentityEndpoint{srv: s}
 	s.startWorkers()
 	s.goTracked(func(context.Context) { s.monitorLeadership() })
 	return s, nil
@@ -227,8 +190,11 @@ func (s *Server) setupPipeline() {
 	s.applier.SetEvalFinisher(s.ackEvalFinishedByPlan, s.nackEvalOfFailedPlan)
 	s.applier.SetEvaluateObserver(func(d time.Duration) { c.Metrics.PlanEvaluate.Observe(telemetry.Ms(d)) })
 	// The built-in schedulers read the server's injected clock (reschedule
-	// delays, alloc and eval times).
-	s.schedulers = scheduler.Builtins(scheduler.Deps{Now: c.Clock.Now})
+	// delays, alloc and eval times, placement durations).
+	s.schedulers = scheduler.Builtins(scheduler.Deps{Now: c.Clock.Now, Stopwatch: func() func() time.Duration {
+		start := c.Clock.Now()
+		return func() time.Duration { return c.Clock.Now().Sub(start) }
+	}})
 	if c.Schedulers != nil {
 		s.schedulers = maps.Clone(c.Schedulers)
 	}

@@ -21,7 +21,7 @@ func TestServerOnlyCalls_NeedTheServerCredential(t *testing.T) {
 	})
 	ctx := context.Background()
 	dequeue := func(token string) error {
-		_, err := s.Eval.Dequeue(ctx, &structs.EvalDequeueRequest{Schedulers: []string{"service"}, Timeout: time.Millisecond,
+		_, err := EvalDequeue.Call(ctx, s, &structs.EvalDequeueRequest{Schedulers: []string{"service"}, Timeout: time.Millisecond,
 			WriteRequest: structs.WriteRequest{AuthToken: token}})
 		return err
 	}
@@ -29,11 +29,11 @@ func TestServerOnlyCalls_NeedTheServerCredential(t *testing.T) {
 		if err := dequeue(token); ErrorCode(err) != 403 {
 			t.Errorf("Eval.Dequeue with %s: %v, want 403", name, err)
 		}
-		_, err := s.Plan.Submit(ctx, &structs.PlanSubmitRequest{Plan: &structs.Plan{}, WriteRequest: structs.WriteRequest{AuthToken: token}})
+		_, err := PlanSubmit.Call(ctx, s, &structs.PlanSubmitRequest{Plan: &structs.Plan{}, WriteRequest: structs.WriteRequest{AuthToken: token}})
 		if ErrorCode(err) != 403 {
 			t.Errorf("Plan.Submit with %s: %v, want 403", name, err)
 		}
-		_, err = s.Eval.Update(ctx, &structs.EvalUpdateArgs{WriteRequest: structs.WriteRequest{AuthToken: token}})
+		_, err = EvalUpdate.Call(ctx, s, &structs.EvalUpdateArgs{WriteRequest: structs.WriteRequest{AuthToken: token}})
 		if ErrorCode(err) != 403 {
 			t.Errorf("Eval.Update with %s: %v, want 403", name, err)
 		}

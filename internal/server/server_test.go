@@ -51,13 +51,13 @@ func TestServerRestart_KeepsJobsAndEvals(t *testing.T) {
 	s := testServer(t, dir)
 	var evalIDs []string
 	for _, id := range []string{"a", "b", "c"} {
-		reply, err := s.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: testJob(id)})
+		reply, err := JobRegister.Call(context.Background(), s, &structs.JobRegisterArgs{Job: testJob(id)})
 		if err != nil {
 			t.Fatalf("register %s: %v", id, err)
 		}
 		evalIDs = append(evalIDs, reply.EvalID)
 	}
-	stop, err := s.Job.Deregister(context.Background(), &structs.JobDeregisterArgs{JobID: "c"})
+	stop, err := JobDeregister.Call(context.Background(), s, &structs.JobDeregisterArgs{JobID: "c"})
 	if err != nil {
 		t.Fatalf("deregister: %v", err)
 	}
@@ -89,13 +89,13 @@ func TestServerRestart_KeepsJobsAndEvals(t *testing.T) {
 func TestServerRestart_FromRaftSnapshot(t *testing.T) {
 	dir := t.TempDir()
 	s := testServer(t, dir)
-	if _, err := s.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: testJob("snap")}); err != nil {
+	if _, err := JobRegister.Call(context.Background(), s, &structs.JobRegisterArgs{Job: testJob("snap")}); err != nil {
 		t.Fatalf("register: %v", err)
 	}
 	if err := s.raft.Snapshot().Error(); err != nil {
 		t.Fatalf("snapshot: %v", err)
 	}
-	if _, err := s.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: testJob("after")}); err != nil {
+	if _, err := JobRegister.Call(context.Background(), s, &structs.JobRegisterArgs{Job: testJob("after")}); err != nil {
 		t.Fatalf("register after snapshot: %v", err)
 	}
 	want := s.State().LatestIndex()
@@ -114,7 +114,7 @@ func TestServerRestart_FromRaftSnapshot(t *testing.T) {
 func TestJobRegister_JobAndEvalInOneEntry(t *testing.T) {
 	s := testServer(t, "")
 	defer s.Shutdown()
-	reply, err := s.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: testJob("one")})
+	reply, err := JobRegister.Call(context.Background(), s, &structs.JobRegisterArgs{Job: testJob("one")})
 	if err != nil {
 		t.Fatalf("register: %v", err)
 	}
@@ -134,10 +134,10 @@ func TestJobRegister_JobAndEvalInOneEntry(t *testing.T) {
 func TestJobRegister_EnforceIndex(t *testing.T) {
 	s := testServer(t, "")
 	defer s.Shutdown()
-	if _, err := s.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: testJob("x"), EnforceIndex: true, JobModifyIndex: 0}); err != nil {
+	if _, err := JobRegister.Call(context.Background(), s, &structs.JobRegisterArgs{Job: testJob("x"), EnforceIndex: true, JobModifyIndex: 0}); err != nil {
 		t.Fatalf("create with index 0: %v", err)
 	}
-	_, err := s.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: testJob("x"), EnforceIndex: true, JobModifyIndex: 0})
+	_, err := JobRegister.Call(context.Background(), s, &structs.JobRegisterArgs{Job: testJob("x"), EnforceIndex: true, JobModifyIndex: 0})
 	if ErrorCode(err) != 400 {
 		t.Fatalf("stale enforce index: got %v", err)
 	}

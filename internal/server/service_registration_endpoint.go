@@ -26,10 +26,7 @@ type ServiceRegistrationEndpoint struct{ srv *Server }
 // registrations of allocs that are not on the calling node.
 func (e *ServiceRegistrationEndpoint) Upsert(ctx context.Context, args *structs.ServiceRegistrationUpsertRequest) (*structs.ServiceRegistrationUpsertResponse, error) {
 	reply := &structs.ServiceRegistrationUpsertResponse{}
-	if done, err := e.srv.forward(ctx, structs.RPCServiceRegistrationUpsert, args, reply); done {
-		return reply, err
-	}
-	node, err := e.srv.Node.authenticate(args.NodeID, args.SecretID)
+	node, err := (&NodeEndpoint{srv: e.srv}).authenticate(args.NodeID, args.SecretID)
 	if err != nil {
 		return nil, err
 	}
@@ -76,15 +73,12 @@ func (e *ServiceRegistrationEndpoint) trusted(node *structs.Node, in *structs.Se
 // failure); an operator's delete of an unknown ID is a 404.
 func (e *ServiceRegistrationEndpoint) DeleteByID(ctx context.Context, args *structs.ServiceRegistrationDeleteByIDRequest) (*structs.ServiceRegistrationUpsertResponse, error) {
 	reply := &structs.ServiceRegistrationUpsertResponse{}
-	if done, err := e.srv.forward(ctx, structs.RPCServiceRegistrationDeleteByID, args, reply); done {
-		return reply, err
-	}
 	if len(args.IDs) == 0 {
 		return nil, BadRequest("IDs: no registration to delete")
 	}
 	var ids []string
 	if args.NodeID != "" {
-		if _, err := e.srv.Node.authenticate(args.NodeID, args.SecretID); err != nil {
+		if _, err := (&NodeEndpoint{srv: e.srv}).authenticate(args.NodeID, args.SecretID); err != nil {
 			return nil, err
 		}
 		for _, id := range args.IDs {
@@ -123,9 +117,6 @@ func (e *ServiceRegistrationEndpoint) DeleteByID(ctx context.Context, args *stru
 // each one's tags.
 func (e *ServiceRegistrationEndpoint) List(ctx context.Context, args *structs.ServiceRegistrationListRequest) (*structs.ServiceRegistrationListResponse, error) {
 	reply := &structs.ServiceRegistrationListResponse{}
-	if done, err := e.srv.forward(ctx, "ServiceRegistration.List", args, reply); done {
-		return reply, err
-	}
 	match, err := filterFunc[*structs.ServiceRegistration](args.Filter)
 	if err != nil {
 		return nil, err
@@ -181,9 +172,6 @@ func serviceStubs(regs []*structs.ServiceRegistration, match func(*structs.Servi
 // with Choose only the N picked for the key.
 func (e *ServiceRegistrationEndpoint) GetService(ctx context.Context, args *structs.ServiceRegistrationByNameRequest) (*structs.ServiceRegistrationsResponse, error) {
 	reply := &structs.ServiceRegistrationsResponse{}
-	if done, err := e.srv.forward(ctx, "ServiceRegistration.GetService", args, reply); done {
-		return reply, err
-	}
 	n, key, err := parseChoose(args.Choose)
 	if err != nil {
 		return nil, err
@@ -210,9 +198,6 @@ func (e *ServiceRegistrationEndpoint) GetService(ctx context.Context, args *stru
 // ByJob answers a job's registrations.
 func (e *ServiceRegistrationEndpoint) ByJob(ctx context.Context, args *structs.ServiceRegistrationByJobRequest) (*structs.ServiceRegistrationsResponse, error) {
 	reply := &structs.ServiceRegistrationsResponse{}
-	if done, err := e.srv.forward(ctx, "ServiceRegistration.ByJob", args, reply); done {
-		return reply, err
-	}
 	ns := namespaceOf(args.Namespace)
 	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		var err error
@@ -229,9 +214,6 @@ func (e *ServiceRegistrationEndpoint) ByJob(ctx context.Context, args *structs.S
 // allocation is unknown (the HTTP handler answers 404).
 func (e *ServiceRegistrationEndpoint) ByAlloc(ctx context.Context, args *structs.ServiceRegistrationByAllocRequest) (*structs.ServiceRegistrationsResponse, error) {
 	reply := &structs.ServiceRegistrationsResponse{}
-	if done, err := e.srv.forward(ctx, "ServiceRegistration.ByAlloc", args, reply); done {
-		return reply, err
-	}
 	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		alloc, err := st.AllocByID(ws, args.AllocID)
 		if err != nil || alloc == nil {

@@ -48,7 +48,7 @@ func reg(id, allocID string, port int, tags ...string) *structs.ServiceRegistrat
 }
 
 func upsertAs(s *Server, node, secret string, regs ...*structs.ServiceRegistration) error {
-	_, err := s.ServiceRegistration.Upsert(context.Background(), &structs.ServiceRegistrationUpsertRequest{
+	_, err := ServiceRegistrationUpsert.Call(context.Background(), s, &structs.ServiceRegistrationUpsertRequest{
 		Services: regs, NodeID: node, SecretID: secret,
 	})
 	return err
@@ -73,7 +73,7 @@ func TestServiceRegistrationUpsert_AuthenticatesAndFillsServerFields(t *testing.
 	if err := upsertAs(s, nodeB, "sb", reg("r2", "alloc-9e4d", 9090, "c", "a")); err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.ServiceRegistration.GetService(ctx, &structs.ServiceRegistrationByNameRequest{ServiceName: "web"})
+	got, err := ServiceRegistrationGetService.Call(ctx, s, &structs.ServiceRegistrationByNameRequest{ServiceName: "web"})
 	if err != nil || len(got.Services) != 2 {
 		t.Fatalf("GetService: %v, %d", err, len(got.Services))
 	}
@@ -81,7 +81,7 @@ func TestServiceRegistrationUpsert_AuthenticatesAndFillsServerFields(t *testing.
 	if r1.NodeID != nodeA || r1.Datacenter != "dc1" || r1.JobID != "web" || r1.Namespace != "default" || r1.Port != 8080 {
 		t.Fatalf("server-side fields not filled: %+v", r1)
 	}
-	list, err := s.ServiceRegistration.List(ctx, &structs.ServiceRegistrationListRequest{})
+	list, err := ServiceRegistrationList.Call(ctx, s, &structs.ServiceRegistrationListRequest{})
 	if err != nil || len(list.Services) != 1 || len(list.Services[0].Services) != 1 {
 		t.Fatalf("List: %v %+v", err, list)
 	}
@@ -102,7 +102,7 @@ func TestServiceRegistrationGetService_ChooseIsStableRendezvous(t *testing.T) {
 	}
 	pick := func(choose string) []string {
 		t.Helper()
-		out, err := s.ServiceRegistration.GetService(ctx, &structs.ServiceRegistrationByNameRequest{ServiceName: "web", Choose: choose})
+		out, err := ServiceRegistrationGetService.Call(ctx, s, &structs.ServiceRegistrationByNameRequest{ServiceName: "web", Choose: choose})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -123,19 +123,19 @@ func TestServiceRegistrationGetService_ChooseIsStableRendezvous(t *testing.T) {
 			other = id
 		}
 	}
-	if _, err := s.ServiceRegistration.DeleteByID(ctx, &structs.ServiceRegistrationDeleteByIDRequest{IDs: []string{other}, ServiceName: "web"}); err != nil {
+	if _, err := ServiceRegistrationDeleteByID.Call(ctx, s, &structs.ServiceRegistrationDeleteByIDRequest{IDs: []string{other}, ServiceName: "web"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := pick("2|caller-1"); strings.Join(got, ",") != strings.Join(first, ",") {
 		t.Fatalf("pick moved from %v to %v when an unpicked instance left", first, got)
 	}
 	for _, bad := range []string{"x", "0|k", "2|", "-1|k"} {
-		_, err := s.ServiceRegistration.GetService(ctx, &structs.ServiceRegistrationByNameRequest{ServiceName: "web", Choose: bad})
+		_, err := ServiceRegistrationGetService.Call(ctx, s, &structs.ServiceRegistrationByNameRequest{ServiceName: "web", Choose: bad})
 		if ErrorCode(err) != 400 || !strings.Contains(err.Error(), "choose") {
 			t.Errorf("choose=%q: %v, want a 400 naming choose", bad, err)
 		}
 	}
-	if _, err := s.ServiceRegistration.DeleteByID(ctx, &structs.ServiceRegistrationDeleteByIDRequest{IDs: []string{"nope"}}); ErrorCode(err) != 404 {
+	if _, err := ServiceRegistrationDeleteByID.Call(ctx, s, &structs.ServiceRegistrationDeleteByIDRequest{IDs: []string{"nope"}}); ErrorCode(err) != 404 {
 		t.Fatalf("delete unknown: %v, want 404", err)
 	}
 }
@@ -151,14 +151,14 @@ func TestServiceRegistrations_NodeDownWakesBlockedReader(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	first, _ := s.ServiceRegistration.GetService(ctx, &structs.ServiceRegistrationByNameRequest{ServiceName: "web"})
+	first, _ := ServiceRegistrationGetService.Call(ctx, s, &structs.ServiceRegistrationByNameRequest{ServiceName: "web"})
 	done := make(chan *structs.ServiceRegistrationsResponse, 1)
 	go func() {
-		out, _ := s.ServiceRegistration.GetService(ctx, &structs.ServiceRegistrationByNameRequest{ServiceName: "web",
+		out, _ := ServiceRegistrationGetService.Call(ctx, s, &structs.ServiceRegistrationByNameRequest{ServiceName: "web",
 			QueryOptions: structs.QueryOptions{MinQueryIndex: first.Index, MaxQueryTime: 10 * time.Second}})
 		done <- out
 	}()
-	written, err := s.Node.setStatus(nodeA, structs.NodeStatusDown)
+	written, err := (&NodeEndpoint{srv: s}).setStatus(nodeA, structs.NodeStatusDown)
 	if err != nil {
 		t.Fatal(err)
 	}

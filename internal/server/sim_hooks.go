@@ -49,7 +49,7 @@ func (s *Server) drainSettled() {
 // Node.Register it arms no heartbeat timer, so the node stays ready until
 // told otherwise. Benchmarks and tests that drive nodes in-process use it.
 func (s *Server) RegisterNode(node *structs.Node) (*structs.NodeWriteResponse, error) {
-	return s.Node.upsertNode(node)
+	return (&NodeEndpoint{srv: s}).upsertNode(node)
 }
 
 // AwaitLeadership waits until the leadership monitor has established this

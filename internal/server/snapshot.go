@@ -77,7 +77,7 @@ func (s *Server) RestoreSnapshot(r io.Reader) error {
 	if err != nil {
 		return BadRequest("snapshot: read: %v", err)
 	}
-	_, err = s.Cluster.SnapshotRestore(s.ctx, &structs.SnapshotRestoreRequest{Data: data})
+	_, err = ClusterSnapshotRestore.Call(s.ctx, s, &structs.SnapshotRestoreRequest{Data: data})
 	return err
 }
 

@@ -34,7 +34,7 @@ func operatorSnapshot(t testing.TB, payload []byte) []byte {
 func TestRestoreSnapshot_GarbagePayloadIsRefusedAndServerRestarts(t *testing.T) {
 	dir := t.TempDir()
 	s := testServer(t, dir)
-	if _, err := s.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: testJob("keep")}); err != nil {
+	if _, err := JobRegister.Call(context.Background(), s, &structs.JobRegisterArgs{Job: testJob("keep")}); err != nil {
 		t.Fatal(err)
 	}
 	for _, payload := range [][]byte{

@@ -13,8 +13,5 @@ type SystemEndpoint struct{ srv *Server }
 // eval and stopped job now, whatever its age.
 func (e *SystemEndpoint) GarbageCollect(ctx context.Context, args *structs.GenericWriteArgs) (*structs.GenericResponse, error) {
 	reply := &structs.GenericResponse{}
-	if done, err := e.srv.forward(ctx, "System.GarbageCollect", args, reply); done {
-		return reply, err
-	}
 	return reply, e.srv.CreateCoreEvals(CoreJobForceGC)
 }

@@ -28,9 +28,6 @@ const (
 // changed.
 func (e *VariablesEndpoint) Apply(ctx context.Context, args *structs.VariablesApplyArgs) (*structs.VariablesApplyResponse, error) {
 	reply := &structs.VariablesApplyResponse{}
-	if done, err := e.srv.forward(ctx, "Variables.Apply", args, reply); done {
-		return reply, err
-	}
 	req, err := e.applyRequest(args)
 	if err != nil {
 		return nil, err
@@ -142,9 +139,6 @@ func lockRequest(in *structs.VariableLock) (*structs.VariableLock, error) {
 // Read answers one variable with its items (Data nil when absent).
 func (e *VariablesEndpoint) Read(ctx context.Context, args *structs.VariablesReadRequest) (*structs.VariablesReadResponse, error) {
 	reply := &structs.VariablesReadResponse{}
-	if done, err := e.srv.forward(ctx, "Variables.Read", args, reply); done {
-		return reply, err
-	}
 	ns := namespaceOf(args.Namespace)
 	if args.Path == "" {
 		return nil, BadRequest("Path: missing")
@@ -167,9 +161,6 @@ func (e *VariablesEndpoint) Read(ctx context.Context, args *structs.VariablesRea
 // List answers the metadata of the variables under QueryOptions.Prefix.
 func (e *VariablesEndpoint) List(ctx context.Context, args *structs.VariablesListRequest) (*structs.VariablesListResponse, error) {
 	reply := &structs.VariablesListResponse{}
-	if done, err := e.srv.forward(ctx, "Variables.List", args, reply); done {
-		return reply, err
-	}
 	ns := pageOptions(&args.QueryOptions).Namespace
 	match, err := filterFunc[*structs.VariableMetadata](args.Filter)
 	if err != nil {

@@ -16,7 +16,7 @@ func TestVariables_StoredSealed(t *testing.T) {
 	s := testServer(t, "")
 	waitFirstKey(t, s) // calling ensureRootKey here could race leadership's and make two
 	ctx := context.Background()
-	_, err := s.Variables.Apply(ctx, &structs.VariablesApplyArgs{Op: structs.VarOpSet,
+	_, err := VariablesApply.Call(ctx, s, &structs.VariablesApplyArgs{Op: structs.VarOpSet,
 		Var: &structs.VariableDecrypted{VariableMetadata: structs.VariableMetadata{Path: "app/db"}, Items: map[string]string{"pass": "plaintext-secret"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +40,7 @@ func TestVariables_LeaseExpiryOnTheServerClock(t *testing.T) {
 	p := newPipeline(t, 1, nil)
 	s, ctx := p.srv, context.Background()
 	acquire := func() (*structs.VariablesApplyResponse, error) {
-		return s.Variables.Apply(ctx, &structs.VariablesApplyArgs{Op: structs.VarOpLockAcquire,
+		return VariablesApply.Call(ctx, s, &structs.VariablesApplyArgs{Op: structs.VarOpLockAcquire,
 			Var: &structs.VariableDecrypted{VariableMetadata: structs.VariableMetadata{Path: "locks/a",
 				Lock: &structs.VariableLock{TTL: 10 * time.Second, LockDelay: 5 * time.Second}}}})
 	}
@@ -49,7 +49,7 @@ func TestVariables_LeaseExpiryOnTheServerClock(t *testing.T) {
 		t.Fatalf("acquire: %v %+v", err, first)
 	}
 	read := func() *structs.VariableDecrypted {
-		r, err := s.Variables.Read(ctx, &structs.VariablesReadRequest{Path: "locks/a"})
+		r, err := VariablesRead.Call(ctx, s, &structs.VariablesReadRequest{Path: "locks/a"})
 		if err != nil {
 			t.Fatal(err)
 		}

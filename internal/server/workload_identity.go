@@ -135,10 +135,7 @@ type WorkloadIdentityEndpoint struct{ srv *Server }
 // Sign issues the tokens of an alloc's tasks to the node running it.
 func (e *WorkloadIdentityEndpoint) Sign(ctx context.Context, args *structs.WorkloadIdentitySignRequest) (*structs.WorkloadIdentitySignResponse, error) {
 	reply := &structs.WorkloadIdentitySignResponse{}
-	if done, err := e.srv.forward(ctx, structs.RPCWorkloadIdentitySign, args, reply); done {
-		return reply, err
-	}
-	if _, err := e.srv.Node.authenticate(args.NodeID, args.SecretID); err != nil {
+	if _, err := (&NodeEndpoint{srv: e.srv}).authenticate(args.NodeID, args.SecretID); err != nil {
 		return nil, err
 	}
 	alloc, err := e.srv.State().AllocByID(nil, args.AllocID)
@@ -164,9 +161,6 @@ func (e *WorkloadIdentityEndpoint) Sign(ctx context.Context, args *structs.Workl
 // JWKS answers the public keys of every root key.
 func (e *WorkloadIdentityEndpoint) JWKS(ctx context.Context, args *structs.JWKSRequest) (*structs.JWKSResponse, error) {
 	reply := &structs.JWKSResponse{}
-	if done, err := e.srv.forward(ctx, "WorkloadIdentity.JWKS", args, reply); done {
-		return reply, err
-	}
 	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		keys, err := st.RootKeys(ws)
 		reply.Keys = make([]structs.JSONWebKey, 0, len(keys))

@@ -32,10 +32,10 @@ func TestIdentityMayRead(t *testing.T) {
 func TestWorkloadIdentity_SignVerifyAuthorize(t *testing.T) {
 	s := catalogFixture(t)
 	ctx := context.Background()
-	if _, err := s.WorkloadIdentity.Sign(ctx, &structs.WorkloadIdentitySignRequest{NodeID: nodeA, SecretID: "sa", AllocID: "alloc-9e4d", Tasks: []string{"t"}}); ErrorCode(err) != 400 {
+	if _, err := WorkloadIdentitySign.Call(ctx, s, &structs.WorkloadIdentitySignRequest{NodeID: nodeA, SecretID: "sa", AllocID: "alloc-9e4d", Tasks: []string{"t"}}); ErrorCode(err) != 400 {
 		t.Fatalf("signing another node's alloc: %v", err)
 	}
-	resp, err := s.WorkloadIdentity.Sign(ctx, &structs.WorkloadIdentitySignRequest{NodeID: nodeA, SecretID: "sa", AllocID: "alloc-8d3c", Tasks: []string{"t"}})
+	resp, err := WorkloadIdentitySign.Call(ctx, s, &structs.WorkloadIdentitySignRequest{NodeID: nodeA, SecretID: "sa", AllocID: "alloc-8d3c", Tasks: []string{"t"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestWorkloadIdentity_SignVerifyAuthorize(t *testing.T) {
 		t.Fatalf("verify: %v %+v", err, claims)
 	}
 	// The JWKS key verifies the signature independently.
-	jwks, err := s.WorkloadIdentity.JWKS(ctx, &structs.JWKSRequest{})
+	jwks, err := WorkloadIdentityJWKS.Call(ctx, s, &structs.JWKSRequest{})
 	if err != nil || len(jwks.Keys) != 1 {
 		t.Fatalf("jwks: %v %+v", err, jwks)
 	}
@@ -57,13 +57,13 @@ func TestWorkloadIdentity_SignVerifyAuthorize(t *testing.T) {
 	}
 
 	for _, path := range []string{"nomad/jobs/web", "app/db"} {
-		if _, err := s.Variables.Apply(ctx, &structs.VariablesApplyArgs{Op: structs.VarOpSet,
+		if _, err := VariablesApply.Call(ctx, s, &structs.VariablesApplyArgs{Op: structs.VarOpSet,
 			Var: &structs.VariableDecrypted{VariableMetadata: structs.VariableMetadata{Path: path}, Items: map[string]string{"k": "v"}}}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	read := func(tok, path string) error {
-		_, err := s.Variables.Read(ctx, &structs.VariablesReadRequest{Path: path, QueryOptions: structs.QueryOptions{AuthToken: tok}})
+		_, err := VariablesRead.Call(ctx, s, &structs.VariablesReadRequest{Path: path, QueryOptions: structs.QueryOptions{AuthToken: tok}})
 		return err
 	}
 	if err := read(token, "nomad/jobs/web"); err != nil {
@@ -72,7 +72,7 @@ func TestWorkloadIdentity_SignVerifyAuthorize(t *testing.T) {
 	if err := read(token, "app/db"); ErrorCode(err) != 403 {
 		t.Fatalf("another path: %v, want 403", err)
 	}
-	_, err = s.Variables.Apply(ctx, &structs.VariablesApplyArgs{Op: structs.VarOpSet, WriteRequest: structs.WriteRequest{AuthToken: token},
+	_, err = VariablesApply.Call(ctx, s, &structs.VariablesApplyArgs{Op: structs.VarOpSet, WriteRequest: structs.WriteRequest{AuthToken: token},
 		Var: &structs.VariableDecrypted{VariableMetadata: structs.VariableMetadata{Path: "nomad/jobs/web"}, Items: map[string]string{"k": "x"}}})
 	if ErrorCode(err) != 403 {
 		t.Fatalf("write with an identity: %v, want 403", err)
@@ -81,7 +81,7 @@ func TestWorkloadIdentity_SignVerifyAuthorize(t *testing.T) {
 	if err := read(tampered, "nomad/jobs/api"); ErrorCode(err) != 403 {
 		t.Fatalf("tampered token: %v, want 403", err)
 	}
-	list, err := s.Variables.List(ctx, &structs.VariablesListRequest{QueryOptions: structs.QueryOptions{AuthToken: token}})
+	list, err := VariablesList.Call(ctx, s, &structs.VariablesListRequest{QueryOptions: structs.QueryOptions{AuthToken: token}})
 	if err != nil || len(list.Data) != 1 || list.Data[0].Path != "nomad/jobs/web" {
 		t.Fatalf("list with an identity: %v %+v", err, list.Data)
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/drover-project/drover/internal/server"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -42,7 +43,7 @@ func TestRunUntilIdle_GivesUpAfterItsSweeps(t *testing.T) {
 // are counted on a twin simulation (same seed, same steps).
 func TestSettle_GivesUpAfterItsSteps(t *testing.T) {
 	twin := simWithNode(t)
-	if _, err := twin.srv.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: JobSpec{Name: "web"}.Job()}); err != nil {
+	if _, err := server.JobRegister.Call(context.Background(), twin.srv, &structs.JobRegisterArgs{Job: JobSpec{Name: "web"}.Job()}); err != nil {
 		t.Fatal(err)
 	}
 	progressing := 0

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/drover-project/drover/internal/server"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -83,14 +84,14 @@ func TestInvariants_EvalsHeldCountEveryBrokerQueue(t *testing.T) {
 	must(t, err)
 	for i := range 3 {
 		spec := JobSpec{Name: "web", Count: 1 + i, CPU: 100}
-		if _, err := s.srv.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: spec.Job()}); err != nil {
+		if _, err := server.JobRegister.Call(context.Background(), s.srv, &structs.JobRegisterArgs{Job: spec.Job()}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	must(t, s.CheckInvariants()) // one ready, two waiting behind it
 
 	ctx := context.Background()
-	got, err := s.srv.Eval.Dequeue(ctx, &structs.EvalDequeueRequest{Schedulers: []string{structs.JobTypeService}, Timeout: time.Second})
+	got, err := server.EvalDequeue.Call(ctx, s.srv, &structs.EvalDequeueRequest{Schedulers: []string{structs.JobTypeService}, Timeout: time.Second})
 	if err != nil || got.Eval == nil {
 		t.Fatalf("dequeue: %v %+v", err, got)
 	}
@@ -98,10 +99,10 @@ func TestInvariants_EvalsHeldCountEveryBrokerQueue(t *testing.T) {
 
 	done := got.Eval.Copy()
 	done.Status = structs.EvalStatusComplete
-	if _, err := s.srv.Eval.Update(ctx, &structs.EvalUpdateArgs{Evals: []*structs.Evaluation{done}}); err != nil {
+	if _, err := server.EvalUpdate.Call(ctx, s.srv, &structs.EvalUpdateArgs{Evals: []*structs.Evaluation{done}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.srv.Eval.Ack(ctx, &structs.EvalAckRequest{EvalID: done.ID, Token: got.Token}); err != nil {
+	if _, err := server.EvalAck.Call(ctx, s.srv, &structs.EvalAckRequest{EvalID: done.ID, Token: got.Token}); err != nil {
 		t.Fatal(err)
 	}
 	if b := s.srv.Stats().Broker; b.TotalReady != 1 || b.TotalCancelable != 1 {
@@ -119,14 +120,14 @@ func TestInvariants_CheckReportsAnAckedButPendingEval(t *testing.T) {
 	must(t, err)
 	spec := JobSpec{Name: "web", Count: 1, CPU: 100}
 	ctx := context.Background()
-	if _, err := s.srv.Job.Register(ctx, &structs.JobRegisterArgs{Job: spec.Job()}); err != nil {
+	if _, err := server.JobRegister.Call(ctx, s.srv, &structs.JobRegisterArgs{Job: spec.Job()}); err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.srv.Eval.Dequeue(ctx, &structs.EvalDequeueRequest{Schedulers: []string{structs.JobTypeService}, Timeout: time.Second})
+	got, err := server.EvalDequeue.Call(ctx, s.srv, &structs.EvalDequeueRequest{Schedulers: []string{structs.JobTypeService}, Timeout: time.Second})
 	if err != nil || got.Eval == nil {
 		t.Fatalf("dequeue: %v %+v", err, got)
 	}
-	if _, err := s.srv.Eval.Ack(ctx, &structs.EvalAckRequest{EvalID: got.Eval.ID, Token: got.Token}); err != nil {
+	if _, err := server.EvalAck.Call(ctx, s.srv, &structs.EvalAckRequest{EvalID: got.Eval.ID, Token: got.Token}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.CheckInvariants(); err == nil || !strings.Contains(err.Error(), "pending evals stored") {
@@ -142,7 +143,7 @@ func TestInvariants_BlockedDuplicatesAreHeld(t *testing.T) {
 	must(t, err)
 	must(t, s.RegisterJob(JobSpec{Name: "big", Count: 1, CPU: 900})) // blocked
 	spec := JobSpec{Name: "big", Count: 1, CPU: 950}
-	if _, err := s.srv.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: spec.Job()}); err != nil {
+	if _, err := server.JobRegister.Call(context.Background(), s.srv, &structs.JobRegisterArgs{Job: spec.Job()}); err != nil {
 		t.Fatal(err)
 	}
 	stepWorkers(s) // the new eval blocks; the old one is now a duplicate

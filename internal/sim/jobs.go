@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/drover-project/drover/internal/server"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -126,7 +127,7 @@ func (s *Sim) RegisterJob(spec JobSpec) error {
 	s.mu.Lock()
 	s.jobs[spec.Name] = &spec
 	s.mu.Unlock()
-	if _, err := s.srv.Job.Register(context.Background(), &structs.JobRegisterArgs{Job: spec.Job()}); err != nil {
+	if _, err := server.JobRegister.Call(context.Background(), s.srv, &structs.JobRegisterArgs{Job: spec.Job()}); err != nil {
 		return fmt.Errorf("sim: register job %s: %w", spec.Name, err)
 	}
 	return s.RunUntilIdle()
@@ -155,7 +156,7 @@ func (s *Sim) Scale(name string, count int) error {
 	s.jobs[name] = &spec
 	s.mu.Unlock()
 	c := int64(count)
-	if _, err := s.srv.Job.Scale(context.Background(), &structs.JobScaleArgs{JobID: name, Group: "g", Count: &c}); err != nil {
+	if _, err := server.JobScale.Call(context.Background(), s.srv, &structs.JobScaleArgs{JobID: name, Group: "g", Count: &c}); err != nil {
 		return fmt.Errorf("sim: scale %s: %w", name, err)
 	}
 	return s.RunUntilIdle()
@@ -163,7 +164,7 @@ func (s *Sim) Scale(name string, count int) error {
 
 // StopJob deregisters a job.
 func (s *Sim) StopJob(name string) error {
-	if _, err := s.srv.Job.Deregister(context.Background(), &structs.JobDeregisterArgs{JobID: name}); err != nil {
+	if _, err := server.JobDeregister.Call(context.Background(), s.srv, &structs.JobDeregisterArgs{JobID: name}); err != nil {
 		return fmt.Errorf("sim: stop %s: %w", name, err)
 	}
 	return s.RunUntilIdle()

@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/drover-project/drover/internal/server"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -72,7 +73,7 @@ func (s *Sim) Flap(names []string) error {
 		if err != nil {
 			return err
 		}
-		if _, err := s.srv.Node.UpdateStatus(context.Background(), &structs.NodeHeartbeatArgs{NodeID: n.ID, SecretID: n.SecretID, Status: structs.NodeStatusDown}); err != nil {
+		if _, err := server.NodeUpdateStatus.Call(context.Background(), s.srv, &structs.NodeHeartbeatArgs{NodeID: n.ID, SecretID: n.SecretID, Status: structs.NodeStatusDown}); err != nil {
 			return fmt.Errorf("sim: flap %s down: %w", name, err)
 		}
 		if err := n.heartbeat(); err != nil {

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/drover-project/drover/internal/server"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -99,7 +100,7 @@ func (s *Sim) AddNode(spec NodeSpec) (*Node, error) {
 
 // register (re-)registers the node with its current fingerprint.
 func (n *Node) register() error {
-	resp, err := n.sim.srv.Node.Register(context.Background(), &structs.NodeRegisterArgs{Node: n.structsNode()})
+	resp, err := server.NodeRegister.Call(context.Background(), n.sim.srv, &structs.NodeRegisterArgs{Node: n.structsNode()})
 	if err != nil {
 		return fmt.Errorf("sim: register node %s: %w", n.Name, err)
 	}
@@ -116,7 +117,7 @@ func (n *Node) armBeat(ttl time.Duration) {
 // heartbeat tells the server the node is alive (which brings a down node
 // back to ready, with its node-update evals).
 func (n *Node) heartbeat() error {
-	resp, err := n.sim.srv.Node.UpdateStatus(context.Background(), &structs.NodeHeartbeatArgs{NodeID: n.ID, SecretID: n.SecretID, Status: structs.NodeStatusReady})
+	resp, err := server.NodeUpdateStatus.Call(context.Background(), n.sim.srv, &structs.NodeHeartbeatArgs{NodeID: n.ID, SecretID: n.SecretID, Status: structs.NodeStatusReady})
 	if err != nil {
 		return fmt.Errorf("sim: heartbeat node %s: %w", n.Name, err)
 	}
@@ -150,7 +151,7 @@ func (n *Node) report(ctx context.Context, minIndex uint64, wait time.Duration) 
 	if n.isSilent() {
 		return false, nil
 	}
-	resp, err := n.sim.srv.Node.GetClientAllocs(ctx, &structs.NodeAllocsArgs{
+	resp, err := server.NodeGetClientAllocs.Call(ctx, n.sim.srv, &structs.NodeAllocsArgs{
 		NodeID: n.ID, SecretID: n.SecretID, QueryOptions: structs.QueryOptions{MinQueryIndex: minIndex, MaxQueryTime: wait},
 	})
 	if err != nil {
@@ -172,7 +173,7 @@ func (n *Node) report(ctx context.Context, minIndex uint64, wait time.Duration) 
 }
 
 func (n *Node) send(updates []*structs.Allocation) error {
-	_, err := n.sim.srv.Node.UpdateAlloc(context.Background(), &structs.AllocClientUpdateArgs{NodeID: n.ID, SecretID: n.SecretID, Allocs: updates})
+	_, err := server.NodeUpdateAlloc.Call(context.Background(), n.sim.srv, &structs.AllocClientUpdateArgs{NodeID: n.ID, SecretID: n.SecretID, Allocs: updates})
 	if err != nil {
 		return fmt.Errorf("sim: node %s update allocs: %w", n.Name, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 
+	"github.com/drover-project/drover/internal/server"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -27,7 +28,7 @@ func (s *Sim) Down(name string) error {
 		return err
 	}
 	n.setSilent(true)
-	if _, err := s.srv.Node.UpdateStatus(context.Background(), &structs.NodeHeartbeatArgs{NodeID: n.ID, SecretID: n.SecretID, Status: structs.NodeStatusDown}); err != nil {
+	if _, err := server.NodeUpdateStatus.Call(context.Background(), s.srv, &structs.NodeHeartbeatArgs{NodeID: n.ID, SecretID: n.SecretID, Status: structs.NodeStatusDown}); err != nil {
 		return fmt.Errorf("sim: down %s: %w", name, err)
 	}
 	return s.RunUntilIdle()
@@ -119,7 +120,7 @@ func (s *Sim) Drain(name string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := s.srv.Node.UpdateDrain(context.Background(), &structs.NodeUpdateDrainArgs{NodeID: n.ID, DrainStrategy: &structs.DrainSpec{}}); err != nil {
+	if _, err := server.NodeUpdateDrain.Call(context.Background(), s.srv, &structs.NodeUpdateDrainArgs{NodeID: n.ID, DrainStrategy: &structs.DrainSpec{}}); err != nil {
 		return fmt.Errorf("sim: drain %s: %w", name, err)
 	}
 	return s.RunUntilIdle()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/drover-project/drover/internal/server"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -14,7 +15,7 @@ import (
 
 // PurgeJob deregisters a job and purges it from the state.
 func (s *Sim) PurgeJob(name string) error {
-	if _, err := s.srv.Job.Deregister(context.Background(), &structs.JobDeregisterArgs{JobID: name, Purge: true}); err != nil {
+	if _, err := server.JobDeregister.Call(context.Background(), s.srv, &structs.JobDeregisterArgs{JobID: name, Purge: true}); err != nil {
 		return fmt.Errorf("sim: purge %s: %w", name, err)
 	}
 	return s.RunUntilIdle()
@@ -27,7 +28,7 @@ func (s *Sim) StopAlloc(jobID string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := s.srv.Alloc.Stop(context.Background(), &structs.AllocStopArgs{AllocID: a.ID}); err != nil {
+	if _, err := server.AllocStop.Call(context.Background(), s.srv, &structs.AllocStopArgs{AllocID: a.ID}); err != nil {
 		return fmt.Errorf("sim: stop alloc of %s: %w", jobID, err)
 	}
 	return s.RunUntilIdle()
@@ -69,7 +70,7 @@ func (s *Sim) SetEligibility(name string, eligible bool) error {
 	if eligible {
 		e = structs.NodeSchedulingEligible
 	}
-	if _, err := s.srv.Node.UpdateEligibility(context.Background(), &structs.NodeUpdateEligibilityArgs{NodeID: n.ID, Eligibility: e}); err != nil {
+	if _, err := server.NodeUpdateEligibility.Call(context.Background(), s.srv, &structs.NodeUpdateEligibilityArgs{NodeID: n.ID, Eligibility: e}); err != nil {
 		return fmt.Errorf("sim: eligibility of %s: %w", name, err)
 	}
 	return s.RunUntilIdle()
@@ -82,7 +83,7 @@ func (s *Sim) DrainWithDeadline(name string, deadline time.Duration) error {
 	if err != nil {
 		return err
 	}
-	if _, err := s.srv.Node.UpdateDrain(context.Background(), &structs.NodeUpdateDrainArgs{NodeID: n.ID, DrainStrategy: &structs.DrainSpec{Deadline: deadline}}); err != nil {
+	if _, err := server.NodeUpdateDrain.Call(context.Background(), s.srv, &structs.NodeUpdateDrainArgs{NodeID: n.ID, DrainStrategy: &structs.DrainSpec{Deadline: deadline}}); err != nil {
 		return fmt.Errorf("sim: drain %s: %w", name, err)
 	}
 	return s.RunUntilIdle()
@@ -94,7 +95,7 @@ func (s *Sim) PromoteDeployment(jobID string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := s.srv.Deployment.Promote(context.Background(), &structs.DeploymentPromoteArgs{DeploymentID: d.ID, All: true}); err != nil {
+	if _, err := server.DeploymentPromote.Call(context.Background(), s.srv, &structs.DeploymentPromoteArgs{DeploymentID: d.ID, All: true}); err != nil {
 		return fmt.Errorf("sim: promote %s: %w", jobID, err)
 	}
 	return s.RunUntilIdle()
@@ -106,7 +107,7 @@ func (s *Sim) FailDeployment(jobID string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := s.srv.Deployment.Fail(context.Background(), &structs.DeploymentFailArgs{DeploymentID: d.ID}); err != nil {
+	if _, err := server.DeploymentFail.Call(context.Background(), s.srv, &structs.DeploymentFailArgs{DeploymentID: d.ID}); err != nil {
 		return fmt.Errorf("sim: fail deployment of %s: %w", jobID, err)
 	}
 	return s.RunUntilIdle()
@@ -128,7 +129,7 @@ func (s *Sim) runningDeployment(jobID string) (*structs.Deployment, error) {
 // ForcePeriodic launches a child of a periodic job now (`nomad job
 // periodic force`): one periodic-job eval.
 func (s *Sim) ForcePeriodic(jobID string) error {
-	if _, err := s.srv.Job.PeriodicForce(context.Background(), &structs.JobPeriodicForceArgs{JobID: jobID}); err != nil {
+	if _, err := server.JobPeriodicForce.Call(context.Background(), s.srv, &structs.JobPeriodicForceArgs{JobID: jobID}); err != nil {
 		return fmt.Errorf("sim: force %s: %w", jobID, err)
 	}
 	return s.RunUntilIdle()
@@ -137,7 +138,7 @@ func (s *Sim) ForcePeriodic(jobID string) error {
 // Dispatch launches a child of a parameterized job: one job-register eval
 // for the child.
 func (s *Sim) Dispatch(jobID string) error {
-	if _, err := s.srv.Job.Dispatch(context.Background(), &structs.JobDispatchArgs{JobID: jobID}); err != nil {
+	if _, err := server.JobDispatch.Call(context.Background(), s.srv, &structs.JobDispatchArgs{JobID: jobID}); err != nil {
 		return fmt.Errorf("sim: dispatch %s: %w", jobID, err)
 	}
 	return s.RunUntilIdle()

@@ -10,7 +10,7 @@ const RPCRaftByte byte = 0x02
 // peers and autopilot (see internal/server/cluster_endpoint.go).
 
 // ServerRaftStatsRequest asks a server for its raft progress (autopilot).
-type ServerRaftStatsRequest struct{}
+type ServerRaftStatsRequest struct{ QueryOptions }
 
 // ServerRaftStats is one server's raft progress.
 type ServerRaftStats struct {
@@ -149,7 +149,7 @@ type OperatorHealthResponse struct {
 }
 
 // ClusterMembersRequest lists the gossip members a server sees.
-type ClusterMembersRequest struct{}
+type ClusterMembersRequest struct{ QueryOptions }
 
 // SnapshotRestoreRequest carries an operator snapshot to the leader (a
 // restore sent to a follower).

@@ -9,19 +9,13 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-var forwardCall = regexp.MustCompile(`forward\(ctx, (?:"([A-Za-z]+\.[A-Za-z]+)"|structs\.(RPC[A-Za-z]+))`)
+var endpointMethod = regexp.MustCompile(`(?m)^func \(\w+ \*(\w+)Endpoint\) ([A-Z]\w*)\(\w+ context\.Context, \w+ \*structs\.\w+\) \(\*structs\.\w+, error\)`)
 
-// rpcNames are the method-name constants endpoints pass to forward.
-var rpcNames = map[string]string{
-	"RPCServiceRegistrationUpsert":     structs.RPCServiceRegistrationUpsert,
-	"RPCServiceRegistrationDeleteByID": structs.RPCServiceRegistrationDeleteByID,
-	"RPCWorkloadIdentitySign":          structs.RPCWorkloadIdentitySign,
-}
-
-// TestMethodRules_EveryForwardedMethod: every endpoint calls forward with
-// its method name; each name needs a rule (without one it needs a
-// management token).
-func TestMethodRules_EveryForwardedMethod(t *testing.T) {
+// TestMethods_EveryEndpointRegistered: an endpoint method (exported, of
+// the RPC shape) that is not in the method table could only be called
+// by going around it, unchecked and unforwarded; each must be registered
+// under its family and name.
+func TestMethods_EveryEndpointRegistered(t *testing.T) {
 	entries, err := os.ReadDir(".")
 	if err != nil {
 		t.Fatal(err)
@@ -35,22 +29,40 @@ func TestMethodRules_EveryForwardedMethod(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, m := range forwardCall.FindAllStringSubmatch(string(src), -1) {
+		for _, m := range endpointMethod.FindAllStringSubmatch(string(src), -1) {
 			seen++
-			name := m[1]
-			if m[2] != "" {
-				if name = rpcNames[m[2]]; name == "" {
-					t.Errorf("%s: forward with structs.%s: add it to rpcNames", e.Name(), m[2])
-					continue
-				}
-			}
-			if _, ok := methodRules[name]; !ok {
-				t.Errorf("%s: endpoint %s has no entry in methodRules", e.Name(), name)
+			if name := m[1] + "." + m[2]; registry[name] == nil {
+				t.Errorf("%s: endpoint %s is not registered in methods.go", e.Name(), name)
 			}
 		}
 	}
-	if seen < 40 {
-		t.Fatalf("found only %d forward calls; the scan is broken", seen)
+	if seen < 90 {
+		t.Fatalf("found only %d endpoint methods; the scan is broken", seen)
+	}
+	if len(registry) != seen {
+		t.Errorf("%d methods registered, %d endpoint methods found", len(registry), seen)
+	}
+}
+
+// TestMethods_KindMatchesArguments: a method's declared kind is what its
+// argument type says (QueryOptions reads, WriteRequest writes), so the
+// table and a request's AllowStaleRead agree; and every method has an
+// access rule (one without fails closed, but it is a mistake).
+func TestMethods_KindMatchesArguments(t *testing.T) {
+	for _, name := range MethodNames() {
+		m := registry[name]
+		spec := m.describe()
+		args := m.rpc(nil).newArgs().(structs.RPCInfo)
+		if (spec.kind == read) != args.IsRead() {
+			t.Errorf("%s: registered as kind %d, its arguments say IsRead=%v", name, spec.kind, args.IsRead())
+		}
+		a := spec.access
+		if a.check == nil && !a.self && !a.serverOnly {
+			t.Errorf("%s: no access rule", name)
+		}
+		if !strings.Contains(name, ".") || spec.name != name {
+			t.Errorf("%s: registered under %q", name, spec.name)
+		}
 	}
 }
 
