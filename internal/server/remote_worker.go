@@ -33,6 +33,11 @@ type schedulingBackend interface {
 	FinishEval(final *structs.Evaluation, evalID, token string) error
 }
 
+var (
+	_ schedulingBackend = localBackend{}
+	_ schedulingBackend = remoteBackend{}
+)
+
 // dequeued is an eval a worker holds from its backend's broker.
 type dequeued struct {
 	eval      *structs.Evaluation
