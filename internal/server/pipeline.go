@@ -93,6 +93,10 @@ func (s *Server) applyNow(future planapply.PlanFuture) (*structs.PlanResult, err
 // replicates the entries proposed while it was busy together.
 type planRaft struct{ s *Server }
 
+// The applier pipelines the server's plans: it takes planRaft's
+// asynchronous side at construction (planapply.NewApplier).
+var _ planapply.AsyncRaft = planRaft{}
+
 func (p planRaft) ApplyPlanResults(req *structs.ApplyPlanResultsRequest) (uint64, error) {
 	return p.StartPlanResults(req).Wait()
 }
@@ -128,6 +132,8 @@ func (s *Server) randInt63n(n int64) int64 {
 
 // stateSource gives the plan applier snapshots that include a raft index.
 type stateSource struct{ s *Server }
+
+var _ planapply.StateSource = stateSource{}
 
 func (ss stateSource) SnapshotMinIndex(ctx context.Context, index uint64) (*state.StateSnapshot, error) {
 	if err := ss.s.fsm.WaitForIndex(ctx, index); err != nil {

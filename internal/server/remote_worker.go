@@ -33,6 +33,11 @@ type schedulingBackend interface {
 	FinishEval(final *structs.Evaluation, evalID, token string) error
 }
 
+var (
+	_ schedulingBackend = localBackend{}
+	_ schedulingBackend = remoteBackend{}
+)
+
 // dequeued is an eval a worker holds from its backend's broker.
 type dequeued struct {
 	eval      *structs.Evaluation
@@ -258,19 +263,31 @@ func (e *EvalEndpoint) brokerCall(ctx context.Context, method string, args *stru
 	return reply, op(args.EvalID, args.Token)
 }
 
+// releaseHeld acks (ack set) or nacks, on the leader's broker, an eval
+// held by a worker of any server (local or remote), and forgets its
+// remote holder. It carries out the decisions Worker.release makes (which
+// says who acks an eval, and when) that fall to the leader: a plan's
+// entry that wrote its eval's final status committed (ack) or failed
+// (nack), and a remote worker's final status committed (Eval.Update).
+func (s *Server) releaseHeld(evalID, token string, ack bool) error {
+	s.remoteHeld.remove(evalID, token)
+	if ack {
+		return localBackend{s}.Ack(evalID, token)
+	}
+	return s.broker.Nack(evalID, token)
+}
+
 // ackEvalFinishedByPlan acks an eval whose final status its plan's entry
 // wrote, for whichever worker (local or remote) holds it.
 func (s *Server) ackEvalFinishedByPlan(evalID, token string) error {
-	s.remoteHeld.remove(evalID, token)
-	return localBackend{s}.Ack(evalID, token)
+	return s.releaseHeld(evalID, token, true)
 }
 
 // nackEvalOfFailedPlan returns to the broker an eval whose worker was
 // told its plan finished it, when the plan's entry then failed: the eval
 // is still pending in the state, and another worker schedules it again.
 func (s *Server) nackEvalOfFailedPlan(evalID, token string) error {
-	s.remoteHeld.remove(evalID, token)
-	return s.broker.Nack(evalID, token)
+	return s.releaseHeld(evalID, token, false)
 }
 
 // Ack acks an eval held under its token.
@@ -292,8 +309,7 @@ func (e *EvalEndpoint) Update(ctx context.Context, args *structs.EvalUpdateArgs)
 	if err != nil || args.AckEvalID == "" {
 		return reply, err
 	}
-	e.srv.remoteHeld.remove(args.AckEvalID, args.AckToken)
-	if err := (localBackend{e.srv}).Ack(args.AckEvalID, args.AckToken); err != nil {
+	if err := e.srv.releaseHeld(args.AckEvalID, args.AckToken, true); err != nil {
 		return reply, fmt.Errorf("eval %s: status written at index %d but not acked: %w", args.AckEvalID, index, err)
 	}
 	return reply, nil

@@ -184,11 +184,11 @@ func (s *Server) setupPipeline() {
 	})
 	s.blocked = blockedevals.New(s.broker, c.Clock)
 	s.planQueue = planapply.NewPlanQueue()
-	s.applier = planapply.NewApplier(s.planQueue, s.broker, stateSource{s}, planRaft{s}, c.Clock, s.log.With("component", "plan_applier"), c.NewID)
-	s.applier.SetRejectHook(c.PlanRejectHook)
-	s.applier.SetSerial(c.SerialPlanApply)
-	s.applier.SetEvalFinisher(s.ackEvalFinishedByPlan, s.nackEvalOfFailedPlan)
-	s.applier.SetEvaluateObserver(func(d time.Duration) { c.Metrics.PlanEvaluate.Observe(telemetry.Ms(d)) })
+	s.applier = planapply.NewApplier(planapply.Config{Queue: s.planQueue, Tokens: s.broker, State: stateSource{s}, Raft: planRaft{s},
+		Clock: c.Clock, Log: s.log.With("component", "plan_applier"), NewID: c.NewID,
+		Serial: c.SerialPlanApply, RejectHook: c.PlanRejectHook,
+		OnEvaluate: func(d time.Duration) { c.Metrics.PlanEvaluate.Observe(telemetry.Ms(d)) },
+		AckEval:    s.ackEvalFinishedByPlan, NackEval: s.nackEvalOfFailedPlan})
 	// The built-in schedulers read the server's injected clock (reschedule
 	// delays, alloc and eval times, placement durations).
 	s.schedulers = scheduler.Builtins(scheduler.Deps{Now: c.Clock.Now, Stopwatch: func() func() time.Duration {

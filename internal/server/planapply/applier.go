@@ -25,16 +25,48 @@ type StateSource interface {
 	SnapshotMinIndex(ctx context.Context, index uint64) (*state.StateSnapshot, error)
 }
 
+// Config is an applier's collaborators and modes. NewApplier decides every
+// mode from it once; none changes while the applier runs.
+type Config struct {
+	Queue  *PlanQueue
+	Tokens TokenChecker
+	State  StateSource
+	// Raft commits entries. An AsyncRaft makes the pipeline propose each
+	// plan's entry without waiting for the ones before it; any other Raft
+	// commits each entry before the applier goes on (what the simulator's
+	// synchronous raft wants).
+	Raft  Raft
+	Clock clock.Clock
+	Log   *slog.Logger // nil: discard
+	// NewID makes preemption eval IDs.
+	NewID func() string
+
+	// Serial makes Run the strictly serial applier instead of the
+	// pipeline: each plan is evaluated on a snapshot that includes the
+	// previous plan's entry, committed, and answered before the next one
+	// is looked at.
+	Serial bool
+	// RejectHook, when set, injects rejections (tests, the simulator).
+	RejectHook RejectHook
+	// OnEvaluate, when set, is told each evaluation's duration (the
+	// nomad.nomad.plan.evaluate metric).
+	OnEvaluate func(time.Duration)
+	// AckEval, when set, lets plans carry their eval's final status
+	// (structs.Plan.FinalEval): once such an entry commits the applier
+	// acks the eval with it (final.go); without it plans never carry final
+	// statuses. With NackEval also set and an AsyncRaft, the applier
+	// answers the worker as soon as such an entry is proposed, and nacks
+	// the eval with NackEval if the entry then fails.
+	AckEval, NackEval func(evalID, token string) error
+}
+
 // Applier takes plans off the queue and commits what fits.
 //
 // By default it is a pipeline (pipeline.go): it evaluates each plan on the
 // committed state overlaid with the placements of the plans still in
 // raft, proposes it at once, and answers it when its entry commits, so raft
 // writes and replicates the entries of many plans together (group commit).
-// SetSerial(true) makes it the strictly
-// serial applier instead: each plan is evaluated on a snapshot that
-// includes the previous plan's entry, committed, and answered before the
-// next one is looked at.
+// Config.Serial makes it the strictly serial applier instead.
 type Applier struct {
 	queue  *PlanQueue
 	tokens TokenChecker
@@ -44,11 +76,12 @@ type Applier struct {
 	log    *slog.Logger
 	newID  func() string
 
-	// mu makes steps exclusive, so Run and ApplyOne never interleave and
-	// the pipeline's state below is only touched by one step at a time.
-	mu         sync.Mutex
-	serial     bool
-	lastIndex  uint64 // the latest index a plan of this applier committed at
+	// Modes, decided by NewApplier and fixed for the applier's life.
+	serial bool // Run is runSerial, else runPipelined
+	// async is raft's asynchronous side; nil: each entry is committed
+	// before the applier goes on (the pipeline degenerates into the
+	// serial applier, keeping synchronous steps deterministic).
+	async      AsyncRaft
 	rejectHook RejectHook
 	// onEvaluate, when set, is told how long each plan's evaluation took.
 	onEvaluate func(time.Duration)
@@ -57,6 +90,14 @@ type Applier struct {
 	// nackEval returns such an eval to the broker when its entry failed
 	// after its worker was answered (answerBeforeCommit).
 	ackEval, nackEval func(evalID, token string) error
+	// answerEarly: a plan that finishes its eval is answered when its
+	// entry is proposed (answerBeforeCommit): async and nackEval set.
+	answerEarly bool
+
+	// mu makes steps exclusive, so Run and ApplyOne never interleave and
+	// the pipeline's state below is only touched by one step at a time.
+	mu        sync.Mutex
+	lastIndex uint64 // the latest index a plan of this applier committed at
 
 	ov       *overlay  // what the next plan is evaluated on; nil: take a fresh snapshot
 	inflight []*member // proposed, oldest first
@@ -69,39 +110,18 @@ type Applier struct {
 	settled chan struct{}
 }
 
-// SetEvaluateObserver installs a function told each evaluation's duration
-// (the nomad.nomad.plan.evaluate metric).
-func (a *Applier) SetEvaluateObserver(fn func(time.Duration)) {
-	a.mu.Lock()
-	a.onEvaluate = fn
-	a.mu.Unlock()
-}
-
-// SetEvalFinisher lets plans carry their eval's final status
-// (structs.Plan.FinalEval): once such an entry commits the applier acks
-// the eval with ack. The pipelined applier answers the worker as soon as
-// such an entry is proposed, and nacks the eval with nack if the entry
-// then fails.
-func (a *Applier) SetEvalFinisher(ack, nack func(evalID, token string) error) {
-	a.mu.Lock()
-	a.ackEval, a.nackEval = ack, nack
-	a.mu.Unlock()
-}
-
-// SetSerial turns the pipeline off (true) or on (false, the default).
-func (a *Applier) SetSerial(serial bool) {
-	a.mu.Lock()
-	a.serial = serial
-	a.mu.Unlock()
-}
-
-// NewApplier returns an applier; newID makes preemption eval IDs.
-func NewApplier(q *PlanQueue, tokens TokenChecker, st StateSource, raft Raft, clk clock.Clock, log *slog.Logger, newID func() string) *Applier {
+// NewApplier returns an applier working as c says.
+func NewApplier(c Config) *Applier {
+	log := c.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Applier{queue: q, tokens: tokens, state: st, raft: raft, clock: clk, log: log, newID: newID,
+	a := &Applier{queue: c.Queue, tokens: c.Tokens, state: c.State, raft: c.Raft, clock: c.Clock, log: log, newID: c.NewID,
+		serial: c.Serial, rejectHook: c.RejectHook, onEvaluate: c.OnEvaluate, ackEval: c.AckEval, nackEval: c.NackEval,
 		runCtx: context.Background(), settled: make(chan struct{}, 1)}
+	a.async, _ = c.Raft.(AsyncRaft)
+	a.answerEarly = a.async != nil && a.nackEval != nil
+	return a
 }
 
 // Run applies queued plans until ctx ends. Plans whose entries are being
@@ -109,10 +129,7 @@ func NewApplier(q *PlanQueue, tokens TokenChecker, st StateSource, raft Raft, cl
 // with nothing to commit waiting for those entries are failed with
 // ErrNotLeader, since ctx ends when this server stops leading.
 func (a *Applier) Run(ctx context.Context) {
-	a.mu.Lock()
-	serial := a.serial
-	a.mu.Unlock()
-	if serial {
+	if a.serial {
 		a.runSerial(ctx)
 		return
 	}

@@ -147,8 +147,7 @@ func BenchmarkPlanApplyCommitLatency(b *testing.B) {
 			h := newHarness(b)
 			r := newLatencyRaft(h.raft, commitLatency)
 			defer r.close()
-			h.useRaft(r)
-			h.app.SetSerial(mode == "serial")
+			h.reconfigure(func(c *Config) { c.Raft, c.Serial = r, mode == "serial" })
 			job := mockJob("bench", 50)
 			h.upsertJob(job)
 			for n := range latencyNodes {

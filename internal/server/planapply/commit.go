@@ -31,8 +31,8 @@ func (f doneFuture) Wait() (uint64, error) { return f.index, f.err }
 // startCommit proposes req through the applier's raft: asynchronously
 // when it can, else by committing it now.
 func (a *Applier) startCommit(req *structs.ApplyPlanResultsRequest) CommitFuture {
-	if r, ok := a.raft.(AsyncRaft); ok {
-		return r.StartPlanResults(req)
+	if a.async != nil {
+		return a.async.StartPlanResults(req)
 	}
 	index, err := a.raft.ApplyPlanResults(req)
 	return doneFuture{index, err}

@@ -11,13 +11,6 @@ import (
 // it returns the nodes whose part of the plan must be rejected.
 type RejectHook func(plan *structs.Plan) []string
 
-// SetRejectHook installs (or with nil removes) a rejection hook.
-func (a *Applier) SetRejectHook(h RejectHook) {
-	a.mu.Lock()
-	a.rejectHook = h
-	a.mu.Unlock()
-}
-
 // injectRejections drops the hooked nodes from the result, as if they had
 // not fit, and asks the scheduler to refresh to at least snapIndex.
 func (a *Applier) injectRejections(plan *structs.Plan, res *structs.PlanResult, snapIndex uint64) {

@@ -7,8 +7,7 @@ import (
 )
 
 func TestInjectRejections_DropsHookedNodesWithRefresh(t *testing.T) {
-	a := &Applier{}
-	a.SetRejectHook(func(*structs.Plan) []string { return []string{"n2", "absent"} })
+	a := NewApplier(Config{RejectHook: func(*structs.Plan) []string { return []string{"n2", "absent"} }})
 	res := &structs.PlanResult{
 		NodeAllocation: map[string][]*structs.Allocation{"n1": {{ID: "a1"}}, "n2": {{ID: "a2"}}},
 		NodeUpdate:     map[string][]*structs.Allocation{"n2": {{ID: "a3"}}},

@@ -64,7 +64,7 @@ func (a *Applier) ackFinished(m *member) {
 // takes its next eval while the entry is written and replicated, instead
 // of waiting out the commit (the longest part of an eval's cycle).
 func (a *Applier) answerBeforeCommit(m *member) {
-	if !finishesEval(m) || a.nackEval == nil {
+	if !a.answerEarly || !finishesEval(m) {
 		return
 	}
 	markFinished(m)

@@ -21,12 +21,15 @@ func finalPlan(h *harness, job *structs.Job, allocs ...*structs.Allocation) *str
 // acks records the applier's acks.
 func acks(h *harness) *[]string {
 	var got []string
-	h.app.SetEvalFinisher(func(evalID, token string) error {
-		got = append(got, evalID+"/"+token)
-		return nil
-	}, func(evalID, token string) error {
-		got = append(got, "nack "+evalID+"/"+token)
-		return nil
+	h.reconfigure(func(c *Config) {
+		c.AckEval = func(evalID, token string) error {
+			got = append(got, evalID+"/"+token)
+			return nil
+		}
+		c.NackEval = func(evalID, token string) error {
+			got = append(got, "nack "+evalID+"/"+token)
+			return nil
+		}
 	})
 	return &got
 }

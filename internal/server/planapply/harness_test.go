@@ -26,6 +26,7 @@ type harness struct {
 	clock  *clock.Manual
 	queue  *PlanQueue
 	app    *Applier
+	cfg    Config // what app was built from
 	ids    int
 }
 
@@ -39,8 +40,16 @@ func newHarness(t testing.TB) *harness {
 	h.raft = &fakeRaft{store: store}
 	h.tokens = &fakeTokens{held: map[string]string{}}
 	h.queue.SetEnabled(true)
-	h.app = NewApplier(h.queue, h.tokens, StoreSource{Store: store}, h.raft, h.clock, nil, h.newID)
+	h.cfg = Config{Queue: h.queue, Tokens: h.tokens, State: StoreSource{Store: store}, Raft: h.raft, Clock: h.clock, NewID: h.newID}
+	h.app = NewApplier(h.cfg)
 	return h
+}
+
+// reconfigure gives the harness a new applier built from its config as fn
+// changes it (an applier's modes are fixed at construction).
+func (h *harness) reconfigure(fn func(c *Config)) {
+	fn(&h.cfg)
+	h.app = NewApplier(h.cfg)
 }
 
 func (h *harness) newID() string {

@@ -145,7 +145,7 @@ func (a *Applier) propose(m *member) {
 		m.index = index
 		close(m.done)
 	}
-	if _, async := a.raft.(AsyncRaft); !async {
+	if a.async == nil {
 		finish() // keep synchronous steps deterministic
 		return
 	}

@@ -13,7 +13,7 @@ import (
 // useRaft gives the harness a new applier committing through r (which
 // commits into the harness's store through h.raft).
 func (h *harness) useRaft(r Raft) {
-	h.app = NewApplier(h.queue, h.tokens, StoreSource{Store: h.store}, r, h.clock, nil, h.newID)
+	h.reconfigure(func(c *Config) { c.Raft = r })
 }
 
 // step runs fn on the applier as one of its exclusive steps.

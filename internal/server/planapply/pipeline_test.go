@@ -116,7 +116,7 @@ func TestPipeline_OverlappingPlansInRaftTogether(t *testing.T) {
 func TestPipeline_FailedEntry_DependentReevaluated(t *testing.T) {
 	h, g, job := pipelineFixture(t)
 	var evaluations atomic.Int32
-	h.app.SetEvaluateObserver(func(time.Duration) { evaluations.Add(1) })
+	h.reconfigure(func(c *Config) { c.OnEvaluate = func(time.Duration) { evaluations.Add(1) } })
 	p1 := h.plan("eval-1", job)
 	addTo(&p1.NodeAllocation, mockAlloc("w1", job, "n1", 800, 100, 100))
 	p2 := h.plan("eval-2", job) // rejected on top of p1

@@ -25,7 +25,7 @@ func (c *countingSource) SnapshotMinIndex(ctx context.Context, index uint64) (*s
 func TestPipeline_PlanAtTheOverlaysIndexReusesIt(t *testing.T) {
 	h, g, job := pipelineFixture(t)
 	src := &countingSource{StateSource: StoreSource{Store: h.store}}
-	h.app = NewApplier(h.queue, h.tokens, src, g, h.clock, nil, h.newID)
+	h.reconfigure(func(c *Config) { c.State = src })
 	var plans []*PendingPlan
 	for _, id := range []string{"w1", "w2"} {
 		p := h.plan("eval-"+id, job)
