@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/drover-project/drover/internal/acl"
+	"github.com/drover-project/drover/internal/server/auth"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -144,19 +145,19 @@ func (s *Server) authorizeMethod(method string, args structs.RPCInfo) error {
 	if !ok {
 		check = management
 	}
-	if !s.ACLEnabled() {
+	if !s.auth.ACLEnabled() {
 		return nil
 	}
 	if serverOnlyMethods[method] {
-		return s.authorizeServerCall(args)
+		return s.auth.AuthorizeServerCall(args)
 	}
 	if ptrOfCheck(check) == ptrOfCheck(selfChecked) {
 		return nil
 	}
-	if strings.HasPrefix(method, "Variables.") && looksLikeJWT(args.RequestToken()) {
+	if strings.HasPrefix(method, "Variables.") && auth.LooksLikeJWT(args.RequestToken()) {
 		return nil // a workload identity: the endpoint verifies it and its paths
 	}
-	a, err := s.ResolveToken(args.RequestToken())
+	a, err := s.auth.ResolveToken(args.RequestToken())
 	if err != nil {
 		return err
 	}
@@ -240,7 +241,7 @@ func requestJob(args structs.RPCInfo) *structs.Job {
 // request's namespace (the endpoint then answers "not found").
 func objectCap(kind string, caps ...string) methodCheck {
 	return func(s *Server, a *acl.ACL, args structs.RPCInfo) bool {
-		ns, ok := s.NamespaceOf(kind, requestObjectID(args))
+		ns, ok := s.auth.NamespaceOf(kind, requestObjectID(args))
 		if !ok {
 			ns = requestNamespace(args)
 		}
@@ -280,3 +281,11 @@ func anyCapability(a *acl.ACL, ns string, caps []string) bool {
 }
 
 func ptrOfCheck(c methodCheck) uintptr { return reflect.ValueOf(c).Pointer() }
+
+// serverOnlyMethods are called by servers alone; with ACLs on they need the
+// server credential.
+var serverOnlyMethods = map[string]bool{
+	"Eval.Dequeue": true,
+	"Eval.Update":  true,
+	"Plan.Submit":  true,
+}

@@ -101,7 +101,7 @@ func (e *NodePoolEndpoint) Jobs(ctx context.Context, args *structs.NodePoolSpeci
 	if done, err := e.srv.forward(ctx, "NodePool.Jobs", args, reply); done {
 		return reply, err
 	}
-	visible, err := e.srv.namespaceVisible(args, acl.NamespaceCapabilityListJobs)
+	visible, err := e.srv.auth.NamespaceVisible(args, acl.NamespaceCapabilityListJobs)
 	if err != nil {
 		return nil, err
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/drover-project/drover/internal/fsm"
 	"github.com/drover-project/drover/internal/rpcwire"
 	"github.com/drover-project/drover/internal/scheduler"
+	"github.com/drover-project/drover/internal/server/auth"
 	"github.com/drover-project/drover/internal/server/blockedevals"
 	"github.com/drover-project/drover/internal/server/broker"
 	"github.com/drover-project/drover/internal/server/planapply"
@@ -89,13 +90,10 @@ type Server struct {
 	ServiceRegistration *ServiceRegistrationEndpoint
 	Variables           *VariablesEndpoint
 	Keyring             *KeyringEndpoint
-	// keys holds the key-encryption key and unwrapped root keys;
-	// kekHolders, on the leader, the servers it handed the KEK to.
-	keys             *keystore
-	kekHolders       kekHolders
-	rekeyWake        chan struct{} // wakes the leader's rekeyer (keyring_rekey.go)
-	kekWake          chan struct{} // wakes the leader's KEK hand-over (keyring_kek.go)
-	WorkloadIdentity *WorkloadIdentityEndpoint
+	WorkloadIdentity    *WorkloadIdentityEndpoint
+	// auth resolves tokens, filters results, holds the credentials and the
+	// keyring (package auth).
+	auth *auth.Service
 
 	// The evaluation pipeline. The broker, blocked tracker, plan queue and
 	// applier act only while this server leads; workers run everywhere.
@@ -123,9 +121,6 @@ type Server struct {
 	cancelableWake    chan struct{}
 	randMu            sync.Mutex
 
-	aclCache      aclCache
-	internalToken string // see InternalToken
-
 	// ctx is the server's root context, canceled by Shutdown: every
 	// goroutine the server starts (workers, the leadership monitor and,
 	// through it, the leader's duties, the RPC accept and serve loops)
@@ -149,9 +144,8 @@ func New(cfg *Config) (*Server, error) {
 		return nil, err
 	}
 	s.nodeID, s.bootID = nodeID, NewUUID()
-	s.rekeyWake = make(chan struct{}, 1)
-	s.kekWake = make(chan struct{}, 1)
-	if s.keys, err = newKeystore(dataDirUnlessDev(c)); err != nil {
+	if s.auth, err = auth.New(auth.Config{ACL: c.ACL, Region: c.Region, NodeID: nodeID, DataDir: dataDirUnlessDev(c),
+		Clock: c.Clock, Logger: s.log}, authHost{s}); err != nil {
 		return nil, err
 	}
 	f, err := fsm.New(c.Logger.With("component", "fsm"))
@@ -179,7 +173,6 @@ func New(cfg *Config) (*Server, error) {
 	s.Status = &StatusEndpoint{srv: s}
 	s.System = &SystemEndpoint{srv: s}
 	s.ACL = &ACLEndpoint{srv: s}
-	s.internalToken = NewUUID()
 	s.Cluster = &ClusterEndpoint{srv: s}
 	s.Plan = &PlanEndpoint{srv: s}
 	if err := s.setupCluster(); err != nil {
