@@ -15,7 +15,7 @@ type KeyringEndpoint struct{ srv *Server }
 // Rotate makes a new active key; the others become inactive and keep
 // opening what they sealed. A full rotation also re-seals every variable
 // with the new key in the background and then deprecates the old keys
-// (keyring_rekey.go).
+// (auth/keyring_rekey.go).
 func (e *KeyringEndpoint) Rotate(ctx context.Context, args *structs.KeyringRotateArgs) (*structs.KeyringRotateResponse, error) {
 	reply := &structs.KeyringRotateResponse{}
 	if done, err := e.srv.forward(ctx, "Keyring.Rotate", args, reply); done {

@@ -15,7 +15,7 @@ import (
 // moved to another path.
 func TestVariables_StoredSealed(t *testing.T) {
 	s := testServer(t, "")
-	waitFirstKey(t, s) // calling ensureRootKey here could race leadership's and make two
+	waitFirstKey(t, s) // calling EnsureRootKey here could race leadership's and make two
 	ctx := context.Background()
 	_, err := s.Variables.Apply(ctx, &structs.VariablesApplyArgs{Op: structs.VarOpSet,
 		Var: &structs.VariableDecrypted{VariableMetadata: structs.VariableMetadata{Path: "app/db"}, Items: map[string]string{"pass": "plaintext-secret"}}})
