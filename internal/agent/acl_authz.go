@@ -77,7 +77,7 @@ func (h *HTTPServer) authorizeRequest(r *http.Request) (*http.Request, error) {
 // the servers over RPC (a client-only agent).
 func (h *HTTPServer) resolveACL(ctx context.Context, secret string) (*acl.ACL, error) {
 	if h.srv != nil {
-		return h.srv.ResolveToken(secret)
+		return h.srv.Auth().ResolveToken(secret)
 	}
 	if h.remoteACL == nil {
 		return nil, server.ErrPermissionDenied
@@ -184,7 +184,7 @@ func (h *HTTPServer) objectNamespace(kind, id string) (string, bool) {
 		return "", false
 	}
 	if h.srv != nil {
-		return h.srv.NamespaceOf(kind, id)
+		return h.srv.Auth().NamespaceOf(kind, id)
 	}
 	if c := h.client(); c != nil && kind == server.ObjectAlloc && c.HasAlloc(id) {
 		if a, err := c.AllocState(id); err == nil && a != nil {

@@ -73,7 +73,7 @@ func (h *HTTPServer) allocNodeAddr(r *http.Request, allocID string) (string, err
 	// The request was authorized against the alloc's namespace; finding
 	// its node is the agent's own business (InternalToken).
 	// Stale: answered by this server, which knows its own InternalToken.
-	internal := structs.QueryOptions{AuthToken: h.srv.InternalToken(), AllowStale: true}
+	internal := structs.QueryOptions{AuthToken: h.srv.Auth().InternalToken(), AllowStale: true}
 	allocReply, err := server.AllocGetAlloc.Call(r.Context(), h.srv, &structs.AllocSpecificRequest{AllocID: allocID, QueryOptions: internal})
 	if err != nil {
 		return "", err

@@ -56,7 +56,7 @@ func (h *HTTPServer) onNode(w http.ResponseWriter, r *http.Request, nodeID strin
 // nodeHTTPAddr is the HTTP address a node's agent advertised.
 func (h *HTTPServer) nodeHTTPAddr(r *http.Request, nodeID string) (string, error) {
 	reply, err := server.NodeGetNode.Call(r.Context(), h.srv, &structs.NodeSpecificRequest{NodeID: nodeID,
-		QueryOptions: structs.QueryOptions{AuthToken: h.srv.InternalToken(), AllowStale: true}}) // routing only; the request was authorized
+		QueryOptions: structs.QueryOptions{AuthToken: h.srv.Auth().InternalToken(), AllowStale: true}}) // routing only; the request was authorized
 	if err != nil {
 		return "", err
 	}

@@ -79,7 +79,7 @@ func (h *HTTPServer) jobActionRun(w http.ResponseWriter, r *http.Request) (any, 
 // authorized alloc-exec in the request's namespace, so an alloc of another
 // namespace is reported as not found rather than run.
 func (h *HTTPServer) actionAlloc(r *http.Request, allocID string) (*structs.Allocation, error) {
-	internal := structs.QueryOptions{AuthToken: h.srv.InternalToken(), AllowStale: true}
+	internal := structs.QueryOptions{AuthToken: h.srv.Auth().InternalToken(), AllowStale: true}
 	reply, err := server.AllocGetAlloc.Call(r.Context(), h.srv, &structs.AllocSpecificRequest{AllocID: allocID, QueryOptions: internal})
 	if err != nil {
 		return nil, err

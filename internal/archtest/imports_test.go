@@ -61,6 +61,10 @@ var rules = []rule{
 	// HTTP handlers call server endpoints, which read the state store.
 	{"internal/agent", neverImports("internal/state")},
 	{"internal/testutil/mock", only("internal/structs")},
+	// Tokens, credentials and the keyring see the state store and nothing
+	// of the server but the interface they declare (auth.Server).
+	{"internal/server/auth", only("internal/acl", "internal/clock", "internal/server/coded", "internal/state", "internal/structs")},
+	{"internal/server/coded", only()},
 }
 
 // under reports whether path is prefix or inside it, by whole segments, so

@@ -2,6 +2,7 @@ package server
 
 import (
 	"github.com/drover-project/drover/internal/acl"
+	"github.com/drover-project/drover/internal/server/auth"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -23,7 +24,7 @@ type access struct {
 	// that proves itself by opening keys the receiver holds).
 	self bool
 	// serverOnly: only servers call it; it needs the server credential
-	// (server_credential.go) instead of a token.
+	// (auth/server_credential.go) instead of a token.
 	serverOnly bool
 	// workloadIdentity: a workload identity (a JWT) is let through for the
 	// endpoint to verify against its own paths (variables).
@@ -37,7 +38,7 @@ var (
 	serverOnly  = access{serverOnly: true}
 	// byVariablePath: an ACL token's variables rules, or a workload
 	// identity's own paths, checked per path by the endpoint
-	// (authorizeVariable).
+	// (auth.Service.AuthorizeVariable).
 	byVariablePath = access{check: anyCaller, workloadIdentity: true}
 	managementOnly = rule(management)
 	anyToken       = rule(anyCaller)
@@ -49,18 +50,18 @@ var (
 
 // authorize checks a call against its method's rule.
 func (s *Server) authorizeCall(m *spec, args structs.RPCInfo) error {
-	if !s.ACLEnabled() {
+	if !s.auth.ACLEnabled() {
 		return nil
 	}
 	switch {
 	case m.access.serverOnly:
-		return s.authorizeServerCall(args)
+		return s.auth.AuthorizeServerCall(args)
 	case m.access.self:
 		return nil
-	case m.access.workloadIdentity && looksLikeJWT(args.RequestToken()):
+	case m.access.workloadIdentity && auth.LooksLikeJWT(args.RequestToken()):
 		return nil // the endpoint verifies the identity and its paths
 	}
-	a, err := s.ResolveToken(args.RequestToken())
+	a, err := s.auth.ResolveToken(args.RequestToken())
 	if err != nil {
 		return err
 	}
@@ -146,7 +147,7 @@ func requestJob(args structs.RPCInfo) *structs.Job {
 // request's namespace (the endpoint then answers "not found").
 func objectCap(objectKind string, caps ...string) access {
 	return rule(func(s *Server, a *acl.ACL, args structs.RPCInfo) bool {
-		ns, ok := s.NamespaceOf(objectKind, requestObjectID(args))
+		ns, ok := s.auth.NamespaceOf(objectKind, requestObjectID(args))
 		if !ok {
 			ns = requestNamespace(args)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/go-memdb"
 
 	"github.com/drover-project/drover/internal/acl"
+	"github.com/drover-project/drover/internal/server/auth"
 	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
 )
@@ -39,7 +40,7 @@ var validPolicyName = regexp.MustCompile(`^[a-zA-Z0-9-]{1,128}$`)
 var errACLDisabled = BadRequest("ACL support disabled")
 
 func (e *ACLEndpoint) enabled() error {
-	if !e.srv.ACLEnabled() {
+	if !e.srv.auth.ACLEnabled() {
 		return errACLDisabled
 	}
 	return nil
@@ -177,7 +178,7 @@ func (e *ACLEndpoint) ListPolicies(ctx context.Context, args *structs.ACLPolicyL
 	if err := e.enabled(); err != nil {
 		return nil, err
 	}
-	caller, err := e.srv.resolveToken(args.AuthToken)
+	caller, err := e.srv.auth.ResolveCaller(args.AuthToken)
 	if err != nil {
 		return nil, err
 	}
@@ -187,17 +188,10 @@ func (e *ACLEndpoint) ListPolicies(ctx context.Context, args *structs.ACLPolicyL
 		if err != nil {
 			return 0, err
 		}
-		reply.Policies = slices.DeleteFunc(all, func(p *structs.ACLPolicy) bool { return !caller.mayReadPolicy(st, p.Name) })
+		reply.Policies = slices.DeleteFunc(all, func(p *structs.ACLPolicy) bool { return !caller.MayReadPolicy(st, p.Name) })
 		return st.Index(state.TableACLPolicies), nil
 	})
 	return reply, err
-}
-
-// mayReadPolicy: management reads every policy, other callers those
-// their token holds, directly or through a role (the anonymous caller:
-// the anonymous policy).
-func (r resolvedToken) mayReadPolicy(st *state.StateStore, name string) bool {
-	return r.acl.IsManagement() || slices.Contains(tokenPolicyNames(st, r.token), name)
 }
 
 // GetPolicy answers one policy (nil when absent) to a caller allowed to
@@ -206,11 +200,11 @@ func (e *ACLEndpoint) GetPolicy(ctx context.Context, args *structs.ACLPolicySpec
 	if err := e.enabled(); err != nil {
 		return nil, err
 	}
-	caller, err := e.srv.resolveToken(args.AuthToken)
+	caller, err := e.srv.auth.ResolveCaller(args.AuthToken)
 	if err != nil {
 		return nil, err
 	}
-	if !caller.mayReadPolicy(e.srv.State(), args.Name) {
+	if !caller.MayReadPolicy(e.srv.State(), args.Name) {
 		return nil, ErrPermissionDenied
 	}
 	reply := &structs.SingleACLPolicyResponse{}
@@ -230,7 +224,7 @@ func (e *ACLEndpoint) managementWrite(args structs.RPCInfo) error {
 	if err := e.enabled(); err != nil {
 		return err
 	}
-	return e.srv.authorize(args, allowManagement)
+	return e.srv.auth.Authorize(args, auth.AllowManagement)
 }
 
 func notFoundAsCoded(err error) error {

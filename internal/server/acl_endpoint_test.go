@@ -87,7 +87,7 @@ func TestACL_DisabledAnswers400(t *testing.T) {
 	defer s.Shutdown()
 	_, err := ACLBootstrap.Call(context.Background(), s, &structs.ACLBootstrapArgs{})
 	wantCode(t, err, 400, "ACL support disabled")
-	a, err := s.ResolveToken("not-a-token")
+	a, err := s.Auth().ResolveToken("not-a-token")
 	if err != nil || !a.IsManagement() {
 		t.Fatalf("ACLs off must allow everything: %v %v", a, err)
 	}
@@ -141,12 +141,12 @@ func TestACLTokens_ExpiredAndUnknownAreDenied(t *testing.T) {
 	if tok.ExpirationTime == nil || !tok.ExpirationTime.Equal(clk.Now().Add(time.Hour)) {
 		t.Fatalf("expiration %v", tok.ExpirationTime)
 	}
-	a, err := s.ResolveToken(tok.SecretID)
+	a, err := s.Auth().ResolveToken(tok.SecretID)
 	if err != nil || !a.AllowNodeRead() || a.AllowNodeWrite() {
 		t.Fatalf("resolve = %v, %v", a, err)
 	}
 	clk.Advance(time.Hour)
-	_, err = s.ResolveToken(tok.SecretID)
+	_, err = s.Auth().ResolveToken(tok.SecretID)
 	wantCode(t, err, 403, "Permission denied")
 	// Core GC frees the expired token's row.
 	if err := s.WaitUntilReady(10 * time.Second); err != nil {
@@ -167,22 +167,22 @@ func TestACLTokens_ExpiredAndUnknownAreDenied(t *testing.T) {
 	if root, _ := s.State().ACLTokenByAccessorID(nil, bootstrapAccessor(t, s)); root == nil {
 		t.Fatal("core GC deleted a token without expiry")
 	}
-	_, err = s.ResolveToken("00000000-0000-0000-0000-000000000000")
+	_, err = s.Auth().ResolveToken("00000000-0000-0000-0000-000000000000")
 	wantCode(t, err, 403, "Permission denied")
-	_, err = s.ResolveToken("garbage")
+	_, err = s.Auth().ResolveToken("garbage")
 	if !errors.Is(err, ErrPermissionDenied) {
 		t.Fatalf("malformed secret = %v", err)
 	}
 	// Without an anonymous policy the anonymous caller may do nothing;
 	// with one, what it grants.
-	if a, err := s.ResolveToken(""); err != nil || a.AllowNodeRead() {
+	if a, err := s.Auth().ResolveToken(""); err != nil || a.AllowNodeRead() {
 		t.Fatalf("anonymous = %v, %v", a, err)
 	}
 	if _, err := ACLUpsertPolicies.Call(ctx, s, &structs.ACLPolicyUpsertArgs{Policies: []*structs.ACLPolicy{{Name: "anonymous", Rules: `node { policy = "read" }`}},
 		WriteRequest: structs.WriteRequest{AuthToken: root.SecretID}}); err != nil {
 		t.Fatal(err)
 	}
-	if a, err := s.ResolveToken(""); err != nil || !a.AllowNodeRead() {
+	if a, err := s.Auth().ResolveToken(""); err != nil || !a.AllowNodeRead() {
 		t.Fatalf("anonymous after the policy = %v, %v", a, err)
 	}
 	_, err = ACLUpsertTokens.Call(ctx, s, &structs.ACLTokenUpsertArgs{Tokens: []*structs.ACLToken{{Type: "client", Policies: []string{"nodes"}, ExpirationTTL: time.Second}},
@@ -215,7 +215,7 @@ func TestACLTokens_UpdateKeepsSecretAndDeleteRevokes(t *testing.T) {
 	if _, err := ACLDeleteTokens.Call(ctx, s, &structs.ACLTokenDeleteArgs{AccessorIDs: []string{tok.AccessorID}, WriteRequest: w}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.ResolveToken(tok.SecretID)
+	_, err = s.Auth().ResolveToken(tok.SecretID)
 	wantCode(t, err, 403, "Permission denied")
 	_, err = ACLDeleteTokens.Call(ctx, s, &structs.ACLTokenDeleteArgs{AccessorIDs: []string{tok.AccessorID}, WriteRequest: w})
 	wantCode(t, err, 404, "not found")

@@ -96,25 +96,17 @@ func (e *ACLEndpoint) ListRoles(ctx context.Context, args *structs.ACLRoleListRe
 	if err := e.enabled(); err != nil {
 		return nil, err
 	}
-	caller, err := e.srv.resolveToken(args.AuthToken)
+	caller, err := e.srv.auth.ResolveCaller(args.AuthToken)
 	if err != nil {
 		return nil, err
 	}
 	reply := &structs.ACLRoleListResponse{}
 	err = e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		all, err := st.ACLRoles(ws, args.Prefix)
-		reply.Roles = slices.DeleteFunc(all, func(r *structs.ACLRole) bool { return !caller.mayReadRole(r.ID) })
+		reply.Roles = slices.DeleteFunc(all, func(r *structs.ACLRole) bool { return !caller.MayReadRole(r.ID) })
 		return st.Index(state.TableACLRoles), err
 	})
 	return reply, err
-}
-
-// mayReadRole: management reads every role, a token the roles it links.
-func (r resolvedToken) mayReadRole(id string) bool {
-	if r.acl.IsManagement() {
-		return true
-	}
-	return r.token != nil && slices.Contains(r.token.RoleIDs(), id)
 }
 
 // GetRole answers one role, by ID or else by name (nil when absent), to
@@ -123,7 +115,7 @@ func (e *ACLEndpoint) GetRole(ctx context.Context, args *structs.ACLRoleSpecific
 	if err := e.enabled(); err != nil {
 		return nil, err
 	}
-	caller, err := e.srv.resolveToken(args.AuthToken)
+	caller, err := e.srv.auth.ResolveCaller(args.AuthToken)
 	if err != nil {
 		return nil, err
 	}
@@ -143,24 +135,8 @@ func (e *ACLEndpoint) GetRole(ctx context.Context, args *structs.ACLRoleSpecific
 		return st.Index(state.TableACLRoles), err
 	})
 	// Whether a role the caller does not hold exists is not its business.
-	if err == nil && !caller.acl.IsManagement() && (reply.Role == nil || !caller.mayReadRole(reply.Role.ID)) {
+	if err == nil && !caller.ACL.IsManagement() && (reply.Role == nil || !caller.MayReadRole(reply.Role.ID)) {
 		return nil, ErrPermissionDenied
 	}
 	return reply, err
-}
-
-// tokenPolicyNames are the policies a token holds: its own and those of
-// the roles it links that still exist ("anonymous" for no token).
-func tokenPolicyNames(st *state.StateStore, token *structs.ACLToken) []string {
-	if token == nil {
-		return []string{structs.AnonymousPolicyName}
-	}
-	names := slices.Clone(token.Policies)
-	for _, id := range token.RoleIDs() {
-		if r, _ := st.ACLRoleByID(nil, id); r != nil {
-			names = append(names, r.PolicyNames()...)
-		}
-	}
-	slices.Sort(names)
-	return slices.Compact(names)
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/hashicorp/go-memdb"
 
+	"github.com/drover-project/drover/internal/server/auth"
 	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
 )
@@ -198,7 +199,7 @@ func (e *ACLEndpoint) ListTokens(ctx context.Context, args *structs.ACLTokenList
 	if err := e.enabled(); err != nil {
 		return nil, err
 	}
-	if err := e.srv.authorize(args, allowManagement); err != nil {
+	if err := e.srv.auth.Authorize(args, auth.AllowManagement); err != nil {
 		return nil, err
 	}
 	reply := &structs.ACLTokenListResponse{}
@@ -221,11 +222,11 @@ func (e *ACLEndpoint) GetToken(ctx context.Context, args *structs.ACLTokenSpecif
 	if err := e.enabled(); err != nil {
 		return nil, err
 	}
-	caller, err := e.srv.resolveToken(args.AuthToken)
+	caller, err := e.srv.auth.ResolveCaller(args.AuthToken)
 	if err != nil {
 		return nil, err
 	}
-	if !caller.acl.IsManagement() && (caller.token == nil || caller.token.AccessorID != args.AccessorID) {
+	if !caller.ACL.IsManagement() && (caller.Token == nil || caller.Token.AccessorID != args.AccessorID) {
 		return nil, ErrPermissionDenied
 	}
 	reply := &structs.SingleACLTokenResponse{}
@@ -245,31 +246,31 @@ func (e *ACLEndpoint) GetTokenSelf(ctx context.Context, args *structs.QueryOptio
 	if err := e.enabled(); err != nil {
 		return nil, err
 	}
-	caller, err := e.srv.resolveToken(args.AuthToken)
+	caller, err := e.srv.auth.ResolveCaller(args.AuthToken)
 	if err != nil {
 		return nil, err
 	}
-	if caller.token == nil {
+	if caller.Token == nil {
 		return nil, ErrPermissionDenied
 	}
-	return &structs.SingleACLTokenResponse{Token: caller.token, QueryMeta: e.srv.queryMeta(caller.token.ModifyIndex)}, nil
+	return &structs.SingleACLTokenResponse{Token: caller.Token, QueryMeta: e.srv.queryMeta(caller.Token.ModifyIndex)}, nil
 }
 
 // ResolveToken answers the token a secret belongs to (nil for ""),
 // refusing unknown and expired secrets. Client agents use it to check
 // requests for allocations they run.
 func (e *ACLEndpoint) ResolveToken(ctx context.Context, args *structs.ResolveACLTokenRequest) (*structs.ResolveACLTokenResponse, error) {
-	if !e.srv.ACLEnabled() {
+	if !e.srv.auth.ACLEnabled() {
 		return &structs.ResolveACLTokenResponse{Disabled: true}, nil
 	}
-	r, err := e.srv.resolveToken(args.SecretID)
+	r, err := e.srv.auth.ResolveCaller(args.SecretID)
 	if err != nil {
 		return nil, err
 	}
 	st := e.srv.State()
-	reply := &structs.ResolveACLTokenResponse{Token: r.token, QueryMeta: e.srv.queryMeta(st.Index(state.TableACLTokens))}
-	if !r.token.IsManagement() {
-		for _, name := range tokenPolicyNames(st, r.token) {
+	reply := &structs.ResolveACLTokenResponse{Token: r.Token, QueryMeta: e.srv.queryMeta(st.Index(state.TableACLTokens))}
+	if !r.Token.IsManagement() {
+		for _, name := range auth.TokenPolicyNames(st, r.Token) {
 			if p, _ := st.ACLPolicyByName(nil, name); p != nil {
 				reply.Policies = append(reply.Policies, p)
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/drover-project/drover/internal/acl"
+	"github.com/drover-project/drover/internal/server/auth"
 	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
 )
@@ -54,7 +55,7 @@ func (e *AllocEndpoint) List(ctx context.Context, args *structs.AllocListRequest
 	reply := &structs.AllocListResponse{}
 	match, err := stubFilter(&args.QueryOptions, allocStub)
 	if err == nil {
-		match, err = visibleOnly(e.srv, args, acl.NamespaceCapabilityReadJob, allocNamespace, match)
+		match, err = auth.VisibleOnly(e.srv.auth, args, acl.NamespaceCapabilityReadJob, auth.AllocNamespace, match)
 	}
 	if err != nil {
 		return nil, err

@@ -202,7 +202,7 @@ func (c *cluster) handleEvents() {
 			case c.reconcile <- struct{}{}:
 			default:
 			}
-			c.s.wakeKEKPush()
+			c.s.auth.WakeKEKPush()
 		}
 	}
 }

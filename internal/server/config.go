@@ -126,7 +126,7 @@ type Config struct {
 	Rand  *rand.Rand
 	NewID func() string
 
-	// ACL configures access control (see acl_resolve.go).
+	// ACL configures access control (see package auth).
 	ACL ACLConfig
 	// RPCTLS, when set, makes the RPC port speak only mutual TLS
 	// (tls { rpc = true }).

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/drover-project/drover/internal/acl"
+	"github.com/drover-project/drover/internal/server/auth"
 	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
 )
@@ -16,7 +17,7 @@ func (e *DeploymentEndpoint) List(ctx context.Context, args *structs.DeploymentL
 	reply := &structs.DeploymentListResponse{}
 	match, err := pageFilter[structs.Deployment](&args.QueryOptions, nil)
 	if err == nil {
-		match, err = visibleOnly(e.srv, args, acl.NamespaceCapabilityReadJob, deploymentNamespace, match)
+		match, err = auth.VisibleOnly(e.srv.auth, args, acl.NamespaceCapabilityReadJob, auth.DeploymentNamespace, match)
 	}
 	if err != nil {
 		return nil, err

@@ -2,10 +2,10 @@ package server
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
 
 	"github.com/drover-project/drover/internal/rpcwire"
+	"github.com/drover-project/drover/internal/server/coded"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -16,36 +16,23 @@ var (
 	ErrShutdown = errors.New("server is shutting down")
 )
 
-// CodedError is an error with the HTTP status code that describes it. It
-// keeps its cause, so errors.Is / errors.As see through it (to a
+// CodedError is an error with the HTTP status code that describes it
+// (coded.Error, shared with the server's role packages). It keeps its
+// cause, so errors.Is / errors.As see through it (to a
 // structs.ValidationErrors, or structs.ErrNodeNotFound).
-type CodedError struct {
-	Code int
-	Msg  string
-	Err  error // the cause; nil when there is none
-}
-
-func (e *CodedError) Error() string { return e.Msg }
-
-// Unwrap returns the cause.
-func (e *CodedError) Unwrap() error { return e.Err }
+type CodedError = coded.Error
 
 // NewCodedError returns an error carrying an HTTP status code. Format it
 // with %w to keep the cause.
 func NewCodedError(code int, format string, args ...any) error {
-	err := fmt.Errorf(format, args...)
-	return &CodedError{Code: code, Msg: err.Error(), Err: errors.Unwrap(err)}
+	return coded.New(code, format, args...)
 }
 
 // BadRequest is a 400 error.
-func BadRequest(format string, args ...any) error {
-	return NewCodedError(http.StatusBadRequest, format, args...)
-}
+func BadRequest(format string, args ...any) error { return coded.BadRequest(format, args...) }
 
 // NotFound is a 404 error.
-func NotFound(format string, args ...any) error {
-	return NewCodedError(http.StatusNotFound, format, args...)
-}
+func NotFound(format string, args ...any) error { return coded.NotFound(format, args...) }
 
 // ErrorCode returns the HTTP status for err: its own code, 400 for
 // validation failures, 404 for an unknown node, 503 without a leader,

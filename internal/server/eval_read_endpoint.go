@@ -6,6 +6,7 @@ import (
 	"github.com/hashicorp/go-memdb"
 
 	"github.com/drover-project/drover/internal/acl"
+	"github.com/drover-project/drover/internal/server/auth"
 	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
 )
@@ -24,7 +25,7 @@ func (e *EvalEndpoint) List(ctx context.Context, args *structs.EvalListRequest) 
 		return (args.JobID == "" || ev.JobID == args.JobID) && (args.Status == "" || ev.Status == args.Status)
 	})
 	if err == nil {
-		match, err = visibleOnly(e.srv, args, acl.NamespaceCapabilityReadJob, evalNamespace, match)
+		match, err = auth.VisibleOnly(e.srv.auth, args, acl.NamespaceCapabilityReadJob, auth.EvalNamespace, match)
 	}
 	if err != nil {
 		return nil, err

@@ -24,7 +24,7 @@ func (e *EventEndpoint) Stream(ctx context.Context, args *structs.EventStreamReq
 			return BadRequest("topic: unknown topic %q", t)
 		}
 	}
-	if _, err := e.srv.ResolveToken(args.AuthToken); err != nil {
+	if _, err := e.srv.auth.ResolveToken(args.AuthToken); err != nil {
 		return err
 	}
 	sub := e.srv.events.Subscribe(args)
@@ -52,7 +52,7 @@ func (e *EventEndpoint) Stream(ctx context.Context, args *structs.EventStreamReq
 		case b := <-batches:
 			// The token is resolved again for each batch: a deleted or
 			// expired token ends the stream.
-			visible, err := e.srv.visibleEvents(args, b)
+			visible, err := e.srv.auth.VisibleEvents(args, b)
 			if err != nil {
 				return err
 			}

@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/go-memdb"
 
 	"github.com/drover-project/drover/internal/acl"
+	"github.com/drover-project/drover/internal/server/auth"
 	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
 )
@@ -25,7 +26,7 @@ func (e *JobEndpoint) List(ctx context.Context, args *structs.JobListRequest) (*
 	// force` lists with `Periodic is not nil`).
 	match, err := stubFilter(&args.QueryOptions, func(j *structs.Job) *structs.Job { return j })
 	if err == nil {
-		match, err = visibleOnly(e.srv, args, acl.NamespaceCapabilityListJobs, jobNamespace, match)
+		match, err = auth.VisibleOnly(e.srv.auth, args, acl.NamespaceCapabilityListJobs, auth.JobNamespace, match)
 	}
 	if err != nil {
 		return nil, err

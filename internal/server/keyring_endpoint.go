@@ -15,14 +15,14 @@ type KeyringEndpoint struct{ srv *Server }
 // Rotate makes a new active key; the others become inactive and keep
 // opening what they sealed. A full rotation also re-seals every variable
 // with the new key in the background and then deprecates the old keys
-// (keyring_rekey.go).
+// (auth/keyring_rekey.go).
 func (e *KeyringEndpoint) Rotate(ctx context.Context, args *structs.KeyringRotateArgs) (*structs.KeyringRotateResponse, error) {
 	reply := &structs.KeyringRotateResponse{}
-	kek, err := e.srv.kekForNewKey(false)
+	kek, err := e.srv.auth.KEKForNewKey(false)
 	if err != nil {
 		return nil, err
 	}
-	key, err := e.srv.newRootKey(kek)
+	key, err := e.srv.auth.NewRootKey(kek)
 	if err != nil {
 		return nil, err
 	}
@@ -31,7 +31,7 @@ func (e *KeyringEndpoint) Rotate(ctx context.Context, args *structs.KeyringRotat
 		return nil, err
 	}
 	if args.Full {
-		if err := e.srv.startRekey(key.KeyID); err != nil {
+		if err := e.srv.auth.StartRekey(key.KeyID); err != nil {
 			return nil, err
 		}
 	}
@@ -85,26 +85,4 @@ func (e *KeyringEndpoint) Delete(ctx context.Context, args *structs.KeyringDelet
 	}
 	reply.Index = index
 	return reply, nil
-}
-
-// startRekey marks every older key that is not deprecated as rekeying and
-// wakes the rekeyer (this server leads: Rotate was forwarded here).
-func (s *Server) startRekey(activeID string) error {
-	keys, err := s.State().RootKeys(nil)
-	if err != nil {
-		return err
-	}
-	var ids []string
-	for _, k := range keys {
-		if k.KeyID != activeID && k.State != structs.RootKeyStateDeprecated {
-			ids = append(ids, k.KeyID)
-		}
-	}
-	if len(ids) > 0 {
-		if _, err := s.raftApply(structs.RootKeyStateRequestType, &structs.RootKeyStateRequest{KeyIDs: ids, State: structs.RootKeyStateRekeying}); err != nil {
-			return err
-		}
-	}
-	s.wakeRekey()
-	return nil
 }

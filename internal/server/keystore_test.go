@@ -13,6 +13,7 @@ import (
 
 	"github.com/hashicorp/raft"
 
+	"github.com/drover-project/drover/internal/server/auth"
 	"github.com/drover-project/drover/internal/structs"
 	"github.com/drover-project/drover/internal/testutil"
 )
@@ -99,7 +100,7 @@ func TestKeyring_RootKeyMaterialNeverInRaft(t *testing.T) {
 		if len(k.Key) != 0 || len(k.WrappedKey) == 0 || k.KEKID == "" {
 			t.Fatalf("stored key %s not wrapped: %+v", k.KeyID, k)
 		}
-		material, err := s.keys.materialOf(k)
+		material, err := s.Auth().MaterialOf(k)
 		if err != nil || len(material) != 32 {
 			t.Fatalf("material of %s: %v", k.KeyID, err)
 		}
@@ -110,8 +111,8 @@ func TestKeyring_RootKeyMaterialNeverInRaft(t *testing.T) {
 			t.Fatalf("the snapshot lacks key %s's wrapped material: the search is not looking at the keyring", k.KeyID)
 		}
 	}
-	fi, err := os.Stat(filepath.Join(dir, kekFile))
-	if err != nil || fi.Mode().Perm() != 0o600 || fi.Size() != kekSize {
+	fi, err := os.Stat(filepath.Join(dir, auth.KEKFile))
+	if err != nil || fi.Mode().Perm() != 0o600 || fi.Size() != auth.KEKSize {
 		t.Fatalf("KEK file: %v %v", fi, err)
 	}
 	s.Shutdown()
@@ -122,34 +123,12 @@ func TestKeyring_RootKeyMaterialNeverInRaft(t *testing.T) {
 	}
 }
 
-// A KEK is installed only if it opens a root key the server holds.
-func TestKeystore_InstallVerifies(t *testing.T) {
-	s := testServer(t, "")
-	defer s.Shutdown()
-	waitFirstKey(t, s)
-	good := s.keys.current()
-	other := bytes.Repeat([]byte{7}, kekSize)
-	ks := &keystore{material: map[string][]byte{}}
-	if err := ks.install(other, s.verifyKEK); err == nil {
-		t.Fatal("a KEK wrapping nothing was accepted")
-	}
-	if err := ks.install(good[:5], s.verifyKEK); err == nil {
-		t.Fatal("a short KEK was accepted")
-	}
-	if err := ks.install(good, s.verifyKEK); err != nil {
-		t.Fatalf("the cluster's KEK refused: %v", err)
-	}
-	if err := ks.install(other, func([]byte) error { return nil }); err == nil {
-		t.Fatal("a second, different KEK replaced the first")
-	}
-}
-
 // rotate?full=true seals every variable again with the new key, in
 // several raft entries, then deprecates the old key; values survive.
 func TestKeyring_FullRotationReSealsInBatches(t *testing.T) {
 	s := testServer(t, t.TempDir())
 	defer s.Shutdown()
-	n := rekeyBatchVars*2 + 10
+	n := auth.RekeyBatchVars*2 + 10
 	for i := range n {
 		putVar(t, s, fmt.Sprintf("bulk/%03d", i), fmt.Sprintf("value-%d", i))
 	}
@@ -177,7 +156,7 @@ func TestKeyring_FullRotationReSealsInBatches(t *testing.T) {
 		}
 	}
 	if batches != 3 {
-		t.Fatalf("%d rekey entries for %d variables, want 3 batches of at most %d", batches, n, rekeyBatchVars)
+		t.Fatalf("%d rekey entries for %d variables, want 3 batches of at most %d", batches, n, auth.RekeyBatchVars)
 	}
 	if got := readVar(t, s, "bulk/007"); got != "value-7" {
 		t.Fatalf("bulk/007 = %q after rekeying", got)

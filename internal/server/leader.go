@@ -76,7 +76,7 @@ func (s *Server) establishLeadership(ctx context.Context, duties *sync.WaitGroup
 	if err := s.ensureSchedulerConfig(); err != nil {
 		return err
 	}
-	if err := s.ensureRootKey(); err != nil {
+	if err := s.auth.EnsureRootKey(); err != nil {
 		return err
 	}
 	s.planQueue.SetEnabled(true)
@@ -113,8 +113,8 @@ func (s *Server) startPipelineDuties(ctx context.Context, duties *sync.WaitGroup
 	s.startDuty(ctx, duties, s.reapStoppedJobBlocked)
 	s.startDuty(ctx, duties, s.periodicUnblockFailed)
 	s.startDuty(ctx, duties, s.periodicGC)
-	s.startDuty(ctx, duties, s.pushKEK)
-	s.startDuty(ctx, duties, s.resumeRekey)
+	s.startDuty(ctx, duties, s.auth.PushKEK)
+	s.startDuty(ctx, duties, s.auth.ResumeRekey)
 	s.startDuty(ctx, duties, s.watchDeployments)
 	s.startDuty(ctx, duties, s.runPeriodicDispatcher)
 	s.startDuty(ctx, duties, s.runDrainer)

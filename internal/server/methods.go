@@ -116,7 +116,7 @@ var (
 	ServiceRegistrationByJob      = reads("ServiceRegistration.ByJob", nsCap(capReadJob), (*ServiceRegistrationEndpoint).ByJob)
 	ServiceRegistrationByAlloc    = reads("ServiceRegistration.ByAlloc", objectCap(ObjectAlloc, capReadJob), (*ServiceRegistrationEndpoint).ByAlloc)
 
-	// Variables check each path themselves (authorizeVariable).
+	// Variables check each path themselves (auth.Service.AuthorizeVariable).
 	VariablesApply = writes("Variables.Apply", byVariablePath, (*VariablesEndpoint).Apply)
 	VariablesRead  = reads("Variables.Read", byVariablePath, (*VariablesEndpoint).Read)
 	VariablesList  = reads("Variables.List", byVariablePath, (*VariablesEndpoint).List)
@@ -125,7 +125,7 @@ var (
 	KeyringList   = reads("Keyring.List", managementOnly, (*KeyringEndpoint).List)
 	KeyringDelete = writes("Keyring.Delete", managementOnly, (*KeyringEndpoint).Delete)
 	// The KEK hand-over proves itself: it must open the root keys the
-	// receiving server already holds (keyring_kek.go).
+	// receiving server already holds (auth/keyring_kek.go).
 	KeyringInstallKEK = localWrite("Keyring.InstallKEK", selfChecked, (*KeyringEndpoint).InstallKEK)
 
 	// Sign authenticates the node; the JWKS is public keys.

@@ -21,7 +21,7 @@ func (e *NamespaceEndpoint) List(ctx context.Context, args *structs.NamespaceLis
 	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		var err error
 		if reply.Namespaces, err = st.Namespaces(ws, args.Prefix); err == nil {
-			reply.Namespaces, err = e.srv.visibleNamespaces(args, reply.Namespaces)
+			reply.Namespaces, err = e.srv.auth.VisibleNamespaces(args, reply.Namespaces)
 		}
 		return st.Index(state.TableNamespaces), err
 	})

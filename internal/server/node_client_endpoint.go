@@ -15,7 +15,7 @@ func (e *NodeEndpoint) Register(ctx context.Context, args *structs.NodeRegisterA
 	if args == nil || args.Node == nil {
 		return nil, BadRequest("Node: missing node")
 	}
-	if err := e.authorizeRegistration(args); err != nil {
+	if err := e.srv.auth.AuthorizeRegistration(args); err != nil {
 		return nil, err
 	}
 	written, err := e.upsertNode(args.Node)

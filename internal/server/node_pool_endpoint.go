@@ -86,7 +86,7 @@ func nodePoolDeleteError(err error) error {
 // jobs that run on every pool).
 func (e *NodePoolEndpoint) Jobs(ctx context.Context, args *structs.NodePoolSpecificRequest) (*structs.NodePoolJobsResponse, error) {
 	reply := &structs.NodePoolJobsResponse{}
-	visible, err := e.srv.namespaceVisible(args, acl.NamespaceCapabilityListJobs)
+	visible, err := e.srv.auth.NamespaceVisible(args, acl.NamespaceCapabilityListJobs)
 	if err != nil {
 		return nil, err
 	}

@@ -31,7 +31,7 @@ func (e *NodeEndpoint) GetAllocs(ctx context.Context, args *structs.NodeSpecific
 	reply := &structs.NodeAllocationsResponse{}
 	err := readAtTable(e.srv, ctx, &args.QueryOptions, &reply.QueryMeta, state.TableAllocs, &reply.Allocations, byKey((*state.StateStore).AllocsByNode, args.NodeID))
 	if err == nil {
-		reply.Allocations, err = e.srv.visibleAllocs(args, reply.Allocations)
+		reply.Allocations, err = e.srv.auth.VisibleAllocs(args, reply.Allocations)
 	}
 	return reply, err
 }

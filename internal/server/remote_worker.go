@@ -119,7 +119,7 @@ type remoteBackend struct {
 
 // credential is the write options of a server-only call.
 func (r remoteBackend) credential() structs.WriteRequest {
-	token, _ := r.s.serverCredential()
+	token, _ := r.s.auth.ServerCredential()
 	return structs.WriteRequest{AuthToken: token}
 }
 

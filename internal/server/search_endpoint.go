@@ -38,7 +38,7 @@ func (e *SearchEndpoint) PrefixSearch(ctx context.Context, args *structs.SearchR
 	if err != nil {
 		return nil, err
 	}
-	if contexts, err = e.srv.searchableContexts(args, contexts); err != nil {
+	if contexts, err = e.srv.auth.SearchableContexts(args, contexts); err != nil {
 		return nil, err
 	}
 	err = e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {

@@ -40,7 +40,7 @@ func (e *SearchEndpoint) FuzzySearch(ctx context.Context, args *structs.FuzzySea
 	if err != nil {
 		return nil, err
 	}
-	if contexts, err = e.srv.searchableContexts(args, contexts); err != nil {
+	if contexts, err = e.srv.auth.SearchableContexts(args, contexts); err != nil {
 		return nil, err
 	}
 	text := strings.ToLower(args.Text)

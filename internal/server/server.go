@@ -21,6 +21,7 @@ import (
 	"github.com/drover-project/drover/internal/fsm"
 	"github.com/drover-project/drover/internal/rpcwire"
 	"github.com/drover-project/drover/internal/scheduler"
+	"github.com/drover-project/drover/internal/server/auth"
 	"github.com/drover-project/drover/internal/server/blockedevals"
 	"github.com/drover-project/drover/internal/server/broker"
 	"github.com/drover-project/drover/internal/server/planapply"
@@ -72,12 +73,9 @@ type Server struct {
 
 	// events is the event stream's broker, fed by the FSM and the timeline.
 	events *stream.Broker
-	// keys holds the key-encryption key and unwrapped root keys;
-	// kekHolders, on the leader, the servers it handed the KEK to.
-	keys       *keystore
-	kekHolders kekHolders
-	rekeyWake  chan struct{} // wakes the leader's rekeyer (keyring_rekey.go)
-	kekWake    chan struct{} // wakes the leader's KEK hand-over (keyring_kek.go)
+	// auth resolves tokens, filters results, holds the credentials and the
+	// keyring (package auth).
+	auth *auth.Service
 
 	// The evaluation pipeline. The broker, blocked tracker, plan queue and
 	// applier act only while this server leads; workers run everywhere.
@@ -105,9 +103,6 @@ type Server struct {
 	cancelableWake    chan struct{}
 	randMu            sync.Mutex
 
-	aclCache      aclCache
-	internalToken string // see InternalToken
-
 	// ctx is the server's root context, canceled by Shutdown: every
 	// goroutine the server starts (workers, the leadership monitor and,
 	// through it, the leader's duties, the RPC accept and serve loops)
@@ -131,9 +126,8 @@ func New(cfg *Config) (*Server, error) {
 		return nil, err
 	}
 	s.nodeID, s.bootID = nodeID, NewUUID()
-	s.rekeyWake = make(chan struct{}, 1)
-	s.kekWake = make(chan struct{}, 1)
-	if s.keys, err = newKeystore(dataDirUnlessDev(c)); err != nil {
+	if s.auth, err = auth.New(auth.Config{ACL: c.ACL, Region: c.Region, NodeID: nodeID, DataDir: dataDirUnlessDev(c),
+		Clock: c.Clock, Logger: s.log}, authHost{s}); err != nil {
 		return nil, err
 	}
 	f, err := fsm.New(c.Logger.With("component", "fsm"))
@@ -148,7 +142,6 @@ func New(cfg *Config) (*Server, error) {
 	if err := s.setupRaft(); err != nil {
 		return nil, err
 	}
-	s.internalToken = NewUUID()
 	if err := s.setupCluster(); err != nil {
 		s.Shutdown()
 		return nil, err

@@ -16,7 +16,7 @@ func TestServerOnlyCalls_NeedTheServerCredential(t *testing.T) {
 	s, _ := aclServer(t, "")
 	mgmt := bootstrap(t, s)
 	testutil.WaitFor(t, 10*time.Second, "the first root key", func() bool {
-		_, ok := s.serverCredential()
+		_, ok := s.Auth().ServerCredential()
 		return ok
 	})
 	ctx := context.Background()
@@ -38,7 +38,7 @@ func TestServerOnlyCalls_NeedTheServerCredential(t *testing.T) {
 			t.Errorf("Eval.Update with %s: %v, want 403", name, err)
 		}
 	}
-	cred, _ := s.serverCredential()
+	cred, _ := s.Auth().ServerCredential()
 	if err := dequeue(cred); err != nil {
 		t.Fatalf("Eval.Dequeue with the server credential: %v", err)
 	}

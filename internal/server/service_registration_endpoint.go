@@ -122,7 +122,7 @@ func (e *ServiceRegistrationEndpoint) List(ctx context.Context, args *structs.Se
 		return nil, err
 	}
 	ns := pageOptions(&args.QueryOptions).Namespace
-	visible, err := e.srv.namespaceVisible(args, acl.NamespaceCapabilityReadJob)
+	visible, err := e.srv.auth.NamespaceVisible(args, acl.NamespaceCapabilityReadJob)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hashicorp/go-memdb"
 
+	"github.com/drover-project/drover/internal/server/auth"
 	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
 )
@@ -32,7 +33,7 @@ func (e *VariablesEndpoint) Apply(ctx context.Context, args *structs.VariablesAp
 	if err != nil {
 		return nil, err
 	}
-	if err := e.srv.authorizeVariable(args.AuthToken, req.Var.Namespace, req.Var.Path, true); err != nil {
+	if err := e.srv.auth.AuthorizeVariable(args.AuthToken, req.Var.Namespace, req.Var.Path, true); err != nil {
 		return nil, err
 	}
 	index, err := e.srv.raftApply(structs.VariableApplyRequestType, req)
@@ -108,7 +109,7 @@ func (e *VariablesEndpoint) applyRequest(args *structs.VariablesApplyArgs) (*str
 	default:
 		return nil, BadRequest("Op: %q is not a variable operation", args.Op)
 	}
-	data, keyID, err := e.srv.seal(encodeItems(args.Var.Items), variableAAD(ns, path))
+	data, keyID, err := e.srv.auth.Seal(encodeItems(args.Var.Items), auth.VariableAAD(ns, path))
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +144,7 @@ func (e *VariablesEndpoint) Read(ctx context.Context, args *structs.VariablesRea
 	if args.Path == "" {
 		return nil, BadRequest("Path: missing")
 	}
-	if err := e.srv.authorizeVariable(args.AuthToken, ns, args.Path, false); err != nil {
+	if err := e.srv.auth.AuthorizeVariable(args.AuthToken, ns, args.Path, false); err != nil {
 		return nil, err
 	}
 	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
@@ -174,7 +175,7 @@ func (e *VariablesEndpoint) List(ctx context.Context, args *structs.VariablesLis
 		reply.Data, reply.NextToken = make([]*structs.VariableMetadata, 0, len(vars)), ""
 		for _, v := range vars {
 			key := variableKey(ns, v)
-			if key < args.NextToken || e.srv.authorizeVariable(args.AuthToken, v.Namespace, v.Path, false) != nil {
+			if key < args.NextToken || e.srv.auth.AuthorizeVariable(args.AuthToken, v.Namespace, v.Path, false) != nil {
 				continue
 			}
 			md := e.visible(v.VariableMetadata)
@@ -210,7 +211,7 @@ func (e *VariablesEndpoint) decrypt(v *structs.VariableEncrypted) (*structs.Vari
 	if len(v.Data) == 0 { // a lock variable created without items
 		return &structs.VariableDecrypted{VariableMetadata: e.visible(v.VariableMetadata), Items: map[string]string{}}, nil
 	}
-	plain, err := e.srv.open(v.Data, v.KeyID, variableAAD(v.Namespace, v.Path))
+	plain, err := e.srv.auth.Open(v.Data, v.KeyID, auth.VariableAAD(v.Namespace, v.Path))
 	if err != nil {
 		return nil, fmt.Errorf("variable %s/%s: %w", v.Namespace, v.Path, err)
 	}
@@ -231,8 +232,6 @@ func (e *VariablesEndpoint) visible(md structs.VariableMetadata) structs.Variabl
 	}
 	return md
 }
-
-func variableAAD(namespace, path string) []byte { return []byte(namespace + "\x00" + path) }
 
 func encodeItems(items map[string]string) []byte {
 	buf, err := structs.Encode(0, items)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/drover-project/drover/internal/server/auth"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -14,7 +15,7 @@ import (
 // moved to another path.
 func TestVariables_StoredSealed(t *testing.T) {
 	s := testServer(t, "")
-	waitFirstKey(t, s) // calling ensureRootKey here could race leadership's and make two
+	waitFirstKey(t, s) // calling EnsureRootKey here could race leadership's and make two
 	ctx := context.Background()
 	_, err := VariablesApply.Call(ctx, s, &structs.VariablesApplyArgs{Op: structs.VarOpSet,
 		Var: &structs.VariableDecrypted{VariableMetadata: structs.VariableMetadata{Path: "app/db"}, Items: map[string]string{"pass": "plaintext-secret"}}})
@@ -29,7 +30,7 @@ func TestVariables_StoredSealed(t *testing.T) {
 	if len(keys) != 1 || stored.KeyID != keys[0].KeyID {
 		t.Fatalf("keyring %+v, variable sealed with %s", keys, stored.KeyID)
 	}
-	if _, err := s.open(stored.Data, stored.KeyID, variableAAD("default", "app/other")); err == nil {
+	if _, err := s.Auth().Open(stored.Data, stored.KeyID, auth.VariableAAD("default", "app/other")); err == nil {
 		t.Fatal("ciphertext opened under another path")
 	}
 }

@@ -10,22 +10,6 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-func TestIdentityMayRead(t *testing.T) {
-	c := &structs.IdentityClaims{Namespace: "default", JobID: "web", TaskGroup: "g", Task: "t"}
-	for path, want := range map[string]bool{
-		"nomad/jobs": true, "nomad/jobs/web": true, "nomad/jobs/web/g": true, "nomad/jobs/web/g/t": true,
-		"nomad/jobs/web/g/t/extra": true, "nomad/jobs/web/other": true,
-		"nomad/jobs/webby": false, "nomad/jobs/api": false, "app/db": false, "nomad/jobsx": false,
-	} {
-		if got := identityMayRead(c, "default", path); got != want {
-			t.Errorf("%s: %v, want %v", path, got, want)
-		}
-	}
-	if identityMayRead(c, "prod", "nomad/jobs/web") {
-		t.Error("another namespace's variable readable")
-	}
-}
-
 // A task's token is verified against the JWKS key it names, reads its own
 // variables, and is refused elsewhere and for writes; a tampered token is
 // refused.
@@ -40,7 +24,7 @@ func TestWorkloadIdentity_SignVerifyAuthorize(t *testing.T) {
 		t.Fatal(err)
 	}
 	token := resp.Tokens["t"]
-	claims, err := s.verifyIdentity(token)
+	claims, err := s.Auth().VerifyIdentity(token)
 	if err != nil || claims.JobID != "web" || claims.AllocID != "alloc-8d3c" || claims.Task != "t" {
 		t.Fatalf("verify: %v %+v", err, claims)
 	}

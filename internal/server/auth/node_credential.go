@@ -1,12 +1,13 @@
-package server
+package auth
 
 import (
 	"crypto/subtle"
 
+	"github.com/drover-project/drover/internal/server/coded"
 	"github.com/drover-project/drover/internal/structs"
 )
 
-// authorizeRegistration decides whether a client may register args.Node.
+// AuthorizeRegistration decides whether a client may register args.Node.
 //
 //   - A node that exists can be re-registered only with its own SecretID:
 //     nobody can take over another node's identity (and its allocations).
@@ -19,28 +20,28 @@ import (
 //
 // Whenever a credential is required the node must carry a SecretID, which
 // then authenticates every later call of the node.
-func (e *NodeEndpoint) authorizeRegistration(args *structs.NodeRegisterArgs) error {
+func (s *Service) AuthorizeRegistration(args *structs.NodeRegisterArgs) error {
 	node := args.Node
-	existing, err := e.srv.State().NodeByID(nil, node.ID)
+	existing, err := s.srv.State().NodeByID(nil, node.ID)
 	if err != nil {
 		return err
 	}
 	if existing != nil && existing.SecretID != "" && subtle.ConstantTimeCompare([]byte(existing.SecretID), []byte(node.SecretID)) != 1 {
 		return ErrPermissionDenied
 	}
-	cfg := e.srv.config.ACL
+	cfg := s.cfg.ACL
 	if cfg.NodeRegistrationToken == "" && !cfg.Enabled {
 		return nil
 	}
 	if node.SecretID == "" {
-		return BadRequest("Node.SecretID: required to register")
+		return coded.BadRequest("Node.SecretID: required to register")
 	}
 	presented := args.NodeRegistrationToken
 	if cfg.NodeRegistrationToken != "" && subtle.ConstantTimeCompare([]byte(presented), []byte(cfg.NodeRegistrationToken)) == 1 {
 		return nil
 	}
 	if cfg.Enabled && presented != "" {
-		if a, err := e.srv.ResolveToken(presented); err == nil && a.AllowNodeWrite() {
+		if a, err := s.ResolveToken(presented); err == nil && a.AllowNodeWrite() {
 			return nil
 		}
 	}

@@ -1,4 +1,4 @@
-package server
+package auth
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 // A full rotation (`rotate?full=true`): the new key becomes active, every
 // older key that is not deprecated is marked rekeying, and the leader then
 // seals each of their variables again with the active key in batches
-// (rekeyBatchVars variables or rekeyBatchBytes of ciphertext per raft
+// (RekeyBatchVars variables or rekeyBatchBytes of ciphertext per raft
 // entry, so no entry grows with the number of variables), and finally
 // marks them deprecated. The work resumes on a new leader: the rekeying
 // state is in raft.
@@ -20,22 +20,23 @@ const (
 	// rekeyPasses bounds the passes over one key's variables: a pass skips
 	// those written meanwhile, and a lock renewal keeps a variable's
 	// sealed items, so a busy lock can need another pass.
-	rekeyPasses     = 5
-	rekeyBatchVars  = 128
+	rekeyPasses = 5
+	// RekeyBatchVars and rekeyBatchBytes bound one VariablesRekeyRequest.
+	RekeyBatchVars  = 128
 	rekeyBatchBytes = 256 << 10
 	rekeyRetryDelay = 5 * time.Second
 )
 
-// resumeRekey is a leader duty: it finishes any rekeying on taking
+// ResumeRekey is a leader duty: it finishes any rekeying on taking
 // leadership, then whenever a full rotation asks.
-func (s *Server) resumeRekey(ctx context.Context) {
+func (s *Service) ResumeRekey(ctx context.Context) {
 	for {
 		if err := s.rekey(ctx); err != nil && ctx.Err() == nil {
 			s.log.Warn("keyring: rekeying variables failed; retrying", "error", err)
 			select {
 			case <-ctx.Done():
 				return
-			case <-s.config.Clock.After(rekeyRetryDelay):
+			case <-s.cfg.Clock.After(rekeyRetryDelay):
 			}
 			continue
 		}
@@ -47,8 +48,8 @@ func (s *Server) resumeRekey(ctx context.Context) {
 	}
 }
 
-// wakeRekey asks the leader's rekeyer to look for rekeying keys.
-func (s *Server) wakeRekey() {
+// WakeRekey asks the leader's rekeyer to look for rekeying keys.
+func (s *Service) WakeRekey() {
 	select {
 	case s.rekeyWake <- struct{}{}:
 	default:
@@ -57,8 +58,8 @@ func (s *Server) wakeRekey() {
 
 // rekey seals every variable of every rekeying key again with the active
 // key, then deprecates those keys.
-func (s *Server) rekey(ctx context.Context) error {
-	keys, err := s.State().RootKeys(nil)
+func (s *Service) rekey(ctx context.Context) error {
+	keys, err := s.srv.State().RootKeys(nil)
 	if err != nil {
 		return err
 	}
@@ -76,14 +77,14 @@ func (s *Server) rekey(ctx context.Context) error {
 			return err
 		}
 	}
-	_, err = s.raftApply(structs.RootKeyStateRequestType, &structs.RootKeyStateRequest{KeyIDs: rekeying, State: structs.RootKeyStateDeprecated})
+	_, err = s.srv.RaftApply(structs.RootKeyStateRequestType, &structs.RootKeyStateRequest{KeyIDs: rekeying, State: structs.RootKeyStateDeprecated})
 	return err
 }
 
 // rekeyVariablesOf re-seals one key's variables until none is left.
-func (s *Server) rekeyVariablesOf(ctx context.Context, keyID string) error {
+func (s *Service) rekeyVariablesOf(ctx context.Context, keyID string) error {
 	for range rekeyPasses {
-		vars, err := s.State().VariablesByKeyID(nil, keyID)
+		vars, err := s.srv.State().VariablesByKeyID(nil, keyID)
 		if err != nil || len(vars) == 0 {
 			return err
 		}
@@ -95,14 +96,14 @@ func (s *Server) rekeyVariablesOf(ctx context.Context, keyID string) error {
 }
 
 // rekeyPass re-seals vars in batches.
-func (s *Server) rekeyPass(ctx context.Context, vars []*structs.VariableEncrypted) error {
+func (s *Service) rekeyPass(ctx context.Context, vars []*structs.VariableEncrypted) error {
 	var batch []*structs.VariableEncrypted
 	size := 0
 	flush := func() error {
 		if len(batch) == 0 {
 			return nil
 		}
-		_, err := s.raftApply(structs.VariablesRekeyRequestType, &structs.VariablesRekeyRequest{Vars: batch})
+		_, err := s.srv.RaftApply(structs.VariablesRekeyRequestType, &structs.VariablesRekeyRequest{Vars: batch})
 		batch, size = nil, 0
 		return err
 	}
@@ -115,7 +116,7 @@ func (s *Server) rekeyPass(ctx context.Context, vars []*structs.VariableEncrypte
 			return err
 		}
 		batch, size = append(batch, c), size+len(c.Data)
-		if len(batch) >= rekeyBatchVars || size >= rekeyBatchBytes {
+		if len(batch) >= RekeyBatchVars || size >= rekeyBatchBytes {
 			if err := flush(); err != nil {
 				return err
 			}
@@ -126,16 +127,38 @@ func (s *Server) rekeyPass(ctx context.Context, vars []*structs.VariableEncrypte
 
 // resealed is v's items sealed with the active key (the ModifyIndex read
 // is kept so the entry skips a variable written meanwhile).
-func (s *Server) resealed(v *structs.VariableEncrypted) (*structs.VariableEncrypted, error) {
-	aad := variableAAD(v.Namespace, v.Path)
-	plain, err := s.open(v.Data, v.KeyID, aad)
+func (s *Service) resealed(v *structs.VariableEncrypted) (*structs.VariableEncrypted, error) {
+	aad := VariableAAD(v.Namespace, v.Path)
+	plain, err := s.Open(v.Data, v.KeyID, aad)
 	if err != nil {
 		return nil, err
 	}
-	data, keyID, err := s.seal(plain, aad)
+	data, keyID, err := s.Seal(plain, aad)
 	if err != nil {
 		return nil, err
 	}
 	return &structs.VariableEncrypted{VariableMetadata: structs.VariableMetadata{
 		Namespace: v.Namespace, Path: v.Path, ModifyIndex: v.ModifyIndex}, Data: data, KeyID: keyID}, nil
+}
+
+// StartRekey marks every older key that is not deprecated as rekeying and
+// wakes the rekeyer (this server leads: Rotate was forwarded here).
+func (s *Service) StartRekey(activeID string) error {
+	keys, err := s.srv.State().RootKeys(nil)
+	if err != nil {
+		return err
+	}
+	var ids []string
+	for _, k := range keys {
+		if k.KeyID != activeID && k.State != structs.RootKeyStateDeprecated {
+			ids = append(ids, k.KeyID)
+		}
+	}
+	if len(ids) > 0 {
+		if _, err := s.srv.RaftApply(structs.RootKeyStateRequestType, &structs.RootKeyStateRequest{KeyIDs: ids, State: structs.RootKeyStateRekeying}); err != nil {
+			return err
+		}
+	}
+	s.WakeRekey()
+	return nil
 }

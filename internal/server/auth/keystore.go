@@ -1,4 +1,4 @@
-package server
+package auth
 
 import (
 	"bytes"
@@ -24,10 +24,11 @@ import (
 // over RPC (keyring_kek.go), each accepting it only if it opens the root
 // keys it holds. Unwrapped material is cached in memory.
 
-const kekSize = 32
+// KEKSize is the key-encryption key's length in bytes (AES-256).
+const KEKSize = 32
 
-// kekFile is where a server keeps the KEK, under its data dir.
-var kekFile = filepath.Join("server", "keystore", "kek")
+// KEKFile is where a server keeps the KEK, under its data dir (mode 0600).
+var KEKFile = filepath.Join("server", "keystore", "kek")
 
 var errNoKEK = errors.New("keyring: this server does not hold the key-encryption key yet")
 
@@ -46,14 +47,14 @@ func newKeystore(dataDir string) (*keystore, error) {
 		return ks, nil
 	}
 	ks.dir = dataDir
-	raw, err := os.ReadFile(filepath.Join(dataDir, kekFile))
+	raw, err := os.ReadFile(filepath.Join(dataDir, KEKFile))
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return ks, nil
 	case err != nil:
 		return nil, fmt.Errorf("keyring: reading the key-encryption key: %w", err)
-	case len(raw) != kekSize:
-		return nil, fmt.Errorf("keyring: %s holds %d bytes, want %d", filepath.Join(dataDir, kekFile), len(raw), kekSize)
+	case len(raw) != KEKSize:
+		return nil, fmt.Errorf("keyring: %s holds %d bytes, want %d", filepath.Join(dataDir, KEKFile), len(raw), KEKSize)
 	}
 	ks.kek = raw
 	return ks, nil
@@ -80,7 +81,7 @@ func (ks *keystore) ensure() ([]byte, error) {
 	if ks.kek != nil {
 		return ks.kek, nil
 	}
-	kek := make([]byte, kekSize)
+	kek := make([]byte, KEKSize)
 	if _, err := rand.Read(kek); err != nil {
 		return nil, err
 	}
@@ -94,8 +95,8 @@ func (ks *keystore) ensure() ([]byte, error) {
 // install takes a KEK handed over by the leader once verify accepts it;
 // installing the one already held is a no-op, another one is refused.
 func (ks *keystore) install(kek []byte, verify func([]byte) error) error {
-	if len(kek) != kekSize {
-		return fmt.Errorf("keyring: a key-encryption key has %d bytes, got %d", kekSize, len(kek))
+	if len(kek) != KEKSize {
+		return fmt.Errorf("keyring: a key-encryption key has %d bytes, got %d", KEKSize, len(kek))
 	}
 	ks.mu.Lock()
 	defer ks.mu.Unlock()
@@ -120,7 +121,7 @@ func (ks *keystore) save(kek []byte) error {
 	if ks.dir == "" {
 		return nil
 	}
-	path := filepath.Join(ks.dir, kekFile)
+	path := filepath.Join(ks.dir, KEKFile)
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
@@ -172,6 +173,10 @@ func unwrapWith(kek []byte, key *structs.RootKey) ([]byte, error) {
 	}
 	return out, nil
 }
+
+// MaterialOf returns a root key's clear material (the tests look for it
+// where it must not be: raft, snapshots).
+func (s *Service) MaterialOf(key *structs.RootKey) ([]byte, error) { return s.keys.materialOf(key) }
 
 // materialOf returns a root key's clear material: cached, unwrapped with
 // the KEK, or (keys from before wrapping) stored in the clear.

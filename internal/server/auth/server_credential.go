@@ -1,4 +1,4 @@
-package server
+package auth
 
 import (
 	"cmp"
@@ -21,18 +21,10 @@ import (
 // the root key.
 const serverCredentialLabel = "drover server rpc credential v1"
 
-// serverOnlyMethods are called by servers alone; with ACLs on they need the
-// server credential.
-var serverOnlyMethods = map[string]bool{
-	"Eval.Dequeue": true,
-	"Eval.Update":  true,
-	"Plan.Submit":  true,
-}
-
-// serverCredential derives the credential; ok is false until the leader
+// ServerCredential derives the credential; ok is false until the leader
 // has created the first root key.
-func (s *Server) serverCredential() (string, bool) {
-	keys, err := s.State().RootKeys(nil)
+func (s *Service) ServerCredential() (string, bool) {
+	keys, err := s.srv.State().RootKeys(nil)
 	if err != nil || len(keys) == 0 {
 		return "", false
 	}
@@ -48,9 +40,9 @@ func (s *Server) serverCredential() (string, bool) {
 	return hex.EncodeToString(mac.Sum(nil)), true
 }
 
-// authorizeServerCall checks a server-only call's credential.
-func (s *Server) authorizeServerCall(args structs.RPCInfo) error {
-	want, ok := s.serverCredential()
+// AuthorizeServerCall checks a server-only call's credential.
+func (s *Service) AuthorizeServerCall(args structs.RPCInfo) error {
+	want, ok := s.ServerCredential()
 	if !ok || !hmac.Equal([]byte(args.RequestToken()), []byte(want)) {
 		return ErrPermissionDenied
 	}

@@ -1,4 +1,4 @@
-package server
+package auth
 
 // Kinds of objects NamespaceOf knows.
 const (
@@ -11,8 +11,8 @@ const (
 // deployment, whose IDs are global: a request naming one is checked
 // against the capabilities of the object's namespace, not of the
 // namespace the caller claims. ok is false when there is no such object.
-func (s *Server) NamespaceOf(kind, id string) (ns string, ok bool) {
-	st := s.State()
+func (s *Service) NamespaceOf(kind, id string) (ns string, ok bool) {
+	st := s.srv.State()
 	switch kind {
 	case ObjectAlloc:
 		if a, _ := st.AllocByID(nil, id); a != nil {

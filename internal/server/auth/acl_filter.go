@@ -1,4 +1,4 @@
-package server
+package auth
 
 import (
 	"slices"
@@ -8,10 +8,10 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-// visibleOnly narrows a list's match to objects in namespaces where the
+// VisibleOnly narrows a list's match to objects in namespaces where the
 // caller holds capability, so a list with namespace=* answers (and pages
 // over) only what the caller may see. match may be nil (keep all).
-func visibleOnly[T any](s *Server, args structs.RPCInfo, capability string, nsOf func(*T) string, match state.MatchFunc[T]) (state.MatchFunc[T], error) {
+func VisibleOnly[T any](s *Service, args structs.RPCInfo, capability string, nsOf func(*T) string, match state.MatchFunc[T]) (state.MatchFunc[T], error) {
 	a, err := s.ResolveToken(args.RequestToken())
 	if err != nil || a.IsManagement() {
 		return match, err
@@ -27,9 +27,9 @@ func visibleOnly[T any](s *Server, args structs.RPCInfo, capability string, nsOf
 	}, nil
 }
 
-// visibleAllocs drops the allocations the caller may not read (a node's
+// VisibleAllocs drops the allocations the caller may not read (a node's
 // allocations span namespaces).
-func (s *Server) visibleAllocs(args structs.RPCInfo, allocs []*structs.Allocation) ([]*structs.Allocation, error) {
+func (s *Service) VisibleAllocs(args structs.RPCInfo, allocs []*structs.Allocation) ([]*structs.Allocation, error) {
 	a, err := s.ResolveToken(args.RequestToken())
 	if err != nil || a.IsManagement() {
 		return allocs, err
@@ -39,9 +39,9 @@ func (s *Server) visibleAllocs(args structs.RPCInfo, allocs []*structs.Allocatio
 	}), nil
 }
 
-// searchableContexts drops the node contexts from a search by a caller
+// SearchableContexts drops the node contexts from a search by a caller
 // without node read.
-func (s *Server) searchableContexts(args structs.RPCInfo, contexts []string) ([]string, error) {
+func (s *Service) SearchableContexts(args structs.RPCInfo, contexts []string) ([]string, error) {
 	a, err := s.ResolveToken(args.RequestToken())
 	if err != nil || a.AllowNodeRead() {
 		return contexts, err
@@ -51,8 +51,8 @@ func (s *Server) searchableContexts(args structs.RPCInfo, contexts []string) ([]
 	}), nil
 }
 
-// visibleNamespaces keeps the namespaces the caller holds a capability in.
-func (s *Server) visibleNamespaces(args structs.RPCInfo, all []*structs.Namespace) ([]*structs.Namespace, error) {
+// VisibleNamespaces keeps the namespaces the caller holds a capability in.
+func (s *Service) VisibleNamespaces(args structs.RPCInfo, all []*structs.Namespace) ([]*structs.Namespace, error) {
 	a, err := s.ResolveToken(args.RequestToken())
 	if err != nil || a.IsManagement() {
 		return all, err
@@ -60,9 +60,9 @@ func (s *Server) visibleNamespaces(args structs.RPCInfo, all []*structs.Namespac
 	return slices.DeleteFunc(slices.Clone(all), func(ns *structs.Namespace) bool { return !a.AllowNamespace(ns.Name) }), nil
 }
 
-// visibleEvents keeps the events of a batch the caller may read: node
+// VisibleEvents keeps the events of a batch the caller may read: node
 // events with node read, the others with read-job in their namespace.
-func (s *Server) visibleEvents(args structs.RPCInfo, b *structs.Events) (*structs.Events, error) {
+func (s *Service) VisibleEvents(args structs.RPCInfo, b *structs.Events) (*structs.Events, error) {
 	a, err := s.ResolveToken(args.RequestToken())
 	if err != nil || a.IsManagement() {
 		return b, err
@@ -84,9 +84,9 @@ func (s *Server) visibleEvents(args structs.RPCInfo, b *structs.Events) (*struct
 	return out, nil
 }
 
-// namespaceVisible returns whether the caller holds capability in a
+// NamespaceVisible returns whether the caller holds capability in a
 // namespace, for endpoints that filter as they read.
-func (s *Server) namespaceVisible(args structs.RPCInfo, capability string) (func(ns string) bool, error) {
+func (s *Service) NamespaceVisible(args structs.RPCInfo, capability string) (func(ns string) bool, error) {
 	a, err := s.ResolveToken(args.RequestToken())
 	if err != nil {
 		return nil, err
@@ -96,7 +96,7 @@ func (s *Server) namespaceVisible(args structs.RPCInfo, capability string) (func
 
 // authorizeVariableACL checks an ACL token's variables rules for path
 // (read, or write for any change).
-func (s *Server) authorizeVariableACL(token, namespace, path string, write bool) error {
+func (s *Service) authorizeVariableACL(token, namespace, path string, write bool) error {
 	a, err := s.ResolveToken(token)
 	if err != nil {
 		return err
@@ -111,9 +111,16 @@ func (s *Server) authorizeVariableACL(token, namespace, path string, write bool)
 	return nil
 }
 
-func jobNamespace(j *structs.Job) string          { return j.Namespace }
-func allocNamespace(a *structs.Allocation) string { return a.Namespace }
-func evalNamespace(e *structs.Evaluation) string  { return e.Namespace }
-func deploymentNamespace(d *structs.Deployment) string {
+// JobNamespace is a job's namespace, for VisibleOnly.
+func JobNamespace(j *structs.Job) string { return j.Namespace }
+
+// AllocNamespace is an allocation's namespace, for VisibleOnly.
+func AllocNamespace(a *structs.Allocation) string { return a.Namespace }
+
+// EvalNamespace is an evaluation's namespace, for VisibleOnly.
+func EvalNamespace(e *structs.Evaluation) string { return e.Namespace }
+
+// DeploymentNamespace is a deployment's namespace, for VisibleOnly.
+func DeploymentNamespace(d *structs.Deployment) string {
 	return d.Namespace
 }

@@ -1,4 +1,4 @@
-package server
+package auth
 
 import (
 	"crypto/cipher"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/drover-project/drover/internal/server/coded"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -19,14 +20,14 @@ import (
 // ciphertext; any server opens them with the key named in the variable.
 
 // errKeyringNotReady answers writes before the leader created a key.
-var errKeyringNotReady = NewCodedError(http.StatusServiceUnavailable, "keyring: no active root key yet")
+var errKeyringNotReady = coded.New(http.StatusServiceUnavailable, "keyring: no active root key yet")
 
-// newRootKey draws fresh key material and ID from crypto/rand, done before
+// NewRootKey draws fresh key material and ID from crypto/rand, done before
 // the entry is proposed. Neither comes from the server's ID source: a key
 // must be unguessable, and the simulator's seeded ID stream stays the same
 // whether or not a key was made.
 // The material is wrapped with the KEK before it leaves this server.
-func (s *Server) newRootKey(kek []byte) (*structs.RootKey, error) {
+func (s *Service) NewRootKey(kek []byte) (*structs.RootKey, error) {
 	material := make([]byte, 32)
 	if _, err := rand.Read(material); err != nil {
 		return nil, fmt.Errorf("keyring: drawing key material: %w", err)
@@ -40,39 +41,39 @@ func (s *Server) newRootKey(kek []byte) (*structs.RootKey, error) {
 	return key, nil
 }
 
-// kekForNewKey is the KEK a new key is wrapped with: this server's, or a
+// KEKForNewKey is the KEK a new key is wrapped with: this server's, or a
 // new one when the keyring is still empty (the cluster's first key).
-func (s *Server) kekForNewKey(keyringEmpty bool) ([]byte, error) {
+func (s *Service) KEKForNewKey(keyringEmpty bool) ([]byte, error) {
 	if kek := s.keys.current(); kek != nil {
 		return kek, nil
 	}
 	if !keyringEmpty {
-		return nil, NewCodedError(http.StatusServiceUnavailable, "%v", errNoKEK)
+		return nil, coded.New(http.StatusServiceUnavailable, "%v", errNoKEK)
 	}
 	return s.keys.ensure()
 }
 
-// ensureRootKey creates the first root key when the keyring is empty; the
+// EnsureRootKey creates the first root key when the keyring is empty; the
 // leader calls it on establishing leadership.
-func (s *Server) ensureRootKey() error {
-	keys, err := s.State().RootKeys(nil)
+func (s *Service) EnsureRootKey() error {
+	keys, err := s.srv.State().RootKeys(nil)
 	if err != nil || len(keys) > 0 {
 		return err
 	}
-	kek, err := s.kekForNewKey(true)
+	kek, err := s.KEKForNewKey(true)
 	if err != nil {
 		return err
 	}
-	key, err := s.newRootKey(kek)
+	key, err := s.NewRootKey(kek)
 	if err != nil {
 		return err
 	}
-	_, err = s.raftApply(structs.RootKeyUpsertRequestType, &structs.RootKeyUpsertRequest{Key: key, Rotate: true})
+	_, err = s.srv.RaftApply(structs.RootKeyUpsertRequestType, &structs.RootKeyUpsertRequest{Key: key, Rotate: true})
 	return err
 }
 
 // aead builds the cipher of a root key.
-func (s *Server) aead(key *structs.RootKey) (cipher.AEAD, error) {
+func (s *Service) aead(key *structs.RootKey) (cipher.AEAD, error) {
 	material, err := s.keys.materialOf(key)
 	if err != nil {
 		return nil, err
@@ -80,10 +81,10 @@ func (s *Server) aead(key *structs.RootKey) (cipher.AEAD, error) {
 	return gcmOf(material)
 }
 
-// seal encrypts plaintext with the active key; aad binds the ciphertext to
+// Seal encrypts plaintext with the active key; aad binds the ciphertext to
 // where it is stored (namespace and path), so it cannot be moved.
-func (s *Server) seal(plaintext, aad []byte) ([]byte, string, error) {
-	key, err := s.State().ActiveRootKey(nil)
+func (s *Service) Seal(plaintext, aad []byte) ([]byte, string, error) {
+	key, err := s.srv.State().ActiveRootKey(nil)
 	if err != nil {
 		return nil, "", err
 	}
@@ -101,9 +102,9 @@ func (s *Server) seal(plaintext, aad []byte) ([]byte, string, error) {
 	return gcm.Seal(nonce, nonce, plaintext, aad), key.KeyID, nil
 }
 
-// open decrypts what seal produced with the key it names.
-func (s *Server) open(data []byte, keyID string, aad []byte) ([]byte, error) {
-	key, err := s.State().RootKeyByID(nil, keyID)
+// Open decrypts what Seal produced with the key it names.
+func (s *Service) Open(data []byte, keyID string, aad []byte) ([]byte, error) {
+	key, err := s.srv.State().RootKeyByID(nil, keyID)
 	if err != nil {
 		return nil, err
 	}
@@ -119,3 +120,7 @@ func (s *Server) open(data []byte, keyID string, aad []byte) ([]byte, error) {
 	}
 	return gcm.Open(nil, data[:gcm.NonceSize()], data[gcm.NonceSize():], aad)
 }
+
+// VariableAAD is the associated data a variable's items are sealed with:
+// its namespace and path, so the ciphertext cannot be moved elsewhere.
+func VariableAAD(namespace, path string) []byte { return []byte(namespace + "\x00" + path) }
