@@ -32,7 +32,7 @@ type kekHolders struct {
 // takes a KEK only if it opens the root keys raft gave it, so a stray push
 // can neither leak nor plant one.
 func (s *Server) pushKEK(ctx context.Context) {
-	if s.cluster == nil {
+	if !s.cluster.HasGossip() {
 		return
 	}
 	// At once, not an interval late: until a server holds the KEK it cannot
@@ -77,7 +77,7 @@ func (s *Server) pushKEKOnce(ctx context.Context) bool {
 		s.kekHolders.have = map[string]bool{}
 	}
 	s.kekHolders.mu.Unlock()
-	for _, m := range s.cluster.servers() {
+	for _, m := range s.cluster.Servers() {
 		if m.Status != serf.StatusAlive {
 			s.forgetKEKHolder(m.ID) // it may come back with an empty data dir
 			continue
@@ -88,7 +88,7 @@ func (s *Server) pushKEKOnce(ctx context.Context) bool {
 		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		args := &structs.KeyringInstallKEKRequest{KEK: kek}
 		args.Region = s.config.Region
-		err := s.connPool.RPC(cctx, m.RPCAddr, "Keyring.InstallKEK", args, &structs.KeyringInstallKEKResponse{})
+		err := s.cluster.Pool().RPC(cctx, m.RPCAddr, "Keyring.InstallKEK", args, &structs.KeyringInstallKEKResponse{})
 		cancel()
 		if err != nil {
 			s.log.Debug("keyring: key-encryption key not handed over yet", "server", m.Name, "error", err)
