@@ -53,6 +53,9 @@ var rules = []rule{
 	{"internal/scheduler", only("internal/structs")},
 	{"internal/client", never("internal/server", "internal/fsm", "internal/state", "internal/scheduler")},
 	{"internal/server", never("internal/agent", "internal/client", "internal/command")},
+	// The cluster (raft, gossip, autopilot) sees the server only through
+	// cluster.Host.
+	{"internal/server/cluster", only("internal/structs", "internal/rpcwire", "internal/idfile")},
 	{"internal/command", only("internal/jobspec")},
 	{"internal/jobspec", only()},
 	{"internal/acl", only()},

@@ -44,10 +44,10 @@ func (h authHost) RaftApply(t structs.MessageType, msg any) (uint64, error) {
 }
 
 func (h authHost) Peers() ([]auth.Peer, bool) {
-	if h.s.cluster == nil {
+	if !h.s.cluster.HasGossip() {
 		return nil, false
 	}
-	members := h.s.cluster.servers()
+	members := h.s.cluster.Servers()
 	peers := make([]auth.Peer, 0, len(members))
 	for _, m := range members {
 		peers = append(peers, auth.Peer{ID: m.ID, Name: m.Name, RPCAddr: m.RPCAddr, Alive: m.Status == serf.StatusAlive})
@@ -56,5 +56,5 @@ func (h authHost) Peers() ([]auth.Peer, bool) {
 }
 
 func (h authHost) RPC(ctx context.Context, addr, method string, args, reply any) error {
-	return h.s.connPool.RPC(ctx, addr, method, args, reply)
+	return h.s.cluster.Pool().RPC(ctx, addr, method, args, reply)
 }

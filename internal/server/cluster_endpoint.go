@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/go-memdb"
 	"github.com/hashicorp/raft"
 
+	"github.com/drover-project/drover/internal/server/cluster"
 	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
 )
@@ -25,7 +26,7 @@ var errNoGossip = errors.New("this server runs without gossip (dev mode or a lon
 
 // ServerStats reports this server's raft progress (for autopilot).
 func (e *ClusterEndpoint) ServerStats(_ context.Context, _ *structs.ServerRaftStatsRequest) (*structs.ServerRaftStats, error) {
-	st := e.srv.raftStats()
+	st := e.srv.cluster.RaftStats()
 	return &st, nil
 }
 
@@ -33,10 +34,10 @@ func (e *ClusterEndpoint) ServerStats(_ context.Context, _ *structs.ServerRaftSt
 func (e *ClusterEndpoint) Members(_ context.Context, _ *structs.ClusterMembersRequest) (*structs.ClusterMembersResponse, error) {
 	c := e.srv.config
 	reply := &structs.ClusterMembersResponse{ServerName: c.NodeName, ServerRegion: c.Region, ServerDC: c.Datacenter, Members: []structs.ClusterMember{}}
-	if e.srv.cluster == nil {
+	if !e.srv.cluster.HasGossip() {
 		return reply, nil
 	}
-	for _, m := range e.srv.cluster.serf.Members() {
+	for _, m := range e.srv.cluster.Members() {
 		reply.Members = append(reply.Members, structs.ClusterMember{
 			Name: m.Name, Addr: m.Addr.String(), Port: m.Port, Status: m.Status.String(), Tags: m.Tags,
 			ProtocolMin: m.ProtocolMin, ProtocolMax: m.ProtocolMax, ProtocolCur: m.ProtocolCur,
@@ -49,13 +50,13 @@ func (e *ClusterEndpoint) Members(_ context.Context, _ *structs.ClusterMembersRe
 
 // Join joins the gossip pool through the given serf addresses.
 func (s *Server) Join(_ context.Context, args *structs.ClusterJoinRequest) (*structs.ClusterJoinResponse, error) {
-	if s.cluster == nil {
+	if !s.cluster.HasGossip() {
 		return nil, BadRequest("%v", errNoGossip)
 	}
 	if len(args.Addrs) == 0 {
 		return nil, BadRequest("address: at least one address to join is required")
 	}
-	n, err := s.cluster.join(args.Addrs)
+	n, err := s.cluster.Join(args.Addrs)
 	if n == 0 && err != nil {
 		return nil, fmt.Errorf("join %s: %w", strings.Join(args.Addrs, ", "), err)
 	}
@@ -64,24 +65,20 @@ func (s *Server) Join(_ context.Context, args *structs.ClusterJoinRequest) (*str
 
 // ForceLeave marks a failed member as left, which removes it from raft.
 func (s *Server) ForceLeave(_ context.Context, args *structs.ForceLeaveRequest) (*structs.GenericResponse, error) {
-	if s.cluster == nil {
+	if !s.cluster.HasGossip() {
 		return nil, BadRequest("%v", errNoGossip)
 	}
 	if args.Node == "" {
 		return nil, BadRequest("node: the member's name is required")
 	}
 	known := false
-	for _, m := range s.cluster.serf.Members() {
+	for _, m := range s.cluster.Members() {
 		known = known || m.Name == args.Node
 	}
 	if !known {
 		return nil, NotFound("member %q not found", args.Node)
 	}
-	remove := s.cluster.serf.RemoveFailedNode
-	if args.Prune {
-		remove = s.cluster.serf.RemoveFailedNodePrune
-	}
-	if err := remove(args.Node); err != nil {
+	if err := s.cluster.RemoveFailedNode(args.Node, args.Prune); err != nil {
 		return nil, err
 	}
 	return &structs.GenericResponse{}, nil
@@ -154,7 +151,7 @@ func (e *ClusterEndpoint) AutopilotGetConfiguration(ctx context.Context, args *s
 	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		cfg, err := st.AutopilotConfig(ws)
 		if cfg == nil {
-			cfg = e.srv.initialAutopilotConfig()
+			cfg = e.srv.cluster.InitialAutopilotConfig()
 		}
 		reply.Config = *cfg
 		return st.Index(state.TableAutopilotConfig), err
@@ -167,8 +164,8 @@ func (e *ClusterEndpoint) AutopilotGetConfiguration(ctx context.Context, args *s
 // Config.ModifyIndex (Updated false otherwise, and nothing changes).
 func (e *ClusterEndpoint) AutopilotSetConfiguration(ctx context.Context, args *structs.AutopilotSetConfigRequest) (*structs.AutopilotSetConfigResponse, error) {
 	reply := &structs.AutopilotSetConfigResponse{}
-	if err := validateAutopilotConfig(&args.Config); err != nil {
-		return nil, err
+	if err := cluster.ValidateAutopilotConfig(&args.Config); err != nil {
+		return nil, BadRequest("%v", err)
 	}
 	index, updated, err := e.srv.casApply(structs.AutopilotConfigRequestType, &structs.AutopilotSetConfigEntry{Config: args.Config, CAS: args.CAS})
 	if err != nil {
@@ -181,12 +178,10 @@ func (e *ClusterEndpoint) AutopilotSetConfiguration(ctx context.Context, args *s
 // ServerHealth answers autopilot's view of every server.
 func (e *ClusterEndpoint) ServerHealth(ctx context.Context, args *structs.OperatorHealthRequest) (*structs.OperatorHealthResponse, error) {
 	reply := &structs.OperatorHealthResponse{}
-	if e.srv.autopilot == nil {
+	if !e.srv.cluster.HasAutopilot() {
 		return nil, BadRequest("%v", errNoGossip)
 	}
-	e.srv.apState.mu.Lock()
-	st := e.srv.apState.state
-	e.srv.apState.mu.Unlock()
+	st := e.srv.cluster.AutopilotState()
 	if st == nil {
 		return nil, NewCodedError(503, "autopilot has not yet computed the servers' health; try again shortly")
 	}

@@ -27,7 +27,7 @@ type Config struct {
 	DataDir string
 	// RaftLogStore is raft's log backend on disk: LogStoreWAL or
 	// LogStoreBoltDB. Empty keeps the backend a data dir already holds
-	// and picks the WAL for a new one (raft_logstore.go).
+	// and picks the WAL for a new one (cluster/raft_logstore.go).
 	RaftLogStore string
 	// DevMode runs a single-voter raft with in-memory stores.
 	DevMode bool
@@ -42,7 +42,7 @@ type Config struct {
 	// PeerBlocked, when set, is asked before every raft connection, RPC
 	// and gossip packet or stream to a peer's address (rpc or serf) and on
 	// every read and write of an open one: true drops the traffic (the
-	// fault harness's network partitions, peer_filter.go).
+	// fault harness's network partitions, cluster/peer_filter.go).
 	PeerBlocked func(addr string) bool
 	// Serf configures gossip membership; nil runs without (one server).
 	Serf *SerfConfig

@@ -49,7 +49,7 @@ func (s *Server) forward(ctx context.Context, m *spec, args structs.RPCInfo, rep
 		if leader == "" { // this server leads
 			return false, nil
 		}
-		err = s.peerRPC(ctx, leader, method, args, reply)
+		err = s.cluster.PeerRPC(ctx, leader, method, args, reply)
 		if err == nil || isAnswer(err) {
 			return true, err
 		}
@@ -104,7 +104,7 @@ func (s *Server) awaitLeader(ctx context.Context) (string, error) {
 // else its address in the raft configuration.
 func (s *Server) rpcAddrOf(id, raftAddr string) string {
 	if s.cluster != nil {
-		if m, ok := s.cluster.serverByID(id); ok {
+		if m, ok := s.cluster.ServerByID(id); ok {
 			return m.RPCAddr
 		}
 	}

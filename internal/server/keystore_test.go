@@ -68,12 +68,12 @@ func snapshotBytes(t *testing.T, s *Server) []byte {
 // raftLogBytes is every entry's payload in the server's raft log.
 func raftLogBytes(t *testing.T, s *Server) []byte {
 	t.Helper()
-	first, _ := s.stores.logs.FirstIndex()
-	last, _ := s.stores.logs.LastIndex()
+	first, _ := s.cluster.LogStore().FirstIndex()
+	last, _ := s.cluster.LogStore().LastIndex()
 	var out []byte
 	for i := first; i <= last && i > 0; i++ {
 		var l raft.Log
-		if err := s.stores.logs.GetLog(i, &l); err == nil {
+		if err := s.cluster.LogStore().GetLog(i, &l); err == nil {
 			out = append(out, l.Data...)
 		}
 	}
@@ -151,7 +151,7 @@ func TestKeyring_FullRotationReSealsInBatches(t *testing.T) {
 	batches := 0
 	for i := before + 1; i <= s.raft.LastIndex(); i++ {
 		var l raft.Log
-		if err := s.stores.logs.GetLog(i, &l); err == nil && len(l.Data) > 0 && structs.MessageType(l.Data[0]) == structs.VariablesRekeyRequestType {
+		if err := s.cluster.LogStore().GetLog(i, &l); err == nil && len(l.Data) > 0 && structs.MessageType(l.Data[0]) == structs.VariablesRekeyRequestType {
 			batches++
 		}
 	}

@@ -95,8 +95,8 @@ func (s *Server) establishLeadership(ctx context.Context, duties *sync.WaitGroup
 	} else {
 		s.startPipelineDuties(ctx, duties)
 	}
-	s.startDuty(ctx, duties, s.reconcileMembers)
-	s.startDuty(ctx, duties, s.runAutopilot)
+	s.startDuty(ctx, duties, s.cluster.ReconcileMembers)
+	s.startDuty(ctx, duties, s.cluster.RunAutopilot)
 	s.log.Info("leadership established")
 	return nil
 }

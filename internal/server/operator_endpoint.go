@@ -66,7 +66,7 @@ func (e *OperatorEndpoint) RaftGetConfiguration(ctx context.Context, args *struc
 	_, leaderID := e.srv.raft.LeaderWithID()
 	for _, srv := range f.Configuration().Servers {
 		reply.Servers = append(reply.Servers, &structs.RaftServer{
-			ID: string(srv.ID), Node: e.srv.serverName(string(srv.ID)), Address: e.srv.rpcAddrOf(string(srv.ID), string(srv.Address)),
+			ID: string(srv.ID), Node: e.srv.cluster.ServerName(string(srv.ID)), Address: e.srv.rpcAddrOf(string(srv.ID), string(srv.Address)),
 			Leader: srv.ID == leaderID, Voter: srv.Suffrage == raft.Voter, RaftProtocol: "3",
 		})
 	}

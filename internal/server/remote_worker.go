@@ -68,7 +68,7 @@ var errNoBackend = errors.New("no leader to dequeue from")
 // schedulingBackend picks the leader's components when this server leads,
 // else the leader over RPC (only in a cluster).
 func (s *Server) schedulingBackend() (schedulingBackend, error) {
-	if s.IsLeader() || s.cluster == nil {
+	if s.IsLeader() || !s.cluster.HasGossip() {
 		return localBackend{s}, nil
 	}
 	if addr, id := s.raft.LeaderWithID(); addr != "" && string(id) != s.nodeID {
@@ -124,7 +124,7 @@ func (r remoteBackend) credential() structs.WriteRequest {
 }
 
 func (r remoteBackend) call(ctx context.Context, method string, args, reply any) error {
-	return r.s.peerRPC(ctx, r.leader, method, args, reply)
+	return r.s.cluster.PeerRPC(ctx, r.leader, method, args, reply)
 }
 
 func (r remoteBackend) Dequeue(ctx context.Context, schedulers []string) (*structs.Evaluation, string, uint64, error) {

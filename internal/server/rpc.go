@@ -98,8 +98,8 @@ func (r *rpcServer) accept() {
 // yamux session.
 func (r *rpcServer) serveConn(conn net.Conn) {
 	conn, first, err := r.negotiate(conn)
-	if err == nil && first == structs.RPCRaftByte && r.srv.raftLayer != nil {
-		r.srv.raftLayer.handoff(&untrackOnClose{Conn: conn, untrack: r.untrack})
+	if err == nil && first == structs.RPCRaftByte && r.srv.cluster.RaftLayer() != nil {
+		r.srv.cluster.RaftLayer().Handoff(&untrackOnClose{Conn: conn, untrack: r.untrack})
 		return
 	}
 	defer r.untrack(conn)

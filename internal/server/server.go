@@ -9,21 +9,18 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
-	autopilot "github.com/hashicorp/raft-autopilot"
 
 	"github.com/drover-project/drover/internal/fsm"
-	"github.com/drover-project/drover/internal/rpcwire"
 	"github.com/drover-project/drover/internal/scheduler"
 	"github.com/drover-project/drover/internal/server/auth"
 	"github.com/drover-project/drover/internal/server/blockedevals"
 	"github.com/drover-project/drover/internal/server/broker"
+	"github.com/drover-project/drover/internal/server/cluster"
 	"github.com/drover-project/drover/internal/server/planapply"
 	"github.com/drover-project/drover/internal/server/stream"
 	"github.com/drover-project/drover/internal/state"
@@ -39,31 +36,22 @@ type Server struct {
 	config *Config
 	log    *slog.Logger
 
-	fsm     *fsm.FSM
-	raft    *raft.Raft
-	trans   raft.Transport
-	stores  *raftStores
-	raftLog hclog.Logger
+	fsm  *fsm.FSM
+	raft *raft.Raft // cluster.Raft()
 
-	// The cluster (see cluster.go): this server's stable identity, raft
-	// over the shared rpc listener, gossip membership, and the pool of
-	// RPC connections to other servers (forwarding, stats).
-	nodeID    string
-	bootID    string // new each start (remote_worker.go)
-	raftLayer *raftLayer
-	cluster   *cluster
-	// gossip is cluster for raft's transport, which resolves addresses on
-	// its own goroutines from before setupCluster sets cluster.
-	gossip   atomic.Pointer[cluster]
-	connPool *rpcwire.Pool
+	// The cluster (package cluster): this server's stable identity, raft
+	// (its stores, and its transport over the shared rpc listener), gossip
+	// membership, autopilot, and the pool of RPC connections to other
+	// servers (forwarding, stats).
+	nodeID  string // cluster.NodeID()
+	bootID  string // new each start (remote_worker.go)
+	cluster *cluster.Cluster
 	// startIndex is the log's last command at start: nothing is answered
 	// locally until the FSM has applied it (see replayed).
 	startIndex uint64
 	// readyIndex is the leadership barrier's index once this leader has
 	// applied it (0 while not leading or not yet caught up).
 	readyIndex atomic.Uint64
-	autopilot  *autopilot.Autopilot
-	apState    autopilotState
 	remoteHeld remoteHeld
 
 	// Event is the event stream endpoint (a stream, not an RPC method);
@@ -118,10 +106,9 @@ type Server struct {
 // joins (or bootstraps) the cluster.
 func New(cfg *Config) (*Server, error) {
 	c := cfg.withDefaults()
-	s := &Server{config: c, log: c.Logger.With("component", "server"), shutdownCh: make(chan struct{}), connPool: rpcwire.NewPool()}
-	s.connPool.TLS = c.RPCClientTLS
+	s := &Server{config: c, log: c.Logger.With("component", "server"), shutdownCh: make(chan struct{})}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	nodeID, err := loadOrCreateNodeID(c.NodeID, dataDirUnlessDev(c))
+	nodeID, err := cluster.LoadOrCreateNodeID(c.NodeID, dataDirUnlessDev(c))
 	if err != nil {
 		return nil, err
 	}
@@ -142,11 +129,10 @@ func New(cfg *Config) (*Server, error) {
 	if err := s.setupRaft(); err != nil {
 		return nil, err
 	}
-	if err := s.setupCluster(); err != nil {
+	if err := s.cluster.Start(); err != nil {
 		s.Shutdown()
 		return nil, err
 	}
-	s.setupAutopilot(s.raftLog)
 	s.Event = &EventEndpoint{srv: s}
 	s.registerMetrics()
 	s.startWorkers()
@@ -212,30 +198,14 @@ func (s *Server) startWorkers() {
 	}
 }
 
+// setupRaft starts raft (package cluster) on the FSM.
 func (s *Server) setupRaft() error {
-	hlog := hclog.New(&hclog.LoggerOptions{Name: "raft", Level: hclog.Warn, Output: slogWriter{s.log.With("component", "raft")}, DisableTime: true})
-	s.raftLog = hlog
-	stores, err := openRaftStores(s.config, hlog)
+	c, err := cluster.New(clusterConfig(s.config, s.nodeID, s.log), clusterHost{s}, s.fsm)
 	if err != nil {
 		return err
 	}
-	s.stores = stores
-	if err := s.setupRaftTransport(hlog); err != nil {
-		stores.Close()
-		return err
-	}
-	if s.startIndex, err = lastCommandIndex(stores.logs); err != nil {
-		stores.Close()
-		return fmt.Errorf("server: read raft log: %w", err)
-	}
-	r, err := raft.NewRaft(raftConfig(s.config, s.nodeID, hlog), s.fsm, stores.logs, stores.stable, stores.snaps, s.trans)
-	if err != nil {
-		stores.Close()
-		return fmt.Errorf("server: start raft: %w", err)
-	}
-	s.raft = r
-	stores.started(r)
-	return bootstrapIfNew(s.config, s.nodeID, r, s.trans)
+	s.cluster, s.raft, s.startIndex = c, c.Raft(), c.StartIndex()
+	return nil
 }
 
 // State returns the server's state store. Objects read from it are
@@ -297,20 +267,13 @@ func (s *Server) Shutdown() error {
 		s.events.Close()
 		s.cancel()
 		if s.cluster != nil {
-			s.cluster.leave()
+			s.cluster.Leave()
 		}
 		s.broker.SetEnabled(false)
 		s.planQueue.SetEnabled(false)
 		s.bg.Wait()
-		if s.raft != nil {
-			err = s.raft.Shutdown().Error()
-		}
-		if c, ok := s.trans.(interface{ Close() error }); ok {
-			_ = c.Close()
-		}
-		_ = s.connPool.Close()
-		if s.stores != nil {
-			err = errors.Join(err, s.stores.Close())
+		if s.cluster != nil {
+			err = s.cluster.Shutdown()
 		}
 	})
 	return err
@@ -364,14 +327,6 @@ func raftOutcome(f raft.ApplyFuture) (uint64, error) {
 
 // now is the server's clock reading, used to stamp entries before raft.
 func (s *Server) now() time.Time { return s.config.Clock.Now() }
-
-// slogWriter forwards raft's hclog lines into our structured log.
-type slogWriter struct{ log *slog.Logger }
-
-func (w slogWriter) Write(p []byte) (int, error) {
-	w.log.Warn(strings.TrimSpace(string(p)))
-	return len(p), nil
-}
 
 // WaitUntilReady blocks until the cluster has a leader and, when this
 // server is that leader, its leader duties are established (broker and

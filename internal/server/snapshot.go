@@ -52,11 +52,11 @@ func (s *Server) WriteSnapshot(w io.Writer) error {
 
 // latestSnapshot opens the newest raft snapshot.
 func (s *Server) latestSnapshot() (*raft.SnapshotMeta, io.ReadCloser, error) {
-	list, err := s.stores.snaps.List()
+	list, err := s.cluster.SnapshotStore().List()
 	if err != nil || len(list) == 0 {
 		return nil, nil, fmt.Errorf("snapshot: none available: %v", err)
 	}
-	return s.stores.snaps.Open(list[0].ID)
+	return s.cluster.SnapshotStore().Open(list[0].ID)
 }
 
 // RestoreSnapshot replaces the cluster's whole state with an operator
@@ -70,7 +70,7 @@ func (s *Server) latestSnapshot() (*raft.SnapshotMeta, io.ReadCloser, error) {
 //
 // A follower sends the upload to the leader, which restores it.
 func (s *Server) RestoreSnapshot(r io.Reader) error {
-	if s.IsLeader() || s.cluster == nil {
+	if s.IsLeader() || !s.cluster.HasGossip() {
 		return s.restoreSnapshotLocally(r)
 	}
 	data, err := io.ReadAll(io.LimitReader(r, MaxSnapshotBytes+1))

@@ -1,4 +1,4 @@
-package server
+package cluster
 
 import (
 	"context"
@@ -14,10 +14,10 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-// raftLayer is raft's StreamLayer over the shared rpc listener: the RPC
+// RaftLayer is raft's StreamLayer over the shared rpc listener: the RPC
 // accept loop hands it every connection that starts with structs.RPCRaftByte, and
 // Dial opens connections to other servers that start with it.
-type raftLayer struct {
+type RaftLayer struct {
 	addr    net.Addr
 	blocked func(addr string) bool // fault injection; nil in production
 	tls     *tls.Config            // tls { rpc = true }: raft inside mutual TLS
@@ -26,12 +26,14 @@ type raftLayer struct {
 	closed  chan struct{}
 }
 
-func newRaftLayer(addr net.Addr, blocked func(string) bool) *raftLayer {
-	return &raftLayer{addr: addr, blocked: blocked, conns: make(chan net.Conn), closed: make(chan struct{})}
+var _ raft.StreamLayer = (*RaftLayer)(nil)
+
+func newRaftLayer(addr net.Addr, blocked func(string) bool) *RaftLayer {
+	return &RaftLayer{addr: addr, blocked: blocked, conns: make(chan net.Conn), closed: make(chan struct{})}
 }
 
-// handoff gives an accepted raft connection to raft's transport.
-func (l *raftLayer) handoff(c net.Conn) {
+// Handoff gives an accepted raft connection to raft's transport.
+func (l *RaftLayer) Handoff(c net.Conn) {
 	select {
 	case l.conns <- c:
 	case <-l.closed:
@@ -40,7 +42,7 @@ func (l *raftLayer) handoff(c net.Conn) {
 }
 
 // Accept waits for the next raft connection.
-func (l *raftLayer) Accept() (net.Conn, error) {
+func (l *RaftLayer) Accept() (net.Conn, error) {
 	select {
 	case c := <-l.conns:
 		return c, nil
@@ -50,7 +52,7 @@ func (l *raftLayer) Accept() (net.Conn, error) {
 }
 
 // Close stops accepting; the shared listener stays with the RPC server.
-func (l *raftLayer) Close() error {
+func (l *RaftLayer) Close() error {
 	l.closeMu.Lock()
 	defer l.closeMu.Unlock()
 	select {
@@ -62,10 +64,10 @@ func (l *raftLayer) Close() error {
 }
 
 // Addr is the advertised rpc address.
-func (l *raftLayer) Addr() net.Addr { return l.addr }
+func (l *RaftLayer) Addr() net.Addr { return l.addr }
 
 // Dial connects to another server's rpc port and selects raft.
-func (l *raftLayer) Dial(address raft.ServerAddress, timeout time.Duration) (net.Conn, error) {
+func (l *RaftLayer) Dial(address raft.ServerAddress, timeout time.Duration) (net.Conn, error) {
 	if l.blocked != nil && l.blocked(string(address)) {
 		return nil, errPartitioned
 	}

@@ -1,4 +1,4 @@
-package server
+package cluster
 
 import (
 	"errors"
@@ -11,7 +11,89 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
+
+	"github.com/drover-project/drover/internal/rpcwire"
 )
+
+// New opens raft's stores, starts raft over them with fsm and bootstraps a
+// single-voter cluster when this server is meant to form one. Gossip and
+// autopilot start with Start. cfg.NodeID must be set (LoadOrCreateNodeID).
+func New(cfg Config, host Host, fsm raft.FSM) (*Cluster, error) {
+	c := &Cluster{cfg: cfg, host: host, log: cfg.Logger, pool: rpcwire.NewPool(),
+		members: map[string]Member{}, reconcile: make(chan struct{}, 1)}
+	c.pool.TLS = cfg.RPCClientTLS
+	hlog := hclog.New(&hclog.LoggerOptions{Name: "raft", Level: hclog.Warn, Output: slogWriter{c.log.With("component", "raft")}, DisableTime: true})
+	c.raftLog = hlog
+	stores, err := openRaftStores(&c.cfg, hlog)
+	if err != nil {
+		return nil, err
+	}
+	c.stores = stores
+	if err := c.setupRaftTransport(hlog); err != nil {
+		stores.Close()
+		return nil, err
+	}
+	if c.startIndex, err = lastCommandIndex(stores.logs); err != nil {
+		stores.Close()
+		return nil, fmt.Errorf("server: read raft log: %w", err)
+	}
+	r, err := raft.NewRaft(raftConfig(&c.cfg, c.cfg.NodeID, hlog), fsm, stores.logs, stores.stable, stores.snaps, c.trans)
+	if err != nil {
+		stores.Close()
+		return nil, fmt.Errorf("server: start raft: %w", err)
+	}
+	c.raft = r
+	stores.started(r)
+	if err := bootstrapIfNew(&c.cfg, c.cfg.NodeID, r, c.trans); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Shutdown stops raft, closes its transport, the peer connection pool and
+// raft's stores. Call Leave first, and wait for every goroutine that may
+// still propose.
+func (c *Cluster) Shutdown() error {
+	var err error
+	if c.raft != nil {
+		err = c.raft.Shutdown().Error()
+	}
+	if t, ok := c.trans.(interface{ Close() error }); ok {
+		_ = t.Close()
+	}
+	_ = c.pool.Close()
+	if c.stores != nil {
+		err = errors.Join(err, c.stores.Close())
+	}
+	return err
+}
+
+// Raft is this server's raft.
+func (c *Cluster) Raft() *raft.Raft { return c.raft }
+
+// StartIndex is the index of the last FSM command in the log at start (0
+// for none): nothing is answered locally until the FSM has applied it.
+func (c *Cluster) StartIndex() uint64 { return c.startIndex }
+
+// LogStore is raft's log store (tests read entries back from it).
+func (c *Cluster) LogStore() raft.LogStore { return c.stores.logs }
+
+// SnapshotStore is raft's snapshot store (operator snapshot save reads
+// the newest).
+func (c *Cluster) SnapshotStore() raft.SnapshotStore { return c.stores.snaps }
+
+// Pool is the pool of RPC connections to other servers. Prefer PeerRPC,
+// which honours Config.PeerBlocked.
+func (c *Cluster) Pool() *rpcwire.Pool { return c.pool }
+
+// RaftLayer is raft's stream layer over the rpc listener, which hands it
+// raft connections (nil unless Config.RaftNetwork; nil-safe).
+func (c *Cluster) RaftLayer() *RaftLayer {
+	if c == nil {
+		return nil
+	}
+	return c.layer
+}
 
 // raftStores are the three stores raft needs, plus what to close on shutdown.
 type raftStores struct {
@@ -21,6 +103,11 @@ type raftStores struct {
 	closers []io.Closer
 	devLog  *devLog // the in-memory log of a dev server, else nil
 }
+
+var (
+	_ raft.LogStore      = (*devLog)(nil)
+	_ raft.SnapshotStore = (*devSnapshots)(nil)
+)
 
 // started tells the stores raft runs on them: a dev log may now ask raft
 // for snapshots.
@@ -152,7 +239,7 @@ func lastCommandIndex(logs raft.LogStore) (uint64, error) {
 }
 
 // dataDirUnlessDev is where a server keeps its state: nowhere in dev mode.
-func dataDirUnlessDev(c *Config) string {
+func (c *Config) dataDirUnlessDev() string {
 	if c.DevMode {
 		return ""
 	}
@@ -162,27 +249,27 @@ func dataDirUnlessDev(c *Config) string {
 // setupRaftTransport picks raft's transport: the configured one, raft over
 // the shared rpc listener (RaftNetwork: ServeRPC hands raft connections to
 // it), or an in-memory one for a lone in-process server.
-func (s *Server) setupRaftTransport(logger hclog.Logger) error {
-	c := s.config
+func (cl *Cluster) setupRaftTransport(logger hclog.Logger) error {
+	c := &cl.cfg
 	switch {
 	case c.RaftTransport != nil:
-		s.trans = c.RaftTransport
+		cl.trans = c.RaftTransport
 	case c.RaftNetwork:
 		addr, err := net.ResolveTCPAddr("tcp", c.RaftAddr)
 		if err != nil {
 			return fmt.Errorf("server: raft address %q: %w", c.RaftAddr, err)
 		}
-		s.raftLayer = newRaftLayer(addr, c.PeerBlocked)
-		s.raftLayer.tls = c.RPCClientTLS
-		s.trans = raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{
-			Stream:                s.raftLayer,
+		cl.layer = newRaftLayer(addr, c.PeerBlocked)
+		cl.layer.tls = c.RPCClientTLS
+		cl.trans = raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{
+			Stream:                cl.layer,
 			MaxPool:               3,
 			Timeout:               10 * time.Second,
 			Logger:                logger,
-			ServerAddressProvider: serverAddressProvider{s},
+			ServerAddressProvider: serverAddressProvider{cl},
 		})
 	default:
-		_, s.trans = raft.NewInmemTransport(raft.ServerAddress(c.RaftAddr))
+		_, cl.trans = raft.NewInmemTransport(raft.ServerAddress(c.RaftAddr))
 	}
 	return nil
 }
@@ -190,13 +277,15 @@ func (s *Server) setupRaftTransport(logger hclog.Logger) error {
 // serverAddressProvider resolves a raft server ID to the address its
 // server currently gossips, so a server that restarted on another address
 // is reached there even before the configuration is updated.
-type serverAddressProvider struct{ s *Server }
+// Gossip's members are read under their lock (empty until gossip starts),
+// as raft resolves addresses on its own goroutines from before Start.
+type serverAddressProvider struct{ c *Cluster }
+
+var _ raft.ServerAddressProvider = serverAddressProvider{}
 
 func (p serverAddressProvider) ServerAddr(id raft.ServerID) (raft.ServerAddress, error) {
-	if c := p.s.gossip.Load(); c != nil {
-		if m, ok := c.serverByID(string(id)); ok {
-			return raft.ServerAddress(m.RPCAddr), nil
-		}
+	if m, ok := p.c.ServerByID(string(id)); ok {
+		return raft.ServerAddress(m.RPCAddr), nil
 	}
 	return "", fmt.Errorf("server %s not known to gossip", id)
 }
@@ -211,25 +300,25 @@ type RaftFootprint struct {
 }
 
 // RaftFootprint reads what raft's stores hold.
-func (s *Server) RaftFootprint() (RaftFootprint, error) {
+func (c *Cluster) RaftFootprint() (RaftFootprint, error) {
 	var f RaftFootprint
-	first, err := s.stores.logs.FirstIndex()
+	first, err := c.stores.logs.FirstIndex()
 	if err != nil {
 		return f, err
 	}
-	last, err := s.stores.logs.LastIndex()
+	last, err := c.stores.logs.LastIndex()
 	if err != nil {
 		return f, err
 	}
 	for i := first; i <= last && first > 0; i++ {
 		var l raft.Log
-		if err := s.stores.logs.GetLog(i, &l); err != nil {
+		if err := c.stores.logs.GetLog(i, &l); err != nil {
 			continue // compacted away meanwhile
 		}
 		f.LogEntries++
 		f.LogBytes += int64(len(l.Data) + len(l.Extensions))
 	}
-	if list, err := s.stores.snaps.List(); err == nil && len(list) > 0 {
+	if list, err := c.stores.snaps.List(); err == nil && len(list) > 0 {
 		f.SnapshotBytes = list[0].Size
 	}
 	return f, nil

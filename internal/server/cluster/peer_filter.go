@@ -1,4 +1,4 @@
-package server
+package cluster
 
 import (
 	"context"
@@ -24,12 +24,12 @@ import (
 // otherwise keep a session across the partition open).
 const peerBlockPoll = 20 * time.Millisecond
 
-// peerRPC is every server-to-server RPC (forwarding to the leader, remote
+// PeerRPC is every server-to-server RPC (forwarding to the leader, remote
 // workers, autopilot's stats, bootstrap's peer check).
-func (s *Server) peerRPC(ctx context.Context, addr, method string, args, reply any) error {
-	blocked := s.config.PeerBlocked
+func (c *Cluster) PeerRPC(ctx context.Context, addr, method string, args, reply any) error {
+	blocked := c.cfg.PeerBlocked
 	if blocked == nil {
-		return s.connPool.RPC(ctx, addr, method, args, reply)
+		return c.pool.RPC(ctx, addr, method, args, reply)
 	}
 	if blocked(addr) {
 		return &rpcwire.DialError{Addr: addr, Err: errPartitioned}
@@ -51,7 +51,7 @@ func (s *Server) peerRPC(ctx context.Context, addr, method string, args, reply a
 			}
 		}
 	}()
-	return s.connPool.RPC(ctx, addr, method, args, reply)
+	return c.pool.RPC(ctx, addr, method, args, reply)
 }
 
 // partitionableGossip wraps memberlist's UDP/TCP transport: packets and

@@ -1,7 +1,8 @@
-package server
+package cluster
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"sync"
 	"time"
@@ -14,12 +15,9 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-// AutopilotConfig is autopilot's configuration (see structs).
-type AutopilotConfig = structs.AutopilotConfig
-
 // DefaultAutopilotConfig is Nomad's default.
-func DefaultAutopilotConfig() *AutopilotConfig {
-	return &AutopilotConfig{
+func DefaultAutopilotConfig() *structs.AutopilotConfig {
+	return &structs.AutopilotConfig{
 		CleanupDeadServers:      true,
 		LastContactThreshold:    200 * time.Millisecond,
 		MaxTrailingLogs:         250,
@@ -37,31 +35,44 @@ type autopilotState struct {
 
 // setupAutopilot builds autopilot (run only while leading) over raft
 // with this server as its delegate.
-func (s *Server) setupAutopilot(hlog hclog.Logger) {
-	if s.cluster == nil {
+func (c *Cluster) setupAutopilot(hlog hclog.Logger) {
+	if c.serf == nil {
 		return
 	}
-	s.autopilot = autopilot.New(s.raft, autopilotDelegate{s},
+	c.autopilot = autopilot.New(c.raft, autopilotDelegate{c},
 		autopilot.WithLogger(hlog.Named("autopilot")),
 		autopilot.WithUpdateInterval(500*time.Millisecond),
 		autopilot.WithReconcileInterval(time.Second))
 }
 
-// runAutopilot is a leader duty.
-func (s *Server) runAutopilot(ctx context.Context) {
-	if s.autopilot == nil {
+// RunAutopilot is a leader duty: autopilot runs until ctx ends (at once
+// without gossip). It has no step form: autopilot keeps its own timers.
+func (c *Cluster) RunAutopilot(ctx context.Context) {
+	if c.autopilot == nil {
 		return
 	}
-	s.autopilot.Start(ctx)
+	c.autopilot.Start(ctx)
 	<-ctx.Done()
-	<-s.autopilot.Stop()
+	<-c.autopilot.Stop()
 }
 
-// initialAutopilotConfig is the configuration in force until one is
+// HasAutopilot reports whether autopilot runs on this server (it needs
+// gossip).
+func (c *Cluster) HasAutopilot() bool { return c.autopilot != nil }
+
+// AutopilotState is what autopilot last reported (nil before its first
+// pass).
+func (c *Cluster) AutopilotState() *autopilot.State {
+	c.apState.mu.Lock()
+	defer c.apState.mu.Unlock()
+	return c.apState.state
+}
+
+// InitialAutopilotConfig is the configuration in force until one is
 // stored: the agent's autopilot block, else Nomad's default.
-func (s *Server) initialAutopilotConfig() *AutopilotConfig {
-	if s.config.Autopilot != nil {
-		return s.config.Autopilot.Copy()
+func (c *Cluster) InitialAutopilotConfig() *structs.AutopilotConfig {
+	if c.cfg.Autopilot != nil {
+		return c.cfg.Autopilot.Copy()
 	}
 	return DefaultAutopilotConfig()
 }
@@ -70,29 +81,32 @@ func (s *Server) initialAutopilotConfig() *AutopilotConfig {
 // initial one. Nothing is stored until an operator sets one, so forming a
 // cluster writes no extra raft entry (CAS against ModifyIndex 0 means
 // "none stored yet").
-func (s *Server) autopilotConfig() *AutopilotConfig {
-	if c, err := s.State().AutopilotConfig(nil); err == nil && c != nil {
-		return c
+func (c *Cluster) autopilotConfig() *structs.AutopilotConfig {
+	if cfg, err := c.host.StoredAutopilotConfig(); err == nil && cfg != nil {
+		return cfg
 	}
-	return s.initialAutopilotConfig()
+	return c.InitialAutopilotConfig()
 }
 
-// validateAutopilotConfig names the first field that is out of range.
-func validateAutopilotConfig(c *AutopilotConfig) error {
+// ValidateAutopilotConfig names the first field that is out of range (the
+// endpoint answers it as a 400).
+func ValidateAutopilotConfig(c *structs.AutopilotConfig) error {
 	switch {
 	case c.LastContactThreshold < 0:
-		return BadRequest("invalid autopilot configuration: LastContactThreshold: %s is negative", c.LastContactThreshold)
+		return fmt.Errorf("invalid autopilot configuration: LastContactThreshold: %s is negative", c.LastContactThreshold)
 	case c.ServerStabilizationTime < 0:
-		return BadRequest("invalid autopilot configuration: ServerStabilizationTime: %s is negative", c.ServerStabilizationTime)
+		return fmt.Errorf("invalid autopilot configuration: ServerStabilizationTime: %s is negative", c.ServerStabilizationTime)
 	}
 	return nil
 }
 
 // autopilotDelegate is autopilot's view of the application.
-type autopilotDelegate struct{ s *Server }
+type autopilotDelegate struct{ c *Cluster }
+
+var _ autopilot.ApplicationIntegration = autopilotDelegate{}
 
 func (d autopilotDelegate) AutopilotConfig() *autopilot.Config {
-	c := d.s.autopilotConfig()
+	c := d.c.autopilotConfig()
 	return &autopilot.Config{
 		CleanupDeadServers:      c.CleanupDeadServers,
 		LastContactThreshold:    c.LastContactThreshold,
@@ -103,9 +117,9 @@ func (d autopilotDelegate) AutopilotConfig() *autopilot.Config {
 }
 
 func (d autopilotDelegate) NotifyState(st *autopilot.State) {
-	d.s.apState.mu.Lock()
-	d.s.apState.state = st
-	d.s.apState.mu.Unlock()
+	d.c.apState.mu.Lock()
+	d.c.apState.state = st
+	d.c.apState.mu.Unlock()
 }
 
 // FetchServerStats asks every alive server for its raft progress.
@@ -121,9 +135,9 @@ func (d autopilotDelegate) FetchServerStats(ctx context.Context, servers map[raf
 		go func() {
 			defer wg.Done()
 			var st structs.ServerRaftStats
-			if string(id) == d.s.nodeID {
-				st = d.s.raftStats()
-			} else if err := d.s.peerRPC(ctx, string(srv.Address), "Cluster.ServerStats", &structs.ServerRaftStatsRequest{}, &st); err != nil {
+			if string(id) == d.c.cfg.NodeID {
+				st = d.c.RaftStats()
+			} else if err := d.c.PeerRPC(ctx, string(srv.Address), "Cluster.ServerStats", &structs.ServerRaftStatsRequest{}, &st); err != nil {
 				return
 			}
 			mu.Lock()
@@ -137,12 +151,12 @@ func (d autopilotDelegate) FetchServerStats(ctx context.Context, servers map[raf
 
 // KnownServers are the servers gossip knows.
 func (d autopilotDelegate) KnownServers() map[raft.ServerID]*autopilot.Server {
-	if d.s.cluster == nil {
+	if d.c.serf == nil {
 		return nil
 	}
-	_, leaderID := d.s.raft.LeaderWithID()
+	_, leaderID := d.c.raft.LeaderWithID()
 	out := map[raft.ServerID]*autopilot.Server{}
-	for _, m := range d.s.cluster.servers() {
+	for _, m := range d.c.Servers() {
 		srv := autopilotServer(m, string(leaderID) == m.ID)
 		out[srv.ID] = srv
 	}
@@ -152,13 +166,13 @@ func (d autopilotDelegate) KnownServers() map[raft.ServerID]*autopilot.Server {
 // RemoveFailedServer forces a failed server out of gossip; it then counts
 // as left and reconciliation removes it from raft.
 func (d autopilotDelegate) RemoveFailedServer(srv *autopilot.Server) {
-	d.s.log.Info("autopilot: removing a dead server", "name", srv.Name, "id", srv.ID)
-	if err := d.s.cluster.serf.RemoveFailedNode(srv.Name); err != nil {
-		d.s.log.Warn("autopilot: remove dead server", "name", srv.Name, "error", err)
+	d.c.log.Info("autopilot: removing a dead server", "name", srv.Name, "id", srv.ID)
+	if err := d.c.serf.RemoveFailedNode(srv.Name); err != nil {
+		d.c.log.Warn("autopilot: remove dead server", "name", srv.Name, "error", err)
 	}
 }
 
-func autopilotServer(m serverMember, leader bool) *autopilot.Server {
+func autopilotServer(m Member, leader bool) *autopilot.Server {
 	status := autopilot.NodeUnknown
 	switch m.Status {
 	case serf.StatusAlive:
@@ -177,16 +191,16 @@ func autopilotServer(m serverMember, leader bool) *autopilot.Server {
 	}
 }
 
-// raftStats is this server's raft progress, for the leader's autopilot.
-func (s *Server) raftStats() structs.ServerRaftStats {
-	out := structs.ServerRaftStats{LastIndex: s.raft.LastIndex()}
-	if s.raft.State() != raft.Leader {
-		if last := s.raft.LastContact(); last.IsZero() {
+// RaftStats is this server's raft progress, for the leader's autopilot.
+func (c *Cluster) RaftStats() structs.ServerRaftStats {
+	out := structs.ServerRaftStats{LastIndex: c.raft.LastIndex()}
+	if c.raft.State() != raft.Leader {
+		if last := c.raft.LastContact(); last.IsZero() {
 			out.LastContact = -1
 		} else {
 			out.LastContact = time.Since(last)
 		}
 	}
-	out.LastTerm, _ = strconv.ParseUint(s.raft.Stats()["last_log_term"], 10, 64)
+	out.LastTerm, _ = strconv.ParseUint(c.raft.Stats()["last_log_term"], 10, 64)
 	return out
 }

@@ -1,4 +1,4 @@
-package server
+package cluster
 
 import (
 	"fmt"
@@ -14,10 +14,10 @@ import (
 // another address or port keeps its place in the cluster.
 const nodeIDFile = "node-id"
 
-// loadOrCreateNodeID returns the configured ID, else the one kept under
+// LoadOrCreateNodeID returns the configured ID, else the one kept under
 // dataDir/server, else a new one that is written there first. A dev server
 // (no data dir) gets a fresh ID each start, as its raft state is in memory.
-func loadOrCreateNodeID(configured, dataDir string) (string, error) {
+func LoadOrCreateNodeID(configured, dataDir string) (string, error) {
 	if configured != "" {
 		if _, err := uuid.Parse(configured); err != nil {
 			return "", fmt.Errorf("server: node ID %q is not a UUID", configured)
@@ -25,7 +25,7 @@ func loadOrCreateNodeID(configured, dataDir string) (string, error) {
 		return configured, nil
 	}
 	if dataDir == "" {
-		return NewUUID(), nil
+		return uuid.NewString(), nil
 	}
 	id, err := idfile.LoadOrCreate(filepath.Join(dataDir, "server"), nodeIDFile)
 	if err != nil {

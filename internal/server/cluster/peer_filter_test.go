@@ -1,4 +1,4 @@
-package server
+package cluster
 
 import (
 	"context"
@@ -100,18 +100,18 @@ func TestPeerRPC_CutRefusesAndBreaksCalls(t *testing.T) {
 	}()
 	addr := ln.Addr().String()
 	var cut atomic.Bool
-	s := &Server{config: &Config{PeerBlocked: func(a string) bool { return cut.Load() && a == addr }}, connPool: rpcwire.NewPool()}
-	defer s.connPool.Close()
+	s := &Cluster{cfg: Config{PeerBlocked: func(a string) bool { return cut.Load() && a == addr }}, pool: rpcwire.NewPool()}
+	defer s.pool.Close()
 
 	cut.Store(true)
 	var dialErr *rpcwire.DialError
-	if err := s.peerRPC(context.Background(), addr, "Status.Ping", &struct{}{}, &struct{}{}); !errors.As(err, &dialErr) {
+	if err := s.PeerRPC(context.Background(), addr, "Status.Ping", &struct{}{}, &struct{}{}); !errors.As(err, &dialErr) {
 		t.Fatalf("call to a cut peer = %v, want a dial error", err)
 	}
 
 	cut.Store(false)
 	done := make(chan error, 1)
-	go func() { done <- s.peerRPC(context.Background(), addr, "Status.Ping", &struct{}{}, &struct{}{}) }()
+	go func() { done <- s.PeerRPC(context.Background(), addr, "Status.Ping", &struct{}{}, &struct{}{}) }()
 	select {
 	case err := <-done:
 		t.Fatalf("the call returned before the cut: %v", err)

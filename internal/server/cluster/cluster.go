@@ -1,19 +1,27 @@
-package server
+package cluster
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/memberlist"
+	"github.com/hashicorp/raft"
+	autopilot "github.com/hashicorp/raft-autopilot"
 	"github.com/hashicorp/serf/serf"
+
+	"github.com/drover-project/drover/internal/rpcwire"
 )
 
 // Gossip tags every server publishes (Nomad's names, so tools reading
@@ -60,33 +68,61 @@ type SerfConfig struct {
 	DeadNodeReclaim time.Duration
 }
 
-// serverMember is a gossip member that is a Drover server.
-type serverMember struct {
+// Member is a gossip member that is a Drover server.
+type Member struct {
 	Name, ID, Region, Datacenter, RPCAddr, Build string
 	Expect, RaftVersion                          int
 	Status                                       serf.MemberStatus
 }
 
-// cluster is the server's gossip membership.
-type cluster struct {
-	s       *Server
+// Cluster is one server's part of the cluster: its stable identity, raft
+// (its stores, and its transport over the shared rpc listener), gossip
+// membership, autopilot, and the pool of RPC connections to other servers
+// (forwarding, remote workers, stats).
+type Cluster struct {
+	cfg  Config
+	host Host
+	log  *slog.Logger
+
+	raft       *raft.Raft
+	trans      raft.Transport
+	stores     *raftStores
+	raftLog    hclog.Logger
+	layer      *RaftLayer // raft over the rpc listener; nil otherwise
+	startIndex uint64
+	pool       *rpcwire.Pool
+
+	// Gossip membership; serf is nil while (or when) running without.
 	serf    *serf.Serf
 	events  chan serf.Event
 	mu      sync.Mutex
-	members map[string]serverMember // by ID, as last seen
+	members map[string]Member // by ID, as last seen
 	// reconcile wakes the leader's member reconciliation (buffered 1).
 	reconcile chan struct{}
 	// bootstrapped is set once raft has a configuration.
 	bootstrapped bool
+
+	autopilot *autopilot.Autopilot // nil without gossip
+	apState   autopilotState
 }
 
-// setupCluster starts gossip when configured; a lone server skips it.
-func (s *Server) setupCluster() error {
-	if s.config.Serf == nil {
+// Start starts gossip when configured (a lone server skips it) and builds
+// autopilot over it. Call it once the Host can take membership events.
+func (c *Cluster) Start() error {
+	if err := c.startGossip(); err != nil {
+		return err
+	}
+	c.setupAutopilot(c.raftLog)
+	return nil
+}
+
+// startGossip starts gossip when configured; a lone server skips it.
+func (c *Cluster) startGossip() error {
+	if c.cfg.Serf == nil {
 		return nil
 	}
-	c := &cluster{s: s, events: make(chan serf.Event, 256), members: map[string]serverMember{}, reconcile: make(chan struct{}, 1)}
-	conf, err := s.serfConfig(c.events)
+	c.events = make(chan serf.Event, 256)
+	conf, err := c.serfConfig(c.events)
 	if err != nil {
 		return err
 	}
@@ -94,35 +130,25 @@ func (s *Server) setupCluster() error {
 	if err != nil {
 		return fmt.Errorf("server: start gossip: %w", err)
 	}
-	s.cluster = c
-	s.gossip.Store(c)
-	s.bg.Add(1)
-	go func() {
-		defer s.bg.Done()
-		c.handleEvents()
-	}()
-	if len(s.config.Serf.RetryJoin) > 0 {
-		s.bg.Add(1)
-		go func() {
-			defer s.bg.Done()
-			c.retryJoin()
-		}()
+	c.host.Go(c.handleEvents)
+	if len(c.cfg.Serf.RetryJoin) > 0 {
+		c.host.Go(c.retryJoin)
 	}
 	return nil
 }
 
-func (s *Server) serfConfig(events chan serf.Event) (*serf.Config, error) {
-	sc, c := s.config.Serf, s.config
+func (c *Cluster) serfConfig(events chan serf.Event) (*serf.Config, error) {
+	sc := c.cfg.Serf
 	conf := serf.DefaultConfig()
 	conf.Init()
-	conf.NodeName = c.NodeName + "." + c.Region
-	rpcHost, rpcPort, _ := net.SplitHostPort(c.RaftAddr)
+	conf.NodeName = c.cfg.NodeName + "." + c.cfg.Region
+	rpcHost, rpcPort, _ := net.SplitHostPort(c.cfg.RaftAddr)
 	conf.Tags = map[string]string{
-		tagRole: roleServer, tagRegion: c.Region, tagDC: c.Datacenter, tagBuild: Build,
-		tagVsn: "1", tagRaftVsn: "3", tagID: s.nodeID, tagRPCAddr: rpcHost, tagPort: rpcPort,
+		tagRole: roleServer, tagRegion: c.cfg.Region, tagDC: c.cfg.Datacenter, tagBuild: Build,
+		tagVsn: "1", tagRaftVsn: "3", tagID: c.cfg.NodeID, tagRPCAddr: rpcHost, tagPort: rpcPort,
 	}
-	if c.BootstrapExpect > 0 {
-		conf.Tags[tagExpect] = strconv.Itoa(c.BootstrapExpect)
+	if c.cfg.BootstrapExpect > 0 {
+		conf.Tags[tagExpect] = strconv.Itoa(c.cfg.BootstrapExpect)
 	}
 	conf.EventCh = events
 	ml := memberlist.DefaultLANConfig()
@@ -150,22 +176,22 @@ func (s *Server) serfConfig(events chan serf.Event) (*serf.Config, error) {
 		}
 	}
 	ml.Name = conf.NodeName
-	logger := log.New(slogWriter{s.log.With("component", "serf")}, "", 0)
-	if s.log.Handler().Enabled(s.ctx, -8) {
+	logger := log.New(slogWriter{c.log.With("component", "serf")}, "", 0)
+	if c.log.Handler().Enabled(context.Background(), -8) {
 		conf.Logger, ml.Logger = logger, logger
 	} else {
 		quiet := log.New(io.Discard, "", 0)
 		conf.Logger, ml.Logger = quiet, quiet
 	}
-	if c.PeerBlocked != nil {
-		t, err := newPartitionableGossip(ml, c.PeerBlocked)
+	if c.cfg.PeerBlocked != nil {
+		t, err := newPartitionableGossip(ml, c.cfg.PeerBlocked)
 		if err != nil {
 			return nil, fmt.Errorf("server: gossip transport: %w", err)
 		}
 		ml.Transport = t
 	}
 	conf.MemberlistConfig = ml
-	if dir := dataDirUnlessDev(c); dir != "" {
+	if dir := c.cfg.dataDirUnlessDev(); dir != "" {
 		serfDir := filepath.Join(dir, "server", "serf")
 		if err := os.MkdirAll(serfDir, 0o700); err != nil {
 			return nil, fmt.Errorf("server: create serf dir: %w", err)
@@ -178,11 +204,11 @@ func (s *Server) serfConfig(events chan serf.Event) (*serf.Config, error) {
 
 // handleEvents follows membership: servers seen, bootstrap, and the
 // leader's reconciliation.
-func (c *cluster) handleEvents() {
-	c.maybeBootstrap()
+func (c *Cluster) handleEvents(ctx context.Context) {
+	c.maybeBootstrap(ctx)
 	for {
 		select {
-		case <-c.s.shutdownCh:
+		case <-ctx.Done():
 			return
 		case e := <-c.events:
 			me, ok := e.(serf.MemberEvent)
@@ -193,25 +219,25 @@ func (c *cluster) handleEvents() {
 			if me.Type == serf.EventMemberFailed || me.Type == serf.EventMemberLeave {
 				for _, m := range me.Members {
 					if sm, ok := parseServerMember(m); ok {
-						c.s.nackHeldBy(sm.ID)
+						c.host.ServerFailed(sm.ID)
 					}
 				}
 			}
-			c.maybeBootstrap()
+			c.maybeBootstrap(ctx)
 			select {
 			case c.reconcile <- struct{}{}:
 			default:
 			}
-			c.s.auth.WakeKEKPush()
+			c.host.MembersChanged()
 		}
 	}
 }
 
 // refreshMembers rebuilds the ID -> server map from serf's member list.
-func (c *cluster) refreshMembers() {
-	members := map[string]serverMember{}
+func (c *Cluster) refreshMembers() {
+	members := map[string]Member{}
 	for _, m := range c.serf.Members() {
-		if sm, ok := parseServerMember(m); ok && sm.Region == c.s.config.Region {
+		if sm, ok := parseServerMember(m); ok && sm.Region == c.cfg.Region {
 			members[sm.ID] = sm
 		}
 	}
@@ -220,19 +246,21 @@ func (c *cluster) refreshMembers() {
 	c.mu.Unlock()
 }
 
-// serverByID returns the member with raft ID id.
-func (c *cluster) serverByID(id string) (serverMember, bool) {
+// ServerByID returns the server with raft ID id, as gossip last saw it
+// (false without gossip).
+func (c *Cluster) ServerByID(id string) (Member, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	m, ok := c.members[id]
 	return m, ok
 }
 
-// servers returns the known servers of this region, sorted by name.
-func (c *cluster) servers() []serverMember {
+// Servers returns the known servers of this region, sorted by name (none
+// without gossip).
+func (c *Cluster) Servers() []Member {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := make([]serverMember, 0, len(c.members))
+	out := make([]Member, 0, len(c.members))
 	for _, m := range c.members {
 		out = append(out, m)
 	}
@@ -241,11 +269,11 @@ func (c *cluster) servers() []serverMember {
 }
 
 // parseServerMember reads a member's tags; ok is false for non-servers.
-func parseServerMember(m serf.Member) (serverMember, bool) {
+func parseServerMember(m serf.Member) (Member, bool) {
 	if m.Tags[tagRole] != roleServer || m.Tags[tagID] == "" {
-		return serverMember{}, false
+		return Member{}, false
 	}
-	sm := serverMember{
+	sm := Member{
 		Name: m.Name, ID: m.Tags[tagID], Region: m.Tags[tagRegion], Datacenter: m.Tags[tagDC],
 		Build: m.Tags[tagBuild], Status: m.Status, RPCAddr: m.Tags[tagRPCAddr],
 	}
@@ -262,8 +290,9 @@ func parseServerMember(m serf.Member) (serverMember, bool) {
 	return sm, true
 }
 
-// join joins the gossip pool through addrs (host or host:port).
-func (c *cluster) join(addrs []string) (int, error) {
+// Join joins the gossip pool through addrs (host or host:port); gossip
+// must be on (HasGossip).
+func (c *Cluster) Join(addrs []string) (int, error) {
 	withPorts := make([]string, len(addrs))
 	for i, a := range addrs {
 		withPorts[i] = withDefaultPort(a, defaultSerf)
@@ -280,59 +309,89 @@ func withDefaultPort(addr string, port int) string {
 
 // retryJoin joins the configured addresses until one answers, or
 // RetryMax attempts fail.
-func (c *cluster) retryJoin() {
-	sc := c.s.config.Serf
+func (c *Cluster) retryJoin(ctx context.Context) {
+	sc := c.cfg.Serf
 	interval := sc.RetryInterval
 	if interval <= 0 {
 		interval = 30 * time.Second
 	}
 	for attempt := 1; ; attempt++ {
-		n, err := c.join(sc.RetryJoin)
+		n, err := c.Join(sc.RetryJoin)
 		if n > 0 {
-			c.s.log.Info("joined the cluster", "contacted", n)
+			c.log.Info("joined the cluster", "contacted", n)
 			return
 		}
 		if sc.RetryMax > 0 && attempt >= sc.RetryMax {
-			c.s.log.Error("retry_join: giving up", "attempts", attempt, "error", err)
+			c.log.Error("retry_join: giving up", "attempts", attempt, "error", err)
 			return
 		}
-		c.s.log.Warn("retry_join: no server answered; retrying", "error", err, "in", interval)
+		c.log.Warn("retry_join: no server answered; retrying", "error", err, "in", interval)
 		select {
-		case <-c.s.shutdownCh:
+		case <-ctx.Done():
 			return
 		case <-time.After(interval):
 		}
 	}
 }
 
-// leave stops gossip without a graceful leave: as with Nomad's default
+// Leave stops gossip without a graceful leave: as with Nomad's default
 // (leave_on_terminate = false), a stopped server stays a raft peer and is
 // seen as failed until it comes back; `server force-leave` removes it.
-func (c *cluster) leave() {
-	_ = c.serf.Shutdown()
+func (c *Cluster) Leave() {
+	if c.serf != nil {
+		_ = c.serf.Shutdown()
+	}
 }
 
-// serverName is the gossip name of raft server id ("" when unknown).
-func (s *Server) serverName(id string) string {
-	if id == s.nodeID {
-		return s.config.NodeName + "." + s.config.Region
+// HasGossip reports whether this server runs gossip (not in dev mode nor
+// as a lone in-process server).
+func (c *Cluster) HasGossip() bool { return c.serf != nil }
+
+// Members is every gossip member this server sees, servers or not (none
+// without gossip).
+func (c *Cluster) Members() []serf.Member {
+	if c.serf == nil {
+		return nil
 	}
-	if s.cluster != nil {
-		if m, ok := s.cluster.serverByID(id); ok {
-			return m.Name
-		}
+	return c.serf.Members()
+}
+
+// RemoveFailedNode marks a failed gossip member as left (prune: and
+// forgets it at once), which removes it from raft; gossip must be on.
+func (c *Cluster) RemoveFailedNode(name string, prune bool) error {
+	if prune {
+		return c.serf.RemoveFailedNodePrune(name)
+	}
+	return c.serf.RemoveFailedNode(name)
+}
+
+// ServerName is the gossip name of raft server id ("" when unknown).
+func (c *Cluster) ServerName(id string) string {
+	if id == c.cfg.NodeID {
+		return c.cfg.NodeName + "." + c.cfg.Region
+	}
+	if m, ok := c.ServerByID(id); ok {
+		return m.Name
 	}
 	return ""
 }
 
 // SerfAddr is the address this server gossips on ("" without gossip).
-func (s *Server) SerfAddr() string {
-	if s.cluster == nil {
+func (c *Cluster) SerfAddr() string {
+	if c.serf == nil {
 		return ""
 	}
-	n := s.cluster.serf.Memberlist().LocalNode()
+	n := c.serf.Memberlist().LocalNode()
 	return net.JoinHostPort(n.Addr.String(), strconv.Itoa(int(n.Port)))
 }
 
 // NodeID is this server's raft identity.
-func (s *Server) NodeID() string { return s.nodeID }
+func (c *Cluster) NodeID() string { return c.cfg.NodeID }
+
+// slogWriter forwards raft's and serf's log lines into our structured log.
+type slogWriter struct{ log *slog.Logger }
+
+func (w slogWriter) Write(p []byte) (int, error) {
+	w.log.Warn(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
