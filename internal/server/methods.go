@@ -54,8 +54,8 @@ var (
 	// The remote workers' calls (a follower's worker to the leader's
 	// broker and plan queue) carry the server credential.
 	EvalDequeue = writes("Eval.Dequeue", serverOnly, (*EvalEndpoint).Dequeue)
-	EvalAck     = writes("Eval.Ack", managementOnly, (*EvalEndpoint).Ack)
-	EvalNack    = writes("Eval.Nack", managementOnly, (*EvalEndpoint).Nack)
+	EvalAck     = writes("Eval.Ack", serverOnly, (*EvalEndpoint).Ack)
+	EvalNack    = writes("Eval.Nack", serverOnly, (*EvalEndpoint).Nack)
 	EvalUpdate  = writes("Eval.Update", serverOnly, (*EvalEndpoint).Update)
 
 	SearchPrefixSearch = reads("Search.PrefixSearch", nsCap(capListJobs), (*SearchEndpoint).PrefixSearch)

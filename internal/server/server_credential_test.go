@@ -2,6 +2,8 @@ package server
 
 import (
 	"context"
+	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -37,9 +39,30 @@ func TestServerOnlyCalls_NeedTheServerCredential(t *testing.T) {
 		if ErrorCode(err) != 403 {
 			t.Errorf("Eval.Update with %s: %v, want 403", name, err)
 		}
+		for _, m := range []*Method[EvalEndpoint, structs.EvalAckRequest, *structs.EvalAckRequest, structs.GenericResponse]{EvalAck, EvalNack} {
+			_, err = m.Call(ctx, s, &structs.EvalAckRequest{EvalID: "e", Token: "t", WriteRequest: structs.WriteRequest{AuthToken: token}})
+			if ErrorCode(err) != 403 {
+				t.Errorf("%s with %s: %v, want 403", m.Name(), name, err)
+			}
+		}
 	}
 	cred, _ := s.Auth().ServerCredential()
 	if err := dequeue(cred); err != nil {
 		t.Fatalf("Eval.Dequeue with the server credential: %v", err)
+	}
+	// A follower's worker acks and nacks with the credential (remoteBackend):
+	// the broker answers (an unknown eval), the ACL check does not refuse.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ServeRPC(ln); err != nil {
+		t.Fatal(err)
+	}
+	backend := remoteBackend{s: s, leader: ln.Addr().String()}
+	for name, call := range map[string]func(string, string) error{"Eval.Ack": backend.Ack, "Eval.Nack": backend.Nack} {
+		if err := call("no-such-eval", "t"); err == nil || strings.Contains(err.Error(), ErrPermissionDenied.Error()) {
+			t.Errorf("%s with the server credential: %v, want the broker's refusal", name, err)
+		}
 	}
 }
