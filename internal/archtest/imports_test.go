@@ -53,6 +53,11 @@ var rules = []rule{
 	{"internal/scheduler", only("internal/structs")},
 	{"internal/client", never("internal/server", "internal/fsm", "internal/state", "internal/scheduler")},
 	{"internal/server", never("internal/agent", "internal/client", "internal/command")},
+	// The leader role drives the pipeline's leaf packages; the server
+	// implements the narrow interfaces it declares (no import of server).
+	{"internal/server/leader", only("internal/structs", "internal/state", "internal/fsm", "internal/clock", "internal/scheduler",
+		"internal/server/broker", "internal/server/blockedevals", "internal/server/planapply",
+		"internal/server/deploywatch", "internal/server/drainer", "internal/server/periodic")},
 	{"internal/command", only("internal/jobspec")},
 	{"internal/jobspec", only()},
 	{"internal/acl", only()},

@@ -10,7 +10,7 @@ import "github.com/drover-project/drover/internal/structs"
 // flapping-cluster example of docs/design.md: thousands of evals, a few hundred processed).
 // Only the leader coalesces; elsewhere every eval is written.
 func (s *Server) coalesceNodeEvals(evals []*structs.Evaluation) (write, covered []*structs.Evaluation) {
-	if !s.leaderActive.Load() {
+	if !s.LeaderActive() {
 		return evals, nil
 	}
 	for _, ev := range evals {

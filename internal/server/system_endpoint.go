@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 
+	"github.com/drover-project/drover/internal/server/leader"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -16,5 +17,5 @@ func (e *SystemEndpoint) GarbageCollect(ctx context.Context, args *structs.Gener
 	if done, err := e.srv.forward(ctx, "System.GarbageCollect", args, reply); done {
 		return reply, err
 	}
-	return reply, e.srv.CreateCoreEvals(CoreJobForceGC)
+	return reply, e.srv.leader.CreateCoreEvals(leader.CoreJobForceGC)
 }
