@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/drover-project/drover/internal/server/leader"
+	"github.com/drover-project/drover/internal/server/planapply"
 	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
 )
@@ -174,7 +175,11 @@ func (s *Server) StepDuties() bool {
 // and the narrow writers package leader declares.
 type leaderServer struct{ s *Server }
 
-var _ leader.Server = leaderServer{}
+var (
+	_ leader.Server   = leaderServer{}
+	_ leader.Timeline = (*Timeline)(nil)
+	_ leader.Applier  = (*planapply.Applier)(nil)
+)
 
 func (b leaderServer) State() *state.StateStore { return b.s.State() }
 

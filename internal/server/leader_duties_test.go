@@ -157,7 +157,7 @@ func TestNodeEvalCoalescing_WritesEveryEvalItMust(t *testing.T) {
 	// committed is written after the commit.
 	late := &structs.Evaluation{ID: "late-1", Namespace: "default", Priority: 50, Type: "service",
 		TriggeredBy: structs.EvalTriggerNodeUpdate, JobID: "web", NodeID: n.ID, Status: structs.EvalStatusPending}
-	written, err := p.srv.writeUncovered([]*structs.Evaluation{late})
+	written, err := p.srv.leader.WriteUncovered([]*structs.Evaluation{late})
 	if err != nil || len(written) != 1 {
 		t.Fatalf("writeUncovered wrote %d evals (%v), want 1", len(written), err)
 	}

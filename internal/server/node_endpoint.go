@@ -48,12 +48,12 @@ func (e *NodeEndpoint) upsertNode(node *structs.Node) (*structs.NodeWriteRespons
 			return nil, err
 		}
 	}
-	evals, covered := e.srv.coalesceNodeEvals(evals)
+	evals, covered := e.srv.leader.CoalesceNodeEvals(evals)
 	index, err := e.srv.raftApply(structs.NodeRegisterRequestType, &structs.NodeRegisterRequest{Node: n, Evals: evals, UpdatedAt: now.Unix()})
 	if err != nil {
 		return nil, err
 	}
-	late, err := e.srv.writeUncovered(covered)
+	late, err := e.srv.leader.WriteUncovered(covered)
 	if err != nil {
 		return nil, err
 	}

@@ -28,7 +28,7 @@ func (s *Server) setNodeStatus(nodeID, status string) (*structs.NodeWriteRespons
 		s.leader.Heartbeats().Clear(nodeID)
 	}
 	now := s.now()
-	evals, covered := s.coalesceNodeEvals(evals)
+	evals, covered := s.leader.CoalesceNodeEvals(evals)
 	index, err := s.raftApply(structs.NodeUpdateStatusRequestType, &structs.NodeUpdateStatusRequest{
 		NodeID: nodeID, Status: status, Evals: evals, UpdatedAt: now.Unix(),
 		NodeEvent: &structs.NodeEvent{Message: "Node status changed to " + status, Subsystem: "Cluster", Timestamp: now},
@@ -36,7 +36,7 @@ func (s *Server) setNodeStatus(nodeID, status string) (*structs.NodeWriteRespons
 	if err != nil {
 		return nil, err
 	}
-	late, err := s.writeUncovered(covered)
+	late, err := s.leader.WriteUncovered(covered)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 // Package server is a Drover server: raft, the FSM and state store, the
 // endpoints every transport (HTTP, client RPC, leader forwarding) calls, and
-// the leader's duties.
+// the leadership monitor that turns the leader's duties (package leader) on
+// and off.
 package server
 
 import (

@@ -35,6 +35,10 @@
 // the caller runs DutySteps in order, and periods and deadlines become
 // timers on the manual clock.
 //
+// Node writes ask it which of their node-update evals a waiting eval of
+// the same job already covers (CoalesceNodeEvals, WriteUncovered); the
+// node endpoints reset and clear heartbeat timers (Heartbeats).
+//
 // The duties read the state store and write only through raft, by the
 // narrow writers Server declares (evals, node status, a raft entry); they
 // never call an endpoint. The clock, IDs and randomness are injected
