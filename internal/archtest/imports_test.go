@@ -56,6 +56,11 @@ var rules = []rule{
 	// The cluster (raft, gossip, autopilot) sees the server only through
 	// cluster.Host.
 	{"internal/server/cluster", only("internal/structs", "internal/rpcwire", "internal/idfile")},
+	// The leader role drives the pipeline's leaf packages; the server
+	// implements the narrow interfaces it declares (no import of server).
+	{"internal/server/leader", only("internal/structs", "internal/state", "internal/fsm", "internal/clock", "internal/scheduler",
+		"internal/server/broker", "internal/server/blockedevals", "internal/server/planapply",
+		"internal/server/deploywatch", "internal/server/drainer", "internal/server/periodic")},
 	{"internal/command", only("internal/jobspec")},
 	{"internal/jobspec", only()},
 	{"internal/acl", only()},

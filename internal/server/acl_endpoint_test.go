@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/drover-project/drover/internal/clock"
+	"github.com/drover-project/drover/internal/server/leader"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -152,7 +153,7 @@ func TestACLTokens_ExpiredAndUnknownAreDenied(t *testing.T) {
 	if err := s.WaitUntilReady(10 * time.Second); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.CreateCoreEvals(CoreJobForceGC); err != nil {
+	if err := s.leader.CreateCoreEvals(leader.CoreJobForceGC); err != nil {
 		t.Fatal(err)
 	}
 	for deadline := time.Now().Add(10 * time.Second); ; {

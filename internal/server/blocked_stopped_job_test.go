@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/drover-project/drover/internal/server/leader"
 	"github.com/drover-project/drover/internal/structs"
 	"github.com/drover-project/drover/internal/testutil/mock"
 )
@@ -27,7 +28,7 @@ func TestEvalStatus_BlockedToCanceled_JobStoppedOrPurged(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := waitEval(t, s, blocked.ID, structs.EvalStatusCanceled)
-			if got.StatusDescription != descJobStopped {
+			if got.StatusDescription != leader.DescJobStopped {
 				t.Fatalf("blocked eval canceled with %q", got.StatusDescription)
 			}
 			if st := s.blocked.Stats(); st.TotalBlocked != 0 {
@@ -50,8 +51,8 @@ func lateBlockedEval(id string, job *structs.Job) *structs.Evaluation {
 func assertCanceledForStoppedJob(t *testing.T, p *pipeline, id string) {
 	t.Helper()
 	got := p.eval(id)
-	if got.Status != structs.EvalStatusCanceled || got.StatusDescription != descJobStopped {
-		t.Fatalf("blocked eval of the stopped job is %s, want canceled (%s)", statusOf(got), descJobStopped)
+	if got.Status != structs.EvalStatusCanceled || got.StatusDescription != leader.DescJobStopped {
+		t.Fatalf("blocked eval of the stopped job is %s, want canceled (%s)", statusOf(got), leader.DescJobStopped)
 	}
 	if st := p.srv.blocked.Stats(); st.TotalBlocked != 0 {
 		t.Fatalf("tracker holds %d blocked evals", st.TotalBlocked)

@@ -58,7 +58,7 @@ type Config struct {
 	// NumSchedulers is the number of scheduling workers.
 	NumSchedulers int
 	// ManualDuties starts neither the workers' nor the leader duties'
-	// goroutines: the caller drives them with StepDuties (duty_steps.go),
+	// goroutines: the caller drives them with StepDuties (package leader),
 	// on a manual clock, for a deterministic run (the simulator).
 	ManualDuties bool
 	// RaftTimings overrides raft's timeouts; nil picks defaults that suit

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/drover-project/drover/internal/server/leader"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -67,22 +68,22 @@ func TestStepDuties_GCIsATickOnTheClock(t *testing.T) {
 	interval := p.srv.config.GCInterval
 	p.clk.Advance(interval - time.Second)
 	runSteps(t, p.srv)
-	if n := len(p.evalsOf(CoreJobEvalGC)); n != 0 {
+	if n := len(p.evalsOf(leader.CoreJobEvalGC)); n != 0 {
 		t.Fatalf("%d eval-gc evals before the interval", n)
 	}
 	p.clk.Advance(time.Second)
 	runSteps(t, p.srv)
-	if n, m := len(p.evalsOf(CoreJobEvalGC)), len(p.evalsOf(CoreJobJobGC)); n != 1 || m != 1 {
+	if n, m := len(p.evalsOf(leader.CoreJobEvalGC)), len(p.evalsOf(leader.CoreJobJobGC)); n != 1 || m != 1 {
 		t.Fatalf("after one interval: %d eval-gc, %d job-gc evals, want 1 and 1", n, m)
 	}
 	p.clk.Advance(interval - time.Second)
 	runSteps(t, p.srv)
-	if n := len(p.evalsOf(CoreJobEvalGC)); n != 1 {
+	if n := len(p.evalsOf(leader.CoreJobEvalGC)); n != 1 {
 		t.Fatalf("%d eval-gc evals before the second interval, want 1", n)
 	}
 	p.clk.Advance(time.Second)
 	runSteps(t, p.srv)
-	if n := len(p.evalsOf(CoreJobEvalGC)); n != 2 {
+	if n := len(p.evalsOf(leader.CoreJobEvalGC)); n != 2 {
 		t.Fatalf("%d eval-gc evals after two intervals, want 2", n)
 	}
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"github.com/drover-project/drover/internal/server/leader"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -14,6 +15,8 @@ import (
 // evals and allocs stored, loaded 2-core machine).
 var evalDeleteBatch = 1024
 
+var _ leader.EvalDeleter = (*evalDeleter)(nil)
+
 // evalDeleter writes eval deletes in bounded entries.
 type evalDeleter struct {
 	srv    *Server
@@ -24,10 +27,10 @@ type evalDeleter struct {
 	why    string // the timeline note of each deleted eval
 }
 
-// add queues an eval and its allocs, writing entries whenever one is full.
+// Add queues an eval and its allocs, writing entries whenever one is full.
 // An eval goes in the same entry as the last of its allocs, so an eval is
 // never deleted before the allocs it explains.
-func (d *evalDeleter) add(evalID string, allocIDs []string) error {
+func (d *evalDeleter) Add(evalID string, allocIDs []string) error {
 	for {
 		room := evalDeleteBatch - len(d.evals) - len(d.allocs)
 		if len(allocIDs)+1 <= room {
@@ -37,7 +40,7 @@ func (d *evalDeleter) add(evalID string, allocIDs []string) error {
 		n := min(len(allocIDs), max(room, 0))
 		d.allocs = append(d.allocs, allocIDs[:n]...)
 		allocIDs = allocIDs[n:]
-		if err := d.flush(); err != nil {
+		if err := d.Flush(); err != nil {
 			return err
 		}
 	}
@@ -46,8 +49,8 @@ func (d *evalDeleter) add(evalID string, allocIDs []string) error {
 	return nil
 }
 
-// flush writes the queued deletes as one entry.
-func (d *evalDeleter) flush() error {
+// Flush writes the queued deletes as one entry.
+func (d *evalDeleter) Flush() error {
 	if len(d.evals)+len(d.allocs) == 0 {
 		return nil
 	}

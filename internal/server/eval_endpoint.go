@@ -6,13 +6,6 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-// UpsertEvals writes evaluations (status changes and follow-ups) through
-// raft. Workers and leader components call it; it is not exposed over HTTP.
-func (s *Server) UpsertEvals(evals []*structs.Evaluation) error {
-	_, err := s.raftApply(structs.EvalUpdateRequestType, &structs.EvalUpdateRequest{Evals: evals})
-	return err
-}
-
 // DeleteEvals deletes evaluations by ID, with their terminal allocs, in
 // entries of at most evalDeleteBatch IDs so no entry holds raft up for
 // long. Only terminal evals may go: a pending or blocked eval is held by
@@ -97,10 +90,10 @@ func (s *Server) deleteTerminalEvals(evals []*structs.Evaluation) (int, uint64, 
 				ids = append(ids, a.ID)
 			}
 		}
-		if err := d.add(e.ID, ids); err != nil {
+		if err := d.Add(e.ID, ids); err != nil {
 			return d.count, d.index, err
 		}
 	}
-	err = d.flush()
+	err = d.Flush()
 	return d.count, d.index, err
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/drover-project/drover/internal/scheduler"
+	"github.com/drover-project/drover/internal/server/leader"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -320,7 +321,7 @@ func TestEvalStatus_PendingToFailed_DeliveryLimit_ThenFailedFollowUp(t *testing.
 	waitFor(t, func() bool { return p.srv.Stats().Broker.TotalWaiting == 1 && p.calls.Load() == 2 })
 	p.clk.Advance(21 * time.Second)
 	failed := p.waitStatus(id, structs.EvalStatusFailed)
-	if failed.StatusDescription != descDeliveryLimit || failed.NextEval == "" {
+	if failed.StatusDescription != leader.DescDeliveryLimit || failed.NextEval == "" {
 		t.Fatalf("failed = %+v", failed)
 	}
 	follow := p.eval(failed.NextEval)
@@ -366,7 +367,7 @@ func TestEvalStatus_BlockedToCanceled_DuplicateReaped(t *testing.T) {
 	second := p.register(j)
 	p.waitStatus(second, structs.EvalStatusComplete)
 	dup := p.waitStatus("blocked-1", structs.EvalStatusCanceled)
-	if dup.StatusDescription != descDuplicateBlocked {
+	if dup.StatusDescription != leader.DescDuplicateBlocked {
 		t.Errorf("duplicate canceled with %q", dup.StatusDescription)
 	}
 	if p.eval("blocked-2").Status != structs.EvalStatusBlocked {
@@ -425,7 +426,7 @@ func TestEvalStatus_TerminalToDeleted_GarbageCollected(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Young evals survive a GC pass.
-	if err := p.srv.CreateCoreEvals(CoreJobEvalGC); err != nil {
+	if err := p.srv.leader.CreateCoreEvals(leader.CoreJobEvalGC); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, func() bool { return countCoreEvals(p, structs.EvalStatusComplete) == 1 })
@@ -435,7 +436,7 @@ func TestEvalStatus_TerminalToDeleted_GarbageCollected(t *testing.T) {
 		}
 	}
 	p.clk.Advance(2 * time.Hour)
-	if err := p.srv.CreateCoreEvals(CoreJobEvalGC); err != nil {
+	if err := p.srv.leader.CreateCoreEvals(leader.CoreJobEvalGC); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, func() bool {
@@ -449,7 +450,7 @@ func TestEvalStatus_TerminalToDeleted_GarbageCollected(t *testing.T) {
 
 func countCoreEvals(p *pipeline, status string) int {
 	n := 0
-	for _, e := range p.evalsOf(CoreJobEvalGC) {
+	for _, e := range p.evalsOf(leader.CoreJobEvalGC) {
 		if e.Status == status && e.TriggeredBy == structs.EvalTriggerScheduled && e.Type == structs.JobTypeCore {
 			n++
 		}
@@ -498,8 +499,8 @@ func supersededCanceledByThePoll(t *testing.T, settle func()) {
 	p.clk.Advance(time.Millisecond)
 	settle()
 	canceled := p.waitStatus(superseded, structs.EvalStatusCanceled)
-	if canceled.StatusDescription != descSuperseded {
-		t.Fatalf("canceled as %q, want %q", canceled.StatusDescription, descSuperseded)
+	if canceled.StatusDescription != leader.DescSuperseded {
+		t.Fatalf("canceled as %q, want %q", canceled.StatusDescription, leader.DescSuperseded)
 	}
 	if got := p.eval(newest).Status; got != structs.EvalStatusPending {
 		t.Fatalf("the newest eval is %s, want pending (it is still to be scheduled)", got)

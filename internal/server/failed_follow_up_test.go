@@ -58,7 +58,7 @@ func TestFailedFollowUp_OnlyOnce(t *testing.T) {
 	}
 	runSteps(t, p.srv)
 	first := followUpOf(t, p, "failed-1")
-	p.srv.queueFailedFollowUp(stale)
+	p.srv.leader.Sink().EvalsWritten([]*structs.Evaluation{stale}, "")
 	runSteps(t, p.srv)
 	if got := followUpOf(t, p, "failed-1"); got.ID != first.ID {
 		t.Fatalf("a second follow-up %s replaced %s", got.ID, first.ID)

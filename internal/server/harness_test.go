@@ -79,7 +79,7 @@ func newPipeline(t *testing.T, workers int, fn script, opts ...func(*Config)) *p
 	if err := s.WaitForLeader(10 * time.Second); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, func() bool { return s.leaderActive.Load() })
+	waitFor(t, func() bool { return s.LeaderActive() })
 	p.srv = s
 	return p
 }

@@ -92,7 +92,7 @@ func TestHeartbeat_NewLeaderWaitsOutTheLongestTTL(t *testing.T) {
 		}
 	}
 	// 31 nodes at 2 a second: base 15.5 s, so the failover TTL is 31 s.
-	p.clk.Advance(p.srv.heartbeat.failoverTTL(len(ids)) - longest + time.Millisecond)
+	p.clk.Advance(p.srv.leader.Heartbeats().FailoverTTL(len(ids)) - longest + time.Millisecond)
 	waitFor(t, func() bool {
 		for _, id := range ids {
 			if p.nodeStatus(id) != structs.NodeStatusDown {

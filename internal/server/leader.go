@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"time"
 
+	"github.com/drover-project/drover/internal/server/leader"
+	"github.com/drover-project/drover/internal/server/planapply"
+	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -63,7 +65,7 @@ func (s *Server) monitorLeadership() {
 
 // establishLeadership makes this server's state current, enables the
 // broker, blocked tracker and plan queue, rebuilds them from the state
-// store, and starts the leader's background duties.
+// store, and starts the leader's duties (package leader's duty table).
 func (s *Server) establishLeadership(ctx context.Context, duties *sync.WaitGroup) error {
 	// Everything committed before we became leader must be applied before
 	// we rebuild the broker from state.
@@ -79,67 +81,37 @@ func (s *Server) establishLeadership(ctx context.Context, duties *sync.WaitGroup
 	if err := s.auth.EnsureRootKey(); err != nil {
 		return err
 	}
-	s.planQueue.SetEnabled(true)
-	s.broker.SetEnabled(true)
-	s.blocked.SetEnabled(true)
-	s.leaderActive.Store(true)
-	if err := s.restoreEvals(); err != nil {
-		return err
-	}
-	if err := s.heartbeat.rearmAll(); err != nil {
+	if err := s.leader.Establish(); err != nil {
 		return err
 	}
 	s.pauseWorkersForLeader(true)
-	if s.config.ManualDuties {
-		s.setDuties(s.newSteppedDuties()) // the caller steps them
-	} else {
-		s.startPipelineDuties(ctx, duties)
-	}
-	s.startDuty(ctx, duties, s.cluster.ReconcileMembers)
-	s.startDuty(ctx, duties, s.cluster.RunAutopilot)
+	s.leader.StartDuties(ctx, duties) // with ManualDuties, the caller steps them
 	s.log.Info("leadership established")
 	return nil
 }
 
-// startPipelineDuties runs each evaluation-pipeline duty in its own
-// goroutine: a loop that waits for its wakeup and calls its step
-// (duty_steps.go).
-func (s *Server) startPipelineDuties(ctx context.Context, duties *sync.WaitGroup) {
-	s.startDuty(ctx, duties, s.applier.Run)
-	s.startDuty(ctx, duties, s.reapFailedEvals)
-	s.startDuty(ctx, duties, s.dequeueUndeliverable)
-	s.startDuty(ctx, duties, s.reapCancelableEvals)
-	s.startDuty(ctx, duties, s.reapDuplicateBlockedEvals)
-	s.startDuty(ctx, duties, s.reapStoppedJobBlocked)
-	s.startDuty(ctx, duties, s.periodicUnblockFailed)
-	s.startDuty(ctx, duties, s.periodicGC)
-	s.startDuty(ctx, duties, s.auth.PushKEK)
-	s.startDuty(ctx, duties, s.auth.ResumeRekey)
-	s.startDuty(ctx, duties, s.watchDeployments)
-	s.startDuty(ctx, duties, s.runPeriodicDispatcher)
-	s.startDuty(ctx, duties, s.runDrainer)
+// leaderDuties are the duties the server's wiring adds to the leader's
+// duty table: the keyring's KEK hand-over and rekeyer (production only:
+// the simulator does not step them) and the cluster's member
+// reconciliation and autopilot (goroutines in both modes). They are
+// built before the cluster (New: the pipeline first), so each entry
+// reaches its role when it runs.
+func (s *Server) leaderDuties() []leader.Duty {
+	return []leader.Duty{
+		{Name: "keyring-kek", Wake: leader.Loop(func(ctx context.Context) { s.auth.PushKEK(ctx) })},
+		{Name: "keyring-rekey", Wake: leader.Loop(func(ctx context.Context) { s.auth.ResumeRekey(ctx) })},
+		{Name: "reconcile-members", Wake: leader.Background(func(ctx context.Context) { s.cluster.ReconcileMembers(ctx) })},
+		{Name: "autopilot", Wake: leader.Background(func(ctx context.Context) { s.cluster.RunAutopilot(ctx) })},
+	}
 }
 
 // revokeLeadership disables and flushes every leader-only component: a new
 // leader rebuilds them from the state store.
 func (s *Server) revokeLeadership() {
-	s.leaderActive.Store(false)
-	s.setDuties(nil)
+	s.leader.Revoke()
 	s.remoteHeld.clear()
-	s.heartbeat.stopAll()
-	s.broker.SetEnabled(false)
-	s.blocked.SetEnabled(false)
-	s.planQueue.SetEnabled(false)
 	s.pauseWorkersForLeader(false)
 	s.log.Info("leadership revoked")
-}
-
-func (s *Server) startDuty(ctx context.Context, wg *sync.WaitGroup, duty func(context.Context)) {
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		duty(ctx)
-	}()
 }
 
 // ensureSchedulerConfig writes the default scheduler configuration once.
@@ -150,29 +122,6 @@ func (s *Server) ensureSchedulerConfig() error {
 	}
 	_, err = s.raftApply(structs.SchedulerConfigRequestType, &structs.SchedulerSetConfigRequest{Config: *structs.DefaultSchedulerConfiguration()})
 	return err
-}
-
-// restoreEvals hands every pending eval to the broker and every blocked
-// eval to the tracker, so a leader change loses nothing. Failed evals that
-// never got their follow-up are queued for the reaper.
-func (s *Server) restoreEvals() error {
-	evals, err := s.State().Evals(nil, "*")
-	if err != nil {
-		return err
-	}
-	for _, e := range evals {
-		switch {
-		case e.ShouldEnqueue():
-			s.broker.Enqueue(e)
-		case e.ShouldBlock() && s.jobStoppedOrGone(e):
-			s.stoppedJobBlocked.push(e)
-		case e.ShouldBlock():
-			s.blocked.Block(e)
-		case needsFailedFollowUp(e):
-			s.queueFailedFollowUp(e)
-		}
-	}
-	return nil
 }
 
 // pauseWorkersForLeader pauses all but a quarter (at least one) of the
@@ -187,14 +136,76 @@ func (s *Server) pauseWorkersForLeader(leading bool) {
 	}
 }
 
-// every runs fn every interval (on the injected clock) until ctx is done.
-func (s *Server) every(ctx context.Context, interval time.Duration, fn func()) {
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-s.config.Clock.After(interval):
-			fn()
+// DutyStep names one leader duty's single step.
+type DutyStep = leader.DutyStep
+
+// doneCtx is already canceled: blocking takes (broker, plan queue) of a
+// stepped worker handed it look once and return at once.
+var doneCtx = func() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
+}()
+
+// DutySteps lists the leader's duties and the workers in the fixed order
+// StepDuties runs them. Outside manual mode, or when not leading, the
+// leader duties do nothing.
+func (s *Server) DutySteps() []DutyStep {
+	steps := s.leader.DutySteps()
+	for _, w := range s.workers {
+		steps = append(steps, DutyStep{Name: w.ID(), Step: w.Step})
+	}
+	return steps
+}
+
+// StepDuties runs every step of DutySteps once, in order, and reports
+// whether any made progress.
+func (s *Server) StepDuties() bool {
+	if !s.leader.Stepping() {
+		return false
+	}
+	progress := false
+	for _, d := range s.DutySteps() {
+		if d.Step() {
+			progress = true
 		}
 	}
+	return progress
 }
+
+// leaderServer is the server as the leader's duties see it: its state
+// and the narrow writers package leader declares.
+type leaderServer struct{ s *Server }
+
+var (
+	_ leader.Server   = leaderServer{}
+	_ leader.Timeline = (*Timeline)(nil)
+	_ leader.Applier  = (*planapply.Applier)(nil)
+)
+
+func (b leaderServer) State() *state.StateStore { return b.s.State() }
+
+func (b leaderServer) Apply(t structs.MessageType, msg any) (uint64, error) {
+	return b.s.raftApply(t, msg)
+}
+
+func (b leaderServer) UpsertEvals(evals []*structs.Evaluation) error { return b.s.UpsertEvals(evals) }
+
+func (b leaderServer) NewEvalDeleter(why string) leader.EvalDeleter {
+	return &evalDeleter{srv: b.s, why: why}
+}
+
+func (b leaderServer) AllocsByEval(evals []*structs.Evaluation) (map[string][]*structs.Allocation, error) {
+	return b.s.allocsByEval(evals)
+}
+
+func (b leaderServer) SetNodeStatus(nodeID, status string) error {
+	_, err := b.s.setNodeStatus(nodeID, status)
+	return err
+}
+
+func (b leaderServer) NewJobEval(job *structs.Job, trigger string) *structs.Evaluation {
+	return b.s.newJobEval(job, trigger)
+}
+
+func (b leaderServer) ClearServerOwnedFields(job *structs.Job) { clearServerOwnedFields(job) }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/drover-project/drover/internal/scheduler"
+	"github.com/drover-project/drover/internal/server/leader"
 	"github.com/drover-project/drover/internal/structs"
 	"github.com/drover-project/drover/internal/testutil/mock"
 )
@@ -26,11 +27,11 @@ func TestGC_NeverDeletesPendingOrBlockedEvals(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.clk.Advance(3 * time.Hour)
-	if err := p.srv.CreateCoreEvals(CoreJobForceGC); err != nil {
+	if err := p.srv.leader.CreateCoreEvals(leader.CoreJobForceGC); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, func() bool {
-		for _, e := range p.evalsOf(CoreJobForceGC) {
+		for _, e := range p.evalsOf(leader.CoreJobForceGC) {
 			if e.Status == structs.EvalStatusComplete {
 				return true
 			}
@@ -57,7 +58,7 @@ func TestLeader_CreatesPeriodicGCEvals(t *testing.T) {
 	for i := 1; i <= 2; i++ {
 		p.clk.Advance(interval - time.Second)
 		runSteps(t, p.srv)
-		if n, m := len(p.evalsOf(CoreJobEvalGC)), len(p.evalsOf(CoreJobJobGC)); n != i-1 || m != i-1 {
+		if n, m := len(p.evalsOf(leader.CoreJobEvalGC)), len(p.evalsOf(leader.CoreJobJobGC)); n != i-1 || m != i-1 {
 			t.Fatalf("a second before interval %d: %d eval-gc, %d job-gc evals, want %d of each", i, n, m, i-1)
 		}
 		p.clk.Advance(time.Second)
@@ -66,13 +67,13 @@ func TestLeader_CreatesPeriodicGCEvals(t *testing.T) {
 			t.Fatalf("after interval %d: %d complete scheduled eval-gc evals, want %d", i, n, i)
 		}
 		jobGC := 0
-		for _, e := range p.evalsOf(CoreJobJobGC) {
+		for _, e := range p.evalsOf(leader.CoreJobJobGC) {
 			if e.Status == structs.EvalStatusComplete && e.TriggeredBy == structs.EvalTriggerScheduled {
 				jobGC++
 			}
 		}
-		if jobGC != i || len(p.evalsOf(CoreJobJobGC)) != i {
-			t.Fatalf("after interval %d: %d complete scheduled job-gc evals of %d, want %d", i, jobGC, len(p.evalsOf(CoreJobJobGC)), i)
+		if jobGC != i || len(p.evalsOf(leader.CoreJobJobGC)) != i {
+			t.Fatalf("after interval %d: %d complete scheduled job-gc evals of %d, want %d", i, jobGC, len(p.evalsOf(leader.CoreJobJobGC)), i)
 		}
 	}
 }
@@ -156,7 +157,7 @@ func TestNodeEvalCoalescing_WritesEveryEvalItMust(t *testing.T) {
 	// committed is written after the commit.
 	late := &structs.Evaluation{ID: "late-1", Namespace: "default", Priority: 50, Type: "service",
 		TriggeredBy: structs.EvalTriggerNodeUpdate, JobID: "web", NodeID: n.ID, Status: structs.EvalStatusPending}
-	written, err := p.srv.writeUncovered([]*structs.Evaluation{late})
+	written, err := p.srv.leader.WriteUncovered([]*structs.Evaluation{late})
 	if err != nil || len(written) != 1 {
 		t.Fatalf("writeUncovered wrote %d evals (%v), want 1", len(written), err)
 	}
@@ -177,11 +178,11 @@ func stoppedAndAged(t *testing.T, job *structs.Job, coreJob string, beyond time.
 	}
 	runSteps(t, p.srv)
 	threshold := p.srv.config.EvalGCThreshold
-	if coreJob == CoreJobJobGC {
+	if coreJob == leader.CoreJobJobGC {
 		threshold = p.srv.config.JobGCThreshold
 	}
 	p.clk.Advance(threshold + beyond)
-	if err := p.srv.CreateCoreEvals(coreJob); err != nil {
+	if err := p.srv.leader.CreateCoreEvals(coreJob); err != nil {
 		t.Fatal(err)
 	}
 	runSteps(t, p.srv)
@@ -202,7 +203,7 @@ func TestGC_JobGCPurgesStoppedJobsOnlyPastThreshold(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			job := mock.Job("web")
-			p, _ := stoppedAndAged(t, job, CoreJobJobGC, c.stoppedFor)
+			p, _ := stoppedAndAged(t, job, leader.CoreJobJobGC, c.stoppedFor)
 			stored, err := p.srv.State().JobByID(nil, job.Namespace, job.ID)
 			if err != nil {
 				t.Fatal(err)
@@ -227,7 +228,7 @@ func TestGC_EvalGCDeletesTerminalEvalsOnlyPastThreshold(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			p, registerEval := stoppedAndAged(t, mock.Job("web"), CoreJobEvalGC, c.doneFor)
+			p, registerEval := stoppedAndAged(t, mock.Job("web"), leader.CoreJobEvalGC, c.doneFor)
 			if deleted := p.eval(registerEval) == nil; deleted != c.deleted {
 				t.Fatalf("register eval deleted = %v, want %v", deleted, c.deleted)
 			}

@@ -82,7 +82,7 @@ func (s *Server) pipelineGauges() []telemetry.Gauge {
 		gauge("nomad.nomad.plan.queue_depth", st.PlanQueue),
 		gauge("nomad.nomad.worker.total", st.Workers),
 		gauge("nomad.nomad.worker.paused", st.Paused),
-		gauge("nomad.nomad.heartbeat.active", s.heartbeat.active()),
+		gauge("nomad.nomad.heartbeat.active", s.leader.Heartbeats().Active()),
 	}
 	blocked := s.blockedByScheduler()
 	// The job schedulers always have a series, so a dashboard sees zeros

@@ -54,8 +54,8 @@ func (e *NodeEndpoint) UpdateStatus(ctx context.Context, args *structs.NodeHeart
 
 // alive arms the node's heartbeat timer and builds the reply.
 func (e *NodeEndpoint) alive(nodeID string, r *structs.NodeWriteResponse) *structs.NodeUpdateResponse {
-	ttl := e.srv.heartbeat.ttl()
-	e.srv.heartbeat.reset(nodeID, ttl)
+	ttl := e.srv.leader.Heartbeats().TTL()
+	e.srv.leader.Heartbeats().Reset(nodeID, ttl)
 	leader := e.srv.Leader()
 	return &structs.NodeUpdateResponse{HeartbeatTTL: ttl, EvalIDs: r.EvalIDs, Index: r.Index,
 		LeaderRPCAddr: leader, Servers: []string{leader}}

@@ -4,9 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/hashicorp/go-memdb"
-
-	"github.com/drover-project/drover/internal/server/drainer"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -73,70 +70,4 @@ func (e *NodeEndpoint) UpdateEligibility(ctx context.Context, args *structs.Node
 		return nil, err
 	}
 	return nodeReply(index, nil), nil
-}
-
-// runDrainer runs the node drainer on the leader: whenever nodes or allocs
-// change, or a drain deadline passes, it steps the drainer and writes its
-// decisions: allocs to migrate with one node-drain eval per job in one
-// entry, and the end of finished drains.
-func (s *Server) runDrainer(ctx context.Context) {
-	d := drainer.New(s.config.NewID)
-	for ctx.Err() == nil {
-		ws := memdb.NewWatchSet()
-		_, next, err := s.drainerStep(ws, d)
-		if err != nil {
-			s.log.Error("drainer: read nodes", "error", err)
-			return
-		}
-		s.waitForChange(ctx, ws, next)
-	}
-}
-
-// drainerStep steps the drainer once over the draining nodes (read under
-// ws) and writes its decisions; it returns whether there were any and the
-// next drain deadline.
-func (s *Server) drainerStep(ws memdb.WatchSet, d *drainer.Drainer) (bool, time.Time, error) {
-	nodes, err := s.State().NodesDraining(ws)
-	if err != nil {
-		return false, time.Time{}, err
-	}
-	wrote := false
-	if len(nodes) > 0 {
-		actions := d.Step(s.drainInput(ws, nodes))
-		wrote = !actions.Empty()
-		s.applyDrainActions(actions)
-	}
-	return wrote, drainer.NextDeadlineAfter(nodes, s.now()), nil
-}
-
-// drainInput reads what the drainer needs, watching the allocs it saw.
-func (s *Server) drainInput(ws memdb.WatchSet, nodes []*structs.Node) drainer.Input {
-	st := s.State()
-	return drainer.Input{
-		Now: s.now(), Nodes: nodes,
-		AllocsByNode: func(id string) []*structs.Allocation { a, _ := st.AllocsByNode(ws, id); return a },
-		AllocsByJob:  func(ns, id string) []*structs.Allocation { a, _ := st.AllocsByJob(ws, ns, id, true); return a },
-		Job:          func(ns, id string) *structs.Job { j, _ := st.JobByID(ws, ns, id); return j },
-		// Not watched: the drainer's own evals must not wake it again.
-		EvalsByJob: func(ns, id string) []*structs.Evaluation { e, _ := st.EvalsByJob(nil, ns, id); return e },
-	}
-}
-
-func (s *Server) applyDrainActions(a drainer.Actions) {
-	if len(a.Migrate) > 0 || len(a.Evals) > 0 {
-		if _, err := s.raftApply(structs.AllocUpdateDesiredTransitionType, &structs.AllocUpdateDesiredTransitionRequest{
-			Allocs: a.Transitions(), Evals: a.Evals,
-		}); err != nil {
-			s.log.Warn("drainer: marking allocs failed", "count", len(a.Migrate), "error", err)
-		}
-	}
-	for _, nodeID := range a.Done {
-		now := s.now()
-		if _, err := s.raftApply(structs.NodeUpdateDrainRequestType, &structs.NodeUpdateDrainRequest{
-			NodeID: nodeID, UpdatedAt: now.Unix(),
-			NodeEvent: &structs.NodeEvent{Message: "Node drain complete", Subsystem: "Drain", Timestamp: now},
-		}); err != nil {
-			s.log.Warn("drainer: completing drain failed", "node", nodeID, "error", err)
-		}
-	}
 }

@@ -48,12 +48,12 @@ func (e *NodeEndpoint) upsertNode(node *structs.Node) (*structs.NodeWriteRespons
 			return nil, err
 		}
 	}
-	evals, covered := e.srv.coalesceNodeEvals(evals)
+	evals, covered := e.srv.leader.CoalesceNodeEvals(evals)
 	index, err := e.srv.raftApply(structs.NodeRegisterRequestType, &structs.NodeRegisterRequest{Node: n, Evals: evals, UpdatedAt: now.Unix()})
 	if err != nil {
 		return nil, err
 	}
-	late, err := e.srv.writeUncovered(covered)
+	late, err := e.srv.leader.WriteUncovered(covered)
 	if err != nil {
 		return nil, err
 	}
@@ -66,45 +66,9 @@ func nodeChanged(old, n *structs.Node) bool {
 		old.SchedulingEligibility != n.SchedulingEligibility || old.Datacenter != n.Datacenter || old.NodePool != n.NodePool
 }
 
-// setStatus changes a node's status (ready, down, disconnected). A real
-// change writes the node-update evals in the same raft entry; the
-// schedulers then mark allocs on a down node lost and replace them.
+// setStatus changes a node's status (Server.setNodeStatus, nodes.go).
 func (e *NodeEndpoint) setStatus(nodeID, status string) (*structs.NodeWriteResponse, error) {
-	if !structs.ValidNodeStatus(status) {
-		return nil, BadRequest("Status: %q is not a node status", status)
-	}
-	node, err := e.srv.State().NodeByID(nil, nodeID)
-	if err != nil {
-		return nil, err
-	}
-	if node == nil {
-		return nil, NotFound("node %q: %w", nodeID, structs.ErrNodeNotFound)
-	}
-	var evals []*structs.Evaluation
-	if node.Status != status {
-		changed := node.Copy()
-		changed.Status = status
-		if evals, err = e.srv.nodeUpdateEvals(changed, statusChangeTrigger(node.Status, status)); err != nil {
-			return nil, err
-		}
-	}
-	if status == structs.NodeStatusDown {
-		e.srv.heartbeat.clear(nodeID)
-	}
-	now := e.srv.now()
-	evals, covered := e.srv.coalesceNodeEvals(evals)
-	index, err := e.srv.raftApply(structs.NodeUpdateStatusRequestType, &structs.NodeUpdateStatusRequest{
-		NodeID: nodeID, Status: status, Evals: evals, UpdatedAt: now.Unix(),
-		NodeEvent: &structs.NodeEvent{Message: "Node status changed to " + status, Subsystem: "Cluster", Timestamp: now},
-	})
-	if err != nil {
-		return nil, err
-	}
-	late, err := e.srv.writeUncovered(covered)
-	if err != nil {
-		return nil, err
-	}
-	return nodeReply(index, append(evals, late...)), nil
+	return e.srv.setNodeStatus(nodeID, status)
 }
 
 // statusChangeTrigger names the evals of a status change: a disconnected

@@ -92,7 +92,7 @@ func (l localBackend) Ack(evalID, token string) error {
 	if err := l.s.broker.Ack(evalID, token); err != nil {
 		return err
 	}
-	l.s.notifyAcked()
+	l.s.leader.NotifyAcked()
 	return nil
 }
 func (l localBackend) Nack(evalID, token string) error { return l.s.broker.Nack(evalID, token) }
@@ -279,7 +279,7 @@ func (s *Server) nackHeldBy(serverID string) { s.nackHeld(serverID, "") }
 func (s *Server) nackEarlierBoots(serverID, bootID string) { s.nackHeld(serverID, bootID) }
 
 func (s *Server) nackHeld(serverID, keepBoot string) {
-	if !s.leaderActive.Load() {
+	if !s.LeaderActive() {
 		return
 	}
 	for evalID, token := range s.remoteHeld.takeServer(serverID, keepBoot) {

@@ -125,7 +125,7 @@ func startClusterServer(t *testing.T, name string, bootstrapExpect int, join []s
 // only be placed by the follower.
 func TestFollowerWorker_SchedulesThroughTheLeader(t *testing.T) {
 	leader := startClusterServer(t, "leader", 1, nil, func(c *Config) { c.EnabledSchedulers = []string{structs.JobTypeBatch} })
-	waitFor(t, func() bool { return leader.IsLeader() && leader.leaderActive.Load() })
+	waitFor(t, func() bool { return leader.IsLeader() && leader.LeaderActive() })
 	follower := startClusterServer(t, "follower", 0, []string{leader.SerfAddr()}, nil)
 	testutil.WaitFor(t, 20*time.Second, "the follower to follow the leader", func() (bool, string) {
 		return follower.Leader() == leader.config.RaftAddr, "follower's leader " + follower.Leader()
@@ -174,7 +174,7 @@ func TestFollowerWorker_SchedulesThroughTheLeader(t *testing.T) {
 // that finished the previous one, and schedules it like a dequeued one.
 func TestFollowerWorker_TakesItsNextEvalWithThePlanResult(t *testing.T) {
 	leader := startClusterServer(t, "leader", 1, nil, func(c *Config) { c.EnabledSchedulers = []string{structs.JobTypeBatch} })
-	waitFor(t, func() bool { return leader.IsLeader() && leader.leaderActive.Load() })
+	waitFor(t, func() bool { return leader.IsLeader() && leader.LeaderActive() })
 	if _, err := leader.raftApply(structs.NodeRegisterRequestType, &structs.NodeRegisterRequest{Node: pipelineNode("n1", 4000, 4096)}); err != nil {
 		t.Fatal(err)
 	}

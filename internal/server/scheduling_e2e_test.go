@@ -28,7 +28,7 @@ func realServer(t *testing.T, opts ...func(*Config)) *Server {
 	if err := s.WaitForLeader(10 * time.Second); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, func() bool { return s.leaderActive.Load() })
+	waitFor(t, func() bool { return s.LeaderActive() })
 	return s
 }
 

@@ -1,6 +1,7 @@
 // Package server is a Drover server: raft, the FSM and state store, the
 // endpoints every transport (HTTP, client RPC, leader forwarding) calls, and
-// the leader's duties.
+// the leadership monitor that turns the leader's duties (package leader) on
+// and off.
 package server
 
 import (
@@ -21,6 +22,7 @@ import (
 	"github.com/drover-project/drover/internal/server/blockedevals"
 	"github.com/drover-project/drover/internal/server/broker"
 	"github.com/drover-project/drover/internal/server/cluster"
+	"github.com/drover-project/drover/internal/server/leader"
 	"github.com/drover-project/drover/internal/server/planapply"
 	"github.com/drover-project/drover/internal/server/stream"
 	"github.com/drover-project/drover/internal/state"
@@ -73,23 +75,18 @@ type Server struct {
 	applier    *planapply.Applier
 	workers    []*Worker
 	timeline   *Timeline
-	heartbeat  *heartbeats
 	schedulers map[string]scheduler.Factory
+	// leader is the leader's duties (package leader): it enables the
+	// pipeline while this server leads, routes written evals and runs the
+	// duty table.
+	leader *leader.Leader
 
-	leaderActive atomic.Bool
 	// leadershipOverride feeds the leadership monitor like raft does; tests
 	// use it to step the leader down and up. leadershipSettled reports
 	// each handled change.
 	leadershipOverride chan bool
 	leadershipSettled  chan bool
-	// stepped is the current leadership term's stepped duties
-	// (Config.ManualDuties; nil otherwise or when not leading).
-	stepMu            sync.Mutex
-	stepped           *steppedDuties
-	failedEvals       *evalQueue
-	stoppedJobBlocked *evalQueue // blocked evals of stopped or purged jobs, to cancel
-	cancelableWake    chan struct{}
-	randMu            sync.Mutex
+	randMu             sync.Mutex
 
 	// ctx is the server's root context, canceled by Shutdown: every
 	// goroutine the server starts (workers, the leadership monitor and,
@@ -125,7 +122,7 @@ func New(cfg *Config) (*Server, error) {
 	s.events = stream.New(c.EventBufferSize)
 	f.SetEventPublisher(eventTap{s})
 	s.setupPipeline()
-	f.SetEvalSink(leaderSink{s})
+	f.SetEvalSink(s.leader.Sink())
 	if err := s.setupRaft(); err != nil {
 		return nil, err
 	}
@@ -156,7 +153,6 @@ func (s *Server) setupPipeline() {
 	c := s.config
 	s.timeline = NewTimeline(c.Clock)
 	s.timeline.SetStepObserver(s.observeEvalStep)
-	s.heartbeat = newHeartbeats(s)
 	s.broker = broker.New(c.Broker, c.Clock)
 	s.broker.SetObserver(func(evalID, status string, _ time.Time) {
 		s.timeline.Record(evalID, status, "", "")
@@ -168,6 +164,16 @@ func (s *Server) setupPipeline() {
 		Serial: c.SerialPlanApply, RejectHook: c.PlanRejectHook,
 		OnEvaluate: func(d time.Duration) { c.Metrics.PlanEvaluate.Observe(telemetry.Ms(d)) },
 		AckEval:    s.ackEvalFinishedByPlan, NackEval: s.nackEvalOfFailedPlan})
+	s.leader = leader.New(leader.Config{
+		Server: leaderServer{s}, Broker: s.broker, Blocked: s.blocked, PlanQueue: s.planQueue, Applier: s.applier,
+		Timeline: s.timeline, Log: s.log, Ctx: s.ctx, Clock: c.Clock, NewID: c.NewID, Rand: s.randInt63n,
+		ManualDuties:          c.ManualDuties,
+		UnblockFailedInterval: c.UnblockFailedInterval, GCInterval: c.GCInterval,
+		EvalGCThreshold: c.EvalGCThreshold, JobGCThreshold: c.JobGCThreshold,
+		FailedFollowUpBaseDelay: c.FailedFollowUpBaseDelay, FailedFollowUpJitter: c.FailedFollowUpJitter,
+		MinHeartbeatTTL: c.MinHeartbeatTTL, MaxHeartbeatsPerSecond: c.MaxHeartbeatsPerSecond, HeartbeatGrace: c.HeartbeatGrace,
+		Extra: s.leaderDuties(),
+	})
 	// The built-in schedulers read the server's injected clock (reschedule
 	// delays, alloc and eval times, placement durations).
 	s.schedulers = scheduler.Builtins(scheduler.Deps{Now: c.Clock.Now, Stopwatch: func() func() time.Duration {
@@ -178,13 +184,10 @@ func (s *Server) setupPipeline() {
 		s.schedulers = maps.Clone(c.Schedulers)
 	}
 	if _, ok := s.schedulers[structs.JobTypeCore]; !ok {
-		s.schedulers[structs.JobTypeCore] = s.coreSchedulerFactory()
+		s.schedulers[structs.JobTypeCore] = s.leader.CoreScheduler()
 	}
-	s.failedEvals = newEvalQueue()
-	s.stoppedJobBlocked = newEvalQueue()
 	s.leadershipOverride = make(chan bool)
 	s.leadershipSettled = make(chan bool, 16)
-	s.cancelableWake = make(chan struct{}, 1)
 }
 
 // startWorkers starts NumSchedulers workers.
@@ -337,7 +340,7 @@ func (s *Server) WaitUntilReady(timeout time.Duration) error {
 	if err := s.WaitForLeader(timeout); err != nil {
 		return err
 	}
-	for s.IsLeader() && !s.leaderActive.Load() {
+	for s.IsLeader() && !s.LeaderActive() {
 		if time.Now().After(deadline) {
 			return ErrNoLeader
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/drover-project/drover/internal/server/leader"
 	"github.com/drover-project/drover/internal/structs"
 	"github.com/drover-project/drover/internal/testutil"
 )
@@ -186,8 +187,10 @@ func TestCoreGC_DeletesOrphanedRegistrations(t *testing.T) {
 	}}}); err != nil {
 		t.Fatal(err)
 	}
-	core := &coreScheduler{srv: s, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	if err := core.collectServiceRegistrations(); err != nil {
+	// A force-gc core eval runs every collection now, the catalog's too.
+	core := s.leader.CoreScheduler()(slog.New(slog.NewTextHandler(io.Discard, nil)), s.State().Snapshot(), nil)
+	if err := core.Process(&structs.Evaluation{ID: "core-1", Namespace: structs.DefaultNamespace, Type: structs.JobTypeCore,
+		JobID: leader.CoreJobForceGC, Status: structs.EvalStatusPending}); err != nil {
 		t.Fatal(err)
 	}
 	left, _ := s.State().ServiceRegistrations(nil, "*")

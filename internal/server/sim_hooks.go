@@ -33,7 +33,7 @@ func (s *Server) StepLeadership(leader bool) {
 
 // LeaderActive reports whether this server's leader duties are running
 // (the broker, blocked tracker and plan queue are enabled).
-func (s *Server) LeaderActive() bool { return s.leaderActive.Load() }
+func (s *Server) LeaderActive() bool { return s.leader.Active() }
 
 func (s *Server) drainSettled() {
 	for {

@@ -97,7 +97,7 @@ func (s *Server) restoreSnapshotLocally(r io.Reader) error {
 	if err := s.raft.Restore(meta, payload, raftApplyTimeout); err != nil {
 		return fmt.Errorf("snapshot restore: %w", err)
 	}
-	return s.rebuildLeaderState()
+	return s.leader.Rebuild()
 }
 
 // SpoolSnapshot reads an operator snapshot's header and copies its state
@@ -165,22 +165,6 @@ func CheckSnapshotPayload(r io.Reader) (err error) {
 		return BadRequest("snapshot: state does not restore: %v", err)
 	}
 	return nil
-}
-
-// rebuildLeaderState drops the leader's in-memory pipeline state and
-// rebuilds it from the (restored) state store, as a new leader would.
-func (s *Server) rebuildLeaderState() error {
-	if !s.leaderActive.Load() {
-		return nil
-	}
-	s.broker.SetEnabled(false)
-	s.blocked.SetEnabled(false)
-	s.broker.SetEnabled(true)
-	s.blocked.SetEnabled(true)
-	if err := s.restoreEvals(); err != nil {
-		return err
-	}
-	return s.heartbeat.rearmAll()
 }
 
 // uploadError names why reading an upload failed: over the HTTP body cap

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 
+	"github.com/drover-project/drover/internal/server/leader"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -13,5 +14,5 @@ type SystemEndpoint struct{ srv *Server }
 // eval and stopped job now, whatever its age.
 func (e *SystemEndpoint) GarbageCollect(ctx context.Context, args *structs.GenericWriteArgs) (*structs.GenericResponse, error) {
 	reply := &structs.GenericResponse{}
-	return reply, e.srv.CreateCoreEvals(CoreJobForceGC)
+	return reply, e.srv.leader.CreateCoreEvals(leader.CoreJobForceGC)
 }

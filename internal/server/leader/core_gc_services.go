@@ -1,4 +1,4 @@
-package server
+package leader
 
 import (
 	"github.com/drover-project/drover/internal/structs"
@@ -8,7 +8,7 @@ import (
 // their alloc is gone or has stopped on the client, or their node is gone
 // or down (a client that died before deregistering, a lost delete).
 func (c *coreScheduler) collectServiceRegistrations() error {
-	st := c.srv.State()
+	st := c.l.srv.State()
 	regs, err := st.ServiceRegistrations(nil, "*")
 	if err != nil {
 		return err
@@ -31,7 +31,7 @@ func (c *coreScheduler) collectServiceRegistrations() error {
 		return nil
 	}
 	c.log.Debug("core GC: deleting orphaned service registrations", "count", len(orphans))
-	_, err = c.srv.raftApply(structs.ServiceRegistrationDeleteByIDRequestType,
+	_, err = c.l.srv.Apply(structs.ServiceRegistrationDeleteByIDRequestType,
 		&structs.ServiceRegistrationDeleteByIDRequest{IDs: orphans})
 	return err
 }

@@ -1,7 +1,6 @@
-package server
+package leader
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"time"
@@ -22,20 +21,22 @@ const (
 // and purges stopped jobs with nothing left running, once they are older
 // than the configured thresholds (or at once for force-gc).
 type coreScheduler struct {
-	srv *Server
+	l   *Leader
 	st  scheduler.State
 	log *slog.Logger
 }
 
-func (s *Server) coreSchedulerFactory() scheduler.Factory {
+// CoreScheduler is the scheduler of `_core` evals (core GC), which the
+// workers run.
+func (l *Leader) CoreScheduler() scheduler.Factory {
 	return func(log *slog.Logger, st scheduler.State, p scheduler.Planner) scheduler.Scheduler {
-		return &coreScheduler{srv: s, st: st, log: log}
+		return &coreScheduler{l: l, st: st, log: log}
 	}
 }
 
 func (c *coreScheduler) Process(eval *structs.Evaluation) error {
-	now := c.srv.now()
-	evalCutoff, jobCutoff := now.Add(-c.srv.config.EvalGCThreshold), now.Add(-c.srv.config.JobGCThreshold)
+	now := c.l.now()
+	evalCutoff, jobCutoff := now.Add(-c.l.c.EvalGCThreshold), now.Add(-c.l.c.JobGCThreshold)
 	switch eval.JobID {
 	case CoreJobEvalGC:
 		jobCutoff = time.Time{}
@@ -60,7 +61,7 @@ func (c *coreScheduler) Process(eval *structs.Evaluation) error {
 	}
 	done := eval.Copy()
 	done.Status = structs.EvalStatusComplete
-	return c.srv.workerUpdate(done)
+	return c.l.workerUpdate(done)
 }
 
 // collectEvals deletes terminal evals last modified before cutoff whose
@@ -69,7 +70,7 @@ func (c *coreScheduler) collectEvals(cutoff time.Time, self string) error {
 	if cutoff.IsZero() {
 		return nil
 	}
-	evals, err := c.srv.State().Evals(nil, "*")
+	evals, err := c.l.srv.State().Evals(nil, "*")
 	if err != nil {
 		return err
 	}
@@ -79,21 +80,21 @@ func (c *coreScheduler) collectEvals(cutoff time.Time, self string) error {
 			old = append(old, e)
 		}
 	}
-	allocs, err := c.srv.allocsByEval(old)
+	allocs, err := c.l.srv.AllocsByEval(old)
 	if err != nil {
 		return err
 	}
-	d := &evalDeleter{srv: c.srv, why: "garbage collected"}
+	d := c.l.srv.NewEvalDeleter("garbage collected")
 	for _, e := range old {
 		ids, ok := collectableAllocs(allocs[e.ID], cutoff)
 		if !ok {
 			continue
 		}
-		if err := d.add(e.ID, ids); err != nil {
+		if err := d.Add(e.ID, ids); err != nil {
 			return err
 		}
 	}
-	return d.flush()
+	return d.Flush()
 }
 
 // collectableAllocs returns the IDs of an eval's allocs if all of them are
@@ -115,7 +116,7 @@ func (c *coreScheduler) collectJobs(cutoff time.Time) error {
 	if cutoff.IsZero() {
 		return nil
 	}
-	jobs, err := c.srv.State().Jobs(nil, "*")
+	jobs, err := c.l.srv.State().Jobs(nil, "*")
 	if err != nil {
 		return err
 	}
@@ -128,7 +129,7 @@ func (c *coreScheduler) collectJobs(cutoff time.Time) error {
 	if len(purge) == 0 {
 		return nil
 	}
-	_, err = c.srv.raftApply(structs.JobBatchDeregisterRequestType, &structs.JobBatchDeregisterRequest{Jobs: purge, SubmitTime: c.srv.now().UnixNano()})
+	_, err = c.l.srv.Apply(structs.JobBatchDeregisterRequestType, &structs.JobBatchDeregisterRequest{Jobs: purge, SubmitTime: c.l.now().UnixNano()})
 	return err
 }
 
@@ -136,13 +137,13 @@ func (c *coreScheduler) jobCollectable(j *structs.Job, cutoff time.Time) bool {
 	if !j.Stop || j.SubmitTime > cutoff.UnixNano() {
 		return false
 	}
-	evals, _ := c.srv.State().EvalsByJob(nil, j.Namespace, j.ID)
+	evals, _ := c.l.srv.State().EvalsByJob(nil, j.Namespace, j.ID)
 	for _, e := range evals {
 		if !e.TerminalStatus() {
 			return false
 		}
 	}
-	allocs, _ := c.srv.State().AllocsByJob(nil, j.Namespace, j.ID, true)
+	allocs, _ := c.l.srv.State().AllocsByJob(nil, j.Namespace, j.ID, true)
 	for _, a := range allocs {
 		if !a.TerminalStatus() {
 			return false
@@ -152,35 +153,30 @@ func (c *coreScheduler) jobCollectable(j *structs.Job, cutoff time.Time) bool {
 }
 
 // workerUpdate writes an eval's final status outside a worker's planner.
-func (s *Server) workerUpdate(e *structs.Evaluation) error {
-	e.ModifyTime = s.now().UnixNano()
-	s.timeline.Record(e.ID, e.Status, "", e.StatusDescription)
-	e.Timeline = s.timeline.Entries(e.ID)
-	return s.UpsertEvals([]*structs.Evaluation{e})
-}
-
-// periodicGC creates one `scheduled` core eval per GC kind every interval.
-func (s *Server) periodicGC(ctx context.Context) {
-	s.every(ctx, s.config.GCInterval, s.scheduleGC)
+func (l *Leader) workerUpdate(e *structs.Evaluation) error {
+	e.ModifyTime = l.now().UnixNano()
+	l.timeline.Record(e.ID, e.Status, "", e.StatusDescription)
+	e.Timeline = l.timeline.Entries(e.ID)
+	return l.srv.UpsertEvals([]*structs.Evaluation{e})
 }
 
 // scheduleGC is one GC period: the core evals of every GC kind.
-func (s *Server) scheduleGC() {
-	if err := s.CreateCoreEvals(CoreJobEvalGC, CoreJobJobGC); err != nil {
-		s.log.Warn("scheduling GC failed", "error", err)
+func (l *Leader) scheduleGC() {
+	if err := l.CreateCoreEvals(CoreJobEvalGC, CoreJobJobGC); err != nil {
+		l.log.Warn("scheduling GC failed", "error", err)
 	}
 }
 
 // CreateCoreEvals writes one pending `_core` eval per core job, in one entry.
-func (s *Server) CreateCoreEvals(coreJobs ...string) error {
-	now := s.now().UnixNano()
+func (l *Leader) CreateCoreEvals(coreJobs ...string) error {
+	now := l.now().UnixNano()
 	evals := make([]*structs.Evaluation, 0, len(coreJobs))
 	for _, job := range coreJobs {
 		evals = append(evals, &structs.Evaluation{
-			ID: s.config.NewID(), Namespace: structs.DefaultNamespace, Priority: structs.CoreJobPriority,
+			ID: l.c.NewID(), Namespace: structs.DefaultNamespace, Priority: structs.CoreJobPriority,
 			Type: structs.JobTypeCore, TriggeredBy: structs.EvalTriggerScheduled, JobID: job,
 			Status: structs.EvalStatusPending, CreateTime: now, ModifyTime: now,
 		})
 	}
-	return s.UpsertEvals(evals)
+	return l.srv.UpsertEvals(evals)
 }

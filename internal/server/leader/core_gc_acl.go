@@ -1,4 +1,4 @@
-package server
+package leader
 
 import (
 	"time"
@@ -9,7 +9,7 @@ import (
 // collectExpiredTokens deletes ACL tokens whose expiration time has
 // passed (they are refused from that moment; this only frees the rows).
 func (c *coreScheduler) collectExpiredTokens(now time.Time) error {
-	tokens, err := c.srv.State().ACLTokens(nil, "")
+	tokens, err := c.l.srv.State().ACLTokens(nil, "")
 	if err != nil {
 		return err
 	}
@@ -22,6 +22,6 @@ func (c *coreScheduler) collectExpiredTokens(now time.Time) error {
 	if len(expired) == 0 {
 		return nil
 	}
-	_, err = c.srv.raftApply(structs.ACLTokenDeleteRequestType, &structs.ACLTokenDeleteRequest{AccessorIDs: expired})
+	_, err = c.l.srv.Apply(structs.ACLTokenDeleteRequestType, &structs.ACLTokenDeleteRequest{AccessorIDs: expired})
 	return err
 }

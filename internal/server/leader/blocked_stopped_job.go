@@ -1,4 +1,4 @@
-package server
+package leader
 
 import (
 	"context"
@@ -6,9 +6,9 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-// descJobStopped is written on blocked evals canceled because their job
+// DescJobStopped is written on blocked evals canceled because their job
 // was stopped or purged.
-const descJobStopped = "canceled: the job was stopped or purged"
+const DescJobStopped = "canceled: the job was stopped or purged"
 
 // A blocked eval waits for capacity to place its job's allocs. Once the
 // job is stopped or purged there is nothing left to place, so the eval is
@@ -21,40 +21,28 @@ const descJobStopped = "canceled: the job was stopped or purged"
 // untrackStoppedJob runs in the FSM sink when a job-deregister eval is
 // written: the job's blocked evals leave the tracker and are queued for
 // the canceling duty.
-func (s *Server) untrackStoppedJob(e *structs.Evaluation) {
+func (l *Leader) untrackStoppedJob(e *structs.Evaluation) {
 	if e.TriggeredBy != structs.EvalTriggerJobDeregister {
 		return
 	}
-	if dropped := s.blocked.Untrack(e.Namespace, e.JobID); len(dropped) > 0 {
-		s.stoppedJobBlocked.push(dropped...)
+	if dropped := l.blocked.Untrack(e.Namespace, e.JobID); len(dropped) > 0 {
+		l.stoppedJobBlocked.push(dropped...)
 	}
 }
 
 // jobStoppedOrGone reports whether the eval's job is stopped or no longer
 // stored.
-func (s *Server) jobStoppedOrGone(e *structs.Evaluation) bool {
-	job, err := s.State().JobByID(nil, e.Namespace, e.JobID)
+func (l *Leader) jobStoppedOrGone(e *structs.Evaluation) bool {
+	job, err := l.srv.State().JobByID(nil, e.Namespace, e.JobID)
 	return err == nil && (job == nil || job.Stop)
 }
 
-// reapStoppedJobBlocked cancels the queued blocked evals of stopped or
-// purged jobs (blocked -> canceled), one raft write per wakeup.
-func (s *Server) reapStoppedJobBlocked(ctx context.Context) {
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-s.stoppedJobBlocked.wake:
-			s.stepStoppedJobBlocked()
-		}
-	}
-}
-
-// stepStoppedJobBlocked cancels the queued evals in one raft write.
-func (s *Server) stepStoppedJobBlocked() bool {
-	evals := s.stoppedJobBlocked.drain()
+// stepStoppedJobBlocked cancels the queued blocked evals of stopped or
+// purged jobs (blocked -> canceled) in one raft write.
+func (l *Leader) stepStoppedJobBlocked(context.Context) bool {
+	evals := l.stoppedJobBlocked.drain()
 	if len(evals) > 0 {
-		s.cancelEvals(evals, descJobStopped)
+		l.cancelEvals(evals, DescJobStopped)
 	}
 	return len(evals) > 0
 }

@@ -1,4 +1,4 @@
-package server
+package leader
 
 import (
 	"time"
@@ -12,11 +12,11 @@ import (
 // max_client_disconnect), down otherwise. timeout is the longest such
 // group's lost_after: the node stays disconnected that long before it is
 // marked down. A node already disconnected goes down.
-func (s *Server) missedHeartbeatStatus(node *structs.Node) (status string, timeout time.Duration, err error) {
+func (l *Leader) missedHeartbeatStatus(node *structs.Node) (status string, timeout time.Duration, err error) {
 	if node.Status == structs.NodeStatusDisconnected {
 		return structs.NodeStatusDown, 0, nil
 	}
-	timeout, err = s.longestDisconnectTimeout(node.ID)
+	timeout, err = l.longestDisconnectTimeout(node.ID)
 	if err != nil || timeout <= 0 {
 		return structs.NodeStatusDown, 0, err
 	}
@@ -25,8 +25,8 @@ func (s *Server) missedHeartbeatStatus(node *structs.Node) (status string, timeo
 
 // longestDisconnectTimeout is the longest lost_after among the groups of
 // the node's live allocs; 0 when none tolerates a disconnect.
-func (s *Server) longestDisconnectTimeout(nodeID string) (time.Duration, error) {
-	allocs, err := s.State().AllocsByNode(nil, nodeID)
+func (l *Leader) longestDisconnectTimeout(nodeID string) (time.Duration, error) {
+	allocs, err := l.srv.State().AllocsByNode(nil, nodeID)
 	if err != nil {
 		return 0, err
 	}
@@ -46,10 +46,10 @@ func (s *Server) longestDisconnectTimeout(nodeID string) (time.Duration, error) 
 
 // disconnectedTimerLeft is how long a disconnected node has left before it
 // is marked down, for a new leader re-arming its timer.
-func (s *Server) disconnectedTimerLeft(node *structs.Node) time.Duration {
-	timeout, err := s.longestDisconnectTimeout(node.ID)
+func (l *Leader) disconnectedTimerLeft(node *structs.Node) time.Duration {
+	timeout, err := l.longestDisconnectTimeout(node.ID)
 	if err != nil {
 		return 0
 	}
-	return max(structs.DisconnectDeadline(node, timeout).Sub(s.now()), 0)
+	return max(structs.DisconnectDeadline(node, timeout).Sub(l.now()), 0)
 }

@@ -1,4 +1,4 @@
-package server
+package leader
 
 import (
 	"sync"
@@ -8,12 +8,12 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-// heartbeats keeps one timer per node on the leader: a node that does not
+// Heartbeats keeps one timer per node on the leader: a node that does not
 // heartbeat within its TTL plus the grace period is marked down (which
 // writes its node-update evals and gets its allocs replaced), or
 // disconnected when its allocs tolerate it (heartbeat_disconnect.go).
-type heartbeats struct {
-	s      *Server
+type Heartbeats struct {
+	l      *Leader
 	mu     sync.Mutex
 	timers map[string]clock.Timer
 	// With Config.ManualDuties a timer only queues its node here (with the
@@ -27,25 +27,25 @@ type firedTimer struct {
 	timer  clock.Timer
 }
 
-func newHeartbeats(s *Server) *heartbeats {
-	return &heartbeats{s: s, timers: map[string]clock.Timer{}}
+func newHeartbeats(l *Leader) *Heartbeats {
+	return &Heartbeats{l: l, timers: map[string]clock.Timer{}}
 }
 
-// ttl spreads heartbeats so the cluster does at most
+// TTL spreads heartbeats so the cluster does at most
 // MaxHeartbeatsPerSecond, never below MinHeartbeatTTL, with random
 // stagger so nodes registered together do not heartbeat together: a TTL
 // in [base, 2*base).
-func (h *heartbeats) ttl() time.Duration {
+func (h *Heartbeats) TTL() time.Duration {
 	h.mu.Lock()
 	n := len(h.timers)
 	h.mu.Unlock()
 	base := h.baseTTL(n)
-	return base + time.Duration(h.s.randInt63n(int64(base)))
+	return base + time.Duration(h.l.c.Rand(int64(base)))
 }
 
 // baseTTL is the shortest TTL handed out while n nodes heartbeat.
-func (h *heartbeats) baseTTL(n int) time.Duration {
-	c := h.s.config
+func (h *Heartbeats) baseTTL(n int) time.Duration {
+	c := h.l.c
 	base := c.MinHeartbeatTTL
 	if c.MaxHeartbeatsPerSecond > 0 {
 		base = max(base, time.Duration(float64(n)/c.MaxHeartbeatsPerSecond*float64(time.Second)))
@@ -53,26 +53,27 @@ func (h *heartbeats) baseTTL(n int) time.Duration {
 	return base
 }
 
-// failoverTTL is the TTL a new leader gives every live node: the longest
-// a leader could have handed out with n nodes (ttl's base doubled by the
-// stagger). A node may send its next heartbeat that late; re-arming with
-// MinHeartbeatTTL marked healthy nodes of a cluster past about 500 nodes
-// down after every leader change.
-func (h *heartbeats) failoverTTL(n int) time.Duration { return 2 * h.baseTTL(n) }
+// FailoverTTL is the TTL a new leader gives every live node of n: the
+// longest a leader could have handed out with n nodes (TTL's base doubled
+// by the stagger). A node may send its next heartbeat that late;
+// re-arming with MinHeartbeatTTL marked healthy nodes of a cluster past
+// about 500 nodes down after every leader change.
+func (h *Heartbeats) FailoverTTL(n int) time.Duration { return 2 * h.baseTTL(n) }
 
-// reset (re)arms a node's timer for ttl plus the grace period.
-func (h *heartbeats) reset(nodeID string, ttl time.Duration) {
+// Reset (re)arms a node's timer for ttl plus the grace period.
+func (h *Heartbeats) Reset(nodeID string, ttl time.Duration) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	c := h.l.c
 	if t, ok := h.timers[nodeID]; ok {
 		t.Stop()
 	}
-	if !h.s.config.ManualDuties {
-		h.timers[nodeID] = h.s.config.Clock.AfterFunc(ttl+h.s.config.HeartbeatGrace, func() { h.expire(nodeID) })
+	if !c.ManualDuties {
+		h.timers[nodeID] = c.Clock.AfterFunc(ttl+c.HeartbeatGrace, func() { h.expire(nodeID) })
 		return
 	}
 	var t clock.Timer
-	t = h.s.config.Clock.AfterFunc(ttl+h.s.config.HeartbeatGrace, func() {
+	t = c.Clock.AfterFunc(ttl+c.HeartbeatGrace, func() {
 		h.mu.Lock()
 		h.fired = append(h.fired, firedTimer{nodeID, t})
 		h.mu.Unlock()
@@ -82,7 +83,7 @@ func (h *heartbeats) reset(nodeID string, ttl time.Duration) {
 
 // stepExpired expires the nodes whose timers fired and were not re-armed
 // since (manual mode); it reports whether there were any.
-func (h *heartbeats) stepExpired() bool {
+func (h *Heartbeats) stepExpired() bool {
 	h.mu.Lock()
 	var due []string
 	for _, f := range h.fired {
@@ -98,8 +99,8 @@ func (h *heartbeats) stepExpired() bool {
 	return len(due) > 0
 }
 
-// clear stops a node's timer (node deregistered or marked down).
-func (h *heartbeats) clear(nodeID string) {
+// Clear stops a node's timer (node deregistered or marked down).
+func (h *Heartbeats) Clear(nodeID string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if t, ok := h.timers[nodeID]; ok {
@@ -109,7 +110,7 @@ func (h *heartbeats) clear(nodeID string) {
 }
 
 // stopAll stops every timer (leadership lost).
-func (h *heartbeats) stopAll() {
+func (h *Heartbeats) stopAll() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for id, t := range h.timers {
@@ -123,56 +124,57 @@ func (h *heartbeats) stopAll() {
 // tolerate it (then its timer is re-armed for the disconnect window, after
 // which it goes down). It runs in its own goroutine (the clock's
 // AfterFunc), so it may write through raft.
-func (h *heartbeats) expire(nodeID string) {
+func (h *Heartbeats) expire(nodeID string) {
 	h.mu.Lock()
 	delete(h.timers, nodeID)
 	h.mu.Unlock()
-	if !h.s.leaderActive.Load() {
+	l := h.l
+	if !l.active.Load() {
 		return
 	}
-	node, err := h.s.State().NodeByID(nil, nodeID)
+	node, err := l.srv.State().NodeByID(nil, nodeID)
 	if err != nil || node == nil || node.Status == structs.NodeStatusDown {
 		return
 	}
-	status, window, err := h.s.missedHeartbeatStatus(node)
+	status, window, err := l.missedHeartbeatStatus(node)
 	if err != nil {
-		h.s.log.Error("reading the allocs of a silent node failed", "node", nodeID, "error", err)
+		l.log.Error("reading the allocs of a silent node failed", "node", nodeID, "error", err)
 		return
 	}
-	h.s.log.Warn("node missed its heartbeat", "node", nodeID, "status", status)
-	if _, err := (&NodeEndpoint{srv: h.s}).setStatus(nodeID, status); err != nil {
-		h.s.log.Error("marking silent node failed", "node", nodeID, "status", status, "error", err)
+	l.log.Warn("node missed its heartbeat", "node", nodeID, "status", status)
+	if err := l.srv.SetNodeStatus(nodeID, status); err != nil {
+		l.log.Error("marking silent node failed", "node", nodeID, "status", status, "error", err)
 		return
 	}
 	if status == structs.NodeStatusDisconnected {
-		h.reset(nodeID, window)
+		h.Reset(nodeID, window)
 	}
 }
 
 // rearmAll gives every live node a fresh timer when this server becomes
 // leader: the failover TTL plus grace from now, so nodes have time to
 // find the new leader before being marked down.
-func (h *heartbeats) rearmAll() error {
-	nodes, err := h.s.State().Nodes(nil)
+func (h *Heartbeats) rearmAll() error {
+	nodes, err := h.l.srv.State().Nodes(nil)
 	if err != nil {
 		return err
 	}
-	failover := h.failoverTTL(len(nodes))
+	failover := h.FailoverTTL(len(nodes))
 	for _, n := range nodes {
 		switch n.Status {
 		case structs.NodeStatusDown:
 		case structs.NodeStatusDisconnected:
-			h.reset(n.ID, h.s.disconnectedTimerLeft(n))
+			h.Reset(n.ID, h.l.disconnectedTimerLeft(n))
 		default:
-			h.reset(n.ID, failover)
+			h.Reset(n.ID, failover)
 		}
 	}
 	return nil
 }
 
-// active is the number of nodes with a live heartbeat timer
+// Active is the number of nodes with a live heartbeat timer
 // (nomad.nomad.heartbeat.active).
-func (h *heartbeats) active() int {
+func (h *Heartbeats) Active() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return len(h.timers)
