@@ -87,7 +87,7 @@ func (s *Server) ForceLeave(_ context.Context, args *structs.ForceLeaveRequest) 
 // RemoveRaftPeer removes a server from raft by ID or address.
 func (e *ClusterEndpoint) RemoveRaftPeer(ctx context.Context, args *structs.RaftPeerRequest) (*structs.GenericResponse, error) {
 	reply := &structs.GenericResponse{}
-	target, err := e.srv.findRaftServer(args.ID, args.Address)
+	target, err := e.findRaftServer(args.ID, args.Address)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +106,7 @@ func (e *ClusterEndpoint) TransferLeadership(ctx context.Context, args *structs.
 	if args.ID == "" && args.Address == "" {
 		f = e.srv.raft.LeadershipTransfer()
 	} else {
-		target, err := e.srv.findRaftServer(args.ID, args.Address)
+		target, err := e.findRaftServer(args.ID, args.Address)
 		if err != nil {
 			return nil, err
 		}
@@ -125,16 +125,16 @@ func (e *ClusterEndpoint) TransferLeadership(ctx context.Context, args *structs.
 }
 
 // findRaftServer finds a raft server by ID or address (400/404 otherwise).
-func (s *Server) findRaftServer(id, addr string) (raft.Server, error) {
+func (e *ClusterEndpoint) findRaftServer(id, addr string) (raft.Server, error) {
 	if id == "" && addr == "" {
 		return raft.Server{}, BadRequest("id: a raft server ID or address is required")
 	}
-	f := s.raft.GetConfiguration()
+	f := e.srv.raft.GetConfiguration()
 	if err := f.Error(); err != nil {
 		return raft.Server{}, err
 	}
 	for _, srv := range f.Configuration().Servers {
-		if (id != "" && string(srv.ID) == id) || (addr != "" && (string(srv.Address) == addr || s.rpcAddrOf(string(srv.ID), "") == addr)) {
+		if (id != "" && string(srv.ID) == id) || (addr != "" && (string(srv.Address) == addr || e.srv.rpcAddrOf(string(srv.ID), "") == addr)) {
 			return srv, nil
 		}
 	}

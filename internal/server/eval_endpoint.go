@@ -1,99 +1,119 @@
 package server
 
 import (
-	"github.com/hashicorp/go-bexpr"
+	"context"
 
+	"github.com/hashicorp/go-memdb"
+
+	"github.com/drover-project/drover/internal/acl"
+	"github.com/drover-project/drover/internal/server/auth"
+	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
 )
 
-// DeleteEvals deletes evaluations by ID, with their terminal allocs, in
-// entries of at most evalDeleteBatch IDs so no entry holds raft up for
-// long. Only terminal evals may go: a pending or blocked eval is held by
-// the broker or the blocked tracker, and deleting it under them would lose
-// work, so those are refused with 400 before anything is deleted.
-func (s *Server) DeleteEvals(ids []string) (int, uint64, error) {
-	if len(ids) == 0 {
-		return 0, 0, BadRequest("EvalIDs: name at least one evaluation")
-	}
-	evals := make([]*structs.Evaluation, 0, len(ids))
-	for _, id := range ids {
-		e, err := s.State().EvalByID(nil, id)
-		if err != nil {
-			return 0, 0, err
-		}
-		if e == nil {
-			return 0, 0, NotFound("evaluation %q not found", id)
-		}
-		if !e.TerminalStatus() {
-			return 0, 0, BadRequest("EvalIDs: evaluation %s is %s; only complete, failed or canceled evaluations can be deleted", id, e.Status)
-		}
-		evals = append(evals, e)
-	}
-	return s.deleteTerminalEvals(evals)
-}
+// EvalEndpoint is the Eval.* endpoint family.
+type EvalEndpoint struct{ srv *Server }
 
-// DeleteEvalsWhere deletes every terminal eval that match selects, with
-// its terminal allocs, in bounded entries (DELETE /v1/evaluations with a
-// filter). Live evals are never selected. Every eval is matched before
-// anything is deleted, so a match error deletes nothing.
-func (s *Server) DeleteEvalsWhere(match func(*structs.Evaluation) (bool, error)) (int, uint64, error) {
-	all, err := s.State().Evals(nil, "*")
-	if err != nil {
-		return 0, 0, err
+// List answers one page of evaluations in the request's namespace (or
+// every namespace for "*"), optionally of one job and status.
+func (e *EvalEndpoint) List(ctx context.Context, args *structs.EvalListRequest) (*structs.EvalListResponse, error) {
+	reply := &structs.EvalListResponse{}
+	if args.Status != "" && !validEvalStatus(args.Status) {
+		return nil, BadRequest("status: %q is not an evaluation status", args.Status)
 	}
-	evals := all[:0:0]
-	for _, e := range all {
-		if !e.TerminalStatus() {
-			continue
-		}
-		ok, err := match(e)
-		if err != nil {
-			return 0, 0, err
-		}
-		if ok {
-			evals = append(evals, e)
-		}
-	}
-	return s.deleteTerminalEvals(evals)
-}
-
-// deleteEvalsByFilter deletes the terminal evals a go-bexpr filter over
-// the evaluation's fields selects (Nomad's field names, which the structs
-// share).
-func (s *Server) deleteEvalsByFilter(args *structs.EvalDeleteArgs) (int, uint64, error) {
-	if len(args.EvalIDs) > 0 {
-		return 0, 0, BadRequest("EvalIDs: give either EvalIDs or a Filter, not both")
-	}
-	ev, err := bexpr.CreateEvaluator(args.Filter)
-	if err != nil {
-		return 0, 0, BadRequest("Filter: invalid expression: %v", err)
-	}
-	return s.DeleteEvalsWhere(func(e *structs.Evaluation) (bool, error) {
-		ok, err := ev.Evaluate(e)
-		if err != nil {
-			return false, BadRequest("Filter: %v", err)
-		}
-		return ok, nil
+	match, err := pageFilter(&args.QueryOptions, func(ev *structs.Evaluation) bool {
+		return (args.JobID == "" || ev.JobID == args.JobID) && (args.Status == "" || ev.Status == args.Status)
 	})
+	if err == nil {
+		match, err = auth.VisibleOnly(e.srv.auth, args, acl.NamespaceCapabilityReadJob, auth.EvalNamespace, match)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return reply, readPage(e.srv, ctx, &args.QueryOptions, &reply.QueryMeta, state.TableEvals, &reply.Evals, match, (*state.StateStore).EvalsPage)
 }
 
-func (s *Server) deleteTerminalEvals(evals []*structs.Evaluation) (int, uint64, error) {
-	allocs, err := s.allocsByEval(evals)
-	if err != nil {
-		return 0, 0, err
+func validEvalStatus(s string) bool {
+	switch s {
+	case structs.EvalStatusPending, structs.EvalStatusBlocked, structs.EvalStatusComplete,
+		structs.EvalStatusFailed, structs.EvalStatusCanceled:
+		return true
 	}
-	d := &evalDeleter{srv: s, why: "deleted by request"}
-	for _, e := range evals {
-		var ids []string
-		for _, a := range allocs[e.ID] {
-			if a.TerminalStatus() {
-				ids = append(ids, a.ID)
+	return false
+}
+
+// GetEval answers one evaluation (Eval nil when absent), its timeline, and
+// with IncludeRelated the evals linked to it.
+func (e *EvalEndpoint) GetEval(ctx context.Context, args *structs.EvalSpecificRequest) (*structs.SingleEvalResponse, error) {
+	reply := &structs.SingleEvalResponse{}
+	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		eval, err := st.EvalByID(ws, args.EvalID)
+		reply.Eval, reply.Related = eval, nil
+		if err != nil || eval == nil {
+			return st.Index(state.TableEvals), err
+		}
+		if args.IncludeRelated {
+			reply.Related, err = st.EvalsRelatedToID(ws, args.EvalID)
+		}
+		return eval.ModifyIndex, err
+	})
+	if reply.Eval != nil {
+		reply.Timeline = e.srv.EvalTimeline(reply.Eval)
+	}
+	return reply, err
+}
+
+// Allocations answers the allocations an evaluation placed.
+func (e *EvalEndpoint) Allocations(ctx context.Context, args *structs.EvalSpecificRequest) (*structs.EvalAllocationsResponse, error) {
+	reply := &structs.EvalAllocationsResponse{}
+	return reply, readAtTable(e.srv, ctx, &args.QueryOptions, &reply.QueryMeta, state.TableAllocs, &reply.Allocations, byKey((*state.StateStore).AllocsByEval, args.EvalID))
+}
+
+// Delete deletes terminal evaluations (see Server.DeleteEvals).
+func (e *EvalEndpoint) Delete(ctx context.Context, args *structs.EvalDeleteArgs) (*structs.EvalDeleteResponse, error) {
+	reply := &structs.EvalDeleteResponse{}
+	var n int
+	var index uint64
+	var err error
+	if args.Filter != "" {
+		var match func(*structs.Evaluation) (bool, error)
+		if match, err = evalFilter(args); err == nil {
+			n, index, err = e.srv.DeleteEvalsWhere(match)
+		}
+	} else {
+		n, index, err = e.srv.DeleteEvals(args.EvalIDs)
+	}
+	if err != nil {
+		return nil, err
+	}
+	reply.Count, reply.Index = n, index
+	return reply, nil
+}
+
+// Count answers how many evaluations in the namespace (or "*") match the
+// request's prefix and filter, without sending them.
+func (e *EvalEndpoint) Count(ctx context.Context, args *structs.QueryOptions) (*structs.EvalCountResponse, error) {
+	reply := &structs.EvalCountResponse{}
+	match, err := filterFunc[*structs.Evaluation](args.Filter)
+	if err != nil {
+		return nil, err
+	}
+	err = e.srv.blockingRead(ctx, args, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		evals, err := st.EvalsByIDPrefix(ws, args.Namespace, args.Prefix)
+		if err != nil {
+			return 0, err
+		}
+		reply.Count = 0
+		for _, ev := range evals {
+			ok, err := match(ev)
+			if err != nil {
+				return 0, err
+			}
+			if ok {
+				reply.Count++
 			}
 		}
-		if err := d.Add(e.ID, ids); err != nil {
-			return d.count, d.index, err
-		}
-	}
-	err = d.Flush()
-	return d.count, d.index, err
+		return st.Index(state.TableEvals), nil
+	})
+	return reply, err
 }

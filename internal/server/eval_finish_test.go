@@ -287,7 +287,7 @@ func TestNackEvalOfFailedPlan_ReturnsTheEvalToTheBroker(t *testing.T) {
 	if err != nil || got.Eval == nil {
 		t.Fatalf("dequeue = %+v, %v", got, err)
 	}
-	if err := p.srv.nackEvalOfFailedPlan(got.Eval.ID, got.Token); err != nil {
+	if err := p.srv.releaseHeld(got.Eval.ID, got.Token, false); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, held := p.srv.remoteHeld.holder(got.Eval.ID); held {

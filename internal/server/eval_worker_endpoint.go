@@ -17,7 +17,7 @@ import (
 // Dequeue waits (bounded) for an eval on the leader's broker.
 func (e *EvalEndpoint) Dequeue(ctx context.Context, args *structs.EvalDequeueRequest) (*structs.EvalDequeueResponse, error) {
 	if args.ServerID != "" {
-		e.srv.nackEarlierBoots(args.ServerID, args.BootID)
+		e.srv.nackHeld(args.ServerID, args.BootID) // earlier runs of that server
 	}
 	wait := min(max(args.Timeout, time.Millisecond), remoteDequeueWait)
 	ctx, cancel := context.WithTimeout(ctx, wait)
@@ -75,19 +75,6 @@ func (s *Server) releaseHeld(evalID, token string, ack bool) error {
 		return localBackend{s}.Ack(evalID, token)
 	}
 	return s.broker.Nack(evalID, token)
-}
-
-// ackEvalFinishedByPlan acks an eval whose final status its plan's entry
-// wrote, for whichever worker (local or remote) holds it.
-func (s *Server) ackEvalFinishedByPlan(evalID, token string) error {
-	return s.releaseHeld(evalID, token, true)
-}
-
-// nackEvalOfFailedPlan returns to the broker an eval whose worker was
-// told its plan finished it, when the plan's entry then failed: the eval
-// is still pending in the state, and another worker schedules it again.
-func (s *Server) nackEvalOfFailedPlan(evalID, token string) error {
-	return s.releaseHeld(evalID, token, false)
 }
 
 // Ack acks an eval held under its token.

@@ -26,7 +26,7 @@ func (e *JobEndpoint) Plan(ctx context.Context, args *structs.JobPlanArgs) (*str
 	if err != nil {
 		return nil, BadRequest("invalid job: %w", err)
 	}
-	if err := e.srv.checkJobAdmission(proposed); err != nil {
+	if err := e.checkJobAdmission(proposed); err != nil {
 		return nil, err
 	}
 	snap := e.srv.State().Snapshot()

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"net/http"
 
 	"github.com/hashicorp/go-memdb"
 
@@ -85,4 +86,14 @@ func (e *KeyringEndpoint) Delete(ctx context.Context, args *structs.KeyringDelet
 	}
 	reply.Index = index
 	return reply, nil
+}
+
+// InstallKEK takes the cluster's KEK from the leader. It is this server's
+// own business (never forwarded); the KEK must open a root key this
+// server holds, so the caller proves it already had the secret.
+func (e *KeyringEndpoint) InstallKEK(ctx context.Context, args *structs.KeyringInstallKEKRequest) (*structs.KeyringInstallKEKResponse, error) {
+	if err := e.srv.auth.InstallKEK(args.KEK); err != nil {
+		return nil, NewCodedError(http.StatusBadRequest, "%v", err)
+	}
+	return &structs.KeyringInstallKEKResponse{}, nil
 }

@@ -4,6 +4,9 @@ import (
 	"sort"
 	"time"
 
+	"github.com/drover-project/drover/internal/server/blockedevals"
+	"github.com/drover-project/drover/internal/server/broker"
+	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
 	"github.com/drover-project/drover/internal/telemetry"
 )
@@ -11,16 +14,14 @@ import (
 // Metrics returns the server's metric set (/v1/metrics gathers it).
 func (s *Server) Metrics() *telemetry.Metrics { return s.config.Metrics }
 
-func (s *Server) metrics() *telemetry.Metrics { return s.config.Metrics }
-
 // registerMetrics adds the scrape-time collectors: nothing is counted in
 // the pipeline's hot paths for them, they read its state when scraped.
 func (s *Server) registerMetrics() {
-	m := s.metrics()
+	m := s.config.Metrics
 	telemetry.InstallRaftSink()
 	m.Register(m.NewRuntimeCollector())
 	m.Register(m.NewGaugeFunc(s.pipelineGauges))
-	m.Register(m.NewGaugeFunc(s.jobGauges))
+	m.Register(m.NewGaugeFunc(func() []telemetry.Gauge { return jobGauges(s.State()) }))
 }
 
 // eventTap counts created evals by trigger on their way to the event
@@ -34,7 +35,7 @@ func (t eventTap) Publish(batch *structs.Events) {
 			continue
 		}
 		if p, ok := e.Payload.(*structs.EvaluationEvent); ok && p.Evaluation.CreateIndex == batch.Index {
-			t.s.metrics().EvalsCreated.WithLabelValues(p.Evaluation.TriggeredBy).Inc()
+			t.s.config.Metrics.EvalsCreated.WithLabelValues(p.Evaluation.TriggeredBy).Inc()
 		}
 	}
 	t.s.events.Publish(batch)
@@ -45,11 +46,11 @@ func (t eventTap) Publish(batch *structs.Events) {
 func (s *Server) observeEvalStep(evalID string, step, ended *structs.EvalTimelineEntry) {
 	if ended != nil {
 		took := time.Duration(step.Time - ended.Time)
-		s.metrics().EvalStatus.WithLabelValues(ended.Status).Observe(took.Seconds())
+		s.config.Metrics.EvalStatus.WithLabelValues(ended.Status).Observe(took.Seconds())
 		if ended.Status == structs.EvalStatusPending && step.Status == structs.EvalQuasiStatusScheduling {
-			s.metrics().BrokerWait.Observe(telemetry.Ms(took))
+			s.config.Metrics.BrokerWait.Observe(telemetry.Ms(took))
 			if e, err := s.State().EvalByID(nil, evalID); err == nil && e != nil {
-				s.metrics().BrokerWaitFor(e.Type).Observe(telemetry.Ms(took))
+				s.config.Metrics.BrokerWaitFor(e.Type).Observe(telemetry.Ms(took))
 			}
 		}
 	}
@@ -84,7 +85,7 @@ func (s *Server) pipelineGauges() []telemetry.Gauge {
 		gauge("nomad.nomad.worker.paused", st.Paused),
 		gauge("nomad.nomad.heartbeat.active", s.leader.Heartbeats().Active()),
 	}
-	blocked := s.blockedByScheduler()
+	blocked := blockedByScheduler(s.State())
 	// The job schedulers always have a series, so a dashboard sees zeros
 	// rather than gaps; others (_core, the failed queue) when present.
 	seen := map[string]bool{structs.JobTypeService: true, structs.JobTypeBatch: true,
@@ -116,9 +117,9 @@ func (s *Server) pipelineGauges() []telemetry.Gauge {
 }
 
 // blockedByScheduler counts stored blocked evals by type.
-func (s *Server) blockedByScheduler() map[string]int {
+func blockedByScheduler(st *state.StateStore) map[string]int {
 	out := map[string]int{}
-	evals, err := s.State().EvalsByStatus(nil, structs.EvalStatusBlocked)
+	evals, err := st.EvalsByStatus(nil, structs.EvalStatusBlocked)
 	if err != nil {
 		return out
 	}
@@ -129,8 +130,7 @@ func (s *Server) blockedByScheduler() map[string]int {
 }
 
 // jobGauges are Nomad's per-group job summaries and job status counts.
-func (s *Server) jobGauges() []telemetry.Gauge {
-	st := s.State()
+func jobGauges(st *state.StateStore) []telemetry.Gauge {
 	jobs, err := st.Jobs(nil, "*")
 	if err != nil {
 		return nil
@@ -164,4 +164,29 @@ func (s *Server) jobGauges() []telemetry.Gauge {
 		}
 	}
 	return g
+}
+
+// PipelineStats is a point-in-time view of the evaluation pipeline.
+type PipelineStats struct {
+	Broker     broker.Stats
+	Blocked    blockedevals.Stats
+	PlanQueue  int
+	Workers    int
+	Paused     int
+	IsLeader   bool
+	AppliedIdx uint64
+}
+
+// Stats returns the pipeline's counters (used by /v1/metrics and tests).
+func (s *Server) Stats() PipelineStats {
+	paused := 0
+	for _, w := range s.workers {
+		if w.isPaused() {
+			paused++
+		}
+	}
+	return PipelineStats{
+		Broker: s.broker.Stats(), Blocked: s.blocked.Stats(), PlanQueue: s.planQueue.Stats(),
+		Workers: len(s.workers), Paused: paused, IsLeader: s.IsLeader(), AppliedIdx: s.State().LatestIndex(),
+	}
 }

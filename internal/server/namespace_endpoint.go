@@ -105,11 +105,11 @@ func checkDeletable(snap *state.StateSnapshot, name string) error {
 // checkJobAdmission refuses a job the cluster cannot hold, each problem a
 // 400 naming the field: a region other than this cluster's, a namespace
 // or node pool that does not exist, a group count above job_max_count.
-func (s *Server) checkJobAdmission(job *structs.Job) error {
-	if job.Region != s.config.Region {
-		return BadRequest("invalid job: Region: region %q does not exist (this cluster's region is %q)", job.Region, s.config.Region)
+func (e *JobEndpoint) checkJobAdmission(job *structs.Job) error {
+	if job.Region != e.srv.config.Region {
+		return BadRequest("invalid job: Region: region %q does not exist (this cluster's region is %q)", job.Region, e.srv.config.Region)
 	}
-	ns, err := s.State().NamespaceByName(nil, job.Namespace)
+	ns, err := e.srv.State().NamespaceByName(nil, job.Namespace)
 	if err != nil {
 		return err
 	}
@@ -117,7 +117,7 @@ func (s *Server) checkJobAdmission(job *structs.Job) error {
 		return BadRequest("invalid job: Namespace: namespace %q does not exist", job.Namespace)
 	}
 	if job.NodePool != "" {
-		pool, err := s.State().NodePoolByName(nil, job.NodePool)
+		pool, err := e.srv.State().NodePoolByName(nil, job.NodePool)
 		if err != nil {
 			return err
 		}
@@ -127,10 +127,10 @@ func (s *Server) checkJobAdmission(job *structs.Job) error {
 	}
 	var errs structs.ValidationErrors
 	for i, tg := range job.TaskGroups {
-		if tg != nil && tg.Count > s.config.JobMaxCount {
+		if tg != nil && tg.Count > e.srv.config.JobMaxCount {
 			errs = append(errs, structs.ValidationError{
 				Field:   fmt.Sprintf("TaskGroups[%d].Count", i),
-				Message: fmt.Sprintf("must be at most %d (server job_max_count), got %d", s.config.JobMaxCount, tg.Count),
+				Message: fmt.Sprintf("must be at most %d (server job_max_count), got %d", e.srv.config.JobMaxCount, tg.Count),
 			})
 		}
 	}

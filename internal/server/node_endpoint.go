@@ -1,12 +1,10 @@
 package server
 
 import (
-	"maps"
-	"path"
-	"slices"
-	"strings"
+	"context"
+	"time"
 
-	"github.com/drover-project/drover/internal/scheduler"
+	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -14,134 +12,128 @@ import (
 // nodes) join the cluster and report their status.
 type NodeEndpoint struct{ srv *Server }
 
-// upsertNode adds a node or re-registers it (fingerprint change). A node
-// that becomes ready, or changes while ready, gets its node-update evals in
-// the same raft entry: one per job with allocs on it plus one per system or
-// sysbatch job whose datacenters and pool include it.
-func (e *NodeEndpoint) upsertNode(node *structs.Node) (*structs.NodeWriteResponse, error) {
+// The Node.* reads.
+
+// List answers one page of nodes.
+func (e *NodeEndpoint) List(ctx context.Context, args *structs.NodeListRequest) (*structs.NodeListResponse, error) {
+	reply := &structs.NodeListResponse{}
+	match, err := stubFilter(&args.QueryOptions, nodeStub)
+	if err != nil {
+		return nil, err
+	}
+	return reply, readPage(e.srv, ctx, &args.QueryOptions, &reply.QueryMeta, state.TableNodes, &reply.Nodes, match, (*state.StateStore).NodesPage)
+}
+
+// GetNode answers one node (nil when absent).
+func (e *NodeEndpoint) GetNode(ctx context.Context, args *structs.NodeSpecificRequest) (*structs.SingleNodeResponse, error) {
+	reply := &structs.SingleNodeResponse{}
+	return reply, readObject(e.srv, ctx, &args.QueryOptions, &reply.QueryMeta, state.TableNodes, &reply.Node, byKey((*state.StateStore).NodeByID, args.NodeID),
+		func(n *structs.Node) uint64 { return n.ModifyIndex })
+}
+
+// GetAllocs answers the allocations on a node.
+func (e *NodeEndpoint) GetAllocs(ctx context.Context, args *structs.NodeSpecificRequest) (*structs.NodeAllocationsResponse, error) {
+	reply := &structs.NodeAllocationsResponse{}
+	err := readAtTable(e.srv, ctx, &args.QueryOptions, &reply.QueryMeta, state.TableAllocs, &reply.Allocations, byKey((*state.StateStore).AllocsByNode, args.NodeID))
+	if err == nil {
+		reply.Allocations, err = e.srv.auth.VisibleAllocs(args, reply.Allocations)
+	}
+	return reply, err
+}
+
+// UpdateDrain starts, changes or cancels a node's drain. A drain makes the
+// node ineligible; the leader's drainer then migrates its allocs. Without
+// a DrainStrategy the drain ends and MarkEligible makes the node eligible
+// again.
+func (e *NodeEndpoint) UpdateDrain(ctx context.Context, args *structs.NodeUpdateDrainArgs) (*structs.NodeWriteResponse, error) {
+	nodeID := args.NodeID
+	node, err := e.srv.State().NodeByID(nil, nodeID)
+	if err != nil {
+		return nil, err
+	}
 	if node == nil {
-		return nil, BadRequest("Node: missing node")
+		return nil, NotFound("node %q: %w", nodeID, structs.ErrNodeNotFound)
 	}
-	n := node.Copy()
-	n.Canonicalize()
-	if err := n.Validate(); err != nil {
-		return nil, BadRequest("invalid node: %w", err)
-	}
-	existing, err := e.srv.State().NodeByID(nil, n.ID)
-	if err != nil {
-		return nil, err
-	}
-	if existing != nil && existing.SecretID != "" && existing.SecretID != n.SecretID {
-		return nil, BadRequest("SecretID: does not match the registered node %s", n.ID)
-	}
-	n.ComputedClass = scheduler.ComputeClass(n)
 	now := e.srv.now()
-	n.StatusUpdatedAt = now.Unix()
-	if existing == nil {
-		// A node's history starts with its registration, as in Nomad
-		// (`node status <id>` lists it under Node Events).
-		n.Events = append(n.Events, &structs.NodeEvent{Message: "Node registered", Subsystem: "Cluster", Timestamp: now})
+	req := &structs.NodeUpdateDrainRequest{NodeID: nodeID, MarkEligible: args.MarkEligible, UpdatedAt: now.Unix()}
+	msg := "Node drain strategy cleared"
+	if spec := args.DrainStrategy; spec != nil {
+		req.DrainStrategy = newDrainStrategy(spec.Deadline, spec.IgnoreSystemJobs, now)
+		msg = "Node drain strategy set"
 	}
-	var evals []*structs.Evaluation
-	if n.Status == structs.NodeStatusReady && (existing == nil || nodeChanged(existing, n)) {
-		if evals, err = e.srv.nodeUpdateEvals(n, structs.EvalTriggerNodeUpdate); err != nil {
-			return nil, err
-		}
-	}
-	evals, covered := e.srv.leader.CoalesceNodeEvals(evals)
-	index, err := e.srv.raftApply(structs.NodeRegisterRequestType, &structs.NodeRegisterRequest{Node: n, Evals: evals, UpdatedAt: now.Unix()})
+	req.NodeEvent = &structs.NodeEvent{Message: msg, Subsystem: "Drain", Timestamp: now}
+	index, err := e.srv.raftApply(structs.NodeUpdateDrainRequestType, req)
 	if err != nil {
 		return nil, err
 	}
-	late, err := e.srv.leader.WriteUncovered(covered)
+	return nodeReply(index, nil), nil
+}
+
+// newDrainStrategy fixes the force deadline now, before raft: a negative
+// deadline forces at once, zero means no deadline.
+func newDrainStrategy(deadline time.Duration, ignoreSystemJobs bool, now time.Time) *structs.DrainStrategy {
+	d := &structs.DrainStrategy{Deadline: deadline, IgnoreSystemJobs: ignoreSystemJobs, StartedAt: now}
+	if deadline > 0 {
+		d.ForceDeadline = now.Add(deadline)
+	}
+	return d
+}
+
+// UpdateEligibility marks a node eligible or ineligible for new work.
+func (e *NodeEndpoint) UpdateEligibility(ctx context.Context, args *structs.NodeUpdateEligibilityArgs) (*structs.NodeWriteResponse, error) {
+	nodeID, eligibility := args.NodeID, args.Eligibility
+	if eligibility != structs.NodeSchedulingEligible && eligibility != structs.NodeSchedulingIneligible {
+		return nil, BadRequest("Eligibility: %q is neither %q nor %q", eligibility, structs.NodeSchedulingEligible, structs.NodeSchedulingIneligible)
+	}
+	node, err := e.srv.State().NodeByID(nil, nodeID)
 	if err != nil {
 		return nil, err
 	}
-	return nodeReply(index, append(evals, late...)), nil
-}
-
-// nodeChanged reports whether a re-registration changes what schedulers see.
-func nodeChanged(old, n *structs.Node) bool {
-	return old.Status != n.Status || old.ComputedClass != n.ComputedClass ||
-		old.SchedulingEligibility != n.SchedulingEligibility || old.Datacenter != n.Datacenter || old.NodePool != n.NodePool
-}
-
-// setStatus changes a node's status (Server.setNodeStatus, nodes.go).
-func (e *NodeEndpoint) setStatus(nodeID, status string) (*structs.NodeWriteResponse, error) {
-	return e.srv.setNodeStatus(nodeID, status)
-}
-
-// statusChangeTrigger names the evals of a status change: a disconnected
-// node coming back is a reconnect; every other change is a node-update.
-func statusChangeTrigger(from, to string) string {
-	if from == structs.NodeStatusDisconnected && to == structs.NodeStatusReady {
-		return structs.EvalTriggerReconnect
+	if node == nil {
+		return nil, NotFound("node %q: %w", nodeID, structs.ErrNodeNotFound)
 	}
-	return structs.EvalTriggerNodeUpdate
-}
-
-func nodeReply(index uint64, evals []*structs.Evaluation) *structs.NodeWriteResponse {
-	r := &structs.NodeWriteResponse{NodeModifyIndex: index, WriteMeta: structs.WriteMeta{Index: index}}
-	for _, ev := range evals {
-		r.EvalIDs = append(r.EvalIDs, ev.ID)
+	if eligibility == structs.NodeSchedulingEligible && node.DrainStrategy != nil {
+		return nil, BadRequest("Eligibility: node %s is draining; cancel the drain to make it eligible", nodeID)
 	}
-	if len(evals) > 0 {
-		r.EvalCreateIndex = index
-	}
-	return r
-}
-
-// nodeUpdateEvals creates the node-update evals for a node change: one per
-// job with a non-terminal alloc on the node, plus one per system/sysbatch
-// job that may run on it.
-func (s *Server) nodeUpdateEvals(node *structs.Node, trigger string) ([]*structs.Evaluation, error) {
-	jobs := map[structs.NamespacedID]*structs.Job{}
-	allocs, err := s.State().AllocsByNode(nil, node.ID)
-	if err != nil {
-		return nil, err
-	}
-	for _, a := range allocs {
-		if a.TerminalStatus() {
-			continue
-		}
-		if job, err := s.State().JobByID(nil, a.Namespace, a.JobID); err == nil && job != nil {
-			jobs[job.NamespacedID()] = job
-		}
-	}
-	for _, t := range []string{structs.JobTypeSystem, structs.JobTypeSysBatch} {
-		sys, err := s.State().JobsByType(nil, t)
-		if err != nil {
-			return nil, err
-		}
-		for _, job := range sys {
-			if !job.Stop && jobMayRunOn(job, node) {
-				jobs[job.NamespacedID()] = job
-			}
-		}
-	}
-	// Create in a fixed order so IDs are assigned deterministically.
-	ordered := slices.SortedFunc(maps.Values(jobs), func(a, b *structs.Job) int {
-		return strings.Compare(a.NamespacedID().String(), b.NamespacedID().String())
+	now := e.srv.now()
+	index, err := e.srv.raftApply(structs.NodeUpdateEligibilityType, &structs.NodeUpdateEligibilityRequest{
+		NodeID: nodeID, Eligibility: eligibility, UpdatedAt: now.Unix(),
+		NodeEvent: &structs.NodeEvent{Message: "Node marked " + eligibility, Subsystem: "Cluster", Timestamp: now},
 	})
-	evals := make([]*structs.Evaluation, 0, len(ordered))
-	for _, job := range ordered {
-		ev := s.newJobEval(job, trigger)
-		ev.NodeID = node.ID
-		evals = append(evals, ev)
+	if err != nil {
+		return nil, err
 	}
-	return evals, nil
+	return nodeReply(index, nil), nil
 }
 
-// jobMayRunOn reports whether the node is in one of the job's datacenters
-// (glob patterns) and in its node pool.
-func jobMayRunOn(job *structs.Job, node *structs.Node) bool {
-	if job.NodePool != structs.AllNodePools && job.NodePool != node.NodePool {
-		return false
+// Evaluate forces the schedulers to look at a node again (`node eval`):
+// one node-update eval per job with live allocs on it and per system job
+// that may run there, written in one raft entry. Unlike the evals of a
+// node change these are not coalesced with pending ones: the operator
+// asked for a new look.
+func (e *NodeEndpoint) Evaluate(ctx context.Context, args *structs.NodeEvaluateArgs) (*structs.NodeWriteResponse, error) {
+	reply := &structs.NodeWriteResponse{}
+	node, err := e.srv.State().NodeByID(nil, args.NodeID)
+	if err != nil {
+		return nil, err
 	}
-	for _, dc := range job.Datacenters {
-		if ok, _ := path.Match(dc, node.Datacenter); ok {
-			return true
-		}
+	if node == nil {
+		return nil, NotFound("node %q: %w", args.NodeID, structs.ErrNodeNotFound)
 	}
-	return false
+	evals, err := e.srv.nodeUpdateEvals(node, structs.EvalTriggerNodeUpdate)
+	if err != nil {
+		return nil, err
+	}
+	if len(evals) == 0 {
+		reply.NodeModifyIndex = node.ModifyIndex
+		reply.Index = e.srv.State().LatestIndex()
+		return reply, nil
+	}
+	index, err := e.srv.raftApply(structs.EvalUpdateRequestType, &structs.EvalUpdateRequest{Evals: evals})
+	if err != nil {
+		return nil, err
+	}
+	reply = nodeReply(index, evals)
+	reply.NodeModifyIndex = node.ModifyIndex
+	return reply, nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/drover-project/drover/internal/fsm"
+	"github.com/drover-project/drover/internal/server/leader"
 	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
 )
@@ -72,4 +73,14 @@ func (e *OperatorEndpoint) RaftGetConfiguration(ctx context.Context, args *struc
 	}
 	reply.Index = f.Index()
 	return reply, nil
+}
+
+// SystemEndpoint is the System.* endpoint family.
+type SystemEndpoint struct{ srv *Server }
+
+// GarbageCollect writes a force-gc core eval: it collects every terminal
+// eval and stopped job now, whatever its age.
+func (e *SystemEndpoint) GarbageCollect(ctx context.Context, args *structs.GenericWriteArgs) (*structs.GenericResponse, error) {
+	reply := &structs.GenericResponse{}
+	return reply, e.srv.leader.CreateCoreEvals(leader.CoreJobForceGC)
 }

@@ -120,7 +120,7 @@ func (c planCommit) Wait() (uint64, error) {
 	if c.err != nil {
 		return 0, c.err
 	}
-	defer func() { c.s.metrics().PlanApply.Observe(telemetry.Ms(time.Since(c.start))) }()
+	defer func() { c.s.config.Metrics.PlanApply.Observe(telemetry.Ms(time.Since(c.start))) }()
 	return raftOutcome(c.f)
 }
 

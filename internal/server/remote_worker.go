@@ -270,14 +270,10 @@ func (r *remoteHeld) clear() {
 	r.evals = nil
 }
 
-// nackHeldBy returns the evals a failed server's workers held to the
-// broker (a token that is no longer outstanding is ignored).
-func (s *Server) nackHeldBy(serverID string) { s.nackHeld(serverID, "") }
-
-// nackEarlierBoots returns the evals held by earlier runs of a server that
-// has restarted (its workers are gone with the old process).
-func (s *Server) nackEarlierBoots(serverID, bootID string) { s.nackHeld(serverID, bootID) }
-
+// nackHeld returns to the broker the evals a server's workers held: all
+// of them when that server failed (keepBoot ""), or those of its earlier
+// runs when it restarted under a new boot ID (its workers are gone with
+// the old process). A token that is no longer outstanding is ignored.
 func (s *Server) nackHeld(serverID, keepBoot string) {
 	if !s.LeaderActive() {
 		return

@@ -52,11 +52,11 @@ func TestEvalDequeue_LeaderGivesBackAFailedServersEvals(t *testing.T) {
 	if got := remoteDequeue(t, p.srv, "follower", "boot-1", time.Millisecond); got != nil {
 		t.Fatalf("dequeued %s from an empty broker", got.ID)
 	}
-	p.srv.nackHeldBy("other-server")
+	p.srv.nackHeld("other-server", "")
 	if !outstanding(p.srv, evalID) {
 		t.Fatal("another server's failure gave back the follower's eval")
 	}
-	p.srv.nackHeldBy("follower")
+	p.srv.nackHeld("follower", "")
 	if outstanding(p.srv, evalID) {
 		t.Fatal("the failed follower's eval is still outstanding")
 	}

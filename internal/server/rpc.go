@@ -2,11 +2,17 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
+	"fmt"
 	"io"
 	"net"
+	"net/rpc"
+	"runtime/debug"
 	"sync"
+	"time"
 
+	msgpackrpc "github.com/hashicorp/net-rpc-msgpackrpc/v2"
 	"github.com/hashicorp/yamux"
 
 	"github.com/drover-project/drover/internal/connlimit"
@@ -140,4 +146,95 @@ type untrackOnClose struct {
 func (c *untrackOnClose) Close() error {
 	c.once.Do(func() { c.untrack(c.Conn) })
 	return c.Conn.Close()
+}
+
+// serveStream serves the calls of one yamux stream, one at a time, so a
+// handler that panics can be recovered (net/rpc's own ServeCodec would run
+// each call on a goroutine of its own, where a panic kills the process).
+func (r *rpcServer) serveStream(stream io.ReadWriteCloser) {
+	codec := msgpackrpc.NewCodecFromHandle(true, true, stream, structs.StructArrayHandle)
+	defer codec.Close()
+	for r.serveCall(codec) {
+	}
+}
+
+// serveCall serves one call and reports whether the stream may carry
+// another: not after a call it could not read (unknown method,
+// undecodable arguments) or whose handler panicked; those callers get an
+// error reply, as net/rpc's own server would answer them.
+func (r *rpcServer) serveCall(codec rpc.ServerCodec) (more bool) {
+	var req rpc.Request
+	defer func() {
+		p := recover()
+		if p == nil {
+			return
+		}
+		r.srv.log.Error("rpc: handler panicked", "method", req.ServiceMethod, "panic", p, "stack", string(debug.Stack()))
+		replyError(codec, &req, fmt.Sprintf("rpc: internal error in %s", req.ServiceMethod))
+		more = false
+	}()
+	if codec.ReadRequestHeader(&req) != nil {
+		return false
+	}
+	method, ok := r.methods[req.ServiceMethod]
+	if !ok {
+		_ = codec.ReadRequestBody(nil) // discard the arguments
+		replyError(codec, &req, "rpc: can't find method "+req.ServiceMethod)
+		return false
+	}
+	args := method.newArgs()
+	if err := codec.ReadRequestBody(args); err != nil {
+		replyError(codec, &req, err.Error())
+		return false
+	}
+	reply, err := method.serve(r.srv.ctx, args)
+	if err != nil {
+		replyError(codec, &req, err.Error())
+		return true
+	}
+	_ = codec.WriteResponse(&rpc.Response{ServiceMethod: req.ServiceMethod, Seq: req.Seq}, reply)
+	return true
+}
+
+// replyError answers the call req with an error and no reply body.
+func replyError(codec rpc.ServerCodec, req *rpc.Request, msg string) {
+	_ = codec.WriteResponse(&rpc.Response{ServiceMethod: req.ServiceMethod, Seq: req.Seq, Error: msg}, struct{}{})
+}
+
+// negotiate reads the connection's first byte and returns the connection
+// to serve and its protocol byte: the plain connection, or, for
+// RPCTLSByte, the TLS session and the byte that follows inside it. With
+// RPCTLS configured, plaintext connections are refused. All of it must
+// happen within the handshake timeout, so a silent peer cannot hold a
+// connection (and a slot of its IP's cap) open.
+func (r *rpcServer) negotiate(conn net.Conn) (net.Conn, byte, error) {
+	if d := r.srv.config.RPCHandshakeTimeout; d > 0 {
+		_ = conn.SetDeadline(time.Now().Add(d))
+	}
+	first, err := readByte(conn)
+	if err != nil {
+		return conn, 0, err
+	}
+	cfg := r.srv.config.RPCTLS
+	switch {
+	case first == structs.RPCTLSByte && cfg != nil:
+		tc := tls.Server(conn, cfg)
+		if err := tc.Handshake(); err != nil {
+			return conn, 0, fmt.Errorf("tls handshake: %w", err)
+		}
+		conn = tc
+		if first, err = readByte(conn); err != nil {
+			return conn, 0, err
+		}
+	case cfg != nil:
+		return conn, 0, fmt.Errorf("plaintext RPC refused: this server requires TLS")
+	}
+	_ = conn.SetDeadline(time.Time{})
+	return conn, first, nil
+}
+
+func readByte(conn net.Conn) (byte, error) {
+	b := make([]byte, 1)
+	_, err := io.ReadFull(conn, b)
+	return b[0], err
 }

@@ -1,7 +1,29 @@
-// Package server is a Drover server: raft, the FSM and state store, the
-// endpoints every transport (HTTP, client RPC, leader forwarding) calls, and
-// the leadership monitor that turns the leader's duties (package leader) on
-// and off.
+// Package server is a Drover server: it wires raft, the FSM and state
+// store to the roles below and answers the RPC methods every transport
+// (HTTP in-process, the RPC port, a follower forwarding) calls.
+//
+// One room per role:
+//   - the method table (methods.go, method.go, access.go, forward.go):
+//     every RPC method registered once with its wire name, handler, read or
+//     write kind, route (the leader, or the server asked) and access rule;
+//     Method.Call checks the caller, forwards, then runs the handler. The
+//     handlers are the *_endpoint.go files, one per method family;
+//   - package auth: ACL resolution and cache, result filters, node and
+//     server credentials, workload identity, the keyring;
+//   - package cluster: raft's stores and transport, serf, bootstrap,
+//     member reconciliation, autopilot, the peer filter;
+//   - package leader: the leader's duties in one table (production
+//     goroutines and the simulator's stepped mode alike) and the one
+//     routing of written or restored evals to the broker and trackers;
+//   - the evaluation pipeline's leaf packages (broker, blockedevals,
+//     planapply, deploywatch, drainer, periodic), and here the workers
+//     (worker.go, remote_worker.go) that run the schedulers;
+//   - here also: eval writes (evals.go), node writes (nodes.go), the
+//     leadership monitor (leader.go), blocking reads and lists
+//     (blocking.go, list.go), snapshots, the timeline and metrics.
+//
+// The role packages never import this one: each declares the narrow
+// interface it needs, implemented by an adapter in roles.go or leader.go.
 package server
 
 import (
@@ -163,7 +185,12 @@ func (s *Server) setupPipeline() {
 		Clock: c.Clock, Log: s.log.With("component", "plan_applier"), NewID: c.NewID,
 		Serial: c.SerialPlanApply, RejectHook: c.PlanRejectHook,
 		OnEvaluate: func(d time.Duration) { c.Metrics.PlanEvaluate.Observe(telemetry.Ms(d)) },
-		AckEval:    s.ackEvalFinishedByPlan, NackEval: s.nackEvalOfFailedPlan})
+		// The leader acks an eval whose final status its plan's entry
+		// wrote, for whichever worker (local or remote) holds it, and
+		// returns it to the broker when the entry failed: the eval is then
+		// still pending in the state and another worker schedules it.
+		AckEval:  func(evalID, token string) error { return s.releaseHeld(evalID, token, true) },
+		NackEval: func(evalID, token string) error { return s.releaseHeld(evalID, token, false) }})
 	s.leader = leader.New(leader.Config{
 		Server: leaderServer{s}, Broker: s.broker, Blocked: s.blocked, PlanQueue: s.planQueue, Applier: s.applier,
 		Timeline: s.timeline, Log: s.log, Ctx: s.ctx, Clock: c.Clock, NewID: c.NewID, Rand: s.randInt63n,

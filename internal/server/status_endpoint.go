@@ -40,3 +40,12 @@ func (e *StatusEndpoint) RaftStats(ctx context.Context, args *structs.GenericReq
 		AppliedIndex: e.srv.State().LatestIndex(), Term: e.srv.raft.CurrentTerm(), State: e.srv.raft.State().String(),
 		LastIndex: e.srv.raft.LastIndex()}, nil
 }
+
+// RegionEndpoint is the Region.* endpoint family.
+type RegionEndpoint struct{ srv *Server }
+
+// List answers the regions this server knows: its own (Drover does not
+// federate regions).
+func (e *RegionEndpoint) List(ctx context.Context, _ *structs.QueryOptions) (*structs.RegionListResponse, error) {
+	return &structs.RegionListResponse{Regions: []string{e.srv.config.Region}}, nil
+}

@@ -157,7 +157,7 @@ func (w *Worker) step(ctx context.Context, background bool) (bool, error) {
 	if err != nil || eval == nil {
 		return false, err
 	}
-	w.srv.metrics().WorkerDequeue.Observe(telemetry.Ms(time.Since(waitStart)))
+	w.srv.config.Metrics.WorkerDequeue.Observe(telemetry.Ms(time.Since(waitStart)))
 	if _, remote := backend.(remoteBackend); remote {
 		w.remoteProcessed.Add(1)
 	}
@@ -318,7 +318,7 @@ func (r *evalRun) invokeScheduler() error {
 	}
 	sched := factory(w.log.With("eval", eval.ID, "job", eval.JobID), r.snap, r)
 	start := time.Now()
-	defer func() { w.srv.metrics().InvokeScheduler(eval.Type).Observe(telemetry.Ms(time.Since(start))) }()
+	defer func() { w.srv.config.Metrics.InvokeScheduler(eval.Type).Observe(telemetry.Ms(time.Since(start))) }()
 	return sched.Process(eval)
 }
 
@@ -342,7 +342,7 @@ func (r *evalRun) SubmitPlan(plan *structs.Plan) (*structs.PlanResult, scheduler
 	}
 	submitted := time.Now()
 	result, next, err := r.backend.SubmitPlan(plan, nextFor)
-	w.srv.metrics().PlanSubmit.Observe(telemetry.Ms(time.Since(submitted)))
+	w.srv.config.Metrics.PlanSubmit.Observe(telemetry.Ms(time.Since(submitted)))
 	if err != nil {
 		return nil, nil, err
 	}
