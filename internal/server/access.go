@@ -29,6 +29,10 @@ type access struct {
 	// workloadIdentity: a workload identity (a JWT) is let through for the
 	// endpoint to verify against its own paths (variables).
 	workloadIdentity bool
+	// object and jobBody: the rule reads the object the request names
+	// (structs.ObjectRequest) or the job it carries (structs.JobRequest);
+	// TestMethods_KindMatchesArguments holds the argument types to it.
+	object, jobBody bool
 }
 
 func rule(check methodCheck) access { return access{check: check} }
@@ -121,23 +125,18 @@ func nsListCap(capability string) access {
 // jobBodyCap requires capability in the namespace the request's job goes
 // to: its own Namespace, else the request's.
 func jobBodyCap(capability string) access {
-	return rule(func(_ *Server, a *acl.ACL, args structs.RPCInfo) bool {
+	return access{jobBody: true, check: func(_ *Server, a *acl.ACL, args structs.RPCInfo) bool {
 		ns := requestNamespace(args)
 		if job := requestJob(args); job != nil && job.Namespace != "" {
 			ns = job.Namespace
 		}
 		return a.AllowNamespaceOperation(ns, capability)
-	})
+	}}
 }
 
 func requestJob(args structs.RPCInfo) *structs.Job {
-	switch a := args.(type) {
-	case *structs.JobRegisterArgs:
-		return a.Job
-	case *structs.JobPlanArgs:
-		return a.Job
-	case *structs.JobValidateArgs:
-		return a.Job
+	if r, ok := args.(structs.JobRequest); ok {
+		return r.RequestJob()
 	}
 	return nil
 }
@@ -146,33 +145,19 @@ func requestJob(args structs.RPCInfo) *structs.Job {
 // deployment the request names; an unknown ID is checked against the
 // request's namespace (the endpoint then answers "not found").
 func objectCap(objectKind string, caps ...string) access {
-	return rule(func(s *Server, a *acl.ACL, args structs.RPCInfo) bool {
+	return access{object: true, check: func(s *Server, a *acl.ACL, args structs.RPCInfo) bool {
 		ns, ok := s.auth.NamespaceOf(objectKind, requestObjectID(args))
 		if !ok {
 			ns = requestNamespace(args)
 		}
 		return anyCapability(a, ns, caps)
-	})
+	}}
 }
 
+// requestObjectID is the global ID the request names (structs.ObjectRequest).
 func requestObjectID(args structs.RPCInfo) string {
-	switch a := args.(type) {
-	case *structs.EvalSpecificRequest:
-		return a.EvalID
-	case *structs.AllocSpecificRequest:
-		return a.AllocID
-	case *structs.AllocStopArgs:
-		return a.AllocID
-	case *structs.DeploymentSpecificRequest:
-		return a.DeploymentID
-	case *structs.DeploymentPromoteArgs:
-		return a.DeploymentID
-	case *structs.DeploymentFailArgs:
-		return a.DeploymentID
-	case *structs.DeploymentPauseArgs:
-		return a.DeploymentID
-	case *structs.ServiceRegistrationByAllocRequest:
-		return a.AllocID
+	if r, ok := args.(structs.ObjectRequest); ok {
+		return r.RequestObjectID()
 	}
 	return ""
 }

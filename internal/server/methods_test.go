@@ -60,6 +60,12 @@ func TestMethods_KindMatchesArguments(t *testing.T) {
 		if a.check == nil && !a.self && !a.serverOnly {
 			t.Errorf("%s: no access rule", name)
 		}
+		if _, ok := args.(structs.ObjectRequest); a.object && !ok {
+			t.Errorf("%s: its rule reads the object the request names, but %T names none (structs.ObjectRequest)", name, args)
+		}
+		if _, ok := args.(structs.JobRequest); a.jobBody && !ok {
+			t.Errorf("%s: its rule reads the request's job, but %T carries none (structs.JobRequest)", name, args)
+		}
 		if !strings.Contains(name, ".") || spec.name != name {
 			t.Errorf("%s: registered under %q", name, spec.name)
 		}
