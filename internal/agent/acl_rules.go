@@ -52,8 +52,6 @@ var aclRules = map[string]aclRule{
 	// Running an action needs what exec needs; the action, not the
 	// caller, chooses the command.
 	"/v1/job/{id}/action": readOnly(ns(acl.NamespaceCapabilityAllocExec)),
-	// Unblocking reads the deployment to write it.
-	"/v1/deployment/unblock/{id}": writeOnly(object(server.ObjectDeployment, capSubmitJob)),
 	// Deleting evals refuses a malformed body before it calls Eval.Delete;
 	// the caller is checked first.
 	"/v1/evaluations":  writeOnly(management),

@@ -116,13 +116,9 @@ func (h *HTTPServer) deploymentPause(w http.ResponseWriter, r *http.Request) (an
 // server asked about a deployment that is not blocked it refuses: 400
 // naming the deployment's status (404 when there is no such deployment).
 func (h *HTTPServer) deploymentUnblock(w http.ResponseWriter, r *http.Request) (any, error) {
-	id := r.PathValue("id")
-	reply, err := readEndpoint(w, r, server.DeploymentGetDeployment.On(h.srv), &structs.DeploymentSpecificRequest{DeploymentID: id})
+	reply, err := server.DeploymentUnblock.Call(r.Context(), h.srv, &structs.DeploymentUnblockArgs{DeploymentID: r.PathValue("id"), WriteRequest: writeRequest(r)})
 	if err != nil {
 		return nil, err
 	}
-	if reply.Deployment == nil {
-		return nil, server.NotFound("deployment %q not found", id)
-	}
-	return nil, server.BadRequest("deployment %s is %q, not blocked: only a multiregion deployment blocks, and Drover has none", reply.Deployment.ID, reply.Deployment.Status)
+	return deploymentReply(w, reply), nil
 }

@@ -100,7 +100,7 @@ func (h *HTTPServer) serverRouteTable() []serverRoute {
 		{putOrPost, "/v1/deployment/promote/{id}", h.deploymentPromote, server.DeploymentPromote},
 		{putOrPost, "/v1/deployment/fail/{id}", h.deploymentFail, server.DeploymentFail},
 		{putOrPost, "/v1/deployment/pause/{id}", h.deploymentPause, server.DeploymentPause},
-		{putOrPost, "/v1/deployment/unblock/{id}", h.deploymentUnblock, nil},
+		{putOrPost, "/v1/deployment/unblock/{id}", h.deploymentUnblock, server.DeploymentUnblock},
 		// eval_http.go
 		{"GET", "/v1/evaluations", h.evalList, server.EvalList},
 		{"GET", "/v1/evaluations/count", h.evalCount, server.EvalCount},

@@ -75,6 +75,21 @@ func (e *DeploymentEndpoint) Pause(ctx context.Context, args *structs.Deployment
 	return e.setStatus(args.DeploymentID, structs.DeploymentStatusRunning, "Deployment is running", true)
 }
 
+// Unblock unblocks a multiregion deployment that waits on its peers
+// regions. Drover runs one region, so no deployment is ever blocked: a
+// known deployment is refused by name with its status (Nomad answers an
+// unblock of a deployment that is not blocked the same way).
+func (e *DeploymentEndpoint) Unblock(ctx context.Context, args *structs.DeploymentUnblockArgs) (*structs.DeploymentUpdateResponse, error) {
+	d, err := e.srv.State().DeploymentByID(nil, args.DeploymentID)
+	if err != nil {
+		return nil, err
+	}
+	if d == nil {
+		return nil, NotFound("deployment %q not found", args.DeploymentID)
+	}
+	return nil, BadRequest("deployment %s is %q, not blocked: only a multiregion deployment blocks, and Drover has none", d.ID, d.Status)
+}
+
 func (e *DeploymentEndpoint) setStatus(id, status, desc string, withEval bool) (*structs.DeploymentUpdateResponse, error) {
 	d, job, err := e.active(id)
 	if err != nil {

@@ -74,6 +74,7 @@ var (
 	DeploymentPromote       = writes("Deployment.Promote", objectCap(ObjectDeployment, capSubmitJob), (*DeploymentEndpoint).Promote)
 	DeploymentFail          = writes("Deployment.Fail", objectCap(ObjectDeployment, capSubmitJob), (*DeploymentEndpoint).Fail)
 	DeploymentPause         = writes("Deployment.Pause", objectCap(ObjectDeployment, capSubmitJob), (*DeploymentEndpoint).Pause)
+	DeploymentUnblock       = writes("Deployment.Unblock", objectCap(ObjectDeployment, capSubmitJob), (*DeploymentEndpoint).Unblock)
 
 	// Nodes: the client's own calls (Register, the UpdateStatus
 	// heartbeat, GetClientAllocs, UpdateAlloc) authenticate by node secret.

@@ -55,6 +55,15 @@ type DeploymentPauseArgs struct {
 	WriteRequest
 }
 
+// DeploymentUnblockArgs unblocks a multiregion deployment waiting on its
+// peers.
+type DeploymentUnblockArgs struct {
+	DeploymentID string
+	WriteRequest
+}
+
+func (r *DeploymentUnblockArgs) RequestObjectID() string { return r.DeploymentID }
+
 // DeploymentUpdateResponse tells the caller what a deployment change wrote.
 type DeploymentUpdateResponse struct {
 	EvalID                string
