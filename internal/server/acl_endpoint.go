@@ -69,7 +69,7 @@ func (e *ACLEndpoint) Bootstrap(ctx context.Context, args *structs.ACLBootstrapA
 		AccessorID: NewUUID(), SecretID: secret, Name: "Bootstrap Token",
 		Type: structs.ACLManagementToken, Global: true, CreateTime: e.srv.now().UTC(),
 	}
-	index, err := e.srv.raftApply(structs.ACLTokenBootstrapRequestType, &structs.ACLTokenBootstrapRequest{Token: token, ResetIndex: resetIndex})
+	index, err := e.srv.raftApply(ctx, structs.ACLTokenBootstrapRequestType, &structs.ACLTokenBootstrapRequest{Token: token, ResetIndex: resetIndex})
 	if errors.Is(err, state.ErrACLAlreadyBootstrapped) {
 		return nil, bootstrapDone(e.srv.State().ACLBootstrapIndex())
 	}
@@ -120,7 +120,7 @@ func (e *ACLEndpoint) UpsertPolicies(ctx context.Context, args *structs.ACLPolic
 		}
 		policies = append(policies, &structs.ACLPolicy{Name: p.Name, Description: p.Description, Rules: p.Rules})
 	}
-	index, err := e.srv.raftApply(structs.ACLPolicyUpsertRequestType, &structs.ACLPolicyUpsertRequest{Policies: policies})
+	index, err := e.srv.raftApply(ctx, structs.ACLPolicyUpsertRequestType, &structs.ACLPolicyUpsertRequest{Policies: policies})
 	return &structs.ACLWriteResponse{WriteMeta: structs.WriteMeta{Index: index}}, err
 }
 
@@ -142,7 +142,7 @@ func validatePolicy(p *structs.ACLPolicy) error {
 // DeletePolicies deletes policies by name (management only).
 func (e *ACLEndpoint) DeletePolicies(ctx context.Context, args *structs.ACLPolicyDeleteArgs) (*structs.ACLWriteResponse, error) {
 	exists := func(name string) bool { p, _ := e.srv.State().ACLPolicyByName(nil, name); return p != nil }
-	return e.deleteACLObjects(args, aclDeletion{field: "Names", noun: "policy", key: "name", keys: args.Names, exists: exists},
+	return e.deleteACLObjects(ctx, args, aclDeletion{field: "Names", noun: "policy", key: "name", keys: args.Names, exists: exists},
 		structs.ACLPolicyDeleteRequestType, &structs.ACLPolicyDeleteRequest{Names: args.Names})
 }
 
@@ -156,7 +156,7 @@ type aclDeletion struct {
 // deleteACLObjects deletes ACL objects for a management token, and only
 // when every one named exists: a missing one is a 404 naming it, and
 // nothing is deleted.
-func (e *ACLEndpoint) deleteACLObjects(args structs.RPCInfo, d aclDeletion, t structs.MessageType, req any) (*structs.ACLWriteResponse, error) {
+func (e *ACLEndpoint) deleteACLObjects(ctx context.Context, args structs.RPCInfo, d aclDeletion, t structs.MessageType, req any) (*structs.ACLWriteResponse, error) {
 	if err := e.managementWrite(args); err != nil {
 		return nil, err
 	}
@@ -168,7 +168,7 @@ func (e *ACLEndpoint) deleteACLObjects(args structs.RPCInfo, d aclDeletion, t st
 			return nil, NotFound("ACL %s %q not found", d.noun, key)
 		}
 	}
-	index, err := e.srv.raftApply(t, req)
+	index, err := e.srv.raftApply(ctx, t, req)
 	return &structs.ACLWriteResponse{WriteMeta: structs.WriteMeta{Index: index}}, notFoundAsCoded(err)
 }
 
@@ -262,7 +262,7 @@ func (e *ACLEndpoint) UpsertRoles(ctx context.Context, args *structs.ACLRoleUpse
 		}
 		roles = append(roles, r)
 	}
-	index, err := e.srv.raftApply(structs.ACLRoleUpsertRequestType, &structs.ACLRoleUpsertRequest{Roles: roles})
+	index, err := e.srv.raftApply(ctx, structs.ACLRoleUpsertRequestType, &structs.ACLRoleUpsertRequest{Roles: roles})
 	if errors.Is(err, state.ErrACLRoleInvalid) {
 		return nil, BadRequest("Roles: %v", err)
 	}
@@ -319,7 +319,7 @@ func prepareRole(st *state.StateStore, in *structs.ACLRole) (*structs.ACLRole, e
 // deleted role keep the link, which grants nothing.
 func (e *ACLEndpoint) DeleteRoles(ctx context.Context, args *structs.ACLRoleDeleteArgs) (*structs.ACLWriteResponse, error) {
 	exists := func(id string) bool { r, _ := e.srv.State().ACLRoleByID(nil, id); return r != nil }
-	return e.deleteACLObjects(args, aclDeletion{field: "IDs", noun: "role", key: "ID", keys: args.IDs, exists: exists},
+	return e.deleteACLObjects(ctx, args, aclDeletion{field: "IDs", noun: "role", key: "ID", keys: args.IDs, exists: exists},
 		structs.ACLRoleDeleteRequestType, &structs.ACLRoleDeleteRequest{IDs: args.IDs})
 }
 

@@ -31,7 +31,7 @@ func (e *ACLEndpoint) UpsertTokens(ctx context.Context, args *structs.ACLTokenUp
 		}
 		tokens = append(tokens, t)
 	}
-	index, err := e.srv.raftApply(structs.ACLTokenUpsertRequestType, &structs.ACLTokenUpsertRequest{Tokens: tokens})
+	index, err := e.srv.raftApply(ctx, structs.ACLTokenUpsertRequestType, &structs.ACLTokenUpsertRequest{Tokens: tokens})
 	if err != nil {
 		return nil, err
 	}
@@ -190,7 +190,7 @@ func (e *ACLEndpoint) DeleteTokens(ctx context.Context, args *structs.ACLTokenDe
 			return nil, NotFound("ACL token %q not found", id)
 		}
 	}
-	index, err := e.srv.raftApply(structs.ACLTokenDeleteRequestType, &structs.ACLTokenDeleteRequest{AccessorIDs: args.AccessorIDs})
+	index, err := e.srv.raftApply(ctx, structs.ACLTokenDeleteRequestType, &structs.ACLTokenDeleteRequest{AccessorIDs: args.AccessorIDs})
 	return &structs.ACLWriteResponse{WriteMeta: structs.WriteMeta{Index: index}}, notFoundAsCoded(err)
 }
 

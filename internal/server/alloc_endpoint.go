@@ -38,7 +38,7 @@ func (e *AllocEndpoint) Stop(ctx context.Context, args *structs.AllocStopArgs) (
 	if args.NoShutdownDelay {
 		transition.NoShutdownDelay = &yes
 	}
-	index, err := e.srv.raftApply(structs.AllocUpdateDesiredTransitionType, &structs.AllocUpdateDesiredTransitionRequest{
+	index, err := e.srv.raftApply(ctx, structs.AllocUpdateDesiredTransitionType, &structs.AllocUpdateDesiredTransitionRequest{
 		Allocs: map[string]*structs.DesiredTransition{allocID: transition},
 		Evals:  []*structs.Evaluation{eval},
 	})

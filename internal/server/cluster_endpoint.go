@@ -167,7 +167,7 @@ func (e *ClusterEndpoint) AutopilotSetConfiguration(ctx context.Context, args *s
 	if err := cluster.ValidateAutopilotConfig(&args.Config); err != nil {
 		return nil, BadRequest("%v", err)
 	}
-	index, updated, err := e.srv.casApply(structs.AutopilotConfigRequestType, &structs.AutopilotSetConfigEntry{Config: args.Config, CAS: args.CAS})
+	index, updated, err := e.srv.casApply(ctx, structs.AutopilotConfigRequestType, &structs.AutopilotSetConfigEntry{Config: args.Config, CAS: args.CAS})
 	if err != nil {
 		return nil, err
 	}

@@ -23,7 +23,7 @@ func markHealthy(t *testing.T, s *Server, job string) int {
 			DeploymentStatus: &structs.AllocDeploymentStatus{Healthy: &healthy, Timestamp: s.now()}})
 	}
 	if len(updates) > 0 {
-		if _, err := s.raftApply(structs.AllocClientUpdateRequestType, &structs.AllocUpdateRequest{Allocs: updates}); err != nil {
+		if _, err := s.raftApply(context.Background(), structs.AllocClientUpdateRequestType, &structs.AllocUpdateRequest{Allocs: updates}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -138,7 +138,7 @@ func reportHealth(t *testing.T, s *Server, job string, healthy bool) {
 			DeploymentStatus: &structs.AllocDeploymentStatus{Healthy: &h, Timestamp: s.now()}})
 	}
 	if len(updates) > 0 {
-		if _, err := s.raftApply(structs.AllocClientUpdateRequestType, &structs.AllocUpdateRequest{Allocs: updates}); err != nil {
+		if _, err := s.raftApply(context.Background(), structs.AllocClientUpdateRequestType, &structs.AllocUpdateRequest{Allocs: updates}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -29,7 +29,7 @@ func (e *DeploymentEndpoint) Promote(ctx context.Context, args *structs.Deployme
 		return nil, err
 	}
 	eval := e.deploymentEval(d, job)
-	index, err := e.srv.raftApply(structs.DeploymentPromoteRequestType, &structs.DeploymentPromoteRequest{
+	index, err := e.srv.raftApply(ctx, structs.DeploymentPromoteRequestType, &structs.DeploymentPromoteRequest{
 		DeploymentID: id, All: all, Groups: groups, Eval: eval, UpdatedAt: e.srv.now().UnixNano(),
 	})
 	return evalReply(eval, index, err)
@@ -64,15 +64,15 @@ func checkPromotable(d *structs.Deployment, all bool, groups []string) error {
 
 // Fail marks a deployment failed (the scheduler stops rolling it out).
 func (e *DeploymentEndpoint) Fail(ctx context.Context, args *structs.DeploymentFailArgs) (*structs.DeploymentUpdateResponse, error) {
-	return e.setStatus(args.DeploymentID, structs.DeploymentStatusFailed, "Deployment marked as failed by an operator", true)
+	return e.setStatus(ctx, args.DeploymentID, structs.DeploymentStatusFailed, "Deployment marked as failed by an operator", true)
 }
 
 // Pause pauses or resumes a deployment.
 func (e *DeploymentEndpoint) Pause(ctx context.Context, args *structs.DeploymentPauseArgs) (*structs.DeploymentUpdateResponse, error) {
 	if args.Pause {
-		return e.setStatus(args.DeploymentID, structs.DeploymentStatusPaused, "Deployment is paused", false)
+		return e.setStatus(ctx, args.DeploymentID, structs.DeploymentStatusPaused, "Deployment is paused", false)
 	}
-	return e.setStatus(args.DeploymentID, structs.DeploymentStatusRunning, "Deployment is running", true)
+	return e.setStatus(ctx, args.DeploymentID, structs.DeploymentStatusRunning, "Deployment is running", true)
 }
 
 // Unblock unblocks a multiregion deployment that waits on its peers
@@ -90,7 +90,7 @@ func (e *DeploymentEndpoint) Unblock(ctx context.Context, args *structs.Deployme
 	return nil, BadRequest("deployment %s is %q, not blocked: only a multiregion deployment blocks, and Drover has none", d.ID, d.Status)
 }
 
-func (e *DeploymentEndpoint) setStatus(id, status, desc string, withEval bool) (*structs.DeploymentUpdateResponse, error) {
+func (e *DeploymentEndpoint) setStatus(ctx context.Context, id, status, desc string, withEval bool) (*structs.DeploymentUpdateResponse, error) {
 	d, job, err := e.active(id)
 	if err != nil {
 		return nil, err
@@ -99,7 +99,7 @@ func (e *DeploymentEndpoint) setStatus(id, status, desc string, withEval bool) (
 	if withEval {
 		eval = e.deploymentEval(d, job)
 	}
-	index, err := e.srv.raftApply(structs.DeploymentStatusUpdateType, &structs.DeploymentStatusUpdateRequest{
+	index, err := e.srv.raftApply(ctx, structs.DeploymentStatusUpdateType, &structs.DeploymentStatusUpdateRequest{
 		DeploymentUpdate: &structs.DeploymentStatusUpdate{DeploymentID: id, Status: status, StatusDescription: desc},
 		Eval:             eval, UpdatedAt: e.srv.now().UnixNano(),
 	})

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -34,7 +35,7 @@ func TestDeleteEvals_BoundedEntries(t *testing.T) {
 	if err := s.UpsertEvals(evals); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.raftApply(structs.AllocUpdateRequestType, &structs.AllocUpdateRequest{Allocs: allocs}); err != nil {
+	if _, err := s.raftApply(context.Background(), structs.AllocUpdateRequestType, &structs.AllocUpdateRequest{Allocs: allocs}); err != nil {
 		t.Fatal(err)
 	}
 	ids := make([]string, len(evals))
@@ -77,7 +78,7 @@ func TestDeleteEvals_BigEvalSpansEntries(t *testing.T) {
 	if err := s.UpsertEvals([]*structs.Evaluation{e}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.raftApply(structs.AllocUpdateRequestType, &structs.AllocUpdateRequest{Allocs: allocs}); err != nil {
+	if _, err := s.raftApply(context.Background(), structs.AllocUpdateRequestType, &structs.AllocUpdateRequest{Allocs: allocs}); err != nil {
 		t.Fatal(err)
 	}
 	before := s.State().LatestIndex()

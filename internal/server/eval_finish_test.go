@@ -171,7 +171,7 @@ func finishedWithPlan(t *testing.T, leader, worker *Server, eval *structs.Evalua
 // plan: no separate status write, no ack from the worker.
 func TestLocalWorker_FinishesTheEvalWithItsPlan(t *testing.T) {
 	s := realServer(t)
-	if _, err := s.raftApply(structs.NodeRegisterRequestType, &structs.NodeRegisterRequest{Node: e2eNode(1, 4000, 4096)}); err != nil {
+	if _, err := s.raftApply(context.Background(), structs.NodeRegisterRequestType, &structs.NodeRegisterRequest{Node: e2eNode(1, 4000, 4096)}); err != nil {
 		t.Fatal(err)
 	}
 	reply, err := JobRegister.Call(context.Background(), s, &structs.JobRegisterArgs{Job: e2eJob("web", 2, 100, 64)})
@@ -217,7 +217,7 @@ func setupTwoEvals(t *testing.T) (*pipeline, string) {
 	t.Helper()
 	p := newPipeline(t, 1, func(*structs.Evaluation, scheduler.State, scheduler.Planner) error { return nil },
 		func(c *Config) { c.EnabledSchedulers = []string{"none"} })
-	if _, err := p.srv.raftApply(structs.NodeRegisterRequestType, &structs.NodeRegisterRequest{Node: pipelineNode("n1", 4000, 4096)}); err != nil {
+	if _, err := p.srv.raftApply(context.Background(), structs.NodeRegisterRequestType, &structs.NodeRegisterRequest{Node: pipelineNode("n1", 4000, 4096)}); err != nil {
 		t.Fatal(err)
 	}
 	p.register(mock.Job("first"))

@@ -23,7 +23,7 @@ func TestEvalDequeue_WaitIndexCoversTheJobsPlacements(t *testing.T) {
 	evalID := p.register(job)
 	eval := p.eval(evalID)
 	placed := placeOn(eval, p.srv.State(), "n1", 100, 100)
-	index, err := p.srv.raftApply(structs.AllocUpdateRequestType, &structs.AllocUpdateRequest{Allocs: placed.NodeAllocation["n1"]})
+	index, err := p.srv.raftApply(context.Background(), structs.AllocUpdateRequestType, &structs.AllocUpdateRequest{Allocs: placed.NodeAllocation["n1"]})
 	if err != nil {
 		t.Fatal(err)
 	}

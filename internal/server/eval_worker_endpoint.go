@@ -91,7 +91,7 @@ func (e *EvalEndpoint) Nack(ctx context.Context, args *structs.EvalAckRequest) (
 // then acks AckEvalID if set. A write that fails acks nothing.
 func (e *EvalEndpoint) Update(ctx context.Context, args *structs.EvalUpdateArgs) (*structs.GenericResponse, error) {
 	reply := &structs.GenericResponse{}
-	index, err := e.srv.raftApply(structs.EvalUpdateRequestType, &structs.EvalUpdateRequest{Evals: args.Evals, EvalToken: args.EvalToken})
+	index, err := e.srv.raftApply(ctx, structs.EvalUpdateRequestType, &structs.EvalUpdateRequest{Evals: args.Evals, EvalToken: args.EvalToken})
 	reply.Index = index
 	if err != nil || args.AckEvalID == "" {
 		return reply, err

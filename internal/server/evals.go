@@ -11,7 +11,7 @@ import (
 // UpsertEvals writes evaluations (status changes and follow-ups) through
 // raft. Workers and leader components call it; it is not exposed over HTTP.
 func (s *Server) UpsertEvals(evals []*structs.Evaluation) error {
-	_, err := s.raftApply(structs.EvalUpdateRequestType, &structs.EvalUpdateRequest{Evals: evals})
+	_, err := s.raftApply(s.ctx, structs.EvalUpdateRequestType, &structs.EvalUpdateRequest{Evals: evals})
 	return err
 }
 
@@ -159,7 +159,7 @@ func (d *evalDeleter) Flush() error {
 	for _, id := range d.evals {
 		d.srv.timeline.Record(id, structs.EvalQuasiStatusDeleted, "", d.why)
 	}
-	index, err := d.srv.raftApply(structs.EvalDeleteRequestType, &structs.EvalDeleteRequest{Evals: d.evals, Allocs: d.allocs})
+	index, err := d.srv.raftApply(d.srv.ctx, structs.EvalDeleteRequestType, &structs.EvalDeleteRequest{Evals: d.evals, Allocs: d.allocs})
 	if err != nil {
 		return err
 	}

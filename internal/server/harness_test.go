@@ -161,7 +161,7 @@ func (p *pipeline) evalByTrigger(jobID, trigger string) *structs.Evaluation {
 func (p *pipeline) addNode(id string, cpu, mem int64) *structs.Node {
 	p.t.Helper()
 	n := pipelineNode(id, cpu, mem)
-	if _, err := p.srv.raftApply(structs.NodeRegisterRequestType, &structs.NodeRegisterRequest{Node: n}); err != nil {
+	if _, err := p.srv.raftApply(context.Background(), structs.NodeRegisterRequestType, &structs.NodeRegisterRequest{Node: n}); err != nil {
 		p.t.Fatal(err)
 	}
 	return n

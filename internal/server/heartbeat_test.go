@@ -110,7 +110,7 @@ func (p *pipeline) allocOnNode(job, nodeID string) *structs.Allocation {
 	p.t.Helper()
 	e := p.evalByTrigger(job, structs.EvalTriggerJobRegister)
 	a := placeOn(e, p.srv.State().Snapshot(), nodeID, 100, 64).NodeAllocation[nodeID][0]
-	if _, err := p.srv.raftApply(structs.AllocUpdateRequestType, &structs.AllocUpdateRequest{Allocs: []*structs.Allocation{a}}); err != nil {
+	if _, err := p.srv.raftApply(context.Background(), structs.AllocUpdateRequestType, &structs.AllocUpdateRequest{Allocs: []*structs.Allocation{a}}); err != nil {
 		p.t.Fatal(err)
 	}
 	return a

@@ -49,12 +49,16 @@ func (e *JobEndpoint) Register(ctx context.Context, args *structs.JobRegisterArg
 	if !job.IsMultiInstanceParent() {
 		req.Eval = e.srv.newJobEval(job, structs.EvalTriggerJobRegister)
 	}
-	index, err := e.srv.raftApply(structs.JobRegisterRequestType, req)
+	index, err := e.srv.raftApply(ctx, structs.JobRegisterRequestType, req)
 	if err != nil {
 		return nil, err
 	}
 	reply.Index, reply.JobModifyIndex = index, index
-	if stored, err := e.srv.State().JobByID(nil, job.Namespace, job.ID); err == nil && stored != nil {
+	stored, err := e.srv.State().JobByID(nil, job.Namespace, job.ID)
+	if err != nil {
+		return nil, fmt.Errorf("job %s written at index %d, but reading it back failed: %w", job.ID, index, err)
+	}
+	if stored != nil {
 		reply.JobModifyIndex = stored.JobModifyIndex
 	}
 	if req.Eval != nil {
@@ -100,7 +104,7 @@ func (e *JobEndpoint) Deregister(ctx context.Context, args *structs.JobDeregiste
 	if !job.IsMultiInstanceParent() {
 		req.Eval = e.srv.newJobEval(job, structs.EvalTriggerJobDeregister)
 	}
-	index, err := e.srv.raftApply(structs.JobDeregisterRequestType, req)
+	index, err := e.srv.raftApply(ctx, structs.JobDeregisterRequestType, req)
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +147,7 @@ func (e *JobEndpoint) Scale(ctx context.Context, args *structs.JobScaleArgs) (*s
 	scaled.LookupTaskGroup(args.Group).Count = int(*args.Count)
 	event := &structs.ScalingEvent{Count: args.Count, PreviousCount: int64(tg.Count), Message: args.Message,
 		Meta: args.Meta, Time: e.srv.now().UnixNano()}
-	written, err := e.writeWithEval(scaled, structs.EvalTriggerScaling, &structs.ScalingEventEntry{Group: args.Group, Event: event})
+	written, err := e.writeWithEval(ctx, scaled, structs.EvalTriggerScaling, &structs.ScalingEventEntry{Group: args.Group, Event: event})
 	if err != nil {
 		return nil, err
 	}
@@ -172,7 +176,7 @@ func (e *JobEndpoint) Evaluate(ctx context.Context, args *structs.JobEvaluateArg
 		return nil, BadRequest("job %q is a periodic or parameterized parent: it has nothing to evaluate", job.ID)
 	}
 	eval := e.srv.newJobEval(job, structs.EvalTriggerJobRegister)
-	index, err := e.srv.raftApply(structs.EvalUpdateRequestType, &structs.EvalUpdateRequest{Evals: []*structs.Evaluation{eval}})
+	index, err := e.srv.raftApply(ctx, structs.EvalUpdateRequestType, &structs.EvalUpdateRequest{Evals: []*structs.Evaluation{eval}})
 	if err != nil {
 		return nil, err
 	}
@@ -210,17 +214,20 @@ func validateJob(job *structs.Job) (*structs.Job, error) {
 }
 
 // writeWithEval writes a changed job with one eval of the given trigger.
-func (e *JobEndpoint) writeWithEval(job *structs.Job, trigger string, scaling *structs.ScalingEventEntry) (*structs.JobRegisterResponse, error) {
+func (e *JobEndpoint) writeWithEval(ctx context.Context, job *structs.Job, trigger string, scaling *structs.ScalingEventEntry) (*structs.JobRegisterResponse, error) {
 	eval := e.srv.newJobEval(job, trigger)
 	req := &structs.JobRegisterRequest{Job: job, Eval: eval, SubmitTime: e.srv.now().UnixNano(), ScalingEvent: scaling}
 	if scaling != nil {
 		scaling.Event.EvalID = eval.ID
 	}
-	index, err := e.srv.raftApply(structs.JobRegisterRequestType, req)
+	index, err := e.srv.raftApply(ctx, structs.JobRegisterRequestType, req)
 	if err != nil {
 		return nil, err
 	}
-	stored, _ := e.srv.State().JobByID(nil, job.Namespace, job.ID)
+	stored, err := e.srv.State().JobByID(nil, job.Namespace, job.ID)
+	if err != nil {
+		return nil, fmt.Errorf("job %s written at index %d, but reading it back failed: %w", job.ID, index, err)
+	}
 	reply := &structs.JobRegisterResponse{EvalID: eval.ID, EvalCreateIndex: index, JobModifyIndex: index, WriteMeta: structs.WriteMeta{Index: index}}
 	if stored != nil {
 		reply.JobModifyIndex = stored.JobModifyIndex
@@ -293,7 +300,7 @@ func (e *JobEndpoint) Dispatch(ctx context.Context, args *structs.JobDispatchArg
 		return nil, err
 	}
 	child := e.dispatchedChild(parent, args)
-	written, err := e.writeWithEval(child, structs.EvalTriggerJobRegister, nil)
+	written, err := e.writeWithEval(ctx, child, structs.EvalTriggerJobRegister, nil)
 	if err != nil {
 		return nil, err
 	}

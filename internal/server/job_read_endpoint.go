@@ -201,7 +201,7 @@ func (e *JobEndpoint) Stable(ctx context.Context, args *structs.JobStabilityArgs
 	if _, err := e.version(args.Namespace, args.JobID, args.Version); err != nil {
 		return nil, err
 	}
-	index, err := e.srv.raftApply(structs.JobStabilityRequestType, &structs.JobStabilityRequest{
+	index, err := e.srv.raftApply(ctx, structs.JobStabilityRequestType, &structs.JobStabilityRequest{
 		Namespace: namespaceOrDefault(args.Namespace), JobID: args.JobID, Version: args.Version, Stable: args.Stable})
 	if err != nil {
 		return nil, err
@@ -236,7 +236,7 @@ func (e *JobEndpoint) TagVersion(ctx context.Context, args *structs.JobTagArgs) 
 		}
 		req.Tag = &structs.JobVersionTag{Name: args.Name, Description: args.Description, TaggedTime: e.srv.now().UnixNano()}
 	}
-	if reply.Index, err = e.srv.raftApply(structs.JobVersionTagRequestType, req); err != nil {
+	if reply.Index, err = e.srv.raftApply(ctx, structs.JobVersionTagRequestType, req); err != nil {
 		return nil, err
 	}
 	return reply, nil

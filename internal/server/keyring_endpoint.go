@@ -27,7 +27,7 @@ func (e *KeyringEndpoint) Rotate(ctx context.Context, args *structs.KeyringRotat
 	if err != nil {
 		return nil, err
 	}
-	index, err := e.srv.raftApply(structs.RootKeyUpsertRequestType, &structs.RootKeyUpsertRequest{Key: key, Rotate: true})
+	index, err := e.srv.raftApply(ctx, structs.RootKeyUpsertRequestType, &structs.RootKeyUpsertRequest{Key: key, Rotate: true})
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +80,7 @@ func (e *KeyringEndpoint) Delete(ctx context.Context, args *structs.KeyringDelet
 	if len(sealed) > 0 && !args.Force {
 		return nil, BadRequest("KeyID: %s still seals %d variables; remove with force to lose them", key.KeyID, len(sealed))
 	}
-	index, err := e.srv.raftApply(structs.RootKeyDeleteRequestType, &structs.RootKeyDeleteRequest{KeyID: key.KeyID})
+	index, err := e.srv.raftApply(ctx, structs.RootKeyDeleteRequestType, &structs.RootKeyDeleteRequest{KeyID: key.KeyID})
 	if err != nil {
 		return nil, err
 	}

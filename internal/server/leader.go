@@ -77,7 +77,7 @@ func (s *Server) establishLeadership(ctx context.Context, duties *sync.WaitGroup
 	}
 	// Reads on this leader are now as fresh as the cluster's (forward).
 	s.readyIndex.Store(max(s.raft.AppliedIndex(), 1))
-	if err := s.ensureSchedulerConfig(); err != nil {
+	if err := s.ensureSchedulerConfig(ctx); err != nil {
 		return err
 	}
 	if err := s.auth.EnsureRootKey(); err != nil {
@@ -117,12 +117,12 @@ func (s *Server) revokeLeadership() {
 }
 
 // ensureSchedulerConfig writes the default scheduler configuration once.
-func (s *Server) ensureSchedulerConfig() error {
+func (s *Server) ensureSchedulerConfig(ctx context.Context) error {
 	cfg, err := s.State().SchedulerConfig(nil)
 	if err != nil || cfg != nil {
 		return err
 	}
-	_, err = s.raftApply(structs.SchedulerConfigRequestType, &structs.SchedulerSetConfigRequest{Config: *structs.DefaultSchedulerConfiguration()})
+	_, err = s.raftApply(ctx, structs.SchedulerConfigRequestType, &structs.SchedulerSetConfigRequest{Config: *structs.DefaultSchedulerConfiguration()})
 	return err
 }
 
@@ -188,7 +188,7 @@ var (
 func (b leaderServer) State() *state.StateStore { return b.s.State() }
 
 func (b leaderServer) Apply(t structs.MessageType, msg any) (uint64, error) {
-	return b.s.raftApply(t, msg)
+	return b.s.raftApply(b.s.ctx, t, msg)
 }
 
 func (b leaderServer) UpsertEvals(evals []*structs.Evaluation) error { return b.s.UpsertEvals(evals) }
@@ -254,7 +254,7 @@ func (s *Server) drainSettled() {
 // Node.Register it arms no heartbeat timer, so the node stays ready until
 // told otherwise. Benchmarks and tests that drive nodes in-process use it.
 func (s *Server) RegisterNode(node *structs.Node) (*structs.NodeWriteResponse, error) {
-	return (&NodeEndpoint{srv: s}).upsertNode(node)
+	return (&NodeEndpoint{srv: s}).upsertNode(s.ctx, node)
 }
 
 // AwaitLeadership waits until the leadership monitor has established this

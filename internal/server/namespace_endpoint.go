@@ -52,7 +52,7 @@ func (e *NamespaceEndpoint) Upsert(ctx context.Context, args *structs.NamespaceU
 			return nil, BadRequest("Namespaces[%d].%v", i, err)
 		}
 	}
-	index, err := e.srv.raftApply(structs.NamespaceUpsertRequestType, &structs.NamespaceUpsertRequest{Namespaces: args.Namespaces})
+	index, err := e.srv.raftApply(ctx, structs.NamespaceUpsertRequestType, &structs.NamespaceUpsertRequest{Namespaces: args.Namespaces})
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +71,7 @@ func (e *NamespaceEndpoint) Delete(ctx context.Context, args *structs.NamespaceD
 			return nil, err
 		}
 	}
-	index, err := e.srv.raftApply(structs.NamespaceDeleteRequestType, &structs.NamespaceDeleteRequest{Namespaces: args.Namespaces})
+	index, err := e.srv.raftApply(ctx, structs.NamespaceDeleteRequestType, &structs.NamespaceDeleteRequest{Namespaces: args.Namespaces})
 	if errors.Is(err, state.ErrNamespaceNotEmpty) {
 		return nil, BadRequest("Name: %v", err) // a job arrived after the check above
 	}

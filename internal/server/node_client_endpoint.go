@@ -18,7 +18,7 @@ func (e *NodeEndpoint) Register(ctx context.Context, args *structs.NodeRegisterA
 	if err := e.srv.auth.AuthorizeRegistration(args); err != nil {
 		return nil, err
 	}
-	written, err := e.upsertNode(args.Node)
+	written, err := e.upsertNode(ctx, args.Node)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +117,7 @@ func (e *NodeEndpoint) UpdateAlloc(ctx context.Context, args *structs.AllocClien
 	if len(updates) == 0 {
 		return &structs.GenericResponse{Index: e.srv.State().LatestIndex()}, nil
 	}
-	index, err := e.srv.raftApply(structs.AllocClientUpdateRequestType, &structs.AllocUpdateRequest{
+	index, err := e.srv.raftApply(ctx, structs.AllocClientUpdateRequestType, &structs.AllocUpdateRequest{
 		Allocs: updates, Evals: evals, UpdatedAt: e.srv.now().UnixNano(),
 	})
 	return &structs.GenericResponse{Index: index}, err
@@ -144,7 +144,11 @@ func (e *NodeEndpoint) clientUpdates(args *structs.AllocClientUpdateArgs) ([]*st
 		key := structs.NamespacedID{Namespace: existing.Namespace, ID: existing.JobID}
 		if newlyFailed(existing, u) && !failedJobs[key] {
 			failedJobs[key] = true
-			if job, _ := e.srv.State().JobByID(nil, key.Namespace, key.ID); job != nil && !job.Stop {
+			job, err := e.srv.State().JobByID(nil, key.Namespace, key.ID)
+			if err != nil {
+				return nil, nil, err
+			}
+			if job != nil && !job.Stop {
 				evals = append(evals, e.srv.newJobEval(job, structs.EvalTriggerRetryFailedAlloc))
 			}
 		}

@@ -62,7 +62,7 @@ func (e *NodeEndpoint) UpdateDrain(ctx context.Context, args *structs.NodeUpdate
 		msg = "Node drain strategy set"
 	}
 	req.NodeEvent = &structs.NodeEvent{Message: msg, Subsystem: "Drain", Timestamp: now}
-	index, err := e.srv.raftApply(structs.NodeUpdateDrainRequestType, req)
+	index, err := e.srv.raftApply(ctx, structs.NodeUpdateDrainRequestType, req)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +96,7 @@ func (e *NodeEndpoint) UpdateEligibility(ctx context.Context, args *structs.Node
 		return nil, BadRequest("Eligibility: node %s is draining; cancel the drain to make it eligible", nodeID)
 	}
 	now := e.srv.now()
-	index, err := e.srv.raftApply(structs.NodeUpdateEligibilityType, &structs.NodeUpdateEligibilityRequest{
+	index, err := e.srv.raftApply(ctx, structs.NodeUpdateEligibilityType, &structs.NodeUpdateEligibilityRequest{
 		NodeID: nodeID, Eligibility: eligibility, UpdatedAt: now.Unix(),
 		NodeEvent: &structs.NodeEvent{Message: "Node marked " + eligibility, Subsystem: "Cluster", Timestamp: now},
 	})
@@ -129,7 +129,7 @@ func (e *NodeEndpoint) Evaluate(ctx context.Context, args *structs.NodeEvaluateA
 		reply.Index = e.srv.State().LatestIndex()
 		return reply, nil
 	}
-	index, err := e.srv.raftApply(structs.EvalUpdateRequestType, &structs.EvalUpdateRequest{Evals: evals})
+	index, err := e.srv.raftApply(ctx, structs.EvalUpdateRequestType, &structs.EvalUpdateRequest{Evals: evals})
 	if err != nil {
 		return nil, err
 	}

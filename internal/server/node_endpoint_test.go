@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"testing"
 
 	"github.com/drover-project/drover/internal/scheduler"
@@ -42,7 +43,7 @@ func TestEvalTrigger_NodeUpdate_OnePerJobOnNodePlusSystemJobs(t *testing.T) {
 	for _, job := range []string{"svc-1", "svc-2"} { // allocs of two service jobs on the node
 		e := p.evalByTrigger(job, structs.EvalTriggerJobRegister)
 		a := placeOn(e, p.srv.State().Snapshot(), nodeA, 100, 64).NodeAllocation[nodeA][0]
-		if _, err := p.srv.raftApply(structs.AllocUpdateRequestType, &structs.AllocUpdateRequest{Allocs: []*structs.Allocation{a}}); err != nil {
+		if _, err := p.srv.raftApply(context.Background(), structs.AllocUpdateRequestType, &structs.AllocUpdateRequest{Allocs: []*structs.Allocation{a}}); err != nil {
 			t.Fatal(err)
 		}
 	}

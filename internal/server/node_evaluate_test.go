@@ -22,7 +22,7 @@ func TestNodeEvaluate_OneEvalPerJobOnTheNode(t *testing.T) {
 	runSteps(t, p.srv)
 	second := p.allocOnNode("web", n.ID).Copy()
 	second.ID = "web-second-alloc" // two allocs of one job: still one eval
-	if _, err := p.srv.raftApply(structs.AllocUpdateRequestType, &structs.AllocUpdateRequest{Allocs: []*structs.Allocation{second}}); err != nil {
+	if _, err := p.srv.raftApply(context.Background(), structs.AllocUpdateRequestType, &structs.AllocUpdateRequest{Allocs: []*structs.Allocation{second}}); err != nil {
 		t.Fatal(err)
 	}
 	before := len(p.evalsOf("web"))

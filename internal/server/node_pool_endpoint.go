@@ -51,7 +51,7 @@ func (e *NodePoolEndpoint) Upsert(ctx context.Context, args *structs.NodePoolUps
 			return nil, BadRequest("NodePools[%d].%v", i, err)
 		}
 	}
-	index, err := e.srv.raftApply(structs.NodePoolUpsertRequestType, &structs.NodePoolUpsertRequest{NodePools: args.NodePools})
+	index, err := e.srv.raftApply(ctx, structs.NodePoolUpsertRequestType, &structs.NodePoolUpsertRequest{NodePools: args.NodePools})
 	reply.Index = index
 	return reply, err
 }
@@ -67,7 +67,7 @@ func (e *NodePoolEndpoint) Delete(ctx context.Context, args *structs.NodePoolDel
 			return nil, nodePoolDeleteError(err)
 		}
 	}
-	index, err := e.srv.raftApply(structs.NodePoolDeleteRequestType, &structs.NodePoolDeleteRequest{Names: args.Names})
+	index, err := e.srv.raftApply(ctx, structs.NodePoolDeleteRequestType, &structs.NodePoolDeleteRequest{Names: args.Names})
 	if err != nil {
 		return nil, nodePoolDeleteError(err) // a node or job arrived after the check
 	}

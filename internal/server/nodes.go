@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"maps"
 	"path"
 	"slices"
@@ -14,7 +15,7 @@ import (
 // that becomes ready, or changes while ready, gets its node-update evals in
 // the same raft entry: one per job with allocs on it plus one per system or
 // sysbatch job whose datacenters and pool include it.
-func (e *NodeEndpoint) upsertNode(node *structs.Node) (*structs.NodeWriteResponse, error) {
+func (e *NodeEndpoint) upsertNode(ctx context.Context, node *structs.Node) (*structs.NodeWriteResponse, error) {
 	if node == nil {
 		return nil, BadRequest("Node: missing node")
 	}
@@ -45,7 +46,7 @@ func (e *NodeEndpoint) upsertNode(node *structs.Node) (*structs.NodeWriteRespons
 		}
 	}
 	evals, covered := e.srv.leader.CoalesceNodeEvals(evals)
-	index, err := e.srv.raftApply(structs.NodeRegisterRequestType, &structs.NodeRegisterRequest{Node: n, Evals: evals, UpdatedAt: now.Unix()})
+	index, err := e.srv.raftApply(ctx, structs.NodeRegisterRequestType, &structs.NodeRegisterRequest{Node: n, Evals: evals, UpdatedAt: now.Unix()})
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +101,11 @@ func (s *Server) nodeUpdateEvals(node *structs.Node, trigger string) ([]*structs
 		if a.TerminalStatus() {
 			continue
 		}
-		if job, err := s.State().JobByID(nil, a.Namespace, a.JobID); err == nil && job != nil {
+		job, err := s.State().JobByID(nil, a.Namespace, a.JobID)
+		if err != nil {
+			return nil, err
+		}
+		if job != nil {
 			jobs[job.NamespacedID()] = job
 		}
 	}
@@ -169,7 +174,7 @@ func (s *Server) setNodeStatus(nodeID, status string) (*structs.NodeWriteRespons
 	}
 	now := s.now()
 	evals, covered := s.leader.CoalesceNodeEvals(evals)
-	index, err := s.raftApply(structs.NodeUpdateStatusRequestType, &structs.NodeUpdateStatusRequest{
+	index, err := s.raftApply(s.ctx, structs.NodeUpdateStatusRequestType, &structs.NodeUpdateStatusRequest{
 		NodeID: nodeID, Status: status, Evals: evals, UpdatedAt: now.Unix(),
 		NodeEvent: &structs.NodeEvent{Message: "Node status changed to " + status, Subsystem: "Cluster", Timestamp: now},
 	})

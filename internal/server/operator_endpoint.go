@@ -39,7 +39,7 @@ func (e *OperatorEndpoint) SchedulerSetConfiguration(ctx context.Context, args *
 	if err := args.Config.Validate(); err != nil {
 		return nil, BadRequest("invalid scheduler configuration: %w", err)
 	}
-	index, updated, err := e.srv.casApply(structs.SchedulerConfigRequestType, &structs.SchedulerSetConfigRequest{Config: args.Config, CAS: args.CAS})
+	index, updated, err := e.srv.casApply(ctx, structs.SchedulerConfigRequestType, &structs.SchedulerSetConfigRequest{Config: args.Config, CAS: args.CAS})
 	if err != nil {
 		return nil, err
 	}
@@ -49,8 +49,8 @@ func (e *OperatorEndpoint) SchedulerSetConfiguration(ctx context.Context, args *
 
 // casApply writes a check-and-set configuration entry. A stale CAS index
 // is no error: the entry changed nothing, and updated is false.
-func (s *Server) casApply(t structs.MessageType, req any) (index uint64, updated bool, err error) {
-	index, err = s.raftApply(t, req)
+func (s *Server) casApply(ctx context.Context, t structs.MessageType, req any) (index uint64, updated bool, err error) {
+	index, err = s.raftApply(ctx, t, req)
 	if errors.Is(err, fsm.ErrCASConflict) {
 		return index, false, nil
 	}

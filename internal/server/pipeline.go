@@ -8,7 +8,10 @@ import (
 
 	"github.com/hashicorp/raft"
 
+	"github.com/drover-project/drover/internal/fsm"
 	"github.com/drover-project/drover/internal/scheduler"
+	"github.com/drover-project/drover/internal/server/blockedevals"
+	"github.com/drover-project/drover/internal/server/broker"
 	"github.com/drover-project/drover/internal/server/planapply"
 	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
@@ -95,7 +98,16 @@ type planRaft struct{ s *Server }
 
 // The applier pipelines the server's plans: it takes planRaft's
 // asynchronous side at construction (planapply.NewApplier).
-var _ planapply.AsyncRaft = planRaft{}
+// The interfaces the pipeline's packages declare, as this server
+// satisfies them when it wires them together (setupPipeline, New).
+var (
+	_ planapply.AsyncRaft    = planRaft{}
+	_ planapply.TokenChecker = (*broker.Broker)(nil)
+	_ blockedevals.Enqueuer  = (*broker.Broker)(nil)
+	_ fsm.EventPublisher     = eventTap{}
+	_ scheduler.State        = (*state.StateSnapshot)(nil)
+	_ planapply.StateReader  = (*state.StateSnapshot)(nil)
+)
 
 func (p planRaft) ApplyPlanResults(req *structs.ApplyPlanResultsRequest) (uint64, error) {
 	return p.StartPlanResults(req).Wait()

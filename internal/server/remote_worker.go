@@ -107,7 +107,7 @@ func (l localBackend) FinishEval(final *structs.Evaluation, evalID, token string
 	return writeThenAck(l, final, evalID, token)
 }
 func (l localBackend) UpsertEvals(evals []*structs.Evaluation, reblockToken string) error {
-	_, err := l.s.raftApply(structs.EvalUpdateRequestType, &structs.EvalUpdateRequest{Evals: evals, EvalToken: reblockToken})
+	_, err := l.s.raftApply(l.s.ctx, structs.EvalUpdateRequestType, &structs.EvalUpdateRequest{Evals: evals, EvalToken: reblockToken})
 	return err
 }
 

@@ -132,7 +132,7 @@ func TestFollowerWorker_SchedulesThroughTheLeader(t *testing.T) {
 	})
 
 	n := pipelineNode("n1", 4000, 4096)
-	if _, err := leader.raftApply(structs.NodeRegisterRequestType, &structs.NodeRegisterRequest{Node: n}); err != nil {
+	if _, err := leader.raftApply(context.Background(), structs.NodeRegisterRequestType, &structs.NodeRegisterRequest{Node: n}); err != nil {
 		t.Fatal(err)
 	}
 	reply, err := JobRegister.Call(context.Background(), leader, &structs.JobRegisterArgs{Job: mock.Job("web")})
@@ -175,7 +175,7 @@ func TestFollowerWorker_SchedulesThroughTheLeader(t *testing.T) {
 func TestFollowerWorker_TakesItsNextEvalWithThePlanResult(t *testing.T) {
 	leader := startClusterServer(t, "leader", 1, nil, func(c *Config) { c.EnabledSchedulers = []string{structs.JobTypeBatch} })
 	waitFor(t, func() bool { return leader.IsLeader() && leader.LeaderActive() })
-	if _, err := leader.raftApply(structs.NodeRegisterRequestType, &structs.NodeRegisterRequest{Node: pipelineNode("n1", 4000, 4096)}); err != nil {
+	if _, err := leader.raftApply(context.Background(), structs.NodeRegisterRequestType, &structs.NodeRegisterRequest{Node: pipelineNode("n1", 4000, 4096)}); err != nil {
 		t.Fatal(err)
 	}
 	var evals []string

@@ -42,7 +42,7 @@ var _ auth.Server = authHost{}
 func (h authHost) State() *state.StateStore { return h.s.State() }
 
 func (h authHost) RaftApply(t structs.MessageType, msg any) (uint64, error) {
-	return h.s.raftApply(t, msg)
+	return h.s.raftApply(h.s.ctx, t, msg)
 }
 
 func (h authHost) Peers() ([]auth.Peer, bool) {

@@ -32,6 +32,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -311,16 +312,47 @@ func (s *Server) Shutdown() error {
 
 // raftApply proposes one typed entry and waits until it is applied,
 // returning its raft index. An error returned by the FSM is returned here.
-func (s *Server) raftApply(t structs.MessageType, msg any) (uint64, error) {
-	f, err := s.raftPropose(t, msg)
+// The wait ends early when ctx does (the caller went away, or the server
+// shuts down: pass s.ctx for the server's own writes): the entry may
+// still commit, and the error says so. raft itself gives up after
+// raftApplyTimeout, or at ctx's deadline when that is sooner.
+func (s *Server) raftApply(ctx context.Context, t structs.MessageType, msg any) (uint64, error) {
+	timeout := raftApplyTimeout
+	if deadline, ok := ctx.Deadline(); ok {
+		timeout = min(timeout, max(time.Until(deadline), time.Millisecond))
+	}
+	f, err := s.raftProposeWithin(t, msg, timeout)
 	if err != nil {
 		return 0, err
 	}
-	return raftOutcome(f)
+	if ctx.Done() == nil {
+		return raftOutcome(f)
+	}
+	type outcome struct {
+		index uint64
+		err   error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		index, err := raftOutcome(f)
+		done <- outcome{index, err}
+	}()
+	select {
+	case o := <-done:
+		return o.index, o.err
+	case <-ctx.Done():
+		return 0, &CodedError{Code: http.StatusServiceUnavailable,
+			Msg: fmt.Sprintf("raft entry type %d: stopped waiting for the write to commit (it may or may not apply): %v", t, ctx.Err())}
+	}
 }
 
 // raftPropose encodes msg and proposes it without waiting for the commit.
 func (s *Server) raftPropose(t structs.MessageType, msg any) (raft.ApplyFuture, error) {
+	return s.raftProposeWithin(t, msg, raftApplyTimeout)
+}
+
+// raftProposeWithin is raftPropose with raft's own enqueue timeout.
+func (s *Server) raftProposeWithin(t structs.MessageType, msg any, timeout time.Duration) (raft.ApplyFuture, error) {
 	if h := s.config.RaftApplyHook; h != nil {
 		h(t)
 	}
@@ -333,7 +365,7 @@ func (s *Server) raftPropose(t structs.MessageType, msg any) (raft.ApplyFuture, 
 	if err != nil {
 		return nil, fmt.Errorf("encode %T: %w", msg, err)
 	}
-	return s.raft.Apply(buf, raftApplyTimeout), nil
+	return s.raft.Apply(buf, timeout), nil
 }
 
 // raftOutcome waits for a proposed entry to be committed and applied by

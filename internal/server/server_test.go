@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -147,4 +149,43 @@ func TestJobRegister_EnforceIndex(t *testing.T) {
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
 	testutil.WaitFor(t, 10*time.Second, "the condition", cond)
+}
+
+// blockingSink holds the FSM inside Apply while it is closed: an entry
+// it sees is committed but not applied until release.
+type blockingSink struct{ entered, release chan struct{} }
+
+func (b blockingSink) EvalsWritten([]*structs.Evaluation, string) {
+	b.entered <- struct{}{}
+	<-b.release
+}
+func (b blockingSink) CapacityChanged(*structs.Node, uint64) {}
+
+// A write whose caller goes away stops waiting for its commit and says
+// the write may still apply; the entry then applies all the same. Before
+// raftApply took a context it waited out raftApplyTimeout (30 s) for a
+// caller nobody was listening to, and held shutdown as long.
+func TestRaftApply_StopsWaitingWhenTheCallerGoesAway(t *testing.T) {
+	s := testServer(t, "")
+	defer s.Shutdown()
+	sink := blockingSink{entered: make(chan struct{}), release: make(chan struct{})}
+	s.fsm.SetEvalSink(sink)
+	ctx, cancel := context.WithCancel(context.Background())
+	eval := &structs.Evaluation{ID: NewUUID(), Namespace: "default", JobID: "j", Type: "service", Status: structs.EvalStatusComplete, Priority: 50}
+	errc := make(chan error, 1)
+	go func() {
+		_, err := s.raftApply(ctx, structs.EvalUpdateRequestType, &structs.EvalUpdateRequest{Evals: []*structs.Evaluation{eval}})
+		errc <- err
+	}()
+	<-sink.entered // the FSM is applying the entry and cannot finish
+	cancel()
+	err := <-errc
+	if ErrorCode(err) != http.StatusServiceUnavailable || !strings.Contains(err.Error(), "may or may not apply") {
+		t.Fatalf("raftApply after its caller went away: %v, want 503 saying the write may still apply", err)
+	}
+	close(sink.release)
+	testutil.WaitFor(t, 10*time.Second, "the entry to apply", func() bool {
+		got, err := s.State().EvalByID(nil, eval.ID)
+		return err == nil && got != nil
+	})
 }

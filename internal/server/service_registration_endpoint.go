@@ -41,7 +41,7 @@ func (e *ServiceRegistrationEndpoint) Upsert(ctx context.Context, args *structs.
 		}
 		regs = append(regs, reg)
 	}
-	index, err := e.srv.raftApply(structs.ServiceRegistrationUpsertRequestType,
+	index, err := e.srv.raftApply(ctx, structs.ServiceRegistrationUpsertRequestType,
 		&structs.ServiceRegistrationUpsertRequest{Services: regs, NodeID: node.ID})
 	reply.Index = index
 	return reply, err
@@ -107,7 +107,7 @@ func (e *ServiceRegistrationEndpoint) DeleteByID(ctx context.Context, args *stru
 		reply.Index = e.srv.State().Index(state.TableServiceRegistrations)
 		return reply, nil
 	}
-	index, err := e.srv.raftApply(structs.ServiceRegistrationDeleteByIDRequestType,
+	index, err := e.srv.raftApply(ctx, structs.ServiceRegistrationDeleteByIDRequestType,
 		&structs.ServiceRegistrationDeleteByIDRequest{IDs: ids})
 	reply.Index = index
 	return reply, err

@@ -27,7 +27,7 @@ func catalogFixture(t *testing.T) *Server {
 	for id, secret := range map[string]string{nodeA: "sa", nodeB: "sb"} {
 		n := simNode(id, "dc1")
 		n.SecretID = secret
-		if _, err := s.raftApply(structs.NodeRegisterRequestType, &structs.NodeRegisterRequest{Node: n}); err != nil {
+		if _, err := s.raftApply(context.Background(), structs.NodeRegisterRequestType, &structs.NodeRegisterRequest{Node: n}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -38,7 +38,7 @@ func catalogFixture(t *testing.T) *Server {
 			DesiredStatus: structs.AllocDesiredStatusRun, ClientStatus: structs.AllocClientStatusRunning,
 		})
 	}
-	if _, err := s.raftApply(structs.AllocUpdateRequestType, &structs.AllocUpdateRequest{Allocs: allocs}); err != nil {
+	if _, err := s.raftApply(context.Background(), structs.AllocUpdateRequestType, &structs.AllocUpdateRequest{Allocs: allocs}); err != nil {
 		t.Fatal(err)
 	}
 	return s
@@ -182,7 +182,7 @@ func TestCoreGC_DeletesOrphanedRegistrations(t *testing.T) {
 		t.Fatal(err)
 	}
 	// alloc-8d3c stops on its client without deregistering (a lost delete).
-	if _, err := s.raftApply(structs.AllocClientUpdateRequestType, &structs.AllocUpdateRequest{Allocs: []*structs.Allocation{{
+	if _, err := s.raftApply(context.Background(), structs.AllocClientUpdateRequestType, &structs.AllocUpdateRequest{Allocs: []*structs.Allocation{{
 		ID: "alloc-8d3c", NodeID: nodeA, ClientStatus: structs.AllocClientStatusComplete,
 	}}}); err != nil {
 		t.Fatal(err)

@@ -36,7 +36,7 @@ func (e *VariablesEndpoint) Apply(ctx context.Context, args *structs.VariablesAp
 	if err := e.srv.auth.AuthorizeVariable(args.AuthToken, req.Var.Namespace, req.Var.Path, true); err != nil {
 		return nil, err
 	}
-	index, err := e.srv.raftApply(structs.VariableApplyRequestType, req)
+	index, err := e.srv.raftApply(ctx, structs.VariableApplyRequestType, req)
 	var conflict *structs.VariableConflictError
 	switch {
 	case errors.As(err, &conflict):
