@@ -179,4 +179,16 @@
 // to a temp file, its metadata checked, and restored into a scratch state
 // store before raft sees it, so a bad snapshot is a 400. FuzzDecodeBody and
 // FuzzLoad (agent config) fuzz the body decoder and the configuration.
+//
+// # Native services
+//
+// GET /v1/services (one stub per namespace: names and the union of tags),
+// GET /v1/service/:name (choose=N|key: rendezvous hashing,
+// structs.RendezvousWeight; each row's Health as an extra field), DELETE
+// /v1/service/:name/:id, /v1/job/:id/services, /v1/allocation/:id/services;
+// blocking queries on all. A service row is one alloc's service { provider =
+// "nomad" } block (group or task): name, tags, address (address, else the
+// port's host IP, else the node's unique.network.ip-address), port, alloc,
+// node, job, namespace, datacenter. CLI: drover service list|info|delete
+// (info shows each row's health; -verbose every field).
 package agent

@@ -29,7 +29,10 @@
 // go test ./...; on a fresh Debian machine, as root, it first installs
 // chromium for the browser tests. Deliberate staticcheck exceptions carry a
 // //lint:ignore / //lint:file-ignore with the reason (Nomad's deprecated
-// disconnect fields are still accepted). Seed corpora of the fuzz tests are
+// disconnect fields are still accepted). Fuzz targets: FuzzDecodeBody
+// (agent), FuzzLoad (agent config), FuzzRPCRequest, FuzzSnapshotRestore,
+// FuzzFilter (server), FuzzUnpack, FuzzTemplate (taskrunner), FuzzParse
+// (jobspec, acl), FuzzParseHealthResponse (client checks). Seed corpora are
 // in each package's testdata/fuzz (DROVER_WRITE_FUZZ_SEEDS=1 go test
 // ./internal/server -run TestWriteFuzzSeeds regenerates the binary ones).
 package testutil
