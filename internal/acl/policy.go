@@ -1,6 +1,3 @@
-// Package acl is Nomad's ACL policy language and the ACL object compiled
-// from a token's policies. It imports nothing from the rest of Drover, so
-// the server, the agent and tests share one implementation.
 package acl
 
 import (

@@ -1,6 +1,3 @@
-// Package agent runs a Drover agent (server and/or client) and serves
-// Nomad's HTTP API, converting between api types and internal structs at
-// the boundary.
 package agent
 
 import (

@@ -1,7 +1,3 @@
-// Package bench measures the whole server end to end: a real dev server
-// (raft in memory, FSM, state store, broker, workers, plan applier) with
-// simulated nodes registered in-process, loaded with Nomad's benchmark
-// shapes. `drover bench` and the Go benchmarks of this package both call it.
 package bench
 
 import (

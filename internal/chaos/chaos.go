@@ -1,14 +1,3 @@
-// Package chaos is the fault harness behind `drover chaos`: it runs 3 or 5
-// real `drover agent` server processes on 127.0.0.1 with simulated client
-// nodes, drives load (job registers, updates, stops, scaling, node flaps),
-// injects one fault per round (SIGKILL of the leader or a follower, a
-// restart, SIGSTOP/SIGCONT longer than the election timeout, a partition
-// that isolates the leader on the minority side), and after every round
-// checks that every acknowledged write is on every server, that no two
-// live allocs share a name within a job version, that no node is
-// over-committed, that every pending eval is processed, and that no raft
-// term had two leaders; after a partition also that the old leader
-// stepped down and that the minority side acknowledged no write.
 package chaos
 
 import (

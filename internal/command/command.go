@@ -1,7 +1,3 @@
-// Package command implements drover's CLI commands (everything except
-// `agent` and `version`). Commands talk to an agent only through its HTTP
-// API, via the official Nomad client or raw HTTP for Drover extensions, so
-// the same binary can drive a Nomad cluster and a Drover one alike.
 package command
 
 import (

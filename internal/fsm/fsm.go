@@ -1,6 +1,3 @@
-// Package fsm applies raft log entries to the state store. Apply is
-// deterministic: every ID, timestamp and random choice was made by the
-// proposer and travels inside the entry.
 package fsm
 
 import (

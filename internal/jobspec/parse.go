@@ -1,9 +1,3 @@
-// Package jobspec parses Nomad's HCL2 job specification into the API job
-// that `drover job run` submits and POST /v1/jobs/parse returns.
-//
-// It leaves unset fields nil so the server, not the parser, applies
-// defaults; runtime references such as ${attr.kernel.name} are kept as
-// literal text for the client to interpolate.
 package jobspec
 
 import (

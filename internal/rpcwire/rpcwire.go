@@ -1,10 +1,3 @@
-// Package rpcwire is the internal RPC's wire, shared by every caller (the
-// client agent's rpcclient, and servers forwarding to the leader or asking
-// each other for raft stats): a TCP connection that starts with
-// structs.RPCMultiplexByte, a yamux session over it, and net/rpc calls
-// encoded with msgpack on its streams: one call at a time per stream, and
-// a Pool reuses the stream of a finished call for the next. Errors keep
-// their HTTP status across the wire (see EncodeError / DecodeError).
 package rpcwire
 
 import (

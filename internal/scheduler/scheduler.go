@@ -1,6 +1,3 @@
-// Package scheduler holds the pure schedulers: a state snapshot and an
-// evaluation in, a plan out. It sees the cluster only through the State and
-// Planner interfaces below, so it is tested and benchmarked without a server.
 package scheduler
 
 import (

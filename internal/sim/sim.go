@@ -1,12 +1,3 @@
-// Package sim is Drover's cluster simulator: the real server (raft in
-// memory, FSM, state store, broker, blocked evals, workers, plan applier,
-// leader reapers, heartbeat timers) on a manual clock, driven by simulated
-// client nodes that register, heartbeat, pull their allocations and report
-// them, and by fault injection. In a deterministic run no server goroutine
-// schedules anything: the simulator steps every leader duty and the worker
-// itself (server.DutySteps) until nothing progresses, then moves the
-// manual clock to the next timer, so the same seed gives the same
-// transcript, byte for byte.
 package sim
 
 import (

@@ -1,13 +1,3 @@
-// Package state is the server's state store: typed reads and writes over
-// go-memdb, watch sets for blocking queries, and raft snapshot/restore.
-//
-// Every write takes the raft index that carries it, and any timestamp it
-// stamps is decided before the entry was proposed, so applying the same log
-// on every server yields the same state.
-//
-// Objects returned by reads are shared with the store and with other
-// readers: callers must not modify them. Copy first (structs' Copy methods)
-// and write the copy back through raft.
 package state
 
 import (

@@ -2,7 +2,7 @@ package structs
 
 import "time"
 
-// Wire types of the client <-> server RPC (see docs/architecture.md). They
+// Wire types of the client <-> server RPC (see package client, RPC). They
 // live here so the client and the server share them without importing
 // each other.
 

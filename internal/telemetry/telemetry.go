@@ -1,9 +1,3 @@
-// Package telemetry holds a server's metrics: a Prometheus registry with the
-// timings the pipeline observes as it runs, collectors that read gauges
-// only when scraped, and the process-wide sink that receives raft's
-// go-metrics. Names are Nomad's where Nomad has the metric (dotted in
-// /v1/metrics JSON, underscored in the Prometheus exposition); Drover's own
-// start with drover_.
 package telemetry
 
 import (

@@ -1,8 +1,3 @@
-// Package tlsutil builds the TLS configurations of Nomad's tls { } agent
-// block: HTTPS for the API (optionally verifying client certificates) and
-// mutual TLS on the RPC port, where a client checks the server's
-// certificate against the cluster CA and, with verify_server_hostname,
-// that it names server.<region>.nomad.
 package tlsutil
 
 import (

@@ -1,9 +1,3 @@
-// Package ui is Drover's web UI: a few hand-written pages (HTML, CSS and
-// JavaScript embedded in the binary, no build step, no CDN) that read the
-// /v1 API and follow the event stream for live updates. Every /ui/ path
-// answers the same page; the script routes on the URL, so the URLs are
-// Nomad's (/ui/jobs/web@default, /ui/allocations/<id>, ...) and links from
-// the CLI land.
 package ui
 
 import (

@@ -82,7 +82,7 @@ type ServerConfig struct {
 	// keeps what the data dir holds, and a new one gets the WAL.
 	RaftLogStore string
 	// NodeRegistrationToken is the cluster's node credential: clients
-	// must present it to register (see docs/architecture.md, ACLs).
+	// must present it to register (see package server/auth, Node and server credentials).
 	NodeRegistrationToken string
 	// JobMaxCount caps a task group's count (job_max_count); 0 means
 	// the server's default, 10,000.

@@ -1,9 +1,3 @@
-// Package allocrunner runs one allocation on the client: it lays out the
-// alloc's directories, runs a task runner per task in lifecycle order
-// (prestart, main, poststart, poststop), kills the tasks when the server
-// stops the alloc or a task fails, derives the alloc's client status from
-// its tasks, decides its deployment health, and reports every change
-// through a callback the client batches to the servers.
 package allocrunner
 
 import (

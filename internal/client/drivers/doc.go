@@ -12,4 +12,19 @@
 // may be regular files or FIFOs: a runner that wants rotation creates
 // FIFOs, opens them for reading first (opening a FIFO for writing blocks
 // until a reader exists) and copies into its rotating writer.
+//
+// # The drivers
+//
+// One Driver interface: fingerprint, validate config strictly, start, wait,
+// stop with signal and timeout, signal, destroy, recover after a client
+// restart, stats. raw_exec (off unless enabled, or -dev; package rawexec),
+// exec (isolated; package exec), docker (a small Engine API client over the
+// unix socket; host access only when allowed; package docker), mock
+// (scripted on the injected clock; package mock). Drivers that can run
+// commands inside a task implement Execer (alloc exec, script checks,
+// template change scripts, task actions): raw_exec runs the command with the
+// task process's environment (/proc/PID/environ) and working directory; exec
+// and docker as their packages say. The fingerprint (package
+// client/fingerprint) reports Nomad's attribute names and the node's
+// resources.
 package drivers

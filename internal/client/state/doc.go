@@ -7,6 +7,9 @@
 // "alloc" (the alloc as the server sent it, msgpack) and "deploy" (the
 // deployment health this client computed), and a bucket "tasks" with one
 // bucket per task name holding "state" (structs.TaskState) and "handle"
-// (drivers.TaskHandle). Every write is its own transaction: bbolt fsyncs
-// on commit, so what a write returned is on disk.
+// (drivers.TaskHandle). Writes go through bbolt's Batch: the writes of
+// many alloc and task runners share one transaction and one fsync, and what
+// a write returned is on disk. DiscardWrites (the client's Destroy) drops
+// the writes of a client whose state dies with it (dev agents, tests)
+// without encoding them.
 package state

@@ -72,4 +72,74 @@
 // read variables under nomad/jobs, nomad/jobs/<job>[/<group>[/<task>]] of
 // its namespace (AuthorizeVariable); an ACL secret is checked against the
 // token's variables rules.
+//
+// # The ACL endpoints
+//
+// Package server's ACL endpoints (acl_endpoint.go, acl_token_endpoint.go,
+// acl_role_endpoint.go) store policies, tokens and roles through raft
+// (entries 40-44 and 94-95, tables acl_policy, acl_token, acl_role; see
+// packages fsm and state). ACL.Bootstrap works once; again only with the
+// reset index written to <data_dir>/server/acl-bootstrap-reset (Nomad's
+// procedure; the refusal says the index). UpsertPolicies, DeletePolicies,
+// ListPolicies, GetPolicy (management; a client token sees its own
+// policies), UpsertTokens (create, upload with chosen IDs, update
+// name/type/policies/roles; expiration fixed at creation from ExpirationTTL,
+// 1 m..1 y; token IDs, creation and expiration times decided by the endpoint
+// before raft), DeleteTokens, ListTokens (no secrets), GetToken (management
+// or the token itself), GetTokenSelf, ResolveToken (also over RPC for
+// client-only agents). With ACLs off the ACL endpoints answer 400 "ACL
+// support disabled". Core GC deletes expired tokens.
+//
+// A role is a named set of policies (UUID and name unique). A token's Roles
+// link roles by ID or name (stored with both); it holds its own policies
+// plus those of its roles as they are now (TokenPolicyNames), so a role's
+// change reaches its tokens at once (the resolve cache keys on the role
+// table's index too), and a deleted role's link grants nothing. A client
+// token needs a policy or a role. ACL.UpsertRoles (create without ID, update
+// by ID; names 1-128 letters/digits/dashes, every policy must exist, checked
+// again in the FSM), DeleteRoles, ListRoles and GetRole (by ID or name):
+// management sees every role, a token only its own (any other, existing or
+// not, is 403). HTTP GET /v1/acl/roles, PUT/POST /v1/acl/role,
+// GET/PUT/POST/DELETE /v1/acl/role/:id, GET /v1/acl/role/name/:name, in
+// Nomad's shapes (api.ACLRoles() works unchanged).
+//
+// # Who is checked against what
+//
+// Each RPC method of package server is registered once (methods.go) with its
+// access rule (access.go), and Method.Call checks the caller's token against
+// it before forwarding or answering. Jobs are checked in the request's
+// namespace, job bodies (register, plan, validate) in the job's own
+// namespace; evals, allocs and deployments (global IDs) in the namespace of
+// the object (NamespaceOf); node calls of a client (register, heartbeat,
+// alloc pull/update) authenticate by node credential and node SecretID
+// instead, and every later node call touches only that node's allocs; the
+// calls only servers make need the server credential. Namespaces: any valid
+// token lists them (and sees those it holds a capability in), reading one
+// needs a capability in it, writes need management; node pools read as nodes
+// (a pool's jobs filtered by list-jobs), pool writes need management. Native
+// services read with read-job (a client's own registrations by node secret,
+// an operator's delete with submit-job); variables are checked per path
+// (AuthorizeVariable); the keyring needs management. -dev generates a random
+// node registration credential shared by its server and client.
+//
+// # Keyring and variables surface
+//
+// PUT /v1/operator/keyring/rotate adds an active key and makes the others
+// inactive (they keep opening what they sealed); with full=true the rekey
+// described above runs. GET /v1/operator/keyring/keys lists keys without
+// material; DELETE /v1/operator/keyring/key/:id removes an inactive key (a
+// key still sealing variables only with force=true). Deprecated root keys
+// are kept (they verify identities they signed). Variables (server's
+// variables_endpoint.go, agent's variables_http.go): GET /v1/vars?prefix=
+// (paged), GET/PUT/DELETE /v1/var/:path, ?cas=N (409 with the stored
+// variable on a mismatch), ?lock-acquire / ?lock-renew / ?lock-release: the
+// CAS and lock checks run in the FSM against the state the entry meets;
+// lease expiry is judged with the proposer's timestamp carried in each entry
+// (ExpiresAt + LockDelay), never a server timer; reads stop showing a lease
+// once its TTL has passed. Path rules (letters, digits, -_~/, 128 bytes,
+// only nomad/jobs[/...] under nomad/) and a 64 KiB items limit answer 400
+// naming the field. Workload identities are issued to clients over
+// WorkloadIdentity.Sign (node-authenticated RPC) and the public keys served
+// at /.well-known/jwks.json; identity { env = true file = true } gives the
+// task NOMAD_TOKEN and secrets/nomad_token.
 package auth

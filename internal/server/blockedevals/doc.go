@@ -34,4 +34,11 @@
 //   - Evals handed to the tracker must not be mutated afterwards (the
 //     rule of docs/design.md that state objects are immutable): its class indexes are
 //     built from ClassEligibility at Block time.
+//
+// The last capacity-change index per class and per node catches the unblocks
+// that happen between a scheduler's snapshot and its blocked-eval write: an
+// eval whose snapshot predates a capacity change on a class it could use is
+// handed back to the broker at once instead of waiting blocked. Blocked
+// evals of a job that is stopped or purged are not the tracker's concern:
+// the leader drops them (Untrack) and cancels them (package server/leader).
 package blockedevals

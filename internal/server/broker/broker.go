@@ -1,14 +1,3 @@
-// Package broker is the leader's eval broker: it holds pending evaluations
-// in priority queues per scheduler type and delivers each to one worker at
-// a time, at least once (ack/nack with a nack timeout and a delivery
-// limit), with at most one eval per job ready or in flight, and evals held
-// back until their WaitUntil.
-//
-// The Broker is a synchronous state machine behind one mutex: every method
-// returns promptly, so a test or the simulator can step it (Dequeue with a
-// done context, clock.Manual); Dequeue with a live context is the
-// workers' blocking wait. Timers come from the injected clock; with clock.Manual they fire
-// inside Advance.
 package broker
 
 import (

@@ -1,8 +1,3 @@
-// Package deploywatch decides, on the leader, what each active deployment
-// needs next: an evaluation to take the next step of a rolling update
-// (trigger deployment-watcher), success, or failure. It is a pure step
-// function over deployments and the time; the server's loop feeds it and
-// writes what it returns through raft.
 package deploywatch
 
 import (

@@ -1,23 +1,3 @@
-// Package drainer decides, on the leader, which allocations on draining
-// nodes to migrate next and when a node's drain is complete. It is a pure
-// step function over a snapshot of nodes, allocations and jobs and the
-// time: the server's loop feeds it and writes what it returns through raft
-// (the Migrate transitions together with their node-drain evals in one
-// entry, then DrainStrategy=nil for each Done node).
-//
-// The rules follow Nomad's documented drain semantics:
-//
-//   - service allocs migrate a few at a time: per job and task group at most
-//     migrate.max_parallel allocs are in flight (see inflight.go);
-//   - batch allocs keep running until they finish or the deadline passes;
-//   - system and sysbatch allocs go last, once every other covered alloc on
-//     the node is terminal, or are left alone with IgnoreSystemJobs;
-//   - at the deadline (or at once with Deadline < 0) every remaining covered
-//     alloc is marked, whatever max_parallel says.
-//
-// The drainer keeps no memory between steps: whatever it needs (which
-// allocs are already marked, which replacements are healthy) is in the
-// state, so a new leader picks up a drain where the old one left it.
 package drainer
 
 import (

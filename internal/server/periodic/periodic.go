@@ -1,5 +1,3 @@
-// Package periodic holds the pure parts of the periodic dispatcher: when
-// a periodic job launches next, and the child job a launch registers.
 package periodic
 
 import (

@@ -1,10 +1,3 @@
-// Package stream is the server's event broker: a bounded ring of event
-// batches (one per applied raft index, plus the leader's eval quasi-status
-// steps) and subscriptions that read it at their own pace.
-//
-// Publishing never waits on a subscriber: the ring overwrites its oldest
-// batch, and a subscriber that had not read it yet is dropped (its next
-// read returns ErrSubscriptionDropped) and must subscribe again.
 package stream
 
 import (

@@ -27,4 +27,19 @@
 //
 // Tests point Options.ExecutorCommand at the test binary and dispatch in
 // TestMain on an environment variable.
+//
+// # Security
+//
+// security.go: tasks run as nobody; a task's user must pass the plugin
+// config's user { allowlist denylist } (default denylist root/0, checked by
+// name and uid). The executor drops every capability outside the task's set
+// from the bounding set of the thread that forks the task and sets
+// no_new_privs: Nomad's exec default (allow_caps) minus mknod and
+// sys_chroot, widened only by allow_caps + task cap_add, narrowed by
+// cap_drop. A non-root task holds no capability at all. The task's local and
+// secrets dirs are chowned to its user; the alloc's shared dirs are 1777.
+// Exec into a task (exectask.go) enters the task process's
+// mount/pid/ipc/uts/net namespaces, chroot and uid/gid with util-linux
+// nsenter, and on cgroup v2 is created inside the task's cgroup
+// (CLONE_INTO_CGROUP).
 package exec

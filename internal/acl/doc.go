@@ -1,0 +1,21 @@
+// Package acl is Nomad's ACL policy language and the ACL object compiled
+// from a token's policies. It imports nothing from the rest of Drover, so
+// the server, the agent and tests share one implementation.
+//
+// Parse reads Nomad's policy HCL or JSON: namespace "GLOB" { policy
+// capabilities variables { path "GLOB" { capabilities } } }, node, agent,
+// operator, quota, plugin, host_volume "GLOB". Every error is line:col:
+// what. New(policies) merges them into an immutable *ACL (deny wins, grants
+// add up; an exact namespace rule beats globs, else the glob leaving the
+// fewest characters to its *s, ties by name); ManagementACL allows
+// everything. Methods: AllowNamespaceOperation(ns, cap), AllowNamespace,
+// AllowVariableOperation, AllowHostVolumeOperation,
+// AllowNode/Agent/Operator/Quota Read/Write, AllowPluginList/Read,
+// IsManagement. FuzzParse fuzzes the parser.
+//
+// ACLs are off unless the agent config has acl { enabled = true }
+// (token_ttl, policy_ttl: how long a resolved token is cached, default 30
+// s). Token resolution and its cache are package server/auth; who checks
+// what is the method table of package server (access.go) and, for the
+// agent's own routes, package agent (acl_rules.go).
+package acl

@@ -1,0 +1,73 @@
+// Package bench measures the whole server end to end: a real dev server
+// (raft in memory, FSM, state store, broker, workers, plan applier) with
+// simulated nodes registered in-process (Server.RegisterNode: no heartbeat
+// timer), loaded with Nomad's benchmark shapes. drover bench and the Go
+// benchmarks of this package (BenchmarkE2E_*) both call it.
+//
+// # Scenarios
+//
+// Scenarios a-g (scenarios.go, scale.go, memory.go, backlog.go,
+// heartbeat.go): a-c and f split eval latency (p50/p99) into queue wait,
+// scheduling and applying from each eval's stored timeline (latency.go; an
+// eval finished by its plan leaves applying at the plan entry's time, when
+// the leader accepted it, so applying then excludes the raft commit).
+// -scenario d measures the state store's memory per alloc, node and eval
+// (package state). -scenario f -nodes 10000 (100 jobs x 10,000 allocs)
+// reports time to place, eval p99, live heap, RSS, snapshot size and
+// save/restore times. -scenario g measures the process's CPU while every
+// node heartbeats at the TTL the server hands out (each node's second beat
+// at a random point of its first TTL, as in a cluster whose nodes started at
+// different times, so even a window shorter than a TTL sees the steady
+// rate). BenchmarkDevServerEvalHeap (evalheap.go) measures the dev server's
+// heap per stored eval.
+//
+// # Real servers
+//
+// drover bench -servers 3 (servers.go) runs the scenarios on real servers
+// (on-disk raft, loopback TCP) in one process. Every raft commit then waits
+// for a log fsync on the leader and on a follower. -raft-timings prints
+// raft's own summaries after the table: the leader's log write, a
+// follower's, the replication round trip, the commit and the FSM apply.
+// -serial-plans turns the plan applier's pipeline off, -schedulers N sets
+// the workers per server (default 2), -cpuprofile FILE profiles the whole
+// run (each server's goroutines carry the pprof label server=NAME, and the
+// bench names the leader, so go tool pprof -tags FILE splits the CPU by
+// server), -count N runs each scenario N times and adds a row with the
+// median rate (runs on a shared machine vary by a quarter or more), and
+// -trace FILE records an execution trace (go tool trace -pprof=sync|sched
+// FILE shows where goroutines wait). With the plan pipeline, plans no longer
+// queue behind the commit, and raft's buffered apply channel (BatchApplyCh)
+// lets the applier keep proposing while the leader fsyncs, so one fsync
+// commits every plan proposed meanwhile. A worker whose plan finishes its
+// eval (the usual case) does not wait for that plan's commit (package
+// server/planapply).
+//
+// Read a -servers 3 figure as three servers sharing one machine's cores:
+// each applies every raft entry (decoding each plan's allocs and inserting
+// them into its own state store), and each has its own raft log to fsync.
+// The "CPU ... cores (GC n%)" note of a placement row is the process's CPU
+// over the measured window and the runtime's estimate of the garbage
+// collector's part of it. Near the machine's core count, the run is
+// CPU-bound. Well under it, the run waits on round trips and fsyncs, and
+// more workers (-schedulers) would raise the rate. On 2 cores, scenario a
+// runs at about 1.7 cores, and its evals hardly queue (p50 about 15 ms): the
+// workers keep up with the 8 submitters, each of which waits for its job's
+// register entry to commit. In a whole-run profile the leader takes about
+// 41% of the samples and each follower about 20-22%. The rest, about 17%, is
+// unlabelled: the GC's mark workers (the row's GC share is 10-12%) and the
+// simulated submitters.
+//
+// # Collector target
+//
+// A process that runs a server (drover agent with server.enabled, and drover
+// bench, whose servers run in-process) sets Go's GC target to 200 unless
+// GOGC is set (server.TuneGC, server.ServerGCPercent; the agent logs the
+// target it runs with). A server's heap is mostly its state store: large and
+// long-lived, while every write allocates radix-tree paths that the next
+// writes replace. At Go's default of 100 the collector took 14-15% of
+// scenario a's CPU on 3 servers; at 200 it takes 10%, and the rate rose
+// 7-21% in alternating runs. The price is memory: the heap may grow to 3
+// times the live data instead of 2 (scenario a's peak RSS for three servers
+// in one process, 344 MB -> 483 MB). Set GOGC=100 (or lower) where memory
+// matters more than throughput; a client-only agent keeps Go's default.
+package bench

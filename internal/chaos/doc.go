@@ -1,0 +1,34 @@
+// Package chaos is the fault harness behind drover chaos: it runs 3 or 5
+// real drover agent server processes on 127.0.0.1 (-fast-gossip, and
+// -partition-file for a partition) with simulated client nodes over the real
+// client RPC, drives load (six writers registering, updating, scaling and
+// stopping jobs through random servers; node flaps), injects one fault per
+// round, and after every round (load paused) checks the cluster.
+//
+// Faults: SIGKILL of the leader or a follower; SIGSTOP of the leader for 3 s
+// (past the 1 s election timeout); a partition that isolates the leader on
+// the minority side (partition.go; the cut itself is package
+// server/cluster's peer filter); a restart (of the leader last deposed by a
+// pause or partition while it follows, else of a follower: a deposed leader
+// truncated its log's uncommitted tail, and that log must open again); a
+// node flap.
+//
+// Checks (check.go, terms.go): every acknowledged write is on every server
+// (once it has applied the highest acknowledged index), no two live allocs
+// share a name in a job version, no node is over its CPU or memory, no eval
+// is still pending after 90 s, and (sampled every 50 ms) one leader per raft
+// term. After a partition also: the majority elects a leader and schedules,
+// the old leader steps down, the majority's gossip marks the minority
+// failed, and a job register sent to each minority server (a follower
+// forwards it to the old leader, or finds none) is refused with 503, never
+// acknowledged, and absent after healing; writes the majority acknowledged
+// meanwhile are on every server, the old leader included, after healing. The
+// simulated clients use the majority's servers only while the partition
+// lasts.
+//
+// go test ./internal/chaos (about 50 s) runs five rounds on 3 servers
+// (killed leader, partitioned leader, killed follower, paused leader,
+// restart of that deposed leader) and one partition round on 5;
+// -chaos.rounds/-chaos.servers/-chaos.faults all or drover chaos -rounds run
+// longer ones.
+package chaos

@@ -1,0 +1,26 @@
+// Package allocrunner runs one allocation on the client: it lays out the
+// alloc's directories, runs a task runner per task in lifecycle order
+// (prestart, main, poststart, poststop), kills the tasks when the server
+// stops the alloc or a task fails, derives the alloc's client status from
+// its tasks, decides its deployment health, and reports every change
+// through a callback the client batches to the servers.
+//
+// # Deployment health and checks
+//
+// With health_check = "checks" (the default), an alloc is healthy once all
+// its tasks run and every service check (package client/checks, on the
+// injected clock) has passed without a break for min_healthy_time; with
+// task_states (or no runnable checks) the tasks alone; it is unhealthy if a
+// task fails or healthy_deadline passes first. Check types: http, tcp,
+// script (the command runs inside the task through the driver's exec, as
+// alloc exec does; exit 0 passes, 1 warns, else fails) and grpc
+// (grpc.health.v1 Health/Check made by hand over net/http's HTTP/2, h2c or
+// TLS, with protowire: no gRPC library in the binary; the test talks to
+// grpc-go's own health server). Results set each service registration's
+// Health (passing / warning / critical, served as an extra field of
+// /v1/service/:name), and check_restart { limit grace ignore_warnings }
+// restarts the check's task (a group service's: its task) after limit
+// failing runs in a row outside the grace, counting against the restart
+// policy (taskrunner's RestartUnhealthy). check_restart of a group service
+// without task is not acted on.
+package allocrunner

@@ -1,0 +1,50 @@
+// Package taskrunner runs one task of an allocation through its driver:
+// it builds the task's directories, environment and interpolated config,
+// starts it, captures its logs, waits for it, applies the restart policy,
+// kills it with its kill_signal and kill_timeout, re-attaches to it after a
+// client restart, and records all of it as a structs.TaskState with
+// Nomad's task events. The alloc runner decides when a task starts (its
+// lifecycle phase) and when it is killed.
+//
+// # Prestart
+//
+// Artifacts (artifacts.go, archive.go, sandbox.go): http(s) or local paths,
+// checksums, tar/zip unpacked with escape checks, sandboxed to the task dir;
+// local sources only inside the alloc dir unless the client option
+// artifact.allow_host_sources is true. Templates (templates.go) are rendered
+// with text/template and a Consul-free function set (env = true files feed
+// the task env); the NOMAD_* environment (env.go), interpolation of
+// ${NOMAD_*}, ${attr.*}, ${meta.*}, ${node.*} in config and env
+// (interpolate.go), task events with Nomad's names, the restart policy
+// (restart.go: attempts in an interval, delay, mode fail or delay), "Driver
+// Failure" for configs or starts the driver rejects. A dispatched job's
+// payload is written to local/<dispatch_payload.file> once, before the task
+// first starts (payload.go). Host volumes are mounted by volumes.go.
+//
+// # Live templates
+//
+// template_funcs_nomad.go, template_watch.go (and the client's
+// template_data.go): nomadVar, nomadVarExists, nomadVarList, nomadService
+// (with count "key" rendezvous choice, structs.RendezvousWeight),
+// nomadServices read through the client's RPC with the task's identity; each
+// render records what it read and the index it saw, and a watcher blocks on
+// those reads (MinQueryIndex) and renders again when one moves. Only files
+// whose content changed act: a restart if any has change_mode = "restart"
+// (or feeds the env), else each one's signal or script (change_script runs
+// inside the task through the driver's exec, as alloc exec does), after a
+// random splay; wait { min max } is consul-template's quiescence: a
+// re-render waits until changes stop for min, but never longer than max
+// after the first (settle); error_on_missing_key fails on missing keys.
+// consul-template was not used: it reaches Nomad over the HTTP API with an
+// address and token the client does not have (the client speaks RPC to
+// servers), and on its own it makes a 2.4 MB hello-world binary 13.4 MB (53
+// more modules).
+//
+// # Limits
+//
+// template_limits.go: rendered output and every string a function builds are
+// capped at 10 MiB, split at 100,000 elements, and a hidden step function
+// spliced into every range body and template body stops a render after
+// 1,000,000 steps. FuzzUnpack and FuzzTemplate fuzz the unpacker and the
+// renderer.
+package taskrunner

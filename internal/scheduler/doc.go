@@ -1,0 +1,62 @@
+// Package scheduler holds the pure schedulers: a state snapshot and an
+// evaluation in, a plan out. It sees the cluster only through the State and
+// Planner interfaces, so it is tested and benchmarked without a server.
+//
+// Builtins(Deps{Now, NewID}) maps eval types to factories (service, batch,
+// system, sysbatch); the server passes its clock, the simulator its clock
+// and a deterministic ID source. The worker in package server is the
+// Planner: SubmitPlan, UpdateEval, CreateEval, ReblockEval.
+//
+//   - generic.go (service, batch) and system.go (system, sysbatch): the
+//     retry loop (retry.go; attempt limits 5/2/5, reset when a plan commits
+//     in part); past the limit a max-plan-attempts blocked eval and the eval
+//     failed; anything unplaced gives one queued-allocs blocked eval (or
+//     re-blocks the blocked eval being processed); an eval whose processing
+//     submitted nothing, left nothing to place and wrote no follow-up is a
+//     no-op and ends canceled (pending and blocked alike, system jobs too;
+//     named superseded when a newer job version made it stale); outcome.go
+//     writes FailedTGAllocs, QueuedAllocations and the final status.
+//   - Evals finished by their plan (outcome.go, attachFinal): a plan that,
+//     once committed in full, leaves its scheduler nothing to do but write
+//     "complete" carries that final eval (Plan.FinalEval: the outcome's
+//     pointers and queued counts with the plan's placements taken off; none
+//     when the eval would be re-blocked). When the result says EvalFinished
+//     the scheduler returns without UpdateEval. The tests' harness checks,
+//     in every test, that a fully committed plan carried exactly the eval
+//     the scheduler then wrote.
+//   - reconcile.go, reschedule.go, tasks_updated.go, deployment.go: place /
+//     stop / migrate / replace lost / in-place vs destructive update /
+//     reschedule now or later (alloc-failure follow-up evals), deployments
+//     with canaries and max_parallel, annotations (DesiredTGUpdates). The
+//     reconciler counts an alloc replaced by a placement (its
+//     NextAllocation) only while it is still live.
+//   - disconnect.go: groups with a disconnect block (lost_after) or
+//     max_client_disconnect on a disconnected node: allocs marked unknown,
+//     replaced unless replace = false, one delayed max-disconnect-timeout
+//     eval per deadline (node's StatusUpdatedAt + lost_after; PreviousEval =
+//     the eval that wrote it) that marks them lost; on reconnect one of each
+//     original/replacement pair is kept per reconcile (best_score,
+//     longest_running, keep_original, keep_replacement) and the other
+//     stopped.
+//   - feasible.go, constraints.go, distinct.go, class.go, version.go: filter
+//     chain with exported reasons, every constraint operator, results cached
+//     per computed node class (ComputeClass), unique.* escapes.
+//     feasible_host_volumes.go rejects nodes without a requested host volume
+//     (or with a read-only one for a writable claim) with the reason
+//     "missing compatible host volumes: <source>", so a blocked eval's
+//     FailedTGAllocs names it.
+//   - stack.go, rank.go, spread.go, fit.go, ports.go: sampled candidates
+//     (seeded per eval), binpack or spread, job anti-affinity, reschedule
+//     penalty, affinities, spreads, resource fit with exhausted dimensions,
+//     static/dynamic port assignment.
+//   - preempt*.go: only after a placement found no room, and when the
+//     scheduler configuration enables it for the job type (system by
+//     default): evict live allocs of other jobs at least 10 priority below,
+//     the fewest, then the lowest-priority, then the closest-fitting set
+//     (static ports included); system/sysbatch on their own node,
+//     service/batch ranked across sampled nodes. Victims go in
+//     Plan.NodePreemptions; the applier evicts them and writes one
+//     preemption eval per victim job.
+//
+// BenchmarkServiceScheduler reproduces Nomad's benchmark shape.
+package scheduler
