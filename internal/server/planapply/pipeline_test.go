@@ -202,7 +202,9 @@ func TestPipeline_LeadershipLoss(t *testing.T) {
 	go func() { stop(); close(stopped) }()
 	// Run is now in stop, parked on the entry in raft (or, broken, it
 	// answered the plan without waiting).
-	waitFor(t, func() bool { return answered(f1) || testutil.Parked("planapply.(*Applier).stop(", "planapply.runApplier.func1") })
+	waitFor(t, func() bool {
+		return answered(f1) || testutil.Parked("planapply.(*Applier).stop(", "planapply.runApplier.func1")
+	})
 	if answered(f1) {
 		t.Fatal("a plan was answered before its entry's outcome was known")
 	}
