@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/nomad/api"
 
 	"github.com/drover-project/drover/internal/agent/config"
+	"github.com/drover-project/drover/internal/testutil"
 )
 
 // The token x endpoint matrix: every route is called with every token,
@@ -331,14 +332,10 @@ func matrixFixtures(t *testing.T, a *Agent, c *api.Client) matrixFixture {
 		}
 		q := &api.QueryOptions{Namespace: j.ns}
 		var allocs []*api.AllocationListStub
-		deadline := time.Now().Add(15 * time.Second)
-		for len(allocs) == 0 && time.Now().Before(deadline) {
+		testutil.WaitFor(t, 15*time.Second, "job "+j.id+" to have an allocation placed", func() bool {
 			allocs, _, _ = c.Jobs().Allocations(j.id, false, q)
-			time.Sleep(10 * time.Millisecond)
-		}
-		if len(allocs) == 0 {
-			t.Fatalf("job %s: no allocation placed", j.id)
-		}
+			return len(allocs) > 0
+		})
 		if j.ns == "default" {
 			f.webEval, f.webAlloc = resp.EvalID, allocs[0].ID
 			continue

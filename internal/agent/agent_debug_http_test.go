@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/nomad/api"
 
 	"github.com/drover-project/drover/internal/agent/config"
+	"github.com/drover-project/drover/internal/testutil"
 )
 
 func TestAgentMonitor_StreamsLinesAtTheRequestedLevel(t *testing.T) {
@@ -15,26 +16,30 @@ func TestAgentMonitor_StreamsLinesAtTheRequestedLevel(t *testing.T) {
 	stop := make(chan struct{})
 	defer close(stop)
 	frames, errs := c.Agent().Monitor(stop, &api.QueryOptions{Params: map[string]string{"log_level": "debug"}})
-	deadline := time.After(10 * time.Second)
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		select {
-		case f := <-frames:
-			if f != nil && strings.Contains(string(f.Data), "monitor-probe") {
-				if !strings.Contains(string(f.Data), "level=DEBUG") {
-					t.Fatalf("line lacks its level: %q", f.Data)
+	var line []byte
+	testutil.WaitFor(t, 10*time.Second, "a monitor frame carrying the probe line", func() bool {
+		for {
+			select {
+			case f, ok := <-frames:
+				if !ok {
+					frames = nil // ended: no probe line will come
+				} else if f != nil && strings.Contains(string(f.Data), "monitor-probe") {
+					line = f.Data
+					return true
 				}
-				return
+			case err := <-errs:
+				t.Fatalf("monitor: %v", err)
+			default:
+				// A debug line: below the agent's own level, above the
+				// monitor's. Logged at each poll, since the monitor may
+				// not be attached yet.
+				a.log.Debug("monitor-probe", "n", 1)
+				return false
 			}
-		case err := <-errs:
-			t.Fatalf("monitor: %v", err)
-		case <-tick.C:
-			// A debug line: below the agent's own level, above the monitor's.
-			a.log.Debug("monitor-probe", "n", 1)
-		case <-deadline:
-			t.Fatal("no monitor frame carried the probe line")
 		}
+	})
+	if !strings.Contains(string(line), "level=DEBUG") {
+		t.Fatalf("line lacks its level: %q", line)
 	}
 }
 

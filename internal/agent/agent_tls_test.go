@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -41,17 +42,10 @@ func TestTLS_HTTPSAndMutualTLSRPC(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The agent's own client registered over mutual TLS.
-	deadline := time.Now().Add(15 * time.Second)
-	for {
+	testutil.WaitFor(t, 15*time.Second, "a ready node over TLS", func() (bool, string) {
 		nodes, _, err := c.Nodes().List(nil)
-		if err == nil && len(nodes) == 1 && nodes[0].Status == "ready" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no ready node over TLS: %v %v", nodes, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return err == nil && len(nodes) == 1 && nodes[0].Status == "ready", fmt.Sprintf("%v %v", nodes, err)
+	})
 
 	for name, cfg := range map[string]*api.Config{
 		"plain http":          {Address: "http://" + a.HTTPAddr()},

@@ -78,20 +78,10 @@ func (n *clusterNode) stop() {
 	n.agent = nil
 }
 
-// waitFor polls cond until it holds or the deadline passes.
+// waitFor is testutil.WaitFor with this file's argument order.
 func waitFor(t *testing.T, what string, timeout time.Duration, cond func() (bool, string)) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	last := ""
-	for time.Now().Before(deadline) {
-		ok, why := cond()
-		if ok {
-			return
-		}
-		last = why
-		time.Sleep(20 * time.Millisecond) // polling a condition, not waiting for time to pass
-	}
-	t.Fatalf("timed out after %s waiting for %s: %s", timeout, what, last)
+	testutil.WaitFor(t, timeout, what, cond)
 }
 
 // waitForLeader waits until every live node names the same leader and has

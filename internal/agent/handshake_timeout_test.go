@@ -90,7 +90,9 @@ func TestLimits_HTTPSHandshakeDeadlineEndsWithTheHandshake(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	time.Sleep(400 * time.Millisecond) // twice the handshake timeout
+	// real time: the handshake deadline is the connection's own (net)
+	// deadline, so only the wall clock can pass it; twice the timeout.
+	time.Sleep(400 * time.Millisecond)
 	if _, err := conn.Write([]byte("GET /v1/agent/self HTTP/1.1\r\nHost: x\r\n\r\n")); err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/drover-project/drover/internal/agent/config"
+	"github.com/drover-project/drover/internal/testutil"
 )
 
 // withHTTPLimits runs a test agent with l as its HTTP limits.
@@ -104,16 +105,12 @@ func TestHTTP_ConnectionCapPerClient(t *testing.T) {
 	}
 	// Closing one frees a slot.
 	conns[0].Close()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	testutil.WaitFor(t, 5*time.Second, "a slot after a close", func() (bool, string) {
 		resp, err := http.Get("http://" + a.HTTPAddr() + "/v1/status/leader")
-		if err == nil {
-			resp.Body.Close()
-			break
+		if err != nil {
+			return false, err.Error()
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no slot after a close: %v", err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		resp.Body.Close()
+		return true, ""
+	})
 }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/nomad/api"
+
+	"github.com/drover-project/drover/internal/testutil"
 )
 
 // testAPIJob is a service job with enough fields set to check a round trip.
@@ -201,10 +203,15 @@ func TestBlockingQuery_WakesOnChange(t *testing.T) {
 		jobs, m, err := c.Jobs().List(&api.QueryOptions{WaitIndex: meta.LastIndex, WaitTime: 30 * time.Second})
 		done <- result{jobs, m, err}
 	}()
+	// The list's handler is parked in the blocking query (or, broken, the
+	// query has returned).
+	testutil.WaitFor(t, 10*time.Second, "the job list to block", func() bool {
+		return len(done) > 0 || testutil.Parked("server.(*Server).BlockingQuery(", "agent.(*HTTPServer).jobList(")
+	})
 	select {
 	case r := <-done:
 		t.Fatalf("blocking query returned before any change: %+v", r)
-	case <-time.After(100 * time.Millisecond):
+	default:
 	}
 	if _, _, err := c.Jobs().Register(testAPIJob("late"), nil); err != nil {
 		t.Fatalf("register: %v", err)

@@ -64,21 +64,23 @@ func TestJobRestartReschedule_FollowsNextAllocation(t *testing.T) {
 func followReplacement(t *testing.T, c *api.Client, original string) *api.Allocation {
 	t.Helper()
 	current, q := original, &api.QueryOptions{WaitIndex: 1, WaitTime: time.Second}
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
+	var replacement *api.Allocation
+	// Each poll is one blocking read, as the CLI's loop makes.
+	testutil.WaitFor(t, 20*time.Second, "a running replacement of "+original+" followed from NextAllocation", func() (bool, string) {
 		a, meta, err := c.Allocations().Info(current, q)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if a.NextAllocation != "" {
 			current, q.WaitIndex = a.NextAllocation, 1
-			continue
+			return false, "at " + current
 		}
 		if a.ID != original && a.ClientStatus == "running" {
-			return a
+			replacement = a
+			return true, ""
 		}
 		q.WaitIndex = meta.LastIndex
-	}
-	t.Fatalf("no running replacement of %s followed from NextAllocation (at %s)", original, current)
-	return nil
+		return false, "at " + current
+	})
+	return replacement
 }

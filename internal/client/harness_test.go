@@ -97,14 +97,7 @@ func (h *harness) waitFor(what string, cond func() bool) {
 // goroutines a moment between steps to arm their timers.
 func (h *harness) advanceUntil(what string, step time.Duration, cond func() bool) {
 	h.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			h.t.Fatalf("timed out advancing the clock until %s", what)
-		}
-		h.clock.Advance(step)
-		time.Sleep(3 * time.Millisecond)
-	}
+	testutil.AdvanceUntil(h.t, h.clock, step, 15*time.Second, what, cond)
 }
 
 // reported waits (moving the clock) until the servers got an update of

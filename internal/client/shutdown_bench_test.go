@@ -10,6 +10,7 @@ import (
 
 	"github.com/drover-project/drover/internal/clock"
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/testutil"
 )
 
 // BenchmarkClientShutdown measures stopping a client that runs many
@@ -91,13 +92,10 @@ func runAllocs(h *harness, n int, noLogs bool) {
 		allocs[i] = newAlloc(fmt.Sprintf("a%06d", i), job)
 	}
 	h.fs.upsert(allocs...)
-	deadline := time.Now().Add(5*time.Minute + time.Duration(n)*10*time.Millisecond)
-	for h.c.runningAllocs() < n {
-		if time.Now().After(deadline) {
-			h.t.Fatalf("%d of %d allocs running", h.c.runningAllocs(), n)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testutil.WaitFor(h.t, 5*time.Minute+time.Duration(n)*10*time.Millisecond, "the allocs to run", func() (bool, string) {
+		running := h.c.runningAllocs()
+		return running >= n, fmt.Sprintf("%d of %d allocs running", running, n)
+	})
 	// A task is running before its state is on disk: let the writes of
 	// the start finish, so the stop measured is a settled client's.
 	if err := h.c.store.Sync(); err != nil {

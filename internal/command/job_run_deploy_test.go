@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/go-memdb"
+
 	"github.com/drover-project/drover/internal/agent"
 	"github.com/drover-project/drover/internal/server"
 	"github.com/drover-project/drover/internal/structs"
@@ -17,28 +19,29 @@ import (
 // and has no health yet as healthy (or unhealthy), through the same
 // endpoint a real client uses.
 func healthReporter(t *testing.T, a *agent.Agent, job string, healthy bool) (stop func()) {
-	done := make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		for {
-			select {
-			case <-done:
-				return
-			case <-time.After(10 * time.Millisecond):
-			}
-			if err := reportHealth(a, job, healthy); err != nil {
+			// Report, then wait until the job's allocs change (or stop).
+			ws := memdb.NewWatchSet()
+			if err := reportHealth(a, ws, job, healthy); err != nil {
 				t.Errorf("report health: %v", err)
+				return
+			}
+			if ws.WatchCtx(ctx) != nil {
 				return
 			}
 		}
 	}()
-	return func() { close(done); wg.Wait() }
+	return func() { cancel(); wg.Wait() }
 }
 
-func reportHealth(a *agent.Agent, job string, healthy bool) error {
-	allocs, err := a.Server().State().AllocsByJob(nil, "default", job, false)
+// reportHealth reports the job's allocs that need it; ws watches them.
+func reportHealth(a *agent.Agent, ws memdb.WatchSet, job string, healthy bool) error {
+	allocs, err := a.Server().State().AllocsByJob(ws, "default", job, false)
 	if err != nil {
 		return err
 	}

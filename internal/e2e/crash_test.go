@@ -126,6 +126,8 @@ func TestSIGKILLedClientKeepsItsTasks(t *testing.T) {
 	})
 	// A client that failed to re-attach would report the task dead within
 	// its update batch interval; watch well past that.
+	// real time: the client is another process on the wall clock, and
+	// nothing must happen in the window, so there is no condition to wait for.
 	for end := time.Now().Add(2 * time.Second); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
 		a, _, err := c.Allocations().Info(alloc.ID, nil)
 		if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/drover-project/drover/internal/clock"
 	"github.com/drover-project/drover/internal/server/leader"
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/testutil"
 )
 
 // aclServer starts a server with ACLs on and a manual clock.
@@ -156,15 +157,10 @@ func TestACLTokens_ExpiredAndUnknownAreDenied(t *testing.T) {
 	if err := s.leader.CreateCoreEvals(leader.CoreJobForceGC); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		if gone, _ := s.State().ACLTokenByAccessorID(nil, tok.AccessorID); gone == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("core GC left the expired token")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testutil.WaitFor(t, 10*time.Second, "core GC to free the expired token", func() bool {
+		gone, _ := s.State().ACLTokenByAccessorID(nil, tok.AccessorID)
+		return gone == nil
+	})
 	if root, _ := s.State().ACLTokenByAccessorID(nil, bootstrapAccessor(t, s)); root == nil {
 		t.Fatal("core GC deleted a token without expiry")
 	}

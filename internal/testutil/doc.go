@@ -1,13 +1,19 @@
 // Package testutil is the shared test kit: waiting on a condition with a
-// deadline (WaitFor), and, in subpackages, fixtures (mock) and helpers that
-// start agents and clusters. Only tests import it.
+// deadline (WaitFor), stepping a manual clock until a condition holds
+// (AdvanceUntil), checking that a goroutine is parked where it waits
+// (Parked) instead of sleeping to see that it did nothing, and, in
+// subpackages, fixtures (mock) and helpers that start agents and
+// clusters. Only tests import it.
 //
 // # Waiting
 //
 // WaitFor(t, timeout, what, cond) is the one wait on a condition with a
 // deadline; cond is func() bool or func() (bool, string) (the string says
 // why not yet, and is shown on timeout). The packages' own wait helpers
-// delegate to it. Tests never sleep to wait for something (docs/design.md,
+// delegate to it. AdvanceUntil is WaitFor for code on a manual clock: it
+// steps the clock until the condition holds. Parked(frames...) reports
+// whether a goroutine with those frames is blocked on a channel, select or
+// lock, so "it has not done X yet" is checked exactly instead of by sleeping. Tests never sleep to wait for something (docs/design.md,
 // rule 5): they wait with WaitFor, or step components synchronously
 // (clock.Manual, server Config.ManualDuties with StepDuties); a time.Sleep
 // is allowed only where the test is about time passing on a real clock, with

@@ -1,6 +1,7 @@
 package allocrunner
 
 import (
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 	"github.com/drover-project/drover/internal/client/drivers/mock"
 	"github.com/drover-project/drover/internal/clock"
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/testutil"
 )
 
 var epoch = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -84,14 +86,9 @@ func (h *healthHarness) deploymentStatus() *structs.AllocDeploymentStatus {
 // the runner's loop can react to what the step changed.
 func (h *healthHarness) advanceUntil(what string, cond func() bool) {
 	h.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			h.t.Fatalf("timed out advancing the clock until %s (at +%v)", what, h.clock.Now().Sub(epoch))
-		}
-		h.clock.Advance(testStep)
-		time.Sleep(2 * time.Millisecond)
-	}
+	testutil.AdvanceUntil(h.t, h.clock, testStep, 10*time.Second, what, func() (bool, string) {
+		return cond(), fmt.Sprintf("at +%v", h.clock.Now().Sub(epoch))
+	})
 }
 
 // decision runs the clock until health is decided.

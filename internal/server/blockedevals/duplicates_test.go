@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/testutil"
 )
 
 // takeDuplicates is the non-blocking take: Duplicates with a done context.
@@ -21,11 +22,15 @@ func TestBlockedEvals_DuplicatesWaitsForDuplicate(t *testing.T) {
 	got := make(chan []*structs.Evaluation, 1)
 	go func() { got <- tr.Duplicates(context.Background()) }()
 	// With nothing pending a live context must keep it waiting: an empty
-	// answer would spin the leader's reaper.
+	// answer would spin the leader's reaper. Wait until it is parked on
+	// the tracker (or has returned).
+	testutil.WaitFor(t, 10*time.Second, "Duplicates to wait or return", func() bool {
+		return len(got) > 0 || testutil.Parked("blockedevals.(*Tracker).Duplicates(", "blockedevals.TestBlockedEvals_DuplicatesWaitsForDuplicate in goroutine")
+	})
 	select {
 	case d := <-got:
 		t.Fatalf("returned %v with no duplicate pending", ids(d))
-	case <-time.After(20 * time.Millisecond):
+	default:
 	}
 	older := mkEval(job("web"), snapshot(1))
 	tr.Block(older)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/drover-project/drover/internal/clock"
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/testutil"
 )
 
 // TestBroker_ConcurrentWorkers runs many workers against a real clock
@@ -43,7 +44,6 @@ func TestBroker_ConcurrentWorkers(t *testing.T) {
 		jobsBusy = map[jobKey]bool{}
 		acked    = map[string]int{}
 	)
-	progress := make(chan struct{}, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
@@ -85,10 +85,6 @@ func TestBroker_ConcurrentWorkers(t *testing.T) {
 				if err != nil {
 					t.Errorf("ack/nack %s: %v", e.ID, err)
 				}
-				select {
-				case progress <- struct{}{}:
-				default:
-				}
 			}
 		}(int64(w))
 	}
@@ -103,20 +99,14 @@ func TestBroker_ConcurrentWorkers(t *testing.T) {
 	}
 
 	canceled := map[string]bool{}
-	deadline := time.After(30 * time.Second)
-	for done := false; !done; {
-		select {
-		case <-progress:
-		case <-deadline:
-			t.Fatalf("not all evals accounted for: stats %+v", b.Stats())
-		}
+	testutil.WaitFor(t, 30*time.Second, "every eval accounted for", func() (bool, string) {
 		for _, e := range b.Cancelable(0) {
 			canceled[e.ID] = true
 		}
 		mu.Lock()
-		done = len(acked)+len(canceled) >= numEvals
-		mu.Unlock()
-	}
+		defer mu.Unlock()
+		return len(acked)+len(canceled) >= numEvals, fmt.Sprintf("stats %+v", b.Stats())
+	})
 	cancel()
 	wg.Wait()
 

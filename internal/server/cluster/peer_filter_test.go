@@ -69,7 +69,7 @@ func received(ch <-chan *memberlist.Packet) bool {
 	select {
 	case <-ch:
 		return true
-	case <-time.After(200 * time.Millisecond):
+	case <-time.After(200 * time.Millisecond): // real time: a UDP packet that was dropped never shows up
 		return false
 	}
 }
@@ -115,7 +115,7 @@ func TestPeerRPC_CutRefusesAndBreaksCalls(t *testing.T) {
 	select {
 	case err := <-done:
 		t.Fatalf("the call returned before the cut: %v", err)
-	case <-time.After(100 * time.Millisecond):
+	case <-time.After(100 * time.Millisecond): // real time: five of PeerRPC's cut polls (on the real clock) pass
 	}
 	cut.Store(true)
 	select {

@@ -3,6 +3,7 @@ package leader
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"slices"
@@ -17,6 +18,7 @@ import (
 	"github.com/drover-project/drover/internal/server/planapply"
 	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/testutil"
 )
 
 // fakeServer is a state store and writers that record instead of
@@ -138,13 +140,10 @@ func TestStartDuties_ManualAndProduction(t *testing.T) {
 		ctx, stop := context.WithCancel(context.Background())
 		var wg sync.WaitGroup
 		f.l.StartDuties(ctx, &wg)
-		deadline := time.Now().Add(5 * time.Second)
-		for background.Load() == 0 || (!manual && (loops.Load() == 0 || f.applier.runs.Load() == 0)) {
-			if time.Now().After(deadline) {
-				t.Fatalf("manual=%v: duties did not start (loop %d, background %d, applier runs %d)", manual, loops.Load(), background.Load(), f.applier.runs.Load())
-			}
-			time.Sleep(time.Millisecond)
-		}
+		testutil.WaitFor(t, 5*time.Second, fmt.Sprintf("manual=%v: duties to start", manual), func() (bool, string) {
+			started := background.Load() != 0 && (manual || loops.Load() != 0 && f.applier.runs.Load() != 0)
+			return started, fmt.Sprintf("loop %d, background %d, applier runs %d", loops.Load(), background.Load(), f.applier.runs.Load())
+		})
 		if f.l.Stepping() != manual {
 			t.Fatalf("manual=%v: Stepping() = %v", manual, f.l.Stepping())
 		}
@@ -236,24 +235,34 @@ func TestUndeliverable_BacksOff(t *testing.T) {
 }
 
 // waitsFor runs fn and checks that it returns only once the manual clock
-// has moved by wait.
+// has moved by wait: fn (a backoff) parks on a clock timer, and is still
+// parked there a millisecond before wait.
 func waitsFor(t *testing.T, clk *clock.Manual, wait time.Duration, fn func()) {
 	t.Helper()
 	done := make(chan struct{})
 	go func() { fn(); close(done) }()
-	for clk.Pending() == 0 {
+	returned := func() bool {
 		select {
 		case <-done:
-			t.Fatalf("returned without backing off %s", wait)
+			return true
 		default:
-			time.Sleep(time.Millisecond)
+			return false
 		}
 	}
+	// Parked in its backoff's select (or, broken, returned at once).
+	backingOff := func() bool { return testutil.Parked("leader.(*backoff).fail(", "leader.waitsFor in goroutine") }
+	testutil.WaitFor(t, 10*time.Second, "fn to back off on the clock", func() bool {
+		return returned() || clk.Pending() > 0 && backingOff()
+	})
+	if returned() {
+		t.Fatalf("returned without backing off %s", wait)
+	}
+	// A timer that fired in Advance has made fn runnable before Advance
+	// returns, so fn still parked now means it waits for more time.
 	clk.Advance(wait - time.Millisecond)
-	select {
-	case <-done:
+	testutil.WaitFor(t, 10*time.Second, "fn to return or stay parked", func() bool { return returned() || backingOff() })
+	if returned() {
 		t.Fatalf("returned before its backoff of %s", wait)
-	case <-time.After(20 * time.Millisecond):
 	}
 	clk.Advance(time.Millisecond)
 	<-done

@@ -148,7 +148,7 @@ func (r *latencyRaft) loop() {
 		if len(batch) == 0 {
 			continue
 		}
-		time.Sleep(r.latency)
+		time.Sleep(r.latency) // real time: the disk write's latency is what groups the commits
 		for _, e := range batch {
 			e.index, e.err = r.fake.ApplyPlanResults(e.req)
 			close(e.done)

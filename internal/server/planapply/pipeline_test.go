@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/testutil"
 )
 
 // pipelineFixture is a harness on a gated raft with a nearly full node n1
@@ -199,7 +200,11 @@ func TestPipeline_LeadershipLoss(t *testing.T) {
 
 	stopped := make(chan struct{})
 	go func() { stop(); close(stopped) }()
-	time.Sleep(10 * time.Millisecond) // Run is now waiting for the entry in raft
+	// Run is now in stop, parked on the entry in raft (or, broken, it
+	// answered the plan without waiting).
+	waitFor(t, func() bool {
+		return answered(f1) || testutil.Parked("planapply.(*Applier).stop(", "planapply.runApplier.func1")
+	})
 	if answered(f1) {
 		t.Fatal("a plan was answered before its entry's outcome was known")
 	}
@@ -250,13 +255,8 @@ func assertFits(t *testing.T, h *harness, nodeID string) *structs.ComparableReso
 	return used
 }
 
+// waitFor is testutil.WaitFor with this package's usual deadline.
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("timed out")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	testutil.WaitFor(t, 10*time.Second, "the condition", cond)
 }
