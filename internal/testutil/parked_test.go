@@ -34,12 +34,23 @@ func TestParked_BlockedStates(t *testing.T) {
 		}
 	}
 	var mu sync.Mutex
+	got := 0
 	mu.Lock()
-	go func() { mu.Lock(); mu.Unlock() }() // parks on the lock
+	done := make(chan struct{})
+	go func() { // parks on the lock
+		mu.Lock()
+		got++
+		mu.Unlock()
+		close(done)
+	}()
 	WaitFor(t, 10*time.Second, "a goroutine parked on the lock", func() bool {
 		return Parked("TestParked_BlockedStates.func")
 	})
 	mu.Unlock()
+	<-done
+	if got != 1 {
+		t.Fatalf("the parked goroutine ran %d times, want once", got)
+	}
 }
 
 type fakeClock struct{ now time.Duration }
