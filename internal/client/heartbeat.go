@@ -72,7 +72,8 @@ func ttlOf(resp *structs.NodeUpdateResponse) time.Duration {
 func (c *Client) registerUntilDone() (ttl time.Duration, ok bool) {
 	for attempt := 1; ; attempt++ {
 		node := c.Node()
-		resp, err := c.servers.Register(c.ctx, &structs.NodeRegisterArgs{Node: node, NodeRegistrationToken: c.cfg.NodeRegistrationToken})
+		token, _ := c.registrationToken()
+		resp, err := c.servers.Register(c.ctx, &structs.NodeRegisterArgs{Node: node, NodeRegistrationToken: token})
 		if err == nil {
 			c.noteContact()
 			c.logger.Info("node registered", "node_id", node.ID, "ttl", ttlOf(resp))
@@ -88,4 +89,26 @@ func (c *Client) registerUntilDone() (ttl time.Duration, ok bool) {
 			return 0, false
 		}
 	}
+}
+
+// Where the token presented at Node.Register came from.
+const (
+	tokenNone   = "none"
+	tokenConfig = "config"
+	tokenAgent  = "agent"
+)
+
+// registrationToken is the token to present at Node.Register and where it
+// came from: client { node_registration_token } when set, else the
+// credential of the agent's own server, else none.
+func (c *Client) registrationToken() (token, source string) {
+	if c.cfg.NodeRegistrationToken != "" {
+		return c.cfg.NodeRegistrationToken, tokenConfig
+	}
+	if c.cfg.AgentNodeCredential != nil {
+		if cred, ok := c.cfg.AgentNodeCredential(); ok {
+			return cred, tokenAgent
+		}
+	}
+	return "", tokenNone
 }
