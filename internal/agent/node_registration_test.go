@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -56,4 +58,65 @@ func TestNodeRegistration_ServerAndClientAgentWithACLsRegistersItsOwnNode(t *tes
 		}
 		return n.Status == structs.NodeStatusReady, "status " + n.Status
 	})
+}
+
+// logRecorder keeps every record logged through it, at every level.
+type logRecorder struct {
+	mu      sync.Mutex
+	records []slog.Record
+}
+
+func (r *logRecorder) Enabled(context.Context, slog.Level) bool { return true }
+func (r *logRecorder) Handle(_ context.Context, rec slog.Record) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.records = append(r.records, rec.Clone())
+	return nil
+}
+func (r *logRecorder) WithAttrs([]slog.Attr) slog.Handler { return r }
+func (r *logRecorder) WithGroup(string) slog.Handler      { return r }
+
+// matching returns the records at level whose message contains text.
+func (r *logRecorder) matching(level slog.Level, text string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, rec := range r.records {
+		if rec.Level == level && strings.Contains(rec.Message, text) {
+			out = append(out, rec.Message)
+		}
+	}
+	return out
+}
+
+// A client-only agent whose node_registration_token is missing or wrong
+// says so at error level, once, naming the setting to fix, and keeps
+// retrying (each retry adds a debug line, not another error).
+func TestNodeRegistration_RefusedTokenLogsTheSettingOnce(t *testing.T) {
+	srv, _ := testAgent(t, func(cfg *config.Config) { cfg.ACL.Enabled = true })
+	for _, tc := range []struct {
+		name, token, want string
+	}{
+		{"missing", "", "no node registration token is configured; set client { node_registration_token }"},
+		{"wrong", "not-the-cluster-credential", "the servers do not accept client { node_registration_token }"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := config.DevConfig()
+			cfg.Name = "client-" + tc.name
+			cfg.Server.Enabled = false
+			cfg.Client.Servers = []string{srv.RPCAddr()}
+			cfg.Client.NodeRegistrationToken = tc.token
+			cfg.DataDir = testutil.DataDir(t)
+			rec := &logRecorder{}
+			startAgent(t, cfg, slog.New(rec))
+			testutil.WaitFor(t, 20*time.Second, "the refusal logged and retried", func() (bool, string) {
+				errs := rec.matching(slog.LevelError, tc.want)
+				retried := rec.matching(slog.LevelDebug, "node registration refused again")
+				return len(errs) == 1 && len(retried) > 0, fmt.Sprintf("%d errors %q, %d retries", len(errs), errs, len(retried))
+			})
+			if errs := rec.matching(slog.LevelError, "node registration"); len(errs) != 1 {
+				t.Fatalf("error lines %q, want one", errs)
+			}
+		})
+	}
 }

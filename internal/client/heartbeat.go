@@ -1,6 +1,7 @@
 package client
 
 import (
+	"errors"
 	"time"
 
 	"github.com/drover-project/drover/internal/structs"
@@ -68,11 +69,15 @@ func ttlOf(resp *structs.NodeUpdateResponse) time.Duration {
 }
 
 // registerUntilDone registers the node, retrying with backoff until it
-// succeeds; ok is false when the client shut down first.
+// succeeds; ok is false when the client shut down first. A refused node
+// registration token is logged at error level with the setting to fix,
+// once per distinct refusal: retrying the same mistake adds debug lines
+// only.
 func (c *Client) registerUntilDone() (ttl time.Duration, ok bool) {
+	lastDenied := ""
 	for attempt := 1; ; attempt++ {
 		node := c.Node()
-		token, _ := c.registrationToken()
+		token, source := c.registrationToken()
 		resp, err := c.servers.Register(c.ctx, &structs.NodeRegisterArgs{Node: node, NodeRegistrationToken: token})
 		if err == nil {
 			c.noteContact()
@@ -84,7 +89,16 @@ func (c *Client) registerUntilDone() (ttl time.Duration, ok bool) {
 		if c.ctx.Err() != nil {
 			return 0, false
 		}
-		c.logger.Warn("node registration failed", "error", err, "attempt", attempt)
+		switch {
+		case !errors.Is(err, structs.ErrNodeRegistrationDenied):
+			c.logger.Warn("node registration failed", "error", err, "attempt", attempt)
+		case source+err.Error() == lastDenied:
+			c.logger.Debug("node registration refused again", "error", err, "attempt", attempt)
+		default:
+			lastDenied = source + err.Error()
+			c.logger.Error(registrationGuidance(source), "error", err, "setting", "client.node_registration_token",
+				"attempt", attempt)
+		}
 		if alive, _ := c.sleep(backoff(attempt, 30*time.Second), nil); !alive {
 			return 0, false
 		}
@@ -111,4 +125,18 @@ func (c *Client) registrationToken() (token, source string) {
 		}
 	}
 	return "", tokenNone
+}
+
+// registrationGuidance tells the operator what to fix after the servers
+// refused the node registration token from source.
+func registrationGuidance(source string) string {
+	const accepted = "the servers' server { node_registration_token }, or with ACLs on the secret of an ACL token with node write"
+	switch source {
+	case tokenConfig:
+		return "node registration refused: the servers do not accept client { node_registration_token }; set it to " + accepted + "; retrying"
+	case tokenAgent:
+		return "node registration refused: the servers did not accept this agent's own node credential " +
+			"(is client { servers } another cluster's?); set client { node_registration_token } to " + accepted + "; retrying"
+	}
+	return "node registration refused: no node registration token is configured; set client { node_registration_token } to " + accepted + "; retrying"
 }
