@@ -94,6 +94,11 @@ func (c *Client) registerUntilDone() (ttl time.Duration, ok bool) {
 			c.logger.Warn("node registration failed", "error", err, "attempt", attempt)
 		case source+err.Error() == lastDenied:
 			c.logger.Debug("node registration refused again", "error", err, "attempt", attempt)
+		case source == tokenAgentPending:
+			// Transient: a server that has just joined gets the keyring
+			// from the leader.
+			lastDenied = source + err.Error()
+			c.logger.Warn(registrationGuidance(source), "error", err, "attempt", attempt)
 		default:
 			lastDenied = source + err.Error()
 			c.logger.Error(registrationGuidance(source), "error", err, "setting", "client.node_registration_token",
@@ -110,6 +115,8 @@ const (
 	tokenNone   = "none"
 	tokenConfig = "config"
 	tokenAgent  = "agent"
+	// tokenAgentPending: the agent's own server cannot vouch yet.
+	tokenAgentPending = "agent-pending"
 )
 
 // registrationToken is the token to present at Node.Register and where it
@@ -123,6 +130,7 @@ func (c *Client) registrationToken() (token, source string) {
 		if cred, ok := c.cfg.AgentNodeCredential(); ok {
 			return cred, tokenAgent
 		}
+		return "", tokenAgentPending
 	}
 	return "", tokenNone
 }
@@ -134,6 +142,9 @@ func registrationGuidance(source string) string {
 	switch source {
 	case tokenConfig:
 		return "node registration refused: the servers do not accept client { node_registration_token }; set it to " + accepted + "; retrying"
+	case tokenAgentPending:
+		return "node registration refused: this agent's server cannot vouch for its own client until it holds the cluster's keyring " +
+			"(the leader hands it over); retrying"
 	case tokenAgent:
 		return "node registration refused: the servers did not accept this agent's own node credential " +
 			"(is client { servers } another cluster's?); set client { node_registration_token } to " + accepted + "; retrying"
