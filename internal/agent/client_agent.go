@@ -87,7 +87,7 @@ func (a *Agent) clientConfig(dataDir string, servers client.Servers) *client.Con
 	for _, p := range c.Plugins {
 		plugins[p.Name] = p.Config
 	}
-	return &client.Config{
+	cc := &client.Config{
 		DataDir: dataDir, StateDir: c.Client.StateDir, AllocDir: c.Client.AllocDir,
 		Name: c.Name, Datacenter: c.Datacenter, Region: c.Region,
 		NodeClass: c.Client.NodeClass, NodePool: c.Client.NodePool,
@@ -101,6 +101,12 @@ func (a *Agent) clientConfig(dataDir string, servers client.Servers) *client.Con
 		HTTPTLS: a.config.TLS.HTTP, NodeRegistrationToken: c.Client.NodeRegistrationToken,
 		Logger: a.log, Servers: servers, Version: Version, HostVolumes: hostVolumes(c.Client.HostVolumes),
 	}
+	if a.server != nil {
+		// An agent running both roles just works, ACLs or not: its server
+		// vouches for its own client (see auth.Service.AgentNodeCredential).
+		cc.AgentNodeCredential = a.server.Auth().AgentNodeCredential
+	}
+	return cc
 }
 
 // stopClient stops the client. In -dev its allocs are stopped (the

@@ -56,7 +56,11 @@
 // needs management and TestACLRules_EveryRouteHasARule scans the sources for
 // one. A client-only agent resolves tokens with ACL.ResolveToken over RPC
 // and compiles the same ACL. The agent's own routing lookups (which node
-// runs an alloc) use Server.Auth().InternalToken(). acl_matrix_test.go: 105
+// runs an alloc) use Server.Auth().InternalToken(). An agent running both
+// roles gives its client Server.Auth().AgentNodeCredential to register
+// with (client_agent.go), so it needs no node_registration_token; -dev
+// also draws a random one shared by its server and client
+// (node_credential.go). acl_matrix_test.go: 105
 // endpoint calls x 16 tokens (1680 cells, ACL roles included) through the
 // official client, then the 1024 cells that reach a server method again with
 // the HTTP route checks off; every ungranted call is 403 "Permission

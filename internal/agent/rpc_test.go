@@ -3,6 +3,7 @@ package agent
 import (
 	"errors"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -31,7 +32,8 @@ func TestRPC_ClientCallsReachTheServerEndpoints(t *testing.T) {
 	node := simNode(7, 4000, 8192)
 	node.SecretID = "s3cret"
 	// -dev generates a node credential: without it nobody registers.
-	if _, err := c.Register(ctx, &structs.NodeRegisterArgs{Node: node}); err == nil || err.Error() != "Permission denied" {
+	if _, err := c.Register(ctx, &structs.NodeRegisterArgs{Node: node}); !errors.Is(err, structs.ErrNodeRegistrationDenied) ||
+		!strings.HasPrefix(err.Error(), "Permission denied: no node registration token was presented") {
 		t.Fatalf("register without the node credential: %v", err)
 	}
 	reg, err := c.Register(ctx, &structs.NodeRegisterArgs{Node: node, NodeRegistrationToken: a.config.Server.NodeRegistrationToken})

@@ -53,9 +53,14 @@ type Config struct {
 	HostVolumes map[string]*structs.ClientHostVolumeConfig
 
 	Servers Servers
-	// NodeRegistrationToken is the cluster's node credential, presented
-	// when registering.
+	// NodeRegistrationToken is the cluster's node credential (client {
+	// node_registration_token }), presented when registering.
 	NodeRegistrationToken string
+	// AgentNodeCredential, set by an agent that runs a server too, is
+	// that server's vouching for its in-process client (ok is false until
+	// the server holds the keyring); the client presents it when
+	// NodeRegistrationToken is empty.
+	AgentNodeCredential func() (string, bool)
 
 	// Drivers replaces the built-in registry (tests: a mock driver on a
 	// manual clock).

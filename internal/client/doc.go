@@ -44,9 +44,14 @@
 // WorkloadIdentity.Sign (the identity tokens of an alloc's tasks),
 // Variables.Read / List and ServiceRegistration.GetService / List (the
 // templates' blocking reads, with the task's token). Every call after
-// register carries the node's SecretID; with server {
-// node_registration_token } set (client { node_registration_token }),
-// registering presents it.
+// register carries the node's SecretID; registering presents client {
+// node_registration_token } (the servers' server { node_registration_token },
+// or with ACLs on an ACL token with node write), else, in an agent that
+// runs a server too, that server's agent node credential
+// (Config.AgentNodeCredential). A refusal of that token
+// (structs.ErrNodeRegistrationDenied) is logged at error level once per
+// distinct refusal, naming the setting to fix; registering retries with
+// backoff.
 //
 // # Native services and host volumes
 //

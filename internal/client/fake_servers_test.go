@@ -20,8 +20,9 @@ type fakeServers struct {
 	registers      []*structs.Node
 	registerTimes  []time.Time
 	heartbeatTimes []time.Time
-	failHeartbeats int  // next N heartbeats answer "node not found"
-	unreachable    bool // heartbeats fail as if no server answered
+	failHeartbeats int    // next N heartbeats answer "node not found"
+	registerToken  string // when set, Register refuses any other token
+	unreachable    bool   // heartbeats fail as if no server answered
 	updates        [][]*structs.Allocation
 	allocs         map[string]*structs.Allocation
 	index          uint64
@@ -35,6 +36,9 @@ func newFakeServers(c clock.Clock, ttl time.Duration) *fakeServers {
 func (f *fakeServers) Register(_ context.Context, args *structs.NodeRegisterArgs) (*structs.NodeUpdateResponse, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.registerToken != "" && args.NodeRegistrationToken != f.registerToken {
+		return nil, &structs.RPCError{Code: structs.RPCErrNodeRegistrationDenied, Msg: "Permission denied: no node registration token was presented"}
+	}
 	f.registers = append(f.registers, args.Node.Copy())
 	f.registerTimes = append(f.registerTimes, f.clock.Now())
 	return &structs.NodeUpdateResponse{HeartbeatTTL: f.ttl}, nil

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"errors"
 	"time"
 
 	"github.com/drover-project/drover/internal/structs"
@@ -68,11 +69,16 @@ func ttlOf(resp *structs.NodeUpdateResponse) time.Duration {
 }
 
 // registerUntilDone registers the node, retrying with backoff until it
-// succeeds; ok is false when the client shut down first.
+// succeeds; ok is false when the client shut down first. A refused node
+// registration token is logged at error level with the setting to fix,
+// once per distinct refusal: retrying the same mistake adds debug lines
+// only.
 func (c *Client) registerUntilDone() (ttl time.Duration, ok bool) {
+	lastDenied := ""
 	for attempt := 1; ; attempt++ {
 		node := c.Node()
-		resp, err := c.servers.Register(c.ctx, &structs.NodeRegisterArgs{Node: node, NodeRegistrationToken: c.cfg.NodeRegistrationToken})
+		token, source := c.registrationToken()
+		resp, err := c.servers.Register(c.ctx, &structs.NodeRegisterArgs{Node: node, NodeRegistrationToken: token})
 		if err == nil {
 			c.noteContact()
 			c.logger.Info("node registered", "node_id", node.ID, "ttl", ttlOf(resp))
@@ -83,9 +89,65 @@ func (c *Client) registerUntilDone() (ttl time.Duration, ok bool) {
 		if c.ctx.Err() != nil {
 			return 0, false
 		}
-		c.logger.Warn("node registration failed", "error", err, "attempt", attempt)
+		switch {
+		case !errors.Is(err, structs.ErrNodeRegistrationDenied):
+			c.logger.Warn("node registration failed", "error", err, "attempt", attempt)
+		case source+err.Error() == lastDenied:
+			c.logger.Debug("node registration refused again", "error", err, "attempt", attempt)
+		case source == tokenAgentPending:
+			// Transient: a server that has just joined gets the keyring
+			// from the leader.
+			lastDenied = source + err.Error()
+			c.logger.Warn(registrationGuidance(source), "error", err, "attempt", attempt)
+		default:
+			lastDenied = source + err.Error()
+			c.logger.Error(registrationGuidance(source), "error", err, "setting", "client.node_registration_token",
+				"attempt", attempt)
+		}
 		if alive, _ := c.sleep(backoff(attempt, 30*time.Second), nil); !alive {
 			return 0, false
 		}
 	}
+}
+
+// Where the token presented at Node.Register came from.
+const (
+	tokenNone   = "none"
+	tokenConfig = "config"
+	tokenAgent  = "agent"
+	// tokenAgentPending: the agent's own server cannot vouch yet.
+	tokenAgentPending = "agent-pending"
+)
+
+// registrationToken is the token to present at Node.Register and where it
+// came from: client { node_registration_token } when set, else the
+// credential of the agent's own server, else none.
+func (c *Client) registrationToken() (token, source string) {
+	if c.cfg.NodeRegistrationToken != "" {
+		return c.cfg.NodeRegistrationToken, tokenConfig
+	}
+	if c.cfg.AgentNodeCredential != nil {
+		if cred, ok := c.cfg.AgentNodeCredential(); ok {
+			return cred, tokenAgent
+		}
+		return "", tokenAgentPending
+	}
+	return "", tokenNone
+}
+
+// registrationGuidance tells the operator what to fix after the servers
+// refused the node registration token from source.
+func registrationGuidance(source string) string {
+	const accepted = "the servers' server { node_registration_token }, or with ACLs on the secret of an ACL token with node write"
+	switch source {
+	case tokenConfig:
+		return "node registration refused: the servers do not accept client { node_registration_token }; set it to " + accepted + "; retrying"
+	case tokenAgentPending:
+		return "node registration refused: this agent's server cannot vouch for its own client until it holds the cluster's keyring " +
+			"(the leader hands it over); retrying"
+	case tokenAgent:
+		return "node registration refused: the servers did not accept this agent's own node credential " +
+			"(is client { servers } another cluster's?); set client { node_registration_token } to " + accepted + "; retrying"
+	}
+	return "node registration refused: no node registration token is configured; set client { node_registration_token } to " + accepted + "; retrying"
 }

@@ -145,7 +145,8 @@ func DecodeError(err error) error {
 	rpcErr, named := structs.DecodeRPCError(text)
 	switch {
 	case coded != nil && named:
-		coded.cause = rpcErr
+		// The message without the wire prefix: it is what a client logs.
+		coded.Msg, coded.cause = rpcErr.Msg, rpcErr
 		return coded
 	case coded != nil:
 		return coded

@@ -36,6 +36,9 @@ func TestErrorRoundTrip(t *testing.T) {
 			if errors.Is(got, structs.ErrNodeNotFound) != tc.wantNode {
 				t.Fatalf("errors.Is(ErrNodeNotFound) = %v, want %v (%v)", !tc.wantNode, tc.wantNode, got)
 			}
+			if isCoded && got.Error() != tc.err.Error() {
+				t.Fatalf("message %q, want %q", got.Error(), tc.err.Error())
+			}
 		})
 	}
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"testing"
@@ -94,6 +95,36 @@ func TestNodeRegistration_ACLTokenWithNodeWrite(t *testing.T) {
 func TestNodeRegistration_OpenWithoutACLsOrCredential(t *testing.T) {
 	s := credentialServer(t, ACLConfig{})
 	if _, err := NodeRegister.Call(context.Background(), s, &structs.NodeRegisterArgs{Node: credNode("00000000-0000-0000-0000-0000000000c1", "")}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The agent node credential (what a server hands its in-process client)
+// registers a node; the server credential, derived from the same key,
+// does not, and a refusal says what was missing and which setting sets
+// it, wrapping the sentinel the client acts on.
+func TestNodeRegistration_AgentNodeCredential(t *testing.T) {
+	s := credentialServer(t, ACLConfig{Enabled: true})
+	agentCred, ok := s.Auth().AgentNodeCredential()
+	serverCred, ok2 := s.Auth().ServerCredential()
+	if !ok || !ok2 || agentCred == "" || agentCred == serverCred {
+		t.Fatalf("agent credential %q (%v), server credential %q (%v)", agentCred, ok, serverCred, ok2)
+	}
+	reg := func(id, cred string) error {
+		_, err := NodeRegister.Call(context.Background(), s, &structs.NodeRegisterArgs{Node: credNode(id, "sec-"+id), NodeRegistrationToken: cred})
+		return err
+	}
+	for cred, want := range map[string]string{
+		"":         "Permission denied: no node registration token was presented; set client { node_registration_token }",
+		serverCred: "Permission denied: the node registration token presented is not accepted; set client { node_registration_token }",
+	} {
+		err := reg("00000000-0000-0000-0000-0000000000d1", cred)
+		wantCode(t, err, 403, want)
+		if !errors.Is(err, structs.ErrNodeRegistrationDenied) {
+			t.Fatalf("%v does not wrap ErrNodeRegistrationDenied", err)
+		}
+	}
+	if err := reg("00000000-0000-0000-0000-0000000000d1", agentCred); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -53,7 +53,7 @@
 // (JobRegisterRequest), the RPC argument is ...Args. The client's RPC types
 // are in client_rpc.go. Errors cross the wire with a code (RPCError,
 // EncodeRPCError / DecodeRPCError, as rpc-error[CODE]: message), so a caller
-// matches ErrNodeNotFound with errors.Is, never by the message text.
+// matches ErrNodeNotFound or ErrNodeRegistrationDenied with errors.Is, never by the message text.
 //
 // # Plans on the wire
 //

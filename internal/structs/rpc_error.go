@@ -11,18 +11,25 @@ import (
 // recognises it with errors.Is, by its code (see RPCError), not its text.
 var ErrNodeNotFound = errors.New("node not found")
 
+// ErrNodeRegistrationDenied is the sentinel of a Node.Register refused for
+// its node registration token (none, or one the servers do not accept): a
+// client that gets it tells its operator which setting to fix.
+var ErrNodeRegistrationDenied = errors.New("node registration denied")
+
 // RPCErrorCode classifies an error for the other side of the internal RPC,
 // where net/rpc carries only the error's text.
 type RPCErrorCode string
 
 // The codes a client acts on.
 const (
-	RPCErrNodeNotFound RPCErrorCode = "node-not-found"
+	RPCErrNodeNotFound           RPCErrorCode = "node-not-found"
+	RPCErrNodeRegistrationDenied RPCErrorCode = "node-registration-denied"
 )
 
 // rpcCodes maps each code to the sentinel it stands for.
 var rpcCodes = map[RPCErrorCode]error{
-	RPCErrNodeNotFound: ErrNodeNotFound,
+	RPCErrNodeNotFound:           ErrNodeNotFound,
+	RPCErrNodeRegistrationDenied: ErrNodeRegistrationDenied,
 }
 
 // rpcErrorPrefix opens the wire form of a coded error: "rpc-error[CODE]: msg".

@@ -32,6 +32,12 @@
 // with ACLs on (then an ACL token with node write also works),
 // registering requires it and a node SecretID; nobody can re-register an
 // existing node ID with another SecretID, whatever the configuration.
+// The agent node credential (AgentNodeCredential: an HMAC of the oldest
+// root key under its own label, so every server derives it and only
+// servers can) is accepted too: an agent running server and client hands
+// it to its in-process client, which needs no node_registration_token. A
+// refused token is a 403 wrapping structs.ErrNodeRegistrationDenied that
+// names what was missing and the client setting that sets it.
 // The calls only servers make (Eval.Dequeue, Eval.Update, Plan.Submit
 // from a follower's workers) need the server credential (ServerCredential:
 // an HMAC of the oldest keyring root key, which raft replicates to servers

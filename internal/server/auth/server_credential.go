@@ -24,6 +24,14 @@ const serverCredentialLabel = "drover server rpc credential v1"
 // ServerCredential derives the credential; ok is false until the leader
 // has created the first root key.
 func (s *Service) ServerCredential() (string, bool) {
+	return s.deriveCredential(serverCredentialLabel)
+}
+
+// deriveCredential is the HMAC of label under the oldest root key's
+// material, which every server of the region holds and nothing else; ok
+// is false until this server has that key (the leader creates it, raft
+// and the KEK hand-over bring it to the others).
+func (s *Service) deriveCredential(label string) (string, bool) {
 	keys, err := s.srv.State().RootKeys(nil)
 	if err != nil || len(keys) == 0 {
 		return "", false
@@ -36,7 +44,7 @@ func (s *Service) ServerCredential() (string, bool) {
 		return "", false
 	}
 	mac := hmac.New(sha256.New, material)
-	mac.Write([]byte(serverCredentialLabel))
+	mac.Write([]byte(label))
 	return hex.EncodeToString(mac.Sum(nil)), true
 }
 
