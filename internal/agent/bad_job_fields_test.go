@@ -35,9 +35,9 @@ func fieldsJob(id string) *api.Job {
 func TestJobRegister_BadFieldsAre400NamingTheField(t *testing.T) {
 	a, c := testAgent(t, nil)
 	cases := []struct {
-		name  string
-		field string
-		break_ func(j *api.Job)
+		name   string
+		field  string
+		mutate func(j *api.Job)
 	}{
 		{"negative healthy deadline", "Update.HealthyDeadline", func(j *api.Job) {
 			j.Update = &api.UpdateStrategy{HealthyDeadline: pointer(-time.Minute)}
@@ -73,7 +73,7 @@ func TestJobRegister_BadFieldsAre400NamingTheField(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			job := fieldsJob("bad")
-			tc.break_(job)
+			tc.mutate(job)
 			before := a.Server().State().LatestIndex()
 			_, _, err := c.Jobs().Register(job, nil)
 			var resp api.UnexpectedResponseError
