@@ -61,7 +61,9 @@ func (h *HTTPServer) eventStream(w http.ResponseWriter, r *http.Request) (any, e
 }
 
 // parseEventTopics turns topic=Job:web parameters into the subscription's
-// topic map; no parameter means every topic.
+// topic map; no parameter means every topic. A parameter is Nomad's
+// Topic[:Key]: a topic alone means every key ("*"); a key must not be empty
+// and must not hold another colon, which Nomad refuses as well.
 func parseEventTopics(params []string) (map[structs.Topic][]string, error) {
 	if len(params) == 0 {
 		return nil, nil
@@ -69,8 +71,13 @@ func parseEventTopics(params []string) (map[structs.Topic][]string, error) {
 	topics := map[structs.Topic][]string{}
 	for _, p := range params {
 		name, key, found := strings.Cut(p, ":")
-		if !found || key == "" {
+		switch {
+		case !found:
 			key = "*"
+		case key == "":
+			return nil, server.BadRequest("topic: %q has an empty key (want Topic or Topic:Key)", p)
+		case strings.Contains(key, ":"):
+			return nil, server.BadRequest("topic: %q has more than one colon (want Topic or Topic:Key)", p)
 		}
 		t := structs.Topic(name)
 		if !structs.KnownTopic(t) {

@@ -244,3 +244,31 @@ func TestEventStream_ApplyingStepNamesThePlan(t *testing.T) {
 		t.Fatalf("applying step %v, want the worker and plan %s/plan-1", step, resp.EvalID)
 	}
 }
+
+// TestEventStream_MalformedTopicIs400 sends topics that are not Nomad's
+// Topic[:Key] through the official client (which writes Topic:Key per key)
+// and checks each is a 400 naming the parameter, not an open stream.
+func TestEventStream_MalformedTopicIs400(t *testing.T) {
+	_, c := testAgent(t, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for _, tc := range []struct {
+		name   string
+		topics map[api.Topic][]string
+	}{
+		{"empty key", map[api.Topic][]string{api.TopicJob: {""}}},
+		{"two colons", map[api.Topic][]string{api.TopicJob: {"web:extra"}}},
+		{"empty topic", map[api.Topic][]string{"": {"web"}}},
+		{"unknown topic", map[api.Topic][]string{"Jobs": {"*"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ch, err := c.EventStream().Stream(ctx, tc.topics, 0, nil)
+			if err == nil {
+				t.Fatalf("stream opened (%v), want a 400", ch != nil)
+			}
+			if !strings.Contains(err.Error(), "400") || !strings.Contains(err.Error(), "topic") {
+				t.Fatalf("err %v, want a 400 naming the topic", err)
+			}
+		})
+	}
+}

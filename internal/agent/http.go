@@ -163,6 +163,11 @@ func (h *HTTPServer) writeError(w http.ResponseWriter, r *http.Request, err erro
 	if code >= 500 {
 		h.log.Error("http: request failed", "method", r.Method, "path", r.URL.Path, "error", err)
 	}
+	if server.IsDiskFull(err) {
+		// Whatever path it came by, a full disk's error names the
+		// server's files (logged above); the caller gets the plain text.
+		err = errors.New(server.DiskFullMessage)
+	}
 	http.Error(w, err.Error(), code)
 }
 

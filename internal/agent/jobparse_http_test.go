@@ -66,3 +66,17 @@ func TestJobsParse_HCLToAPIJobWithVariables(t *testing.T) {
 		t.Error("parse wrote to state")
 	}
 }
+
+// TestJobsParse_HugeListLiteralRefusedByTheBudget sends a job file whose
+// task args are a plain 200,000-element list (17 s of CPU before literals
+// counted against the parse budget) and checks it is a 400 naming the
+// budget.
+func TestJobsParse_HugeListLiteralRefusedByTheBudget(t *testing.T) {
+	_, c := testAgent(t, nil)
+	hcl := "job \"big\" {\n  group \"g\" {\n    task \"t\" {\n      driver = \"exec\"\n      config {\n        args = [" +
+		strings.Repeat(`"a",`, 200_000) + "]\n      }\n    }\n  }\n}\n"
+	_, err := c.Jobs().ParseHCLOpts(&api.JobsParseRequest{JobHCL: hcl})
+	if err == nil || !strings.Contains(err.Error(), "400") || !strings.Contains(err.Error(), "evaluation budget") {
+		t.Fatalf("parse = %v, want a 400 naming the evaluation budget", err)
+	}
+}

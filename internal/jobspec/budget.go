@@ -9,13 +9,23 @@ import (
 	"github.com/zclconf/go-cty/cty/function"
 )
 
-// MaxGeneratedElements bounds the work of one parse: the elements that
-// range() and setproduct() return plus the iterations of every for
-// expression, nested ones counted each time they run. Each function is
-// already bounded per call, but nested for expressions multiply: a
-// 135-byte file with two nested fors over range(1000) took 4.7 s and
-// 1.8 GB before this budget.
-const MaxGeneratedElements = 250_000
+// MaxGeneratedElements bounds the work of one parse (its evaluation
+// budget): the elements of every list, tuple and object literal in the
+// job file and its variables files, the elements that range() and
+// setproduct() return, and the iterations of every for expression, nested
+// ones counted each time they run. Each function is already bounded per
+// call, but nested for expressions multiply: a 135-byte file with two
+// nested fors over range(1000) took 4.7 s and 1.8 GB before this budget.
+// Literals count because evaluating one costs far more than reading it:
+// a plain 200,000-element list took 17 s of CPU to parse and submit. The
+// budget equals MaxRangeElements, so one range() as large as allowed still
+// fits.
+const MaxGeneratedElements = 100_000
+
+// budgetExceeded says which budget was spent, and how large it is.
+func budgetExceeded() error {
+	return fmt.Errorf("the job file's literals, for expressions and functions generate more than %d elements (its evaluation budget)", MaxGeneratedElements)
+}
 
 // workBudget counts what one parse has generated.
 type workBudget struct{ left int64 }
@@ -27,7 +37,7 @@ func newWorkBudget() *workBudget { return &workBudget{left: MaxGeneratedElements
 // of computing a result first.
 func (b *workBudget) exhausted() error {
 	if b.left < 0 {
-		return fmt.Errorf("the job file's for expressions and functions generate more than %d elements", MaxGeneratedElements)
+		return budgetExceeded()
 	}
 	return nil
 }
@@ -35,25 +45,44 @@ func (b *workBudget) exhausted() error {
 func (b *workBudget) spend(n int) error {
 	b.left -= int64(n)
 	if b.left < 0 {
-		return fmt.Errorf("the job file's for expressions and functions generate more than %d elements", MaxGeneratedElements)
+		return budgetExceeded()
 	}
 	return nil
 }
 
-// budgetForExprs makes every for expression in body charge its
-// iterations to b: the collection it iterates is wrapped so that each
-// evaluation spends its length.
-func budgetForExprs(body hcl.Body, b *workBudget) {
+// budgetExprs charges body's work to b before anything in it is
+// evaluated: the elements of every list, tuple and object literal are
+// spent at once (a literal too large fails here, unevaluated), and every
+// for expression is made to charge its iterations: the collection it
+// iterates is wrapped so that each evaluation spends its length. The
+// error, if any, is at the literal that overran the budget.
+func budgetExprs(body hcl.Body, b *workBudget) hcl.Diagnostics {
 	syn, ok := body.(*hclsyntax.Body)
 	if !ok {
-		return // JSON: expressions live in strings; range() is still charged
+		return nil // JSON: expressions live in strings; range() is still charged
 	}
+	var diags hcl.Diagnostics
 	_ = hclsyntax.VisitAll(syn, func(n hclsyntax.Node) hcl.Diagnostics {
-		if fe, ok := n.(*hclsyntax.ForExpr); ok {
-			fe.CollExpr = &budgetedCollection{Expression: fe.CollExpr, budget: b}
+		elements := 0
+		switch e := n.(type) {
+		case *hclsyntax.ForExpr:
+			e.CollExpr = &budgetedCollection{Expression: e.CollExpr, budget: b}
+		case *hclsyntax.TupleConsExpr:
+			elements = len(e.Exprs)
+		case *hclsyntax.ObjectConsExpr:
+			elements = len(e.Items)
+		}
+		if elements > 0 && !diags.HasErrors() {
+			if err := b.spend(elements); err != nil {
+				diags = append(diags, &hcl.Diagnostic{
+					Severity: hcl.DiagError, Summary: "Job file too expensive", Detail: err.Error(),
+					Subject: n.Range().Ptr(),
+				})
+			}
 		}
 		return nil
 	})
+	return diags
 }
 
 // budgetedCollection is a for expression's collection that charges its

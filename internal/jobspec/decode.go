@@ -11,8 +11,9 @@ import (
 // decoder accumulates diagnostics while the job tree is decoded, so that
 // every problem in a file is reported at once rather than the first only.
 type decoder struct {
-	ctx   *hcl.EvalContext // var.*, local.* and functions
-	diags hcl.Diagnostics
+	ctx    *hcl.EvalContext // var.*, local.* and functions
+	diags  hcl.Diagnostics
+	budget *workBudget // the parse's evaluation budget, variables files included
 }
 
 // block is the decoded content of one HCL block: the attributes and nested

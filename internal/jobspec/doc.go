@@ -11,8 +11,11 @@
 // become Task.Actions (a missing command or a name used twice in the task is
 // an error at the block; the server validates the same and answers 400
 // naming Tasks[i].Actions[j].Command / .Name). Hostile input (budget.go):
-// one budget per parse (MaxGeneratedElements, 250,000) is charged by every
-// for-expression iteration (nested ones each time they run) and by
-// range/setproduct results; once spent, everything fails at once. FuzzParse
-// fuzzes the parser. This package imports no internal package.
+// one evaluation budget per parse (MaxGeneratedElements, 100,000) is
+// charged by the elements of every list, tuple and object literal of the
+// job file and its variables files (before anything is evaluated), by
+// every for-expression iteration (nested ones each time they run) and by
+// range/setproduct results; once spent, everything fails at once. JSON job
+// files charge only functions. FuzzParse fuzzes the parser. This package
+// imports no internal package.
 package jobspec

@@ -40,13 +40,16 @@ func Parse(filename string, src []byte, opts ParseOptions) (*api.Job, []Warning,
 		return nil, warnings(diags), newError(diags)
 	}
 	budget := newWorkBudget()
-	budgetForExprs(f.Body, budget)
+	if diags := append(diags, budgetExprs(f.Body, budget)...); diags.HasErrors() {
+		return nil, warnings(diags), newError(diags)
+	}
 	d := &decoder{
 		ctx: &hcl.EvalContext{
 			Functions: functions(opts.AllowFS, filepath.Dir(filename), budget),
 			Variables: map[string]cty.Value{},
 		},
-		diags: diags,
+		diags:  diags,
+		budget: budget,
 	}
 	job := d.parseFile(f, opts)
 	if err := newError(d.diags); err != nil {

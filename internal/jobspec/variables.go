@@ -183,6 +183,10 @@ func (d *decoder) contentValues(vars map[string]*variable, name string, src []by
 	if f == nil {
 		return
 	}
+	if diags := budgetExprs(f.Body, d.budget); diags.HasErrors() {
+		d.diags = append(d.diags, diags...)
+		return
+	}
 	attrs, diags := f.Body.JustAttributes()
 	d.diags = append(d.diags, diags...)
 	for name, attr := range attrs {

@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"net/http"
+	"syscall"
 
 	"github.com/drover-project/drover/internal/rpcwire"
 	"github.com/drover-project/drover/internal/server/coded"
@@ -34,9 +35,26 @@ func BadRequest(format string, args ...any) error { return coded.BadRequest(form
 // NotFound is a 404 error.
 func NotFound(format string, args ...any) error { return coded.NotFound(format, args...) }
 
+// DiskFullMessage is all a caller learns of a write that failed because a
+// server's disk is full: the cause names the server's files.
+const DiskFullMessage = "the server's disk is full: the write was not applied; retry once space is freed"
+
+// IsDiskFull reports whether err comes from a full disk (ENOSPC).
+func IsDiskFull(err error) bool { return errors.Is(err, syscall.ENOSPC) }
+
+// DiskFull returns a 503 with DiskFullMessage for an error from a full
+// disk, keeping err as its cause (errors.Is still sees ENOSPC); other
+// errors are returned unchanged.
+func DiskFull(err error) error {
+	if !IsDiskFull(err) {
+		return err
+	}
+	return &CodedError{Code: http.StatusServiceUnavailable, Msg: DiskFullMessage, Err: err}
+}
+
 // ErrorCode returns the HTTP status for err: its own code, 400 for
-// validation failures, 404 for an unknown node, 503 without a leader,
-// else 500.
+// validation failures, 404 for an unknown node, 503 without a leader or
+// on a full disk, else 500.
 func ErrorCode(err error) int {
 	var ce *CodedError
 	var verrs structs.ValidationErrors
@@ -51,7 +69,7 @@ func ErrorCode(err error) int {
 		return http.StatusBadRequest
 	case errors.Is(err, structs.ErrNodeNotFound):
 		return http.StatusNotFound
-	case errors.Is(err, ErrNoLeader):
+	case errors.Is(err, ErrNoLeader), IsDiskFull(err):
 		return http.StatusServiceUnavailable
 	}
 	return http.StatusInternalServerError

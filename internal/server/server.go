@@ -317,6 +317,18 @@ func (s *Server) Shutdown() error {
 // still commit, and the error says so. raft itself gives up after
 // raftApplyTimeout, or at ctx's deadline when that is sooner.
 func (s *Server) raftApply(ctx context.Context, t structs.MessageType, msg any) (uint64, error) {
+	index, err := s.raftApplyWait(ctx, t, msg)
+	if err != nil && IsDiskFull(err) {
+		// The cause names the store's files: it goes to the log, and
+		// the caller (perhaps over a forwarded RPC) gets a plain 503.
+		s.log.Error("raft write failed: disk full", "entry_type", t, "error", err)
+		return 0, DiskFull(err)
+	}
+	return index, err
+}
+
+// raftApplyWait is raftApply before its errors are mapped.
+func (s *Server) raftApplyWait(ctx context.Context, t structs.MessageType, msg any) (uint64, error) {
 	timeout := raftApplyTimeout
 	if deadline, ok := ctx.Deadline(); ok {
 		timeout = min(timeout, max(time.Until(deadline), time.Millisecond))

@@ -3,8 +3,10 @@ package structs
 // Defaults that Nomad's API client applies to blocks it finds present. The
 // HTTP layer converts the api types without them (see internal/agent/apiconv),
 // so Canonicalize applies them to the zero values that can only mean "unset":
-// an empty operator, a zero affinity or spread weight (0 is invalid), an
-// empty periodic spec type or restart mode.
+// an empty operator, a zero spread weight, an empty periodic spec type or
+// restart mode. An affinity weight of 0 is not defaulted here: Nomad refuses
+// an explicit 0, so apiconv applies DefaultAffinityWeight where the api
+// weight is absent and Validate refuses the 0 that is left.
 
 // Weights given to affinities and spreads that leave theirs out.
 const (
@@ -24,9 +26,6 @@ func canonicalizePlacement(cs []*Constraint, as []*Affinity, ss []*Spread) {
 		}
 		if a.Operand == "" {
 			a.Operand = ConstraintEqual
-		}
-		if a.Weight == 0 {
-			a.Weight = DefaultAffinityWeight
 		}
 	}
 	for _, s := range ss {

@@ -255,6 +255,7 @@ func (tg *TaskGroup) Copy() *TaskGroup {
 	c.Meta = maps.Clone(tg.Meta)
 	c.StopAfterClientDisconnect = copyPtr(tg.StopAfterClientDisconnect)
 	c.MaxClientDisconnect = copyPtr(tg.MaxClientDisconnect)
+	c.ShutdownDelay = copyPtr(tg.ShutdownDelay)
 	return &c
 }
 

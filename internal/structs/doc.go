@@ -12,8 +12,13 @@
 // writer copies first. Canonicalize fills Nomad's defaults; Validate reports
 // every problem at once as ValidationErrors with field paths
 // (TaskGroups[0].Tasks[1].Driver). Validate also refuses task names ".",
-// "..", "alloc" or with a path separator or NUL (validate_names.go), and
-// malformed version/semver constraints.
+// "..", "alloc" or with a path separator or NUL (validate_names.go),
+// malformed version/semver constraints, group names with NUL, negative
+// update deadlines and group shutdown delays, service names that are not
+// RFC 1123 labels once each ${...} counts as one character, unknown
+// service providers, check intervals under 1s (0 is the default), artifact
+// modes other than any/file/dir, an affinity weight of 0, and task logs
+// (MaxFiles * MaxFileSizeMB) not smaller than the group's ephemeral disk.
 //
 // The evaluation lifecycle these types carry (statuses, quasi-statuses, the
 // 17 triggers and the PreviousEval / NextEval / BlockedEval pointers) is

@@ -272,7 +272,15 @@ func (p *ParameterizedJobConfig) validate(v validator) {
 // ---- task groups ----
 
 func (tg *TaskGroup) validate(v validator, j *Job) {
-	v.require("Name", tg.Name)
+	switch {
+	case tg.Name == "":
+		v.fail("Name", "is required")
+	case strings.ContainsRune(tg.Name, 0):
+		v.fail("Name", "must not contain null characters")
+	}
+	if tg.ShutdownDelay != nil && *tg.ShutdownDelay < 0 {
+		v.fail("ShutdownDelay", "must not be negative, got %s", *tg.ShutdownDelay)
+	}
 	tg.validateCount(v, j)
 	validatePlacement(v, j.Type, tg.Constraints, tg.Affinities, tg.Spreads)
 	if j.usesUpdates() {
@@ -285,6 +293,9 @@ func (tg *TaskGroup) validate(v validator, j *Job) {
 	tg.Disconnect.validate(v.at("Disconnect"))
 	if tg.EphemeralDisk != nil && tg.EphemeralDisk.SizeMB < 0 {
 		v.fail("EphemeralDisk.SizeMB", "must not be negative, got %d", tg.EphemeralDisk.SizeMB)
+	}
+	for i, s := range tg.Services {
+		s.validate(v.index("Services", i))
 	}
 	tg.validatePorts(v)
 	tg.validateVolumes(v)
@@ -335,6 +346,21 @@ func (tg *TaskGroup) validateTasks(v validator, j *Job) {
 			}
 		}
 		t.validate(tv, j)
+		t.validateLogStorage(tv, tg.EphemeralDisk)
+	}
+}
+
+// validateLogStorage refuses logs that could fill the group's ephemeral
+// disk, as Nomad does: MaxFiles * MaxFileSizeMB must be less than its
+// SizeMB. A disk without a size (0: the api block left it out) is skipped.
+func (t *Task) validateLogStorage(v validator, disk *EphemeralDisk) {
+	l := t.LogConfig
+	if l == nil || l.Disabled || disk == nil || disk.SizeMB <= 0 || l.MaxFiles < 1 || l.MaxFileSizeMB < 1 {
+		return
+	}
+	if usage := int64(l.MaxFiles) * int64(l.MaxFileSizeMB); usage >= int64(disk.SizeMB) {
+		v.fail("LogConfig", "log storage (MaxFiles %d * MaxFileSizeMB %d = %d MB) must be less than the group's EphemeralDisk.SizeMB (%d MB)",
+			l.MaxFiles, l.MaxFileSizeMB, usage, disk.SizeMB)
 	}
 }
 
@@ -461,8 +487,13 @@ func (t *Task) validate(v validator, j *Job) {
 	t.LogConfig.validate(v.at("LogConfig"))
 	for i, a := range t.Artifacts {
 		if a != nil {
-			v.index("Artifacts", i).require("GetterSource", a.GetterSource)
+			av := v.index("Artifacts", i)
+			av.require("GetterSource", a.GetterSource)
+			av.oneOf("GetterMode", a.GetterMode, "", ArtifactModeAny, ArtifactModeFile, ArtifactModeDir)
 		}
+	}
+	for i, s := range t.Services {
+		s.validate(v.index("Services", i))
 	}
 	for i, tmpl := range t.Templates {
 		tmpl.validate(v.index("Templates", i))
@@ -522,6 +553,68 @@ func (t *Template) validate(v validator) {
 	}
 }
 
+// ---- services ----
+
+// Artifact modes: what an artifact's source is fetched as.
+const (
+	ArtifactModeAny  = "any"
+	ArtifactModeFile = "file"
+	ArtifactModeDir  = "dir"
+)
+
+// minCheckInterval is Nomad's shortest check interval. An interval of 0
+// means the client's default (10s): Drover differs from Nomad on purpose
+// there, which requires one.
+const minCheckInterval = time.Second
+
+// maxServiceNameLength is an RFC 1123 label's limit.
+const maxServiceNameLength = 63
+
+var (
+	// serviceNamePattern is an RFC 1123 label: letters, digits and dashes,
+	// not starting or ending with a dash.
+	serviceNamePattern = regexp.MustCompile(`^(?i:[a-z0-9]|[a-z0-9][a-z0-9-]*[a-z0-9])$`)
+	// interpolation is a ${...} reference, resolved on the client.
+	interpolation = regexp.MustCompile(`\$\{[^}]*\}`)
+)
+
+func (s *Service) validate(v validator) {
+	if s == nil {
+		v.failHere("must not be null")
+		return
+	}
+	validateServiceName(v, s.Name)
+	v.oneOf("Provider", s.Provider, "", ServiceProviderNomad, ServiceProviderConsul)
+	for i, c := range s.Checks {
+		cv := v.index("Checks", i)
+		if c == nil {
+			cv.failHere("must not be null")
+			continue
+		}
+		if c.Interval < 0 || (c.Interval > 0 && c.Interval < minCheckInterval) {
+			cv.fail("Interval", "must be at least %s (or 0 for the default), got %s", minCheckInterval, c.Interval)
+		}
+	}
+}
+
+// validateServiceName holds a service name to RFC 1123, as Nomad does. A
+// name may hold ${...} references, which the client interpolates: each is
+// checked as if it were one valid character, and the length only when
+// there are none (the interpolated length is not known here).
+func validateServiceName(v validator, name string) {
+	if name == "" {
+		return // Nomad's api fills a default name
+	}
+	plain := interpolation.ReplaceAllString(name, "a")
+	if !serviceNamePattern.MatchString(plain) {
+		v.fail("Name", "%q is not a valid RFC 1123 name: only letters, digits and dashes, not starting or ending with a dash", name)
+		return
+	}
+	if plain == name && len(name) > maxServiceNameLength {
+		v.fail("Name", "must be at most %d characters, got %d", maxServiceNameLength, len(name))
+	}
+}
+
 // ---- policies ----
 
 func (u *UpdateStrategy) validate(v validator) {
@@ -538,6 +631,14 @@ func (u *UpdateStrategy) validate(v validator) {
 		v.fail("Stagger", "must not be negative, got %s", u.Stagger)
 	}
 	v.oneOf("HealthCheck", u.HealthCheck, "", UpdateHealthCheckChecks, UpdateHealthCheckTaskStates, UpdateHealthCheckManual)
+	for _, d := range []struct {
+		field string
+		value time.Duration
+	}{{"MinHealthyTime", u.MinHealthyTime}, {"HealthyDeadline", u.HealthyDeadline}, {"ProgressDeadline", u.ProgressDeadline}} {
+		if d.value < 0 {
+			v.fail(d.field, "must not be negative, got %s", d.value)
+		}
+	}
 	if u.MinHealthyTime > 0 && u.HealthyDeadline > 0 && u.MinHealthyTime >= u.HealthyDeadline {
 		v.fail("MinHealthyTime", "must be less than HealthyDeadline (%s), got %s", u.HealthyDeadline, u.MinHealthyTime)
 	}

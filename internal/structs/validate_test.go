@@ -312,7 +312,7 @@ func TestJobCanonicalize_AppliesAPIDefaults(t *testing.T) {
 	j := &Job{
 		ID:          "x",
 		Constraints: []*Constraint{{LTarget: "a", RTarget: "b"}},
-		Affinities:  []*Affinity{{LTarget: "a", RTarget: "b"}},
+		Affinities:  []*Affinity{{LTarget: "a", RTarget: "b", Weight: 20}},
 		Spreads:     []*Spread{{Attribute: "a"}},
 		Type:        JobTypeBatch,
 		Periodic:    &PeriodicConfig{Enabled: true, Specs: []string{"@daily"}},
@@ -328,8 +328,8 @@ func TestJobCanonicalize_AppliesAPIDefaults(t *testing.T) {
 	switch {
 	case j.Constraints[0].Operand != ConstraintEqual, j.Affinities[0].Operand != ConstraintEqual:
 		t.Errorf("operator not defaulted")
-	case j.Affinities[0].Weight != DefaultAffinityWeight, j.Spreads[0].Weight != DefaultSpreadWeight:
-		t.Errorf("weights not defaulted")
+	case j.Spreads[0].Weight != DefaultSpreadWeight:
+		t.Errorf("spread weight not defaulted")
 	case j.Periodic.SpecType != PeriodicSpecCron:
 		t.Errorf("spec type not defaulted")
 	case task(j, 0, 0).RestartPolicy.Mode != RestartPolicyModeFail:
@@ -438,5 +438,36 @@ func TestSchedulerConfigurationValidate(t *testing.T) {
 	verrs := validationErrors(t, (&SchedulerConfiguration{SchedulerAlgorithm: "random"}).Validate())
 	if !verrs.HasField("SchedulerAlgorithm") {
 		t.Fatalf("want SchedulerAlgorithm problem, got %v", verrs)
+	}
+}
+
+func TestValidateServiceName_RFC1123AfterInterpolation(t *testing.T) {
+	cases := []struct {
+		name string
+		ok   bool
+	}{
+		{"web", true},
+		{"web-api-2", true},
+		{"a", true},
+		{"${NOMAD_JOB_NAME}-${NOMAD_GROUP_NAME}", true},
+		{"${JOB}", true},
+		{"${NOMAD_META_long_name_with_underscores}-web", true},
+		{"", true}, // the api fills Nomad's default
+		{strings.Repeat("a", 63), true},
+		{strings.Repeat("a", 64), false},
+		{"web_api", false},
+		{"-web", false},
+		{"web-", false},
+		{"${JOB}-", false},
+		{"web.api", false},
+		{"web api", false},
+		{"web\x00", false},
+	}
+	for _, tc := range cases {
+		v := newValidator()
+		validateServiceName(v, tc.name)
+		if got := v.err() == nil; got != tc.ok {
+			t.Errorf("%q: valid = %v, want %v (%v)", tc.name, got, tc.ok, v.err())
+		}
 	}
 }

@@ -6,9 +6,11 @@
 // with the *FromStructs functions before encoding.
 //
 // Inbound conversion dereferences the api's optional pointers to zero values
-// and leaves defaulting to structs.Job.Canonicalize, with two exceptions that
-// need the pointer information structs no longer has (see inherit.go and
-// the presence defaults in taskgroup.go and policies.go).
+// and leaves defaulting to structs.Job.Canonicalize, except where the
+// pointer information structs no longer has decides (see inherit.go, the
+// presence defaults in taskgroup.go and policies.go, and the affinity weight
+// in placement.go: absent is 50, an explicit 0 is kept for validation to
+// refuse).
 //
 // Outbound conversion is full fidelity: every scalar pointer of the api type
 // is set (as Nomad does for canonicalized jobs), so that

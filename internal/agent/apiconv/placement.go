@@ -20,11 +20,13 @@ func constraintsFromStructs(in []*structs.Constraint) []*api.Constraint {
 	})
 }
 
-// affinitiesToStructs leaves an unset weight at 0: Nomad's default (50)
-// belongs in structs.Canonicalize, since 0 is not a valid weight anyway.
+// affinitiesToStructs applies Nomad's default weight (50) to an absent
+// one here, where absence is still visible: an explicit 0 is kept, and
+// refused by validation as Nomad refuses it.
 func affinitiesToStructs(in []*api.Affinity) []*structs.Affinity {
 	return convertPtrs(in, func(a *api.Affinity) *structs.Affinity {
-		return &structs.Affinity{LTarget: a.LTarget, RTarget: a.RTarget, Operand: a.Operand, Weight: deref(a.Weight)}
+		return &structs.Affinity{LTarget: a.LTarget, RTarget: a.RTarget, Operand: a.Operand,
+			Weight: derefOr(a.Weight, int8(structs.DefaultAffinityWeight))}
 	})
 }
 

@@ -33,6 +33,7 @@ func groupToStructs(job *api.Job, g *api.TaskGroup) *structs.TaskGroup {
 		Meta:                      maps.Clone(g.Meta),
 		StopAfterClientDisconnect: clonePtr(g.StopAfterClientDisconnect),
 		MaxClientDisconnect:       clonePtr(g.MaxClientDisconnect),
+		ShutdownDelay:             clonePtr(g.ShutdownDelay),
 	}
 	tg.Tasks = convertPtrs(g.Tasks, func(t *api.Task) *structs.Task { return taskToStructs(g, t) })
 	return tg
@@ -72,6 +73,7 @@ func groupFromStructs(tg *structs.TaskGroup) *api.TaskGroup {
 		Meta:                      maps.Clone(tg.Meta),
 		StopAfterClientDisconnect: clonePtr(tg.StopAfterClientDisconnect),
 		MaxClientDisconnect:       clonePtr(tg.MaxClientDisconnect),
+		ShutdownDelay:             clonePtr(tg.ShutdownDelay),
 	}
 }
 

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/drover-project/drover/internal/structs"
 )
 
 // Config is the fully decoded agent configuration.
@@ -45,6 +47,10 @@ type Config struct {
 	// 100 ms): the fault
 	// harness's network partitions. Flag only, never from a file.
 	PartitionFile string
+	// RaftApplyFault is handed to the server (server.Config.RaftApplyFault)
+	// to fail raft writes as a full disk would: set by tests, never from a
+	// file.
+	RaftApplyFault func(structs.MessageType) error
 }
 
 // Ports are the TCP ports the agent listens on.
