@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -280,4 +281,49 @@ func TestRecoverRejectsForeignHandle(t *testing.T) {
 	if !errors.Is(err, drivers.ErrHandleMismatch) {
 		t.Fatalf("recover = %v", err)
 	}
+}
+
+// groupMembers lists the live (not zombie) processes of group pgid.
+func groupMembers(pgid int) []int {
+	ents, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if st, err := procutil.ReadStat(pid); err == nil && st.PGID == pgid && st.State != 'Z' && st.State != 'X' {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// A task stopped while it is starting must not keep running untracked:
+// the stop (the runner's context) arrives once the supervisor has forked
+// the task, before Start has its status; Start fails, and no process of
+// the task's group is left (it used to kill the supervisor only, and the
+// task, re-parented to init, ran on).
+func TestStartAbortedMidStartKillsTheWholeGroup(t *testing.T) {
+	d := newDriver(t)
+	task := newTask(t, map[string]any{"command": "/bin/sleep", "args": []any{"300"}})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pgid := 0
+	testHookSupervisorStarted = func(pid int) {
+		pgid = pid
+		testutil.WaitFor(t, 10*time.Second, "the task forked into the supervisor's group", func() bool {
+			return len(groupMembers(pid)) >= 2
+		})
+		cancel() // the alloc is stopped now, between Setup and Started
+	}
+	defer func() { testHookSupervisorStarted = nil }()
+	if _, err := d.Start(ctx, task); !errors.Is(err, context.Canceled) {
+		t.Fatalf("start = %v, want it aborted", err)
+	}
+	defer func() { _ = syscall.Kill(-pgid, syscall.SIGKILL) }() // before the fix: don't leak the sleep
+	testutil.WaitFor(t, 10*time.Second, "no process of the task's group left", func() (bool, string) {
+		err := syscall.Kill(-pgid, 0)
+		return errors.Is(err, syscall.ESRCH), fmt.Sprintf("kill(-%d, 0) = %v; live members %v", pgid, err, groupMembers(pgid))
+	})
 }
