@@ -113,6 +113,14 @@ func (d *Driver) startSupervisor(ctx context.Context, tc *drivers.TaskConfig, sp
 	if err != nil {
 		return nil, fmt.Errorf("start raw_exec supervisor: %w", err)
 	}
+	// Recorded before anything can go wrong, so that a client dying from
+	// here on leaves the group to ReapOrphans.
+	start, _ := procutil.StartTime(cmd.Process.Pid)
+	if err := writeGroupRecord(groupRecordPath(spec.ExitFile), groupRecord{TaskID: tc.ID, PGID: cmd.Process.Pid, StartTime: start}); err != nil {
+		_ = procutil.SignalGroup(cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+		return nil, fmt.Errorf("record the raw_exec process group: %w", err)
+	}
 	if testHookSupervisorStarted != nil {
 		testHookSupervisorStarted(cmd.Process.Pid)
 	}
@@ -128,6 +136,7 @@ func (d *Driver) startSupervisor(ctx context.Context, tc *drivers.TaskConfig, sp
 		// and run on untracked.
 		_ = procutil.SignalGroup(cmd.Process.Pid, syscall.SIGKILL)
 		_ = cmd.Wait()
+		_ = os.Remove(groupRecordPath(spec.ExitFile))
 		return nil, err
 	}
 	return cmd, nil
