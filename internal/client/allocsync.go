@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/drover-project/drover/internal/client/allocrunner"
+	"github.com/drover-project/drover/internal/client/drivers"
+	"github.com/drover-project/drover/internal/client/drivers/rawexec"
 	"github.com/drover-project/drover/internal/client/state"
 	"github.com/drover-project/drover/internal/client/taskrunner"
 	"github.com/drover-project/drover/internal/structs"
@@ -146,11 +148,30 @@ func (c *Client) restore() {
 		c.logger.Warn("dropping unreadable alloc state", "alloc_id", id, "error", err)
 		_ = c.store.DeleteAlloc(id)
 	}
+	c.reapOrphans(recs)
 	for _, rec := range recs {
 		r := c.newRunner(rec.Alloc, rec)
 		c.mu.Lock()
 		c.runners[rec.Alloc.ID] = r
 		c.mu.Unlock()
 		r.Run()
+	}
+}
+
+// reapOrphans kills the raw_exec task processes an earlier client started
+// but no persisted handle claims (it died before it saved the handle, or
+// the alloc is gone): nobody would ever stop them, and the node would run
+// more than the servers placed on it.
+func (c *Client) reapOrphans(recs []*state.AllocRecord) {
+	var handles []*drivers.TaskHandle
+	for _, rec := range recs {
+		for _, tr := range rec.Tasks {
+			if tr != nil && tr.Handle != nil {
+				handles = append(handles, tr.Handle)
+			}
+		}
+	}
+	if killed := rawexec.ReapOrphans(c.cfg.AllocDir, handles); len(killed) > 0 {
+		c.logger.Warn("killed orphaned raw_exec task processes", "process_groups", killed)
 	}
 }

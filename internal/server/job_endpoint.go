@@ -368,12 +368,16 @@ func (e *JobEndpoint) PeriodicForce(ctx context.Context, args *structs.JobPeriod
 	if !job.IsPeriodic() {
 		return nil, BadRequest("job %q is not periodic", job.ID)
 	}
-	launched, err := e.srv.leader.LaunchPeriodic(job, e.srv.now())
+	// As in Nomad, a forced launch ignores prohibit_overlap: only the
+	// dispatcher's scheduled launches wait for a running child.
+	launched, err := e.srv.leader.ForcePeriodic(job, e.srv.now())
 	if err != nil {
 		return nil, err
 	}
 	if launched == nil {
-		return nil, BadRequest("job %q was not launched: a child is still running (prohibit_overlap) or one was launched this second", job.ID)
+		// Drover differs on purpose: Nomad re-registers the child of the
+		// same second (its ID is the launch's Unix second); Drover refuses.
+		return nil, BadRequest("job %q was not launched: a child was launched this second", job.ID)
 	}
 	reply.EvalID, reply.EvalCreateIndex, reply.Index = launched.EvalID, launched.EvalCreateIndex, launched.Index
 	return reply, nil

@@ -58,7 +58,11 @@ func TestEvalTrigger_PeriodicJob_LaunchesChildWithOneEval(t *testing.T) {
 	waitFor(t, func() bool { return len(p.children("nightly")) == 2 })
 }
 
-func TestPeriodicForce_LaunchesNowAndRespectsProhibitOverlap(t *testing.T) {
+// TestPeriodicForce_LaunchesEvenWhileAProhibitOverlapChildRuns: as
+// Nomad documents for `job periodic force`, a forced launch runs "even if
+// it violates the job's prohibit_overlap setting"; only the dispatcher's
+// scheduled launches wait for the running child.
+func TestPeriodicForce_LaunchesEvenWhileAProhibitOverlapChildRuns(t *testing.T) {
 	hold := make(chan struct{})
 	defer close(hold)
 	p := newPipeline(t, 1, func(e *structs.Evaluation, st scheduler.State, pl scheduler.Planner) error {
@@ -71,8 +75,15 @@ func TestPeriodicForce_LaunchesNowAndRespectsProhibitOverlap(t *testing.T) {
 		t.Fatalf("force: %v %+v", err, reply)
 	}
 	p.clk.Advance(time.Second)
-	if _, err := JobPeriodicForce.Call(context.Background(), p.srv, &structs.JobPeriodicForceArgs{JobID: "cron"}); ErrorCode(err) != 400 || !strings.Contains(err.Error(), "prohibit_overlap") {
-		t.Fatalf("second force with a child pending: %v", err)
+	second, err := JobPeriodicForce.Call(context.Background(), p.srv, &structs.JobPeriodicForceArgs{JobID: "cron"})
+	if err != nil || second.EvalID == "" || second.EvalID == reply.EvalID {
+		t.Fatalf("second force with a child pending: %v %+v", err, second)
+	}
+	if kids := p.children("cron"); len(kids) != 2 {
+		t.Fatalf("%d children after two forces, want 2", len(kids))
+	}
+	if ev := p.eval(second.EvalID); ev.TriggeredBy != structs.EvalTriggerPeriodicJob {
+		t.Fatalf("second force's eval %+v", ev)
 	}
 	if _, err := JobPeriodicForce.Call(context.Background(), p.srv, &structs.JobPeriodicForceArgs{JobID: "nope"}); ErrorCode(err) != 404 {
 		t.Fatalf("force of an unknown job: %v", err)

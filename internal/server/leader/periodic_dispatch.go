@@ -123,6 +123,15 @@ func (l *Leader) LaunchPeriodic(parent *structs.Job, t time.Time) (*structs.JobR
 			return nil, err
 		}
 	}
+	return l.ForcePeriodic(parent, t)
+}
+
+// ForcePeriodic registers the child launched at t with its periodic-job
+// eval whatever prohibit_overlap says: `job periodic force` runs the job
+// "even if it violates the job's prohibit_overlap setting" (Nomad's
+// docs). It returns nil when the child exists already (launched this
+// second).
+func (l *Leader) ForcePeriodic(parent *structs.Job, t time.Time) (*structs.JobRegisterResponse, error) {
 	child := periodic.Child(parent, t)
 	if existing, err := l.srv.State().JobByID(nil, child.Namespace, child.ID); err != nil || existing != nil {
 		return nil, err // launched already (e.g. before a leader change)

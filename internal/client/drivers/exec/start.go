@@ -134,6 +134,10 @@ func (d *Driver) startExecutor(ctx context.Context, spec *executorSpec) (*exec.C
 		return nil, fmt.Errorf("start executor: %w", err)
 	}
 	if err := readStatus(ctx, statusR); err != nil {
+		// Unlike raw_exec's supervisor, killing the executor kills the
+		// task too: the executor is PID 1 of the task's PID namespace
+		// (CLONE_NEWPID), whose death SIGKILLs every process in it, and
+		// Start then destroys the task's cgroup.
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 		return nil, err

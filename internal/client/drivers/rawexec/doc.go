@@ -11,4 +11,10 @@
 // exit status from that file; a task that finished while the client was
 // down recovers with its exit already known. Only handles written before
 // the supervisor existed end with ErrExitStatusUnknown.
+//
+// A start stopped before it returns kills the whole group, not just the
+// supervisor, so a task forked meanwhile cannot run on untracked. Each
+// started group is recorded next to the exit file until Destroy; when the
+// client starts, ReapOrphans kills the recorded groups that no persisted
+// handle claims (reap.go), touching only processes Drover started.
 package rawexec

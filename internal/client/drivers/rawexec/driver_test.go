@@ -2,12 +2,15 @@ package rawexec
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -279,5 +282,108 @@ func TestRecoverRejectsForeignHandle(t *testing.T) {
 	err := newDriver(t).Recover(&drivers.TaskHandle{Driver: "docker", Version: handleVersion})
 	if !errors.Is(err, drivers.ErrHandleMismatch) {
 		t.Fatalf("recover = %v", err)
+	}
+}
+
+// groupMembers lists the live (not zombie) processes of group pgid.
+func groupMembers(pgid int) []int {
+	ents, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if st, err := procutil.ReadStat(pid); err == nil && st.PGID == pgid && st.State != 'Z' && st.State != 'X' {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// A task stopped while it is starting must not keep running untracked:
+// the stop (the runner's context) arrives once the supervisor has forked
+// the task, before Start has its status; Start fails, and no process of
+// the task's group is left (it used to kill the supervisor only, and the
+// task, re-parented to init, ran on).
+func TestStartAbortedMidStartKillsTheWholeGroup(t *testing.T) {
+	d := newDriver(t)
+	task := newTask(t, map[string]any{"command": "/bin/sleep", "args": []any{"300"}})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pgid := 0
+	testHookSupervisorStarted = func(pid int) {
+		pgid = pid
+		testutil.WaitFor(t, 10*time.Second, "the task forked into the supervisor's group", func() bool {
+			return len(groupMembers(pid)) >= 2
+		})
+		cancel() // the alloc is stopped now, between Setup and Started
+	}
+	defer func() { testHookSupervisorStarted = nil }()
+	if _, err := d.Start(ctx, task); !errors.Is(err, context.Canceled) {
+		t.Fatalf("start = %v, want it aborted", err)
+	}
+	defer func() { _ = syscall.Kill(-pgid, syscall.SIGKILL) }() // before the fix: don't leak the sleep
+	testutil.WaitFor(t, 10*time.Second, "no process of the task's group left", func() (bool, string) {
+		err := syscall.Kill(-pgid, 0)
+		return errors.Is(err, syscall.ESRCH), fmt.Sprintf("kill(-%d, 0) = %v; live members %v", pgid, err, groupMembers(pgid))
+	})
+}
+
+// A client that died after Start launched the supervisor but before it
+// persisted the task's handle leaves a task nobody tracks. ReapOrphans
+// (run when the client starts) kills a group no handle claims, leaves a
+// claimed one alone, and never touches a process Drover did not start.
+func TestReapOrphansKillsOnlyUnclaimedGroupsDroverStarted(t *testing.T) {
+	root := t.TempDir()
+	start := func(alloc string) (*drivers.TaskHandle, int) {
+		dir := filepath.Join(root, alloc, "web")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		tc := &drivers.TaskConfig{ID: alloc + "/web", AllocID: alloc, TaskName: "web", TaskDir: drivers.TaskDir{Dir: dir},
+			Config: map[string]any{"command": "/bin/sleep", "args": []any{"300"}}}
+		h, err := newDriver(t).Start(context.Background(), tc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var st taskState
+		if err := json.Unmarshal(h.State, &st); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = syscall.Kill(-st.PID, syscall.SIGKILL) })
+		return h, st.PID
+	}
+	_, orphan := start("lost") // its handle never reached the state DB
+	kept, claimed := start("kept")
+	// A foreign process whose PID a stale record names with another start time.
+	foreign := exec.Command("/bin/sleep", "300")
+	foreign.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := foreign.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = foreign.Process.Kill(); _ = foreign.Wait() })
+	fstart, _ := procutil.StartTime(foreign.Process.Pid)
+	if err := os.MkdirAll(filepath.Join(root, "stale"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeGroupRecord(filepath.Join(root, "stale", "raw_exec-stale_web"+groupRecordSuffix),
+		groupRecord{TaskID: "stale/web", PGID: foreign.Process.Pid, StartTime: fstart - 1}); err != nil {
+		t.Fatal(err)
+	}
+
+	killed := ReapOrphans(root, []*drivers.TaskHandle{kept})
+	if len(killed) != 1 || killed[0] != orphan {
+		t.Fatalf("killed %v, want only the orphan %d", killed, orphan)
+	}
+	testutil.WaitFor(t, 10*time.Second, "the orphan's group gone", func() (bool, string) {
+		err := syscall.Kill(-orphan, 0)
+		return errors.Is(err, syscall.ESRCH), fmt.Sprintf("kill(-%d, 0) = %v", orphan, err)
+	})
+	if err := syscall.Kill(-claimed, 0); err != nil {
+		t.Fatalf("the claimed task's group: %v", err)
+	}
+	if err := syscall.Kill(foreign.Process.Pid, 0); err != nil {
+		t.Fatalf("the foreign process: %v", err)
 	}
 }

@@ -113,13 +113,39 @@ func (d *Driver) startSupervisor(ctx context.Context, tc *drivers.TaskConfig, sp
 	if err != nil {
 		return nil, fmt.Errorf("start raw_exec supervisor: %w", err)
 	}
-	if err := drivers.ReadSupervisorStatus(ctx, statusR, "raw_exec supervisor"); err != nil {
-		_ = cmd.Process.Kill()
+	// Recorded before anything can go wrong, so that a client dying from
+	// here on leaves the group to ReapOrphans.
+	start, _ := procutil.StartTime(cmd.Process.Pid)
+	if err := writeGroupRecord(groupRecordPath(spec.ExitFile), groupRecord{TaskID: tc.ID, PGID: cmd.Process.Pid, StartTime: start}); err != nil {
+		_ = procutil.SignalGroup(cmd.Process.Pid, syscall.SIGKILL)
 		_ = cmd.Wait()
+		return nil, fmt.Errorf("record the raw_exec process group: %w", err)
+	}
+	if testHookSupervisorStarted != nil {
+		testHookSupervisorStarted(cmd.Process.Pid)
+	}
+	err = drivers.ReadSupervisorStatus(ctx, statusR, "raw_exec supervisor")
+	if err == nil && ctx.Err() != nil {
+		// Stopped while starting: the caller treats the start as aborted
+		// and will never track (or stop) this task, so it must not run.
+		err = ctx.Err()
+	}
+	if err != nil {
+		// The whole group, not just the supervisor: the task may have
+		// been forked already, and would otherwise be re-parented to init
+		// and run on untracked.
+		_ = procutil.SignalGroup(cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+		_ = os.Remove(groupRecordPath(spec.ExitFile))
 		return nil, err
 	}
 	return cmd, nil
 }
+
+// testHookSupervisorStarted, when set (tests), runs once the supervisor
+// process exists and before Start reads its status: the point at which a
+// stop can arrive while the task is being forked.
+var testHookSupervisorStarted func(pgid int)
 
 // resolveCommand finds the binary: a relative path with a slash is taken
 // from the task dir, a bare name from PATH.

@@ -61,6 +61,9 @@ func (d *Driver) Destroy(taskID string, force bool) error {
 	d.tasks.Remove(taskID)
 	if t.state.ExitFile != "" {
 		_ = os.Remove(t.state.ExitFile)
+		// A supervisor that died on its own leaves its task's group behind.
+		killGroup(groupRecord{PGID: t.state.PID, StartTime: t.state.StartTime})
+		_ = os.Remove(groupRecordPath(t.state.ExitFile))
 	}
 	return nil
 }
