@@ -266,3 +266,58 @@ func TestDeployment_ScaleAndInPlaceUpdate_SucceedWithoutRevert(t *testing.T) {
 		}
 	}
 }
+
+// TestDeployment_FailStopsTheCanaryKeepsTheOldVersion: `deployment fail`
+// during the canary phase stops the unpromoted canary and keeps every
+// old-version alloc running, as Nomad does; the canary must not count
+// toward the group's count and push an old alloc out instead.
+func TestDeployment_FailStopsTheCanaryKeepsTheOldVersion(t *testing.T) {
+	s := realServer(t)
+	for i := 1; i <= 3; i++ {
+		if _, err := s.RegisterNode(e2eNode(i, 8000, 16384)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	job := e2eJob("web", 2, 500, 256)
+	job.Update = structs.UpdateStrategy{MaxParallel: 1, Canary: 1, MinHealthyTime: time.Second,
+		HealthyDeadline: time.Minute, ProgressDeadline: 10 * time.Minute}
+	if _, err := JobRegister.Call(context.Background(), s, &structs.JobRegisterArgs{Job: job}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool {
+		reportHealth(t, s, "web", true)
+		return deploymentStatus(t, s, "web", 0) == structs.DeploymentStatusSuccessful
+	})
+	v1 := job.Copy()
+	v1.TaskGroups[0].Tasks[0].Config = map[string]any{"command": "/bin/true", "v": "2"} // destructive
+	update, err := JobRegister.Call(context.Background(), s, &structs.JobRegisterArgs{Job: v1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitEval(t, s, update.EvalID, structs.EvalStatusComplete)
+	var canary *structs.Allocation
+	for _, a := range liveAllocs(t, s, "web") {
+		if a.Job.Version == 1 {
+			canary = a
+		}
+	}
+	if canary == nil || canary.DeploymentStatus == nil || !canary.DeploymentStatus.Canary {
+		t.Fatalf("no canary placed: %+v", canary)
+	}
+	reportHealth(t, s, "web", true)
+
+	fail, err := DeploymentFail.Call(context.Background(), s, &structs.DeploymentFailArgs{DeploymentID: canary.DeploymentID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitEval(t, s, fail.EvalID, structs.EvalStatusComplete)
+	live := liveAllocs(t, s, "web")
+	if len(live) != 2 {
+		t.Errorf("%d live allocs after the fail, want the 2 of version 0", len(live))
+	}
+	for _, a := range live {
+		if a.Job.Version != 0 {
+			t.Errorf("alloc %s of version %d still runs (canary %v)", a.ID, a.Job.Version, a.ID == canary.ID)
+		}
+	}
+}
