@@ -146,6 +146,15 @@ func TestContract_JobChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	requireFilled(t, "job scale", scale, "EvalID", "EvalCreateIndex", "JobModifyIndex")
+	// The scale's deployment counts the kept alloc only once the client
+	// reports it healthy again (after min_healthy_time), then succeeds.
+	testutil.WaitFor(t, 20*time.Second, "the scaled version's deployment to succeed", func() (bool, string) {
+		d, _, err := c.Jobs().LatestDeployment("web", nil)
+		if err != nil || d == nil {
+			return false, "no deployment"
+		}
+		return d.JobVersion == 1 && d.Status == "successful", describeDeployment(d)
+	})
 	status, _, err := c.Jobs().ScaleStatus("web", nil)
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/nomad/api"
 
+	"github.com/drover-project/drover/internal/structs"
 	"github.com/drover-project/drover/internal/testutil"
 )
 
@@ -121,5 +122,62 @@ func TestNodeEligibility_ToggleAndRejectWhileDraining(t *testing.T) {
 	info, _, _ = c.Nodes().Info(n.ID, nil)
 	if info.DrainStrategy != nil || info.SchedulingEligibility != "eligible" {
 		t.Fatalf("after cancel: drain %v eligibility %q", info.DrainStrategy, info.SchedulingEligibility)
+	}
+}
+
+// TestNodeEligibility_EligibleAgainGetsNodeUpdateEvals: a system job
+// registered while its nodes were ineligible reaches each of them once it
+// is made eligible again, by `node eligibility -enable` or by ending a
+// drain with MarkEligible: the transition writes node-update evals (as a
+// node becoming ready does) and the reply names them, as in Nomad.
+func TestNodeEligibility_EligibleAgainGetsNodeUpdateEvals(t *testing.T) {
+	a, c := testAgent(t, allSchedulers)
+	toggled, drained := simNode(1, 8000, 16384), simNode(2, 8000, 16384)
+	for _, n := range []*structs.Node{toggled, drained} {
+		if _, err := a.Server().RegisterNode(n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.Nodes().ToggleEligibility(toggled.ID, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Nodes().UpdateDrain(drained.ID, &api.DrainSpec{Deadline: time.Hour}, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	sys := testAPIJob("sys")
+	sys.Type = pointer("system")
+	sys.TaskGroups[0].Count = pointer(1)
+	reg, _, err := c.Jobs().Register(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitFor(t, 15*time.Second, "the system job's eval to finish", func() bool {
+		e, _, err := c.Evaluations().Info(reg.EvalID, nil)
+		return err == nil && e.Status != "pending"
+	})
+	waitAllocs(t, c, "sys", 0)
+
+	elig, err := c.Nodes().ToggleEligibility(toggled.ID, true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(elig.EvalIDs) != 1 || elig.EvalCreateIndex == 0 {
+		t.Fatalf("eligibility reply: EvalIDs %v EvalCreateIndex %d, want the system job's node-update eval", elig.EvalIDs, elig.EvalCreateIndex)
+	}
+	waitAllocs(t, c, "sys", 1)
+
+	undrain, err := c.Nodes().UpdateDrain(drained.ID, nil, true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(undrain.EvalIDs) != 1 {
+		t.Fatalf("drain cancel with MarkEligible: EvalIDs %v, want the system job's node-update eval", undrain.EvalIDs)
+	}
+	waitAllocs(t, c, "sys", 2)
+	for _, id := range append(elig.EvalIDs, undrain.EvalIDs...) {
+		e, _, err := c.Evaluations().Info(id, nil)
+		if err != nil || e.TriggeredBy != "node-update" || e.JobID != "sys" {
+			t.Errorf("eval %s: %+v, %v", id, e, err)
+		}
 	}
 }

@@ -76,8 +76,8 @@ func (h *HTTPServer) nodeEligibility(w http.ResponseWriter, r *http.Request) (an
 		return nil, err
 	}
 	setIndex(w, reply.Index)
-	return &api.NodeEligibilityUpdateResponse{NodeModifyIndex: reply.NodeModifyIndex,
-		WriteMeta: api.WriteMeta{LastIndex: reply.Index}}, nil
+	return &api.NodeEligibilityUpdateResponse{NodeModifyIndex: reply.NodeModifyIndex, EvalIDs: reply.EvalIDs,
+		EvalCreateIndex: reply.EvalCreateIndex, WriteMeta: api.WriteMeta{LastIndex: reply.Index}}, nil
 }
 
 // nodeEvaluateResponse is Nomad's node-update response. EvalID (the first

@@ -33,6 +33,9 @@ func (r *reconciler) reconcileDeployment() {
 		// operator or auto_revert registers another version to go on).
 		r.rolloutFailed = d.Status == structs.DeploymentStatusFailed && !r.stopped() &&
 			d.JobVersion == r.job.Version && d.JobCreateIndex == r.job.CreateIndex
+		if r.rolloutFailed {
+			r.failed = d
+		}
 		return
 	}
 	switch {
@@ -113,6 +116,35 @@ func (r *reconciler) splitCanaries(tg *structs.TaskGroup, allocs []*structs.Allo
 		}
 	}
 	return canaries, rest
+}
+
+// stopFailedCanaries stops the unpromoted canaries of the job version's
+// failed deployment, as Nomad does: the old version stays, and the
+// canaries must not count toward the group's count (which would stop an
+// old alloc instead). It returns the group's other allocs.
+func (r *reconciler) stopFailedCanaries(tg *structs.TaskGroup, allocs []*structs.Allocation, du *structs.DesiredUpdates) []*structs.Allocation {
+	st := (*structs.DeploymentState)(nil)
+	if r.failed != nil {
+		st = r.failed.TaskGroups[tg.Name]
+	}
+	if st == nil || st.Promoted || len(st.PlacedCanaries) == 0 {
+		return allocs
+	}
+	canary := map[string]bool{}
+	for _, id := range st.PlacedCanaries {
+		canary[id] = true
+	}
+	rest := allocs[:0:0]
+	for _, a := range allocs {
+		switch {
+		case !canary[a.ID]:
+			rest = append(rest, a)
+		case !a.TerminalStatus():
+			r.result.stop = append(r.result.stop, stopRequest{alloc: a, desc: allocNotNeeded})
+			du.Stop++
+		}
+	}
+	return rest
 }
 
 // destructiveBudget is how many destructive updates this eval may start:

@@ -232,8 +232,13 @@ func (s *genericScheduler) applyReconcile(res *reconcileResults) {
 		s.ctx.appendStop(st.alloc, st.desc, st.clientStatus)
 	}
 	for _, a := range res.inplace {
-		if d := res.active; d != nil && d.TaskGroups[a.TaskGroup] != nil {
-			a.DeploymentID = d.ID
+		if d := res.active; d != nil && d.TaskGroups[a.TaskGroup] != nil && a.DeploymentID != d.ID {
+			// Moved into the new version's deployment: the health it
+			// reported belongs to the old one, so it is cleared (as in
+			// Nomad) and the client reports it again after
+			// min_healthy_time; kept, the new deployment would never
+			// count it.
+			a.DeploymentID, a.DeploymentStatus = d.ID, nil
 		}
 		s.ctx.appendAlloc(a)
 	}

@@ -70,8 +70,10 @@ type reconciler struct {
 	latest     *structs.Deployment // the job's latest deployment
 	deployment *structs.Deployment // the job version's active deployment
 	result     *reconcileResults   // deployment: see deployment.go
-	// rolloutFailed: the job version's deployment failed (deployment.go).
+	// rolloutFailed: the job version's deployment failed (deployment.go);
+	// failed is that deployment.
 	rolloutFailed bool
+	failed        *structs.Deployment
 	later         []laterReschedule
 	// followUpID lets the scheduler reuse a follow-up eval made by an
 	// earlier attempt for the same time; nil keeps the new one.
@@ -161,6 +163,7 @@ func (r *reconciler) reconcileGroup(name string, allocs []*structs.Allocation) {
 		r.stopAll(allocs, du)
 		return
 	}
+	allocs = r.stopFailedCanaries(tg, allocs, du)
 	canaries, rest := r.splitCanaries(tg, allocs)
 	entries := r.classify(tg, rest, du)
 	entries = r.trimToCount(tg, entries, du)

@@ -202,3 +202,122 @@ func versionOf(t *testing.T, s *Server, job string, v uint64) *structs.Job {
 	}
 	return j
 }
+
+// TestDeployment_ScaleAndInPlaceUpdate_SucceedWithoutRevert: `job scale` and
+// an in-place change (job meta) move the running allocs into the new
+// version's deployment. Their health belongs to the old deployment, so the
+// scheduler clears it (as Nomad does) and the clients report it again;
+// otherwise the new deployment never counts them and, with auto_revert,
+// fails at its progress deadline and rolls the job back. A scaled version
+// is not stable before its deployment succeeds.
+func TestDeployment_ScaleAndInPlaceUpdate_SucceedWithoutRevert(t *testing.T) {
+	s := realServer(t)
+	for i := 1; i <= 3; i++ {
+		if _, err := s.RegisterNode(e2eNode(i, 8000, 16384)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	job := e2eJob("web", 2, 500, 256)
+	job.Update = structs.UpdateStrategy{MaxParallel: 1, AutoRevert: true, MinHealthyTime: time.Second,
+		HealthyDeadline: time.Minute, ProgressDeadline: 10 * time.Minute}
+	if _, err := JobRegister.Call(context.Background(), s, &structs.JobRegisterArgs{Job: job}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool {
+		reportHealth(t, s, "web", true)
+		return deploymentStatus(t, s, "web", 0) == structs.DeploymentStatusSuccessful
+	})
+	waitFor(t, func() bool { return versionOf(t, s, "web", 0).Stable })
+
+	three := int64(3)
+	if _, err := JobScale.Call(context.Background(), s, &structs.JobScaleArgs{JobID: "web", Group: job.TaskGroups[0].Name,
+		Count: &three, WriteRequest: structs.WriteRequest{Namespace: "default"}}); err != nil {
+		t.Fatal(err)
+	}
+	if versionOf(t, s, "web", 1).Stable {
+		t.Fatal("the scaled version 1 is stable before its deployment succeeded")
+	}
+	waitFor(t, func() bool {
+		reportHealth(t, s, "web", true)
+		return deploymentStatus(t, s, "web", 1) == structs.DeploymentStatusSuccessful
+	})
+
+	current, _ := s.State().JobByID(nil, "default", "web")
+	meta := current.Copy()
+	meta.Meta = map[string]string{"owner": "team-a"} // no task uses it: in place
+	if _, err := JobRegister.Call(context.Background(), s, &structs.JobRegisterArgs{Job: meta}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool {
+		reportHealth(t, s, "web", true)
+		return deploymentStatus(t, s, "web", 2) == structs.DeploymentStatusSuccessful
+	})
+	waitFor(t, func() bool {
+		j, _ := s.State().JobByID(nil, "default", "web")
+		return j.Version == 2 && j.Stable
+	})
+	live := liveAllocs(t, s, "web")
+	if len(live) != 3 {
+		t.Fatalf("%d live allocs, want 3", len(live))
+	}
+	for _, a := range live {
+		if a.Job.Version != 2 || a.DeploymentStatus == nil || a.DeploymentStatus.Healthy == nil || !*a.DeploymentStatus.Healthy {
+			t.Errorf("alloc %s: version %d, deployment status %+v", a.ID, a.Job.Version, a.DeploymentStatus)
+		}
+	}
+}
+
+// TestDeployment_FailStopsTheCanaryKeepsTheOldVersion: `deployment fail`
+// during the canary phase stops the unpromoted canary and keeps every
+// old-version alloc running, as Nomad does; the canary must not count
+// toward the group's count and push an old alloc out instead.
+func TestDeployment_FailStopsTheCanaryKeepsTheOldVersion(t *testing.T) {
+	s := realServer(t)
+	for i := 1; i <= 3; i++ {
+		if _, err := s.RegisterNode(e2eNode(i, 8000, 16384)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	job := e2eJob("web", 2, 500, 256)
+	job.Update = structs.UpdateStrategy{MaxParallel: 1, Canary: 1, MinHealthyTime: time.Second,
+		HealthyDeadline: time.Minute, ProgressDeadline: 10 * time.Minute}
+	if _, err := JobRegister.Call(context.Background(), s, &structs.JobRegisterArgs{Job: job}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool {
+		reportHealth(t, s, "web", true)
+		return deploymentStatus(t, s, "web", 0) == structs.DeploymentStatusSuccessful
+	})
+	v1 := job.Copy()
+	v1.TaskGroups[0].Tasks[0].Config = map[string]any{"command": "/bin/true", "v": "2"} // destructive
+	update, err := JobRegister.Call(context.Background(), s, &structs.JobRegisterArgs{Job: v1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitEval(t, s, update.EvalID, structs.EvalStatusComplete)
+	var canary *structs.Allocation
+	for _, a := range liveAllocs(t, s, "web") {
+		if a.Job.Version == 1 {
+			canary = a
+		}
+	}
+	if canary == nil || canary.DeploymentStatus == nil || !canary.DeploymentStatus.Canary {
+		t.Fatalf("no canary placed: %+v", canary)
+	}
+	reportHealth(t, s, "web", true)
+
+	fail, err := DeploymentFail.Call(context.Background(), s, &structs.DeploymentFailArgs{DeploymentID: canary.DeploymentID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitEval(t, s, fail.EvalID, structs.EvalStatusComplete)
+	live := liveAllocs(t, s, "web")
+	if len(live) != 2 {
+		t.Errorf("%d live allocs after the fail, want the 2 of version 0", len(live))
+	}
+	for _, a := range live {
+		if a.Job.Version != 0 {
+			t.Errorf("alloc %s of version %d still runs (canary %v)", a.ID, a.Job.Version, a.ID == canary.ID)
+		}
+	}
+}

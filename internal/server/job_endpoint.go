@@ -145,6 +145,9 @@ func (e *JobEndpoint) Scale(ctx context.Context, args *structs.JobScaleArgs) (*s
 	}
 	scaled := job.Copy()
 	scaled.LookupTaskGroup(args.Group).Count = int(*args.Count)
+	// A new version: stable only once its deployment succeeds, and the
+	// current version's tag stays with it.
+	scaled.Stable, scaled.VersionTag = false, nil
 	event := &structs.ScalingEvent{Count: args.Count, PreviousCount: int64(tg.Count), Message: args.Message,
 		Meta: args.Meta, Time: e.srv.now().UnixNano()}
 	written, err := e.writeWithEval(ctx, scaled, structs.EvalTriggerScaling, &structs.ScalingEventEntry{Group: args.Group, Event: event})

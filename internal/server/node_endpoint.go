@@ -62,11 +62,16 @@ func (e *NodeEndpoint) UpdateDrain(ctx context.Context, args *structs.NodeUpdate
 		msg = "Node drain strategy set"
 	}
 	req.NodeEvent = &structs.NodeEvent{Message: msg, Subsystem: "Drain", Timestamp: now}
+	if args.DrainStrategy == nil && args.MarkEligible {
+		if req.Evals, err = e.srv.eligibleAgainEvals(node); err != nil {
+			return nil, err
+		}
+	}
 	index, err := e.srv.raftApply(ctx, structs.NodeUpdateDrainRequestType, req)
 	if err != nil {
 		return nil, err
 	}
-	return nodeReply(index, nil), nil
+	return nodeReply(index, req.Evals), nil
 }
 
 // newDrainStrategy fixes the force deadline now, before raft: a negative
@@ -96,14 +101,34 @@ func (e *NodeEndpoint) UpdateEligibility(ctx context.Context, args *structs.Node
 		return nil, BadRequest("Eligibility: node %s is draining; cancel the drain to make it eligible", nodeID)
 	}
 	now := e.srv.now()
-	index, err := e.srv.raftApply(ctx, structs.NodeUpdateEligibilityType, &structs.NodeUpdateEligibilityRequest{
+	req := &structs.NodeUpdateEligibilityRequest{
 		NodeID: nodeID, Eligibility: eligibility, UpdatedAt: now.Unix(),
 		NodeEvent: &structs.NodeEvent{Message: "Node marked " + eligibility, Subsystem: "Cluster", Timestamp: now},
-	})
+	}
+	if eligibility == structs.NodeSchedulingEligible {
+		if req.Evals, err = e.srv.eligibleAgainEvals(node); err != nil {
+			return nil, err
+		}
+	}
+	index, err := e.srv.raftApply(ctx, structs.NodeUpdateEligibilityType, req)
 	if err != nil {
 		return nil, err
 	}
-	return nodeReply(index, nil), nil
+	return nodeReply(index, req.Evals), nil
+}
+
+// eligibleAgainEvals are the node-update evals of an ineligible node made
+// eligible (Nomad writes them too): a system job registered meanwhile
+// skipped the node, and nothing else would look at it again. They go in
+// the eligibility change's own entry. A node that is not ready gets none:
+// it gets its evals when it becomes ready.
+func (s *Server) eligibleAgainEvals(node *structs.Node) ([]*structs.Evaluation, error) {
+	if node.SchedulingEligibility != structs.NodeSchedulingIneligible || node.Status != structs.NodeStatusReady {
+		return nil, nil
+	}
+	eligible := node.Copy()
+	eligible.SchedulingEligibility = structs.NodeSchedulingEligible
+	return s.nodeUpdateEvals(eligible, structs.EvalTriggerNodeUpdate)
 }
 
 // Evaluate forces the schedulers to look at a node again (`node eval`):

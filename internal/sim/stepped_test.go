@@ -48,7 +48,7 @@ func TestSim_EveryLeaderDutyHasAStep(t *testing.T) {
 	for _, want := range []string{
 		"heartbeat-expiry", "stopped-job-blocked", "duplicate-blocked", "cancelable", "undeliverable",
 		"failed-follow-up", "unblock-failed", "core-gc", "periodic-dispatch", "drainer",
-		"deployment-watcher", "plan-applier", "worker-0",
+		"deployment-watcher", "scheduler-config", "plan-applier", "worker-0",
 	} {
 		if !have[want] {
 			t.Errorf("no step %q in %v", want, have)

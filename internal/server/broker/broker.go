@@ -15,6 +15,9 @@ type Broker struct {
 
 	mu      sync.Mutex
 	enabled bool
+	// paused (the scheduler configuration's PauseEvalBroker) stops
+	// deliveries; everything else goes on (Pause).
+	paused bool
 
 	// deliveries counts, per tracked eval ID, how often it was dequeued.
 	// Every eval the broker holds anywhere (ready, unacked, delayed,
@@ -78,6 +81,29 @@ func (b *Broker) SetEnabled(enabled bool) {
 	if !enabled {
 		b.flushLocked()
 	}
+}
+
+// SetPaused pauses or resumes deliveries: while paused, Dequeue delivers
+// nothing (workers wait) but the broker still takes evals, runs its nack
+// and delay timers and accepts acks and nacks of the evals already out.
+// Nomad disables its broker instead and restores the pending evals from
+// the state on resume; holding them gives the same deliveries without
+// the restore. Pausing is the leader's to apply (the scheduler
+// configuration); it survives SetEnabled.
+func (b *Broker) SetPaused(paused bool) {
+	b.mu.Lock()
+	defer b.unlock()
+	b.paused = paused
+	if !paused {
+		b.wakeAllLocked()
+	}
+}
+
+// Paused reports whether deliveries are paused.
+func (b *Broker) Paused() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.paused
 }
 
 func (b *Broker) flushLocked() {

@@ -2,6 +2,7 @@ package broker
 
 import (
 	"context"
+	"slices"
 
 	"github.com/drover-project/drover/internal/structs"
 )
@@ -23,6 +24,14 @@ func (b *Broker) Dequeue(ctx context.Context, schedulers []string) (*structs.Eva
 func (b *Broker) dequeueLocked(schedulers []string) (*structs.Evaluation, string, error) {
 	if !b.enabled {
 		return nil, "", ErrNotEnabled
+	}
+	if b.paused {
+		// As if nothing were ready, for the workers: they wait. The
+		// leader still reaps evals a nack took past the delivery limit.
+		if !slices.Contains(schedulers, FailedQueue) {
+			return nil, "", nil
+		}
+		schedulers = []string{FailedQueue}
 	}
 	queue, ok := b.ready.best(schedulers)
 	if !ok {

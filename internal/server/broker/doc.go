@@ -23,6 +23,10 @@
 // delayed quasi-status). An observer (observer.go) reports each transition
 // to the server's eval timeline.
 //
+// SetPaused (the scheduler configuration's PauseEvalBroker, applied by the
+// leader) stops deliveries to workers until resumed; evals are still taken
+// and held, and the _failed queue is still reaped.
+//
 // Waiting reports whether a job has an eval waiting, not yet dequeued: the
 // leader's node-eval coalescing asks it (docs/design.md, rule 1).
 package broker

@@ -1,12 +1,14 @@
 package broker
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
 
 	"github.com/drover-project/drover/internal/clock"
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/testutil"
 )
 
 func TestBroker_DisableFlushesEverything(t *testing.T) {
@@ -119,4 +121,49 @@ func TestBroker_EnqueueAllRequeue(t *testing.T) {
 		b.EnqueueAll(map[*structs.Evaluation]string{e.Copy(): tok})
 		wantStats(t, b, 1, 0, 0, 0, 0)
 	})
+}
+
+func TestBroker_PausedDeliversNothingToWorkersUntilResumed(t *testing.T) {
+	b, _ := newTestBroker(t)
+	b.SetPaused(true)
+	b.Enqueue(mkEval("e", "service", "j1", 50, 1))
+	mustNotDequeue(t, b, "service")
+	wantStats(t, b, 1, 0, 0, 0, 0) // held, not dropped
+
+	// A worker blocked in Dequeue is woken by the resume.
+	got := make(chan string, 1)
+	go func() {
+		e, _, err := b.Dequeue(context.Background(), []string{"service"})
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		got <- e.ID
+	}()
+	testutil.WaitFor(t, 5*time.Second, "the worker to wait", func() bool { return b.numWaiters() == 1 })
+	b.SetPaused(false)
+	if id := <-got; id != "e" {
+		t.Fatalf("after resume got %q", id)
+	}
+	if b.Paused() {
+		t.Fatal("still paused")
+	}
+}
+
+func TestBroker_PausedStillHandsOverUndeliverableEvals(t *testing.T) {
+	b, clk := newTestBroker(t)
+	b.Enqueue(mkEval("e", "service", "j1", 50, 1))
+	for i := 0; i < 3; i++ { // the default delivery limit
+		e, tok := mustDequeue(t, b, "service")
+		if i == 2 {
+			b.SetPaused(true)
+		}
+		if err := b.Nack(e.ID, tok); err != nil {
+			t.Fatal(err)
+		}
+		clk.Advance(DefaultSubsequentNackDelay) // past the nack delay
+	}
+	if e, _ := mustDequeue(t, b, FailedQueue); e.ID != "e" {
+		t.Fatalf("failed queue gave %s", e.ID)
+	}
 }

@@ -1,8 +1,9 @@
 // Package leader is the server's leader role: what a server does only
 // while it leads the cluster.
 //
-// On Establish it enables the plan queue, eval broker and blocked-evals
-// tracker, rebuilds them from the state store (route: pending evals to the
+// On Establish it pauses the broker if the scheduler configuration says
+// PauseEvalBroker (the scheduler-config duty follows later changes),
+// enables the plan queue, eval broker and blocked-evals tracker, rebuilds them from the state store (route: pending evals to the
 // broker, blocked ones to the tracker, blocked evals of stopped or purged
 // jobs to be canceled, failed evals without their follow-up to the
 // follow-up reaper) and re-arms every node's heartbeat timer with the
@@ -24,6 +25,7 @@
 //	periodic-dispatch    launch due children of periodic jobs (package periodic)
 //	drainer              migrate allocs off draining nodes (package drainer)
 //	deployment-watcher   deployment health, promotion, auto-revert (package deploywatch)
+//	scheduler-config     apply the scheduler configuration: PauseEvalBroker pauses deliveries
 //	plan-applier         the plan applier (package planapply)
 //
 // followed by the duties the server's wiring supplies (Config.Extra): the

@@ -140,6 +140,13 @@ func (l *Leader) table(t *term) []Duty {
 			l.log.Warn("deployment watcher: read deployments failed; retrying", "error", err)
 			return l.now().Add(deploymentRetry), true
 		}),
+		l.watchDuty("scheduler-config", func(ws memdb.WatchSet) (bool, time.Time, error) {
+			changed, err := l.applySchedulerConfig(ws)
+			return changed, time.Time{}, err
+		}, func(err error) (time.Time, bool) {
+			l.log.Error("scheduler configuration: read failed; retrying", "error", err)
+			return l.now().Add(time.Second), true
+		}),
 		{"plan-applier", func(context.Context) bool { return c.Applier.Step() }, Loop(c.Applier.Run)},
 	}
 	return append(duties, c.Extra...)

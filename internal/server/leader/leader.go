@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hashicorp/go-memdb"
+
 	"github.com/drover-project/drover/internal/clock"
 	"github.com/drover-project/drover/internal/server/blockedevals"
 	"github.com/drover-project/drover/internal/server/broker"
@@ -171,6 +173,11 @@ func (l *Leader) Heartbeats() *Heartbeats { return l.heartbeat }
 // them from the state store and re-arms every node's heartbeat timer. The
 // duties start with StartDuties.
 func (l *Leader) Establish() error {
+	// Paused before it is enabled: a configuration that pauses the broker
+	// holds from the first eval of the term.
+	if _, err := l.applySchedulerConfig(nil); err != nil {
+		return err
+	}
 	l.planQueue.SetEnabled(true)
 	l.broker.SetEnabled(true)
 	l.blocked.SetEnabled(true)
@@ -189,6 +196,7 @@ func (l *Leader) Revoke() {
 	l.setTerm(nil)
 	l.heartbeat.stopAll()
 	l.broker.SetEnabled(false)
+	l.broker.SetPaused(false) // the next term applies the configuration again
 	l.blocked.SetEnabled(false)
 	l.planQueue.SetEnabled(false)
 }
@@ -243,4 +251,21 @@ func (l *Leader) every(ctx context.Context, interval time.Duration, fn func()) {
 			fn()
 		}
 	}
+}
+
+// applySchedulerConfig applies the parts of the scheduler configuration
+// the leader acts on (read under ws): PauseEvalBroker pauses the broker's
+// deliveries. It reports whether it changed anything.
+func (l *Leader) applySchedulerConfig(ws memdb.WatchSet) (bool, error) {
+	cfg, err := l.srv.State().SchedulerConfig(ws)
+	if err != nil {
+		return false, err
+	}
+	paused := cfg != nil && cfg.PauseEvalBroker
+	if l.broker.Paused() == paused {
+		return false, nil
+	}
+	l.broker.SetPaused(paused)
+	l.log.Info("eval broker pause changed by the scheduler configuration", "paused", paused)
+	return true, nil
 }

@@ -118,7 +118,7 @@ func TestDutySteps_AreTheTable(t *testing.T) {
 	}
 	want := []string{"heartbeat-expiry", "stopped-job-blocked", "duplicate-blocked", "cancelable", "undeliverable",
 		"failed-follow-up", "unblock-failed", "core-gc", "periodic-dispatch", "drainer", "deployment-watcher",
-		"plan-applier", "extra-stepped"}
+		"scheduler-config", "plan-applier", "extra-stepped"}
 	if !slices.Equal(names, want) {
 		t.Fatalf("DutySteps %v, want %v", names, want)
 	}

@@ -1,7 +1,10 @@
 description = <<EOT
 A node marked ineligible keeps its service allocs and writes no eval
-(nothing has to move); marked eligible again, it still writes none for a
-job that needs nothing from it.
+(nothing has to move). Marked eligible again, it writes one node-update
+eval per job with allocs on it (and per system job that covers it), as
+Nomad does and as a node becoming ready does: a system job registered
+meanwhile would otherwise never reach it. Here web needs nothing from it,
+so its eval is a no-op, canceled.
 EOT
 seed = 11
 
@@ -22,7 +25,13 @@ at "20s" {
 
 expect {
   since = "10s"
-  total = 0
+  total = 1
+  evals {
+    trigger = "node-update"
+    status  = "canceled"
+    job     = "web"
+    count   = 1
+  }
   allocs {
     job   = "web"
     count = 2
