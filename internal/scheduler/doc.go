@@ -24,6 +24,11 @@
 //     the scheduler returns without UpdateEval. The tests' harness checks,
 //     in every test, that a fully committed plan carried exactly the eval
 //     the scheduler then wrote.
+//   - jobstate.go: what a job scheduler reads. Every alloc of the job ID
+//     is read, as Nomad's schedulers do; those of an earlier incarnation (a
+//     job purged and registered again, so a different Job.CreateIndex) are
+//     never counted for the job, and the live ones are stopped ("alloc not
+//     needed since its job was purged"), whichever eval of the job ID runs.
 //   - reconcile.go, reschedule.go, tasks_updated.go, deployment.go: place /
 //     stop / migrate / replace lost / in-place vs destructive update /
 //     reschedule now or later (alloc-failure follow-up evals), deployments

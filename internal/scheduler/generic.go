@@ -194,6 +194,7 @@ func (s *genericScheduler) computePlan() (*reconcileResults, error) {
 	r.followUpPending = s.followUpPending
 	res := r.compute()
 	s.applyReconcile(res)
+	stopOlder(s.ctx, in.older, res.desired)
 	if err := s.placeAll(res); err != nil {
 		return nil, err
 	}

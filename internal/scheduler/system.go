@@ -178,6 +178,7 @@ func (s *systemScheduler) computePlan() error {
 	s.deferred = false
 	desired := map[string]*structs.DesiredUpdates{}
 	s.plan.Annotations = &structs.PlanAnnotations{DesiredTGUpdates: desired}
+	stopOlder(s.ctx, in.older, desired)
 	if in.job == nil || in.job.Stop {
 		s.stopAll(in.allocs, desired)
 		return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -128,6 +129,14 @@ func (r remoteBackend) call(ctx context.Context, method string, args, reply any)
 }
 
 func (r remoteBackend) Dequeue(ctx context.Context, schedulers []string) (*structs.Evaluation, string, uint64, error) {
+	if len(remoteSchedulers(schedulers)) == 0 {
+		// Nothing this worker may take from the leader: wait as a dequeue
+		// that finds nothing would, so the worker does not spin.
+		wait, cancel := context.WithTimeout(ctx, remoteDequeueWait)
+		defer cancel()
+		<-wait.Done()
+		return nil, "", 0, nil
+	}
 	var out structs.EvalDequeueResponse
 	err := r.call(ctx, "Eval.Dequeue", r.dequeueRequest(schedulers), &out)
 	d := fromDequeueResponse(&out)
@@ -138,8 +147,21 @@ func (r remoteBackend) Dequeue(ctx context.Context, schedulers []string) (*struc
 }
 
 func (r remoteBackend) dequeueRequest(schedulers []string) *structs.EvalDequeueRequest {
-	return &structs.EvalDequeueRequest{Schedulers: schedulers, Timeout: remoteDequeueWait,
+	return &structs.EvalDequeueRequest{Schedulers: remoteSchedulers(schedulers), Timeout: remoteDequeueWait,
 		ServerID: r.s.nodeID, BootID: r.s.bootID, WriteRequest: r.credential()}
+}
+
+// remoteSchedulers are the eval types a follower's worker asks the leader
+// for: all it runs but `_core`. The core scheduler (leader.CoreScheduler:
+// GC) writes through the local raft, which only the leader can do, so
+// `_core` evals are left to the leader's own workers, at least one of
+// which always runs (Server.pauseWorkersForLeader). Nomad runs its core
+// scheduler on followers too and forwards each of its writes to the
+// leader; Drover differs on purpose: one rule in one place instead of a
+// forwarded write per GC kind, for housekeeping that costs the leader
+// little.
+func remoteSchedulers(schedulers []string) []string {
+	return slices.DeleteFunc(slices.Clone(schedulers), func(s string) bool { return s == structs.JobTypeCore })
 }
 
 // fromDequeueResponse is the eval a dequeue answered with, or nil.

@@ -7,7 +7,9 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-// Health behaviours a job's allocs show in deployments.
+// Health behaviours a job's allocs show (in deployments, and for service
+// allocs outside one, as the real client judges them by their migrate
+// block).
 const (
 	HealthHealthy   = "healthy"   // report healthy as soon as running (default)
 	HealthUnhealthy = "unhealthy" // report unhealthy
@@ -16,8 +18,8 @@ const (
 
 // clientUpdate is what a client reports for one of its allocs, or nil when
 // nothing changed on the client: pending allocs start running (healthy in
-// a deployment, per the job's health behaviour), allocs the server stopped
-// complete.
+// a deployment or as a service alloc, per the job's health behaviour),
+// allocs the server stopped complete.
 func (s *Sim) clientUpdate(a *structs.Allocation) *structs.Allocation {
 	if a.ClientTerminalStatus() {
 		return nil
@@ -34,7 +36,10 @@ func (s *Sim) clientUpdate(a *structs.Allocation) *structs.Allocation {
 		}
 		return u
 	}
-	needsHealth := a.DeploymentID != "" && (a.DeploymentStatus == nil || a.DeploymentStatus.Healthy == nil)
+	// Health is decided in a deployment and, as the real client does (its
+	// migrate block), for every service alloc outside one.
+	judged := a.DeploymentID != "" || a.Job != nil && a.Job.Type == structs.JobTypeService
+	needsHealth := judged && (a.DeploymentStatus == nil || a.DeploymentStatus.Healthy == nil)
 	health := s.healthOf(a.JobID)
 	if a.ClientStatus == structs.AllocClientStatusRunning && (!needsHealth || health == HealthNone) {
 		return nil

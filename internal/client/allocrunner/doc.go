@@ -11,7 +11,10 @@
 // its tasks run and every service check (package client/checks, on the
 // injected clock) has passed without a break for min_healthy_time; with
 // task_states (or no runnable checks) the tasks alone; it is unhealthy if a
-// task fails or healthy_deadline passes first. Check types: http, tcp,
+// task fails or healthy_deadline passes first. The settings are the
+// update block's in a deployment; a service alloc outside one is judged by
+// its migrate block (Nomad's defaults when absent), as in Nomad, since the
+// node drainer waits for a replacement's health. Check types: http, tcp,
 // script (the command runs inside the task through the driver's exec, as
 // alloc exec does; exit 0 passes, 1 warns, else fails) and grpc
 // (grpc.health.v1 Health/Check made by hand over net/http's HTTP/2, h2c or

@@ -37,20 +37,24 @@ type healthTracker struct {
 	deadlinePast atomic.Bool // set by the deadline timer
 }
 
-// newHealthTracker builds the tracker for the alloc's deployment;
-// hasChecks says whether the alloc has checks this client runs (without
-// them "checks" falls back to the task states, as there is nothing else
-// to wait for).
+// newHealthTracker builds the tracker for the alloc's deployment, with
+// the group's update block; a service alloc outside a deployment is
+// tracked too, with its migrate block (the group's, else the job's, else
+// Nomad's defaults), as Nomad's client does: the node drainer waits for a
+// migrated alloc's replacement to have its health before it migrates the
+// next one. Other allocs outside a deployment get no health. hasChecks
+// says whether the alloc has checks this client runs (without them
+// "checks" falls back to the task states, as there is nothing else to
+// wait for).
 func newHealthTracker(a *structs.Allocation, restored *structs.AllocDeploymentStatus, hasChecks bool) *healthTracker {
 	h := &healthTracker{deploymentID: a.DeploymentID}
-	tg := a.Group()
-	if a.DeploymentID == "" || tg == nil || tg.Update == nil || tg.Update.HealthCheck == structs.UpdateHealthCheckManual {
+	mode, minHealthy, deadline, ok := healthParams(a)
+	if !ok {
 		return h
 	}
 	h.enabled = true
-	mode := tg.Update.HealthCheck
 	h.useChecks = hasChecks && (mode == structs.UpdateHealthCheckChecks || mode == "")
-	h.minHealthy, h.deadline = tg.Update.MinHealthyTime, tg.Update.HealthyDeadline
+	h.minHealthy, h.deadline = minHealthy, deadline
 	if h.minHealthy <= 0 {
 		h.minHealthy = defaultMinHealthyTime
 	}
@@ -67,6 +71,33 @@ func newHealthTracker(a *structs.Allocation, restored *structs.AllocDeploymentSt
 		h.decided = restored.Copy()
 	}
 	return h
+}
+
+// healthParams returns how the alloc's health is decided: by its
+// deployment's update block, or, for a service alloc outside a deployment,
+// by its migrate block. ok is false when its health is not tracked.
+func healthParams(a *structs.Allocation) (mode string, minHealthy, deadline time.Duration, ok bool) {
+	tg := a.Group()
+	switch {
+	case tg == nil:
+		return "", 0, 0, false
+	case a.DeploymentID != "":
+		u := tg.Update
+		if u == nil || u.HealthCheck == structs.UpdateHealthCheckManual {
+			return "", 0, 0, false
+		}
+		return u.HealthCheck, u.MinHealthyTime, u.HealthyDeadline, true
+	case a.Job.Type != structs.JobTypeService:
+		return "", 0, 0, false
+	}
+	m := tg.Migrate
+	if m == nil {
+		m = a.Job.Migrate
+	}
+	if m == nil {
+		m = &structs.MigrateStrategy{}
+	}
+	return m.HealthCheck, m.MinHealthyTime, m.HealthyDeadline, true
 }
 
 // arm starts the healthy deadline.

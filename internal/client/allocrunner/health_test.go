@@ -42,7 +42,7 @@ type healthHarness struct {
 
 // runAlloc runs a one-task mock alloc in a deployment whose group has
 // services and the update health mode given; port is granted as "http".
-func runAlloc(t *testing.T, mode string, port int, services []*structs.Service) *healthHarness {
+func runAlloc(t *testing.T, mode string, port int, services []*structs.Service, mutate ...func(*structs.Allocation)) *healthHarness {
 	t.Helper()
 	h := &healthHarness{t: t, clock: clock.NewManual(epoch)}
 	reg, err := drivers.NewRegistry(map[string]drivers.Factory{mock.Name: mock.New}, nil, drivers.Env{Clock: h.clock})
@@ -58,6 +58,9 @@ func runAlloc(t *testing.T, mode string, port int, services []*structs.Service) 
 		Job:           &structs.Job{ID: "j", Name: "j", Type: structs.JobTypeService, Namespace: "default", TaskGroups: []*structs.TaskGroup{tg}},
 		AllocatedResources: &structs.AllocatedResources{Shared: structs.AllocatedSharedResources{
 			Ports: []structs.AllocatedPortMapping{{Label: "http", Value: port, HostIP: "127.0.0.1"}}}},
+	}
+	for _, m := range mutate {
+		m(a)
 	}
 	h.r = New(Config{Alloc: a, AllocDirRoot: t.TempDir(), Drivers: reg, Clock: h.clock,
 		Logger:   slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
@@ -225,5 +228,39 @@ func TestHealth_ManualNeverDecides(t *testing.T) {
 	h.advanceUntil("past the deadline", func() bool { return h.clock.Now().After(epoch.Add(testDeadline + time.Second)) })
 	if ds := h.deploymentStatus(); ds != nil {
 		t.Fatalf("manual mode decided: %+v", ds)
+	}
+}
+
+// outsideDeployment takes the alloc out of any deployment and gives its
+// group a migrate block instead of an update block.
+func outsideDeployment(jobType string) func(*structs.Allocation) {
+	return func(a *structs.Allocation) {
+		a.DeploymentID, a.Job.Type = "", jobType
+		tg := a.Job.TaskGroups[0]
+		tg.Update = nil
+		tg.Migrate = &structs.MigrateStrategy{MaxParallel: 1, HealthCheck: structs.UpdateHealthCheckTaskStates,
+			MinHealthyTime: testMinHealthy, HealthyDeadline: testDeadline}
+	}
+}
+
+// A service alloc outside a deployment (a drain's replacement) gets its
+// health from the migrate block, as in Nomad: the drainer waits for it
+// before migrating the next alloc of the group.
+func TestHealth_OutsideADeploymentUsesTheMigrateBlock(t *testing.T) {
+	h := runAlloc(t, "", 1, nil, outsideDeployment(structs.JobTypeService))
+	ds := h.decision()
+	mustHealthy(t, ds, h.startedAt().Add(testMinHealthy))
+	if ds.Timestamp.After(h.startedAt().Add(testMinHealthy + 5*time.Second)) {
+		t.Fatalf("healthy at +%v, want right after the migrate block's min_healthy_time", ds.Timestamp.Sub(epoch))
+	}
+}
+
+// Only service allocs are judged outside a deployment: nothing waits on
+// the health of a batch alloc.
+func TestHealth_BatchOutsideADeploymentNeverDecides(t *testing.T) {
+	h := runAlloc(t, "", 1, nil, outsideDeployment(structs.JobTypeBatch))
+	h.advanceUntil("past the deadline", func() bool { return h.clock.Now().After(epoch.Add(testDeadline + time.Second)) })
+	if ds := h.deploymentStatus(); ds != nil {
+		t.Fatalf("batch alloc outside a deployment decided: %+v", ds)
 	}
 }

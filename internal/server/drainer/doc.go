@@ -8,7 +8,10 @@
 // The rules follow Nomad's documented drain semantics:
 //
 //   - service allocs migrate a few at a time: per job and task group at most
-//     migrate.max_parallel allocs are in flight (see inflight.go);
+//     migrate.max_parallel allocs are in flight, a migration until its
+//     replacement has a health result from its client (healthy after the
+//     migrate block's min_healthy_time, or unhealthy at healthy_deadline;
+//     the update block's in a deployment): see inflight.go;
 //   - batch allocs keep running until they finish or the deadline passes;
 //   - system and sysbatch allocs go last, once every other covered alloc on
 //     the node is terminal, or are left alone with IgnoreSystemJobs;

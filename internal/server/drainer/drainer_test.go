@@ -196,8 +196,11 @@ func TestNodeDrain_MaxParallelOneMigratesOneAllocPerGroupAndWaitsForHealthyRepla
 				})
 			}
 		}, nil},
-		{"api replacement unhealthy", func() { w.setHealthy(w.filter(replacementOf(a1.ID))[0].ID, false) }, nil},
-		{"api replacement healthy frees api only", func() { w.setHealthy(w.filter(replacementOf(a1.ID))[0].ID, true) }, []string{a2.ID}},
+		{"api replacement running without health", func() {
+			w.update(w.filter(replacementOf(a1.ID))[0].ID, func(r *structs.Allocation) { r.DeploymentStatus = nil })
+		}, nil},
+		// healthy_deadline passed: the wait ends as for a healthy one (Nomad).
+		{"api replacement unhealthy frees api only", func() { w.setHealthy(w.filter(replacementOf(a1.ID))[0].ID, false) }, []string{a2.ID}},
 		{"ui replacement healthy frees ui", func() { w.setHealthy(w.filter(replacementOf(u1.ID))[0].ID, true) }, []string{u2.ID}},
 		{"both in flight again", func() {}, nil},
 		{"both healthy: last api alloc", func() {
@@ -573,7 +576,7 @@ func TestNodeDrain_SameInputSameOutput(t *testing.T) {
 }
 
 func TestInFlight_CountsEachMigrationOnceUntilItsReplacementIsHealthy(t *testing.T) {
-	yes := true
+	yes, no := true, false
 	mk := func(id, prev, client, desired string, marked bool, healthy *bool) *structs.Allocation {
 		a := &structs.Allocation{ID: id, TaskGroup: "g", PreviousAllocation: prev, ClientStatus: client, DesiredStatus: desired}
 		if marked {
@@ -595,7 +598,8 @@ func TestInFlight_CountsEachMigrationOnceUntilItsReplacementIsHealthy(t *testing
 		{"marked live with pending replacement counts once", []*structs.Allocation{mk("m", "", running, run, true, nil), mk("r", "m", pending, run, false, nil)}, 1},
 		{"stopped with pending replacement", []*structs.Allocation{mk("m", "", running, stop, true, nil), mk("r", "m", pending, run, false, nil)}, 1},
 		{"stopped with healthy replacement", []*structs.Allocation{mk("m", "", running, stop, true, nil), mk("r", "m", running, run, false, &yes)}, 0},
-		{"replacement running outside a deployment is healthy", []*structs.Allocation{mk("m", "", running, stop, true, nil), mk("r", "m", running, run, false, nil)}, 0},
+		{"replacement running without a health result still counts", []*structs.Allocation{mk("m", "", running, stop, true, nil), mk("r", "m", running, run, false, nil)}, 1},
+		{"unhealthy replacement (healthy_deadline passed) no longer counts", []*structs.Allocation{mk("m", "", running, stop, true, nil), mk("r", "m", running, run, false, &no)}, 0},
 		{"failed replacement no longer counts", []*structs.Allocation{mk("m", "", running, stop, true, nil), mk("r", "m", failed, run, false, nil)}, 0},
 		{"stopped with no replacement", []*structs.Allocation{mk("m", "", running, stop, true, nil)}, 0},
 		{"replacement of an unmarked alloc (reschedule) does not count", []*structs.Allocation{mk("m", "", failed, run, false, nil), mk("r", "m", pending, run, false, nil)}, 0},

@@ -68,12 +68,16 @@ func inFlight(jobAllocs []*structs.Allocation, group string) int {
 	return n
 }
 
-// healthy reports whether a replacement has come up: running, and healthy
-// in its deployment when it is part of one (the client sets
-// DeploymentStatus.Healthy after the migrate/update health checks pass).
+// healthy reports whether a replacement has come up: running, with a
+// health result from its client (DeploymentStatus.Healthy, set in a
+// deployment after the update block's checks and otherwise after the
+// migrate block's: min_healthy_time, or healthy_deadline passed). As in
+// Nomad, a replacement that is merely running does not count: the next
+// migration waits for its health; and an unhealthy result ends the wait as
+// a healthy one does ("until replacement allocations have been healthy for
+// their min_healthy_time or healthy_deadline is reached"), so an unhealthy
+// replacement cannot hold a drain for ever.
 func healthy(a *structs.Allocation) bool {
-	if a.ClientStatus != structs.AllocClientStatusRunning {
-		return false
-	}
-	return a.DeploymentStatus == nil || a.DeploymentStatus.Healthy != nil && *a.DeploymentStatus.Healthy
+	return a.ClientStatus == structs.AllocClientStatusRunning &&
+		a.DeploymentStatus != nil && a.DeploymentStatus.Healthy != nil
 }

@@ -77,7 +77,11 @@
 // /v1/evaluations by IDs or by a filter) are written by the server's
 // evalDeleter in raft entries of at most 1,024 IDs (about 13 ms of apply
 // each; package state measures why), a big eval's allocs spanning entries
-// before the eval itself; each job's allocs are read once per pass.
+// before the eval itself; each job's allocs are read once per pass. The
+// core scheduler writes through the local raft, so only the leader's
+// workers run it: a follower's workers never ask the leader for `_core`
+// evals (package server, remoteSchedulers; Nomad forwards the writes
+// instead).
 //
 // Heartbeats (heartbeat.go, heartbeat_disconnect.go): one timer per node on
 // the injected clock. TTL = max(min_heartbeat_ttl, nodes /
