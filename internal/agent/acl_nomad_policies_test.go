@@ -101,3 +101,44 @@ func TestACLPolicy_NomadHCL1FormsAreStoredAndHonoured(t *testing.T) {
 	_, err = root.ACLPolicies().Upsert(&api.ACLPolicy{Name: "typo", Rules: `namespace "default" { polcy = "read" }`}, nil)
 	wantHTTPError(t, err, "400", `unknown key "polcy"`)
 }
+
+// TestACLPolicySelf_ClientTokenReadsItsOwnPolicies: `nomad acl policy
+// self` (GET /v1/acl/policy/self) answers a client token the policies it
+// holds, its roles' included, and no other.
+func TestACLPolicySelf_ClientTokenReadsItsOwnPolicies(t *testing.T) {
+	a, root, _ := aclAgent(t)
+	for name, rules := range map[string]string{
+		"own":     `namespace "default" { policy = "read" }`,
+		"by-role": `node { policy = "read" }`,
+		"other":   `agent { policy = "read" }`,
+	} {
+		if _, err := root.ACLPolicies().Upsert(&api.ACLPolicy{Name: name, Rules: rules}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	role, _, err := root.ACLRoles().Create(&api.ACLRole{Name: "nodes", Policies: []*api.ACLRolePolicyLink{{Name: "by-role"}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, _, err := root.ACLTokens().Create(&api.ACLToken{Name: "dev", Type: "client", Policies: []string{"own"},
+		Roles: []*api.ACLTokenRoleLink{{ID: role.ID}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	policies, _, err := withToken(t, a, tok.SecretID).ACLPolicies().Self(nil)
+	if err != nil {
+		t.Fatalf("policy self with a client token: %v", err)
+	}
+	var names []string
+	for _, p := range policies {
+		names = append(names, p.Name)
+	}
+	if !slices.Equal(names, []string{"by-role", "own"}) {
+		t.Fatalf("policy self = %v, want [by-role own]", names)
+	}
+	if policies, _, err := root.ACLPolicies().Self(nil); err != nil || len(policies) != 0 {
+		t.Fatalf("management policy self = %v, %v; want none (it holds no policy)", policies, err)
+	}
+	_, _, err = withToken(t, a, "00000000-0000-0000-0000-00000000dead").ACLPolicies().Self(nil)
+	wantHTTPError(t, err, "403", "Permission denied")
+}

@@ -165,6 +165,7 @@ var (
 	ACLDeletePolicies = writes("ACL.DeletePolicies", selfChecked, (*ACLEndpoint).DeletePolicies)
 	ACLListPolicies   = reads("ACL.ListPolicies", selfChecked, (*ACLEndpoint).ListPolicies)
 	ACLGetPolicy      = reads("ACL.GetPolicy", selfChecked, (*ACLEndpoint).GetPolicy)
+	ACLGetPolicySelf  = reads("ACL.GetPolicySelf", selfChecked, (*ACLEndpoint).GetPolicySelf)
 	ACLUpsertRoles    = writes("ACL.UpsertRoles", selfChecked, (*ACLEndpoint).UpsertRoles)
 	ACLDeleteRoles    = writes("ACL.DeleteRoles", selfChecked, (*ACLEndpoint).DeleteRoles)
 	ACLListRoles      = reads("ACL.ListRoles", selfChecked, (*ACLEndpoint).ListRoles)

@@ -82,7 +82,8 @@
 // reset index written to <data_dir>/server/acl-bootstrap-reset (Nomad's
 // procedure; the refusal says the index). UpsertPolicies, DeletePolicies,
 // ListPolicies, GetPolicy (management; a client token sees its own
-// policies), UpsertTokens (create, upload with chosen IDs, update
+// policies), GetPolicySelf (GET /v1/acl/policy/self: the token's own and
+// its roles' policies), UpsertTokens (create, upload with chosen IDs, update
 // name/type/policies/roles; expiration fixed at creation from ExpirationTTL,
 // 1 m..1 y; token IDs, creation and expiration times decided by the endpoint
 // before raft), DeleteTokens, ListTokens (no secrets), GetToken (management
