@@ -14,6 +14,7 @@ require (
 	github.com/hashicorp/go-memdb v1.3.5
 	github.com/hashicorp/go-msgpack/v2 v2.1.5
 	github.com/hashicorp/go-sockaddr v1.0.5
+	github.com/hashicorp/hcl v1.0.1-nomad-1
 	github.com/hashicorp/hcl/v2 v2.25.0
 	github.com/hashicorp/memberlist v0.5.2
 	github.com/hashicorp/net-rpc-msgpackrpc/v2 v2.0.0

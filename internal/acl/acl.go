@@ -17,6 +17,8 @@ type ACL struct {
 	wildcardNamespaces []*nsRule
 	hostVolumes        map[string]capSet
 	wildcardVolumes    []globCaps
+	nodePools          map[string]capSet
+	wildcardNodePools  []globCaps
 
 	node, agent, operator, quota, plugin string
 }
@@ -52,9 +54,10 @@ func mustNew(policies []*Policy) *ACL {
 // New merges policies into an ACL. Where several policies cover the same
 // namespace (or block), deny wins, otherwise the grants add up.
 func New(policies []*Policy) (*ACL, error) {
-	a := &ACL{namespaces: map[string]*nsRule{}, hostVolumes: map[string]capSet{}}
+	a := &ACL{namespaces: map[string]*nsRule{}, hostVolumes: map[string]capSet{}, nodePools: map[string]capSet{}}
 	wildNS := map[string]*nsRule{}
 	wildHV := map[string]capSet{}
+	wildPools := map[string]capSet{}
 	for _, p := range policies {
 		for _, ns := range p.Namespaces {
 			target := a.namespaces
@@ -76,6 +79,9 @@ func New(policies []*Policy) (*ACL, error) {
 			caps.add(expandHostVolumePolicy(hv.Policy)...)
 			caps.add(hv.Capabilities...)
 		}
+		for _, np := range p.NodePools {
+			mergeNodePool(a.nodePools, wildPools, np)
+		}
 		a.node = mergeCoarse(a.node, p.Node)
 		a.agent = mergeCoarse(a.agent, p.Agent)
 		a.operator = mergeCoarse(a.operator, p.Operator)
@@ -90,6 +96,10 @@ func New(policies []*Policy) (*ACL, error) {
 		a.wildcardVolumes = append(a.wildcardVolumes, globCaps{name, caps})
 	}
 	sort.Slice(a.wildcardVolumes, func(i, j int) bool { return a.wildcardVolumes[i].pattern < a.wildcardVolumes[j].pattern })
+	for name, caps := range wildPools {
+		a.wildcardNodePools = append(a.wildcardNodePools, globCaps{name, caps})
+	}
+	sort.Slice(a.wildcardNodePools, func(i, j int) bool { return a.wildcardNodePools[i].pattern < a.wildcardNodePools[j].pattern })
 	return a, nil
 }
 

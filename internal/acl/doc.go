@@ -2,14 +2,20 @@
 // from a token's policies. It imports nothing from the rest of Drover, so
 // the server, the agent and tests share one implementation.
 //
-// Parse reads Nomad's policy HCL or JSON: namespace "GLOB" { policy
-// capabilities variables { path "GLOB" { capabilities } } }, node, agent,
-// operator, quota, plugin, host_volume "GLOB". Every error is line:col:
-// what. New(policies) merges them into an immutable *ACL (deny wins, grants
+// Parse reads Nomad's policy HCL or JSON with HCL1 (hashicorp/hcl v1,
+// the version Nomad pins), so every syntax Nomad accepts parses: blocks,
+// `key = { }` objects, unquoted and nested labels, keys in any case, JSON
+// objects or arrays (hcl1.go). The rules: namespace "GLOB" { policy
+// capabilities variables { path "GLOB" { capabilities } } }, node_pool
+// "GLOB" { policy capabilities } (read, write, delete; node_pool.go),
+// node, agent, operator, quota, plugin, host_volume "GLOB". Unlike
+// Nomad's decoder, an unknown key, a repeated attribute or a repeated
+// coarse block is refused by name. Every error is line:col: what. New(policies) merges them into an immutable *ACL (deny wins, grants
 // add up; an exact namespace rule beats globs, else the glob leaving the
 // fewest characters to its *s, ties by name); ManagementACL allows
 // everything. Methods: AllowNamespaceOperation(ns, cap), AllowNamespace,
 // AllowVariableOperation, AllowHostVolumeOperation,
+// AllowNodePoolOperation,
 // AllowNode/Agent/Operator/Quota Read/Write, AllowPluginList/Read,
 // IsManagement. FuzzParse fuzzes the parser.
 //

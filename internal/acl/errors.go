@@ -3,8 +3,6 @@ package acl
 import (
 	"fmt"
 	"strings"
-
-	"github.com/hashicorp/hcl/v2"
 )
 
 // ParseError is one problem in a policy document. Line and Column are
@@ -30,33 +28,4 @@ func (es ParseErrors) Error() string {
 		msgs[i] = e.Error()
 	}
 	return strings.Join(msgs, "; ")
-}
-
-func errAt(r hcl.Range, msg string) *ParseError {
-	return &ParseError{Line: r.Start.Line, Column: r.Start.Column, Msg: msg}
-}
-
-// diagError converts HCL diagnostics to ParseErrors.
-func diagError(diags hcl.Diagnostics) error {
-	var out ParseErrors
-	for _, d := range diags.Errs() {
-		var hd *hcl.Diagnostic
-		if x, ok := d.(*hcl.Diagnostic); ok {
-			hd = x
-		}
-		if hd == nil {
-			out = append(out, &ParseError{Msg: d.Error()})
-			continue
-		}
-		msg := hd.Summary
-		if hd.Detail != "" {
-			msg += ": " + hd.Detail
-		}
-		pe := &ParseError{Msg: msg}
-		if hd.Subject != nil {
-			pe.Line, pe.Column = hd.Subject.Start.Line, hd.Subject.Start.Column
-		}
-		out = append(out, pe)
-	}
-	return out
 }

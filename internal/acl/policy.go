@@ -5,14 +5,14 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hashicorp/hcl/v2"
-	"github.com/hashicorp/hcl/v2/gohcl"
-	"github.com/hashicorp/hcl/v2/hclparse"
+	"github.com/hashicorp/hcl/hcl/ast"
+	"github.com/hashicorp/hcl/hcl/token"
 )
 
 // Policy is one parsed ACL policy document.
 type Policy struct {
 	Namespaces  []*NamespacePolicy
+	NodePools   []*NodePoolPolicy
 	HostVolumes []*HostVolumePolicy
 	// Coarse rules: "" when the policy has no such block.
 	Node, Agent, Operator, Quota, Plugin string
@@ -43,40 +43,42 @@ type HostVolumePolicy struct {
 // parser's cost grows with its input.
 const MaxPolicySize = 64 * 1024
 
-// The raw HCL shape; expressions are kept so semantic errors can name
-// their line and column.
+// The raw shape (built from HCL1's syntax tree by hcl1.go); values are
+// kept as written so semantic errors can name their line and column.
 type rawPolicy struct {
-	Namespaces  []*rawLabeled `hcl:"namespace,block"`
-	HostVolumes []*rawLabeled `hcl:"host_volume,block"`
-	Node        []*rawCoarse  `hcl:"node,block"`
-	Agent       []*rawCoarse  `hcl:"agent,block"`
-	Operator    []*rawCoarse  `hcl:"operator,block"`
-	Quota       []*rawCoarse  `hcl:"quota,block"`
-	Plugin      []*rawCoarse  `hcl:"plugin,block"`
+	Namespaces  []*rawLabeled
+	NodePools   []*rawLabeled
+	HostVolumes []*rawLabeled
+	Node        []*rawCoarse
+	Agent       []*rawCoarse
+	Operator    []*rawCoarse
+	Quota       []*rawCoarse
+	Plugin      []*rawCoarse
 }
 
 type rawLabeled struct {
-	Name         string          `hcl:"name,label"`
-	Policy       hcl.Expression  `hcl:"policy,optional"`
-	Capabilities hcl.Expression  `hcl:"capabilities,optional"`
-	Variables    []*rawVariables `hcl:"variables,block"`
+	Name         string
+	Pos          token.Pos
+	Policy       rawValue
+	Capabilities rawValue
+	Variables    []*rawVariables
 }
 
 type rawVariables struct {
-	Paths []*rawPath `hcl:"path,block"`
+	Paths []*rawPath
 }
 
 type rawPath struct {
-	Path         string         `hcl:"path,label"`
-	Capabilities hcl.Expression `hcl:"capabilities,optional"`
+	Path         string
+	Capabilities rawValue
 }
 
 type rawCoarse struct {
-	Policy hcl.Expression `hcl:"policy,optional"`
+	Policy rawValue
 }
 
-// Parse parses a policy document in HCL or JSON. Errors name the line
-// and column of the problem.
+// Parse parses a policy document in HCL (HCL1, as Nomad) or JSON. Errors
+// name the line and column of the problem.
 func Parse(rules string) (*Policy, error) {
 	if len(rules) > MaxPolicySize {
 		return nil, fmt.Errorf("policy is %d bytes, more than the limit of %d", len(rules), MaxPolicySize)
@@ -84,23 +86,17 @@ func Parse(rules string) (*Policy, error) {
 	if strings.TrimSpace(rules) == "" {
 		return nil, fmt.Errorf("policy is empty")
 	}
-	p := hclparse.NewParser()
-	var file *hcl.File
-	var diags hcl.Diagnostics
-	if strings.HasPrefix(strings.TrimSpace(rules), "{") {
-		file, diags = p.ParseJSON([]byte(rules), "policy.json")
-	} else {
-		file, diags = p.ParseHCL([]byte(rules), "policy.hcl")
+	list, err := parseHCL1(rules)
+	if err != nil {
+		return nil, err
 	}
-	if diags.HasErrors() {
-		return nil, diagError(diags)
-	}
-	var raw rawPolicy
-	if diags := gohcl.DecodeBody(file.Body, nil, &raw); diags.HasErrors() {
-		return nil, diagError(diags)
+	w := &walker{}
+	raw := w.policy(list)
+	if len(w.errs) > 0 {
+		return nil, w.errs
 	}
 	c := &converter{}
-	out := c.policy(&raw)
+	out := c.policy(raw)
 	if len(c.errs) > 0 {
 		return nil, c.errs
 	}
@@ -119,6 +115,14 @@ func (c *converter) policy(raw *rawPolicy) *Policy {
 		}
 		seenNS[ns.Name] = true
 		out.Namespaces = append(out.Namespaces, c.namespace(ns))
+	}
+	seenPool := map[string]bool{}
+	for _, np := range raw.NodePools {
+		if seenPool[np.Name] {
+			c.errs = append(c.errs, errAtPos(np.Pos, fmt.Sprintf("node_pool %q: declared twice", np.Name)))
+		}
+		seenPool[np.Name] = true
+		out.NodePools = append(out.NodePools, c.nodePool(np))
 	}
 	for _, hv := range raw.HostVolumes {
 		out.HostVolumes = append(out.HostVolumes, c.hostVolume(hv))
@@ -154,9 +158,6 @@ func (c *converter) namespace(raw *rawLabeled) *NamespacePolicy {
 
 func (c *converter) hostVolume(raw *rawLabeled) *HostVolumePolicy {
 	what := fmt.Sprintf("host_volume %q", raw.Name)
-	if len(raw.Variables) > 0 {
-		c.errs = append(c.errs, &ParseError{Msg: what + ": variables belong in a namespace block"})
-	}
 	return &HostVolumePolicy{
 		Name:         raw.Name,
 		Policy:       c.oneOf(what, "policy", raw.Policy, PolicyDeny, PolicyRead, PolicyWrite),
@@ -183,51 +184,57 @@ func (c *converter) coarse(block string, raws []*rawCoarse, allowed ...string) s
 func (c *converter) hasErrors() bool { return len(c.errs) > 0 }
 
 // oneOf evaluates an optional string attribute that must be one of allowed.
-func (c *converter) oneOf(what, attr string, expr hcl.Expression, allowed ...string) string {
-	s, ok := c.str(what, attr, expr)
+func (c *converter) oneOf(what, attr string, v rawValue, allowed ...string) string {
+	s, ok := c.str(what, attr, v)
 	if !ok || s == "" {
 		return ""
 	}
 	if !slices.Contains(allowed, s) {
-		c.errs = append(c.errs, errAt(expr.Range(), fmt.Sprintf("%s: %s %q is not one of %s", what, attr, s, strings.Join(allowed, ", "))))
+		c.errs = append(c.errs, errAtPos(v.node.Pos(), fmt.Sprintf("%s: %s %q is not one of %s", what, attr, s, strings.Join(allowed, ", "))))
 		return ""
 	}
 	return s
 }
 
-func (c *converter) str(what, attr string, expr hcl.Expression) (string, bool) {
-	if expr == nil || isNull(expr) {
+func (c *converter) str(what, attr string, v rawValue) (string, bool) {
+	if v.absent() {
 		return "", true
 	}
-	var s string
-	if diags := gohcl.DecodeExpression(expr, nil, &s); diags.HasErrors() {
-		c.errs = append(c.errs, errAt(expr.Range(), fmt.Sprintf("%s: %s must be a string", what, attr)))
+	s, ok := stringValue(v.node)
+	if !ok {
+		c.errs = append(c.errs, errAtPos(v.node.Pos(), fmt.Sprintf("%s: %s must be a string", what, attr)))
 		return "", false
 	}
 	return s, true
 }
 
 // capabilities evaluates an optional list of capability names.
-func (c *converter) capabilities(what string, expr hcl.Expression, known map[string]bool) []string {
-	if expr == nil || isNull(expr) {
+func (c *converter) capabilities(what string, v rawValue, known map[string]bool) []string {
+	if v.absent() {
 		return nil
 	}
-	var caps []string
-	if diags := gohcl.DecodeExpression(expr, nil, &caps); diags.HasErrors() {
-		c.errs = append(c.errs, errAt(expr.Range(), what+": capabilities must be a list of strings"))
+	list, ok := v.node.(*ast.ListType)
+	caps := make([]string, 0)
+	for _, el := range listElems(list) {
+		s, isStr := stringValue(el)
+		ok = ok && isStr
+		caps = append(caps, s)
+	}
+	if !ok {
+		c.errs = append(c.errs, errAtPos(v.node.Pos(), what+": capabilities must be a list of strings"))
 		return nil
 	}
 	for _, cp := range caps {
 		if !known[cp] {
-			c.errs = append(c.errs, errAt(expr.Range(), fmt.Sprintf("%s: unknown capability %q", what, cp)))
+			c.errs = append(c.errs, errAtPos(v.node.Pos(), fmt.Sprintf("%s: unknown capability %q", what, cp)))
 		}
 	}
 	return caps
 }
 
-// isNull reports whether an optional attribute was left out (gohcl hands
-// a synthetic null expression for absent attributes).
-func isNull(expr hcl.Expression) bool {
-	v, diags := expr.Value(nil)
-	return !diags.HasErrors() && v.IsNull()
+func listElems(l *ast.ListType) []ast.Node {
+	if l == nil {
+		return nil
+	}
+	return l.List
 }

@@ -47,6 +47,13 @@ func (h *HTTPServer) aclPolicyGet(w http.ResponseWriter, r *http.Request) (any, 
 	return oneOf(reply.Policy, apiconv.ACLPolicyFromStructs, err, "ACL policy %q not found", name)
 }
 
+// aclPolicySelf answers GET /v1/acl/policy/self: the policies of the
+// caller's token, its roles' included, as stubs (api.ACLPolicies.Self).
+func (h *HTTPServer) aclPolicySelf(w http.ResponseWriter, r *http.Request) (any, error) {
+	reply, err := readEndpoint(w, r, server.ACLGetPolicySelf.On(h.srv), &structs.QueryOptions{})
+	return listOf(reply.Policies, apiconv.ACLPolicyStub, err)
+}
+
 func (h *HTTPServer) aclPolicyPut(w http.ResponseWriter, r *http.Request) (any, error) {
 	var p api.ACLPolicy
 	if err := decodeBody(w, r, &p); err != nil {

@@ -528,10 +528,11 @@ func matrixClient(t *testing.T, a *Agent, secret string) *api.Client {
 	return c
 }
 
-// TestACLEventStream_SendsOnlyVisibleEvents: a token reading prod gets the
-// events of prod's jobs and none of default's, and no node events; a
-// bogus token gets no stream.
-func TestACLEventStream_SendsOnlyVisibleEvents(t *testing.T) {
+// TestACLEventStream_RefusesTopicsTheTokenMayNotRead: as Nomad, a token
+// that may not read every topic asked for, in the namespace asked for
+// (every namespace for namespace=*), gets 403 before the stream opens;
+// no topic means every topic, for management only.
+func TestACLEventStream_RefusesTopicsTheTokenMayNotRead(t *testing.T) {
 	a, root, rootSecret := matrixAgent(t)
 	secrets := matrixTokens(t, root, rootSecret)
 	if _, err := root.Namespaces().Register(&api.Namespace{Name: "prod"}, nil); err != nil {
@@ -539,17 +540,63 @@ func TestACLEventStream_SendsOnlyVisibleEvents(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	if _, err := withToken(t, a, tokBogus).EventStream().Stream(ctx, map[api.Topic][]string{"*": {"*"}}, 0, &api.QueryOptions{Namespace: "*"}); err == nil || !strings.Contains(err.Error(), "403") {
-		t.Fatalf("bogus token stream: %v", err)
+	jobs := map[api.Topic][]string{api.TopicJob: {"*"}}
+	refused := []struct {
+		token  string
+		topics map[api.Topic][]string
+		ns     string
+	}{
+		{tokBogus, jobs, "default"},
+		{tokAnonymous, jobs, "default"},
+		{secrets["read-prod"], jobs, "default"},
+		{secrets["read-prod"], jobs, "*"}, // default exists and is not readable
+		{secrets["read-prod"], map[api.Topic][]string{"*": {"*"}}, "prod"},
+		{secrets["read-prod"], nil, "prod"}, // no topic: every topic
+		{secrets["read-prod"], map[api.Topic][]string{api.TopicJob: {"*"}, api.TopicNode: {"*"}}, "prod"},
+		{secrets["node-read"], jobs, "default"},
+		{secrets["node-read"], map[api.Topic][]string{api.TopicNodePool: {"*"}}, "default"},
+		{secrets["list-all"], map[api.Topic][]string{api.TopicEvaluation: {"*"}}, "*"},
 	}
-	events, err := withToken(t, a, secrets["read-prod"]).EventStream().Stream(ctx, map[api.Topic][]string{"*": {"*"}}, 0, &api.QueryOptions{Namespace: "*"})
+	for i, r := range refused {
+		_, err := withToken(t, a, r.token).EventStream().Stream(ctx, r.topics, 0, &api.QueryOptions{Namespace: r.ns})
+		if err == nil || !strings.Contains(err.Error(), "403") {
+			t.Errorf("case %d (topics %v, namespace %s): err = %v, want 403 before the stream opens", i, r.topics, r.ns, err)
+		}
+	}
+	for _, ok := range []struct {
+		token  string
+		topics map[api.Topic][]string
+		ns     string
+	}{
+		{secrets["read-prod"], map[api.Topic][]string{api.TopicJob: {"*"}, api.TopicEvaluation: {"*"}}, "prod"},
+		{secrets["node-read"], map[api.Topic][]string{api.TopicNode: {"*"}}, "default"},
+		{rootSecret, nil, "*"},
+	} {
+		if _, err := withToken(t, a, ok.token).EventStream().Stream(ctx, ok.topics, 0, &api.QueryOptions{Namespace: ok.ns}); err != nil {
+			t.Errorf("topics %v in %s: %v", ok.topics, ok.ns, err)
+		}
+	}
+}
+
+// TestACLEventStream_SendsOnlyVisibleEvents: a stream allowed when it
+// opens still sends only what the token may read: a namespace created
+// afterwards under a deny rule stays hidden.
+func TestACLEventStream_SendsOnlyVisibleEvents(t *testing.T) {
+	a, root, _ := matrixAgent(t)
+	if _, err := root.Namespaces().Register(&api.Namespace{Name: "prod"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	secret := clientToken(t, root, "all-but-secret", "namespace \"*\" { policy = \"read\" }\nnamespace \"secret-*\" { policy = \"deny\" }")
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	events, err := withToken(t, a, secret).EventStream().Stream(ctx, map[api.Topic][]string{api.TopicJob: {"*"}, api.TopicEvaluation: {"*"}}, 0, &api.QueryOptions{Namespace: "*"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Server().RegisterNode(simNode(5, 1000, 1000)); err != nil {
+	if _, err := root.Namespaces().Register(&api.Namespace{Name: "secret-x"}, nil); err != nil {
 		t.Fatal(err)
 	}
-	for _, ns := range []string{"default", "prod"} {
+	for _, ns := range []string{"secret-x", "prod"} {
 		job := testAPIJob("ev-" + ns)
 		job.Namespace = pointer(ns)
 		if _, _, err := root.Jobs().Register(job, nil); err != nil {
@@ -564,8 +611,8 @@ func TestACLEventStream_SendsOnlyVisibleEvents(t *testing.T) {
 				t.Fatal(batch.Err)
 			}
 			for _, ev := range batch.Events {
-				if ev.Topic == api.TopicNode || ev.Key == "ev-default" || slicesContains(ev.FilterKeys, "ev-default") {
-					t.Fatalf("read-prod token got %s event %s (%v)", ev.Topic, ev.Key, ev.FilterKeys)
+				if ev.Key == "ev-secret-x" || slicesContains(ev.FilterKeys, "ev-secret-x") {
+					t.Fatalf("token denied secret-* got %s event %s (%v)", ev.Topic, ev.Key, ev.FilterKeys)
 				}
 				sawProdJob = sawProdJob || (ev.Topic == api.TopicJob && ev.Key == "ev-prod")
 			}

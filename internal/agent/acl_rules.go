@@ -55,7 +55,7 @@ var aclRules = map[string]aclRule{
 	// Deleting evals refuses a malformed body before it calls Eval.Delete;
 	// the caller is checked first.
 	"/v1/evaluations":  writeOnly(management),
-	"/v1/event/stream": readOnly(anyToken), // the endpoint sends only visible events
+	"/v1/event/stream": readOnly(anyToken), // the endpoint checks each topic (403 before it opens), then filters events
 	// Snapshots hold or change everything.
 	"/v1/operator/snapshot": readWrite(management, management),
 

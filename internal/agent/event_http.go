@@ -40,11 +40,6 @@ func (h *HTTPServer) eventStream(w http.ResponseWriter, r *http.Request) (any, e
 		}
 		return rc.Flush()
 	}
-	// The first heartbeat goes out at once so the client sees the stream
-	// open (the official client waits for the response headers).
-	if err := send(&structs.Events{}); err != nil {
-		return nil, nil
-	}
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	go func() {
@@ -54,7 +49,14 @@ func (h *HTTPServer) eventStream(w http.ResponseWriter, r *http.Request) (any, e
 		case <-ctx.Done():
 		}
 	}()
+	// Stream refuses (400 for a bad topic, 403 for a topic the token may
+	// not read) before it sends anything; its first send is a heartbeat,
+	// at once, so the client sees the stream open (the official client
+	// waits for the response headers).
 	if err := h.srv.Event.Stream(ctx, req, send); err != nil {
+		if !started {
+			return nil, err
+		}
 		h.log.Debug("event stream ended", "error", err)
 	}
 	return nil, nil

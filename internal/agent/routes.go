@@ -181,6 +181,7 @@ func (h *HTTPServer) serverRouteTable() []serverRoute {
 		// acl_http.go
 		{putOrPost, "/v1/acl/bootstrap", h.aclBootstrap, server.ACLBootstrap},
 		{"GET", "/v1/acl/policies", h.aclPolicyList, server.ACLListPolicies},
+		{"GET", "/v1/acl/policy/self", h.aclPolicySelf, server.ACLGetPolicySelf},
 		{"GET", "/v1/acl/policy/{name}", h.aclPolicyGet, server.ACLGetPolicy},
 		{putOrPost, "/v1/acl/policy/{name}", h.aclPolicyPut, server.ACLUpsertPolicies},
 		{"DELETE", "/v1/acl/policy/{name}", h.aclPolicyDelete, server.ACLDeletePolicies},

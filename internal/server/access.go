@@ -170,3 +170,35 @@ func anyCapability(a *acl.ACL, ns string, caps []string) bool {
 	}
 	return false
 }
+
+// nodePoolCap requires capability on every node pool the request names
+// (Nomad's node_pool rules); withNodeRead also requires node read (a
+// pool's nodes).
+func nodePoolCap(capability string, withNodeRead bool) access {
+	return rule(func(_ *Server, a *acl.ACL, args structs.RPCInfo) bool {
+		if withNodeRead && !a.AllowNodeRead() {
+			return false
+		}
+		var names []string
+		switch req := args.(type) {
+		case *structs.NodePoolSpecificRequest:
+			names = []string{req.Name}
+		case *structs.NodePoolUpsertArgs:
+			for _, p := range req.NodePools {
+				if p != nil {
+					names = append(names, p.Name)
+				}
+			}
+		case *structs.NodePoolDeleteArgs:
+			names = req.Names
+		default:
+			return false
+		}
+		for _, name := range names {
+			if !a.AllowNodePoolOperation(name, capability) {
+				return false
+			}
+		}
+		return true
+	})
+}

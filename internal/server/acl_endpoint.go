@@ -219,6 +219,39 @@ func (e *ACLEndpoint) GetPolicy(ctx context.Context, args *structs.ACLPolicySpec
 	return reply, err
 }
 
+// GetPolicySelf answers the policies the caller's token holds, its own
+// and its roles' (GET /v1/acl/policy/self, Nomad's `acl policy self`): a
+// client token reads them without being allowed to list policies. The
+// anonymous caller gets the anonymous policy, a management token none
+// (it holds no policy). Policies a token names that do not exist are left
+// out.
+func (e *ACLEndpoint) GetPolicySelf(ctx context.Context, args *structs.QueryOptions) (*structs.ACLPolicyListResponse, error) {
+	if err := e.enabled(); err != nil {
+		return nil, err
+	}
+	caller, err := e.srv.auth.ResolveCaller(args.AuthToken)
+	if err != nil {
+		return nil, err
+	}
+	reply := &structs.ACLPolicyListResponse{}
+	err = e.srv.blockingRead(ctx, args, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		reply.Policies = nil
+		if caller.Token == nil || caller.Token.Type != structs.ACLManagementToken {
+			for _, name := range auth.TokenPolicyNames(st, caller.Token) {
+				p, err := st.ACLPolicyByName(ws, name)
+				if err != nil {
+					return 0, err
+				}
+				if p != nil {
+					reply.Policies = append(reply.Policies, p)
+				}
+			}
+		}
+		return max(st.Index(state.TableACLPolicies), st.Index(state.TableACLRoles)), nil
+	})
+	return reply, err
+}
+
 // managementWrite requires ACLs on and a management token.
 func (e *ACLEndpoint) managementWrite(args structs.RPCInfo) error {
 	if err := e.enabled(); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/drover-project/drover/internal/acl"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -16,18 +17,28 @@ type EventEndpoint struct{ srv *Server }
 
 // Stream sends the batches matching the request, starting at its index,
 // until ctx ends, the send fails, or the subscriber falls behind the
-// buffer (stream.ErrSubscriptionDropped). An idle stream gets an empty
-// batch (a heartbeat) every EventHeartbeatInterval.
+// buffer (stream.ErrSubscriptionDropped). A caller that may not read
+// every topic asked for gets the error before anything is sent (403, as
+// Nomad); otherwise the first send is a heartbeat, at once, so the
+// client sees the stream open, and an idle stream gets another every
+// EventHeartbeatInterval.
 func (e *EventEndpoint) Stream(ctx context.Context, args *structs.EventStreamRequest, send func(*structs.Events) error) error {
 	for t := range args.Topics {
 		if !structs.KnownTopic(t) {
 			return BadRequest("topic: unknown topic %q", t)
 		}
 	}
-	if _, err := e.srv.auth.ResolveToken(args.AuthToken); err != nil {
+	a, err := e.srv.auth.ResolveToken(args.AuthToken)
+	if err != nil {
 		return err
 	}
+	if !e.topicsAllowed(a, args) {
+		return ErrPermissionDenied
+	}
 	sub := e.srv.events.Subscribe(args)
+	if err := send(&structs.Events{}); err != nil {
+		return err
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	batches := make(chan *structs.Events)
@@ -70,6 +81,55 @@ func (e *EventEndpoint) Stream(ctx context.Context, args *structs.EventStreamReq
 			return err
 		}
 	}
+}
+
+// topicsAllowed is Nomad's rule (nomad/event_endpoint.go, validateNsOp):
+// every topic asked for must be readable in the namespace asked for (with
+// namespace=*, in every namespace that exists): Job, Evaluation,
+// Allocation, Deployment and Service need read-job, Node needs node read,
+// NodePool and * (no topic means *) need management. Events are still
+// filtered one by one after that (auth.Service.VisibleEvents): the token
+// is resolved again for each batch, so a policy narrowed, or a namespace
+// created, while the stream is open is honoured. Where Drover differs on
+// purpose: Nomad fixes the namespaces of a namespace=* stream when it
+// opens; Drover also sends the events of a namespace created later when
+// the token may read them.
+func (e *EventEndpoint) topicsAllowed(a *acl.ACL, args *structs.EventStreamRequest) bool {
+	if a.IsManagement() {
+		return true
+	}
+	if len(args.Topics) == 0 {
+		return false // every topic
+	}
+	namespaces := []string{namespaceOrDefault(args.Namespace)}
+	if namespaces[0] == "*" {
+		all, err := e.srv.State().Namespaces(nil, "")
+		if err != nil {
+			return false
+		}
+		namespaces = namespaces[:0]
+		for _, ns := range all {
+			namespaces = append(namespaces, ns.Name)
+		}
+	}
+	for t := range args.Topics {
+		for _, ns := range namespaces {
+			if !eventTopicAllowed(a, t, ns) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func eventTopicAllowed(a *acl.ACL, t structs.Topic, ns string) bool {
+	switch t {
+	case structs.TopicJob, structs.TopicEvaluation, structs.TopicAllocation, structs.TopicDeployment, structs.TopicService:
+		return a.AllowNamespaceOperation(ns, acl.NamespaceCapabilityReadJob)
+	case structs.TopicNode:
+		return a.AllowNodeRead()
+	}
+	return false // NodePool (Nomad cannot filter pools by token) and *: management
 }
 
 // publishEvalStep publishes an eval's quasi-status step (delayed,

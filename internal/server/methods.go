@@ -100,13 +100,14 @@ var (
 
 	SystemGarbageCollect = writes("System.GarbageCollect", managementOnly, (*SystemEndpoint).GarbageCollect)
 
-	// Node pools read as nodes do; pool writes need management.
-	NodePoolList   = reads("NodePool.List", nodeRead, (*NodePoolEndpoint).List)
-	NodePoolGet    = reads("NodePool.Get", nodeRead, (*NodePoolEndpoint).Get)
-	NodePoolUpsert = writes("NodePool.Upsert", managementOnly, (*NodePoolEndpoint).Upsert)
-	NodePoolDelete = writes("NodePool.Delete", managementOnly, (*NodePoolEndpoint).Delete)
-	NodePoolJobs   = reads("NodePool.Jobs", nodeRead, (*NodePoolEndpoint).Jobs)
-	NodePoolNodes  = reads("NodePool.Nodes", nodeRead, (*NodePoolEndpoint).Nodes)
+	// Node pools by the node_pool rules, as Nomad: a list shows the
+	// readable pools; a pool's nodes also need node read.
+	NodePoolList   = reads("NodePool.List", anyToken, (*NodePoolEndpoint).List)
+	NodePoolGet    = reads("NodePool.Get", nodePoolCap(acl.NodePoolCapabilityRead, false), (*NodePoolEndpoint).Get)
+	NodePoolUpsert = writes("NodePool.Upsert", nodePoolCap(acl.NodePoolCapabilityWrite, false), (*NodePoolEndpoint).Upsert)
+	NodePoolDelete = writes("NodePool.Delete", nodePoolCap(acl.NodePoolCapabilityDelete, false), (*NodePoolEndpoint).Delete)
+	NodePoolJobs   = reads("NodePool.Jobs", nodePoolCap(acl.NodePoolCapabilityRead, false), (*NodePoolEndpoint).Jobs)
+	NodePoolNodes  = reads("NodePool.Nodes", nodePoolCap(acl.NodePoolCapabilityRead, true), (*NodePoolEndpoint).Nodes)
 
 	// Native services: the client's own calls authenticate by node
 	// secret; reads need read-job; an operator's delete submit-job.
@@ -164,6 +165,7 @@ var (
 	ACLDeletePolicies = writes("ACL.DeletePolicies", selfChecked, (*ACLEndpoint).DeletePolicies)
 	ACLListPolicies   = reads("ACL.ListPolicies", selfChecked, (*ACLEndpoint).ListPolicies)
 	ACLGetPolicy      = reads("ACL.GetPolicy", selfChecked, (*ACLEndpoint).GetPolicy)
+	ACLGetPolicySelf  = reads("ACL.GetPolicySelf", selfChecked, (*ACLEndpoint).GetPolicySelf)
 	ACLUpsertRoles    = writes("ACL.UpsertRoles", selfChecked, (*ACLEndpoint).UpsertRoles)
 	ACLDeleteRoles    = writes("ACL.DeleteRoles", selfChecked, (*ACLEndpoint).DeleteRoles)
 	ACLListRoles      = reads("ACL.ListRoles", selfChecked, (*ACLEndpoint).ListRoles)

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"github.com/hashicorp/go-memdb"
 
@@ -14,13 +15,19 @@ import (
 // NodePoolEndpoint is the NodePool.* endpoint family.
 type NodePoolEndpoint struct{ srv *Server }
 
-// List answers every pool (with Prefix, those starting with it), built-ins
-// included.
+// List answers every pool the caller may read (with Prefix, those
+// starting with it), built-ins included.
 func (e *NodePoolEndpoint) List(ctx context.Context, args *structs.NodePoolListRequest) (*structs.NodePoolListResponse, error) {
 	reply := &structs.NodePoolListResponse{}
-	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
-		var err error
-		reply.NodePools, err = st.NodePools(ws, args.Prefix)
+	a, err := e.srv.auth.ResolveToken(args.AuthToken)
+	if err != nil {
+		return nil, err
+	}
+	err = e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		pools, err := st.NodePools(ws, args.Prefix)
+		reply.NodePools = slices.DeleteFunc(pools, func(p *structs.NodePool) bool {
+			return !a.AllowNodePoolOperation(p.Name, acl.NodePoolCapabilityRead)
+		})
 		return st.Index(state.TableNodePools), err
 	})
 	return reply, err

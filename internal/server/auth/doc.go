@@ -88,7 +88,8 @@
 // reset index written to <data_dir>/server/acl-bootstrap-reset (Nomad's
 // procedure; the refusal says the index). UpsertPolicies, DeletePolicies,
 // ListPolicies, GetPolicy (management; a client token sees its own
-// policies), UpsertTokens (create, upload with chosen IDs, update
+// policies), GetPolicySelf (GET /v1/acl/policy/self: the token's own and
+// its roles' policies), UpsertTokens (create, upload with chosen IDs, update
 // name/type/policies/roles; expiration fixed at creation from ExpirationTTL,
 // 1 m..1 y; token IDs, creation and expiration times decided by the endpoint
 // before raft), DeleteTokens, ListTokens (no secrets), GetToken (management
@@ -121,8 +122,10 @@
 // instead, and every later node call touches only that node's allocs; the
 // calls only servers make need the server credential. Namespaces: any valid
 // token lists them (and sees those it holds a capability in), reading one
-// needs a capability in it, writes need management; node pools read as nodes
-// (a pool's jobs filtered by list-jobs), pool writes need management. Native
+// needs a capability in it, writes need management; node pools by the
+// node_pool rules as in Nomad (a list shows the readable pools; get and a
+// pool's jobs need read, the jobs filtered by list-jobs; its nodes read and
+// node read; upsert write; delete delete). Native
 // services read with read-job (a client's own registrations by node secret,
 // an operator's delete with submit-job); variables are checked per path
 // (AuthorizeVariable); the keyring needs management. -dev generates a random
