@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/go-msgpack/v2/codec"
 	msgpackrpc "github.com/hashicorp/net-rpc-msgpackrpc/v2"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/drover-project/drover/internal/rpcwire"
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/testutil"
 )
 
 // rpcCaller dials a server's RPC listener as a client or a forwarding
@@ -92,6 +94,14 @@ func TestRPCEndpoints_SameAnswerAsInProcess(t *testing.T) {
 		t.Fatalf("Job.GetJob over RPC %+v (job %+v), in-process %+v", overRPC.QueryMeta, overRPC.Job, local.QueryMeta)
 	}
 
+	// The register's eval is scheduled meanwhile (and blocks: no nodes);
+	// the two list answers below must see the same state, so let the
+	// pipeline settle first (it raced the second read under load).
+	testutil.WaitFor(t, 10*time.Second, "the register's eval to be processed", func() bool {
+		e, err := s.State().EvalByID(nil, reg.EvalID)
+		st := s.Stats().Broker
+		return err == nil && e != nil && e.TerminalStatus() && st.TotalReady == 0 && st.TotalUnacked == 0 && st.TotalPending == 0
+	})
 	list := &structs.EvalListRequest{JobID: "web", QueryOptions: structs.QueryOptions{Namespace: structs.DefaultNamespace}}
 	var evalsRPC structs.EvalListResponse
 	if err := rc.call("Eval.List", list, &evalsRPC); err != nil {
