@@ -119,7 +119,10 @@
 // (a pool's jobs filtered by list-jobs), pool writes need management. Native
 // services read with read-job (a client's own registrations by node secret,
 // an operator's delete with submit-job); variables are checked per path
-// (AuthorizeVariable); the keyring needs management. -dev generates a random
+// and operation (VariableAccessOf, AuthorizeVariable: read; list for each
+// variable a listing shows; write for a set or a lock operation; destroy
+// for a delete), granted only by a namespace's variables block (package
+// acl); the keyring needs management. -dev generates a random
 // node registration credential shared by its server and client.
 //
 // # Keyring and variables surface

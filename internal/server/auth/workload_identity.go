@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/drover-project/drover/internal/acl"
 	"github.com/drover-project/drover/internal/server/coded"
 	"github.com/drover-project/drover/internal/structs"
 )
@@ -116,10 +117,11 @@ func (s *Service) VerifyIdentity(token string) (*structs.IdentityClaims, error) 
 	return &claims, nil
 }
 
-// identityMayRead reports whether a task's identity may read a variable
-// path: its job's, group's and task's own, as Nomad's implicit policy.
-func identityMayRead(c *structs.IdentityClaims, namespace, path string) bool {
-	if namespace != c.Namespace {
+// identityMay reports whether a task's identity may do op on a variable:
+// Nomad's implicit policy, read and list on nomad/jobs and on its job's,
+// group's and task's paths and everything under them.
+func identityMay(c *structs.IdentityClaims, namespace, path, op string) bool {
+	if namespace != c.Namespace || (op != acl.VariablesCapabilityRead && op != acl.VariablesCapabilityList) {
 		return false
 	}
 	allowed := []string{
@@ -136,20 +138,61 @@ func identityMayRead(c *structs.IdentityClaims, namespace, path string) bool {
 	return false
 }
 
-// AuthorizeVariable lets a workload identity read its own variables (and
-// nothing else); an ACL secret is the ACL system's to check, and without
-// one every caller may read and write.
-func (s *Service) AuthorizeVariable(token, namespace, path string, write bool) error {
-	if !LooksLikeJWT(token) {
-		return s.authorizeVariableACL(token, namespace, path, write)
+// VariableAccess is what one caller may do with variables: its token
+// resolved once for a request, then asked per path.
+type VariableAccess struct {
+	acl    *acl.ACL                // an ACL token's (management with ACLs off)
+	claims *structs.IdentityClaims // or a workload identity's
+}
+
+// VariableAccessOf resolves a request's token for variables. With ACLs
+// off every caller may do everything, a workload identity included (as in
+// Nomad, where ACLs off allow every request); with them on a workload
+// identity (a JWT) must verify and gets Nomad's implicit policy, and an
+// ACL secret its policies' variables rules.
+func (s *Service) VariableAccessOf(token string) (VariableAccess, error) {
+	if LooksLikeJWT(token) {
+		claims, err := s.VerifyIdentity(token)
+		if err != nil {
+			return VariableAccess{}, err
+		}
+		return VariableAccess{claims: claims}, nil
 	}
-	claims, err := s.VerifyIdentity(token)
+	a, err := s.ResolveToken(token)
+	if err != nil {
+		return VariableAccess{}, err
+	}
+	return VariableAccess{acl: a}, nil
+}
+
+// Allows reports whether op (a variables capability: read, list, write,
+// destroy) is allowed on the variable at path in namespace.
+func (v VariableAccess) Allows(namespace, path, op string) bool {
+	if v.claims != nil {
+		return identityMay(v.claims, namespace, path, op)
+	}
+	return v.acl != nil && v.acl.AllowVariableOperation(namespace, path, op)
+}
+
+// Check is Allows as an error: 403 naming the identity when a workload
+// identity is refused, a bare ErrPermissionDenied for an ACL token.
+func (v VariableAccess) Check(namespace, path, op string) error {
+	if v.Allows(namespace, path, op) {
+		return nil
+	}
+	if v.claims != nil {
+		return coded.New(http.StatusForbidden, "Permission denied: the workload identity of %s/%s may not %s variable %q",
+			v.claims.JobID, v.claims.Task, op, path)
+	}
+	return ErrPermissionDenied
+}
+
+// AuthorizeVariable checks one operation on one variable (VariableAccessOf,
+// then Check).
+func (s *Service) AuthorizeVariable(token, namespace, path, op string) error {
+	v, err := s.VariableAccessOf(token)
 	if err != nil {
 		return err
 	}
-	if write || !identityMayRead(claims, namespace, path) {
-		return coded.New(http.StatusForbidden, "Permission denied: the workload identity of %s/%s may not %s variable %q",
-			claims.JobID, claims.Task, map[bool]string{true: "write", false: "read"}[write], path)
-	}
-	return nil
+	return v.Check(namespace, path, op)
 }

@@ -13,11 +13,11 @@ func TestIdentityMayRead(t *testing.T) {
 		"nomad/jobs/web/g/t/extra": true, "nomad/jobs/web/other": true,
 		"nomad/jobs/webby": false, "nomad/jobs/api": false, "app/db": false, "nomad/jobsx": false,
 	} {
-		if got := identityMayRead(c, "default", path); got != want {
+		if got := identityMay(c, "default", path, "read"); got != want {
 			t.Errorf("%s: %v, want %v", path, got, want)
 		}
 	}
-	if identityMayRead(c, "prod", "nomad/jobs/web") {
+	if identityMay(c, "prod", "nomad/jobs/web", "read") {
 		t.Error("another namespace's variable readable")
 	}
 }
