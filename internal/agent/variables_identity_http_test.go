@@ -171,6 +171,49 @@ func TestVariables_NamespacePolicyGrantsNoVariables(t *testing.T) {
 	wantHTTPError(t, err, "403", "Permission denied")
 }
 
+// With ACLs off Nomad allows every request, a task's identity included: a
+// template reads a variable outside nomad/jobs/<job>, and the task's own
+// token reads and writes any variable over HTTP.
+func TestVariables_ACLsOffIdentityReadsAnyVariable(t *testing.T) {
+	a, c := clientTestAgent(t)
+	if _, _, err := c.Variables().Create(&api.Variable{Path: "app/config", Items: api.VariableItems{"k": "shared"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	job := shellJob("cons", `printf %s "$NOMAD_TOKEN" > local/token; exec sleep 600`)
+	task := job.TaskGroups[0].Tasks[0]
+	task.Identity = &api.WorkloadIdentity{Env: true}
+	task.Templates = []*api.Template{{DestPath: pointer("local/config.txt"), ChangeMode: pointer("noop"),
+		EmbeddedTmpl: pointer(`{{ with nomadVar "app/config" }}{{ .k }}{{ end }}`)}}
+	if _, _, err := c.Jobs().Register(job, nil); err != nil {
+		t.Fatal(err)
+	}
+	var alloc *api.Allocation
+	testutil.WaitFor(t, 20*time.Second, "the template rendering app/config", func() (bool, string) {
+		stubs, _, err := c.Jobs().Allocations("cons", false, nil)
+		if err != nil || len(stubs) == 0 {
+			return false, "no alloc"
+		}
+		if alloc, _, err = c.Allocations().Info(stubs[0].ID, nil); err != nil {
+			return false, err.Error()
+		}
+		got, err := catAllocFile(c, alloc, "t/local/config.txt")
+		return got == "shared", fmt.Sprintf("%q %v; %s", got, err, allocProgress(stubs))
+	})
+	var token string
+	testutil.WaitFor(t, 10*time.Second, "the task's token in local/token", func() (bool, string) {
+		var err error
+		token, err = catAllocFile(c, alloc, "t/local/token")
+		return strings.Count(token, ".") == 2, fmt.Sprintf("token %q %v", token, err)
+	})
+	task2 := withToken(t, a, token)
+	if v, _, err := task2.Variables().Read("app/config", nil); err != nil || v.Items["k"] != "shared" {
+		t.Fatalf("the task's token reading app/config: %v %+v", err, v)
+	}
+	if _, _, err := task2.Variables().Create(&api.Variable{Path: "app/other", Items: api.VariableItems{"k": "v"}}, nil); err != nil {
+		t.Fatalf("the task's token writing app/other: %v", err)
+	}
+}
+
 // catAllocFile reads a file of an alloc through the client FS API.
 func catAllocFile(c *api.Client, alloc *api.Allocation, path string) (string, error) {
 	rc, err := c.AllocFS().Cat(alloc, path, nil)

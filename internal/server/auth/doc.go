@@ -68,10 +68,12 @@
 //
 // An EdDSA JWT per task (SignIdentity), signed with an Ed25519 key derived
 // from the active root key, with Nomad's claims; the public keys
-// (IdentityPublicKey) are the JWKS. A request whose token is a JWT may only
-// read variables under nomad/jobs, nomad/jobs/<job>[/<group>[/<task>]] of
-// its namespace (AuthorizeVariable); an ACL secret is checked against the
-// token's variables rules.
+// (IdentityPublicKey) are the JWKS. With ACLs on, a request whose token is
+// a JWT may only read and list variables under nomad/jobs,
+// nomad/jobs/<job>[/<group>[/<task>]] of its namespace (Nomad's implicit
+// policy; VariableAccessOf); an ACL secret is checked against the token's
+// variables rules. With ACLs off every request may do everything, a
+// workload identity's included, as in Nomad.
 //
 // # The ACL endpoints
 //

@@ -151,7 +151,7 @@ type VariableAccess struct {
 // identity (a JWT) must verify and gets Nomad's implicit policy, and an
 // ACL secret its policies' variables rules.
 func (s *Service) VariableAccessOf(token string) (VariableAccess, error) {
-	if LooksLikeJWT(token) {
+	if s.ACLEnabled() && LooksLikeJWT(token) {
 		claims, err := s.VerifyIdentity(token)
 		if err != nil {
 			return VariableAccess{}, err
