@@ -49,8 +49,8 @@ func taskIdentity(t *testing.T, c *api.Client, id string) (string, *api.Allocati
 
 // With ACLs on, a task's own NOMAD_TOKEN (its workload identity) reads and
 // lists its job's variables over HTTP with the official client, as Nomad's
-// implicit policy allows, and gets 403 for another job's variables and for
-// any write.
+// implicit policy allows, and gets 403 for another job's variables, for
+// any write, and for everything once its allocation has stopped.
 func TestVariables_TaskIdentityReadsItsJobsVariablesWithACLs(t *testing.T) {
 	a, c := identityAgent(t)
 	for _, path := range []string{"nomad/jobs/idweb", "nomad/jobs/idweb/g/t", "nomad/jobs/other", "app/config"} {
@@ -84,6 +84,16 @@ func TestVariables_TaskIdentityReadsItsJobsVariablesWithACLs(t *testing.T) {
 	}
 	_, _, err = task.Variables().Create(&api.Variable{Path: "nomad/jobs/idweb", Items: api.VariableItems{"k": "x"}}, nil)
 	wantHTTPError(t, err, "403", "Permission denied")
+
+	// Once its allocation is stopped, the token reads nothing (Nomad treats
+	// a terminal allocation's claims as expired).
+	if _, _, err := c.Jobs().Deregister("idweb", false, nil); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitFor(t, 10*time.Second, "the stopped alloc's token refused", func() (bool, string) {
+		_, _, err := task.Variables().Read("nomad/jobs/idweb", nil)
+		return err != nil && strings.Contains(err.Error(), "403") && strings.Contains(err.Error(), "terminal"), fmt.Sprint(err)
+	})
 }
 
 // A namespace's policy grants no variable: Nomad gives variables only

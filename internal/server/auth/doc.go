@@ -73,7 +73,11 @@
 // nomad/jobs/<job>[/<group>[/<task>]] of its namespace (Nomad's implicit
 // policy; VariableAccessOf); an ACL secret is checked against the token's
 // variables rules. With ACLs off every request may do everything, a
-// workload identity's included, as in Nomad.
+// workload identity's included, as in Nomad. VerifyIdentity (go-jose)
+// checks the EdDSA signature by the root key the token names, exp/nbf/iat
+// on the server's clock (one minute of leeway), the audience, and that the
+// token's allocation exists, is not terminal and is of the token's job and
+// namespace; FuzzVerifyIdentity fuzzes it.
 //
 // # The ACL endpoints
 //

@@ -5,8 +5,12 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
+
+	"github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
 
 	"github.com/drover-project/drover/internal/acl"
 	"github.com/drover-project/drover/internal/server/coded"
@@ -80,41 +84,82 @@ func (s *Service) SignIdentity(alloc *structs.Allocation, task string) (string, 
 // LooksLikeJWT tells a workload identity from an ACL secret (a UUID).
 func LooksLikeJWT(token string) bool { return strings.Count(token, ".") == 2 }
 
-var errBadIdentity = coded.New(http.StatusForbidden, "workload identity: invalid token")
+var (
+	errBadIdentity      = coded.New(http.StatusForbidden, "workload identity: invalid token")
+	errIdentityTime     = coded.New(http.StatusForbidden, "workload identity: expired, or not valid yet")
+	errIdentityAudience = coded.New(http.StatusForbidden, "workload identity: not meant for Nomad (audience)")
+	errIdentityAlloc    = coded.New(http.StatusForbidden, "workload identity: its allocation is gone or terminal")
+)
 
-// VerifyIdentity checks a token's signature against the key it names (any
-// state: tokens signed before a rotation stay valid) and returns its claims.
+// identityLeeway is the clock skew allowed between the server that signed
+// a token and the one that verifies it (go-jose's default).
+const identityLeeway = jwt.DefaultLeeway
+
+// VerifyIdentity checks a workload identity and returns its claims: an
+// EdDSA signature by the root key the token names (in any state: tokens
+// signed before a rotation stay valid), its time claims on the server's
+// clock (exp and nbf when present, iat never in the future), its audience,
+// and, as Nomad does, that its allocation exists and is not terminal (a
+// stopped or purged allocation's token reads nothing). Drover differs on
+// purpose in requiring the audience nomadproject.io, which every token it
+// signs carries (Nomad leaves aud unchecked): a token minted for another
+// audience is not a key to the variables.
 func (s *Service) VerifyIdentity(token string) (*structs.IdentityClaims, error) {
-	parts := strings.Split(token, ".")
-	if len(parts) != 3 {
+	tok, err := jwt.ParseSigned(token, []jose.SignatureAlgorithm{jose.EdDSA})
+	if err != nil || len(tok.Headers) != 1 {
 		return nil, errBadIdentity
 	}
-	var header jwtHeader
-	raw, err := b64.DecodeString(parts[0])
-	if err != nil || json.Unmarshal(raw, &header) != nil || header.Alg != "EdDSA" {
-		return nil, errBadIdentity
-	}
-	root, err := s.srv.State().RootKeyByID(nil, header.Kid)
+	st := s.srv.State()
+	root, err := st.RootKeyByID(nil, tok.Headers[0].KeyID)
 	if err != nil {
 		return nil, err
 	}
-	sig, err := b64.DecodeString(parts[2])
-	if root == nil || err != nil {
+	if root == nil {
 		return nil, errBadIdentity
 	}
-	priv, err := s.identitySigningKey(root)
+	pub, err := s.IdentityPublicKey(root)
 	if err != nil {
 		return nil, err
 	}
-	if !ed25519.Verify(priv.Public().(ed25519.PublicKey), []byte(parts[0]+"."+parts[1]), sig) {
+	var std jwt.Claims
+	var payload identityPayload
+	if err := tok.Claims(pub, &std, &payload); err != nil || payload.AllocID == "" {
 		return nil, errBadIdentity
 	}
-	var claims structs.IdentityClaims
-	raw, err = b64.DecodeString(parts[1])
-	if err != nil || json.Unmarshal(raw, &claims) != nil || claims.AllocID == "" {
-		return nil, errBadIdentity
+	switch err := std.ValidateWithLeeway(jwt.Expected{AnyAudience: jwt.Audience{identityAudience}, Time: s.now()}, identityLeeway); {
+	case errors.Is(err, jwt.ErrInvalidAudience):
+		return nil, errIdentityAudience
+	case err != nil:
+		return nil, errIdentityTime
+	}
+	claims := payload.IdentityClaims
+	claims.Audience, claims.IssuedAt, claims.NotBefore = identityAudience, unixOf(std.IssuedAt), unixOf(std.NotBefore)
+	alloc, err := st.AllocByID(nil, claims.AllocID)
+	if err != nil {
+		return nil, err
+	}
+	if alloc == nil || alloc.TerminalStatus() || alloc.Namespace != claims.Namespace || alloc.JobID != claims.JobID {
+		return nil, errIdentityAlloc
 	}
 	return &claims, nil
+}
+
+// identityPayload decodes a token's Nomad claims; the registered claims
+// it shares with jwt.Claims take any form the JWT spec allows (aud a
+// string or a list, numeric dates with fractions), which jwt.Claims
+// validates.
+type identityPayload struct {
+	structs.IdentityClaims
+	Audience  jwt.Audience     `json:"aud"`
+	IssuedAt  *jwt.NumericDate `json:"iat"`
+	NotBefore *jwt.NumericDate `json:"nbf"`
+}
+
+func unixOf(d *jwt.NumericDate) int64 {
+	if d == nil {
+		return 0
+	}
+	return int64(*d)
 }
 
 // identityMay reports whether a task's identity may do op on a variable:
