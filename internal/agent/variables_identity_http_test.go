@@ -33,7 +33,7 @@ func identityAgent(t *testing.T) (*Agent, *api.Client) {
 
 // taskIdentity runs job id whose task t writes its NOMAD_TOKEN to
 // local/token, and returns the token as the task sees it.
-func taskIdentity(t *testing.T, c *api.Client, id string) (string, *api.Allocation) {
+func taskIdentity(t *testing.T, c *api.Client, id string) string {
 	t.Helper()
 	job := shellJob(id, `printf %s "$NOMAD_TOKEN" > local/token; exec sleep 600`)
 	job.TaskGroups[0].Tasks[0].Identity = &api.WorkloadIdentity{Env: true}
@@ -44,7 +44,7 @@ func taskIdentity(t *testing.T, c *api.Client, id string) (string, *api.Allocati
 		token, err = catAllocFile(c, alloc, "t/local/token")
 		return strings.Count(token, ".") == 2, fmt.Sprintf("token %q %v", token, err)
 	})
-	return token, alloc
+	return token
 }
 
 // With ACLs on, a task's own NOMAD_TOKEN (its workload identity) reads and
@@ -58,7 +58,7 @@ func TestVariables_TaskIdentityReadsItsJobsVariablesWithACLs(t *testing.T) {
 			t.Fatalf("create %s: %v", path, err)
 		}
 	}
-	token, _ := taskIdentity(t, c, "idweb")
+	token := taskIdentity(t, c, "idweb")
 	task := withToken(t, a, token)
 
 	for _, path := range []string{"nomad/jobs/idweb", "nomad/jobs/idweb/g/t"} {
