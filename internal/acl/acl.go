@@ -111,11 +111,11 @@ func mergeNamespace(target map[string]*nsRule, ns *NamespacePolicy) {
 	}
 	r.caps.add(expandNamespacePolicy(ns.Policy)...)
 	r.caps.add(ns.Capabilities...)
-	if vp := expandVariablesPolicy(ns.Policy); vp != nil {
-		r.variable("*").add(vp...)
-	}
+	// A namespace's policy and capabilities grant no variable: as in
+	// Nomad, variables are reached only through the namespace's variables
+	// block, path by path.
 	for _, v := range ns.Variables {
-		r.variable(v.PathSpec).add(v.Capabilities...)
+		r.variable(v.PathSpec).add(expandVariablesCapabilities(v.Capabilities)...)
 	}
 }
 

@@ -154,3 +154,61 @@ func TestGlobMatch(t *testing.T) {
 		}
 	}
 }
+
+// Variables are granted only by a namespace's variables block, as in
+// Nomad: its policy (read, write, even with every capability listed)
+// grants no variable at all, read on a path implies list, and deny on a
+// path (or from another policy) wins.
+func TestACL_VariableOperations(t *testing.T) {
+	paths := `namespace "default" {
+  variables {
+    path "app/*"     { capabilities = ["read"] }
+    path "app/db"    { capabilities = ["write", "read"] }
+    path "logs/*"    { capabilities = ["list"] }
+    path "tmp/*"     { capabilities = ["destroy"] }
+    path "secret/*"  { capabilities = ["read", "deny"] }
+  }
+}`
+	cases := []struct {
+		name         string
+		rules        []string
+		ns, path, op string
+		want         bool
+	}{
+		{"ns read grants no read", []string{`namespace "default" { policy = "read" }`}, "default", "app/x", "read", false},
+		{"ns read grants no list", []string{`namespace "default" { policy = "read" }`}, "default", "app/x", "list", false},
+		{"ns write grants no read", []string{`namespace "default" { policy = "write" }`}, "default", "app/x", "read", false},
+		{"ns write grants no write", []string{`namespace "default" { policy = "write" }`}, "default", "app/x", "write", false},
+		{"ns write grants no destroy", []string{`namespace "default" { policy = "write" }`}, "default", "app/x", "destroy", false},
+		{"glob ns write grants nothing", []string{`namespace "*" { policy = "write" }`}, "default", "app/x", "read", false},
+		{"ns capabilities grant nothing", []string{`namespace "default" { capabilities = ["read-job", "submit-job", "list-jobs"] }`}, "default", "app/x", "read", false},
+		{"path read", []string{paths}, "default", "app/x", "read", true},
+		{"path read implies list", []string{paths}, "default", "app/x", "list", true},
+		{"path read no write", []string{paths}, "default", "app/x", "write", false},
+		{"closest path write", []string{paths}, "default", "app/db", "write", true},
+		{"write is not destroy", []string{paths}, "default", "app/db", "destroy", false},
+		{"list only", []string{paths}, "default", "logs/a", "list", true},
+		{"list is not read", []string{paths}, "default", "logs/a", "read", false},
+		{"destroy only", []string{paths}, "default", "tmp/a", "destroy", true},
+		{"path deny wins in its block", []string{paths}, "default", "secret/a", "read", false},
+		{"unmatched path", []string{paths}, "default", "other", "read", false},
+		{"other namespace", []string{paths}, "prod", "app/x", "read", false},
+		{"ns policy next to paths adds nothing", []string{paths, `namespace "default" { policy = "write" }`}, "default", "other", "read", false},
+		{"deny across policies wins", []string{paths, `namespace "default" {
+  variables {
+    path "app/*" { capabilities = ["deny"] }
+  }
+}`}, "default", "app/x", "read", false},
+		{"ns deny leaves variables to their block", []string{paths, `namespace "default" { policy = "deny" }`}, "default", "app/x", "read", true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := compile(t, tc.rules...).AllowVariableOperation(tc.ns, tc.path, tc.op); got != tc.want {
+				t.Fatalf("AllowVariableOperation(%q, %q, %q) = %v, want %v", tc.ns, tc.path, tc.op, got, tc.want)
+			}
+		})
+	}
+	if !ManagementACL.AllowVariableOperation("any", "x", "destroy") {
+		t.Fatal("management denied a variable")
+	}
+}

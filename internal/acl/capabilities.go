@@ -1,5 +1,7 @@
 package acl
 
+import "slices"
+
 // Coarse dispositions of a rule's `policy` field.
 const (
 	PolicyDeny  = "deny"
@@ -134,18 +136,14 @@ func expandHostVolumePolicy(policy string) []string {
 	return nil
 }
 
-// expandVariablesPolicy is what a namespace disposition grants on every
-// variable path of the namespace.
-func expandVariablesPolicy(policy string) []string {
-	switch policy {
-	case PolicyRead:
-		return []string{VariablesCapabilityRead, VariablesCapabilityList}
-	case PolicyWrite:
-		return []string{VariablesCapabilityRead, VariablesCapabilityList, VariablesCapabilityWrite, VariablesCapabilityDestroy}
-	case PolicyDeny:
-		return []string{VariablesCapabilityDeny}
+// expandVariablesCapabilities is what a variables path's capabilities
+// grant: read implies list (Nomad's rule); deny is kept as it is and wins
+// when the sets are checked.
+func expandVariablesCapabilities(caps []string) []string {
+	if slices.Contains(caps, VariablesCapabilityRead) && !slices.Contains(caps, VariablesCapabilityList) {
+		return append(slices.Clone(caps), VariablesCapabilityList)
 	}
-	return nil
+	return caps
 }
 
 func set(items ...string) map[string]bool {

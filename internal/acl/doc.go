@@ -19,6 +19,11 @@
 // AllowNode/Agent/Operator/Quota Read/Write, AllowPluginList/Read,
 // IsManagement. FuzzParse fuzzes the parser.
 //
+// Variables are granted only by a namespace's variables block, path by
+// path: the closest path glob decides, read implies list, deny wins, and a
+// namespace's policy or capabilities grant no variable at all (Nomad's
+// rule: `namespace "x" { policy = "write" }` reads no variable of x).
+//
 // ACLs are off unless the agent config has acl { enabled = true }
 // (token_ttl, policy_ttl: how long a resolved token is cached, default 30
 // s). Token resolution and its cache are package server/auth; who checks

@@ -36,6 +36,10 @@ var matrixPolicies = map[string]string{
 	"agent-write":    `agent { policy = "write" }`,
 	"operator-read":  `operator { policy = "read" }`,
 	"operator-write": `operator { policy = "write" }`,
+	// Variables only through a variables block: a namespace's policy
+	// grants none (Nomad's rule).
+	"vars-default": "namespace \"default\" {\n variables {\n  path \"app/*\" { capabilities = [\"read\", \"write\"] }\n }\n}",
+	"vars-prod":    "namespace \"prod\" {\n variables {\n  path \"*\" { capabilities = [\"read\"] }\n }\n}",
 }
 
 // Pseudo tokens: the management token, no token, and a secret nobody
@@ -137,9 +141,10 @@ func matrixCases(f matrixFixture) []matrixCase {
 		{"GET", "/v1/services", nil, readsDefault},
 		{"GET", "/v1/job/web/services", nil, readsDefault},
 		{"GET", "/v1/allocation/" + f.apiAlloc + "/services", nil, readsProd},
-		{"GET", "/v1/var/app/nope", nil, readsDefault},
-		{"GET", "/v1/var/app/nope?namespace=prod", nil, readsProd},
-		{"PUT", "/v1/var/app/x", map[string]any{"Items": map[string]string{"k": "v"}}, writesDefault},
+		{"GET", "/v1/var/app/nope", nil, []string{"vars-default"}},
+		{"GET", "/v1/var/app/nope?namespace=prod", nil, []string{"vars-prod"}},
+		{"PUT", "/v1/var/app/x", map[string]any{"Items": map[string]string{"k": "v"}}, []string{"vars-default"}},
+		{"DELETE", "/v1/var/app/x", nil, nil}, // destroy: no token here holds it
 		{"GET", "/v1/vars", nil, allTokensButBogus},
 		{"GET", "/v1/operator/keyring/keys", nil, nil},
 
@@ -227,7 +232,8 @@ var allTokens = []string{"*"}
 
 // allTokensButBogus: every token that resolves, the anonymous one too.
 var allTokensButBogus = []string{tokAnonymous, "read-default", "write-default", "read-prod", "scale-default", "logs-default",
-	"list-all", "deny-default", "node-read", "node-write", "agent-read", "agent-write", "operator-read", "operator-write"}
+	"list-all", "deny-default", "node-read", "node-write", "agent-read", "agent-write", "operator-read", "operator-write",
+	"vars-default", "vars-prod"}
 
 func TestACLMatrix_DeniesWhatPoliciesDoNotGrant(t *testing.T) {
 	a, root, rootSecret := matrixAgent(t)

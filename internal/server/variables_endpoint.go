@@ -8,6 +8,7 @@ import (
 
 	"github.com/hashicorp/go-memdb"
 
+	"github.com/drover-project/drover/internal/acl"
 	"github.com/drover-project/drover/internal/server/auth"
 	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
@@ -33,7 +34,7 @@ func (e *VariablesEndpoint) Apply(ctx context.Context, args *structs.VariablesAp
 	if err != nil {
 		return nil, err
 	}
-	if err := e.srv.auth.AuthorizeVariable(args.AuthToken, req.Var.Namespace, req.Var.Path, true); err != nil {
+	if err := e.srv.auth.AuthorizeVariable(args.AuthToken, req.Var.Namespace, req.Var.Path, variableOpCapability(req.Op)); err != nil {
 		return nil, err
 	}
 	index, err := e.srv.raftApply(ctx, structs.VariableApplyRequestType, req)
@@ -117,6 +118,15 @@ func (e *VariablesEndpoint) applyRequest(args *structs.VariablesApplyArgs) (*str
 	return req, nil
 }
 
+// variableOpCapability is the variables capability a write needs, as in
+// Nomad: destroy to delete, write for a set or any lock operation.
+func variableOpCapability(op string) string {
+	if op == structs.VarOpDelete {
+		return acl.VariablesCapabilityDestroy
+	}
+	return acl.VariablesCapabilityWrite
+}
+
 // lockRequest fills a lock's defaults and checks its bounds.
 func lockRequest(in *structs.VariableLock) (*structs.VariableLock, error) {
 	l := &structs.VariableLock{TTL: defaultLockTTL, LockDelay: defaultLockDelay}
@@ -144,7 +154,7 @@ func (e *VariablesEndpoint) Read(ctx context.Context, args *structs.VariablesRea
 	if args.Path == "" {
 		return nil, BadRequest("Path: missing")
 	}
-	if err := e.srv.auth.AuthorizeVariable(args.AuthToken, ns, args.Path, false); err != nil {
+	if err := e.srv.auth.AuthorizeVariable(args.AuthToken, ns, args.Path, acl.VariablesCapabilityRead); err != nil {
 		return nil, err
 	}
 	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
@@ -167,6 +177,10 @@ func (e *VariablesEndpoint) List(ctx context.Context, args *structs.VariablesLis
 	if err != nil {
 		return nil, err
 	}
+	access, err := e.srv.auth.VariableAccessOf(args.AuthToken)
+	if err != nil {
+		return nil, err
+	}
 	err = e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		vars, err := st.Variables(ws, ns, args.Prefix)
 		if err != nil {
@@ -175,7 +189,7 @@ func (e *VariablesEndpoint) List(ctx context.Context, args *structs.VariablesLis
 		reply.Data, reply.NextToken = make([]*structs.VariableMetadata, 0, len(vars)), ""
 		for _, v := range vars {
 			key := variableKey(ns, v)
-			if key < args.NextToken || e.srv.auth.AuthorizeVariable(args.AuthToken, v.Namespace, v.Path, false) != nil {
+			if key < args.NextToken || !access.Allows(v.Namespace, v.Path, acl.VariablesCapabilityList) {
 				continue
 			}
 			md := e.visible(v.VariableMetadata)

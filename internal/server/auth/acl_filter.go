@@ -94,23 +94,6 @@ func (s *Service) NamespaceVisible(args structs.RPCInfo, capability string) (fun
 	return func(ns string) bool { return a.AllowNamespaceOperation(ns, capability) }, nil
 }
 
-// authorizeVariableACL checks an ACL token's variables rules for path
-// (read, or write for any change).
-func (s *Service) authorizeVariableACL(token, namespace, path string, write bool) error {
-	a, err := s.ResolveToken(token)
-	if err != nil {
-		return err
-	}
-	op := acl.VariablesCapabilityRead
-	if write {
-		op = acl.VariablesCapabilityWrite
-	}
-	if !a.AllowVariableOperation(namespace, path, op) {
-		return ErrPermissionDenied
-	}
-	return nil
-}
-
 // JobNamespace is a job's namespace, for VisibleOnly.
 func JobNamespace(j *structs.Job) string { return j.Namespace }
 

@@ -45,7 +45,13 @@ func (f *fakeServer) RPC(context.Context, string, string, any, any) error {
 }
 
 // testService is a Service of a single, gossip-less server in dev mode.
-func testService(t *testing.T, acl ACLConfig) (*Service, *fakeServer) {
+func testService(t testing.TB, acl ACLConfig) (*Service, *fakeServer) {
+	t.Helper()
+	return testServiceAt(t, acl, clock.Real{})
+}
+
+// testServiceAt is testService on clock clk.
+func testServiceAt(t testing.TB, acl ACLConfig, clk clock.Clock) (*Service, *fakeServer) {
 	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	f, err := fsm.New(log)
@@ -53,7 +59,7 @@ func testService(t *testing.T, acl ACLConfig) (*Service, *fakeServer) {
 		t.Fatal(err)
 	}
 	srv := &fakeServer{fsm: f}
-	s, err := New(Config{ACL: acl, Region: "global", NodeID: "server-1", Clock: clock.Real{}, Logger: log}, srv)
+	s, err := New(Config{ACL: acl, Region: "global", NodeID: "server-1", Clock: clk, Logger: log}, srv)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -74,10 +74,16 @@
 //
 // An EdDSA JWT per task (SignIdentity), signed with an Ed25519 key derived
 // from the active root key, with Nomad's claims; the public keys
-// (IdentityPublicKey) are the JWKS. A request whose token is a JWT may only
-// read variables under nomad/jobs, nomad/jobs/<job>[/<group>[/<task>]] of
-// its namespace (AuthorizeVariable); an ACL secret is checked against the
-// token's variables rules.
+// (IdentityPublicKey) are the JWKS. With ACLs on, a request whose token is
+// a JWT may only read and list variables under nomad/jobs,
+// nomad/jobs/<job>[/<group>[/<task>]] of its namespace (Nomad's implicit
+// policy; VariableAccessOf); an ACL secret is checked against the token's
+// variables rules. With ACLs off every request may do everything, a
+// workload identity's included, as in Nomad. VerifyIdentity (go-jose)
+// checks the EdDSA signature by the root key the token names, exp/nbf/iat
+// on the server's clock (one minute of leeway), the audience, and that the
+// token's allocation exists, is not terminal and is of the token's job and
+// namespace; FuzzVerifyIdentity fuzzes it.
 //
 // # The ACL endpoints
 //
@@ -128,7 +134,10 @@
 // node read; upsert write; delete delete). Native
 // services read with read-job (a client's own registrations by node secret,
 // an operator's delete with submit-job); variables are checked per path
-// (AuthorizeVariable); the keyring needs management. -dev generates a random
+// and operation (VariableAccessOf, AuthorizeVariable: read; list for each
+// variable a listing shows; write for a set or a lock operation; destroy
+// for a delete), granted only by a namespace's variables block (package
+// acl); the keyring needs management. -dev generates a random
 // node registration credential shared by its server and client.
 //
 // # Keyring and variables surface

@@ -5,9 +5,14 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 
+	"github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
+
+	"github.com/drover-project/drover/internal/acl"
 	"github.com/drover-project/drover/internal/server/coded"
 	"github.com/drover-project/drover/internal/structs"
 )
@@ -79,47 +84,89 @@ func (s *Service) SignIdentity(alloc *structs.Allocation, task string) (string, 
 // LooksLikeJWT tells a workload identity from an ACL secret (a UUID).
 func LooksLikeJWT(token string) bool { return strings.Count(token, ".") == 2 }
 
-var errBadIdentity = coded.New(http.StatusForbidden, "workload identity: invalid token")
+var (
+	errBadIdentity      = coded.New(http.StatusForbidden, "workload identity: invalid token")
+	errIdentityTime     = coded.New(http.StatusForbidden, "workload identity: expired, or not valid yet")
+	errIdentityAudience = coded.New(http.StatusForbidden, "workload identity: not meant for Nomad (audience)")
+	errIdentityAlloc    = coded.New(http.StatusForbidden, "workload identity: its allocation is gone or terminal")
+)
 
-// VerifyIdentity checks a token's signature against the key it names (any
-// state: tokens signed before a rotation stay valid) and returns its claims.
+// identityLeeway is the clock skew allowed between the server that signed
+// a token and the one that verifies it (go-jose's default).
+const identityLeeway = jwt.DefaultLeeway
+
+// VerifyIdentity checks a workload identity and returns its claims: an
+// EdDSA signature by the root key the token names (in any state: tokens
+// signed before a rotation stay valid), its time claims on the server's
+// clock (exp and nbf when present, iat never in the future), its audience,
+// and, as Nomad does, that its allocation exists and is not terminal (a
+// stopped or purged allocation's token reads nothing). Drover differs on
+// purpose in requiring the audience nomadproject.io, which every token it
+// signs carries (Nomad leaves aud unchecked): a token minted for another
+// audience is not a key to the variables.
 func (s *Service) VerifyIdentity(token string) (*structs.IdentityClaims, error) {
-	parts := strings.Split(token, ".")
-	if len(parts) != 3 {
+	tok, err := jwt.ParseSigned(token, []jose.SignatureAlgorithm{jose.EdDSA})
+	if err != nil || len(tok.Headers) != 1 {
 		return nil, errBadIdentity
 	}
-	var header jwtHeader
-	raw, err := b64.DecodeString(parts[0])
-	if err != nil || json.Unmarshal(raw, &header) != nil || header.Alg != "EdDSA" {
-		return nil, errBadIdentity
-	}
-	root, err := s.srv.State().RootKeyByID(nil, header.Kid)
+	st := s.srv.State()
+	root, err := st.RootKeyByID(nil, tok.Headers[0].KeyID)
 	if err != nil {
 		return nil, err
 	}
-	sig, err := b64.DecodeString(parts[2])
-	if root == nil || err != nil {
+	if root == nil {
 		return nil, errBadIdentity
 	}
-	priv, err := s.identitySigningKey(root)
+	pub, err := s.IdentityPublicKey(root)
 	if err != nil {
 		return nil, err
 	}
-	if !ed25519.Verify(priv.Public().(ed25519.PublicKey), []byte(parts[0]+"."+parts[1]), sig) {
+	var std jwt.Claims
+	var payload identityPayload
+	if err := tok.Claims(pub, &std, &payload); err != nil || payload.AllocID == "" {
 		return nil, errBadIdentity
 	}
-	var claims structs.IdentityClaims
-	raw, err = b64.DecodeString(parts[1])
-	if err != nil || json.Unmarshal(raw, &claims) != nil || claims.AllocID == "" {
-		return nil, errBadIdentity
+	switch err := std.ValidateWithLeeway(jwt.Expected{AnyAudience: jwt.Audience{identityAudience}, Time: s.now()}, identityLeeway); {
+	case errors.Is(err, jwt.ErrInvalidAudience):
+		return nil, errIdentityAudience
+	case err != nil:
+		return nil, errIdentityTime
+	}
+	claims := payload.IdentityClaims
+	claims.Audience, claims.IssuedAt, claims.NotBefore = identityAudience, unixOf(std.IssuedAt), unixOf(std.NotBefore)
+	alloc, err := st.AllocByID(nil, claims.AllocID)
+	if err != nil {
+		return nil, err
+	}
+	if alloc == nil || alloc.TerminalStatus() || alloc.Namespace != claims.Namespace || alloc.JobID != claims.JobID {
+		return nil, errIdentityAlloc
 	}
 	return &claims, nil
 }
 
-// identityMayRead reports whether a task's identity may read a variable
-// path: its job's, group's and task's own, as Nomad's implicit policy.
-func identityMayRead(c *structs.IdentityClaims, namespace, path string) bool {
-	if namespace != c.Namespace {
+// identityPayload decodes a token's Nomad claims; the registered claims
+// it shares with jwt.Claims take any form the JWT spec allows (aud a
+// string or a list, numeric dates with fractions), which jwt.Claims
+// validates.
+type identityPayload struct {
+	structs.IdentityClaims
+	Audience  jwt.Audience     `json:"aud"`
+	IssuedAt  *jwt.NumericDate `json:"iat"`
+	NotBefore *jwt.NumericDate `json:"nbf"`
+}
+
+func unixOf(d *jwt.NumericDate) int64 {
+	if d == nil {
+		return 0
+	}
+	return int64(*d)
+}
+
+// identityMay reports whether a task's identity may do op on a variable:
+// Nomad's implicit policy, read and list on nomad/jobs and on its job's,
+// group's and task's paths and everything under them.
+func identityMay(c *structs.IdentityClaims, namespace, path, op string) bool {
+	if namespace != c.Namespace || (op != acl.VariablesCapabilityRead && op != acl.VariablesCapabilityList) {
 		return false
 	}
 	allowed := []string{
@@ -136,20 +183,61 @@ func identityMayRead(c *structs.IdentityClaims, namespace, path string) bool {
 	return false
 }
 
-// AuthorizeVariable lets a workload identity read its own variables (and
-// nothing else); an ACL secret is the ACL system's to check, and without
-// one every caller may read and write.
-func (s *Service) AuthorizeVariable(token, namespace, path string, write bool) error {
-	if !LooksLikeJWT(token) {
-		return s.authorizeVariableACL(token, namespace, path, write)
+// VariableAccess is what one caller may do with variables: its token
+// resolved once for a request, then asked per path.
+type VariableAccess struct {
+	acl    *acl.ACL                // an ACL token's (management with ACLs off)
+	claims *structs.IdentityClaims // or a workload identity's
+}
+
+// VariableAccessOf resolves a request's token for variables. With ACLs
+// off every caller may do everything, a workload identity included (as in
+// Nomad, where ACLs off allow every request); with them on a workload
+// identity (a JWT) must verify and gets Nomad's implicit policy, and an
+// ACL secret its policies' variables rules.
+func (s *Service) VariableAccessOf(token string) (VariableAccess, error) {
+	if s.ACLEnabled() && LooksLikeJWT(token) {
+		claims, err := s.VerifyIdentity(token)
+		if err != nil {
+			return VariableAccess{}, err
+		}
+		return VariableAccess{claims: claims}, nil
 	}
-	claims, err := s.VerifyIdentity(token)
+	a, err := s.ResolveToken(token)
+	if err != nil {
+		return VariableAccess{}, err
+	}
+	return VariableAccess{acl: a}, nil
+}
+
+// Allows reports whether op (a variables capability: read, list, write,
+// destroy) is allowed on the variable at path in namespace.
+func (v VariableAccess) Allows(namespace, path, op string) bool {
+	if v.claims != nil {
+		return identityMay(v.claims, namespace, path, op)
+	}
+	return v.acl != nil && v.acl.AllowVariableOperation(namespace, path, op)
+}
+
+// Check is Allows as an error: 403 naming the identity when a workload
+// identity is refused, a bare ErrPermissionDenied for an ACL token.
+func (v VariableAccess) Check(namespace, path, op string) error {
+	if v.Allows(namespace, path, op) {
+		return nil
+	}
+	if v.claims != nil {
+		return coded.New(http.StatusForbidden, "Permission denied: the workload identity of %s/%s may not %s variable %q",
+			v.claims.JobID, v.claims.Task, op, path)
+	}
+	return ErrPermissionDenied
+}
+
+// AuthorizeVariable checks one operation on one variable (VariableAccessOf,
+// then Check).
+func (s *Service) AuthorizeVariable(token, namespace, path, op string) error {
+	v, err := s.VariableAccessOf(token)
 	if err != nil {
 		return err
 	}
-	if write || !identityMayRead(claims, namespace, path) {
-		return coded.New(http.StatusForbidden, "Permission denied: the workload identity of %s/%s may not %s variable %q",
-			claims.JobID, claims.Task, map[bool]string{true: "write", false: "read"}[write], path)
-	}
-	return nil
+	return v.Check(namespace, path, op)
 }
