@@ -67,6 +67,8 @@ var (
 	AllocList     = reads("Alloc.List", nsListCap(capReadJob), (*AllocEndpoint).List)
 	AllocGetAlloc = reads("Alloc.GetAlloc", objectCap(ObjectAlloc, capReadJob), (*AllocEndpoint).GetAlloc)
 	AllocStop     = writes("Alloc.Stop", objectCap(ObjectAlloc, capAllocLifecycle), (*AllocEndpoint).Stop)
+	// A client fetching its own changed allocs: checked by node secret.
+	AllocGetAllocs = reads("Alloc.GetAllocs", selfChecked, (*AllocEndpoint).GetAllocs)
 
 	DeploymentList          = reads("Deployment.List", nsListCap(capReadJob), (*DeploymentEndpoint).List)
 	DeploymentGetDeployment = reads("Deployment.GetDeployment", objectCap(ObjectDeployment, capReadJob), (*DeploymentEndpoint).GetDeployment)
@@ -77,17 +79,19 @@ var (
 	DeploymentUnblock       = writes("Deployment.Unblock", objectCap(ObjectDeployment, capSubmitJob), (*DeploymentEndpoint).Unblock)
 
 	// Nodes: the client's own calls (Register, the UpdateStatus
-	// heartbeat, GetClientAllocs, UpdateAlloc) authenticate by node secret.
-	NodeRegister          = writes("Node.Register", selfChecked, (*NodeEndpoint).Register)
-	NodeUpdateStatus      = writes("Node.UpdateStatus", selfChecked, (*NodeEndpoint).UpdateStatus)
-	NodeGetClientAllocs   = reads("Node.GetClientAllocs", selfChecked, (*NodeEndpoint).GetClientAllocs)
-	NodeUpdateAlloc       = writes("Node.UpdateAlloc", selfChecked, (*NodeEndpoint).UpdateAlloc)
-	NodeUpdateDrain       = writes("Node.UpdateDrain", nodeWrite, (*NodeEndpoint).UpdateDrain)
-	NodeUpdateEligibility = writes("Node.UpdateEligibility", nodeWrite, (*NodeEndpoint).UpdateEligibility)
-	NodeEvaluate          = writes("Node.Evaluate", nodeWrite, (*NodeEndpoint).Evaluate)
-	NodeList              = reads("Node.List", nodeRead, (*NodeEndpoint).List)
-	NodeGetNode           = reads("Node.GetNode", nodeRead, (*NodeEndpoint).GetNode)
-	NodeGetAllocs         = reads("Node.GetAllocs", nodeRead, (*NodeEndpoint).GetAllocs)
+	// heartbeat, GetClientAllocIndexes and the older clients'
+	// GetClientAllocs, UpdateAlloc) authenticate by node secret.
+	NodeRegister              = writes("Node.Register", selfChecked, (*NodeEndpoint).Register)
+	NodeUpdateStatus          = writes("Node.UpdateStatus", selfChecked, (*NodeEndpoint).UpdateStatus)
+	NodeGetClientAllocs       = reads("Node.GetClientAllocs", selfChecked, (*NodeEndpoint).GetClientAllocs)
+	NodeGetClientAllocIndexes = reads("Node.GetClientAllocIndexes", selfChecked, (*NodeEndpoint).GetClientAllocIndexes)
+	NodeUpdateAlloc           = writes("Node.UpdateAlloc", selfChecked, (*NodeEndpoint).UpdateAlloc)
+	NodeUpdateDrain           = writes("Node.UpdateDrain", nodeWrite, (*NodeEndpoint).UpdateDrain)
+	NodeUpdateEligibility     = writes("Node.UpdateEligibility", nodeWrite, (*NodeEndpoint).UpdateEligibility)
+	NodeEvaluate              = writes("Node.Evaluate", nodeWrite, (*NodeEndpoint).Evaluate)
+	NodeList                  = reads("Node.List", nodeRead, (*NodeEndpoint).List)
+	NodeGetNode               = reads("Node.GetNode", nodeRead, (*NodeEndpoint).GetNode)
+	NodeGetAllocs             = reads("Node.GetAllocs", nodeRead, (*NodeEndpoint).GetAllocs)
 
 	OperatorSchedulerGetConfiguration = reads("Operator.SchedulerGetConfiguration", operatorRead, (*OperatorEndpoint).SchedulerGetConfiguration)
 	OperatorSchedulerSetConfiguration = writes("Operator.SchedulerSetConfiguration", operatorWrite, (*OperatorEndpoint).SchedulerSetConfiguration)
