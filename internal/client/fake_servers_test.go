@@ -159,3 +159,16 @@ func (f *fakeServers) counts() (registers, heartbeats, updates int) {
 	defer f.mu.Unlock()
 	return len(f.registers), len(f.heartbeatTimes), len(f.updates)
 }
+
+// remove deletes allocs as the servers' garbage collection does: a new
+// index, and no alloc's AllocModifyIndex moves.
+func (f *fakeServers) remove(ids ...string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.index++
+	for _, id := range ids {
+		delete(f.allocs, id)
+	}
+	close(f.changed)
+	f.changed = make(chan struct{})
+}
