@@ -109,7 +109,13 @@ func wireSize(tb testing.TB, v any) int {
 
 // BenchmarkGetClientAllocs: one client pull on a node with 10,000
 // historic allocs (10 live) after one of them changed: the handler and
-// the msgpack encoding of what goes on the wire (wire-bytes/pull).
+// the msgpack encoding of what goes on the wire (wire-bytes/pull). "full"
+// is the pull of earlier clients (every alloc with its job), "indexes"
+// the pull of alloc indexes plus the fetch of the one changed alloc. On a
+// shared 2-core machine, with fixtures.Job's small job (about 470 bytes
+// an alloc): full 78-113 ms and 4,719,986 bytes, indexes 5.2-5.9 ms and
+// 390,482 bytes. The indexes do not grow with the job: the 54 MiB pulls
+// of issue 27 carried about 5.9 KB an alloc.
 func BenchmarkGetClientAllocs(b *testing.B) {
 	an := newAllocNode(b, 10_000, 10)
 	ctx := context.Background()
