@@ -79,19 +79,20 @@ var (
 	DeploymentUnblock       = writes("Deployment.Unblock", objectCap(ObjectDeployment, capSubmitJob), (*DeploymentEndpoint).Unblock)
 
 	// Nodes: the client's own calls (Register, the UpdateStatus
-	// heartbeat, GetClientAllocIndexes and the older clients'
-	// GetClientAllocs, UpdateAlloc) authenticate by node secret.
-	NodeRegister              = writes("Node.Register", selfChecked, (*NodeEndpoint).Register)
-	NodeUpdateStatus          = writes("Node.UpdateStatus", selfChecked, (*NodeEndpoint).UpdateStatus)
-	NodeGetClientAllocs       = reads("Node.GetClientAllocs", selfChecked, (*NodeEndpoint).GetClientAllocs)
+	// heartbeat, GetClientAllocs, UpdateAlloc) authenticate by node secret.
+	NodeRegister          = writes("Node.Register", selfChecked, (*NodeEndpoint).Register)
+	NodeUpdateStatus      = writes("Node.UpdateStatus", selfChecked, (*NodeEndpoint).UpdateStatus)
+	NodeGetClientAllocs   = reads("Node.GetClientAllocs", selfChecked, (*NodeEndpoint).GetClientAllocs)
+	NodeUpdateAlloc       = writes("Node.UpdateAlloc", selfChecked, (*NodeEndpoint).UpdateAlloc)
+	NodeUpdateDrain       = writes("Node.UpdateDrain", nodeWrite, (*NodeEndpoint).UpdateDrain)
+	NodeUpdateEligibility = writes("Node.UpdateEligibility", nodeWrite, (*NodeEndpoint).UpdateEligibility)
+	NodeEvaluate          = writes("Node.Evaluate", nodeWrite, (*NodeEndpoint).Evaluate)
+	NodeList              = reads("Node.List", nodeRead, (*NodeEndpoint).List)
+	NodeGetNode           = reads("Node.GetNode", nodeRead, (*NodeEndpoint).GetNode)
+	NodeGetAllocs         = reads("Node.GetAllocs", nodeRead, (*NodeEndpoint).GetAllocs)
+	// A client's pull of its alloc indexes (GetClientAllocs above is the
+	// full pull of clients of earlier versions): checked by node secret.
 	NodeGetClientAllocIndexes = reads("Node.GetClientAllocIndexes", selfChecked, (*NodeEndpoint).GetClientAllocIndexes)
-	NodeUpdateAlloc           = writes("Node.UpdateAlloc", selfChecked, (*NodeEndpoint).UpdateAlloc)
-	NodeUpdateDrain           = writes("Node.UpdateDrain", nodeWrite, (*NodeEndpoint).UpdateDrain)
-	NodeUpdateEligibility     = writes("Node.UpdateEligibility", nodeWrite, (*NodeEndpoint).UpdateEligibility)
-	NodeEvaluate              = writes("Node.Evaluate", nodeWrite, (*NodeEndpoint).Evaluate)
-	NodeList                  = reads("Node.List", nodeRead, (*NodeEndpoint).List)
-	NodeGetNode               = reads("Node.GetNode", nodeRead, (*NodeEndpoint).GetNode)
-	NodeGetAllocs             = reads("Node.GetAllocs", nodeRead, (*NodeEndpoint).GetAllocs)
 
 	OperatorSchedulerGetConfiguration = reads("Operator.SchedulerGetConfiguration", operatorRead, (*OperatorEndpoint).SchedulerGetConfiguration)
 	OperatorSchedulerSetConfiguration = writes("Operator.SchedulerSetConfiguration", operatorWrite, (*OperatorEndpoint).SchedulerSetConfiguration)
