@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 
@@ -27,6 +28,7 @@ type fakeServers struct {
 	allocs         map[string]*structs.Allocation
 	index          uint64
 	changed        chan struct{}
+	fetched        [][]string // the IDs of each FetchAllocs call
 }
 
 func newFakeServers(c clock.Clock, ttl time.Duration) *fakeServers {
@@ -64,13 +66,13 @@ var errNoServer = errors.New("dial tcp 127.0.0.1:4647: connect: connection refus
 // errNodeGone is how a server's "unknown node" looks after an RPC hop.
 var errNodeGone = &structs.RPCError{Code: structs.RPCErrNodeNotFound, Msg: `node "x": node not found`}
 
-func (f *fakeServers) GetAllocs(ctx context.Context, args *structs.NodeAllocsArgs) (*structs.NodeAllocsResponse, error) {
+func (f *fakeServers) GetAllocIndexes(ctx context.Context, args *structs.NodeAllocsArgs) (*structs.NodeClientAllocsResponse, error) {
 	for {
 		f.mu.Lock()
 		if f.index > args.MinQueryIndex {
-			resp := &structs.NodeAllocsResponse{Index: f.index}
+			resp := &structs.NodeClientAllocsResponse{Index: f.index, Allocs: map[string]uint64{}}
 			for _, a := range f.allocs {
-				resp.Allocs = append(resp.Allocs, a)
+				resp.Allocs[a.ID] = a.AllocModifyIndex
 			}
 			f.mu.Unlock()
 			return resp, nil
@@ -83,6 +85,27 @@ func (f *fakeServers) GetAllocs(ctx context.Context, args *structs.NodeAllocsArg
 			return nil, ctx.Err()
 		}
 	}
+}
+
+// FetchAllocs answers the allocs asked for and records their IDs.
+func (f *fakeServers) FetchAllocs(_ context.Context, args *structs.AllocsGetArgs) (*structs.AllocsGetResponse, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.fetched = append(f.fetched, slices.Clone(args.AllocIDs))
+	resp := &structs.AllocsGetResponse{QueryMeta: structs.QueryMeta{Index: f.index}}
+	for _, id := range args.AllocIDs {
+		if a := f.allocs[id]; a != nil {
+			resp.Allocs = append(resp.Allocs, a)
+		}
+	}
+	return resp, nil
+}
+
+// fetches returns the IDs of every FetchAllocs call so far.
+func (f *fakeServers) fetches() [][]string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.fetched)
 }
 
 func (f *fakeServers) UpdateAllocs(_ context.Context, args *structs.AllocClientUpdateArgs) (*structs.GenericResponse, error) {
@@ -139,4 +162,17 @@ func (f *fakeServers) counts() (registers, heartbeats, updates int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return len(f.registers), len(f.heartbeatTimes), len(f.updates)
+}
+
+// remove deletes allocs as the servers' garbage collection does: a new
+// index, and no alloc's AllocModifyIndex moves.
+func (f *fakeServers) remove(ids ...string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.index++
+	for _, id := range ids {
+		delete(f.allocs, id)
+	}
+	close(f.changed)
+	f.changed = make(chan struct{})
 }

@@ -13,9 +13,14 @@ import (
 type Servers interface {
 	Register(ctx context.Context, args *structs.NodeRegisterArgs) (*structs.NodeUpdateResponse, error)
 	Heartbeat(ctx context.Context, args *structs.NodeHeartbeatArgs) (*structs.NodeUpdateResponse, error)
-	// GetAllocs is a blocking query: it returns when the index passes
+	// GetAllocIndexes is the pull of the node's allocs
+	// (Node.GetClientAllocIndexes): the AllocModifyIndex of each, by ID.
+	// A blocking query: it returns when the index passes
 	// args.MinQueryIndex or after args.MaxQueryTime.
-	GetAllocs(ctx context.Context, args *structs.NodeAllocsArgs) (*structs.NodeAllocsResponse, error)
+	GetAllocIndexes(ctx context.Context, args *structs.NodeAllocsArgs) (*structs.NodeClientAllocsResponse, error)
+	// FetchAllocs returns the node's allocs named by ID (Alloc.GetAllocs),
+	// leaving out those the servers no longer hold.
+	FetchAllocs(ctx context.Context, args *structs.AllocsGetArgs) (*structs.AllocsGetResponse, error)
 	UpdateAllocs(ctx context.Context, args *structs.AllocClientUpdateArgs) (*structs.GenericResponse, error)
 }
 

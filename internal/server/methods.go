@@ -67,6 +67,8 @@ var (
 	AllocList     = reads("Alloc.List", nsListCap(capReadJob), (*AllocEndpoint).List)
 	AllocGetAlloc = reads("Alloc.GetAlloc", objectCap(ObjectAlloc, capReadJob), (*AllocEndpoint).GetAlloc)
 	AllocStop     = writes("Alloc.Stop", objectCap(ObjectAlloc, capAllocLifecycle), (*AllocEndpoint).Stop)
+	// A client fetching its own changed allocs: checked by node secret.
+	AllocGetAllocs = reads("Alloc.GetAllocs", selfChecked, (*AllocEndpoint).GetAllocs)
 
 	DeploymentList          = reads("Deployment.List", nsListCap(capReadJob), (*DeploymentEndpoint).List)
 	DeploymentGetDeployment = reads("Deployment.GetDeployment", objectCap(ObjectDeployment, capReadJob), (*DeploymentEndpoint).GetDeployment)
@@ -88,6 +90,9 @@ var (
 	NodeList              = reads("Node.List", nodeRead, (*NodeEndpoint).List)
 	NodeGetNode           = reads("Node.GetNode", nodeRead, (*NodeEndpoint).GetNode)
 	NodeGetAllocs         = reads("Node.GetAllocs", nodeRead, (*NodeEndpoint).GetAllocs)
+	// A client's pull of its alloc indexes (GetClientAllocs above is the
+	// full pull of clients of earlier versions): checked by node secret.
+	NodeGetClientAllocIndexes = reads("Node.GetClientAllocIndexes", selfChecked, (*NodeEndpoint).GetClientAllocIndexes)
 
 	OperatorSchedulerGetConfiguration = reads("Operator.SchedulerGetConfiguration", operatorRead, (*OperatorEndpoint).SchedulerGetConfiguration)
 	OperatorSchedulerSetConfiguration = writes("Operator.SchedulerSetConfiguration", operatorWrite, (*OperatorEndpoint).SchedulerSetConfiguration)

@@ -80,26 +80,110 @@ func (e *NodeEndpoint) authenticate(nodeID, secretID string) (*structs.Node, err
 }
 
 // GetClientAllocs returns a node's allocations (with their jobs), blocking
-// until they change past MinQueryIndex.
+// until they change past MinQueryIndex: the full form that clients before
+// GetClientAllocIndexes pull, still answered for them (a rolling upgrade
+// updates the servers first). It wakes only on the node's own allocs.
 func (e *NodeEndpoint) GetClientAllocs(ctx context.Context, args *structs.NodeAllocsArgs) (*structs.NodeAllocsResponse, error) {
 	out := &structs.NodeAllocsResponse{}
 	if _, err := e.authenticate(args.NodeID, args.SecretID); err != nil {
 		return nil, err
 	}
+	index, err := e.pullNodeAllocs(ctx, args, func(allocs []*structs.Allocation) { out.Allocs = allocs })
+	out.Index = index
+	return out, err
+}
+
+// GetClientAllocIndexes is a client's pull (Nomad's Node.GetClientAllocs):
+// the AllocModifyIndex of every alloc the servers hold for the node, by
+// ID, blocking until one of the node's allocs changes past MinQueryIndex.
+// The client then fetches only the allocs whose index moved
+// (Alloc.GetAllocs). Drover differs from Nomad in the name: Nomad's
+// clients have spoken this form under Node.GetClientAllocs since 0.6,
+// while Drover's earlier clients call that name for the full form and a
+// server cannot tell them apart by their arguments.
+func (e *NodeEndpoint) GetClientAllocIndexes(ctx context.Context, args *structs.NodeAllocsArgs) (*structs.NodeClientAllocsResponse, error) {
+	out := &structs.NodeClientAllocsResponse{}
+	if _, err := e.authenticate(args.NodeID, args.SecretID); err != nil {
+		return nil, err
+	}
+	index, err := e.pullNodeAllocs(ctx, args, func(allocs []*structs.Allocation) {
+		out.Allocs = make(map[string]uint64, len(allocs))
+		for _, a := range allocs {
+			out.Allocs[a.ID] = a.AllocModifyIndex
+		}
+	})
+	out.Index = index
+	return out, err
+}
+
+// pullNodeAllocs runs a client's blocking pull of its node's allocs,
+// handing each run's allocs to use, and returns the answer's index.
+//
+// The query watches only the node's entries of the allocs' node index,
+// and its index is the highest AllocModifyIndex of the node's allocs, not
+// the alloc table's: with the table's, every alloc change anywhere in the
+// cluster answered every node's next pull at once. AllocModifyIndex moves
+// on every server write of an alloc (what the client must act on) but not
+// on the client's own reports, which wake the query without answering it.
+// An alloc removed by garbage collection moves no remaining alloc's index:
+// a run after a wake that finds fewer allocs than the first answers at the
+// table's index, which the removal passed. (A removal between two pulls is
+// seen by the client at its next answer, at the latest when the wait ends:
+// the client reconciles every answer.)
+func (e *NodeEndpoint) pullNodeAllocs(ctx context.Context, args *structs.NodeAllocsArgs, use func([]*structs.Allocation)) (uint64, error) {
+	first := -1
 	meta, err := e.srv.BlockingQuery(ctx, args.QueryOptions, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		allocs, err := st.AllocsByNode(ws, args.NodeID)
 		if err != nil {
 			return 0, err
 		}
-		out.Allocs = allocs
+		use(allocs)
 		index := uint64(0)
 		for _, a := range allocs {
-			index = max(index, a.ModifyIndex)
+			index = max(index, a.AllocModifyIndex)
 		}
-		return max(index, st.Index(state.TableAllocs)), nil
+		if first < 0 {
+			first = len(allocs)
+		} else if len(allocs) < first {
+			index = max(index, st.Index(state.TableAllocs))
+		}
+		return index, nil
 	})
-	out.Index = meta.Index
-	return out, err
+	return meta.Index, err
+}
+
+// GetAllocs returns the allocs a client asks for by ID, with their jobs:
+// those its pull (Node.GetClientAllocIndexes) showed changed. The node
+// authenticates by its secret and may name only its own allocs; one no
+// longer stored (garbage collected) is left out. With MinQueryIndex it
+// waits until the alloc table has passed it, so a server behind the one
+// that answered the pull does not answer with older allocs.
+func (e *AllocEndpoint) GetAllocs(ctx context.Context, args *structs.AllocsGetArgs) (*structs.AllocsGetResponse, error) {
+	out := &structs.AllocsGetResponse{}
+	if _, err := (&NodeEndpoint{srv: e.srv}).authenticate(args.NodeID, args.SecretID); err != nil {
+		return nil, err
+	}
+	err := e.srv.blockingRead(ctx, &args.QueryOptions, &out.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		out.Allocs = make([]*structs.Allocation, 0, len(args.AllocIDs))
+		for _, id := range args.AllocIDs {
+			a, err := st.AllocByID(ws, id)
+			if err != nil {
+				return 0, err
+			}
+			if a == nil {
+				continue
+			}
+			if a.NodeID != args.NodeID {
+				return 0, NewCodedError(403, "AllocIDs: alloc %s is not on node %s", id, args.NodeID)
+			}
+			out.Allocs = append(out.Allocs, a)
+		}
+		return st.Index(state.TableAllocs), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // UpdateAlloc takes a client's batch of alloc updates (client status,

@@ -44,10 +44,41 @@ type NodeAllocsArgs struct {
 	QueryOptions
 }
 
-// NodeAllocsResponse carries the node's allocations (with their jobs).
+// NodeAllocsResponse carries the node's allocations (with their jobs):
+// the answer of Node.GetClientAllocs, the full form clients before
+// Node.GetClientAllocIndexes pulled (every alloc of the node with its job
+// on every change).
 type NodeAllocsResponse struct {
 	Allocs []*Allocation
 	Index  uint64
+}
+
+// NodeClientAllocsResponse answers Node.GetClientAllocIndexes (Nomad's
+// Node.GetClientAllocs reply): the AllocModifyIndex of each alloc the
+// servers still hold for the node, keyed by alloc ID. The client fetches
+// only the allocs whose index moved (Alloc.GetAllocs) and drops those no
+// longer listed.
+type NodeClientAllocsResponse struct {
+	Allocs map[string]uint64
+	Index  uint64
+}
+
+// AllocsGetArgs asks for some of a node's allocs by ID (Alloc.GetAllocs):
+// a client fetching those its pull showed changed. The node authenticates
+// with its SecretID and may name only its own allocs. With MinQueryIndex
+// the answer waits until the server's allocs have passed it.
+type AllocsGetArgs struct {
+	NodeID   string
+	SecretID string
+	AllocIDs []string
+	QueryOptions
+}
+
+// AllocsGetResponse holds the allocs asked for (with their jobs) that the
+// servers still hold; a garbage collected one is left out.
+type AllocsGetResponse struct {
+	Allocs []*Allocation
+	QueryMeta
 }
 
 // AllocClientUpdateArgs reports client-side alloc state in one batch: the
@@ -78,6 +109,10 @@ const (
 	RPCNodeRegister        = "Node.Register"
 	RPCNodeUpdateStatus    = "Node.UpdateStatus"
 	RPCNodeGetClientAllocs = "Node.GetClientAllocs"
-	RPCNodeUpdateAlloc     = "Node.UpdateAlloc"
-	RPCACLResolveToken     = "ACL.ResolveToken"
+	// RPCNodeGetClientAllocIndexes is the pull of current clients: alloc
+	// IDs and indexes only (NodeClientAllocsResponse).
+	RPCNodeGetClientAllocIndexes = "Node.GetClientAllocIndexes"
+	RPCAllocGetAllocs            = "Alloc.GetAllocs"
+	RPCNodeUpdateAlloc           = "Node.UpdateAlloc"
+	RPCACLResolveToken           = "ACL.ResolveToken"
 )

@@ -59,7 +59,22 @@ func (c *Client) Heartbeat(ctx context.Context, args *structs.NodeHeartbeatArgs)
 	return &out, c.call(ctx, structs.RPCNodeUpdateStatus, args, &out)
 }
 
-// GetAllocs pulls the node's allocations (a blocking query).
+// GetAllocIndexes pulls the index of each of the node's allocations (a
+// blocking query).
+func (c *Client) GetAllocIndexes(ctx context.Context, args *structs.NodeAllocsArgs) (*structs.NodeClientAllocsResponse, error) {
+	var out structs.NodeClientAllocsResponse
+	return &out, c.call(ctx, structs.RPCNodeGetClientAllocIndexes, args, &out)
+}
+
+// FetchAllocs fetches some of the node's allocations by ID.
+func (c *Client) FetchAllocs(ctx context.Context, args *structs.AllocsGetArgs) (*structs.AllocsGetResponse, error) {
+	var out structs.AllocsGetResponse
+	return &out, c.call(ctx, structs.RPCAllocGetAllocs, args, &out)
+}
+
+// GetAllocs pulls the node's allocations with their jobs, in full (a
+// blocking query): the form clients before GetAllocIndexes used, which
+// servers still answer.
 func (c *Client) GetAllocs(ctx context.Context, args *structs.NodeAllocsArgs) (*structs.NodeAllocsResponse, error) {
 	var out structs.NodeAllocsResponse
 	return &out, c.call(ctx, structs.RPCNodeGetClientAllocs, args, &out)
