@@ -14,9 +14,10 @@ import (
 // ServiceRegistrations builds the native catalog rows (`provider =
 // "nomad"`) an alloc advertises right now: a task's services while that
 // task runs, the group's while every long-running task runs (the alloc
-// answers), and none once it stops. running names the running tasks;
-// results are the alloc's latest check results, summed up as each row's
-// Health.
+// answers) and it is not stopping, and none once its tasks are told to
+// die. running names the running tasks not told to die, groupUp whether
+// the group's services are up; results are the alloc's latest check
+// results, summed up as each row's Health.
 func ServiceRegistrations(a *structs.Allocation, node *structs.Node, running map[string]bool, groupUp bool,
 	results []checks.Result) []*structs.ServiceRegistration {
 	tg := a.Job.LookupTaskGroup(a.TaskGroup)
