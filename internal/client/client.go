@@ -193,8 +193,9 @@ func (c *Client) Shutdown() error {
 	return err
 }
 
-// Destroy stops every alloc (killing its tasks), then shuts down. For
-// tests and dev agents, whose tasks should not outlive them.
+// Destroy stops every alloc (killing its tasks at once, without their
+// shutdown_delay: the agent is going away, not the allocs), then shuts
+// down. For tests and dev agents, whose tasks should not outlive them.
 func (c *Client) Destroy() error {
 	if c.ctx.Err() != nil {
 		return nil // shut down already: its tasks belong to the next client
@@ -204,7 +205,7 @@ func (c *Client) Destroy() error {
 	c.store.DiscardWrites()
 	var wg sync.WaitGroup
 	for _, r := range c.allRunners() {
-		wg.Go(func() { r.Stop(); <-r.Done() })
+		wg.Go(func() { r.StopNow(); <-r.Done() })
 	}
 	wg.Wait()
 	return c.Shutdown()

@@ -24,8 +24,9 @@ type TaskGroup struct {
 	MaxClientDisconnect       *time.Duration
 	// Volumes are the group's volume claims, by name.
 	Volumes map[string]*VolumeRequest
-	// ShutdownDelay is the group `shutdown_delay` (nil: unset). Stored so
-	// it round-trips and is validated; appended last (wire order).
+	// ShutdownDelay is the group `shutdown_delay` (nil: unset): the client
+	// waits it between deregistering the group's services and killing the
+	// tasks (client/allocrunner). Appended last (wire order).
 	ShutdownDelay *time.Duration
 }
 

@@ -31,6 +31,10 @@ func (r *Runner) Update(alloc *structs.Allocation) {
 	for _, tr := range trs {
 		tr.Update(alloc)
 	}
+	if taskrunner.NoShutdownDelay(alloc) {
+		// alloc stop -no-shutdown-delay: a delay already running ends now.
+		r.skipShutdownDelays()
+	}
 	if alloc.ServerTerminalStatus() {
 		r.Stop()
 		return
@@ -39,9 +43,21 @@ func (r *Runner) Update(alloc *structs.Allocation) {
 }
 
 // Stop kills every task (poststop tasks then run); Done closes after.
+// The group's services leave the catalog first, and the group's and each
+// task's shutdown_delay pass before the kill signals (shutdown_delay.go).
+// Stopping again changes nothing.
 func (r *Runner) Stop() {
 	r.beginStop(nil)
 	r.notify()
+}
+
+// StopNow is Stop without waiting for any shutdown_delay, also one that
+// is already running: for a client that is going away (a dev agent's
+// shutdown) or an alloc being destroyed, whose stop must not wait for
+// traffic to drain.
+func (r *Runner) StopNow() {
+	r.skipShutdownDelays()
+	r.Stop()
 }
 
 // Shutdown stops the runner without stopping its tasks, which keep
@@ -50,6 +66,7 @@ func (r *Runner) Shutdown() {
 	r.shutOnce.Do(func() { close(r.shutdownCh) })
 	r.runOnce.Do(func() { close(r.loopDone) }) // never ran: nothing to wait for
 	<-r.loopDone
+	r.stopDelayTimer()
 	r.mu.Lock()
 	r.health.stop()
 	r.mu.Unlock()
@@ -59,11 +76,11 @@ func (r *Runner) Shutdown() {
 	}
 }
 
-// Destroy stops the alloc, waits for its tasks to die, and removes its
-// directory and persisted state.
+// Destroy stops the alloc without its shutdown delays, waits for its
+// tasks to die, and removes its directory and persisted state.
 func (r *Runner) Destroy() error {
 	r.Run()
-	r.Stop()
+	r.StopNow()
 	<-r.doneCh
 	r.Shutdown()
 	if r.cfg.Store != nil {

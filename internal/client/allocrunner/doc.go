@@ -26,4 +26,18 @@
 // failing runs in a row outside the grace, counting against the restart
 // policy (taskrunner's RestartUnhealthy). check_restart of a group service
 // without task is not acted on.
+//
+// # Stopping and shutdown_delay
+//
+// A stop (the server's, a failed task, a dead leader, the main tasks
+// done) follows Nomad's order (shutdown_delay.go, lifecycle.go's
+// stepStopping): the group's native services leave the catalog, the
+// group's shutdown_delay passes on the injected clock (a timer that wakes
+// the loop; no task event, as in Nomad; none when no task runs), then each
+// task loses its own services and is killed, its task runner first waiting
+// out the task's shutdown_delay with a "Waiting for shutdown delay" event.
+// DesiredTransition.NoShutdownDelay (`alloc stop -no-shutdown-delay`)
+// skips both, also once they run; Destroy and StopNow (a dev client going
+// away) skip them; Shutdown (a client restart) leaves the tasks running
+// and waits for nothing.
 package allocrunner

@@ -177,23 +177,38 @@ func (r *Runner) beginStop(reason func() *structs.TaskEvent) {
 }
 
 // stepStopping kills whatever is not a poststop task, then runs the
-// poststop tasks once the rest are dead.
+// poststop tasks once the rest are dead. As in Nomad, the group's services
+// leave the catalog first and the group's shutdown_delay passes before
+// the first kill; each task's own services leave right before its kill
+// (its shutdown_delay is then the task runner's).
 func (r *Runner) stepStopping(vs []view) {
-	others := true
+	var live []view
+	running := false
 	for _, v := range vs {
-		if v.phase == phasePoststop {
-			continue
-		}
-		if !v.dead() {
-			others = false
-			r.mu.Lock()
-			ev := r.stopReason[v.task.Name]
-			delete(r.stopReason, v.task.Name)
-			r.mu.Unlock()
-			v.tr.Kill(ev)
+		if v.phase != phasePoststop && !v.dead() {
+			live = append(live, v)
+			running = running || v.running()
 		}
 	}
-	if others {
+	if len(live) == 0 {
 		r.startPhase(vs, phasePoststop)
+		return
+	}
+	if !r.groupDelayOver(running) {
+		r.syncServices(vs)
+		return
+	}
+	r.mu.Lock()
+	for _, v := range live {
+		r.killSent[v.task.Name] = true
+	}
+	r.mu.Unlock()
+	r.syncServices(vs)
+	for _, v := range live {
+		r.mu.Lock()
+		ev := r.stopReason[v.task.Name]
+		delete(r.stopReason, v.task.Name)
+		r.mu.Unlock()
+		v.tr.Kill(ev)
 	}
 }

@@ -64,6 +64,14 @@ type Runner struct {
 	order      []string // task names in the group's order
 	stopping   bool
 	stopReason map[string]*structs.TaskEvent // event recorded on each task killed
+	// killSent names the tasks told to die; their services are gone.
+	killSent map[string]bool
+	// The group's shutdown_delay (shutdown_delay.go): delayTimer ends it,
+	// delayOver once it has passed or was skipped, skipDelay when every
+	// delay of the alloc is to be skipped.
+	delayTimer clock.Timer
+	delayOver  bool
+	skipDelay  bool
 	health     *healthTracker
 	checker    *checks.Checker // nil: no service checks to run
 	lastReport *structs.Allocation
@@ -95,7 +103,7 @@ func New(cfg Config) *Runner {
 	r := &Runner{
 		cfg: cfg, id: cfg.Alloc.ID, clock: cfg.Clock, logger: cfg.Logger.With("alloc_id", cfg.Alloc.ID),
 		allocDir: allocdir.New(cfg.AllocDirRoot, cfg.Alloc.ID), alloc: cfg.Alloc,
-		tasks: map[string]*taskrunner.TaskRunner{}, stopReason: map[string]*structs.TaskEvent{},
+		tasks: map[string]*taskrunner.TaskRunner{}, stopReason: map[string]*structs.TaskEvent{}, killSent: map[string]bool{},
 		changeCh: make(chan struct{}, 1), shutdownCh: make(chan struct{}),
 		loopDone: make(chan struct{}), doneCh: make(chan struct{}),
 	}

@@ -14,9 +14,10 @@ import (
 // ServiceRegistrations builds the native catalog rows (`provider =
 // "nomad"`) an alloc advertises right now: a task's services while that
 // task runs, the group's while every long-running task runs (the alloc
-// answers), and none once it stops. running names the running tasks;
-// results are the alloc's latest check results, summed up as each row's
-// Health.
+// answers) and it is not stopping, and none once its tasks are told to
+// die. running names the running tasks not told to die, groupUp whether
+// the group's services are up; results are the alloc's latest check
+// results, summed up as each row's Health.
 func ServiceRegistrations(a *structs.Allocation, node *structs.Node, running map[string]bool, groupUp bool,
 	results []checks.Result) []*structs.ServiceRegistration {
 	tg := a.Job.LookupTaskGroup(a.TaskGroup)
@@ -143,25 +144,28 @@ func nodeAddress(node *structs.Node) string {
 }
 
 // syncServices hands the catalog what the alloc advertises now, when that
-// changed since the last hand-over. A stopping alloc advertises nothing,
-// so its rows go as soon as the stop begins, before its tasks die.
+// changed since the last hand-over. A stopping alloc's group services go
+// as soon as the stop begins, before the group's shutdown_delay; a task's
+// go once the task is told to die, before its own delay and its kill
+// signal (Nomad's group and task service hooks deregister in the same
+// order).
 func (r *Runner) syncServices(vs []view) {
 	if r.cfg.Services == nil {
 		return
 	}
 	r.mu.Lock()
 	a, stopping := r.alloc, r.stopping || r.alloc.ServerTerminalStatus()
+	running := map[string]bool{}
+	for _, v := range vs {
+		if v.running() && !r.killSent[v.task.Name] {
+			running[v.task.Name] = true
+		}
+	}
 	r.mu.Unlock()
 	var regs []*structs.ServiceRegistration
-	if !stopping && r.malformed == "" {
-		running := map[string]bool{}
-		for _, v := range vs {
-			if v.running() {
-				running[v.task.Name] = true
-			}
-		}
+	if r.malformed == "" {
 		allRunning, _, _ := healthInputs(vs)
-		regs = ServiceRegistrations(a, r.cfg.Node(), running, allRunning, r.CheckResults())
+		regs = ServiceRegistrations(a, r.cfg.Node(), running, allRunning && !stopping, r.CheckResults())
 	}
 	r.mu.Lock()
 	same := r.servicesSynced && reflect.DeepEqual(regs, r.lastServices)

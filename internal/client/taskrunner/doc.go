@@ -1,10 +1,11 @@
 // Package taskrunner runs one task of an allocation through its driver:
 // it builds the task's directories, environment and interpolated config,
 // starts it, captures its logs, waits for it, applies the restart policy,
-// kills it with its kill_signal and kill_timeout, re-attaches to it after a
-// client restart, and records all of it as a structs.TaskState with
-// Nomad's task events. The alloc runner decides when a task starts (its
-// lifecycle phase) and when it is killed.
+// kills it with its kill_signal and kill_timeout (after its shutdown_delay,
+// shutdown_delay.go), re-attaches to it after a client restart, and
+// records all of it as a structs.TaskState with Nomad's task events. The
+// alloc runner decides when a task starts (its lifecycle phase) and when
+// it is killed.
 //
 // # Prestart
 //

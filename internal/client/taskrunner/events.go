@@ -25,6 +25,9 @@ const (
 	EventSignaling        = "Signaling"
 	EventLeaderDead       = "Leader Task Dead"
 	EventRestored         = "Task Restored"
+	// Nomad's TaskWaitingShuttingDownDelay and TaskSkippingShutdownDelay.
+	EventWaitingShutdownDelay  = "Waiting for shutdown delay"
+	EventSkippingShutdownDelay = "Skipping shutdown delay"
 )
 
 // MaxEvents is how many events a task state keeps; older ones are dropped

@@ -131,6 +131,13 @@ func (tr *TaskRunner) waitTask(drv drivers.Driver) (*drivers.ExitResult, outcome
 		}
 		return res, outExited
 	case <-tr.killCh:
+		switch res, why := tr.shutdownDelay(ch); why {
+		case outShutdown:
+			return nil, outShutdown
+		case outExited: // it ended by itself during the delay
+			tr.recordExit(drv, res)
+			return nil, outKilled
+		}
 		tr.stopTask(drv, ch)
 		return nil, outKilled
 	case req := <-tr.restartCh:
@@ -149,11 +156,16 @@ func (tr *TaskRunner) waitTask(drv drivers.Driver) (*drivers.ExitResult, outcome
 // afterExit records the exit and applies the restart policy; it reports
 // whether to start the task again.
 func (tr *TaskRunner) afterExit(drv drivers.Driver, res *drivers.ExitResult) bool {
+	tr.recordExit(drv, res)
+	return tr.applyRestartPolicy(res)
+}
+
+// recordExit records how the task ended and lets the driver forget it.
+func (tr *TaskRunner) recordExit(drv drivers.Driver, res *drivers.ExitResult) {
 	tr.logsFlush()
 	tr.emit(terminatedEvent(tr.clock.Now(), res))
 	tr.setHandle(nil)
 	_ = drv.Destroy(tr.taskID, true)
-	return tr.applyRestartPolicy(res)
 }
 
 // applyRestartPolicy decides, after the task ended with res, whether it

@@ -81,8 +81,12 @@ type TaskRunner struct {
 	restartCh  chan restartRequest
 	shutdownCh chan struct{}
 	shutOnce   sync.Once
-	doneCh     chan struct{}
-	doneOnce   sync.Once
+	// skipDelayCh is closed once the task's shutdown_delay is to be
+	// skipped (SkipShutdownDelay).
+	skipDelayCh   chan struct{}
+	skipDelayOnce sync.Once
+	doneCh        chan struct{}
+	doneOnce      sync.Once
 }
 
 // New builds a task runner; nothing runs until Run.
@@ -101,7 +105,7 @@ func New(cfg Config) *TaskRunner {
 		clock: cfg.Clock, logger: cfg.Logger.With("alloc_id", cfg.Alloc.ID, "task", cfg.Task.Name),
 		alloc: cfg.Alloc, task: cfg.Task,
 		killCh: make(chan struct{}), restartCh: make(chan restartRequest, 1),
-		shutdownCh: make(chan struct{}), doneCh: make(chan struct{}),
+		shutdownCh: make(chan struct{}), doneCh: make(chan struct{}), skipDelayCh: make(chan struct{}),
 	}
 	tr.runCtx, tr.cancelRun = context.WithCancel(context.Background())
 	tr.restarts = newRestartTracker(tr.restartPolicy(), jobType(cfg.Alloc), cfg.Task)
