@@ -90,7 +90,10 @@ func (tx *writeTxn) updateDesiredTransition(id string, t *structs.DesiredTransit
 	}
 	c := modifiedAlloc(existing)
 	mergeTransition(&c.DesiredTransition, t)
-	c.ModifyIndex = tx.index
+	// A transition is the servers' change, so AllocModifyIndex moves too
+	// (as in Nomad): the client's pull lists allocs by it, and a
+	// no-shutdown-delay stop of an alloc already draining must reach it.
+	c.ModifyIndex, c.AllocModifyIndex = tx.index, tx.index
 	return tx.storeAlloc(c)
 }
 

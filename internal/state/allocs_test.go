@@ -140,7 +140,7 @@ func TestUpdateAllocsDesiredTransitions(t *testing.T) {
 	if got.DesiredTransition.Migrate == nil || !*got.DesiredTransition.Migrate || got.DesiredTransition.Reschedule == nil {
 		t.Fatalf("transition %+v", got.DesiredTransition)
 	}
-	if got.ModifyIndex != 11 || got.AllocModifyIndex != 10 {
+	if got.ModifyIndex != 11 || got.AllocModifyIndex != 11 {
 		t.Fatalf("modify=%d allocModify=%d", got.ModifyIndex, got.AllocModifyIndex)
 	}
 	if e, _ := s.EvalByID(nil, "e1"); e == nil {
