@@ -20,7 +20,7 @@ import (
 type RaftLayer struct {
 	addr    net.Addr
 	cut     func(addr string) Cut // fault injection; nil in production
-	tls     *tls.Config            // tls { rpc = true }: raft inside mutual TLS
+	tls     *tls.Config           // tls { rpc = true }: raft inside mutual TLS
 	conns   chan net.Conn
 	closeMu sync.Mutex
 	closed  chan struct{}
