@@ -33,8 +33,9 @@ import (
 // Config.PeerDialTimeout. While a call is in flight, raft's view of the
 // leader is watched (Cluster.LeaderChanged): when the leader is no longer
 // the one called (a partition cut it off and this server stopped hearing
-// from it, or another was elected), the call is abandoned at once rather
-// than waiting on a leader that may never answer. A read then goes to the
+// from it, or another was elected), the call is abandoned after a short
+// grace (leaderMovedGrace: a leader that transferred its place still
+// answers) rather than waiting on a leader that may never answer. A read then goes to the
 // new leader; so does a write that never reached the old one (its dial
 // had not finished); a write that may have reached it answers 503 saying
 // it may or may not have applied.
@@ -85,6 +86,13 @@ func (s *Server) forward(ctx context.Context, m *spec, args structs.RPCInfo, rep
 // errLeaderMoved ends a forwarded call whose leader lost its place.
 var errLeaderMoved = errors.New("the leader changed while the call was in flight")
 
+// leaderMovedGrace is how long a call in flight to a leader that lost its
+// place may still answer before it is abandoned: a leader that hands its
+// place on (a leadership transfer, which it answers once done) is still
+// reachable, whereas one cut off by a partition has been silent since the
+// cut, well before this server noticed.
+const leaderMovedGrace = 500 * time.Millisecond
+
 // callLeader sends the call to the leader (raft ID leaderID, at addr) and
 // abandons it when raft's view of the leader changes away from it; moved
 // is LeaderChanged taken before the leader was read.
@@ -98,6 +106,14 @@ func (s *Server) callLeader(ctx context.Context, moved <-chan struct{}, addr, le
 				return
 			case <-moved:
 				moved = s.cluster.LeaderChanged()
+				if _, id := s.raft.LeaderWithID(); string(id) == leaderID {
+					continue
+				}
+				select {
+				case <-callCtx.Done():
+					return
+				case <-time.After(leaderMovedGrace):
+				}
 				if _, id := s.raft.LeaderWithID(); string(id) != leaderID {
 					cancel(errLeaderMoved)
 					return
