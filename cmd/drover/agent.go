@@ -48,7 +48,7 @@ func parseAgentFlags(args []string, stderr io.Writer) (*agentFlags, error) {
 	fs.BoolVar(&f.server, "server", false, "Enable server mode.")
 	fs.IntVar(&f.bootstrapExpect, "bootstrap-expect", 0, "Number of servers to wait for before bootstrapping.")
 	fs.BoolVar(&f.fastGossip, "fast-gossip", false, "Loopback gossip timings: failed servers are seen in about a second (tests, drover chaos).")
-	fs.StringVar(&f.partitionFile, "partition-file", "", "Fault injection (drover chaos): a file listing peer rpc and serf addresses whose traffic (raft, RPC, gossip) is dropped.")
+	fs.StringVar(&f.partitionFile, "partition-file", "", "Fault injection (drover chaos): a file listing peer rpc and serf addresses whose traffic (raft, RPC, gossip) is cut: refused, or silently dropped when the file also holds the word drop.")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "Usage: drover agent [options]\n\n  Starts a Drover agent and runs until interrupted (SIGINT or SIGTERM).\n\nOptions:\n")
 		fs.PrintDefaults()

@@ -135,7 +135,7 @@ func (a *Agent) serverConfig() *server.Config {
 		RaftApplyFault: c.RaftApplyFault,
 	}
 	if a.partition != nil {
-		sc.PeerBlocked = a.partition.blocked
+		sc.PeerFilter = a.partition.cut
 	}
 	return sc
 }

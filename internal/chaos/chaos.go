@@ -55,6 +55,12 @@ type Report struct {
 	MinorityRefused503 int
 	MinorityAcked      int
 	MinorityApplied    int // refused, yet present after healing
+	// WriteGap is, per partition fault, the longest stretch without an
+	// acknowledged write from the partition on; WritesAfterElection the
+	// time from the new leader's election (as the harness saw it) to the
+	// first write acknowledged after it (0 when writes never stopped).
+	WriteGap            map[string][]time.Duration
+	WritesAfterElection map[string][]time.Duration
 }
 
 // Faults, in the order rounds cycle through them.
@@ -64,10 +70,18 @@ const (
 	FaultRestart       = "restart-follower"
 	FaultPauseLeader   = "pause-leader"
 	FaultPartitionLead = "partition-leader"
+	// FaultPartitionDrop is a partition that drops packets silently, as a
+	// real network does, where partition-leader refuses connections.
+	FaultPartitionDrop = "partition-leader-drop"
 	FaultNodeFlap      = "node-flap"
 )
 
-var faultCycle = []string{FaultKillLeader, FaultKillFollower, FaultPauseLeader, FaultPartitionLead, FaultRestart, FaultNodeFlap}
+var faultCycle = []string{FaultKillLeader, FaultKillFollower, FaultPauseLeader, FaultPartitionLead, FaultRestart, FaultNodeFlap, FaultPartitionDrop}
+
+// isPartition reports whether fault partitions the leader away.
+func isPartition(fault string) bool {
+	return fault == FaultPartitionLead || fault == FaultPartitionDrop
+}
 
 // electionPause is how long a paused leader stays stopped: longer than
 // raft's election timeout (1 s) so the others elect a new one.
@@ -110,7 +124,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		cfg.Log = io.Discard
 	}
 	h := &harness{cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b9)), faults: cfg.Faults,
-		report: &Report{Servers: cfg.Servers, Rounds: cfg.Rounds, FaultCounts: map[string]int{}}}
+		report: &Report{Servers: cfg.Servers, Rounds: cfg.Rounds, FaultCounts: map[string]int{},
+			WriteGap: map[string][]time.Duration{}, WritesAfterElection: map[string][]time.Duration{}}}
 	if len(h.faults) == 0 {
 		h.faults = faultCycle
 	}
@@ -328,15 +343,17 @@ func (h *harness) round(n int, fault string) error {
 		return err
 	}
 	var minority chan *partitionOutcome
-	if fault == FaultPartitionLead {
+	if isPartition(fault) {
 		minority = make(chan *partitionOutcome, 1)
 		go func() { minority <- h.watchMinority(n, start, victim, cutOff) }()
 	}
+	var elected time.Time
 	if victim == leader && fault != FaultNodeFlap {
 		if _, err := h.waitLeader(60*time.Second, cutOff...); err != nil {
 			return fmt.Errorf("no new leader: %w", err)
 		}
-		h.report.LeaderElection = append(h.report.LeaderElection, time.Since(start))
+		elected = time.Now()
+		h.report.LeaderElection = append(h.report.LeaderElection, elected.Sub(start))
 	}
 	resumed, err := h.probeScheduling(n, start, cutOff)
 	if err != nil {
@@ -348,8 +365,12 @@ func (h *harness) round(n int, fault string) error {
 		if rest := electionPause - time.Since(start); rest > 0 {
 			time.Sleep(rest) // the pause's length is the fault itself
 		}
-	case FaultPartitionLead:
+	case FaultPartitionLead, FaultPartitionDrop:
 		time.Sleep(partitionHold) // the majority takes writes while the minority is cut off
+		gap, resumed := h.load.writeGap(start, elected, time.Now())
+		h.report.WriteGap[fault] = append(h.report.WriteGap[fault], gap)
+		h.report.WritesAfterElection[fault] = append(h.report.WritesAfterElection[fault], resumed)
+		fmt.Fprintf(h.cfg.Log, "           write gap %6.2fs  writes resumed %6.2fs after the election\n", gap.Seconds(), resumed.Seconds())
 	}
 	var outcome *partitionOutcome
 	if minority != nil {
@@ -357,7 +378,7 @@ func (h *harness) round(n int, fault string) error {
 		h.report.AckedInPartition += h.load.acked() - ackedBefore
 		h.recordPartition(outcome)
 	}
-	if err := h.heal(fault == FaultPartitionLead); err != nil {
+	if err := h.heal(isPartition(fault)); err != nil {
 		return err
 	}
 	time.Sleep(h.cfg.Soak) // load on the healed cluster before the checks
@@ -369,7 +390,7 @@ func (h *harness) round(n int, fault string) error {
 // first live follower.
 func (h *harness) victim(fault string, leader *serverProc) *serverProc {
 	switch fault {
-	case FaultKillLeader, FaultPauseLeader, FaultPartitionLead:
+	case FaultKillLeader, FaultPauseLeader, FaultPartitionLead, FaultPartitionDrop:
 		return leader
 	case FaultRestart:
 		if d := h.deposed; d != nil && d != leader && d.alive() {
@@ -397,11 +418,11 @@ func (h *harness) inject(fault string, victim *serverProc) ([]*serverProc, error
 		h.deposed = victim
 		victim.pause()
 		return []*serverProc{victim}, nil
-	case FaultPartitionLead:
+	case FaultPartitionLead, FaultPartitionDrop:
 		h.deposed = victim
 		minority := h.minorityWith(victim)
 		h.setMinority(minority)
-		return minority, h.partition(minority)
+		return minority, h.partition(minority, fault == FaultPartitionDrop)
 	case FaultNodeFlap:
 		h.nodes.flap(h.intn(len(h.nodes.nodes)), 6*time.Second)
 	}
@@ -566,11 +587,18 @@ func (r *Report) Print(w io.Writer) {
 	fmt.Fprintf(w, "terms with two leaders  %d\n", r.TermsWithTwoLeaders)
 	fmt.Fprintf(w, "time to new leader      p50 %s  p99 %s  (%d elections)\n", pct(r.LeaderElection, 50), pct(r.LeaderElection, 99), len(r.LeaderElection))
 	fmt.Fprintf(w, "scheduling resumed      p50 %s  p99 %s\n", pct(r.SchedulingResumed, 50), pct(r.SchedulingResumed, 99))
-	if r.FaultCounts[FaultPartitionLead] == 0 {
+	partitions := r.FaultCounts[FaultPartitionLead] + r.FaultCounts[FaultPartitionDrop]
+	if partitions == 0 {
 		return
 	}
+	for _, f := range []string{FaultPartitionLead, FaultPartitionDrop} {
+		if gaps := r.WriteGap[f]; len(gaps) > 0 {
+			fmt.Fprintf(w, "write gap               p50 %s  p99 %s  (%s; writes resumed after the election p50 %s  p99 %s)\n",
+				pct(gaps, 50), pct(gaps, 99), f, pct(r.WritesAfterElection[f], 50), pct(r.WritesAfterElection[f], 99))
+		}
+	}
 	fmt.Fprintf(w, "old leader stepped down p50 %s  p99 %s  (%d partitions, %d never stepped down)\n",
-		pct(r.LeaderStepDown, 50), pct(r.LeaderStepDown, 99), r.FaultCounts[FaultPartitionLead], r.StaleLeaders)
+		pct(r.LeaderStepDown, 50), pct(r.LeaderStepDown, 99), partitions, r.StaleLeaders)
 	fmt.Fprintf(w, "gossip saw minority down p50 %s  p99 %s  (%d never)\n", pct(r.GossipCut, 50), pct(r.GossipCut, 99), r.GossipLeaks)
 	fmt.Fprintf(w, "acked while partitioned %d (by the majority)\n", r.AckedInPartition)
 	fmt.Fprintf(w, "minority-side writes    %d sent, %d refused with 503, %d acknowledged, %d applied after healing\n",

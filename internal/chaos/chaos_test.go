@@ -79,7 +79,7 @@ func runChaos(t *testing.T, servers, rounds int, faults []string) {
 	if report.AckedWrites == 0 {
 		t.Fatal("no write was acknowledged: the load never ran")
 	}
-	if report.FaultCounts[FaultPartitionLead] > 0 && report.MinorityWrites == 0 {
+	if report.FaultCounts[FaultPartitionLead]+report.FaultCounts[FaultPartitionDrop] > 0 && report.MinorityWrites == 0 {
 		t.Fatal("a partition round sent no write to the minority side")
 	}
 	if !report.OK() {

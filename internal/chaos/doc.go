@@ -8,7 +8,9 @@
 // Faults: SIGKILL of the leader or a follower; SIGSTOP of the leader for 3 s
 // (past the 1 s election timeout); a partition that isolates the leader on
 // the minority side (partition.go; the cut itself is package
-// server/cluster's peer filter); a restart (of the leader last deposed by a
+// server/cluster's peer filter), refusing connections (partition-leader)
+// or dropping packets silently as a real network does
+// (partition-leader-drop: dials and reads hang); a restart (of the leader last deposed by a
 // pause or partition while it follows, else of a follower: a deposed leader
 // truncated its log's uncommitted tail, and that log must open again); a
 // node flap.
@@ -24,7 +26,9 @@
 // acknowledged, and absent after healing; writes the majority acknowledged
 // meanwhile are on every server, the old leader included, after healing. The
 // simulated clients use the majority's servers only while the partition
-// lasts.
+// lasts. For each partition the report gives the write gap (the longest
+// stretch without an acknowledged write) and how long after the election,
+// as the harness saw it, writes were acknowledged again.
 //
 // go test ./internal/chaos (about 50 s) runs five rounds on 3 servers
 // (killed leader, partitioned leader, killed follower, paused leader,

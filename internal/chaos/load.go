@@ -29,8 +29,10 @@ type load struct {
 	mu     sync.Mutex
 	writes map[string]ackedWrite
 	count  int
-	done   chan struct{}
-	wg     sync.WaitGroup
+	// ackTimes is when each write was acknowledged, in order.
+	ackTimes []time.Time
+	done     chan struct{}
+	wg       sync.WaitGroup
 }
 
 const loadWriters = 6
@@ -62,6 +64,29 @@ func (l *load) ack(jobID string, index, applied uint64, stopped bool) {
 	defer l.mu.Unlock()
 	l.writes[jobID] = ackedWrite{index: index, applied: max(index, applied), stopped: stopped}
 	l.count++
+	l.ackTimes = append(l.ackTimes, time.Now())
+}
+
+// writeGap is the longest stretch in [from, to] without an acknowledged
+// write (from counts as one), and the time from elected to the first
+// acknowledgement after it (0 for a zero elected).
+func (l *load) writeGap(from, elected, to time.Time) (gap, resumed time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	last := from
+	resumed = -1
+	for _, t := range l.ackTimes {
+		if t.Before(from) || t.After(to) {
+			continue
+		}
+		gap = max(gap, t.Sub(last))
+		last = t
+		if resumed < 0 && !elected.IsZero() && !t.Before(elected) {
+			resumed = t.Sub(elected)
+		}
+	}
+	gap = max(gap, to.Sub(last))
+	return gap, max(resumed, 0)
 }
 
 func (l *load) failed(jobID string) {

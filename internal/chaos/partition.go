@@ -41,14 +41,19 @@ func (h *harness) minorityWith(leader *serverProc) []*serverProc {
 	return side
 }
 
-// partition cuts minority off from the other servers, both ways.
-func (h *harness) partition(minority []*serverProc) error {
+// partition cuts minority off from the other servers, both ways: drop
+// makes the agents drop the traffic silently (a real partition: dials and
+// reads hang) rather than refuse it.
+func (h *harness) partition(minority []*serverProc, drop bool) error {
 	inMinority := map[*serverProc]bool{}
 	for _, s := range minority {
 		inMinority[s] = true
 	}
 	for _, s := range h.servers {
 		var cut []string // both the rpc and the serf address of each peer across
+		if drop {
+			cut = append(cut, "drop")
+		}
 		for _, o := range h.servers {
 			if inMinority[o] != inMinority[s] {
 				cut = append(cut, o.rpcAddr(), o.serfAddr())

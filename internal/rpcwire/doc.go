@@ -29,7 +29,10 @@
 // 140 µs over loopback; reused, 0.7 KB, 19 allocations, about 80 µs; go test
 // -bench Pool -benchmem ./internal/rpcwire). Only a stream whose call
 // succeeded and was not canceled is reused; after an error reply the server
-// may have stopped reading it.
+// may have stopped reading it. A session is dialed outside the pool's lock
+// (a server whose packets are dropped delays only calls to it), and one
+// that can no longer open a stream (its server went away) is dropped and
+// dialed again within the call, since the request never left.
 //
 // # Errors
 //

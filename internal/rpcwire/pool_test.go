@@ -3,16 +3,20 @@ package rpcwire
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/rpc"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	msgpackrpc "github.com/hashicorp/net-rpc-msgpackrpc/v2"
 	"github.com/hashicorp/yamux"
 
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/testutil"
 )
 
 // Echo is the test server's service.
@@ -41,9 +45,21 @@ func (e *Echo) Wait(args *EchoArgs, reply *EchoReply) error {
 // testServer serves Echo the way a server's rpc port does (protocol byte,
 // yamux, one net/rpc codec per stream) and counts the streams it accepts.
 type testServer struct {
-	addr    string
-	streams atomic.Int64
-	echo    *Echo
+	addr     string
+	streams  atomic.Int64
+	echo     *Echo
+	mu       sync.Mutex
+	sessions []*yamux.Session
+}
+
+// goAway makes every session the server has accepted refuse new streams,
+// as a server going away does; it still accepts new connections.
+func (ts *testServer) goAway() {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	for _, s := range ts.sessions {
+		_ = s.GoAway()
+	}
 }
 
 func startTestServer(t testing.TB) *testServer {
@@ -80,6 +96,9 @@ func (ts *testServer) serveConn(conn net.Conn, srv *rpc.Server) {
 	if err != nil {
 		return
 	}
+	ts.mu.Lock()
+	ts.sessions = append(ts.sessions, session)
+	ts.mu.Unlock()
 	for {
 		stream, err := session.Accept()
 		if err != nil {
@@ -151,6 +170,61 @@ func TestPool_CanceledCallIsNotReused(t *testing.T) {
 	if got := ts.streams.Load(); got != 2 {
 		t.Fatalf("streams = %d, want 2 (the canceled one, then a new one)", got)
 	}
+}
+
+// A pooled session that can no longer open a stream (its server went
+// away, yet the session is not closed) is dropped and dialed again within
+// the call: the request had not left, so the call succeeds.
+func TestPool_DeadPooledSessionIsRedialed(t *testing.T) {
+	ts := startTestServer(t)
+	p := NewPool()
+	defer p.Close()
+	say(t, p, ts.addr, "warm")
+	p.mu.Lock()
+	old := p.sessions[ts.addr]
+	old.idle = nil // the next call opens a stream on the old session
+	p.mu.Unlock()
+	ts.goAway()
+	testutil.WaitFor(t, 10*time.Second, "the client to see the server's go-away", func() (bool, string) {
+		s, err := old.session.Open()
+		if err == nil {
+			s.Close()
+		}
+		return errors.Is(err, yamux.ErrRemoteGoAway), fmt.Sprintf("open: %v", err)
+	})
+	say(t, p, ts.addr, "after")
+	p.mu.Lock()
+	redialed := p.sessions[ts.addr] != old
+	p.mu.Unlock()
+	if !redialed {
+		t.Fatal("the call did not dial a new session")
+	}
+}
+
+// Calls to a server whose dial hangs do not wait for calls to another
+// server: the dial runs outside the pool's lock.
+func TestPool_HangingDialDelaysOnlyItsServer(t *testing.T) {
+	ts := startTestServer(t)
+	p := NewPool()
+	defer p.Close()
+	release := make(chan struct{})
+	defer close(release)
+	const hung = "10.255.255.1:4647"
+	p.Dial = func(ctx context.Context, addr string) (net.Conn, error) {
+		if addr == hung {
+			<-release
+			return nil, errors.New("released")
+		}
+		var d net.Dialer
+		return d.DialContext(ctx, "tcp", addr)
+	}
+	go func() { _ = p.RPC(context.Background(), hung, "Echo.Say", &EchoArgs{}, &EchoReply{}) }()
+	testutil.WaitFor(t, 10*time.Second, "the hung dial to start", func() (bool, string) {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return p.dialing[hung] != nil, "not dialing yet"
+	})
+	say(t, p, ts.addr, "meanwhile")
 }
 
 // BenchmarkPool_SequentialCalls measures a small call over a reused

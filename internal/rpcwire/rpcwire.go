@@ -52,8 +52,20 @@ func DialTLS(ctx context.Context, addr string, cfg *tls.Config) (*yamux.Session,
 // DialProtocol connects to a server's rpc port and selects protocol (the
 // first byte), inside TLS when cfg is set.
 func DialProtocol(ctx context.Context, addr string, cfg *tls.Config, protocol byte) (net.Conn, error) {
-	d := net.Dialer{Timeout: DialTimeout}
-	conn, err := d.DialContext(ctx, "tcp", addr)
+	return dialProtocol(ctx, nil, addr, cfg, protocol)
+}
+
+// Dialer opens the TCP connection to a server (fault injection wraps it).
+type Dialer func(ctx context.Context, addr string) (net.Conn, error)
+
+// dialProtocol is DialProtocol over dial (nil: a plain TCP dial bounded
+// by DialTimeout and ctx).
+func dialProtocol(ctx context.Context, dial Dialer, addr string, cfg *tls.Config, protocol byte) (net.Conn, error) {
+	if dial == nil {
+		d := net.Dialer{Timeout: DialTimeout}
+		dial = func(ctx context.Context, addr string) (net.Conn, error) { return d.DialContext(ctx, "tcp", addr) }
+	}
+	conn, err := dial(ctx, addr)
 	if err != nil {
 		return nil, err
 	}
@@ -181,12 +193,29 @@ func (e *DialError) Unwrap() error { return e.Err }
 // opening a stream costs a window-update frame each way, a goroutine on
 // the server and two buffered codecs, and a follower's worker makes four
 // calls per eval (dequeue, plan, status, ack).
+//
+// A session is dialed outside the pool's lock, once per address however
+// many calls wait for it: a server that does not answer (its packets
+// dropped) delays only the calls to it, never those to other servers.
 type Pool struct {
 	// TLS, when set, makes every session mutual TLS.
-	TLS      *tls.Config
-	mu       sync.Mutex
-	sessions map[string]*pooledSession
-	closed   bool
+	TLS *tls.Config
+	// Dial, when set, opens the TCP connections (fault injection); nil
+	// dials TCP.
+	Dial Dialer
+	// DialTimeout bounds connecting to a server (0: DialTimeout).
+	DialTimeout time.Duration
+	mu          sync.Mutex
+	sessions    map[string]*pooledSession
+	dialing     map[string]*pendingDial
+	closed      bool
+}
+
+// pendingDial is a dial in progress; done is closed when ps or err is set.
+type pendingDial struct {
+	done chan struct{}
+	ps   *pooledSession
+	err  error
 }
 
 // pooledSession is a session and its idle streams (guarded by Pool.mu).
@@ -209,19 +238,29 @@ type streamCall struct {
 }
 
 // NewPool returns an empty pool.
-func NewPool() *Pool { return &Pool{sessions: map[string]*pooledSession{}} }
+func NewPool() *Pool {
+	return &Pool{sessions: map[string]*pooledSession{}, dialing: map[string]*pendingDial{}}
+}
 
 // RPC calls method on addr. A broken connection is dropped (the next call
-// dials again) and its error returned.
+// dials again) and its error returned. A pooled session that can no longer
+// open a stream (its server went away) is dropped and dialed again once
+// within the call: the request had not left, so this is safe for a write.
 func (p *Pool) RPC(ctx context.Context, addr, method string, args, reply any) error {
-	ps, err := p.session(ctx, addr)
-	if err != nil {
-		return &DialError{Addr: addr, Err: err}
-	}
-	sc, err := p.takeStream(ps)
-	if err != nil {
+	var sc *streamCall
+	var ps *pooledSession
+	for attempt := 0; ; attempt++ {
+		var err error
+		if ps, err = p.session(ctx, addr); err != nil {
+			return &DialError{Addr: addr, Err: err}
+		}
+		if sc, err = p.takeStream(ps); err == nil {
+			break
+		}
 		p.drop(addr, ps)
-		return err
+		if attempt > 0 {
+			return &DialError{Addr: addr, Err: err} // never sent
+		}
 	}
 	reusable, err := sc.call(ctx, method, args, reply)
 	switch {
@@ -253,6 +292,10 @@ func (sc *streamCall) call(ctx context.Context, method string, args, reply any) 
 
 func (p *Pool) takeStream(ps *pooledSession) (*streamCall, error) {
 	p.mu.Lock()
+	if ps.session.IsClosed() {
+		p.mu.Unlock()
+		return nil, yamux.ErrSessionShutdown
+	}
 	if n := len(ps.idle); n > 0 {
 		sc := ps.idle[n-1]
 		ps.idle[n-1] = nil
@@ -280,22 +323,65 @@ func (p *Pool) putStream(ps *pooledSession, sc *streamCall) {
 	}
 }
 
+// session returns addr's session, dialing it when there is none; calls
+// that find a dial in progress wait for it (or for their ctx).
 func (p *Pool) session(ctx context.Context, addr string) (*pooledSession, error) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	if p.closed {
+		p.mu.Unlock()
 		return nil, errors.New("rpcwire: pool closed")
 	}
 	if ps := p.sessions[addr]; ps != nil && !ps.session.IsClosed() {
+		p.mu.Unlock()
 		return ps, nil
 	}
-	s, err := DialTLS(ctx, addr, p.TLS)
+	if d := p.dialing[addr]; d != nil {
+		p.mu.Unlock()
+		select {
+		case <-d.done:
+			return d.ps, d.err
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	d := &pendingDial{done: make(chan struct{})}
+	p.dialing[addr] = d
+	p.mu.Unlock()
+
+	d.ps, d.err = p.dial(ctx, addr)
+	p.mu.Lock()
+	delete(p.dialing, addr)
+	if d.err == nil {
+		if p.closed {
+			d.ps.session.Close()
+			d.ps, d.err = nil, errors.New("rpcwire: pool closed")
+		} else {
+			p.sessions[addr] = d.ps
+		}
+	}
+	p.mu.Unlock()
+	close(d.done)
+	return d.ps, d.err
+}
+
+// dial opens a session to addr, bounded by the pool's dial timeout.
+func (p *Pool) dial(ctx context.Context, addr string) (*pooledSession, error) {
+	timeout := p.DialTimeout
+	if timeout <= 0 {
+		timeout = DialTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	conn, err := dialProtocol(ctx, p.Dial, addr, p.TLS, structs.RPCMultiplexByte)
 	if err != nil {
 		return nil, err
 	}
-	ps := &pooledSession{session: s}
-	p.sessions[addr] = ps
-	return ps, nil
+	s, err := yamux.Client(conn, YamuxConfig())
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return &pooledSession{session: s}, nil
 }
 
 // drop closes a session and its idle streams; the next call dials again.

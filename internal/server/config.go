@@ -41,11 +41,20 @@ type Config struct {
 	// RaftNetwork carries raft over the rpc listener (ServeRPC) to other
 	// servers; a lone in-process server can do without.
 	RaftNetwork bool
-	// PeerBlocked, when set, is asked before every raft connection, RPC
+	// PeerFilter, when set, is asked before every raft connection, RPC
 	// and gossip packet or stream to a peer's address (rpc or serf) and on
-	// every read and write of an open one: true drops the traffic (the
-	// fault harness's network partitions, cluster/peer_filter.go).
-	PeerBlocked func(addr string) bool
+	// every read and write of an open one: PeerRefused breaks the traffic,
+	// PeerDropped silently drops it (the fault harness's network
+	// partitions, cluster/peer_filter.go).
+	PeerFilter func(addr string) PeerCut
+	// PeerDialTimeout bounds connecting to another server for an RPC
+	// (forwarding, remote workers, autopilot); default 1 s: a leader whose
+	// packets are dropped must not hold a forwarded call long.
+	PeerDialTimeout time.Duration
+	// ForwardTimeout bounds a call forwarded to the leader, waiting for a
+	// leader included (forward.go); default 5 s. A call in flight to a
+	// leader that lost its place is abandoned at once, whatever is left.
+	ForwardTimeout time.Duration
 	// Serf configures gossip membership; nil runs without (one server).
 	Serf *SerfConfig
 	// Autopilot is the initial autopilot configuration.
@@ -184,6 +193,12 @@ func (c *Config) withDefaults() *Config {
 	}
 	if out.Rand == nil {
 		out.Rand = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
+	}
+	if out.PeerDialTimeout == 0 {
+		out.PeerDialTimeout = time.Second
+	}
+	if out.ForwardTimeout == 0 {
+		out.ForwardTimeout = 5 * time.Second
 	}
 	if out.LeaderPausedWorkersPercent == 0 {
 		out.LeaderPausedWorkersPercent = 75

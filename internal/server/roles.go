@@ -70,6 +70,15 @@ type (
 	AutopilotConfig = structs.AutopilotConfig
 	// RaftFootprint is what raft's stores hold (cluster.RaftFootprint).
 	RaftFootprint = cluster.RaftFootprint
+	// PeerCut is how fault injection cuts traffic to a peer (cluster.Cut).
+	PeerCut = cluster.Cut
+)
+
+// The kinds of PeerCut (Config.PeerFilter).
+const (
+	PeerReachable = cluster.PeerReachable
+	PeerRefused   = cluster.PeerRefused
+	PeerDropped   = cluster.PeerDropped
 )
 
 // Raft log backends (server { raft_logstore { backend = ... } }).
@@ -97,7 +106,7 @@ func clusterConfig(c *Config, nodeID string, log *slog.Logger) cluster.Config {
 		DataDir: c.DataDir, RaftLogStore: c.RaftLogStore, DevMode: c.DevMode,
 		RaftAddr: c.RaftAddr, RaftNetwork: c.RaftNetwork, RaftTransport: c.RaftTransport,
 		RaftTimings: (*cluster.RaftTimings)(c.RaftTimings), BootstrapExpect: c.BootstrapExpect,
-		PeerBlocked: c.PeerBlocked, Serf: c.Serf, Autopilot: c.Autopilot,
+		PeerFilter: c.PeerFilter, PeerDialTimeout: c.PeerDialTimeout, Serf: c.Serf, Autopilot: c.Autopilot,
 		RPCClientTLS: c.RPCClientTLS, Logger: log,
 	}
 }

@@ -91,6 +91,7 @@ type Cluster struct {
 	layer      *RaftLayer // raft over the rpc listener; nil otherwise
 	startIndex uint64
 	pool       *rpcwire.Pool
+	leader     leaderWatch
 
 	// Gossip membership; serf is nil while (or when) running without.
 	serf    *serf.Serf
@@ -183,8 +184,8 @@ func (c *Cluster) serfConfig(events chan serf.Event) (*serf.Config, error) {
 		quiet := log.New(io.Discard, "", 0)
 		conf.Logger, ml.Logger = quiet, quiet
 	}
-	if c.cfg.PeerBlocked != nil {
-		t, err := newPartitionableGossip(ml, c.cfg.PeerBlocked)
+	if c.cfg.PeerFilter != nil {
+		t, err := newPartitionableGossip(ml, c.cfg.PeerFilter)
 		if err != nil {
 			return nil, fmt.Errorf("server: gossip transport: %w", err)
 		}

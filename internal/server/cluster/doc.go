@@ -60,12 +60,18 @@
 // one, InitialAutopilotConfig (the agent's block, else Nomad's default) is
 // in force and nothing is stored.
 //
-// Partitions (peer_filter.go): with Config.PeerBlocked (the fault harness;
-// nil in production) raft dials to a cut peer are refused and pooled raft
-// connections break at their next read or write, PeerRPC (every
-// server-to-server RPC) refuses the dial and cancels an in-flight call once
-// its peer is cut, and serf runs on a memberlist transport that drops UDP
-// packets to and from, and refuses TCP streams to, a cut address.
+// Partitions (peer_filter.go): with Config.PeerFilter (the fault harness;
+// nil in production) a peer is reachable, refused or dropped. Refused:
+// raft dials to it fail and pooled raft connections break at their next
+// read or write, PeerRPC (every server-to-server RPC) refuses the dial and
+// cancels an in-flight call. Dropped (a real partition): dials hang until
+// their timeout, and open connections (raft's, gossip streams, the RPC
+// pool's sessions, which dial through the filter) hold reads and keep
+// writes back until the cut heals or a deadline passes. Either way serf
+// runs on a memberlist transport that drops UDP packets to and from a cut
+// address. LeaderChanged (leader_watch.go) turns raft's leader
+// observations into a channel, so forwarding notices a new leader while
+// it waits on the old one.
 //
 // # Raft stores in detail
 //
@@ -106,8 +112,8 @@
 //
 // The minority side is the leader plus, with 5 servers, one follower. Each
 // agent re-reads its -partition-file (the rpc and serf addresses of every
-// server across the cut) every 100 ms and drops all server-to-server traffic
-// to them (Config.PeerBlocked). Every server-to-server RPC (forwarding to
+// server across the cut, and the word "drop" for a dropped cut) every
+// 100 ms and cuts all server-to-server traffic to them (Config.PeerFilter). Every server-to-server RPC (forwarding to
 // the leader, remote workers' dequeues and acks, autopilot's stats,
 // bootstrap's peer check) goes through PeerRPC, so the cut covers a 5 s
 // blocking dequeue in flight too. Both sides are cut, so no connection

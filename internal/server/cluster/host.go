@@ -58,9 +58,12 @@ type Config struct {
 	// BootstrapExpect is how many servers form the initial cluster; 1 (or 0
 	// in DevMode) bootstraps a single-voter cluster at once.
 	BootstrapExpect int
-	// PeerBlocked, when set, drops traffic to a peer's address (the fault
-	// harness's partitions, peer_filter.go); nil in production.
-	PeerBlocked func(addr string) bool
+	// PeerFilter, when set, says how traffic to a peer's address is cut
+	// (the fault harness's partitions, peer_filter.go); nil in production.
+	PeerFilter func(addr string) Cut
+	// PeerDialTimeout bounds connecting to another server for an RPC
+	// (0: rpcwire.DialTimeout).
+	PeerDialTimeout time.Duration
 	// Serf configures gossip membership; nil runs without (one server).
 	Serf *SerfConfig
 	// Autopilot is the initial autopilot configuration.

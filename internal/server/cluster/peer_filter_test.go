@@ -29,7 +29,12 @@ func TestPartitionableGossip_DropsBothWays(t *testing.T) {
 	peerAddr := "127.0.0.1:" + strconv.Itoa(peer.GetAutoBindPort())
 	var cut atomic.Bool
 	ml := &memberlist.Config{BindAddr: "127.0.0.1", Logger: quiet}
-	g, err := newPartitionableGossip(ml, func(addr string) bool { return cut.Load() && addr == peerAddr })
+	g, err := newPartitionableGossip(ml, func(addr string) Cut {
+		if cut.Load() && addr == peerAddr {
+			return PeerRefused
+		}
+		return PeerReachable
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +105,12 @@ func TestPeerRPC_CutRefusesAndBreaksCalls(t *testing.T) {
 	}()
 	addr := ln.Addr().String()
 	var cut atomic.Bool
-	s := &Cluster{cfg: Config{PeerBlocked: func(a string) bool { return cut.Load() && a == addr }}, pool: rpcwire.NewPool()}
+	s := &Cluster{cfg: Config{PeerFilter: func(a string) Cut {
+		if cut.Load() && a == addr {
+			return PeerRefused
+		}
+		return PeerReachable
+	}}, pool: rpcwire.NewPool()}
 	defer s.pool.Close()
 
 	cut.Store(true)
@@ -126,4 +136,92 @@ func TestPeerRPC_CutRefusesAndBreaksCalls(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("a call in flight to a cut peer did not end")
 	}
+}
+
+// TestFilteredConn_DroppedCutHoldsTrafficUntilHealed: under a dropped cut
+// (a real partition) a dial hangs until its deadline, and on an open
+// connection a write is kept back (the peer gets nothing) and a read waits
+// until its deadline, with no error of its own; healed, what was kept back
+// arrives, in order.
+func TestFilteredConn_DroppedCutHoldsTrafficUntilHealed(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	received := make(chan string, 16)
+	go func() { // an echo server that reports what it reads
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		buf := make([]byte, 64)
+		for {
+			n, err := c.Read(buf)
+			if err != nil {
+				return
+			}
+			received <- string(buf[:n])
+			if _, err := c.Write(buf[:n]); err != nil {
+				return
+			}
+		}
+	}()
+	addr := ln.Addr().String()
+	var mode atomic.Uint32
+	cut := func(a string) Cut {
+		if a == addr {
+			return Cut(mode.Load())
+		}
+		return PeerReachable
+	}
+	dial := filterDialer(cut)
+
+	mode.Store(uint32(PeerDropped))
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	_, err = dial(ctx, addr)
+	cancel()
+	var ne net.Error
+	if !errors.As(err, &ne) || !ne.Timeout() {
+		t.Fatalf("dial across a dropped cut = %v, want a timeout", err)
+	}
+
+	mode.Store(uint32(PeerReachable))
+	conn, err := dial(context.Background(), addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	echo := func(want string) {
+		t.Helper()
+		buf := make([]byte, 64)
+		n, err := io.ReadAtLeast(conn, buf, len(want))
+		if err != nil || string(buf[:n]) != want {
+			t.Fatalf("read %q (%v), want %q", buf[:n], err, want)
+		}
+	}
+	if _, err := conn.Write([]byte("a")); err != nil {
+		t.Fatal(err)
+	}
+	echo("a")
+	<-received
+
+	mode.Store(uint32(PeerDropped))
+	if n, err := conn.Write([]byte("b")); err != nil || n != 1 {
+		t.Fatalf("write across a dropped cut = %d, %v: it must look sent", n, err)
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+	if _, err := conn.Read(make([]byte, 8)); !errors.As(err, &ne) || !ne.Timeout() {
+		t.Fatalf("read across a dropped cut = %v, want its deadline's timeout", err)
+	}
+	select {
+	case got := <-received:
+		t.Fatalf("the peer received %q across a dropped cut", got)
+	default:
+	}
+
+	mode.Store(uint32(PeerReachable))
+	_ = conn.SetReadDeadline(time.Time{})
+	echo("b") // the kept-back write went out once healed
 }

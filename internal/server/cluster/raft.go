@@ -22,6 +22,10 @@ func New(cfg Config, host Host, fsm raft.FSM) (*Cluster, error) {
 	c := &Cluster{cfg: cfg, host: host, log: cfg.Logger, pool: rpcwire.NewPool(),
 		members: map[string]Member{}, reconcile: make(chan struct{}, 1)}
 	c.pool.TLS = cfg.RPCClientTLS
+	c.pool.DialTimeout = cfg.PeerDialTimeout
+	if cfg.PeerFilter != nil {
+		c.pool.Dial = filterDialer(cfg.PeerFilter)
+	}
 	hlog := hclog.New(&hclog.LoggerOptions{Name: "raft", Level: hclog.Warn, Output: slogWriter{c.log.With("component", "raft")}, DisableTime: true})
 	c.raftLog = hlog
 	stores, err := openRaftStores(&c.cfg, hlog)
@@ -47,6 +51,7 @@ func New(cfg Config, host Host, fsm raft.FSM) (*Cluster, error) {
 	if err := bootstrapIfNew(&c.cfg, c.cfg.NodeID, r, c.trans); err != nil {
 		return nil, err
 	}
+	host.Go(c.watchLeader)
 	return c, nil
 }
 
@@ -83,7 +88,7 @@ func (c *Cluster) LogStore() raft.LogStore { return c.stores.logs }
 func (c *Cluster) SnapshotStore() raft.SnapshotStore { return c.stores.snaps }
 
 // Pool is the pool of RPC connections to other servers. Prefer PeerRPC,
-// which honours Config.PeerBlocked.
+// which honours Config.PeerFilter.
 func (c *Cluster) Pool() *rpcwire.Pool { return c.pool }
 
 // RaftLayer is raft's stream layer over the rpc listener, which hands it
@@ -259,7 +264,7 @@ func (cl *Cluster) setupRaftTransport(logger hclog.Logger) error {
 		if err != nil {
 			return fmt.Errorf("server: raft address %q: %w", c.RaftAddr, err)
 		}
-		cl.layer = newRaftLayer(addr, c.PeerBlocked)
+		cl.layer = newRaftLayer(addr, c.PeerFilter)
 		cl.layer.tls = c.RPCClientTLS
 		cl.trans = raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{
 			Stream:                cl.layer,

@@ -19,8 +19,8 @@ import (
 // Dial opens connections to other servers that start with it.
 type RaftLayer struct {
 	addr    net.Addr
-	blocked func(addr string) bool // fault injection; nil in production
-	tls     *tls.Config            // tls { rpc = true }: raft inside mutual TLS
+	cut     func(addr string) Cut // fault injection; nil in production
+	tls     *tls.Config           // tls { rpc = true }: raft inside mutual TLS
 	conns   chan net.Conn
 	closeMu sync.Mutex
 	closed  chan struct{}
@@ -28,8 +28,8 @@ type RaftLayer struct {
 
 var _ raft.StreamLayer = (*RaftLayer)(nil)
 
-func newRaftLayer(addr net.Addr, blocked func(string) bool) *RaftLayer {
-	return &RaftLayer{addr: addr, blocked: blocked, conns: make(chan net.Conn), closed: make(chan struct{})}
+func newRaftLayer(addr net.Addr, cut func(string) Cut) *RaftLayer {
+	return &RaftLayer{addr: addr, cut: cut, conns: make(chan net.Conn), closed: make(chan struct{})}
 }
 
 // Handoff gives an accepted raft connection to raft's transport.
@@ -68,8 +68,10 @@ func (l *RaftLayer) Addr() net.Addr { return l.addr }
 
 // Dial connects to another server's rpc port and selects raft.
 func (l *RaftLayer) Dial(address raft.ServerAddress, timeout time.Duration) (net.Conn, error) {
-	if l.blocked != nil && l.blocked(string(address)) {
-		return nil, errPartitioned
+	if l.cut != nil {
+		if err := holdDialTimeout(string(address), timeout, l.cut); err != nil {
+			return nil, err
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
@@ -77,36 +79,11 @@ func (l *RaftLayer) Dial(address raft.ServerAddress, timeout time.Duration) (net
 	if err != nil {
 		return nil, err
 	}
-	if l.blocked != nil {
-		return &partitionableConn{Conn: conn, peer: string(address), blocked: l.blocked}, nil
+	if l.cut != nil {
+		return newFilteredConn(conn, string(address), l.cut), nil
 	}
 	return conn, nil
 }
 
 // errPartitioned is what traffic to a cut-off peer reports.
 var errPartitioned = errors.New("traffic to this peer is dropped (injected partition)")
-
-// partitionableConn drops a connection (raft's pooled ones, gossip
-// streams) once its peer is partitioned away: the user sees a broken
-// connection, as on a real network.
-type partitionableConn struct {
-	net.Conn
-	peer    string
-	blocked func(string) bool
-}
-
-func (c *partitionableConn) Read(p []byte) (int, error) {
-	if c.blocked(c.peer) {
-		c.Conn.Close()
-		return 0, errPartitioned
-	}
-	return c.Conn.Read(p)
-}
-
-func (c *partitionableConn) Write(p []byte) (int, error) {
-	if c.blocked(c.peer) {
-		c.Conn.Close()
-		return 0, errPartitioned
-	}
-	return c.Conn.Write(p)
-}
