@@ -133,7 +133,7 @@ func (c planCommit) Wait() (uint64, error) {
 		return 0, c.err
 	}
 	defer func() { c.s.config.Metrics.PlanApply.Observe(telemetry.Ms(time.Since(c.start))) }()
-	return raftOutcome(c.f)
+	return c.s.raftOutcome(context.Background(), c.f)
 }
 
 func (s *Server) randInt63n(n int64) int64 {

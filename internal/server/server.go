@@ -120,13 +120,18 @@ type Server struct {
 	bg           sync.WaitGroup
 	shutdownOnce sync.Once
 	shutdownCh   chan struct{}
+	// raftStopped is closed once raft has shut down. hashicorp/raft never
+	// answers a proposal still in its (buffered) apply channel then, so
+	// every wait on a raft future ends here too (raftOutcome).
+	raftStopped chan struct{}
 }
 
 // New starts a server: opens raft's stores, restores state from them and
 // joins (or bootstraps) the cluster.
 func New(cfg *Config) (*Server, error) {
 	c := cfg.withDefaults()
-	s := &Server{config: c, log: c.Logger.With("component", "server"), shutdownCh: make(chan struct{})}
+	s := &Server{config: c, log: c.Logger.With("component", "server"), shutdownCh: make(chan struct{}),
+		raftStopped: make(chan struct{})}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	nodeID, err := cluster.LoadOrCreateNodeID(c.NodeID, dataDirUnlessDev(c))
 	if err != nil {
@@ -306,6 +311,7 @@ func (s *Server) Shutdown() error {
 		if s.cluster != nil {
 			err = s.cluster.Shutdown()
 		}
+		close(s.raftStopped)
 	})
 	return err
 }
@@ -337,9 +343,28 @@ func (s *Server) raftApplyWait(ctx context.Context, t structs.MessageType, msg a
 	if err != nil {
 		return 0, err
 	}
-	if ctx.Done() == nil {
-		return raftOutcome(f)
+	index, err := s.raftOutcome(ctx, f)
+	var stopped stoppedWaiting
+	if errors.As(err, &stopped) {
+		return 0, &CodedError{Code: http.StatusServiceUnavailable,
+			Msg: fmt.Sprintf("raft entry type %d: stopped waiting for the write to commit (it may or may not apply): %v", t, stopped.why)}
 	}
+	return index, err
+}
+
+// stoppedWaiting: the caller went away, or raft stopped, before the
+// entry's outcome was known.
+type stoppedWaiting struct{ why error }
+
+func (e stoppedWaiting) Error() string {
+	return "stopped waiting for the entry's outcome: " + e.why.Error()
+}
+func (e stoppedWaiting) Unwrap() error { return e.why }
+
+// raftOutcome is the package's raftOutcome, ending early (stoppedWaiting)
+// when ctx ends or raft has stopped: hashicorp/raft never answers a
+// proposal it took but had not yet written when it shut down.
+func (s *Server) raftOutcome(ctx context.Context, f raft.ApplyFuture) (uint64, error) {
 	type outcome struct {
 		index uint64
 		err   error
@@ -353,8 +378,14 @@ func (s *Server) raftApplyWait(ctx context.Context, t structs.MessageType, msg a
 	case o := <-done:
 		return o.index, o.err
 	case <-ctx.Done():
-		return 0, &CodedError{Code: http.StatusServiceUnavailable,
-			Msg: fmt.Sprintf("raft entry type %d: stopped waiting for the write to commit (it may or may not apply): %v", t, ctx.Err())}
+		return 0, stoppedWaiting{ctx.Err()}
+	case <-s.raftStopped:
+		select {
+		case o := <-done: // answered as raft stopped
+			return o.index, o.err
+		default:
+		}
+		return 0, stoppedWaiting{ErrShutdown}
 	}
 }
 
