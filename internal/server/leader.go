@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/drover-project/drover/internal/server/leader"
@@ -18,7 +17,7 @@ import (
 // root context, and the monitor waits for them before it returns.
 func (s *Server) monitorLeadership() {
 	var stop context.CancelFunc
-	var duties *sync.WaitGroup
+	var duties *goGroup
 	raftLeader := s.raft.LeaderCh()
 	for {
 		var isLeader bool
@@ -40,7 +39,8 @@ func (s *Server) monitorLeadership() {
 			if isLeader && stop == nil {
 				var ctx context.Context
 				ctx, stop = context.WithCancel(s.ctx)
-				duties = &sync.WaitGroup{}
+				duties = &goGroup{}
+				s.duties.Store(duties)
 				if err := s.establishLeadership(ctx, duties); err != nil {
 					s.log.Error("establish leadership failed; stepping down", "error", err)
 					stop()
@@ -68,7 +68,7 @@ func (s *Server) monitorLeadership() {
 // establishLeadership makes this server's state current, enables the
 // broker, blocked tracker and plan queue, rebuilds them from the state
 // store, and starts the leader's duties (package leader's duty table).
-func (s *Server) establishLeadership(ctx context.Context, duties *sync.WaitGroup) error {
+func (s *Server) establishLeadership(ctx context.Context, duties *goGroup) error {
 	// Everything committed before we became leader must be applied before
 	// we rebuild the broker from state.
 	barrier := s.raft.Barrier(raftApplyTimeout)

@@ -53,7 +53,14 @@ func (s *Server) submitPlan(plan *structs.Plan) (*structs.PlanResult, error) {
 	if s.config.ManualDuties {
 		return s.applyNow(future)
 	}
-	return future.Wait()
+	// The applier answers every plan, also at shutdown; a submitter
+	// stops waiting then all the same.
+	select {
+	case <-future.Done():
+		return future.Wait()
+	case <-s.ctx.Done():
+		return nil, planapply.ErrShuttingDown
+	}
 }
 
 // submitHeldPlan submits a worker's plan with its eval's nack timer

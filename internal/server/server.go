@@ -115,9 +115,12 @@ type Server struct {
 	// goroutine the server starts (workers, the leadership monitor and,
 	// through it, the leader's duties, the RPC accept and serve loops)
 	// derives from it and is counted in bg, which Shutdown waits for.
-	ctx          context.Context
-	cancel       context.CancelFunc
-	bg           sync.WaitGroup
+	ctx    context.Context
+	cancel context.CancelFunc
+	bg     goGroup
+	// duties is the current term's leader duties (nil while not
+	// leading), which the leadership monitor waits for.
+	duties       atomic.Pointer[goGroup]
 	shutdownOnce sync.Once
 	shutdownCh   chan struct{}
 	// raftStopped is closed once raft has shut down. hashicorp/raft never
@@ -161,18 +164,28 @@ func New(cfg *Config) (*Server, error) {
 	s.Event = &EventEndpoint{srv: s}
 	s.registerMetrics()
 	s.startWorkers()
-	s.goTracked(func(context.Context) { s.monitorLeadership() })
+	s.goTracked("leadership-monitor", func(context.Context) { s.monitorLeadership() })
 	return s, nil
 }
 
 // goTracked runs fn in a goroutine on the server's root context, counted
-// in s.bg so Shutdown waits for it to return.
-func (s *Server) goTracked(fn func(ctx context.Context)) {
-	s.bg.Add(1)
-	go func() {
-		defer s.bg.Done()
-		fn(s.ctx)
-	}()
+// in s.bg under name so Shutdown waits for it to return (and Waiting
+// names it while it has not).
+func (s *Server) goTracked(name string, fn func(ctx context.Context)) {
+	s.bg.Go(name, func() { fn(s.ctx) })
+}
+
+// Waiting names what a shutdown still waits for: the server's goroutines
+// and the leader's duties that have not returned yet (empty once they all
+// have; raft's own shutdown comes after them).
+func (s *Server) Waiting() []string {
+	out := s.bg.Running()
+	if d := s.duties.Load(); d != nil {
+		for _, name := range d.Running() {
+			out = append(out, "leader duty "+name)
+		}
+	}
+	return out
 }
 
 // setupPipeline builds the evaluation pipeline's components (disabled
@@ -196,7 +209,9 @@ func (s *Server) setupPipeline() {
 		// returns it to the broker when the entry failed: the eval is then
 		// still pending in the state and another worker schedules it.
 		AckEval:  func(evalID, token string) error { return s.releaseHeld(evalID, token, true) },
-		NackEval: func(evalID, token string) error { return s.releaseHeld(evalID, token, false) }})
+		NackEval: func(evalID, token string) error { return s.releaseHeld(evalID, token, false) },
+		// At shutdown the applier stops waiting for entries in raft.
+		Stopping: s.ctx.Done()})
 	s.leader = leader.New(leader.Config{
 		Server: leaderServer{s}, Broker: s.broker, Blocked: s.blocked, PlanQueue: s.planQueue, Applier: s.applier,
 		Timeline: s.timeline, Log: s.log, Ctx: s.ctx, Clock: c.Clock, NewID: c.NewID, Rand: s.randInt63n,
@@ -229,7 +244,7 @@ func (s *Server) startWorkers() {
 		w := newWorker(s, fmt.Sprintf("worker-%d", i))
 		s.workers = append(s.workers, w)
 		if !s.config.ManualDuties {
-			s.goTracked(w.run)
+			s.goTracked(w.id, w.run)
 		}
 	}
 }

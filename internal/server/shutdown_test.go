@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/drover-project/drover/internal/fsm"
 	"github.com/drover-project/drover/internal/structs"
 	"github.com/drover-project/drover/internal/testutil"
 )
@@ -100,6 +102,96 @@ func TestShutdown_LeaderUnderLoad(t *testing.T) {
 	defer s2.Shutdown()
 	waitFor(t, func() bool { return s2.State().LatestIndex() >= s2.startIndex })
 	for _, id := range want {
+		if job, _ := s2.State().JobByID(nil, "default", id); job == nil {
+			t.Errorf("job %s was acknowledged but is lost after the restart", id)
+		}
+	}
+}
+
+// planGate passes what the FSM writes on to the leader's sink, but once
+// armed holds the FSM inside Apply at the first entry that writes a
+// plan's final eval (a complete eval): that plan's entry is committed and
+// not applied until release, so its plan stays in the applier's pipeline.
+type planGate struct {
+	next     fsm.EvalSink
+	armed    atomic.Bool
+	held     chan struct{} // closed when an entry is held
+	release  chan struct{}
+	holdOnce sync.Once
+}
+
+func (g *planGate) EvalsWritten(evals []*structs.Evaluation, token string) {
+	for _, e := range evals {
+		if g.armed.Load() && e.Status == structs.EvalStatusComplete {
+			g.holdOnce.Do(func() {
+				close(g.held)
+				<-g.release
+			})
+		}
+	}
+	g.next.EvalsWritten(evals, token)
+}
+
+func (g *planGate) CapacityChanged(n *structs.Node, index uint64) { g.next.CapacityChanged(n, index) }
+
+// Shutdown does not wait for a plan whose entry raft has not applied:
+// with the FSM held inside a plan's entry, every goroutine of the server
+// (workers, the applier and the other leader duties, the RPC loops)
+// returns, the plans in flight failed; only raft's own shutdown then waits
+// for the FSM to finish the entry it is applying. Before, the applier
+// waited for the entry's outcome, and Shutdown with it.
+func TestShutdown_DoesNotWaitForPlansInRaft(t *testing.T) {
+	dir := t.TempDir()
+	s := testServer(t, dir)
+	waitFor(t, s.LeaderActive)
+	for i := range 4 {
+		if _, err := s.RegisterNode(e2eNode(i, 4000, 8192)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gate := &planGate{next: s.leader.Sink(), held: make(chan struct{}), release: make(chan struct{})}
+	var releaseOnce sync.Once
+	release := func() { releaseOnce.Do(func() { close(gate.release) }) }
+	t.Cleanup(release) // a failed test lets the FSM go on
+	s.fsm.SetEvalSink(gate)
+	gate.armed.Store(true)
+	var registered []string
+	for i := 0; ; i++ {
+		id := fmt.Sprintf("held-%d", i)
+		if _, err := JobRegister.Call(context.Background(), s, &structs.JobRegisterArgs{Job: e2eJob(id, 2, 100, 64)}); err != nil {
+			t.Fatalf("register %s: %v", id, err)
+		}
+		registered = append(registered, id)
+		select {
+		case <-gate.held:
+		case <-time.After(10 * time.Millisecond): // real time: pace the registrations until a plan is held
+			continue
+		}
+		break
+	}
+
+	done := make(chan error, 1)
+	go func() { done <- s.Shutdown() }()
+	testutil.WaitFor(t, shutdownBound, "every server goroutine to return while raft applies the held plan", func() (bool, string) {
+		w := s.Waiting()
+		return len(w) == 0, fmt.Sprintf("still waiting for %v", w)
+	})
+	release()
+	testutil.WaitFor(t, shutdownBound, "Shutdown to return once the entry is applied", func() bool {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("shutdown: %v", err)
+			}
+			return true
+		default:
+			return false
+		}
+	})
+
+	s2 := testServer(t, dir)
+	defer s2.Shutdown()
+	for _, id := range registered {
 		if job, _ := s2.State().JobByID(nil, "default", id); job == nil {
 			t.Errorf("job %s was acknowledged but is lost after the restart", id)
 		}
