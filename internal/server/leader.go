@@ -42,12 +42,14 @@ func (s *Server) monitorLeadership() {
 				duties = &goGroup{}
 				s.duties.Store(duties)
 				if err := s.establishLeadership(ctx, duties); err != nil {
-					s.log.Error("establish leadership failed; stepping down", "error", err)
 					stop()
 					duties.Wait()
 					s.revokeLeadership()
 					stop = nil
-					_ = s.raft.LeadershipTransfer()
+					if s.ctx.Err() == nil { // not shutting down
+						s.log.Error("establish leadership failed; stepping down", "error", err)
+						_ = s.raft.LeadershipTransfer()
+					}
 				}
 			} else if !isLeader && stop != nil {
 				stop()
@@ -72,7 +74,7 @@ func (s *Server) establishLeadership(ctx context.Context, duties *goGroup) error
 	// Everything committed before we became leader must be applied before
 	// we rebuild the broker from state.
 	barrier := s.raft.Barrier(raftApplyTimeout)
-	if err := barrier.Error(); err != nil {
+	if err := s.waitRaft(ctx, barrier); err != nil { // ends at shutdown
 		return fmt.Errorf("barrier: %w", err)
 	}
 	// Reads on this leader are now as fresh as the cluster's (forward).

@@ -380,27 +380,32 @@ func (e stoppedWaiting) Unwrap() error { return e.why }
 // when ctx ends or raft has stopped: hashicorp/raft never answers a
 // proposal it took but had not yet written when it shut down.
 func (s *Server) raftOutcome(ctx context.Context, f raft.ApplyFuture) (uint64, error) {
-	type outcome struct {
-		index uint64
-		err   error
+	if err := s.waitRaft(ctx, f); err != nil {
+		var stopped stoppedWaiting
+		if errors.As(err, &stopped) {
+			return 0, err
+		}
 	}
-	done := make(chan outcome, 1)
-	go func() {
-		index, err := raftOutcome(f)
-		done <- outcome{index, err}
-	}()
+	return raftOutcome(f) // answered: returns at once
+}
+
+// waitRaft waits for raft to answer f and returns its error, or
+// stoppedWaiting when ctx ends or raft stops first.
+func (s *Server) waitRaft(ctx context.Context, f raft.Future) error {
+	done := make(chan error, 1)
+	go func() { done <- f.Error() }()
 	select {
-	case o := <-done:
-		return o.index, o.err
+	case err := <-done:
+		return err
 	case <-ctx.Done():
-		return 0, stoppedWaiting{ctx.Err()}
+		return stoppedWaiting{ctx.Err()}
 	case <-s.raftStopped:
 		select {
-		case o := <-done: // answered as raft stopped
-			return o.index, o.err
+		case err := <-done: // answered as raft stopped
+			return err
 		default:
 		}
-		return 0, stoppedWaiting{ErrShutdown}
+		return stoppedWaiting{ErrShutdown}
 	}
 }
 

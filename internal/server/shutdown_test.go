@@ -155,20 +155,34 @@ func TestShutdown_DoesNotWaitForPlansInRaft(t *testing.T) {
 	t.Cleanup(release) // a failed test lets the FSM go on
 	s.fsm.SetEvalSink(gate)
 	gate.armed.Store(true)
+	// Register jobs until a plan's entry is held; a registration after
+	// that waits for the FSM too, and is answered (503) at shutdown.
+	var mu sync.Mutex
 	var registered []string
-	for i := 0; ; i++ {
-		id := fmt.Sprintf("held-%d", i)
-		if _, err := JobRegister.Call(context.Background(), s, &structs.JobRegisterArgs{Job: e2eJob(id, 2, 100, 64)}); err != nil {
-			t.Fatalf("register %s: %v", id, err)
+	go func() {
+		for i := 0; ; i++ {
+			select {
+			case <-gate.held:
+				return
+			default:
+			}
+			id := fmt.Sprintf("held-%d", i)
+			if _, err := JobRegister.Call(context.Background(), s, &structs.JobRegisterArgs{Job: e2eJob(id, 2, 100, 64)}); err != nil {
+				return
+			}
+			mu.Lock()
+			registered = append(registered, id)
+			mu.Unlock()
 		}
-		registered = append(registered, id)
+	}()
+	testutil.WaitFor(t, shutdownBound, "a plan's entry to be held", func() bool {
 		select {
 		case <-gate.held:
-		case <-time.After(10 * time.Millisecond): // real time: pace the registrations until a plan is held
-			continue
+			return true
+		default:
+			return false
 		}
-		break
-	}
+	})
 
 	done := make(chan error, 1)
 	go func() { done <- s.Shutdown() }()
@@ -191,9 +205,50 @@ func TestShutdown_DoesNotWaitForPlansInRaft(t *testing.T) {
 
 	s2 := testServer(t, dir)
 	defer s2.Shutdown()
+	waitFor(t, func() bool { return s2.State().LatestIndex() >= s2.startIndex }) // replayed its log
+	mu.Lock()
+	defer mu.Unlock()
 	for _, id := range registered {
 		if job, _ := s2.State().JobByID(nil, "default", id); job == nil {
 			t.Errorf("job %s was acknowledged but is lost after the restart", id)
 		}
 	}
+}
+
+// A server gaining leadership waits for raft's barrier (the FSM applying
+// everything before it); a shutdown meanwhile ends that wait too. Before,
+// the leadership monitor waited out the barrier, and Shutdown with it.
+func TestShutdown_EndsTheLeadershipBarrierWait(t *testing.T) {
+	s := testServer(t, "")
+	waitFor(t, s.LeaderActive)
+	sink := blockingSink{entered: make(chan struct{}), release: make(chan struct{})}
+	var releaseOnce sync.Once
+	release := func() { releaseOnce.Do(func() { close(sink.release) }) }
+	t.Cleanup(release)
+	s.fsm.SetEvalSink(sink)
+	go func() {
+		_, _ = JobRegister.Call(context.Background(), s, &structs.JobRegisterArgs{Job: testJob("held")})
+	}()
+	<-sink.entered // the FSM holds the job's entry
+
+	s.StepLeadership(false)
+	go s.StepLeadership(true) // establishing: the barrier waits for the held entry
+	testutil.WaitFor(t, shutdownBound, "the leadership monitor to wait for the barrier", func() bool {
+		return testutil.Parked("server.(*Server).establishLeadership(")
+	})
+	done := make(chan error, 1)
+	go func() { done <- s.Shutdown() }()
+	testutil.WaitFor(t, shutdownBound, "every server goroutine to return while the FSM holds the entry", func() (bool, string) {
+		w := s.Waiting()
+		return len(w) == 0, fmt.Sprintf("still waiting for %v", w)
+	})
+	release()
+	testutil.WaitFor(t, shutdownBound, "Shutdown to return", func() bool {
+		select {
+		case <-done:
+			return true
+		default:
+			return false
+		}
+	})
 }
