@@ -130,17 +130,34 @@ func tuneServerGC(cfg *config.Config, lookupEnv func(string) (string, bool), log
 	log.Info("garbage collector target", "gogc", percent, "from_env", fromEnv)
 }
 
-// waitForSignal runs until SIGINT or SIGTERM, then shuts down cleanly.
+// shutdownBound is how long the agent takes to shut down at most: past it
+// the agent logs what it still waits for and exits anyway (raft's log has
+// every acknowledged write on disk already).
+const shutdownBound = 10 * time.Second
+
+// waitForSignal runs until SIGINT or SIGTERM, then shuts down cleanly
+// within shutdownBound. A second signal during the shutdown exits at once.
+// Nomad's leave_on_interrupt and leave_on_terminate both default to false
+// (the agent leaves nothing on a signal, a server stays a raft peer), which
+// is what Drover does; its config refuses both settings.
 func waitForSignal(a *agent.Agent, log *slog.Logger) int {
-	sigs := make(chan os.Signal, 1)
+	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	sig := <-sigs
-	log.Info("shutting down", "signal", sig.String())
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	log.Info("shutting down", "signal", sig.String(), "bound", shutdownBound)
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownBound)
 	defer cancel()
-	if err := a.Shutdown(ctx); err != nil {
-		log.Error("shutdown", "error", err)
+	done := make(chan error, 1)
+	go func() { done <- a.Shutdown(ctx) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			log.Error("shutdown", "error", err)
+			return 1
+		}
+		return 0
+	case sig := <-sigs:
+		log.Warn("second signal during shutdown: exiting at once", "signal", sig.String())
 		return 1
 	}
-	return 0
 }

@@ -7,6 +7,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -245,22 +248,89 @@ func (a *Agent) HTTPAddr() string { return a.listener.Addr().String() }
 
 // Shutdown stops accepting HTTP requests and ends blocking queries at
 // once, lets the requests in flight finish (bounded by ctx) while the
-// client stops, and then stops the server.
+// client stops, and then stops the server. When ctx ends before all that
+// has finished, Shutdown logs what it still waits for (the parts, and
+// the server's goroutines and leader duties by name) and returns an error
+// naming them without waiting further: the caller (the agent command)
+// exits anyway. Nothing acknowledged is lost by that: raft's log store
+// has every acknowledged write on disk already.
 func (a *Agent) Shutdown(ctx context.Context) error {
+	var st shutdownState
+	done := make(chan error, 1)
+	go func() { done <- a.shutdown(ctx, &st) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	select {
+	case err := <-done: // finished just as ctx ended
+		return err
+	default:
+	}
+	waiting := st.waitingFor(a.server)
+	a.log.Error("shutdown did not finish in time; exiting without waiting further", "waiting_for", strings.Join(waiting, ", "))
+	return fmt.Errorf("shutdown did not finish in time: still waiting for %s", strings.Join(waiting, ", "))
+}
+
+// shutdownState is which parts of a shutdown are still under way.
+type shutdownState struct {
+	mu      sync.Mutex
+	pending []string
+}
+
+// begin records that part is under way; the returned func ends it.
+func (st *shutdownState) begin(part string) (end func()) {
+	st.mu.Lock()
+	st.pending = append(st.pending, part)
+	st.mu.Unlock()
+	return func() {
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		st.pending = slices.DeleteFunc(st.pending, func(p string) bool { return p == part })
+	}
+}
+
+// waitingFor names the parts still under way; while the server is
+// stopping, what it waits for (server.Server.Waiting).
+func (st *shutdownState) waitingFor(srv *server.Server) []string {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	var out []string
+	for _, p := range st.pending {
+		if p == "server" && srv != nil {
+			if w := srv.Waiting(); len(w) > 0 {
+				p = "server (" + strings.Join(w, ", ") + ")"
+			} else {
+				p = "server (raft)"
+			}
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func (a *Agent) shutdown(ctx context.Context, st *shutdownState) error {
 	httpErr := make(chan error, 1)
 	if a.http != nil {
 		a.httpCancel() // blocking queries answer now instead of holding Shutdown up
-		go func() { httpErr <- a.stopHTTP(ctx) }()
+		end := st.begin("http requests in flight")
+		go func() { defer end(); httpErr <- a.stopHTTP(ctx) }()
 	} else {
 		httpErr <- nil
 	}
-	errs := []error{a.stopClient(), <-httpErr}
+	endClient := st.begin("client")
+	clientErr := a.stopClient()
+	endClient()
+	errs := []error{clientErr, <-httpErr}
 	removed := a.removeTempDataDir()
 	if a.aclRPC != nil {
 		a.aclRPC.Close()
 	}
 	if a.server != nil {
+		end := st.begin("server")
 		errs = append(errs, a.server.Shutdown())
+		end()
 	}
 	// A -dev data dir too big to remove by the deadline is left in the
 	// temporary directory rather than holding the shutdown up.

@@ -19,8 +19,14 @@
 // advertise { rpc } overrides it). SIGINT/SIGTERM shut down cleanly within
 // 10 s: the HTTP API stops accepting and ends every request's context
 // (http.Server.BaseContext: blocking queries, log follows and monitors
-// answer at once) and drains while the client stops, then raft stops and its
-// stores close.
+// answer at once) and drains while the client stops, then the server stops
+// (its goroutines, then raft) and its stores close. Agent.Shutdown is
+// bounded by its context: past it, it logs what it still waits for (the
+// parts, and the server's goroutines and leader duties by name,
+// server.Server.Waiting) and returns, and the agent exits anyway; raft's
+// log already holds every acknowledged write. A second signal exits at
+// once. As in Nomad (leave_on_interrupt and leave_on_terminate default to
+// false), a signal does not make a server leave the raft configuration.
 //
 // # The HTTP layer
 //

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/drover-project/drover/internal/server/leader"
@@ -18,7 +17,7 @@ import (
 // root context, and the monitor waits for them before it returns.
 func (s *Server) monitorLeadership() {
 	var stop context.CancelFunc
-	var duties *sync.WaitGroup
+	var duties *goGroup
 	raftLeader := s.raft.LeaderCh()
 	for {
 		var isLeader bool
@@ -40,14 +39,17 @@ func (s *Server) monitorLeadership() {
 			if isLeader && stop == nil {
 				var ctx context.Context
 				ctx, stop = context.WithCancel(s.ctx)
-				duties = &sync.WaitGroup{}
+				duties = &goGroup{}
+				s.duties.Store(duties)
 				if err := s.establishLeadership(ctx, duties); err != nil {
-					s.log.Error("establish leadership failed; stepping down", "error", err)
 					stop()
 					duties.Wait()
 					s.revokeLeadership()
 					stop = nil
-					_ = s.raft.LeadershipTransfer()
+					if s.ctx.Err() == nil { // not shutting down
+						s.log.Error("establish leadership failed; stepping down", "error", err)
+						_ = s.raft.LeadershipTransfer()
+					}
 				}
 			} else if !isLeader && stop != nil {
 				stop()
@@ -68,11 +70,11 @@ func (s *Server) monitorLeadership() {
 // establishLeadership makes this server's state current, enables the
 // broker, blocked tracker and plan queue, rebuilds them from the state
 // store, and starts the leader's duties (package leader's duty table).
-func (s *Server) establishLeadership(ctx context.Context, duties *sync.WaitGroup) error {
+func (s *Server) establishLeadership(ctx context.Context, duties *goGroup) error {
 	// Everything committed before we became leader must be applied before
 	// we rebuild the broker from state.
 	barrier := s.raft.Barrier(raftApplyTimeout)
-	if err := barrier.Error(); err != nil {
+	if err := s.waitRaft(ctx, barrier); err != nil { // ends at shutdown
 		return fmt.Errorf("barrier: %w", err)
 	}
 	// Reads on this leader are now as fresh as the cluster's (forward).

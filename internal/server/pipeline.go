@@ -53,7 +53,14 @@ func (s *Server) submitPlan(plan *structs.Plan) (*structs.PlanResult, error) {
 	if s.config.ManualDuties {
 		return s.applyNow(future)
 	}
-	return future.Wait()
+	// The applier answers every plan, also at shutdown; a submitter
+	// stops waiting then all the same.
+	select {
+	case <-future.Done():
+		return future.Wait()
+	case <-s.ctx.Done():
+		return nil, planapply.ErrShuttingDown
+	}
 }
 
 // submitHeldPlan submits a worker's plan with its eval's nack timer
@@ -133,7 +140,7 @@ func (c planCommit) Wait() (uint64, error) {
 		return 0, c.err
 	}
 	defer func() { c.s.config.Metrics.PlanApply.Observe(telemetry.Ms(time.Since(c.start))) }()
-	return raftOutcome(c.f)
+	return c.s.raftOutcome(context.Background(), c.f)
 }
 
 func (s *Server) randInt63n(n int64) int64 {

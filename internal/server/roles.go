@@ -92,9 +92,9 @@ type clusterHost struct{ s *Server }
 
 var _ cluster.Host = clusterHost{}
 
-func (h clusterHost) Go(fn func(ctx context.Context)) { h.s.goTracked(fn) }
-func (h clusterHost) ServerFailed(id string)          { h.s.nackHeld(id, "") }
-func (h clusterHost) MembersChanged()                 { h.s.auth.WakeKEKPush() }
+func (h clusterHost) Go(name string, fn func(ctx context.Context)) { h.s.goTracked(name, fn) }
+func (h clusterHost) ServerFailed(id string)                       { h.s.nackHeld(id, "") }
+func (h clusterHost) MembersChanged()                              { h.s.auth.WakeKEKPush() }
 func (h clusterHost) StoredAutopilotConfig() (*structs.AutopilotConfig, error) {
 	return h.s.State().AutopilotConfig(nil)
 }

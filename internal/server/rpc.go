@@ -46,7 +46,7 @@ func (s *Server) ServeRPC(ln net.Listener) error {
 // every open one.
 func (r *rpcServer) start() {
 	context.AfterFunc(r.srv.ctx, r.close)
-	r.srv.goTracked(func(context.Context) { r.accept() })
+	r.srv.goTracked("rpc accept", func(context.Context) { r.accept() })
 }
 
 func newRPCServer(s *Server, ln net.Listener) *rpcServer {
@@ -95,7 +95,7 @@ func (r *rpcServer) accept() {
 			conn.Close()
 			return
 		}
-		r.srv.goTracked(func(context.Context) { r.serveConn(conn) })
+		r.srv.goTracked("rpc connection", func(context.Context) { r.serveConn(conn) })
 	}
 }
 
@@ -125,7 +125,7 @@ func (r *rpcServer) serveConn(conn net.Conn) {
 			return
 		}
 		// serveStream returns once the stream closes and its calls finish.
-		r.srv.goTracked(func(context.Context) { r.serveStream(stream) })
+		r.srv.goTracked("rpc stream", func(context.Context) { r.serveStream(stream) })
 	}
 }
 

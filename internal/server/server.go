@@ -115,18 +115,26 @@ type Server struct {
 	// goroutine the server starts (workers, the leadership monitor and,
 	// through it, the leader's duties, the RPC accept and serve loops)
 	// derives from it and is counted in bg, which Shutdown waits for.
-	ctx          context.Context
-	cancel       context.CancelFunc
-	bg           sync.WaitGroup
+	ctx    context.Context
+	cancel context.CancelFunc
+	bg     goGroup
+	// duties is the current term's leader duties (nil while not
+	// leading), which the leadership monitor waits for.
+	duties       atomic.Pointer[goGroup]
 	shutdownOnce sync.Once
 	shutdownCh   chan struct{}
+	// raftStopped is closed once raft has shut down. hashicorp/raft never
+	// answers a proposal still in its (buffered) apply channel then, so
+	// every wait on a raft future ends here too (raftOutcome).
+	raftStopped chan struct{}
 }
 
 // New starts a server: opens raft's stores, restores state from them and
 // joins (or bootstraps) the cluster.
 func New(cfg *Config) (*Server, error) {
 	c := cfg.withDefaults()
-	s := &Server{config: c, log: c.Logger.With("component", "server"), shutdownCh: make(chan struct{})}
+	s := &Server{config: c, log: c.Logger.With("component", "server"), shutdownCh: make(chan struct{}),
+		raftStopped: make(chan struct{})}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	nodeID, err := cluster.LoadOrCreateNodeID(c.NodeID, dataDirUnlessDev(c))
 	if err != nil {
@@ -156,18 +164,28 @@ func New(cfg *Config) (*Server, error) {
 	s.Event = &EventEndpoint{srv: s}
 	s.registerMetrics()
 	s.startWorkers()
-	s.goTracked(func(context.Context) { s.monitorLeadership() })
+	s.goTracked("leadership-monitor", func(context.Context) { s.monitorLeadership() })
 	return s, nil
 }
 
 // goTracked runs fn in a goroutine on the server's root context, counted
-// in s.bg so Shutdown waits for it to return.
-func (s *Server) goTracked(fn func(ctx context.Context)) {
-	s.bg.Add(1)
-	go func() {
-		defer s.bg.Done()
-		fn(s.ctx)
-	}()
+// in s.bg under name so Shutdown waits for it to return (and Waiting
+// names it while it has not).
+func (s *Server) goTracked(name string, fn func(ctx context.Context)) {
+	s.bg.Go(name, func() { fn(s.ctx) })
+}
+
+// Waiting names what a shutdown still waits for: the server's goroutines
+// and the leader's duties that have not returned yet (empty once they all
+// have; raft's own shutdown comes after them).
+func (s *Server) Waiting() []string {
+	out := s.bg.Running()
+	if d := s.duties.Load(); d != nil {
+		for _, name := range d.Running() {
+			out = append(out, "leader duty "+name)
+		}
+	}
+	return out
 }
 
 // setupPipeline builds the evaluation pipeline's components (disabled
@@ -191,7 +209,9 @@ func (s *Server) setupPipeline() {
 		// returns it to the broker when the entry failed: the eval is then
 		// still pending in the state and another worker schedules it.
 		AckEval:  func(evalID, token string) error { return s.releaseHeld(evalID, token, true) },
-		NackEval: func(evalID, token string) error { return s.releaseHeld(evalID, token, false) }})
+		NackEval: func(evalID, token string) error { return s.releaseHeld(evalID, token, false) },
+		// At shutdown the applier stops waiting for entries in raft.
+		Stopping: s.ctx.Done()})
 	s.leader = leader.New(leader.Config{
 		Server: leaderServer{s}, Broker: s.broker, Blocked: s.blocked, PlanQueue: s.planQueue, Applier: s.applier,
 		Timeline: s.timeline, Log: s.log, Ctx: s.ctx, Clock: c.Clock, NewID: c.NewID, Rand: s.randInt63n,
@@ -224,7 +244,7 @@ func (s *Server) startWorkers() {
 		w := newWorker(s, fmt.Sprintf("worker-%d", i))
 		s.workers = append(s.workers, w)
 		if !s.config.ManualDuties {
-			s.goTracked(w.run)
+			s.goTracked(w.id, w.run)
 		}
 	}
 }
@@ -306,6 +326,7 @@ func (s *Server) Shutdown() error {
 		if s.cluster != nil {
 			err = s.cluster.Shutdown()
 		}
+		close(s.raftStopped)
 	})
 	return err
 }
@@ -337,24 +358,54 @@ func (s *Server) raftApplyWait(ctx context.Context, t structs.MessageType, msg a
 	if err != nil {
 		return 0, err
 	}
-	if ctx.Done() == nil {
-		return raftOutcome(f)
-	}
-	type outcome struct {
-		index uint64
-		err   error
-	}
-	done := make(chan outcome, 1)
-	go func() {
-		index, err := raftOutcome(f)
-		done <- outcome{index, err}
-	}()
-	select {
-	case o := <-done:
-		return o.index, o.err
-	case <-ctx.Done():
+	index, err := s.raftOutcome(ctx, f)
+	var stopped stoppedWaiting
+	if errors.As(err, &stopped) {
 		return 0, &CodedError{Code: http.StatusServiceUnavailable,
-			Msg: fmt.Sprintf("raft entry type %d: stopped waiting for the write to commit (it may or may not apply): %v", t, ctx.Err())}
+			Msg: fmt.Sprintf("raft entry type %d: stopped waiting for the write to commit (it may or may not apply): %v", t, stopped.why)}
+	}
+	return index, err
+}
+
+// stoppedWaiting: the caller went away, or raft stopped, before the
+// entry's outcome was known.
+type stoppedWaiting struct{ why error }
+
+func (e stoppedWaiting) Error() string {
+	return "stopped waiting for the entry's outcome: " + e.why.Error()
+}
+func (e stoppedWaiting) Unwrap() error { return e.why }
+
+// raftOutcome is the package's raftOutcome, ending early (stoppedWaiting)
+// when ctx ends or raft has stopped: hashicorp/raft never answers a
+// proposal it took but had not yet written when it shut down.
+func (s *Server) raftOutcome(ctx context.Context, f raft.ApplyFuture) (uint64, error) {
+	if err := s.waitRaft(ctx, f); err != nil {
+		var stopped stoppedWaiting
+		if errors.As(err, &stopped) {
+			return 0, err
+		}
+	}
+	return raftOutcome(f) // answered: returns at once
+}
+
+// waitRaft waits for raft to answer f and returns its error, or
+// stoppedWaiting when ctx ends or raft stops first.
+func (s *Server) waitRaft(ctx context.Context, f raft.Future) error {
+	done := make(chan error, 1)
+	go func() { done <- f.Error() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return stoppedWaiting{ctx.Err()}
+	case <-s.raftStopped:
+		select {
+		case err := <-done: // answered as raft stopped
+			return err
+		default:
+		}
+		return stoppedWaiting{ErrShutdown}
 	}
 }
 

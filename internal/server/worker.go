@@ -272,7 +272,7 @@ func (w *Worker) release(backend schedulingBackend, evalID, token string, final 
 		return
 	}
 	w.finishing <- struct{}{}
-	w.srv.goTracked(func(context.Context) {
+	w.srv.goTracked(w.id+" finishing an eval", func(context.Context) {
 		defer func() { <-w.finishing }()
 		w.finishEval(backend, final, evalID, token)
 	})

@@ -131,9 +131,9 @@ func (c *Cluster) startGossip() error {
 	if err != nil {
 		return fmt.Errorf("server: start gossip: %w", err)
 	}
-	c.host.Go(c.handleEvents)
+	c.host.Go("gossip events", c.handleEvents)
 	if len(c.cfg.Serf.RetryJoin) > 0 {
-		c.host.Go(c.retryJoin)
+		c.host.Go("retry join", c.retryJoin)
 	}
 	return nil
 }

@@ -14,9 +14,10 @@ import (
 // Host is what the cluster needs from the server it runs in (package
 // server implements it).
 type Host interface {
-	// Go runs fn on a goroutine the server tracks (its shutdown waits for
-	// it), with the server's root context, canceled on shutdown.
-	Go(fn func(ctx context.Context))
+	// Go runs fn on a goroutine the server tracks under name (its
+	// shutdown waits for it), with the server's root context, canceled on
+	// shutdown.
+	Go(name string, fn func(ctx context.Context))
 	// ServerFailed is called when gossip sees server id fail or leave:
 	// what its workers held is handed back at once.
 	ServerFailed(id string)

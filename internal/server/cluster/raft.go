@@ -51,7 +51,7 @@ func New(cfg Config, host Host, fsm raft.FSM) (*Cluster, error) {
 	if err := bootstrapIfNew(&c.cfg, c.cfg.NodeID, r, c.trans); err != nil {
 		return nil, err
 	}
-	host.Go(c.watchLeader)
+	host.Go("leader watch", c.watchLeader)
 	return c, nil
 }
 

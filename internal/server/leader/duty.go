@@ -152,11 +152,17 @@ func (l *Leader) table(t *term) []Duty {
 	return append(duties, c.Extra...)
 }
 
+// Group runs the duties' goroutines, each under its duty's name, and
+// lets its owner wait for them (the server names the duties a slow
+// shutdown still waits for).
+type Group interface {
+	Go(name string, fn func())
+}
+
 // StartDuties starts the term's duties: in production one goroutine per
-// duty (counted in wg, ending with ctx); with ManualDuties the stepped
-// term, which the caller steps, and only the Background duties'
-// goroutines.
-func (l *Leader) StartDuties(ctx context.Context, wg *sync.WaitGroup) {
+// duty (run by g, ending with ctx); with ManualDuties the stepped term,
+// which the caller steps, and only the Background duties' goroutines.
+func (l *Leader) StartDuties(ctx context.Context, g Group) {
 	var t *term
 	if l.c.ManualDuties {
 		t = newTerm(l.c.Clock)
@@ -175,20 +181,16 @@ func (l *Leader) StartDuties(ctx context.Context, wg *sync.WaitGroup) {
 	}
 	for _, d := range duties {
 		if t == nil || d.Wake.kind == wakeBackground {
-			l.startDuty(ctx, wg, d)
+			l.startDuty(ctx, g, d)
 		}
 	}
 }
 
-func (l *Leader) startDuty(ctx context.Context, wg *sync.WaitGroup, d Duty) {
+func (l *Leader) startDuty(ctx context.Context, g Group, d Duty) {
 	if d.Wake.kind == wakeTimers {
 		return
 	}
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		l.run(ctx, d)
-	}()
+	g.Go(d.Name, func() { l.run(ctx, d) })
 }
 
 // run is a duty's production goroutine: it waits for the wake and steps,

@@ -58,6 +58,12 @@ type Config struct {
 	// answers the worker as soon as such an entry is proposed, and nacks
 	// the eval with NackEval if the entry then fails.
 	AckEval, NackEval func(evalID, token string) error
+	// Stopping, when set, is closed when the server shuts down: from then
+	// on the applier waits for no entry in raft (raft may not apply it
+	// before it stops) and fails the plans waiting for one with
+	// ErrShuttingDown. Losing leadership alone still answers each plan
+	// with its entry's outcome.
+	Stopping <-chan struct{}
 }
 
 // Applier takes plans off the queue and commits what fits.
@@ -108,6 +114,8 @@ type Applier struct {
 	// settled wakes Run's loop after a goroutine collecting a commit has
 	// settled the pipeline: a full pipeline takes plans again only then.
 	settled chan struct{}
+	// stopping is Config.Stopping (nil: never).
+	stopping <-chan struct{}
 }
 
 // NewApplier returns an applier working as c says.
@@ -118,7 +126,7 @@ func NewApplier(c Config) *Applier {
 	}
 	a := &Applier{queue: c.Queue, tokens: c.Tokens, state: c.State, raft: c.Raft, clock: c.Clock, log: log, newID: c.NewID,
 		serial: c.Serial, rejectHook: c.RejectHook, onEvaluate: c.OnEvaluate, ackEval: c.AckEval, nackEval: c.NackEval,
-		runCtx: context.Background(), settled: make(chan struct{}, 1)}
+		runCtx: context.Background(), settled: make(chan struct{}, 1), stopping: c.Stopping}
 	a.async, _ = c.Raft.(AsyncRaft)
 	a.answerEarly = a.async != nil && a.nackEval != nil
 	return a
@@ -170,8 +178,21 @@ func (a *Applier) ApplyOne(p *PendingPlan) error {
 	a.flush(ctx)
 	a.evaluate(ctx, p)
 	a.flush(ctx)
+	if a.isStopping() {
+		p.respond(nil, ErrShuttingDown) // unless flush answered it
+	}
 	<-p.done
 	return p.err
+}
+
+// isStopping reports whether the server is shutting down (Config.Stopping).
+func (a *Applier) isStopping() bool {
+	select {
+	case <-a.stopping:
+		return true
+	default:
+		return false
+	}
 }
 
 func (a *Applier) logRejections(plan *structs.Plan, rejections []Rejection) {

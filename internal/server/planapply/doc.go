@@ -71,7 +71,10 @@
 // goroutine that settles an entry wakes Run's loop, which then takes plans
 // again. When Run's context ends (leadership lost) the plans in raft are
 // answered with their entries' outcomes (errors: the workers nack) and the
-// waiting ones get ErrNotLeader. ApplyOne is still the synchronous step (one
+// waiting ones get ErrNotLeader. At shutdown (Config.Stopping: the
+// server's root context) the applier waits for no entry in raft, which
+// raft may not apply before it stops: every plan still in the pipeline
+// fails with ErrShuttingDown at once. ApplyOne is still the synchronous step (one
 // plan through the whole pipeline alone), and a Raft that is not an
 // AsyncRaft commits in propose, which makes the pipeline the serial applier.
 // Config.Serial (server Config.SerialPlanApply, drover bench -serial-plans)

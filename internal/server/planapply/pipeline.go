@@ -235,14 +235,46 @@ func (a *Applier) answer(m *member) {
 	m.pending.respond(res, nil)
 }
 
-// flush runs the pipeline until every plan in it is answered.
+// flush runs the pipeline until every plan in it is answered, or until
+// the server shuts down: then the plans still in raft are failed
+// (abandon).
 func (a *Applier) flush(ctx context.Context) {
 	for a.busy() {
-		if len(a.inflight) > 0 {
-			<-a.inflight[0].done
+		if len(a.inflight) > 0 && !a.waitSettled(a.inflight[0]) {
+			a.abandon()
+			return
 		}
 		a.settle(ctx)
 	}
+}
+
+// waitSettled waits for m's entry's outcome; false when the server shuts
+// down first.
+func (a *Applier) waitSettled(m *member) bool {
+	if m.settled() {
+		return true
+	}
+	select {
+	case <-m.done:
+		return true
+	case <-a.stopping:
+		return false
+	}
+}
+
+// abandon fails every plan in the pipeline with ErrShuttingDown, without
+// waiting for the entries in raft: the server is shutting down and raft
+// may not apply them before it stops. A plan answered when its entry was
+// proposed is left as it is: its eval is neither acked nor nacked, and
+// the next leader finds it pending unless the entry committed it. The
+// goroutines collecting those entries' outcomes find the pipeline empty.
+func (a *Applier) abandon() {
+	for _, m := range append(a.inflight, a.waiting...) {
+		if !m.answered {
+			m.pending.respond(nil, ErrShuttingDown)
+		}
+	}
+	a.inflight, a.waiting, a.ov = nil, nil, nil
 }
 
 // runPipelined is Run's loop: evaluate and propose plans as they arrive,
@@ -281,8 +313,14 @@ func (a *Applier) step(fn func()) {
 func (a *Applier) stop() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	for _, m := range a.inflight {
-		<-m.done
+	defer func() { a.runCtx = context.Background() }()
+	for len(a.inflight) > 0 {
+		m := a.inflight[0]
+		if !a.waitSettled(m) {
+			a.abandon()
+			return
+		}
+		a.inflight = a.inflight[1:]
 		a.lastIndex = max(a.lastIndex, m.index)
 		a.answer(m)
 	}
@@ -290,5 +328,4 @@ func (a *Applier) stop() {
 		m.pending.respond(nil, ErrNotLeader)
 	}
 	a.inflight, a.waiting, a.ov = nil, nil, nil
-	a.runCtx = context.Background()
 }

@@ -221,6 +221,45 @@ func TestPipeline_LeadershipLoss(t *testing.T) {
 	}
 }
 
+// At shutdown (Config.Stopping closed, then Run's context ends) the
+// applier does not wait for the entry in raft: raft may never apply it
+// before it stops. The plan in raft and the one waiting for it fail with
+// ErrShuttingDown at once; the entry's later outcome changes nothing.
+func TestPipeline_ShutdownDoesNotWaitForRaft(t *testing.T) {
+	h, g, job := pipelineFixture(t)
+	stopping := make(chan struct{})
+	h.reconfigure(func(c *Config) { c.Stopping = stopping })
+	stop := runApplier(h)
+	p1 := h.plan("eval-1", job)
+	addTo(&p1.NodeAllocation, mockAlloc("w1", job, "n1", 800, 100, 100))
+	f1, err := h.queue.Enqueue(p1)
+	h.must(err)
+	waitFor(t, func() bool { return g.proposed() == 1 })
+	p2 := h.plan("eval-2", job) // rejected on top of p1: waits for it
+	addTo(&p2.NodeAllocation, mockAlloc("w2", job, "n1", 800, 100, 100))
+	f2, err := h.queue.Enqueue(p2)
+	h.must(err)
+	waitFor(t, func() bool { return h.queue.Stats() == 0 })
+
+	close(stopping)
+	stopped := make(chan struct{})
+	go func() { stop(); close(stopped) }()
+	waitFor(t, func() bool {
+		select {
+		case <-stopped:
+			return true
+		default:
+			return false
+		}
+	})
+	for name, f := range map[string]PlanFuture{"in raft": f1, "waiting": f2} {
+		if _, err := f.Wait(); !errors.Is(err, ErrShuttingDown) {
+			t.Errorf("plan %s got %v, want ErrShuttingDown", name, err)
+		}
+	}
+	g.commitNext(t) // raft applied it after all: nobody is told
+}
+
 // Run with many concurrent submitters and a raft that takes real time to
 // commit: plans overlap and are committed in groups, and no node is
 // over-committed.

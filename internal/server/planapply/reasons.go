@@ -13,6 +13,11 @@ var (
 	// plan was computed by a worker that lost the eval, and committing it
 	// could race with the worker that holds it now.
 	ErrStaleToken = errors.New("plan's evaluation token is not outstanding")
+	// ErrShuttingDown is given to a plan whose entry is in raft when the
+	// server shuts down (Config.Stopping): the applier no longer waits for
+	// the entry, which may or may not commit; the eval is not acked, and
+	// the next leader finds it pending unless the entry committed it.
+	ErrShuttingDown = errors.New("plan not answered: the server is shutting down (its entry may or may not commit)")
 	// ErrNilPlan is returned by Enqueue for a nil plan.
 	ErrNilPlan = errors.New("nil plan")
 )
