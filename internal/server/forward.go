@@ -77,7 +77,7 @@ func (s *Server) forward(ctx context.Context, m *spec, args structs.RPCInfo, rep
 		}
 		select {
 		case <-ctx.Done():
-			return true, s.noLeaderError(err)
+			return true, noLeaderError(s.config.ForwardTimeout, err)
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
@@ -151,7 +151,7 @@ func (s *Server) awaitLeader(ctx context.Context) (addr, id string, err error) {
 		}
 		select {
 		case <-ctx.Done():
-			return "", "", s.noLeaderError(ctx.Err())
+			return "", "", noLeaderError(s.config.ForwardTimeout, ctx.Err())
 		case <-s.shutdownCh:
 			return "", "", ErrShutdown
 		case <-tick.C:
@@ -202,7 +202,7 @@ func (s *Server) replayed() bool {
 	return s.fsm.WaitForIndex(done, s.startIndex) == nil
 }
 
-func (s *Server) noLeaderError(cause error) error {
+func noLeaderError(within time.Duration, cause error) error {
 	return &CodedError{Code: http.StatusServiceUnavailable,
-		Msg: fmt.Sprintf("%v: no leader elected within %s (%v); the cluster may have lost quorum", ErrNoLeader, s.config.ForwardTimeout, cause)}
+		Msg: fmt.Sprintf("%v: no leader elected within %s (%v); the cluster may have lost quorum", ErrNoLeader, within, cause)}
 }

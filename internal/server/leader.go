@@ -74,7 +74,7 @@ func (s *Server) establishLeadership(ctx context.Context, duties *goGroup) error
 	// Everything committed before we became leader must be applied before
 	// we rebuild the broker from state.
 	barrier := s.raft.Barrier(raftApplyTimeout)
-	if err := s.waitRaft(ctx, barrier); err != nil { // ends at shutdown
+	if err := (raftWrites{s}).wait(ctx, barrier); err != nil { // ends at shutdown
 		return fmt.Errorf("barrier: %w", err)
 	}
 	// Reads on this leader are now as fresh as the cluster's (forward).

@@ -63,7 +63,7 @@ func (e *NodeEndpoint) UpdateDrain(ctx context.Context, args *structs.NodeUpdate
 	}
 	req.NodeEvent = &structs.NodeEvent{Message: msg, Subsystem: "Drain", Timestamp: now}
 	if args.DrainStrategy == nil && args.MarkEligible {
-		if req.Evals, err = e.srv.eligibleAgainEvals(node); err != nil {
+		if req.Evals, err = e.eligibleAgainEvals(node); err != nil {
 			return nil, err
 		}
 	}
@@ -106,7 +106,7 @@ func (e *NodeEndpoint) UpdateEligibility(ctx context.Context, args *structs.Node
 		NodeEvent: &structs.NodeEvent{Message: "Node marked " + eligibility, Subsystem: "Cluster", Timestamp: now},
 	}
 	if eligibility == structs.NodeSchedulingEligible {
-		if req.Evals, err = e.srv.eligibleAgainEvals(node); err != nil {
+		if req.Evals, err = e.eligibleAgainEvals(node); err != nil {
 			return nil, err
 		}
 	}
@@ -122,13 +122,13 @@ func (e *NodeEndpoint) UpdateEligibility(ctx context.Context, args *structs.Node
 // skipped the node, and nothing else would look at it again. They go in
 // the eligibility change's own entry. A node that is not ready gets none:
 // it gets its evals when it becomes ready.
-func (s *Server) eligibleAgainEvals(node *structs.Node) ([]*structs.Evaluation, error) {
+func (e *NodeEndpoint) eligibleAgainEvals(node *structs.Node) ([]*structs.Evaluation, error) {
 	if node.SchedulingEligibility != structs.NodeSchedulingIneligible || node.Status != structs.NodeStatusReady {
 		return nil, nil
 	}
 	eligible := node.Copy()
 	eligible.SchedulingEligibility = structs.NodeSchedulingEligible
-	return s.nodeUpdateEvals(eligible, structs.EvalTriggerNodeUpdate)
+	return e.srv.nodeUpdateEvals(eligible, structs.EvalTriggerNodeUpdate)
 }
 
 // Evaluate forces the schedulers to look at a node again (`node eval`):

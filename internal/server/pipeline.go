@@ -122,7 +122,7 @@ func (p planRaft) ApplyPlanResults(req *structs.ApplyPlanResultsRequest) (uint64
 
 func (p planRaft) StartPlanResults(req *structs.ApplyPlanResultsRequest) planapply.CommitFuture {
 	start := time.Now()
-	f, err := p.s.raftPropose(structs.ApplyPlanResultsRequestType, req)
+	f, err := raftWrites{p.s}.propose(structs.ApplyPlanResultsRequestType, req)
 	return planCommit{s: p.s, f: f, err: err, start: start}
 }
 
@@ -140,7 +140,7 @@ func (c planCommit) Wait() (uint64, error) {
 		return 0, c.err
 	}
 	defer func() { c.s.config.Metrics.PlanApply.Observe(telemetry.Ms(time.Since(c.start))) }()
-	return c.s.raftOutcome(context.Background(), c.f)
+	return raftWrites{c.s}.outcome(context.Background(), c.f)
 }
 
 func (s *Server) randInt63n(n int64) int64 {

@@ -33,6 +33,7 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -125,7 +126,7 @@ type Server struct {
 	shutdownCh   chan struct{}
 	// raftStopped is closed once raft has shut down. hashicorp/raft never
 	// answers a proposal still in its (buffered) apply channel then, so
-	// every wait on a raft future ends here too (raftOutcome).
+	// every wait on a raft future ends here too (raftWrites.outcome).
 	raftStopped chan struct{}
 }
 
@@ -338,7 +339,7 @@ func (s *Server) Shutdown() error {
 // still commit, and the error says so. raft itself gives up after
 // raftApplyTimeout, or at ctx's deadline when that is sooner.
 func (s *Server) raftApply(ctx context.Context, t structs.MessageType, msg any) (uint64, error) {
-	index, err := s.raftApplyWait(ctx, t, msg)
+	index, err := raftWrites{s}.apply(ctx, t, msg)
 	if err != nil && IsDiskFull(err) {
 		// The cause names the store's files: it goes to the log, and
 		// the caller (perhaps over a forwarded RPC) gets a plain 503.
@@ -348,17 +349,22 @@ func (s *Server) raftApply(ctx context.Context, t structs.MessageType, msg any) 
 	return index, err
 }
 
-// raftApplyWait is raftApply before its errors are mapped.
-func (s *Server) raftApplyWait(ctx context.Context, t structs.MessageType, msg any) (uint64, error) {
+// raftWrites is how the server writes through raft: it proposes typed
+// entries (with the config's test hooks), waits for their outcome, and
+// stops waiting when the caller goes away or raft stops.
+type raftWrites struct{ s *Server }
+
+// apply is raftApply before its errors are mapped.
+func (w raftWrites) apply(ctx context.Context, t structs.MessageType, msg any) (uint64, error) {
 	timeout := raftApplyTimeout
 	if deadline, ok := ctx.Deadline(); ok {
 		timeout = min(timeout, max(time.Until(deadline), time.Millisecond))
 	}
-	f, err := s.raftProposeWithin(t, msg, timeout)
+	f, err := w.proposeWithin(t, msg, timeout)
 	if err != nil {
 		return 0, err
 	}
-	index, err := s.raftOutcome(ctx, f)
+	index, err := w.outcome(ctx, f)
 	var stopped stoppedWaiting
 	if errors.As(err, &stopped) {
 		return 0, &CodedError{Code: http.StatusServiceUnavailable,
@@ -376,11 +382,11 @@ func (e stoppedWaiting) Error() string {
 }
 func (e stoppedWaiting) Unwrap() error { return e.why }
 
-// raftOutcome is the package's raftOutcome, ending early (stoppedWaiting)
+// outcome is the package's raftOutcome, ending early (stoppedWaiting)
 // when ctx ends or raft has stopped: hashicorp/raft never answers a
 // proposal it took but had not yet written when it shut down.
-func (s *Server) raftOutcome(ctx context.Context, f raft.ApplyFuture) (uint64, error) {
-	if err := s.waitRaft(ctx, f); err != nil {
+func (w raftWrites) outcome(ctx context.Context, f raft.ApplyFuture) (uint64, error) {
+	if err := w.wait(ctx, f); err != nil {
 		var stopped stoppedWaiting
 		if errors.As(err, &stopped) {
 			return 0, err
@@ -389,9 +395,9 @@ func (s *Server) raftOutcome(ctx context.Context, f raft.ApplyFuture) (uint64, e
 	return raftOutcome(f) // answered: returns at once
 }
 
-// waitRaft waits for raft to answer f and returns its error, or
+// wait waits for raft to answer f and returns its error, or
 // stoppedWaiting when ctx ends or raft stops first.
-func (s *Server) waitRaft(ctx context.Context, f raft.Future) error {
+func (w raftWrites) wait(ctx context.Context, f raft.Future) error {
 	done := make(chan error, 1)
 	go func() { done <- f.Error() }()
 	select {
@@ -399,7 +405,7 @@ func (s *Server) waitRaft(ctx context.Context, f raft.Future) error {
 		return err
 	case <-ctx.Done():
 		return stoppedWaiting{ctx.Err()}
-	case <-s.raftStopped:
+	case <-w.s.raftStopped:
 		select {
 		case err := <-done: // answered as raft stopped
 			return err
@@ -409,13 +415,14 @@ func (s *Server) waitRaft(ctx context.Context, f raft.Future) error {
 	}
 }
 
-// raftPropose encodes msg and proposes it without waiting for the commit.
-func (s *Server) raftPropose(t structs.MessageType, msg any) (raft.ApplyFuture, error) {
-	return s.raftProposeWithin(t, msg, raftApplyTimeout)
+// propose encodes msg and proposes it without waiting for the commit.
+func (w raftWrites) propose(t structs.MessageType, msg any) (raft.ApplyFuture, error) {
+	return w.proposeWithin(t, msg, raftApplyTimeout)
 }
 
-// raftProposeWithin is raftPropose with raft's own enqueue timeout.
-func (s *Server) raftProposeWithin(t structs.MessageType, msg any, timeout time.Duration) (raft.ApplyFuture, error) {
+// proposeWithin is propose with raft's own enqueue timeout.
+func (w raftWrites) proposeWithin(t structs.MessageType, msg any, timeout time.Duration) (raft.ApplyFuture, error) {
+	s := w.s
 	if h := s.config.RaftApplyHook; h != nil {
 		h(t)
 	}
@@ -473,4 +480,56 @@ func (s *Server) WaitUntilReady(timeout time.Duration) error {
 		}
 	}
 	return nil
+}
+
+// goGroup runs named goroutines and waits for them, and can say which
+// are still running: a shutdown that takes too long names what it waits
+// for (Server.Waiting).
+type goGroup struct {
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	running map[string]int // name -> goroutines of that name running
+}
+
+// Go runs fn on a goroutine counted under name.
+func (g *goGroup) Go(name string, fn func()) {
+	g.mu.Lock()
+	if g.running == nil {
+		g.running = map[string]int{}
+	}
+	g.running[name]++
+	g.mu.Unlock()
+	g.wg.Add(1)
+	go func() {
+		defer g.wg.Done()
+		defer g.done(name)
+		fn()
+	}()
+}
+
+func (g *goGroup) done(name string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.running[name]--; g.running[name] == 0 {
+		delete(g.running, name)
+	}
+}
+
+// Wait waits for every goroutine started with Go.
+func (g *goGroup) Wait() { g.wg.Wait() }
+
+// Running names the goroutines still running, sorted ("name" or "name
+// xN" for N of them).
+func (g *goGroup) Running() []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	out := make([]string, 0, len(g.running))
+	for name, n := range g.running {
+		if n > 1 {
+			name = fmt.Sprintf("%s x%d", name, n)
+		}
+		out = append(out, name)
+	}
+	slices.Sort(out)
+	return out
 }
