@@ -122,7 +122,7 @@ func (p planRaft) ApplyPlanResults(req *structs.ApplyPlanResultsRequest) (uint64
 
 func (p planRaft) StartPlanResults(req *structs.ApplyPlanResultsRequest) planapply.CommitFuture {
 	start := time.Now()
-	f, err := raftWrites{p.s}.propose(structs.ApplyPlanResultsRequestType, req)
+	f, err := raftWrites(p).propose(structs.ApplyPlanResultsRequestType, req)
 	return planCommit{s: p.s, f: f, err: err, start: start}
 }
 
