@@ -21,8 +21,8 @@ import (
 
 // rpcServer serves the internal RPC that clients use: one TCP connection
 // per client, multiplexed by yamux, net/rpc calls (msgpack-encoded) one
-// after another on each stream. The methods are the endpoints' table
-// (rpc_endpoints.go): the same endpoint methods the HTTP API calls. Every
+// after another on each stream. The methods are the method table
+// (methods.go), by wire name: the same methods the HTTP API calls. Every
 // goroutine it starts is tracked by the server; on shutdown the listener
 // and every open connection close, so they all return.
 type rpcServer struct {
