@@ -34,6 +34,22 @@ func runningJob(t *testing.T) (*Agent, *api.Client) {
 	return a, c
 }
 
+// endDeployment fails the job's running deployment (these jobs have no
+// auto_revert): simulated nodes report no health, and Nomad blocks
+// `job scale` while a deployment of the job is active.
+func endDeployment(t *testing.T, c *api.Client, job string) {
+	t.Helper()
+	d, _, err := c.Jobs().LatestDeployment(job, nil)
+	if err != nil || d == nil {
+		t.Fatalf("latest deployment of %s: %v", job, err)
+	}
+	resp, _, err := c.Deployments().Fail(d.ID, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitEvalDone(t, c, resp.EvalID)
+}
+
 func waitEvalDone(t *testing.T, c *api.Client, id string) *api.Evaluation {
 	t.Helper()
 	var e *api.Evaluation
@@ -72,6 +88,7 @@ func TestEvalTrigger_AllocStop_OneEvalThenReplaced(t *testing.T) {
 
 func TestEvalTrigger_JobScaling_OneEvalAndNewCount(t *testing.T) {
 	a, c := runningJob(t)
+	endDeployment(t, c, "web")
 	resp, _, err := c.Jobs().Scale("web", "web", pointer(4), "more", false, nil, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -115,6 +132,7 @@ func TestJobEvaluate_ForcesANewEval(t *testing.T) {
 
 func TestJobRevert_RegistersTheOldVersion(t *testing.T) {
 	_, c := runningJob(t)
+	endDeployment(t, c, "web")
 	if _, _, err := c.Jobs().Scale("web", "web", pointer(3), "", false, nil, nil); err != nil {
 		t.Fatal(err)
 	}

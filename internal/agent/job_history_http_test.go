@@ -9,6 +9,7 @@ import (
 
 func TestJobScaleStatus_CountsAndEvents(t *testing.T) {
 	_, c := runningJob(t) // "web": group "web" of 2, placed on two nodes
+	endDeployment(t, c, "web")
 	if _, _, err := c.Jobs().Scale("web", "web", pointer(3), "more please", false, map[string]any{"by": "test"}, nil); err != nil {
 		t.Fatal(err)
 	}

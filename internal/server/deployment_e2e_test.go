@@ -321,3 +321,101 @@ func TestDeployment_FailStopsTheCanaryKeepsTheOldVersion(t *testing.T) {
 		}
 	}
 }
+
+// runningDeployment registers a service job with an update block and
+// returns its version-0 deployment while it still runs (no health yet).
+func runningDeployment(t *testing.T, s *Server, autoRevert bool) (*structs.Job, *structs.Deployment) {
+	t.Helper()
+	for i := 1; i <= 3; i++ {
+		if _, err := s.RegisterNode(e2eNode(i, 8000, 16384)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	job := e2eJob("web", 2, 500, 256)
+	job.Update = structs.UpdateStrategy{MaxParallel: 1, AutoRevert: autoRevert, MinHealthyTime: time.Second,
+		HealthyDeadline: time.Minute, ProgressDeadline: 10 * time.Minute}
+	reg, err := JobRegister.Call(context.Background(), s, &structs.JobRegisterArgs{Job: job})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitEval(t, s, reg.EvalID, structs.EvalStatusComplete)
+	d, err := s.State().LatestDeploymentByJobID(nil, "default", "web")
+	if err != nil || d == nil || !d.Active() {
+		t.Fatalf("no running deployment: %+v, %v", d, err)
+	}
+	return job, d
+}
+
+// TestJobScale_RefusedDuringActiveDeployment: Nomad refuses `job scale`
+// while the job's current version is being deployed ("job scaling blocked
+// due to active deployment", 400): scaling would cancel the rollout. The
+// refusal names the deployment and writes nothing.
+func TestJobScale_RefusedDuringActiveDeployment(t *testing.T) {
+	s := realServer(t)
+	job, d := runningDeployment(t, s, false)
+	before, _ := s.State().JobByID(nil, "default", "web")
+	three := int64(3)
+	_, err := JobScale.Call(context.Background(), s, &structs.JobScaleArgs{JobID: "web", Group: job.TaskGroups[0].Name,
+		Count: &three, WriteRequest: structs.WriteRequest{Namespace: "default"}})
+	wantCode(t, err, 400, d.ID)
+	if err != nil && !strings.Contains(err.Error(), "job scaling blocked due to active deployment") {
+		t.Errorf("error %q does not say scaling is blocked", err)
+	}
+	after, _ := s.State().JobByID(nil, "default", "web")
+	if after.Version != before.Version || after.ModifyIndex != before.ModifyIndex || after.TaskGroups[0].Count != 2 {
+		t.Errorf("job changed: version %d -> %d, count %d", before.Version, after.Version, after.TaskGroups[0].Count)
+	}
+	if got := deploymentStatus(t, s, "web", 0); got != structs.DeploymentStatusRunning {
+		t.Errorf("deployment is %q after the refused scale, want running", got)
+	}
+
+	// Once the deployment is over, scaling works again.
+	waitFor(t, func() bool {
+		reportHealth(t, s, "web", true)
+		return deploymentStatus(t, s, "web", 0) == structs.DeploymentStatusSuccessful
+	})
+	if _, err := JobScale.Call(context.Background(), s, &structs.JobScaleArgs{JobID: "web", Group: job.TaskGroups[0].Name,
+		Count: &three, WriteRequest: structs.WriteRequest{Namespace: "default"}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestDeploymentFail_AutoRevertsToLatestStable: a manual `deployment fail`
+// of a job whose update block sets auto_revert rolls the job back to its
+// latest stable version, as Nomad's Deployment.Fail does, in the same entry
+// as the failure.
+func TestDeploymentFail_AutoRevertsToLatestStable(t *testing.T) {
+	s := realServer(t)
+	job, _ := runningDeployment(t, s, true)
+	waitFor(t, func() bool {
+		reportHealth(t, s, "web", true)
+		return deploymentStatus(t, s, "web", 0) == structs.DeploymentStatusSuccessful
+	})
+	waitFor(t, func() bool { return versionOf(t, s, "web", 0).Stable })
+
+	v1 := job.Copy()
+	v1.TaskGroups[0].Tasks[0].Config = map[string]any{"command": "/bin/true", "v": "2"} // destructive
+	reg, err := JobRegister.Call(context.Background(), s, &structs.JobRegisterArgs{Job: v1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitEval(t, s, reg.EvalID, structs.EvalStatusComplete)
+	d, _ := s.State().LatestDeploymentByJobID(nil, "default", "web")
+	if d == nil || d.JobVersion != 1 || !d.Active() {
+		t.Fatalf("no running deployment of version 1: %+v", d)
+	}
+
+	fail, err := DeploymentFail.Call(context.Background(), s, &structs.DeploymentFailArgs{DeploymentID: d.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	current, _ := s.State().JobByID(nil, "default", "web")
+	if current.Version != 2 || !current.SpecEqual(versionOf(t, s, "web", 0)) {
+		t.Fatalf("after the fail the job is version %d; want version 2 reverting to version 0's spec", current.Version)
+	}
+	failed, _ := s.State().DeploymentByID(nil, d.ID)
+	if failed.Status != structs.DeploymentStatusFailed || !strings.Contains(failed.StatusDescription, "rolling back to job version 0") {
+		t.Errorf("deployment %s: %q", failed.Status, failed.StatusDescription)
+	}
+	waitEval(t, s, fail.EvalID, structs.EvalStatusComplete)
+}

@@ -63,6 +63,9 @@ func checkPromotable(d *structs.Deployment, all bool, groups []string) error {
 }
 
 // Fail marks a deployment failed (the scheduler stops rolling it out).
+// With auto_revert the same entry registers the job's latest stable
+// version again, as the deployment watcher does for a failure it decides
+// and as Nomad's Deployment.Fail does.
 func (e *DeploymentEndpoint) Fail(ctx context.Context, args *structs.DeploymentFailArgs) (*structs.DeploymentUpdateResponse, error) {
 	return e.setStatus(ctx, args.DeploymentID, structs.DeploymentStatusFailed, "Deployment marked as failed by an operator", true)
 }
@@ -99,10 +102,14 @@ func (e *DeploymentEndpoint) setStatus(ctx context.Context, id, status, desc str
 	if withEval {
 		eval = e.deploymentEval(d, job)
 	}
-	index, err := e.srv.raftApply(ctx, structs.DeploymentStatusUpdateType, &structs.DeploymentStatusUpdateRequest{
+	req := &structs.DeploymentStatusUpdateRequest{
 		DeploymentUpdate: &structs.DeploymentStatusUpdate{DeploymentID: id, Status: status, StatusDescription: desc},
 		Eval:             eval, UpdatedAt: e.srv.now().UnixNano(),
-	})
+	}
+	if err := e.srv.leader.DeploymentJobChange(d, req); err != nil {
+		return nil, err
+	}
+	index, err := e.srv.raftApply(ctx, structs.DeploymentStatusUpdateType, req)
 	return evalReply(eval, index, err)
 }
 

@@ -143,6 +143,9 @@ func (e *JobEndpoint) Scale(ctx context.Context, args *structs.JobScaleArgs) (*s
 	if job.Stop {
 		return nil, BadRequest("job %q is stopped: cannot scale", job.ID)
 	}
+	if err := e.checkNoActiveDeployment(job); err != nil {
+		return nil, err
+	}
 	scaled := job.Copy()
 	scaled.LookupTaskGroup(args.Group).Count = int(*args.Count)
 	// A new version: stable only once its deployment succeeds, and the
@@ -156,6 +159,20 @@ func (e *JobEndpoint) Scale(ctx context.Context, args *structs.JobScaleArgs) (*s
 	}
 	*reply = *written
 	return reply, nil
+}
+
+// checkNoActiveDeployment refuses a scale while the job's latest
+// deployment (of this job, not of an earlier job of the same ID) still
+// runs, as Nomad does: the new version would cancel the rollout.
+func (e *JobEndpoint) checkNoActiveDeployment(job *structs.Job) error {
+	d, err := e.srv.State().LatestDeploymentByJobID(nil, job.Namespace, job.ID)
+	if err != nil {
+		return err
+	}
+	if d != nil && d.Active() && d.JobCreateIndex == job.CreateIndex {
+		return BadRequest("job scaling blocked due to active deployment %s (job version %d, %s)", d.ID, d.JobVersion, d.Status)
+	}
+	return nil
 }
 
 func checkScaleCount(tg *structs.TaskGroup, count int64) error {

@@ -67,7 +67,7 @@ func (l *Leader) applyDeploymentAction(a deploywatch.Action) error {
 	switch {
 	case a.Update != nil:
 		req := &structs.DeploymentStatusUpdateRequest{DeploymentUpdate: a.Update, Eval: eval, UpdatedAt: now}
-		if err := l.deploymentJobChange(d, req); err != nil {
+		if err := l.DeploymentJobChange(d, req); err != nil {
 			return err
 		}
 		_, err := l.srv.Apply(structs.DeploymentStatusUpdateType, req)
@@ -83,11 +83,13 @@ func (l *Leader) applyDeploymentAction(a deploywatch.Action) error {
 	return nil
 }
 
-// deploymentJobChange adds the job write a finished deployment implies, in
+// DeploymentJobChange adds the job write a finished deployment implies, in
 // the same entry as its status: a successful deployment marks its job
 // version stable; a failed one with auto_revert registers the job's
-// latest stable version again (the eval then rolls it out).
-func (l *Leader) deploymentJobChange(d *structs.Deployment, req *structs.DeploymentStatusUpdateRequest) error {
+// latest stable version again (the eval then rolls it out). The
+// Deployment.Fail endpoint uses it too, so an operator's fail reverts
+// the same way.
+func (l *Leader) DeploymentJobChange(d *structs.Deployment, req *structs.DeploymentStatusUpdateRequest) error {
 	job, err := l.srv.State().JobByID(nil, d.Namespace, d.JobID)
 	if err != nil || job == nil || job.Version != d.JobVersion || job.Stop {
 		return err // gone, stopped or superseded: nothing to mark or revert
