@@ -2,11 +2,13 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/testutil"
 )
 
 // markHealthy reports every running-desired alloc of the job healthy, as a
@@ -310,16 +312,24 @@ func TestDeployment_FailStopsTheCanaryKeepsTheOldVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitEval(t, s, fail.EvalID, structs.EvalStatusComplete)
-	live := liveAllocs(t, s, "web")
-	if len(live) != 2 {
-		t.Errorf("%d live allocs after the fail, want the 2 of version 0", len(live))
-	}
-	for _, a := range live {
-		if a.Job.Version != 0 {
-			t.Errorf("alloc %s of version %d still runs (canary %v)", a.ID, a.Job.Version, a.ID == canary.ID)
+	// The fail's eval may find its work done by an eval that ran first
+	// (then it is canceled as a no-op): wait for the outcome, not for
+	// that eval's status.
+	testutil.WaitFor(t, 15*time.Second, "the canary stopped and version 0 kept", func() (bool, string) {
+		if e, _ := s.State().EvalByID(nil, fail.EvalID); e == nil || !e.TerminalStatus() {
+			return false, "the fail's eval is not done: " + statusOf(e)
 		}
-	}
+		live := liveAllocs(t, s, "web")
+		if len(live) != 2 {
+			return false, fmt.Sprintf("%d live allocs after the fail, want the 2 of version 0", len(live))
+		}
+		for _, a := range live {
+			if a.Job.Version != 0 {
+				return false, fmt.Sprintf("alloc %s of version %d still runs (canary %v)", a.ID, a.Job.Version, a.ID == canary.ID)
+			}
+		}
+		return true, ""
+	})
 }
 
 // runningDeployment registers a service job with an update block and
