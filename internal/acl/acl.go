@@ -221,15 +221,19 @@ func (a *ACL) namespaceRule(ns string) *nsRule {
 
 // AllowHostVolumeOperation reports whether op is allowed on host volume name.
 func (a *ACL) AllowHostVolumeOperation(name, op string) bool {
-	if a.management {
-		return true
-	}
-	if caps, ok := a.hostVolumes[name]; ok {
-		return caps.allows(op)
+	return a.management || globbedCaps(a.hostVolumes, a.wildcardVolumes, name).allows(op)
+}
+
+// globbedCaps is the capability set of name: its exact rule, else the
+// closest glob (the one with the fewest characters beyond its literal
+// part), as Nomad matches host volume and node pool rules.
+func globbedCaps(exact map[string]capSet, globs []globCaps, name string) capSet {
+	if caps, ok := exact[name]; ok {
+		return caps
 	}
 	var best capSet
 	bestDiff := -1
-	for _, g := range a.wildcardVolumes {
+	for _, g := range globs {
 		if !globMatch(g.pattern, name) {
 			continue
 		}
@@ -237,7 +241,7 @@ func (a *ACL) AllowHostVolumeOperation(name, op string) bool {
 			best, bestDiff = g.caps, d
 		}
 	}
-	return best.allows(op)
+	return best
 }
 
 func (a *ACL) allowCoarse(disposition string, write bool) bool {

@@ -76,21 +76,5 @@ func mergeNodePool(exact, wild map[string]capSet, np *NodePoolPolicy) {
 // AllowNodePoolOperation reports whether op (a node pool capability) is
 // allowed on pool name: its exact rule, else the closest glob.
 func (a *ACL) AllowNodePoolOperation(name, op string) bool {
-	if a.management {
-		return true
-	}
-	if caps, ok := a.nodePools[name]; ok {
-		return caps.allows(op)
-	}
-	var best capSet
-	bestDiff := -1
-	for _, g := range a.wildcardNodePools {
-		if !globMatch(g.pattern, name) {
-			continue
-		}
-		if d := len(name) - literalLen(g.pattern); best == nil || d < bestDiff {
-			best, bestDiff = g.caps, d
-		}
-	}
-	return best.allows(op)
+	return a.management || globbedCaps(a.nodePools, a.wildcardNodePools, name).allows(op)
 }

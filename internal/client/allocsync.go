@@ -164,13 +164,11 @@ func (c *Client) resendIfUnknown(r *allocrunner.Runner, a *structs.Allocation) {
 }
 
 // changed reports whether the servers' alloc differs from the runner's in
-// what the client acts on. A desired transition moves only ModifyIndex in
-// Drover's store (Nomad's also moves AllocModifyIndex), so the one
-// transition the client acts on, `alloc stop -no-shutdown-delay` on an
-// alloc already waiting out its shutdown_delay, is compared itself.
+// what the client acts on. Every change of the servers' (desired status
+// and transitions, such as `alloc stop -no-shutdown-delay` of an alloc
+// already waiting out its shutdown_delay) moves AllocModifyIndex.
 func changed(old, cur *structs.Allocation) bool {
-	return cur.AllocModifyIndex > old.AllocModifyIndex || cur.DesiredStatus != old.DesiredStatus ||
-		taskrunner.NoShutdownDelay(cur) != taskrunner.NoShutdownDelay(old)
+	return cur.AllocModifyIndex > old.AllocModifyIndex || cur.DesiredStatus != old.DesiredStatus
 }
 
 // addAllocs starts runners for allocs this client has not seen, after

@@ -147,22 +147,8 @@ func reportHealth(t *testing.T, s *Server, job string, healthy bool) {
 }
 
 func TestDeployment_SuccessMarksVersionStable_FailureAutoRevertsToIt(t *testing.T) {
-	s := realServer(t)
-	for i := 1; i <= 3; i++ {
-		if _, err := s.RegisterNode(e2eNode(i, 8000, 16384)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	job := e2eJob("web", 2, 500, 256)
-	job.Update = structs.UpdateStrategy{MaxParallel: 1, AutoRevert: true, MinHealthyTime: time.Second,
-		HealthyDeadline: time.Minute, ProgressDeadline: 10 * time.Minute}
-	if _, err := JobRegister.Call(context.Background(), s, &structs.JobRegisterArgs{Job: job}); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, func() bool {
-		reportHealth(t, s, "web", true)
-		return deploymentStatus(t, s, "web", 0) == structs.DeploymentStatusSuccessful
-	})
+	s, job := deployedWeb(t, structs.UpdateStrategy{MaxParallel: 1, AutoRevert: true, MinHealthyTime: time.Second,
+		HealthyDeadline: time.Minute, ProgressDeadline: 10 * time.Minute})
 	waitFor(t, func() bool {
 		j, _ := s.State().JobByID(nil, "default", "web")
 		return j.Stable && j.Version == 0
@@ -197,6 +183,29 @@ func TestDeployment_SuccessMarksVersionStable_FailureAutoRevertsToIt(t *testing.
 	}
 }
 
+// deployedWeb starts a real server with three nodes and registers job
+// "web" (two allocs) with update, its version 0 deployed successfully
+// (every alloc reported healthy).
+func deployedWeb(t *testing.T, update structs.UpdateStrategy) (*Server, *structs.Job) {
+	t.Helper()
+	s := realServer(t)
+	for i := 1; i <= 3; i++ {
+		if _, err := s.RegisterNode(e2eNode(i, 8000, 16384)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	job := e2eJob("web", 2, 500, 256)
+	job.Update = update
+	if _, err := JobRegister.Call(context.Background(), s, &structs.JobRegisterArgs{Job: job}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool {
+		reportHealth(t, s, "web", true)
+		return deploymentStatus(t, s, "web", 0) == structs.DeploymentStatusSuccessful
+	})
+	return s, job
+}
+
 func versionOf(t *testing.T, s *Server, job string, v uint64) *structs.Job {
 	j, err := s.State().JobByIDAndVersion(nil, "default", job, v)
 	if err != nil || j == nil {
@@ -213,22 +222,8 @@ func versionOf(t *testing.T, s *Server, job string, v uint64) *structs.Job {
 // fails at its progress deadline and rolls the job back. A scaled version
 // is not stable before its deployment succeeds.
 func TestDeployment_ScaleAndInPlaceUpdate_SucceedWithoutRevert(t *testing.T) {
-	s := realServer(t)
-	for i := 1; i <= 3; i++ {
-		if _, err := s.RegisterNode(e2eNode(i, 8000, 16384)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	job := e2eJob("web", 2, 500, 256)
-	job.Update = structs.UpdateStrategy{MaxParallel: 1, AutoRevert: true, MinHealthyTime: time.Second,
-		HealthyDeadline: time.Minute, ProgressDeadline: 10 * time.Minute}
-	if _, err := JobRegister.Call(context.Background(), s, &structs.JobRegisterArgs{Job: job}); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, func() bool {
-		reportHealth(t, s, "web", true)
-		return deploymentStatus(t, s, "web", 0) == structs.DeploymentStatusSuccessful
-	})
+	s, job := deployedWeb(t, structs.UpdateStrategy{MaxParallel: 1, AutoRevert: true, MinHealthyTime: time.Second,
+		HealthyDeadline: time.Minute, ProgressDeadline: 10 * time.Minute})
 	waitFor(t, func() bool { return versionOf(t, s, "web", 0).Stable })
 
 	three := int64(3)
@@ -274,22 +269,8 @@ func TestDeployment_ScaleAndInPlaceUpdate_SucceedWithoutRevert(t *testing.T) {
 // old-version alloc running, as Nomad does; the canary must not count
 // toward the group's count and push an old alloc out instead.
 func TestDeployment_FailStopsTheCanaryKeepsTheOldVersion(t *testing.T) {
-	s := realServer(t)
-	for i := 1; i <= 3; i++ {
-		if _, err := s.RegisterNode(e2eNode(i, 8000, 16384)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	job := e2eJob("web", 2, 500, 256)
-	job.Update = structs.UpdateStrategy{MaxParallel: 1, Canary: 1, MinHealthyTime: time.Second,
-		HealthyDeadline: time.Minute, ProgressDeadline: 10 * time.Minute}
-	if _, err := JobRegister.Call(context.Background(), s, &structs.JobRegisterArgs{Job: job}); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, func() bool {
-		reportHealth(t, s, "web", true)
-		return deploymentStatus(t, s, "web", 0) == structs.DeploymentStatusSuccessful
-	})
+	s, job := deployedWeb(t, structs.UpdateStrategy{MaxParallel: 1, Canary: 1, MinHealthyTime: time.Second,
+		HealthyDeadline: time.Minute, ProgressDeadline: 10 * time.Minute})
 	v1 := job.Copy()
 	v1.TaskGroups[0].Tasks[0].Config = map[string]any{"command": "/bin/true", "v": "2"} // destructive
 	update, err := JobRegister.Call(context.Background(), s, &structs.JobRegisterArgs{Job: v1})

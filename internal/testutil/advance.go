@@ -19,22 +19,8 @@ const stepPause = 3 * time.Millisecond
 // clock once, then pauses briefly on the real clock.
 func AdvanceUntil[C Condition](t TB, clk Stepper, step, timeout time.Duration, what string, cond C) {
 	t.Helper()
-	check := asReasoned(cond)
-	deadline := time.Now().Add(timeout)
-	for {
-		ok, why := check()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			if why == "" {
-				t.Fatalf("timed out after %s advancing the clock until %s", timeout, what)
-			} else {
-				t.Fatalf("timed out after %s advancing the clock until %s (last: %s)", timeout, what, why)
-			}
-			return
-		}
+	poll(t, timeout, "advancing the clock until "+what, asReasoned(cond), func() {
 		clk.Advance(step)
 		time.Sleep(stepPause)
-	}
+	})
 }

@@ -23,24 +23,32 @@ type Condition interface {
 // clock.Manual advance it themselves between polls).
 func WaitFor[C Condition](t TB, timeout time.Duration, what string, cond C) {
 	t.Helper()
-	check := asReasoned(cond)
-	deadline := time.Now().Add(timeout)
 	pause := time.Millisecond
+	poll(t, timeout, "waiting for "+what, asReasoned(cond), func() {
+		time.Sleep(pause)
+		pause = min(2*pause, 50*time.Millisecond)
+	})
+}
+
+// poll checks cond until it holds, calling between after each miss, and
+// fails t (naming doing and cond's last reason) once timeout has passed.
+func poll(t TB, timeout time.Duration, doing string, cond func() (bool, string), between func()) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
 	for {
-		ok, why := check()
+		ok, why := cond()
 		if ok {
 			return
 		}
 		if time.Now().After(deadline) {
 			if why == "" {
-				t.Fatalf("timed out after %s waiting for %s", timeout, what)
+				t.Fatalf("timed out after %s %s", timeout, doing)
 			} else {
-				t.Fatalf("timed out after %s waiting for %s (last: %s)", timeout, what, why)
+				t.Fatalf("timed out after %s %s (last: %s)", timeout, doing, why)
 			}
 			return
 		}
-		time.Sleep(pause)
-		pause = min(2*pause, 50*time.Millisecond)
+		between()
 	}
 }
 
