@@ -9,9 +9,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/nomad/api"
-
-	"github.com/drover-project/drover/internal/agent/config"
-	"github.com/drover-project/drover/internal/testutil"
 )
 
 // getWithToken is a GET with an X-Nomad-Token header.
@@ -38,17 +35,7 @@ func getWithToken(t *testing.T, addr, path string, q url.Values, secret string) 
 // with the servers over RPC) and through the server agent (which checks,
 // forwards, and the node's agent checks again).
 func TestACLClient_LogsNeedReadLogsOnEveryAgent(t *testing.T) {
-	first, c := testAgent(t, func(cfg *config.Config) {
-		cfg.Client.Enabled = true
-		cfg.DataDir = testutil.DataDir(t)
-		cfg.Server.EnabledSchedulers = nil
-		cfg.ACL.Enabled = true
-	})
-	root, _, err := c.ACLTokens().Bootstrap(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.SetSecretID(root.SecretID)
+	first, c := identityAgent(t)
 	second := clientOnlyAgent(t, first.RPCAddr())
 	job := shellJob("acl-logs", `echo secret-output; sleep 100`)
 	job.Constrain(api.NewConstraint("${node.unique.id}", "=", second.Client().NodeID()))
