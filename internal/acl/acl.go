@@ -67,20 +67,10 @@ func New(policies []*Policy) (*ACL, error) {
 			mergeNamespace(target, ns)
 		}
 		for _, hv := range p.HostVolumes {
-			target := a.hostVolumes
-			if strings.Contains(hv.Name, "*") {
-				target = wildHV
-			}
-			caps := target[hv.Name]
-			if caps == nil {
-				caps = capSet{}
-				target[hv.Name] = caps
-			}
-			caps.add(expandHostVolumePolicy(hv.Policy)...)
-			caps.add(hv.Capabilities...)
+			mergeGlobbed(a.hostVolumes, wildHV, hv.Name, expandHostVolumePolicy(hv.Policy), hv.Capabilities)
 		}
 		for _, np := range p.NodePools {
-			mergeNodePool(a.nodePools, wildPools, np)
+			mergeGlobbed(a.nodePools, wildPools, np.Name, expandNodePoolPolicy(np.Policy), np.Capabilities)
 		}
 		a.node = mergeCoarse(a.node, p.Node)
 		a.agent = mergeCoarse(a.agent, p.Agent)

@@ -57,20 +57,21 @@ func expandNodePoolPolicy(policy string) []string {
 	return nil
 }
 
-// mergeNodePool adds a rule to the exact or glob rules of an ACL being
-// built.
-func mergeNodePool(exact, wild map[string]capSet, np *NodePoolPolicy) {
+// mergeGlobbed adds the capabilities of a rule named name to the exact
+// or glob rules of an ACL being built (host volumes, node pools).
+func mergeGlobbed(exact, wild map[string]capSet, name string, caps ...[]string) {
 	target := exact
-	if strings.Contains(np.Name, "*") {
+	if strings.Contains(name, "*") {
 		target = wild
 	}
-	caps := target[np.Name]
-	if caps == nil {
-		caps = capSet{}
-		target[np.Name] = caps
+	set := target[name]
+	if set == nil {
+		set = capSet{}
+		target[name] = set
 	}
-	caps.add(expandNodePoolPolicy(np.Policy)...)
-	caps.add(np.Capabilities...)
+	for _, c := range caps {
+		set.add(c...)
+	}
 }
 
 // AllowNodePoolOperation reports whether op (a node pool capability) is
