@@ -77,6 +77,7 @@ type HTTPServer struct {
 	forwardScheme    string
 	forwardTransport http.RoundTripper
 	cpuSamples       *sampleCache // last CPU sample per task, for alloc stats rates
+	stubs            stubCaches   // list stubs' JSON, encoded once per state object
 }
 
 // CloseStreams ends every open event stream and refuses new ones.
@@ -92,7 +93,7 @@ func NewHTTPServer(srv *server.Server, localClient func() *client.Client, info A
 	}
 	h := &HTTPServer{srv: srv, client: localClient, info: info, log: log, mux: http.NewServeMux(), logs: newLogHub(),
 		forwardScheme: "http", forwardTransport: forwardTransport,
-		cpuSamples: newSampleCache(), streamsClosed: make(chan struct{}), methodChecked: map[string]string{}}
+		cpuSamples: newSampleCache(), stubs: newStubCaches(), streamsClosed: make(chan struct{}), methodChecked: map[string]string{}}
 	h.setupMetrics()
 	h.routes()
 	return h
@@ -143,6 +144,10 @@ func (h *HTTPServer) wrap(fn handlerFunc) http.HandlerFunc {
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
+		if list, ok := out.(jsonList); ok {
+			list.write(w, r, h.log)
+			return
+		}
 		enc := json.NewEncoder(w)
 		if _, pretty := r.URL.Query()["pretty"]; pretty {
 			enc.SetIndent("", "    ")

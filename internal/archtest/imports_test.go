@@ -76,6 +76,7 @@ var rules = []rule{
 	// The leaves: the clock and the pipeline's leaf packages import
 	// nothing internal but what they do today.
 	{"internal/clock", only()},
+	{"internal/jsoncache", only()},
 	{"internal/server/broker", only("internal/clock", "internal/structs")},
 	{"internal/server/blockedevals", only("internal/clock", "internal/structs")},
 	{"internal/server/planapply", only("internal/clock", "internal/state", "internal/structs")},
