@@ -238,10 +238,19 @@ var benchRaftTimings = []string{
 	"nomad_raft_fsm_apply",
 }
 
+// quantileCell prints a quantile, "-" for one whose window was empty.
+func quantileCell(d time.Duration) string {
+	if d == 0 {
+		return "-"
+	}
+	return d.Round(time.Microsecond).String()
+}
+
 func printRaftTimings(w io.Writer) {
 	fmt.Fprintf(w, "\n%-42s %8s %10s %10s %10s %10s\n", "RAFT (all servers)", "COUNT", "MEAN", "P50", "P90", "P99")
 	for _, s := range telemetry.RaftSummaries(benchRaftTimings...) {
 		fmt.Fprintf(w, "%-42s %8d %10s %10s %10s %10s\n", s.Name, s.Count, s.Mean.Round(time.Microsecond),
-			s.P50.Round(time.Microsecond), s.P90.Round(time.Microsecond), s.P99.Round(time.Microsecond))
+			quantileCell(s.P50), quantileCell(s.P90), quantileCell(s.P99))
 	}
+	fmt.Fprintln(w, "(quantiles are over the last 10 s of the run; \"-\": no samples then)")
 }
