@@ -44,9 +44,9 @@ func InstallRaftSink() { raftRegistry() }
 // RaftSummary is one of raft's timing summaries in this process (every
 // server in it together): how many samples, their mean and quantiles.
 type RaftSummary struct {
-	Name          string
-	Count         uint64
-	Mean          time.Duration
+	Name  string
+	Count uint64
+	Mean  time.Duration
 	// P50, P90 and P99 are over the sink's sliding window (go-metrics'
 	// Prometheus summaries keep the last 10 s): zero when the window held
 	// no samples, although Count, over the whole run, is not.
