@@ -92,8 +92,16 @@ func (h *HTTPServer) jobDeregister(w http.ResponseWriter, r *http.Request) (any,
 	if _, err := boolParam(r, "global"); err != nil {
 		return nil, err
 	}
+	noDelay, err := boolParam(r, "no_shutdown_delay")
+	if err != nil {
+		return nil, err
+	}
+	priority, err := intParam(r.URL.Query().Get("eval_priority"), "eval_priority")
+	if err != nil {
+		return nil, err
+	}
 	reply, err := server.JobDeregister.Call(r.Context(), h.srv, &structs.JobDeregisterArgs{
-		JobID: r.PathValue("id"), Purge: purge, WriteRequest: writeRequest(r),
+		JobID: r.PathValue("id"), Purge: purge, NoShutdownDelay: noDelay, EvalPriority: int(priority), WriteRequest: writeRequest(r),
 	})
 	if err != nil {
 		return nil, err
