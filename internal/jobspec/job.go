@@ -18,6 +18,7 @@ func (d *decoder) job(hb *hcl.Block) *api.Job {
 	b := d.openBlock(hb, jobSchema)
 	id := hb.Labels[0]
 	j := &api.Job{ID: &id}
+	d.markBlock(j, hb.DefRange)
 	b.strPtr("id", &j.ID)
 	b.strPtr("name", &j.Name)
 	if j.Name == nil {
@@ -41,7 +42,10 @@ func (d *decoder) job(hb *hcl.Block) *api.Job {
 	for _, g := range b.all("group") {
 		j.TaskGroups = append(j.TaskGroups, d.group(g))
 	}
-	b.ignore("multiregion", "ui", "vault", "consul")
+	b.unsupported("multiregion", "Job.Multiregion")
+	b.warnUnused("ui", "Job.UI")
+	b.unsupported("vault", "Job.VaultNamespace")
+	b.unsupported("consul", "Job.ConsulNamespace")
 	b.ignoreAttrs("vault_token", "consul_token")
 	return j
 }

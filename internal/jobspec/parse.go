@@ -7,6 +7,8 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/nomad/api"
 	"github.com/zclconf/go-cty/cty"
+
+	"github.com/drover-project/drover/internal/jobspec/fields"
 )
 
 // ParseOptions carries the inputs a job file may draw on besides itself.
@@ -18,6 +20,10 @@ type ParseOptions struct {
 	// VarContents are variables files given as content rather than paths
 	// (the HTTP parse endpoint's Variables), applied after VarFiles.
 	VarContents []VarContent
+	// AllowUnsupported turns the refusal of what Drover does not act on
+	// (the job-field contract, internal/jobspec/fields) into warnings: for
+	// tests of the decoding itself, never for a job that will run.
+	AllowUnsupported bool
 }
 
 // ParseFile reads and parses the job file at path.
@@ -48,10 +54,16 @@ func Parse(filename string, src []byte, opts ParseOptions) (*api.Job, []Warning,
 			Functions: functions(opts.AllowFS, filepath.Dir(filename), budget),
 			Variables: map[string]cty.Value{},
 		},
-		diags:  diags,
-		budget: budget,
+		diags:   diags,
+		budget:  budget,
+		at:      map[uintptr]hcl.Range{},
+		blockAt: map[uintptr]hcl.Range{},
+		lenient: opts.AllowUnsupported,
 	}
 	job := d.parseFile(f, opts)
+	if job != nil { // with the other errors, so that one pass lists all
+		d.checkContract(job)
+	}
 	if err := newError(d.diags); err != nil {
 		return nil, warnings(d.diags), err
 	}
@@ -88,4 +100,33 @@ func (d *decoder) parseFile(f *hcl.File, opts ParseOptions) *api.Job {
 type VarContent struct {
 	Name    string
 	Content []byte
+}
+
+// checkContract reports, at the attribute or block that set it, every
+// field of the decoded job that the field contract refuses or warns about
+// (internal/jobspec/fields): the same check the server runs at register,
+// plan and validate, with file:line:col.
+func (d *decoder) checkContract(job *api.Job) {
+	refused, warned := fields.Check(job)
+	for _, f := range refused {
+		d.refuse(d.rangeOf(f), "Unsupported field", f.String())
+	}
+	for _, f := range warned {
+		d.diags = append(d.diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Ignored field",
+			Detail: f.String() + " (ignored)", Subject: d.rangeOf(f).Ptr()})
+	}
+}
+
+// rangeOf is where the finding's field, or the innermost block holding it,
+// was written.
+func (d *decoder) rangeOf(f fields.Finding) hcl.Range {
+	if r, ok := d.at[f.Field]; ok && f.Field != 0 {
+		return r
+	}
+	for _, a := range f.Blocks {
+		if r, ok := d.blockAt[a]; ok {
+			return r
+		}
+	}
+	return hcl.Range{}
 }

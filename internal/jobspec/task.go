@@ -17,6 +17,7 @@ var taskSchema = schema(
 func (d *decoder) task(hb *hcl.Block) *api.Task {
 	b := d.openBlock(hb, taskSchema)
 	t := &api.Task{Name: hb.Labels[0]}
+	d.markBlock(t, hb.DefRange)
 	b.str("driver", &t.Driver)
 	b.str("user", &t.User)
 	b.durPtr("kill_timeout", &t.KillTimeout)
@@ -40,7 +41,12 @@ func (d *decoder) task(hb *hcl.Block) *api.Task {
 	t.VolumeMounts = b.volumeMounts()
 	t.Identity = b.identity()
 	t.Actions = b.actions()
-	b.ignore("vault", "consul", "csi_plugin", "scaling", "secret", "schedule")
+	b.unsupported("vault", "Task.Vault")
+	b.unsupported("consul", "Task.Consul")
+	b.unsupported("csi_plugin", "Task.CSIPluginConfig")
+	b.unsupported("scaling", "Task.ScalingPolicies")
+	b.unsupported("secret", "Task.Secrets")
+	b.unsupported("schedule", "Task.Schedule")
 	return t
 }
 
@@ -102,6 +108,7 @@ func (b *block) volumeMounts() []*api.VolumeMount {
 	for _, hb := range b.all("volume_mount") {
 		vb := b.d.openBlock(hb, volumeMountSchema)
 		m := &api.VolumeMount{}
+		b.d.markBlock(m, hb.DefRange)
 		vb.strPtr("volume", &m.Volume)
 		vb.strPtr("destination", &m.Destination)
 		vb.boolPtr("read_only", &m.ReadOnly)

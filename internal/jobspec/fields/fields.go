@@ -59,9 +59,12 @@ type Finding struct {
 	Path    string // TaskGroups[0].Services[1].Connect
 	Row     *Row
 	Message string // Row.Message, or for a refused value what value was refused
-	// Addrs are the address of the field, then of each enclosing struct,
-	// innermost first: the HCL parser maps them back to file:line:col.
-	Addrs []uintptr
+	// Field is the field's address (0 when not addressable) and Blocks
+	// the addresses of the structs holding it, innermost first: the HCL
+	// parser maps them back to file:line:col. (A struct and its first
+	// field share an address, hence two lists.)
+	Field  uintptr
+	Blocks []uintptr
 }
 
 func (f Finding) String() string { return f.Path + ": " + f.Message }
@@ -121,36 +124,34 @@ func (w *walker) walk(path string, v reflect.Value, parents []uintptr) {
 		}
 		if unset(fv) {
 			if row != nil && row.Zero != "" && !slices.Contains(row.Allow, row.Zero) {
-				w.refused = append(w.refused, Finding{Path: p, Row: row, Addrs: parents,
+				w.refused = append(w.refused, Finding{Path: p, Row: row, Blocks: parents,
 					Message: fmt.Sprintf("unset means %q: %s", row.Zero, row.Message)})
 			}
 			continue
 		}
-		var addrs []uintptr
+		var field uintptr
 		if fv.CanAddr() {
-			addrs = append([]uintptr{fv.Addr().Pointer()}, parents...)
-		} else {
-			addrs = parents
+			field = fv.Addr().Pointer()
 		}
 		switch {
 		case row == nil:
-			w.refused = append(w.refused, Finding{Path: p, Addrs: addrs, Row: &Row{Key: key, State: Refused},
+			w.refused = append(w.refused, Finding{Path: p, Field: field, Blocks: parents, Row: &Row{Key: key, State: Refused},
 				Message: "Drover does not know this field (" + key + "): it is newer than Drover's table of job fields, so it is refused rather than ignored"})
 			continue
 		case row.State == Refused:
-			w.refused = append(w.refused, Finding{Path: p, Row: row, Message: row.Message, Addrs: addrs})
+			w.refused = append(w.refused, Finding{Path: p, Row: row, Message: row.Message, Field: field, Blocks: parents})
 			continue
 		case row.State == Warned:
-			w.warned = append(w.warned, Finding{Path: p, Row: row, Message: row.Message, Addrs: addrs})
+			w.warned = append(w.warned, Finding{Path: p, Row: row, Message: row.Message, Field: field, Blocks: parents})
 			continue
 		case row.Allow != nil:
 			if s := fmt.Sprint(deref(fv).Interface()); !slices.Contains(row.Allow, s) {
-				w.refused = append(w.refused, Finding{Path: p, Row: row, Addrs: addrs,
+				w.refused = append(w.refused, Finding{Path: p, Row: row, Field: field, Blocks: parents,
 					Message: fmt.Sprintf("%q is not supported: %s", s, row.Message)})
 			}
 			continue
 		}
-		w.descend(p, fv, addrs)
+		w.descend(p, fv, parents)
 	}
 }
 

@@ -179,8 +179,8 @@ func TestCheck(t *testing.T) {
 				t.Errorf("warned = %v, want %v", got, tc.warns)
 			}
 			for _, f := range refused {
-				if f.Message == "" || len(f.Addrs) == 0 {
-					t.Errorf("%s: message %q, %d addresses", f.Path, f.Message, len(f.Addrs))
+				if f.Message == "" || len(f.Blocks) == 0 {
+					t.Errorf("%s: message %q, %d enclosing addresses", f.Path, f.Message, len(f.Blocks))
 				}
 			}
 		})
