@@ -1,6 +1,7 @@
 package fields
 
 import (
+	"flag"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -212,4 +213,28 @@ func sameSet(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+var update = flag.Bool("update", false, "rewrite docs/reference/jobspec.md")
+
+// TestReferenceDocIsCurrent fails when docs/reference/jobspec.md is not
+// what the table generates; -update rewrites it.
+func TestReferenceDocIsCurrent(t *testing.T) {
+	path := filepath.Join(repoRoot(t), "docs", "reference", "jobspec.md")
+	want := ReferenceMarkdown()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test ./internal/jobspec/fields -run TestReferenceDocIsCurrent -update writes it)", err)
+	}
+	if string(got) != want {
+		t.Fatalf("%s is stale: go test ./internal/jobspec/fields -run TestReferenceDocIsCurrent -update", path)
+	}
 }
