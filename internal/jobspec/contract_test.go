@@ -64,7 +64,7 @@ func TestParse_RefusesUnsupportedFieldsAtTheirPosition(t *testing.T) {
 		"web.nomad.hcl:25:7": "vault block",
 		"web.nomad.hcl:29:9": "LeftDelim",
 		"web.nomad.hcl:30:9": "RightDelim",
-		"web.nomad.hcl:32:7": "Resources.Devices",
+		"web.nomad.hcl:33:9": "Resources.Devices", // the device block
 	}
 	got := map[string]string{}
 	for _, d := range perr.Diagnostics() {
@@ -95,7 +95,7 @@ func TestParse_WarnsForWarnedFields(t *testing.T) {
 	if err != nil || job == nil {
 		t.Fatalf("parse: %v", err)
 	}
-	if len(warns) != 1 || warns[0].Pos != "ui.nomad.hcl:2:3" || !strings.Contains(warns[0].Message, "ui block") {
+	if len(warns) != 1 || warns[0].Pos != "ui.nomad.hcl:2:3" || !strings.Contains(warns[0].Message, "the ui block") || job.UI == nil || job.UI.Description != "the web tier" {
 		t.Fatalf("warnings = %v, want one for the ui block at 2:3", warns)
 	}
 }

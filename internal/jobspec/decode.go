@@ -197,16 +197,6 @@ func (d *decoder) refuse(rng hcl.Range, summary, detail string) {
 	d.diags = append(d.diags, &hcl.Diagnostic{Severity: sev, Summary: summary, Detail: detail, Subject: rng.Ptr()})
 }
 
-// warnUnused accepts a block that changes nothing, with a warning.
-func (b *block) warnUnused(typ, row string) {
-	msg := "Drover ignores the " + typ + " block"
-	if r := fields.Lookup(row); r != nil && r.Message != "" {
-		msg += ": " + r.Message
-	}
-	for _, hb := range b.all(typ) {
-		b.d.diags = append(b.d.diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Ignored " + typ + " block", Detail: msg, Subject: hb.DefRange.Ptr()})
-	}
-}
 
 // errAt reports a problem with an attribute's value.
 func (b *block) errAt(attr *hcl.Attribute, summary, format string, args ...any) {

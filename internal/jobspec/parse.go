@@ -123,6 +123,9 @@ func (d *decoder) rangeOf(f fields.Finding) hcl.Range {
 	if r, ok := d.at[f.Field]; ok && f.Field != 0 {
 		return r
 	}
+	if r, ok := d.blockAt[f.Target]; ok && f.Target != 0 {
+		return r
+	}
 	for _, a := range f.Blocks {
 		if r, ok := d.blockAt[a]; ok {
 			return r

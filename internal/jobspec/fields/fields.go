@@ -65,6 +65,9 @@ type Finding struct {
 	// field share an address, hence two lists.)
 	Field  uintptr
 	Blocks []uintptr
+	// Target is the address of the struct a refused or warned block
+	// field holds (its first element for a list of blocks), 0 otherwise.
+	Target uintptr
 }
 
 func (f Finding) String() string { return f.Path + ": " + f.Message }
@@ -139,10 +142,10 @@ func (w *walker) walk(path string, v reflect.Value, parents []uintptr) {
 				Message: "Drover does not know this field (" + key + "): it is newer than Drover's table of job fields, so it is refused rather than ignored"})
 			continue
 		case row.State == Refused:
-			w.refused = append(w.refused, Finding{Path: p, Row: row, Message: row.Message, Field: field, Blocks: parents})
+			w.refused = append(w.refused, Finding{Path: p, Row: row, Message: row.Message, Field: field, Blocks: parents, Target: target(fv)})
 			continue
 		case row.State == Warned:
-			w.warned = append(w.warned, Finding{Path: p, Row: row, Message: row.Message, Field: field, Blocks: parents})
+			w.warned = append(w.warned, Finding{Path: p, Row: row, Message: row.Message, Field: field, Blocks: parents, Target: target(fv)})
 			continue
 		case row.Allow != nil:
 			if s := fmt.Sprint(deref(fv).Interface()); !slices.Contains(row.Allow, s) {
@@ -175,6 +178,19 @@ func (w *walker) descend(path string, v reflect.Value, addrs []uintptr) {
 			w.descend(fmt.Sprintf("%s[%v]", path, k), v.MapIndex(k), addrs)
 		}
 	}
+}
+
+// target is the address of the struct v holds, through a pointer or as
+// the first element of a list, or 0.
+func target(v reflect.Value) uintptr {
+	v = deref(v)
+	if (v.Kind() == reflect.Slice || v.Kind() == reflect.Array) && v.Len() > 0 {
+		v = deref(v.Index(0))
+	}
+	if v.Kind() == reflect.Struct && v.CanAddr() {
+		return v.Addr().Pointer()
+	}
+	return 0
 }
 
 func deref(v reflect.Value) reflect.Value {
