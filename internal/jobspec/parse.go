@@ -1,7 +1,10 @@
 package jobspec
 
 import (
+	"fmt"
 	"os"
+	"reflect"
+	"strings"
 	"path/filepath"
 
 	"github.com/hashicorp/hcl/v2"
@@ -24,6 +27,11 @@ type ParseOptions struct {
 	// (the job-field contract, internal/jobspec/fields) into warnings: for
 	// tests of the decoding itself, never for a job that will run.
 	AllowUnsupported bool
+	// Positions, when not nil, is filled with where each block and
+	// attribute of the job was written, by its api path
+	// ("TaskGroups[0].Tasks[1]" -> "job.hcl:12:5"), so that a server's
+	// answer naming a path can point at the file (the CLI does).
+	Positions map[string]string
 }
 
 // ParseFile reads and parses the job file at path.
@@ -63,6 +71,9 @@ func Parse(filename string, src []byte, opts ParseOptions) (*api.Job, []Warning,
 	job := d.parseFile(f, opts)
 	if job != nil { // with the other errors, so that one pass lists all
 		d.checkContract(job)
+		if opts.Positions != nil {
+			d.positions("", reflect.ValueOf(job).Elem(), opts.Positions)
+		}
 	}
 	if err := newError(d.diags); err != nil {
 		return nil, warnings(d.diags), err
@@ -114,6 +125,40 @@ func (d *decoder) checkContract(job *api.Job) {
 	for _, f := range warned {
 		d.diags = append(d.diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Ignored field",
 			Detail: f.String() + " (ignored)", Subject: d.rangeOf(f).Ptr()})
+	}
+}
+
+// positions records, under its path, where each struct (block) and field
+// (attribute) of v was written.
+func (d *decoder) positions(path string, v reflect.Value, out map[string]string) {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if !v.IsNil() {
+			d.positions(path, v.Elem(), out)
+		}
+	case reflect.Slice:
+		for i := range v.Len() {
+			d.positions(fmt.Sprintf("%s[%d]", path, i), v.Index(i), out)
+		}
+	case reflect.Struct:
+		if v.CanAddr() {
+			if r, ok := d.blockAt[v.Addr().Pointer()]; ok && path != "" {
+				out[path] = pos(&r)
+			}
+		}
+		for i := range v.NumField() {
+			f := v.Type().Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			p := strings.TrimPrefix(path+"."+f.Name, ".")
+			if fv := v.Field(i); fv.CanAddr() {
+				if r, ok := d.at[fv.Addr().Pointer()]; ok {
+					out[p] = pos(&r)
+				}
+			}
+			d.positions(p, v.Field(i), out)
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package jobspec
 import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/nomad/api"
+	"reflect"
 )
 
 var taskSchema = schema(
@@ -26,6 +27,11 @@ func (d *decoder) task(hb *hcl.Block) *api.Task {
 	b.dur("shutdown_delay", &t.ShutdownDelay)
 	b.str("kind", &t.Kind)
 	t.Config = b.config()
+	if cfg := b.all("config"); len(cfg) > 0 && b.d.at != nil { // all: one has reported duplicates
+		b.d.at[reflect.ValueOf(&t.Config).Pointer()] = cfg[0].DefRange
+	} else {
+		b.mark(&t.Config, "config")
+	}
 	t.Meta = b.meta("meta")
 	t.Env = b.meta("env")
 	t.Constraints = b.constraints()
