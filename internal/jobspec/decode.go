@@ -197,7 +197,6 @@ func (d *decoder) refuse(rng hcl.Range, summary, detail string) {
 	d.diags = append(d.diags, &hcl.Diagnostic{Severity: sev, Summary: summary, Detail: detail, Subject: rng.Ptr()})
 }
 
-
 // errAt reports a problem with an attribute's value.
 func (b *block) errAt(attr *hcl.Attribute, summary, format string, args ...any) {
 	b.d.diags = append(b.d.diags, errorf(attr.Expr.Range(), summary, format, args...))
