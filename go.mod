@@ -3,6 +3,7 @@ module github.com/drover-project/drover
 go 1.26.8
 
 require (
+	github.com/agext/levenshtein v1.2.1
 	github.com/armon/go-metrics v0.4.1
 	github.com/chromedp/cdproto v0.0.0-20250724212937-08a3db8b4327
 	github.com/chromedp/chromedp v0.14.2
@@ -36,7 +37,6 @@ require (
 )
 
 require (
-	github.com/agext/levenshtein v1.2.1 // indirect
 	github.com/apparentlymart/go-textseg/v15 v15.0.0 // indirect
 	github.com/apparentlymart/go-textseg/v17 v17.0.1 // indirect
 	github.com/benbjohnson/immutable v0.4.0 // indirect

@@ -63,6 +63,8 @@ var rules = []rule{
 		"internal/server/deploywatch", "internal/server/drainer", "internal/server/periodic")},
 	{"internal/command", only("internal/jobspec")},
 	{"internal/jobspec", only()},
+	// The job-field contract is shared by the parser, the agent and the CLI.
+	{"internal/jobspec/fields", only()},
 	{"internal/acl", only()},
 	{"internal/tlsutil", only()},
 	{"internal/sim", never("internal/command")},

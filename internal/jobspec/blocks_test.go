@@ -305,10 +305,12 @@ func TestTemplateAndArtifact(t *testing.T) {
 	eq(t, "options", a.GetterOptions, map[string]string{"checksum": "sha256:abc"})
 }
 
+// TestIgnoredBlocksWarn: with AllowUnsupported (tests of the decoding
+// only), the blocks Drover refuses are warnings, at their position.
 func TestIgnoredBlocksWarn(t *testing.T) {
 	_, warns := mustParse(t, "task.nomad.hcl", ParseOptions{})
 	for _, b := range []string{"vault", "consul"} {
-		if !hasWarning(warns, "Ignored "+b+" block") {
+		if !hasWarning(warns, "Unsupported "+b+" block") {
 			t.Errorf("no warning for %s: %v", b, warns)
 		}
 	}

@@ -1,0 +1,19 @@
+# A private image with registry credentials in the task config: the docker
+# driver does not take auth (yet), and a typo is caught at register too.
+# expect: refuse Config.auth
+# expect: refuse Config.force_pulll
+job "private" {
+  group "g" {
+    task "app" {
+      driver = "docker"
+      config {
+        image = "registry.example.com/team/app:1.0"
+        auth {
+          username = "ci"
+          password = "secret"
+        }
+        force_pulll = true
+      }
+    }
+  }
+}
