@@ -107,7 +107,7 @@ func (d *Driver) startSupervisor(ctx context.Context, tc *drivers.TaskConfig, sp
 		statusW.Close()
 		return nil, err
 	}
-	err = cmd.Start()
+	err = drivers.StartInNetNS(cmd, tc.NetNSPath()) // the task inherits the alloc's namespace
 	closeLogs() // the supervisor holds its own copies
 	statusW.Close()
 	if err != nil {
