@@ -28,7 +28,9 @@ func (n allocNetworks) Setup(ctx context.Context, a *structs.Allocation, dir str
 	return iso, status, true, nil
 }
 
-func (n allocNetworks) Teardown(ctx context.Context, allocID string) error { return n.m.Teardown(ctx, allocID) }
+func (n allocNetworks) Teardown(ctx context.Context, allocID string) error {
+	return n.m.Teardown(ctx, allocID)
+}
 
 // noNetworks refuses every alloc that needs a namespace: a client that
 // cannot make one (not root) must not run a bridge group on the host's

@@ -2,6 +2,7 @@ package allocnet
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"net"
 	"os"
@@ -162,4 +163,48 @@ func TestSweep_TearsDownAllocsNotKept(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(cfg.StateDir, gone+".json")); !os.IsNotExist(err) {
 		t.Fatalf("gone alloc's record: %v", err)
 	}
+}
+
+var churnAllocs = flag.Int("cni.churn", 10, "allocs set up and torn down one after another by TestBridge_ChurnLeavesNothing (the issue's figure is 50)")
+
+// TestBridge_ChurnLeavesNothing sets up and tears down allocs one after
+// another and counts namespaces, veths and iptables rules before and
+// after: none may leak. The first alloc runs before the count, so the
+// chains the plugins create once and keep are in both.
+func TestBridge_ChurnLeavesNothing(t *testing.T) {
+	cfg := testConfig(t)
+	m := New(cfg)
+	ctx := context.Background()
+	t.Cleanup(func() { _ = exec.Command("ip", "link", "del", cfg.BridgeName).Run() })
+	var ids []string
+	for i := 0; i <= *churnAllocs; i++ {
+		ids = append(ids, uuid.NewString())
+	}
+	if _, err := m.Setup(ctx, bridgeRequest(ids[0], 24200)); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Teardown(ctx, ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	before := measure(t, cfg, ids)
+	for i, id := range ids[1:] {
+		st, err := m.Setup(ctx, bridgeRequest(id, 24201+i))
+		if err != nil {
+			t.Fatalf("alloc %d: %v", i, err)
+		}
+		if st.Address == "" {
+			t.Fatalf("alloc %d: no address", i)
+		}
+		if err := m.Teardown(ctx, id); err != nil {
+			t.Fatalf("alloc %d teardown: %v", i, err)
+		}
+	}
+	after := measure(t, cfg, ids)
+	if after != before {
+		t.Fatalf("after %d allocs: %+v, before: %+v", *churnAllocs, after, before)
+	}
+	if left := m.Recorded(); len(left) != 0 {
+		t.Fatalf("records left: %v", left)
+	}
+	t.Logf("%d allocs: footprint before %+v, after %+v", *churnAllocs, before, after)
 }

@@ -108,7 +108,7 @@ func (d *Driver) startSupervisor(ctx context.Context, tc *drivers.TaskConfig, sp
 		return nil, err
 	}
 	err = drivers.StartInNetNS(cmd, tc.NetNSPath()) // the task inherits the alloc's namespace
-	closeLogs() // the supervisor holds its own copies
+	closeLogs()                                     // the supervisor holds its own copies
 	statusW.Close()
 	if err != nil {
 		return nil, fmt.Errorf("start raw_exec supervisor: %w", err)
