@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/drover-project/drover/internal/agent/config"
@@ -98,6 +99,7 @@ func (a *Agent) clientConfig(dataDir string, servers client.Servers) *client.Con
 		},
 		CPUTotalCompute: c.Client.CPUTotalCompute, MemoryTotalMB: c.Client.MemoryTotalMB,
 		NetworkInterface: c.Client.NetworkInterface, DevMode: c.DevMode,
+		CNIPath: splitCNIPath(c.Client.CNIPath), CNIConfigDir: c.Client.CNIConfigDir, BridgeNetworkSubnet: c.Client.BridgeNetworkSubnet,
 		HTTPTLS: a.config.TLS.HTTP, NodeRegistrationToken: c.Client.NodeRegistrationToken,
 		Logger: a.log, Servers: servers, Version: Version, HostVolumes: hostVolumes(c.Client.HostVolumes),
 	}
@@ -171,6 +173,17 @@ func hostVolumes(in []config.HostVolume) map[string]*structs.ClientHostVolumeCon
 	out := make(map[string]*structs.ClientHostVolumeConfig, len(in))
 	for _, v := range in {
 		out[v.Name] = &structs.ClientHostVolumeConfig{Name: v.Name, Path: v.Path, ReadOnly: v.ReadOnly}
+	}
+	return out
+}
+
+// splitCNIPath splits a cni_path ("dir:dir"); empty: the client's default.
+func splitCNIPath(p string) []string {
+	var out []string
+	for _, d := range strings.Split(p, ":") {
+		if d != "" {
+			out = append(out, d)
+		}
 	}
 	return out
 }

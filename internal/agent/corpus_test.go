@@ -112,6 +112,9 @@ func TestCorpus_EveryJobRunsOrIsRefusedNamingEveryField(t *testing.T) {
 							problems = append(problems, b)
 						}
 					}
+					if len(problems) == 0 { // one problem: no bullet list
+						problems = append(problems, strings.TrimSpace(resp.Body()))
+					}
 				}
 			}
 

@@ -52,6 +52,9 @@ var rules = []rule{
 	{"internal/fsm", only("internal/structs", "internal/state")},
 	{"internal/scheduler", only("internal/structs")},
 	{"internal/client", never("internal/server", "internal/fsm", "internal/state", "internal/scheduler")},
+	// Alloc networks (CNI) are a leaf of the client: the alloc runner sees
+	// them through the Networks interface it declares.
+	{"internal/client/allocnet", only("internal/structs")},
 	{"internal/server", never("internal/agent", "internal/client", "internal/command")},
 	// The cluster (raft, gossip, autopilot) sees the server only through
 	// cluster.Host.

@@ -175,6 +175,7 @@ func TestNetworkPorts(t *testing.T) {
 		Mode:          "bridge",
 		Hostname:      "api",
 		DNS:           &api.DNSConfig{Servers: []string{"1.1.1.1"}},
+		CNI:           &api.CNIConfig{Args: map[string]string{"FOO": "bar"}},
 		DynamicPorts:  []api.Port{{Label: "http", To: 8080}},
 		ReservedPorts: []api.Port{{Label: "admin", Value: 9000, To: 9001, HostNetwork: "private"}},
 	}})

@@ -9,33 +9,19 @@ import (
 const refusedJob = `job "web" {
   group "g" {
     network {
-      mode = "bridge"
       port "http" { to = 8080 }
-    }
-    ephemeral_disk {
-      sticky = true
     }
     service {
       name = "web"
       port = "http"
-      canary_tags = ["canary"]
-      check {
-        type = "http"
-        path = "/"
-        interval = "10s"
-        timeout = "2s"
-        header { Host = ["example.com"] }
-      }
     }
     task "t" {
       driver = "docker"
       config { image = "nginx" }
       vault { role = "web" }
-      template {
-        data = "[[ env \"X\" ]]"
-        destination = "local/x"
-        left_delimiter = "[["
-        right_delimiter = "]]"
+      artifact {
+        source = "https://example.com/x.tgz"
+        headers { X = "y" }
       }
       resources {
         device "nvidia/gpu" { count = 1 }
@@ -56,15 +42,10 @@ func TestParse_RefusesUnsupportedFieldsAtTheirPosition(t *testing.T) {
 		t.Fatalf("parse = %v, want an *Error", err)
 	}
 	want := map[string]string{ // position -> what it names
-		"web.nomad.hcl:4:7":  "Networks[0].Mode",
-		"web.nomad.hcl:8:7":  "EphemeralDisk.Sticky",
-		"web.nomad.hcl:10:5": "Services[0].Provider", // unset: the service block
-		"web.nomad.hcl:13:7": "CanaryTags",
-		"web.nomad.hcl:14:7": "Checks[0].Header", // header is a block: the check's position
-		"web.nomad.hcl:25:7": "vault block",
-		"web.nomad.hcl:29:9": "LeftDelim",
-		"web.nomad.hcl:30:9": "RightDelim",
-		"web.nomad.hcl:33:9": "Resources.Devices", // the device block
+		"web.nomad.hcl:6:5":  "Services[0].Provider", // unset: the service block
+		"web.nomad.hcl:13:7": "vault block",
+		"web.nomad.hcl:14:7": "GetterHeaders",     // headers is a block: the artifact's position
+		"web.nomad.hcl:19:9": "Resources.Devices", // the device block
 	}
 	got := map[string]string{}
 	for _, d := range perr.Diagnostics() {

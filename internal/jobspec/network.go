@@ -7,6 +7,7 @@ import (
 var networkSchema = schema([]string{"mode", "hostname", "mbits", "device", "cidr", "ip"},
 	"port:label", "dns", "cni")
 var portSchema = schema([]string{"static", "to", "host_network", "ignore_collision"})
+var cniSchema = schema([]string{"args"})
 var dnsSchema = schema([]string{"servers", "searches", "options"})
 
 // networks decodes the network blocks of a group (or, in older files, of a
@@ -25,7 +26,7 @@ func (b *block) networks() []*api.NetworkResource {
 		nb.str("ip", &n.IP)
 		n.DNS = nb.dns()
 		nb.ports(n)
-		nb.unsupported("cni", "NetworkResource.CNI")
+		n.CNI = nb.cni()
 		out = append(out, n)
 	}
 	return out
@@ -67,5 +68,11 @@ func (b *block) dns() *api.DNSConfig {
 		db.strList("servers", &c.Servers)
 		db.strList("searches", &c.Searches)
 		db.strList("options", &c.Options)
+	})
+}
+
+func (b *block) cni() *api.CNIConfig {
+	return decodeOne(b, "cni", cniSchema, func(cb *block, c *api.CNIConfig) {
+		cb.strMap("args", &c.Args)
 	})
 }

@@ -128,9 +128,15 @@ type ClientConfig struct {
 	StateDir         string
 	AllocDir         string
 	NetworkInterface string
-	CPUTotalCompute  int
-	MemoryTotalMB    int
-	Reserved         Reserved
+	// CNIPath (cni_path, dirs separated by ':'), CNIConfigDir
+	// (cni_config_dir) and BridgeNetworkSubnet (bridge_network_subnet)
+	// configure the alloc networks of bridge and cni/* modes.
+	CNIPath             string
+	CNIConfigDir        string
+	BridgeNetworkSubnet string
+	CPUTotalCompute     int
+	MemoryTotalMB       int
+	Reserved            Reserved
 	// NodeRegistrationToken is presented to the servers to register.
 	NodeRegistrationToken string
 	// HostVolumes are the host_volume "name" { path read_only } blocks.

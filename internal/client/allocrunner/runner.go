@@ -48,6 +48,9 @@ type Config struct {
 	Identity func(ctx context.Context, allocID, task string) (string, error)
 	// TemplateData serves the templates' Nomad functions (nil: none).
 	TemplateData taskrunner.TemplateData
+	// Network sets up the alloc's network namespace (nil: every alloc
+	// runs on the host's network).
+	Network Networks
 }
 
 // Runner runs one allocation.
@@ -79,6 +82,9 @@ type Runner struct {
 	lastServices   []*structs.ServiceRegistration
 	servicesSynced bool
 	malformed      string
+	// network and networkStatus are the alloc's namespace, once set up.
+	network       *drivers.NetworkIsolation
+	networkStatus *structs.AllocNetworkStatus
 
 	changeCh   chan struct{}
 	shutdownCh chan struct{}
@@ -152,6 +158,7 @@ func (r *Runner) buildTasks() {
 			Region: r.cfg.Region, Clock: r.clock, Logger: r.cfg.Logger, Store: r.cfg.Store,
 			OnChange: r.notify, Restore: rec, LogPollInterval: r.cfg.LogPollInterval,
 			AllowHostArtifacts: r.cfg.AllowHostArtifacts, Identity: r.taskIdentity(), TemplateData: r.cfg.TemplateData,
+			Network: r.networkIsolation,
 		})
 	}
 }

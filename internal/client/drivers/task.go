@@ -19,6 +19,22 @@ type TaskConfig struct {
 	Ports      []PortMapping
 	// Mounts are the task's host volume mounts.
 	Mounts []MountConfig
+	// Network is the alloc's own network namespace (group network mode
+	// bridge, cni/* or none); nil: the host's network.
+	Network *NetworkIsolation
+}
+
+// NetworkIsolation is the alloc's network namespace, shared by its tasks.
+type NetworkIsolation struct {
+	Mode      string
+	NetNSPath string // the namespace to join (/var/run/netns/<alloc>)
+	Address   string // the alloc's address in it
+	Hostname  string // the network block's hostname ("" : the driver's default)
+	// ResolvConfPath ("" without a dns block), HostsPath and HostnamePath
+	// are files in the alloc dir that isolating drivers bind over /etc's.
+	ResolvConfPath string
+	HostsPath      string
+	HostnamePath   string
 }
 
 // TaskDir is the on-disk layout of a task inside its alloc dir:

@@ -76,7 +76,11 @@ func (tr *TaskRunner) taskConfig(drv drivers.Driver) (*drivers.TaskConfig, strin
 	if tr.cfg.Node != nil {
 		node = tr.cfg.Node()
 	}
-	env := BuildEnv(EnvInputs{Alloc: alloc, Task: task, Group: alloc.Group(), Node: node, Region: tr.cfg.Region, TaskDir: td})
+	var network *drivers.NetworkIsolation
+	if tr.cfg.Network != nil {
+		network = tr.cfg.Network()
+	}
+	env := BuildEnv(EnvInputs{Alloc: alloc, Task: task, Group: alloc.Group(), Node: node, Region: tr.cfg.Region, TaskDir: td, Network: network})
 	if typ, err := tr.prestart(task, td, env, node); err != nil {
 		return nil, typ, err
 	}
@@ -97,6 +101,7 @@ func (tr *TaskRunner) taskConfig(drv drivers.Driver) (*drivers.TaskConfig, strin
 	if alloc.Job != nil {
 		tc.JobName = alloc.Job.Name
 	}
+	tc.Network = network
 	return tc, "", nil
 }
 

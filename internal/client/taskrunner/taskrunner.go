@@ -51,6 +51,9 @@ type Config struct {
 	// TemplateData serves nomadVar / nomadService to templates (nil: those
 	// functions fail saying so).
 	TemplateData TemplateData
+	// Network returns the alloc's network namespace once the alloc runner
+	// has set it up (nil: the host's network).
+	Network func() *drivers.NetworkIsolation
 }
 
 // TaskRunner runs one task.

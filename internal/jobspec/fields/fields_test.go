@@ -153,9 +153,9 @@ func TestCheck(t *testing.T) {
 			j.TaskGroups[0].EphemeralDisk = &api.EphemeralDisk{Sticky: ptr(true)}
 			j.TaskGroups[0].Tasks[0].Templates = []*api.Template{{EmbeddedTmpl: ptr("x"), LeftDelim: ptr("[["), RightDelim: ptr("]]")}}
 		}, []string{"TaskGroups[0].EphemeralDisk.Sticky", "TaskGroups[0].Tasks[0].Templates[0].LeftDelim", "TaskGroups[0].Tasks[0].Templates[0].RightDelim"}, nil},
-		{"bridge network refused, host allowed", func(j *api.Job) {
-			j.TaskGroups[0].Networks = []*api.NetworkResource{{Mode: "bridge"}, {Mode: "host"}}
-		}, []string{"TaskGroups[0].Networks[0].Mode"}, nil},
+		{"bridge and host networks, a port on a named host network", func(j *api.Job) {
+			j.TaskGroups[0].Networks = []*api.NetworkResource{{Mode: "bridge"}, {Mode: "host", DynamicPorts: []api.Port{{Label: "x", HostNetwork: "public"}}}}
+		}, []string{"TaskGroups[0].Networks[1].DynamicPorts[0].HostNetwork"}, nil},
 		{"consul provider and unset provider", func(j *api.Job) {
 			j.TaskGroups[0].Services = append(j.TaskGroups[0].Services, &api.Service{Name: "a", Provider: "consul"}, &api.Service{Name: "b"})
 		}, []string{"TaskGroups[0].Services[1].Provider", "TaskGroups[0].Services[2].Provider"}, nil},

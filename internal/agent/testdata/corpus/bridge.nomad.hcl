@@ -1,5 +1,6 @@
-# Bridge networking with a mapped port: Drover runs allocations in the host
-# namespace, so the mode is refused rather than run without the mapping.
+# Bridge networking with a mapped port for a docker task: Drover gives the
+# alloc its own namespace, but docker tasks cannot join it yet, so the
+# server refuses the group rather than run it on docker's network.
 # expect: refuse Networks[0].Mode
 job "bridge" {
   group "api" {

@@ -21,6 +21,9 @@ func (d *Driver) Start(ctx context.Context, tc *drivers.TaskConfig) (*drivers.Ta
 	if err != nil {
 		return nil, err
 	}
+	if err := checkAllocNetwork(tc); err != nil {
+		return nil, err
+	}
 	ok, err := d.client.ImageExists(ctx, cfg.Image)
 	if err != nil {
 		return nil, fmt.Errorf("check image %q: %w", cfg.Image, err)
