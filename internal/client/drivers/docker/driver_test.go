@@ -91,7 +91,13 @@ func TestValidateConfig(t *testing.T) {
 		{"valid", map[string]any{"image": "x", "ports": []any{"http"}, "labels": map[string]any{"a": "b"}, "args": []string{"-v"}}, ""},
 		{"labels as block list", map[string]any{"image": "x", "labels": []map[string]any{{"a": "b"}}}, ""},
 		{"missing image", map[string]any{"command": "/bin/x"}, "image"},
-		{"unknown field", map[string]any{"image": "x", "port_map": []any{}}, "port_map"},
+		{"unknown field", map[string]any{"image": "x", "no_such_option": []any{}}, "no_such_option"},
+		{"refused option", map[string]any{"image": "x", "load": "img.tar"}, "load"},
+		{"port_map not numbers", map[string]any{"image": "x", "port_map": []map[string]any{{"http": "80"}}}, "port_map"},
+		{"mount without target", map[string]any{"image": "x", "mount": []map[string]any{{"type": "tmpfs"}}}, "mount"},
+		{"mount bad type", map[string]any{"image": "x", "mount": []map[string]any{{"type": "nfs", "target": "/x"}}}, "mount"},
+		{"ulimit not soft:hard", map[string]any{"image": "x", "ulimit": map[string]any{"nofile": "a:b"}}, "ulimit"},
+		{"logging unknown driver", map[string]any{"image": "x", "logging": []map[string]any{{"type": "carrier-pigeon"}}}, "logging"},
 		{"ports wrong type", map[string]any{"image": "x", "ports": "http"}, "ports"},
 		{"labels wrong type", map[string]any{"image": "x", "labels": []any{"a"}}, "labels"},
 		{"label value wrong type", map[string]any{"image": "x", "labels": map[string]any{"a": 1}}, "labels"},
@@ -114,21 +120,6 @@ func TestValidateConfig(t *testing.T) {
 	}
 }
 
-func TestDemux(t *testing.T) {
-	frame := func(stream byte, s string) string {
-		n := len(s)
-		return string([]byte{stream, 0, 0, 0, byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)}) + s
-	}
-	var out, errOut strings.Builder
-	in := strings.NewReader(frame(1, "hello\n") + frame(2, "oops\n") + frame(1, "bye\n"))
-	if err := demux(in, &out, &errOut); err != nil {
-		t.Fatal(err)
-	}
-	if out.String() != "hello\nbye\n" || errOut.String() != "oops\n" {
-		t.Fatalf("stdout %q stderr %q", out.String(), errOut.String())
-	}
-}
-
 func TestFingerprint(t *testing.T) {
 	requireDaemon(t)
 	info := newDriver(t).Fingerprint(context.Background())
@@ -147,11 +138,13 @@ func TestFingerprintUnreachable(t *testing.T) {
 	}
 }
 
-func TestMissingImage(t *testing.T) {
+// TestUnreachableRegistry: a missing image is pulled, and a registry
+// that does not answer fails the start with an error naming both.
+func TestUnreachableRegistry(t *testing.T) {
 	requireDaemon(t)
-	_, err := newDriver(t).Start(context.Background(), newTask(t, "web", map[string]any{"image": "drover-no-such-image:1"}))
-	var nf *ImageNotFoundError
-	if !errors.As(err, &nf) || err.Error() != `image "drover-no-such-image:1" not found locally; no registry is reachable` {
+	_, err := newDriver(t).Start(context.Background(), newTask(t, "web", map[string]any{"image": "127.0.0.1:1/drover-no-such-image:1"}))
+	var pe *PullError
+	if !errors.As(err, &pe) || !strings.Contains(err.Error(), `pull image "127.0.0.1:1/drover-no-such-image:1" from registry 127.0.0.1:1`) {
 		t.Fatalf("start = %v", err)
 	}
 }
