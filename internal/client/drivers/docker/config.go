@@ -211,7 +211,6 @@ type TaskConfig struct {
 	NetworkAliases   []string `cfg:"network_aliases"`
 	MacAddress       string   `cfg:"mac_address"`
 	IPv4Address      string   `cfg:"ipv4_address"`
-	IPv6Address      string   `cfg:"ipv6_address"`
 
 	Healthchecks Healthchecks `cfg:"healthchecks"`
 }
