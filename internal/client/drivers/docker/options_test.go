@@ -311,6 +311,8 @@ func TestOptionsReachTheContainer(t *testing.T) {
 			t.Cleanup(func() {
 				if v, ok := cfg["volumes"]; ok && len(v.([]any)) > 0 {
 					_, _ = c.VolumeRemove(context.Background(), "drover-opt-vol", client.VolumeRemoveOptions{Force: true})
+				}
+			})
 			var id string
 			if g.createOnly {
 				dd := d.(*Driver)
@@ -334,8 +336,6 @@ func TestOptionsReachTheContainer(t *testing.T) {
 				}
 				id = st.ContainerID
 			}
-				}
-			})
 			res, err := c.ContainerInspect(context.Background(), id, client.ContainerInspectOptions{})
 			if err != nil {
 				t.Fatal(err)
