@@ -35,6 +35,7 @@ require (
 	github.com/prometheus/client_model v0.6.2
 	github.com/zclconf/go-cty v1.19.0
 	go.etcd.io/bbolt v1.5.0
+	golang.org/x/crypto v0.43.0
 	golang.org/x/sys v0.45.0
 	google.golang.org/grpc v1.72.0
 	google.golang.org/protobuf v1.36.8

@@ -101,7 +101,7 @@ func (d *Driver) pull(ctx context.Context, tc *drivers.TaskConfig, cfg *TaskConf
 		return &drivers.ConfigError{Field: "image", Reason: fmt.Sprintf("%q is not an image reference: %v", cfg.Image, err)}
 	}
 	fail := func(err error) error {
-		if errors.Is(err, errUnauthorized) || cerrdefs.IsUnauthorized(err) || cerrdefs.IsPermissionDenied(err) {
+		if errors.Is(err, errUnauthorized) || cerrdefs.IsUnauthorized(err) || cerrdefs.IsPermissionDenied(err) || looksUnauthorized(err.Error()) {
 			return &PullError{Image: cfg.Image, Registry: host, Err: fmt.Errorf("%w (%v)", errUnauthorized, err)}
 		}
 		if cerrdefs.IsNotFound(err) || strings.Contains(err.Error(), "manifest unknown") || strings.Contains(err.Error(), "not found") {
@@ -163,6 +163,18 @@ func (d *Driver) pull(ctx context.Context, tc *drivers.TaskConfig, cfg *TaskConf
 		tc.EmitEvent(fmt.Sprintf("Downloaded image %s: %s", cfg.Image, progressText(layers)))
 	}
 	return nil
+}
+
+// looksUnauthorized reads the daemon's message: older daemons answer a
+// registry's 401 with a plain server error.
+func looksUnauthorized(msg string) bool {
+	msg = strings.ToLower(msg)
+	for _, s := range []string{"unauthorized", "authentication required", "no basic auth credentials", "access denied", "denied: "} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // causeOf prefers the driver's reason for cancelling over the context
