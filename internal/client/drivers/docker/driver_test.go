@@ -26,7 +26,7 @@ func newDriver(t *testing.T) drivers.Driver {
 	return d
 }
 
-func newTask(t *testing.T, name string, cfg map[string]any) *drivers.TaskConfig {
+func newTask(t testing.TB, name string, cfg map[string]any) *drivers.TaskConfig {
 	t.Helper()
 	alloc := t.TempDir()
 	dir := drivers.TaskDir{Dir: filepath.Join(alloc, name), AllocDir: filepath.Join(alloc, "alloc"),

@@ -42,7 +42,7 @@ type testRegistry struct {
 
 // startRegistry runs the registry for the test, or skips where the
 // docker-registry package is not installed.
-func startRegistry(t *testing.T) *testRegistry {
+func startRegistry(t testing.TB) *testRegistry {
 	t.Helper()
 	c := requireDaemon(t)
 	bin, err := exec.LookPath("docker-registry")
@@ -100,7 +100,7 @@ auth:
 // size random bytes (so its layers are its own), tags it ref in the
 // registry, pushes it and returns its image ID. The local copy stays;
 // the caller removes it to force a pull.
-func (r *testRegistry) push(t *testing.T, ref string, size int) string {
+func (r *testRegistry) push(t testing.TB, ref string, size int) string {
 	t.Helper()
 	requireImage(t)
 	data, err := os.ReadFile(serverBin)

@@ -66,6 +66,9 @@ func (d *Driver) Destroy(taskID string, force bool) error {
 	if !t.exit.Exited() && !force {
 		return drivers.ErrTaskRunning
 	}
+	if t.cancel != nil {
+		t.cancel() // the log stream and wait end first, not on a removed container
+	}
 	if d.cfg.GC.Container {
 		_, err = d.client.ContainerRemove(context.Background(), t.state.ContainerID, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
 	} else if !t.exit.Exited() {
@@ -76,9 +79,6 @@ func (d *Driver) Destroy(taskID string, force bool) error {
 	}
 	if err != nil && !IsNotFound(err) {
 		return err
-	}
-	if t.cancel != nil {
-		t.cancel()
 	}
 	d.tasks.Remove(taskID)
 	d.images.release(t.state.ImageID, taskID)
