@@ -110,9 +110,9 @@ func (r *testRegistry) push(t testing.TB, ref string, size int) string {
 	blob := make([]byte, size)
 	_, _ = rand.Read(blob)
 	if err := buildImage(r.c, ref, map[string][]byte{"server": data, "blob": blob}, ""); err != nil {
+		removeImage(r.c, ref)
 		t.Fatalf("build %s: %v", ref, err)
 	}
-	t.Cleanup(func() { removeImage(r.c, ref) })
 	auth, _ := authconfig.Encode(registry.AuthConfig{Username: regUser, Password: regPass, ServerAddress: r.host})
 	resp, err := r.c.ImagePush(context.Background(), ref, client.ImagePushOptions{RegistryAuth: auth})
 	if err != nil {
@@ -126,6 +126,8 @@ func (r *testRegistry) push(t testing.TB, ref string, size int) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// By ID: a later test may have moved the tag to another image.
+	t.Cleanup(func() { removeImage(r.c, id) })
 	return id
 }
 
@@ -289,6 +291,5 @@ func TestRegistry(t *testing.T) {
 		if !ev.has("Downloading image " + ref) {
 			t.Fatalf("events %q", ev.list())
 		}
-		removeImage(c, idA)
 	})
 }
