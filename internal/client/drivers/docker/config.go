@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"path"
 	"slices"
 	"strconv"
 	"time"
@@ -32,8 +33,9 @@ type PluginConfig struct {
 	AllowCaps []string `cfg:"allow_caps"`
 	// AllowRuntimes is what runtime may name; nil is ["runc"].
 	AllowRuntimes []string `cfg:"allow_runtimes"`
-	// ExtraLabels are drover labels added to every container: job_name,
-	// task_name, alloc_id, node_name... or "*" (see extraLabelValues).
+	// ExtraLabels names task facts to label every container with
+	// (com.hashicorp.nomad.<name>): job_name, job_id, task_group_name,
+	// task_name, namespace, alloc_id, or globs of them.
 	ExtraLabels []string `cfg:"extra_labels"`
 	// PullActivityTimeout cancels a pull that made no progress this long
 	// (default 2m); a task's own pull_activity_timeout may lower it.
@@ -98,6 +100,11 @@ func decodePluginConfig(raw map[string]any) (*PluginConfig, error) {
 	pc := &PluginConfig{}
 	if err := drivers.Decode(raw, pc); err != nil {
 		return nil, err
+	}
+	for _, p := range pc.ExtraLabels {
+		if !slices.ContainsFunc(extraLabelNames, func(n string) bool { ok, _ := path.Match(p, n); return ok }) {
+			return nil, &drivers.ConfigError{Field: "extra_labels", Reason: fmt.Sprintf("%q names none of %v (node_id and node_name are not known to the driver)", p, extraLabelNames)}
+		}
 	}
 	gc := block(raw, "gc")
 	if _, ok := gc["image"]; !ok {

@@ -198,14 +198,27 @@ func parseUlimit(v string) (soft, hard int64, err error) {
 	return soft, hard, nil
 }
 
-// extraLabelValues are the task facts the plugin's extra_labels may name.
+// extraLabelPrefix is Nomad's prefix for extra_labels, kept so tooling
+// that reads Nomad's container labels reads Drover's.
+const extraLabelPrefix = "com.hashicorp.nomad."
+
+// extraLabelNames are the task facts the plugin's extra_labels may name
+// (Nomad's node_id and node_name are not known to the driver and are
+// refused in the plugin config).
+var extraLabelNames = []string{"alloc_id", "job_id", "job_name", "namespace", "task_group_name", "task_name"}
+
+// extraLabelValues labels the container with the facts extra_labels
+// names (globs allowed).
 func extraLabelValues(tc *drivers.TaskConfig, patterns []string) map[string]string {
-	facts := map[string]string{"job_name": tc.JobName, "task_name": tc.TaskName, "alloc_id": tc.AllocID}
+	facts := map[string]string{
+		"alloc_id": tc.AllocID, "job_name": tc.JobName, "task_name": tc.TaskName,
+		"job_id": tc.Env["NOMAD_JOB_ID"], "namespace": tc.Env["NOMAD_NAMESPACE"], "task_group_name": tc.Env["NOMAD_GROUP_NAME"],
+	}
 	out := map[string]string{}
 	for name, v := range facts {
 		for _, p := range patterns {
 			if ok, _ := path.Match(p, name); ok && v != "" {
-				out[labelPrefix+name] = v
+				out[extraLabelPrefix+name] = v
 			}
 		}
 	}

@@ -256,3 +256,56 @@ func TestRecoverByContainerID(t *testing.T) {
 		t.Fatalf("recover of removed container = %v", err)
 	}
 }
+
+func TestPluginConfig(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		cfg   map[string]any
+		field string
+	}{
+		{"defaults", nil, ""},
+		{"extra_labels known and globbed", map[string]any{"extra_labels": []any{"job_name", "task_*"}}, ""},
+		{"extra_labels unknown to the driver", map[string]any{"extra_labels": []any{"node_name"}}, "extra_labels"},
+		{"gc block", map[string]any{"gc": []map[string]any{{"image": false, "image_delay": "10m", "container": false,
+			"dangling_containers": []map[string]any{{"enabled": false, "period": "1m", "creation_grace": "2m", "dry_run": true}}}}}, ""},
+		{"gc unknown key", map[string]any{"gc": []map[string]any{{"images": true}}}, "gc"},
+		{"auth block", map[string]any{"auth": []map[string]any{{"config": "/etc/docker/config.json", "helper": "ecr-login"}}}, ""},
+		{"unknown plugin key", map[string]any{"infra_image": "pause"}, "infra_image"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pc, err := decodePluginConfig(tc.cfg)
+			if tc.field == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tc.cfg == nil && (!pc.GC.Image || !pc.GC.Container || !pc.GC.DanglingContainers.Enabled || pc.GC.ImageDelay != defaultImageDelay || len(pc.AllowCaps) == 0) {
+					t.Fatalf("defaults %+v", pc)
+				}
+				return
+			}
+			var ce *drivers.ConfigError
+			if !errors.As(err, &ce) || ce.Field != tc.field {
+				t.Fatalf("got %v, want an error on %s", err, tc.field)
+			}
+		})
+	}
+	pc, err := decodePluginConfig(map[string]any{"gc": []map[string]any{{"image": false, "container": false, "dangling_containers": []map[string]any{{"enabled": false}}}}})
+	if err != nil || pc.GC.Image || pc.GC.Container || pc.GC.DanglingContainers.Enabled {
+		t.Fatalf("explicit false: %+v, %v", pc, err)
+	}
+}
+
+// TestTTYOutputIsLogged: with tty the container's output is one stream,
+// logged as stdout.
+func TestTTYOutputIsLogged(t *testing.T) {
+	requireImage(t)
+	d := newDriver(t)
+	task := newTask(t, "tty", map[string]any{"image": testImage, "tty": true, "args": []any{"exit", "0", "hi"}})
+	start(t, d, task)
+	if res := waitExit(t, d, task.ID, 30*time.Second); res.ExitCode != 0 {
+		t.Fatalf("exit %+v", res)
+	}
+	if out, _ := os.ReadFile(task.StdoutPath); string(out) != "hi\r\nto stderr\r\n" {
+		t.Fatalf("stdout = %q", out)
+	}
+}

@@ -121,7 +121,7 @@ var optionGroups = []optionGroup{
 			"cgroupns":    "private",
 			"mac_address": "02:42:ac:1d:4d:0a",
 		},
-		plugin: map[string]any{"extra_labels": []any{"job_*"}},
+		plugin: map[string]any{"extra_labels": []any{"job_*", "task_group_name"}},
 		setup: func(t *testing.T, c *client.Client, task *drivers.TaskConfig, cfg map[string]any) {
 			name := "drover-opt-net-" + strconv.Itoa(os.Getpid())
 			_, err := c.NetworkCreate(context.Background(), name, client.NetworkCreateOptions{
@@ -133,6 +133,7 @@ var optionGroups = []optionGroup{
 			t.Cleanup(func() { _, _ = c.NetworkRemove(context.Background(), name, client.NetworkRemoveOptions{}) })
 			cfg["network_mode"] = name
 			task.JobName = "optjob"
+			task.Env["NOMAD_GROUP_NAME"] = "optgroup"
 			task.Resources.CoreIDs = []uint16{0}
 			task.Ports = []drivers.PortMapping{{Label: "http", Value: freePort(t), To: 8080, HostIP: "127.0.0.1"}, {Label: "admin", Value: freePort(t)}}
 		},
@@ -168,7 +169,7 @@ var optionGroups = []optionGroup{
 			"extra_hosts":        func(t *testing.T, in inspected) { eq(t, hc(in).ExtraHosts, []string{"db.internal:192.0.2.7"}) },
 			"labels": func(t *testing.T, in inspected) {
 				l := in.c.Config.Labels
-				if l["team"] != "core" || l[LabelAllocID] != in.task.AllocID || l["com.drover.job_name"] != "optjob" {
+				if l["team"] != "core" || l[LabelAllocID] != in.task.AllocID || l["com.hashicorp.nomad.job_name"] != "optjob" || l["com.hashicorp.nomad.task_group_name"] != "optgroup" {
 					t.Errorf("labels %v", l)
 				}
 			},

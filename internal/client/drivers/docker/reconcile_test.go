@@ -6,8 +6,10 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/drover-project/drover/internal/client/drivers"
+	"github.com/drover-project/drover/internal/testutil"
 	"github.com/moby/moby/client"
 )
 
@@ -71,4 +73,35 @@ func TestReconcileDangling(t *testing.T) {
 		}
 	}
 	must(t, d2.Destroy(kept.ID, true))
+}
+
+// TestGCContainerFalse: gc { container = false } leaves a destroyed
+// task's container, stopped, for inspection; the default removes it.
+func TestGCContainerFalse(t *testing.T) {
+	requireImage(t)
+	c := requireDaemon(t)
+	for _, keep := range []bool{false, true} {
+		d, err := New(map[string]any{"gc": []map[string]any{{"container": !keep}}}, drivers.Env{})
+		must(t, err)
+		task := newTask(t, "keep", map[string]any{"image": testImage})
+		start(t, d, task)
+		res, err := c.ContainerInspect(context.Background(), containerName(task), client.ContainerInspectOptions{})
+		must(t, err)
+		must(t, d.Destroy(task.ID, true))
+		_, err = c.ContainerInspect(context.Background(), res.Container.ID, client.ContainerInspectOptions{})
+		if !keep {
+			if !IsNotFound(err) {
+				t.Fatalf("default gc: container still there: %v", err)
+			}
+			continue
+		}
+		testutil.WaitFor(t, 30*time.Second, "the kept container to stop", func() (bool, string) {
+			after, err := c.ContainerInspect(context.Background(), res.Container.ID, client.ContainerInspectOptions{})
+			if err != nil {
+				t.Fatalf("container = false: container gone: %v", err)
+			}
+			return !after.Container.State.Running, after.Container.State.Status
+		})
+		_, _ = c.ContainerRemove(context.Background(), res.Container.ID, client.ContainerRemoveOptions{Force: true})
+	}
 }
