@@ -100,7 +100,7 @@ func TestGCContainerFalse(t *testing.T) {
 			if err != nil {
 				t.Fatalf("container = false: container gone: %v", err)
 			}
-			return !after.Container.State.Running, after.Container.State.Status
+			return !after.Container.State.Running, string(after.Container.State.Status)
 		})
 		_, _ = c.ContainerRemove(context.Background(), res.Container.ID, client.ContainerRemoveOptions{Force: true})
 	}
