@@ -2,6 +2,7 @@ package taskrunner
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/drover-project/drover/internal/client/drivers"
 	"github.com/drover-project/drover/internal/client/logmon"
@@ -94,6 +95,7 @@ func (tr *TaskRunner) taskConfig(drv drivers.Driver) (*drivers.TaskConfig, strin
 		StderrPath: logmon.LivePath(td.LogDir, task.Name, logmon.Stderr),
 		Resources:  resources(alloc, task),
 		Ports:      Ports(alloc, task.Name),
+		Emit:       func(msg string) { tr.emit(NewEvent(tr.clock.Now(), EventDriver, msg)) },
 	}
 	if tc.Mounts, err = volumeMounts(alloc, task, node); err != nil {
 		return nil, EventSetupFailure, err
@@ -113,7 +115,7 @@ func resources(alloc *structs.Allocation, task *structs.Task) drivers.Resources 
 	}
 	if alloc.AllocatedResources != nil {
 		if t := alloc.AllocatedResources.Tasks[task.Name]; t != nil {
-			r = drivers.Resources{CPUShares: t.CpuShares, Cores: len(t.ReservedCores), MemoryMB: t.MemoryMB, MemoryMaxMB: t.MemoryMaxMB}
+			r = drivers.Resources{CPUShares: t.CpuShares, Cores: len(t.ReservedCores), CoreIDs: slices.Clone(t.ReservedCores), MemoryMB: t.MemoryMB, MemoryMaxMB: t.MemoryMaxMB}
 		}
 	}
 	return r
