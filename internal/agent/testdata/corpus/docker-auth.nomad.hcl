@@ -1,6 +1,5 @@
-# A private image with registry credentials in the task config: the docker
-# driver does not take auth (yet), and a typo is caught at register too.
-# expect: refuse Config.auth
+# A private image with registry credentials in the task config: auth is
+# honoured by the docker driver, and a typo is caught at register.
 # expect: refuse Config.force_pulll
 job "private" {
   group "g" {

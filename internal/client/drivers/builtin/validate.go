@@ -99,11 +99,7 @@ func ConfigProblems(driver string, cfg map[string]any) (known bool, problems []C
 	for _, o := range ConfigOptions(driver) {
 		keys = append(keys, o.Key)
 	}
-	errs := []error{err}
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		errs = j.Unwrap()
-	}
-	for _, e := range errs {
+	for _, e := range flatten(err) {
 		var ce *drivers.ConfigError
 		if !errors.As(e, &ce) {
 			problems = append(problems, ConfigProblem{Message: e.Error()})
@@ -120,6 +116,20 @@ func ConfigProblems(driver string, cfg map[string]any) (known bool, problems []C
 		problems = append(problems, ConfigProblem{Key: ce.Field, Message: msg})
 	}
 	return known, problems
+}
+
+// flatten lists the errors inside joined errors, at any depth (a driver's
+// decoder may join its own field errors with its decode's).
+func flatten(err error) []error {
+	j, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return []error{err}
+	}
+	var out []error
+	for _, e := range j.Unwrap() {
+		out = append(out, flatten(e)...)
+	}
+	return out
 }
 
 // closest returns the known key nearest to key by edit distance when it is
