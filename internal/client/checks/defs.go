@@ -76,6 +76,19 @@ type Check struct {
 	// restarts: the service's own task, else the check's `task`.
 	InTask  string
 	Restart *structs.CheckRestart
+	// Header and Body go with an http check's request; TLSServerName is
+	// the name an https or TLS grpc check verifies.
+	Header        map[string][]string
+	Body          string
+	TLSServerName string
+	// SuccessBeforePassing, FailuresBeforeWarning, FailuresBeforeCritical:
+	// results in a row needed to move the status (see thresholds).
+	SuccessBeforePassing   int
+	FailuresBeforeWarning  int
+	FailuresBeforeCritical int
+	// OnUpdate is what the check means to deployment health (see
+	// ForDeployment).
+	OnUpdate string
 }
 
 // FromAlloc lists the runnable checks of the alloc's group services and
@@ -147,6 +160,9 @@ func build(a *structs.Allocation, task string, s *structs.Service, sc *structs.S
 		Interval: sc.Interval, Timeout: sc.Timeout, Command: sc.Command, Args: sc.Args,
 		GRPCService: sc.GRPCService, GRPCUseTLS: sc.GRPCUseTLS, TLSSkipVerify: sc.TLSSkipVerify,
 		InTask: task, Restart: sc.CheckRestart,
+		Header: sc.Header, Body: sc.Body, TLSServerName: sc.TLSServerName,
+		SuccessBeforePassing: sc.SuccessBeforePassing, FailuresBeforeWarning: sc.FailuresBeforeWarning,
+		FailuresBeforeCritical: sc.FailuresBeforeCritical, OnUpdate: sc.OnUpdate,
 	}
 	if c.InTask == "" {
 		c.InTask = sc.TaskName
