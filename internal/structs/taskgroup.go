@@ -28,13 +28,6 @@ type TaskGroup struct {
 	// waits it between deregistering the group's services and killing the
 	// tasks (client/allocrunner). Appended last (wire order).
 	ShutdownDelay *time.Duration
-	// MaxRunDuration is the group `max_run_duration` (nil: unset): the
-	// client stops the alloc's tasks once they ran that long (batch and
-	// sysbatch jobs only, as in Nomad).
-	MaxRunDuration *time.Duration
-	// PreventRescheduleOnLost keeps a lost alloc from being replaced (the
-	// deprecated spelling of disconnect { replace = false }).
-	PreventRescheduleOnLost bool
 }
 
 // LookupTask returns the named task, or nil.

@@ -60,7 +60,7 @@ func fullStructsTask() *structs.Task {
 		Templates: []*structs.Template{{SourcePath: "in.tpl", DestPath: "out.txt", EmbeddedTmpl: "{{.}}", ChangeMode: "signal", ChangeSignal: "SIGHUP", Perms: "0600", Envvars: true,
 			Splay: time.Second, Wait: &structs.TemplateWait{Min: time.Second, Max: time.Minute}, ErrMissingKey: true,
 			ChangeScript: &structs.ChangeScript{Command: "/bin/reload", Args: []string{"-q"}, Timeout: time.Second, FailOnError: true},
-			LeftDelim: "[[", RightDelim: "]]", Once: true, Uid: new(1000), Gid: new(1001)}},
+			LeftDelim:    "[[", RightDelim: "]]", Once: true, Uid: new(1000), Gid: new(1001)}},
 		Services:        fullStructsServices(),
 		Leader:          true,
 		ShutdownDelay:   3 * time.Second,
@@ -97,8 +97,6 @@ func fullStructsGroup() *structs.TaskGroup {
 		StopAfterClientDisconnect: new(90 * time.Second),
 		MaxClientDisconnect:       new(2 * time.Hour),
 		ShutdownDelay:             new(7 * time.Second),
-		MaxRunDuration:            new(time.Hour),
-		PreventRescheduleOnLost:   true,
 	}
 }
 
@@ -139,7 +137,7 @@ func fullStructsJob() *structs.Job {
 var apiOnlyJobFields = []string{
 	"Multiregion", "UI", "DispatchIdempotencyToken", "ConsulNamespace", "VaultNamespace", "NomadTokenID",
 	"Periodic.Spec", // Specs is used; Spec and Specs are mutually exclusive
-	"TaskGroups.Volumes", "TaskGroups.Consul",
+	"TaskGroups.Volumes", "TaskGroups.MaxRunDuration", "TaskGroups.Consul", "TaskGroups.PreventRescheduleOnLost",
 	"TaskGroups.Scaling.Type", "TaskGroups.Scaling.ID", "TaskGroups.Scaling.Namespace", "TaskGroups.Scaling.Target",
 	"TaskGroups.Scaling.CreateIndex", "TaskGroups.Scaling.ModifyIndex",
 	"TaskGroups.Tasks.Vault", "TaskGroups.Tasks.Consul", "TaskGroups.Tasks.VolumeMounts", "TaskGroups.Tasks.CSIPluginConfig",
@@ -221,7 +219,7 @@ func fullAPITask() *api.Task {
 		Templates: []*api.Template{{SourcePath: new("a.tpl"), DestPath: new("a"), EmbeddedTmpl: new("x"), ChangeMode: new("restart"), ChangeSignal: new("SIGUSR1"), Perms: new("0640"), Envvars: new(true),
 			Splay: new(2 * time.Second), Wait: &api.WaitConfig{Min: new(time.Second), Max: new(time.Minute)}, ErrMissingKey: new(true),
 			ChangeScript: &api.ChangeScript{Command: new("/bin/reload"), Args: []string{"-q"}, Timeout: new(time.Second), FailOnError: new(true)},
-			LeftDelim: new("<<"), RightDelim: new(">>"), Once: new(true), Uid: new(2000), Gid: new(2001)}},
+			LeftDelim:    new("<<"), RightDelim: new(">>"), Once: new(true), Uid: new(2000), Gid: new(2001)}},
 		DispatchPayload: &api.DispatchPayloadConfig{File: "p.bin"},
 		Leader:          true,
 		ShutdownDelay:   4 * time.Second,
@@ -263,8 +261,6 @@ func fullAPIGroup() *api.TaskGroup {
 		StopAfterClientDisconnect: new(5 * time.Minute),
 		MaxClientDisconnect:       new(6 * time.Hour),
 		ShutdownDelay:             new(3 * time.Second),
-		MaxRunDuration:            new(2 * time.Hour),
-		PreventRescheduleOnLost:   new(true),
 	}
 }
 
