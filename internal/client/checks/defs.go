@@ -2,11 +2,15 @@
 // Nomad's own service provider does: http, tcp and grpc (grpc.health.v1)
 // checks against the ports the alloc was granted, and script checks run
 // inside a task through its driver's exec, each on its interval
-// (scheduled on the injected clock) and bounded by its timeout. The alloc
-// runner reads the results to decide deployment health when
-// update.health_check is "checks", to set the health of the service
-// registrations, and to restart tasks whose checks keep failing
-// (check_restart).
+// (scheduled on the injected clock) and bounded by its timeout. http checks
+// send the check's method, header block and body, and https ones honour
+// tls_skip_verify and tls_server_name; success_before_passing,
+// failures_before_warning and failures_before_critical hold a status
+// change until that many results in a row (thresholds). The alloc runner
+// reads the results to decide deployment health when update.health_check
+// is "checks" (weighed by each check's on_update: ForDeployment), to set
+// the health of the service registrations, and to restart tasks whose
+// checks keep failing (check_restart).
 package checks
 
 import (
