@@ -48,19 +48,23 @@ func sprigFuncs(env map[string]string) template.FuncMap {
 	return out
 }
 
+// MaxRandomLen caps the length of sprig's random strings: each character
+// is drawn from crypto/rand, and millions of them stall a render.
+const MaxRandomLen = 1 << 16
+
 // cappedCount wraps a sprig function whose first argument is a length.
 func cappedCount(name string, fn any) any {
 	switch f := fn.(type) {
 	case func(int) string:
 		return func(n int) (string, error) {
-			if n < 0 || n > MaxTemplateBytes {
+			if n < 0 || n > MaxRandomLen {
 				return "", fmt.Errorf("%s%s: count %d out of range", sprigPrefix, name, n)
 			}
 			return f(n), nil
 		}
 	case func(int) (string, error):
 		return func(n int) (string, error) {
-			if n < 0 || n > MaxTemplateBytes {
+			if n < 0 || n > MaxRandomLen {
 				return "", fmt.Errorf("%s%s: count %d out of range", sprigPrefix, name, n)
 			}
 			return f(n)
