@@ -256,6 +256,7 @@ func (tg *TaskGroup) Copy() *TaskGroup {
 	c.StopAfterClientDisconnect = copyPtr(tg.StopAfterClientDisconnect)
 	c.MaxClientDisconnect = copyPtr(tg.MaxClientDisconnect)
 	c.ShutdownDelay = copyPtr(tg.ShutdownDelay)
+	c.MaxRunDuration = copyPtr(tg.MaxRunDuration)
 	return &c
 }
 

@@ -28,6 +28,11 @@ type TaskGroup struct {
 	// waits it between deregistering the group's services and killing the
 	// tasks (client/allocrunner). Appended last (wire order).
 	ShutdownDelay *time.Duration
+	// MaxRunDuration is the group `max_run_duration` of a batch or
+	// sysbatch job (nil: unset): once the alloc runner has run that long
+	// the client kills the tasks and reports the alloc complete (Nomad
+	// 2.0.2's semantics).
+	MaxRunDuration *time.Duration
 }
 
 // LookupTask returns the named task, or nil.

@@ -97,6 +97,7 @@ func fullStructsGroup() *structs.TaskGroup {
 		StopAfterClientDisconnect: new(90 * time.Second),
 		MaxClientDisconnect:       new(2 * time.Hour),
 		ShutdownDelay:             new(7 * time.Second),
+		MaxRunDuration:            new(time.Hour),
 	}
 }
 
@@ -137,7 +138,7 @@ func fullStructsJob() *structs.Job {
 var apiOnlyJobFields = []string{
 	"Multiregion", "UI", "DispatchIdempotencyToken", "ConsulNamespace", "VaultNamespace", "NomadTokenID",
 	"Periodic.Spec", // Specs is used; Spec and Specs are mutually exclusive
-	"TaskGroups.Volumes", "TaskGroups.MaxRunDuration", "TaskGroups.Consul", "TaskGroups.PreventRescheduleOnLost",
+	"TaskGroups.Volumes", "TaskGroups.Consul", "TaskGroups.PreventRescheduleOnLost",
 	"TaskGroups.Scaling.Type", "TaskGroups.Scaling.ID", "TaskGroups.Scaling.Namespace", "TaskGroups.Scaling.Target",
 	"TaskGroups.Scaling.CreateIndex", "TaskGroups.Scaling.ModifyIndex",
 	"TaskGroups.Tasks.Vault", "TaskGroups.Tasks.Consul", "TaskGroups.Tasks.VolumeMounts", "TaskGroups.Tasks.CSIPluginConfig",
@@ -261,6 +262,7 @@ func fullAPIGroup() *api.TaskGroup {
 		StopAfterClientDisconnect: new(5 * time.Minute),
 		MaxClientDisconnect:       new(6 * time.Hour),
 		ShutdownDelay:             new(3 * time.Second),
+		MaxRunDuration:            new(2 * time.Hour),
 	}
 }
 

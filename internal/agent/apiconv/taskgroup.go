@@ -34,6 +34,7 @@ func groupToStructs(job *api.Job, g *api.TaskGroup) *structs.TaskGroup {
 		StopAfterClientDisconnect: clonePtr(g.StopAfterClientDisconnect),
 		MaxClientDisconnect:       clonePtr(g.MaxClientDisconnect),
 		ShutdownDelay:             clonePtr(g.ShutdownDelay),
+		MaxRunDuration:            clonePtr(g.MaxRunDuration),
 	}
 	tg.Tasks = convertPtrs(g.Tasks, func(t *api.Task) *structs.Task { return taskToStructs(g, t) })
 	return tg
@@ -74,6 +75,7 @@ func groupFromStructs(tg *structs.TaskGroup) *api.TaskGroup {
 		StopAfterClientDisconnect: clonePtr(tg.StopAfterClientDisconnect),
 		MaxClientDisconnect:       clonePtr(tg.MaxClientDisconnect),
 		ShutdownDelay:             clonePtr(tg.ShutdownDelay),
+		MaxRunDuration:            clonePtr(tg.MaxRunDuration),
 	}
 }
 

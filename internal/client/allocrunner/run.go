@@ -16,6 +16,8 @@ func (r *Runner) loop() {
 	if !r.setup() {
 		return
 	}
+	r.armMaxRun()
+	defer r.stopMaxRunTimer()
 	for {
 		r.step()
 		// Decide "all dead" before reporting: a task dying between a

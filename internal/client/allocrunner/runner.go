@@ -72,9 +72,13 @@ type Runner struct {
 	delayTimer clock.Timer
 	delayOver  bool
 	skipDelay  bool
-	health     *healthTracker
-	checker    *checks.Checker // nil: no service checks to run
-	lastReport *structs.Allocation
+	// maxRunTimer fires at the group's max_run_duration (max_run.go);
+	// maxRunExceeded once it has.
+	maxRunTimer    clock.Timer
+	maxRunExceeded bool
+	health         *healthTracker
+	checker        *checks.Checker // nil: no service checks to run
+	lastReport     *structs.Allocation
 	// lastServices is what syncServices last handed to cfg.Services.
 	lastServices   []*structs.ServiceRegistration
 	servicesSynced bool
