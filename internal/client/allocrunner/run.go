@@ -51,8 +51,9 @@ func (r *Runner) setup() bool {
 		for _, tr := range r.Tasks() {
 			tr.Fail(taskrunner.EventSetupFailure, "failed to build alloc directory: "+err.Error())
 		}
+		return true
 	}
-	return true
+	return r.takePreviousData()
 }
 
 // failMalformed reports an alloc with no runnable task group as failed.

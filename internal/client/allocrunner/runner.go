@@ -48,6 +48,9 @@ type Config struct {
 	Identity func(ctx context.Context, allocID, task string) (string, error)
 	// TemplateData serves the templates' Nomad functions (nil: none).
 	TemplateData taskrunner.TemplateData
+	// Previous is the alloc this one replaces on the same node when its
+	// group's ephemeral_disk is sticky (nil: none; see sticky.go).
+	Previous *PreviousAlloc
 }
 
 // Runner runs one allocation.
