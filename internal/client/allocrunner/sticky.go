@@ -16,18 +16,28 @@ type PreviousAlloc struct {
 // moves its alloc/data and each task's local/ into this alloc, before
 // any task starts (Nomad's sticky ephemeral_disk on one node). The move
 // is best effort, as in Nomad: a failure is logged and the tasks start on
-// empty directories. It returns false when the runner was shut down while
-// waiting.
+// empty directories. A stop of this alloc while it waits ends the wait
+// (nothing moves; the loop then stops the tasks that never started). It
+// returns false when the runner was shut down while waiting.
 func (r *Runner) takePreviousData() bool {
 	prev := r.cfg.Previous
 	if prev == nil || r.cfg.Restore != nil {
 		return true
 	}
-	if prev.Done != nil {
+	for waiting := prev.Done != nil; waiting; {
 		select {
 		case <-prev.Done:
+			waiting = false
 		case <-r.shutdownCh:
 			return false
+		case <-r.changeCh:
+			r.mu.Lock()
+			stopping := r.stopping || r.alloc.ServerTerminalStatus()
+			r.mu.Unlock()
+			if stopping {
+				r.notify() // the loop's next step acts on the stop
+				return true
+			}
 		}
 	}
 	var tasks []string
