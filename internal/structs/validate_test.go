@@ -141,7 +141,11 @@ var jobCases = []jobCase{
 		task(j, 0, 0).Templates = []*Template{{EmbeddedTmpl: "x", DestPath: "local/x", Uid: new(-2)}}
 	}, field: "TaskGroups[0].Tasks[0].Templates[0].Uid"},
 	{name: "max_run_duration on a service job", mutate: func(j *Job) { group(j, 0).MaxRunDuration = new(time.Hour) }, field: "TaskGroups[0].MaxRunDuration"},
-	{name: "max_run_duration not positive", mutate: func(j *Job) { j.Type = JobTypeBatch; j.Update = UpdateStrategy{}; group(j, 0).MaxRunDuration = new(time.Duration(0)) }, field: "TaskGroups[0].MaxRunDuration"},
+	{name: "max_run_duration not positive", mutate: func(j *Job) {
+		j.Type = JobTypeBatch
+		j.Update = UpdateStrategy{}
+		group(j, 0).MaxRunDuration = new(time.Duration(0))
+	}, field: "TaskGroups[0].MaxRunDuration"},
 	{name: "address_mode driver", mutate: func(j *Job) { group(j, 0).Services = []*Service{{Name: "s", AddressMode: AddressModeDriver}} }, field: "TaskGroups[0].Services[0].AddressMode"},
 	{name: "address_mode unknown", mutate: func(j *Job) { group(j, 0).Services = []*Service{{Name: "s", AddressMode: "nic"}} }, field: "TaskGroups[0].Services[0].AddressMode"},
 	{name: "address with address_mode host", mutate: func(j *Job) {
