@@ -3,6 +3,8 @@ package agent
 import (
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -111,5 +113,52 @@ func TestTemplate_OnceIsNotRerendered(t *testing.T) {
 	}
 	if ts := a.TaskStates["t"]; ts == nil || ts.Restarts != 0 {
 		t.Fatalf("task state %+v: the once template restarted the task", ts)
+	}
+}
+
+// change_mode = "signal" with a splay: a re-rendered template sends its
+// change_signal to the running task (which traps it) after up to the
+// splay, without restarting it, and records a "Template Re-rendered"
+// event.
+func TestTemplate_ChangeSignalThroughTheClient(t *testing.T) {
+	_, c := clientTestAgent(t)
+	if _, _, err := c.Variables().Create(&api.Variable{Path: "nomad/jobs/sig", Items: api.VariableItems{"v": "one"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	job := shellJob("sig", `trap 'echo "got HUP $(cat "$NOMAD_TASK_DIR/v.txt")"' HUP; echo ready; while :; do sleep 0.1; done`)
+	job.TaskGroups[0].Tasks[0].Templates = []*api.Template{{
+		DestPath: pointer("local/v.txt"), EmbeddedTmpl: pointer(`{{ with nomadVar "nomad/jobs/sig" }}{{ .v }}{{ end }}`),
+		ChangeMode: pointer("signal"), ChangeSignal: pointer("SIGHUP"), Splay: pointer(200 * time.Millisecond),
+	}}
+	alloc := runJob(t, c, job)
+	testutil.WaitFor(t, 20*time.Second, "the task ready", func() (bool, string) {
+		out := readLogs(t, c, alloc, "stdout", api.OriginStart, 0)
+		return strings.Contains(out, "ready"), out
+	})
+	v, _, err := c.Variables().Read("nomad/jobs/sig", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.Items["v"] = "two"
+	if _, _, err := c.Variables().Update(v, nil); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitFor(t, 20*time.Second, "the task signalled with the new file", func() (bool, string) {
+		out := readLogs(t, c, alloc, "stdout", api.OriginStart, 0)
+		return strings.Contains(out, "got HUP two"), out
+	})
+	testutil.WaitFor(t, 20*time.Second, "the re-render event reported", func() (bool, string) {
+		a, _, err := c.Allocations().Info(alloc.ID, nil)
+		if err != nil {
+			return false, err.Error()
+		}
+		return slices.Contains(taskEventTypes(a, "t"), "Template Re-rendered"), fmt.Sprint(taskEventTypes(a, "t"))
+	})
+	a, _, err := c.Allocations().Info(alloc.ID, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ts := a.TaskStates["t"]; ts == nil || ts.Restarts != 0 {
+		t.Fatalf("task state %+v: the signal restarted the task", ts)
 	}
 }
