@@ -201,7 +201,36 @@ func (c *Client) newRunner(a *structs.Allocation, rec *state.AllocRecord) *alloc
 		Identity:           c.identitySource(),
 		TemplateData:       c.templateData(),
 		Network:            c.networks,
+		Previous:           c.previousAlloc(a, rec),
 	})
+}
+
+// previousAlloc is the alloc a new one replaces when its group's
+// ephemeral_disk is sticky (or migrate) and that alloc ran on this node;
+// a restored runner has already taken its data.
+func (c *Client) previousAlloc(a *structs.Allocation, rec *state.AllocRecord) *allocrunner.PreviousAlloc {
+	tg := a.Group()
+	if rec != nil || a.PreviousAllocation == "" || tg == nil || tg.EphemeralDisk == nil ||
+		!tg.EphemeralDisk.Sticky && !tg.EphemeralDisk.Migrate {
+		return nil
+	}
+	c.mu.Lock()
+	prev := c.runners[a.PreviousAllocation]
+	c.mu.Unlock()
+	if prev == nil {
+		c.logger.Warn("sticky ephemeral disk: the previous alloc did not run on this node; its data is not migrated",
+			"alloc_id", a.ID, "previous_alloc", a.PreviousAllocation)
+		return nil
+	}
+	select {
+	case <-prev.Done():
+	default:
+		if !prev.Alloc().ServerTerminalStatus() {
+			// Both run side by side (a canary): nothing to take over.
+			return nil
+		}
+	}
+	return &allocrunner.PreviousAlloc{ID: prev.ID(), Dir: prev.AllocDir(), Done: prev.Done()}
 }
 
 // restore brings back the allocs an earlier client persisted; their task

@@ -292,7 +292,10 @@ func (s *genericScheduler) placeOne(g *groupStack, req placeRequest, active *str
 	if req.reschedule {
 		penalty = penaltyNodes(prev)
 	}
-	opt, metric, victims := g.selectOrPreempt(penalty)
+	opt, metric, victims := g.selectSticky(prev)
+	if opt == nil {
+		opt, metric, victims = g.selectOrPreempt(penalty)
+	}
 	if opt == nil {
 		if prev != nil && req.stopPrevious {
 			s.ctx.popStop(prev)

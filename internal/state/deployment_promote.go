@@ -2,6 +2,7 @@ package state
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/drover-project/drover/internal/structs"
 )
@@ -10,6 +11,8 @@ import (
 // promoted, so the scheduler replaces the old allocs, and writes the
 // request's eval in the same transaction. Promoting a group whose canaries
 // are not all healthy is an error: it would roll out an unproven version.
+// The promoted canaries stop being canaries (as in Nomad), so their
+// clients advertise the service's tags instead of its canary_tags.
 func (s *StateStore) PromoteDeployment(index uint64, req *structs.DeploymentPromoteRequest) error {
 	return s.write(index, func(tx *writeTxn) error {
 		d, err := deploymentByID(tx.Txn, nil, req.DeploymentID)
@@ -23,7 +26,11 @@ func (s *StateStore) PromoteDeployment(index uint64, req *structs.DeploymentProm
 			return fmt.Errorf("deployment %s is %s, not active", d.ID, d.Status)
 		}
 		c := d.Copy()
-		if err := promoteGroups(c, req); err != nil {
+		promoted, err := promoteGroups(c, req)
+		if err != nil {
+			return err
+		}
+		if err := tx.clearCanaries(c.ID, promoted, index); err != nil {
 			return err
 		}
 		c.ModifyIndex = index
@@ -34,7 +41,29 @@ func (s *StateStore) PromoteDeployment(index uint64, req *structs.DeploymentProm
 	}, evalsOf(req.Eval)...)
 }
 
-func promoteGroups(d *structs.Deployment, req *structs.DeploymentPromoteRequest) error {
+// clearCanaries drops the canary mark of the deployment's allocs in the
+// promoted groups, moving AllocModifyIndex so their clients see it.
+func (tx *writeTxn) clearCanaries(deploymentID string, groups []string, index uint64) error {
+	allocs, err := list[structs.Allocation](tx.Txn, nil, TableAllocs, "deployment", deploymentID)
+	if err != nil {
+		return err
+	}
+	for _, a := range allocs {
+		if a.DeploymentStatus == nil || !a.DeploymentStatus.Canary || !slices.Contains(groups, a.TaskGroup) {
+			continue
+		}
+		c := a.Copy()
+		c.DeploymentStatus.Canary = false
+		c.ModifyIndex, c.AllocModifyIndex = index, index
+		if err := tx.storeAlloc(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// promoteGroups marks the requested groups promoted and returns them.
+func promoteGroups(d *structs.Deployment, req *structs.DeploymentPromoteRequest) ([]string, error) {
 	names := req.Groups
 	if req.All {
 		names = nil
@@ -45,19 +74,19 @@ func promoteGroups(d *structs.Deployment, req *structs.DeploymentPromoteRequest)
 		}
 	}
 	if len(names) == 0 {
-		return fmt.Errorf("deployment %s has no canaries to promote", d.ID)
+		return nil, fmt.Errorf("deployment %s has no canaries to promote", d.ID)
 	}
 	for _, name := range names {
 		g := d.TaskGroups[name]
 		if g == nil {
-			return fmt.Errorf("deployment %s has no task group %q", d.ID, name)
+			return nil, fmt.Errorf("deployment %s has no task group %q", d.ID, name)
 		}
 		if g.DesiredCanaries > 0 && g.HealthyAllocs < g.DesiredCanaries {
-			return fmt.Errorf("task group %q has %d of %d canaries healthy", name, g.HealthyAllocs, g.DesiredCanaries)
+			return nil, fmt.Errorf("task group %q has %d of %d canaries healthy", name, g.HealthyAllocs, g.DesiredCanaries)
 		}
 		g.Promoted = true
 	}
-	return nil
+	return names, nil
 }
 
 func evalsOf(e *structs.Evaluation) []*structs.Evaluation {

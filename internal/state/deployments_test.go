@@ -157,3 +157,31 @@ func TestRunningDeployments_FinishedOnesStayOutOfTheWatch(t *testing.T) {
 		t.Fatalf("RunningDeployments = %d after both finished, want 0", len(got))
 	}
 }
+
+// Promotion clears the canary mark of the promoted group's allocs (so
+// their clients stop advertising canary_tags) and moves their
+// AllocModifyIndex, so the clients fetch them again.
+func TestPromoteDeployment_ClearsTheCanaryMark(t *testing.T) {
+	s := newStore(t)
+	job := setupJob(t, s, 5, "web")
+	d := mockDeployment("d1", job)
+	d.TaskGroups["web"].DesiredCanaries = 1
+	d.TaskGroups["web"].PlacedAllocs, d.TaskGroups["web"].HealthyAllocs = 1, 1
+	must(t, s.UpsertDeployment(10, d))
+	canary := mockAlloc("c1", job, "n1")
+	canary.DeploymentID, canary.DeploymentStatus = "d1", &structs.AllocDeploymentStatus{Canary: true, Healthy: new(true)}
+	old := mockAlloc("o1", job, "n1")
+	must(t, s.UpsertAllocs(11, []*structs.Allocation{canary, old}))
+
+	must(t, s.PromoteDeployment(12, &structs.DeploymentPromoteRequest{DeploymentID: "d1", All: true}))
+	got, _ := s.AllocByID(nil, "c1")
+	if got.DeploymentStatus.Canary || got.AllocModifyIndex != 12 || got.DeploymentStatus.Healthy == nil || !*got.DeploymentStatus.Healthy {
+		t.Fatalf("promoted canary: %+v, alloc modify index %d", got.DeploymentStatus, got.AllocModifyIndex)
+	}
+	if !canary.DeploymentStatus.Canary {
+		t.Fatal("promotion changed the stored object in place")
+	}
+	if o, _ := s.AllocByID(nil, "o1"); o.AllocModifyIndex == 12 {
+		t.Fatal("an alloc outside the deployment was touched")
+	}
+}

@@ -256,6 +256,7 @@ func (tg *TaskGroup) Copy() *TaskGroup {
 	c.StopAfterClientDisconnect = copyPtr(tg.StopAfterClientDisconnect)
 	c.MaxClientDisconnect = copyPtr(tg.MaxClientDisconnect)
 	c.ShutdownDelay = copyPtr(tg.ShutdownDelay)
+	c.MaxRunDuration = copyPtr(tg.MaxRunDuration)
 	return &c
 }
 
@@ -292,6 +293,10 @@ func (s *Service) Copy() *Service {
 	c := *s
 	c.Tags = slices.Clone(s.Tags)
 	c.Checks = copyEach(s.Checks, (*ServiceCheck).Copy)
+	c.CanaryTags = slices.Clone(s.CanaryTags)
+	c.CanaryMeta = maps.Clone(s.CanaryMeta)
+	c.Meta = maps.Clone(s.Meta)
+	c.TaggedAddresses = maps.Clone(s.TaggedAddresses)
 	return &c
 }
 
@@ -303,6 +308,12 @@ func (s *ServiceCheck) Copy() *ServiceCheck {
 	c := *s
 	c.Args = slices.Clone(s.Args)
 	c.CheckRestart = s.CheckRestart.Copy()
+	if s.Header != nil {
+		c.Header = make(map[string][]string, len(s.Header))
+		for k, v := range s.Header {
+			c.Header[k] = slices.Clone(v)
+		}
+	}
 	return &c
 }
 
@@ -358,6 +369,7 @@ func (t *Template) Copy() *Template {
 	}
 	c := *t
 	c.Wait = copyPtr(t.Wait)
+	c.Uid, c.Gid = copyPtr(t.Uid), copyPtr(t.Gid)
 	if t.ChangeScript != nil {
 		cs := *t.ChangeScript
 		cs.Args = slices.Clone(t.ChangeScript.Args)

@@ -28,6 +28,11 @@ type TaskGroup struct {
 	// waits it between deregistering the group's services and killing the
 	// tasks (client/allocrunner). Appended last (wire order).
 	ShutdownDelay *time.Duration
+	// MaxRunDuration is the group `max_run_duration` of a batch or
+	// sysbatch job (nil: unset): once the alloc runner has run that long
+	// the client kills the tasks and reports the alloc complete (Nomad
+	// 2.0.2's semantics).
+	MaxRunDuration *time.Duration
 }
 
 // LookupTask returns the named task, or nil.
@@ -72,6 +77,21 @@ type Service struct {
 	Address string
 	Tags    []string
 	Checks  []*ServiceCheck
+	// CanaryTags replace Tags in the registration while the alloc is a
+	// canary; CanaryMeta is merged over Meta then.
+	CanaryTags []string
+	CanaryMeta map[string]string
+	Meta       map[string]string
+	// TaggedAddresses are extra named addresses, kept with the service.
+	TaggedAddresses map[string]string
+	// AddressMode picks the advertised address: "auto" and "host" (the
+	// host IP and port), "driver" and "alloc" (the address the task or
+	// the alloc's network sees, with the port's `to`).
+	AddressMode string
+	// EnableTagOverride is Consul's flag; the native catalog keeps it.
+	EnableTagOverride bool
+	// OnUpdate is the default of the checks' on_update.
+	OnUpdate string
 }
 
 // ServiceCheck is a `check` block inside a service.
@@ -101,7 +121,37 @@ type ServiceCheck struct {
 	// CheckRestart restarts the task after repeated failures (nil: never);
 	// the service's own check_restart is merged in at conversion.
 	CheckRestart *CheckRestart
+	// Header and Body are sent with an http check; TLSServerName is the
+	// name checked in the certificate of an https or TLS grpc check.
+	Header        map[string][]string
+	Body          string
+	TLSServerName string
+	// SuccessBeforePassing, FailuresBeforeWarning and
+	// FailuresBeforeCritical are how many results in a row it takes to
+	// move the check's status (0 or 1: one).
+	SuccessBeforePassing   int
+	FailuresBeforeWarning  int
+	FailuresBeforeCritical int
+	// OnUpdate says what the check means to deployment health:
+	// "require_healthy" (default), "ignore_warnings" (a warning counts as
+	// passing) or "ignore" (not counted).
+	OnUpdate string
 }
+
+// Check on_update values (Nomad's).
+const (
+	OnUpdateRequireHealthy = "require_healthy"
+	OnUpdateIgnoreWarnings = "ignore_warnings"
+	OnUpdateIgnore         = "ignore"
+)
+
+// Service address modes (Nomad's).
+const (
+	AddressModeAuto   = "auto"
+	AddressModeHost   = "host"
+	AddressModeDriver = "driver"
+	AddressModeAlloc  = "alloc"
+)
 
 // CheckRestart is a `check_restart` block: restart the task once its
 // check failed Limit times in a row, not counting the Grace after the task
@@ -189,6 +239,13 @@ type Template struct {
 	ErrMissingKey bool
 	// ChangeScript runs when ChangeMode is "script".
 	ChangeScript *ChangeScript
+	// LeftDelim and RightDelim replace "{{" and "}}" ("" keeps them).
+	LeftDelim, RightDelim string
+	// Once renders the template at the first start only: later changes of
+	// what it reads neither re-render it nor trigger its change mode.
+	Once bool
+	// Uid and Gid own the rendered file (nil: the client's user).
+	Uid, Gid *int
 }
 
 // TemplateWait is a template's `wait` block.

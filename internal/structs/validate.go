@@ -281,6 +281,14 @@ func (tg *TaskGroup) validate(v validator, j *Job) {
 	if tg.ShutdownDelay != nil && *tg.ShutdownDelay < 0 {
 		v.fail("ShutdownDelay", "must not be negative, got %s", *tg.ShutdownDelay)
 	}
+	if d := tg.MaxRunDuration; d != nil {
+		switch {
+		case !j.isBatchLike():
+			v.fail("MaxRunDuration", "only batch and sysbatch jobs may have a max_run_duration, not %q", j.Type)
+		case *d <= 0:
+			v.fail("MaxRunDuration", "must be positive, got %s", *d)
+		}
+	}
 	tg.validateCount(v, j)
 	validatePlacement(v, j.Type, tg.Constraints, tg.Affinities, tg.Spreads)
 	if j.usesUpdates() {
@@ -578,6 +586,12 @@ func (t *Template) validate(v validator) {
 	if t.ChangeMode == TemplateChangeModeSignal && t.ChangeSignal == "" {
 		v.fail("ChangeSignal", "is required when ChangeMode is %q", TemplateChangeModeSignal)
 	}
+	if t.Uid != nil && *t.Uid < -1 {
+		v.fail("Uid", "must be a user ID (or -1 to keep the client's), got %d", *t.Uid)
+	}
+	if t.Gid != nil && *t.Gid < -1 {
+		v.fail("Gid", "must be a group ID (or -1 to keep the client's), got %d", *t.Gid)
+	}
 }
 
 // ---- services ----
@@ -612,6 +626,17 @@ func (s *Service) validate(v validator) {
 	}
 	validateServiceName(v, s.Name)
 	v.oneOf("Provider", s.Provider, "", ServiceProviderNomad, ServiceProviderConsul)
+	v.oneOf("OnUpdate", s.OnUpdate, "", OnUpdateRequireHealthy, OnUpdateIgnoreWarnings, OnUpdateIgnore)
+	switch s.AddressMode {
+	case "", AddressModeAuto, AddressModeHost:
+	case AddressModeDriver, AddressModeAlloc:
+		v.fail("AddressMode", "address_mode %q is not supported by Drover: its drivers report no task or alloc network address; use \"auto\" or \"host\"", s.AddressMode)
+	default:
+		v.oneOf("AddressMode", s.AddressMode, AddressModeAuto, AddressModeHost)
+	}
+	if s.Address != "" && s.AddressMode != "" && s.AddressMode != AddressModeAuto {
+		v.fail("Address", "may only be set with address_mode \"auto\", not %q", s.AddressMode)
+	}
 	for i, c := range s.Checks {
 		cv := v.index("Checks", i)
 		if c == nil {
@@ -620,6 +645,15 @@ func (s *Service) validate(v validator) {
 		}
 		if c.Interval < 0 || (c.Interval > 0 && c.Interval < minCheckInterval) {
 			cv.fail("Interval", "must be at least %s (or 0 for the default), got %s", minCheckInterval, c.Interval)
+		}
+		cv.oneOf("OnUpdate", c.OnUpdate, "", OnUpdateRequireHealthy, OnUpdateIgnoreWarnings, OnUpdateIgnore)
+		for _, n := range []struct {
+			field string
+			value int
+		}{{"SuccessBeforePassing", c.SuccessBeforePassing}, {"FailuresBeforeWarning", c.FailuresBeforeWarning}, {"FailuresBeforeCritical", c.FailuresBeforeCritical}} {
+			if n.value < 0 {
+				cv.fail(n.field, "must not be negative, got %d", n.value)
+			}
 		}
 	}
 }

@@ -137,6 +137,27 @@ var jobCases = []jobCase{
 	{name: "signal template without signal", mutate: func(j *Job) {
 		task(j, 0, 0).Templates = []*Template{{EmbeddedTmpl: "x", DestPath: "local/x", ChangeMode: TemplateChangeModeSignal}}
 	}, field: "TaskGroups[0].Tasks[0].Templates[0].ChangeSignal"},
+	{name: "template uid below -1", mutate: func(j *Job) {
+		task(j, 0, 0).Templates = []*Template{{EmbeddedTmpl: "x", DestPath: "local/x", Uid: new(-2)}}
+	}, field: "TaskGroups[0].Tasks[0].Templates[0].Uid"},
+	{name: "max_run_duration on a service job", mutate: func(j *Job) { group(j, 0).MaxRunDuration = new(time.Hour) }, field: "TaskGroups[0].MaxRunDuration"},
+	{name: "max_run_duration not positive", mutate: func(j *Job) {
+		j.Type = JobTypeBatch
+		j.Update = UpdateStrategy{}
+		group(j, 0).MaxRunDuration = new(time.Duration(0))
+	}, field: "TaskGroups[0].MaxRunDuration"},
+	{name: "address_mode driver", mutate: func(j *Job) { group(j, 0).Services = []*Service{{Name: "s", AddressMode: AddressModeDriver}} }, field: "TaskGroups[0].Services[0].AddressMode"},
+	{name: "address_mode unknown", mutate: func(j *Job) { group(j, 0).Services = []*Service{{Name: "s", AddressMode: "nic"}} }, field: "TaskGroups[0].Services[0].AddressMode"},
+	{name: "address with address_mode host", mutate: func(j *Job) {
+		group(j, 0).Services = []*Service{{Name: "s", AddressMode: AddressModeHost, Address: "10.0.0.1"}}
+	}, field: "TaskGroups[0].Services[0].Address"},
+	{name: "service on_update unknown", mutate: func(j *Job) { group(j, 0).Services = []*Service{{Name: "s", OnUpdate: "never"}} }, field: "TaskGroups[0].Services[0].OnUpdate"},
+	{name: "check on_update unknown", mutate: func(j *Job) {
+		group(j, 0).Services = []*Service{{Name: "s", Checks: []*ServiceCheck{{Type: "tcp", OnUpdate: "never"}}}}
+	}, field: "TaskGroups[0].Services[0].Checks[0].OnUpdate"},
+	{name: "negative failures_before_critical", mutate: func(j *Job) {
+		group(j, 0).Services = []*Service{{Name: "s", Checks: []*ServiceCheck{{Type: "tcp", FailuresBeforeCritical: -1}}}}
+	}, field: "TaskGroups[0].Services[0].Checks[0].FailuresBeforeCritical"},
 
 	// resources
 	{name: "cpu zero", mutate: func(j *Job) { task(j, 0, 0).Resources.CPU = 0 }, field: "TaskGroups[0].Tasks[0].Resources.CPU"},

@@ -29,7 +29,11 @@ func fullStructsServices() []*structs.Service {
 		Name: "web", PortLabel: "http", Provider: "nomad", Address: "10.1.1.1", Tags: []string{"a", "b"},
 		Checks: []*structs.ServiceCheck{{Name: "alive", Type: "http", Path: "/health", Protocol: "https", PortLabel: "admin", Method: "HEAD",
 			Interval: 10 * time.Second, Timeout: 2 * time.Second, Command: "/bin/check", Args: []string{"-v"}, GRPCService: "g",
-			GRPCUseTLS: true, TLSSkipVerify: true, TaskName: "web", CheckRestart: &structs.CheckRestart{Limit: 3, Grace: time.Second, IgnoreWarnings: true}}},
+			GRPCUseTLS: true, TLSSkipVerify: true, TaskName: "web", CheckRestart: &structs.CheckRestart{Limit: 3, Grace: time.Second, IgnoreWarnings: true},
+			Header: map[string][]string{"X-A": {"1", "2"}}, Body: "{}", TLSServerName: "web.local",
+			SuccessBeforePassing: 2, FailuresBeforeWarning: 3, FailuresBeforeCritical: 4, OnUpdate: "ignore_warnings"}},
+		CanaryTags: []string{"canary"}, CanaryMeta: map[string]string{"c": "1"}, Meta: map[string]string{"m": "1"},
+		TaggedAddresses: map[string]string{"lan": "10.0.0.1"}, AddressMode: "host", EnableTagOverride: true, OnUpdate: "ignore",
 	}}
 }
 
@@ -57,7 +61,8 @@ func fullStructsTask() *structs.Task {
 		Artifacts:     []*structs.TaskArtifact{{GetterSource: "https://x/y.tgz", GetterOptions: map[string]string{"checksum": "md5:1"}, GetterMode: "dir", RelativeDest: "local/y"}},
 		Templates: []*structs.Template{{SourcePath: "in.tpl", DestPath: "out.txt", EmbeddedTmpl: "{{.}}", ChangeMode: "signal", ChangeSignal: "SIGHUP", Perms: "0600", Envvars: true,
 			Splay: time.Second, Wait: &structs.TemplateWait{Min: time.Second, Max: time.Minute}, ErrMissingKey: true,
-			ChangeScript: &structs.ChangeScript{Command: "/bin/reload", Args: []string{"-q"}, Timeout: time.Second, FailOnError: true}}},
+			ChangeScript: &structs.ChangeScript{Command: "/bin/reload", Args: []string{"-q"}, Timeout: time.Second, FailOnError: true},
+			LeftDelim:    "[[", RightDelim: "]]", Once: true, Uid: new(1000), Gid: new(1001)}},
 		Services:        fullStructsServices(),
 		Leader:          true,
 		ShutdownDelay:   3 * time.Second,
@@ -94,6 +99,7 @@ func fullStructsGroup() *structs.TaskGroup {
 		StopAfterClientDisconnect: new(90 * time.Second),
 		MaxClientDisconnect:       new(2 * time.Hour),
 		ShutdownDelay:             new(7 * time.Second),
+		MaxRunDuration:            new(time.Hour),
 	}
 }
 
@@ -134,7 +140,7 @@ func fullStructsJob() *structs.Job {
 var apiOnlyJobFields = []string{
 	"Multiregion", "UI", "DispatchIdempotencyToken", "ConsulNamespace", "VaultNamespace", "NomadTokenID",
 	"Periodic.Spec", // Specs is used; Spec and Specs are mutually exclusive
-	"TaskGroups.Volumes", "TaskGroups.MaxRunDuration", "TaskGroups.Consul", "TaskGroups.PreventRescheduleOnLost",
+	"TaskGroups.Volumes", "TaskGroups.Consul", "TaskGroups.PreventRescheduleOnLost",
 	"TaskGroups.Scaling.Type", "TaskGroups.Scaling.ID", "TaskGroups.Scaling.Namespace", "TaskGroups.Scaling.Target",
 	"TaskGroups.Scaling.CreateIndex", "TaskGroups.Scaling.ModifyIndex",
 	"TaskGroups.Tasks.Vault", "TaskGroups.Tasks.Consul", "TaskGroups.Tasks.VolumeMounts", "TaskGroups.Tasks.CSIPluginConfig",
@@ -144,10 +150,7 @@ var apiOnlyJobFields = []string{
 	"TaskGroups.Tasks.Resources.Devices.Constraints", "TaskGroups.Tasks.Resources.Devices.Affinities",
 	"TaskGroups.Tasks.LogConfig.Enabled",
 	"TaskGroups.Tasks.Artifacts.GetterHeaders", "TaskGroups.Tasks.Artifacts.GetterInsecure", "TaskGroups.Tasks.Artifacts.Chown",
-	"TaskGroups.Tasks.Templates.ChangeScript", "TaskGroups.Tasks.Templates.Once", "TaskGroups.Tasks.Templates.Splay",
-	"TaskGroups.Tasks.Templates.Uid", "TaskGroups.Tasks.Templates.Gid", "TaskGroups.Tasks.Templates.LeftDelim",
-	"TaskGroups.Tasks.Templates.RightDelim", "TaskGroups.Tasks.Templates.VaultGrace", "TaskGroups.Tasks.Templates.Wait",
-	"TaskGroups.Tasks.Templates.ErrMissingKey",
+	"TaskGroups.Tasks.Templates.VaultGrace", "TaskGroups.Tasks.Templates.ChangeScript.RunOnFirstRender",
 }
 
 // apiOnlyNetworkFields and apiOnlyServiceFields are relative to a network or
@@ -155,12 +158,8 @@ var apiOnlyJobFields = []string{
 var (
 	apiOnlyNetworkFields = []string{"ReservedPorts.IgnoreCollision", "DynamicPorts.IgnoreCollision"}
 	apiOnlyServiceFields = []string{
-		"CanaryTags", "EnableTagOverride", "AddressMode", "Address", "CheckRestart", "Connect", "Meta", "CanaryMeta",
-		"TaggedAddresses", "TaskName", "OnUpdate", "Identity", "Weights", "Cluster", "Kind",
-		"Checks.Expose", "Checks.AddressMode", "Checks.Advertise",
-		"Checks.InitialStatus", "Checks.Notes", "Checks.TLSServerName", "Checks.Header",
-		"Checks.SuccessBeforePassing", "Checks.FailuresBeforeCritical", "Checks.FailuresBeforeWarning", "Checks.Body",
-		"Checks.OnUpdate",
+		"CheckRestart", "Connect", "TaskName", "Identity", "Weights", "Cluster", "Kind",
+		"Checks.Expose", "Checks.AddressMode", "Checks.Advertise", "Checks.InitialStatus", "Checks.Notes",
 	}
 )
 
@@ -195,7 +194,11 @@ func fullAPIServices() []*api.Service {
 		Name: "api", PortLabel: "metrics", Provider: "consul", Tags: []string{"x"},
 		Checks: []api.ServiceCheck{{Name: "tcp", Type: "tcp", Path: "/p", Protocol: "http", PortLabel: "metrics2", Method: "POST",
 			Interval: 5 * time.Second, Timeout: time.Second, Command: "/bin/check", Args: []string{"-v"}, GRPCService: "g",
-			GRPCUseTLS: true, TLSSkipVerify: true, TaskName: "web", CheckRestart: &api.CheckRestart{Limit: 3, Grace: new(time.Second), IgnoreWarnings: true}}},
+			GRPCUseTLS: true, TLSSkipVerify: true, TaskName: "web", CheckRestart: &api.CheckRestart{Limit: 3, Grace: new(time.Second), IgnoreWarnings: true},
+			Header: map[string][]string{"Authorization": {"Bearer x"}}, Body: "ping", TLSServerName: "api.local",
+			SuccessBeforePassing: 5, FailuresBeforeWarning: 6, FailuresBeforeCritical: 7, OnUpdate: "ignore"}},
+		Address: "192.168.9.9", CanaryTags: []string{"canary-x"}, CanaryMeta: map[string]string{"cm": "2"}, Meta: map[string]string{"mm": "2"},
+		TaggedAddresses: map[string]string{"wan": "1.2.3.4"}, AddressMode: "alloc", EnableTagOverride: true, OnUpdate: "ignore_warnings",
 	}}
 }
 
@@ -220,7 +223,8 @@ func fullAPITask() *api.Task {
 		Artifacts:     []*api.TaskArtifact{{GetterSource: new("git::x"), GetterOptions: map[string]string{"ref": "main"}, GetterMode: new("file"), RelativeDest: new("local/x")}},
 		Templates: []*api.Template{{SourcePath: new("a.tpl"), DestPath: new("a"), EmbeddedTmpl: new("x"), ChangeMode: new("restart"), ChangeSignal: new("SIGUSR1"), Perms: new("0640"), Envvars: new(true),
 			Splay: new(2 * time.Second), Wait: &api.WaitConfig{Min: new(time.Second), Max: new(time.Minute)}, ErrMissingKey: new(true),
-			ChangeScript: &api.ChangeScript{Command: new("/bin/reload"), Args: []string{"-q"}, Timeout: new(time.Second), FailOnError: new(true)}}},
+			ChangeScript: &api.ChangeScript{Command: new("/bin/reload"), Args: []string{"-q"}, Timeout: new(time.Second), FailOnError: new(true)},
+			LeftDelim:    new("<<"), RightDelim: new(">>"), Once: new(true), Uid: new(2000), Gid: new(2001)}},
 		DispatchPayload: &api.DispatchPayloadConfig{File: "p.bin"},
 		Leader:          true,
 		ShutdownDelay:   4 * time.Second,
@@ -262,6 +266,7 @@ func fullAPIGroup() *api.TaskGroup {
 		StopAfterClientDisconnect: new(5 * time.Minute),
 		MaxClientDisconnect:       new(6 * time.Hour),
 		ShutdownDelay:             new(3 * time.Second),
+		MaxRunDuration:            new(2 * time.Hour),
 	}
 }
 

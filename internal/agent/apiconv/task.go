@@ -139,6 +139,11 @@ func templateToStructs(t *api.Template) *structs.Template {
 		Wait:          waitToStructs(t.Wait),
 		ErrMissingKey: deref(t.ErrMissingKey),
 		ChangeScript:  changeScriptToStructs(t.ChangeScript),
+		LeftDelim:     deref(t.LeftDelim),
+		RightDelim:    deref(t.RightDelim),
+		Once:          deref(t.Once),
+		Uid:           clonePtr(t.Uid),
+		Gid:           clonePtr(t.Gid),
 	}
 }
 
@@ -155,6 +160,11 @@ func templateFromStructs(t *structs.Template) *api.Template {
 		Wait:          waitFromStructs(t.Wait),
 		ErrMissingKey: new(t.ErrMissingKey),
 		ChangeScript:  changeScriptFromStructs(t.ChangeScript),
+		LeftDelim:     new(t.LeftDelim),
+		RightDelim:    new(t.RightDelim),
+		Once:          new(t.Once),
+		Uid:           clonePtr(t.Uid),
+		Gid:           clonePtr(t.Gid),
 	}
 }
 

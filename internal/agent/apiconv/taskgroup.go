@@ -34,6 +34,7 @@ func groupToStructs(job *api.Job, g *api.TaskGroup) *structs.TaskGroup {
 		StopAfterClientDisconnect: clonePtr(g.StopAfterClientDisconnect),
 		MaxClientDisconnect:       clonePtr(g.MaxClientDisconnect),
 		ShutdownDelay:             clonePtr(g.ShutdownDelay),
+		MaxRunDuration:            clonePtr(g.MaxRunDuration),
 	}
 	tg.Tasks = convertPtrs(g.Tasks, func(t *api.Task) *structs.Task { return taskToStructs(g, t) })
 	return tg
@@ -74,6 +75,7 @@ func groupFromStructs(tg *structs.TaskGroup) *api.TaskGroup {
 		StopAfterClientDisconnect: clonePtr(tg.StopAfterClientDisconnect),
 		MaxClientDisconnect:       clonePtr(tg.MaxClientDisconnect),
 		ShutdownDelay:             clonePtr(tg.ShutdownDelay),
+		MaxRunDuration:            clonePtr(tg.MaxRunDuration),
 	}
 }
 
@@ -128,9 +130,10 @@ func ephemeralDiskFromStructs(e *structs.EphemeralDisk) *api.EphemeralDisk {
 	return byName[api.EphemeralDisk](e)
 }
 
-// servicesToStructs keeps the subset of a service block that structs stores
-// (what the native catalog and the checks use); the rest is dropped on
-// purpose.
+// servicesToStructs keeps what the native catalog and the checks act on;
+// the Consul-only parts (connect, identity, weights, cluster, kind) are
+// left for the refusal rules. A check's empty on_update inherits the
+// service's, as in Nomad.
 func servicesToStructs(in []*api.Service) []*structs.Service {
 	return convertPtrs(in, func(s *api.Service) *structs.Service {
 		return &structs.Service{
@@ -139,7 +142,11 @@ func servicesToStructs(in []*api.Service) []*structs.Service {
 			Provider:  s.Provider,
 			Address:   s.Address,
 			Tags:      slices.Clone(s.Tags),
-			Checks:    checksToStructs(s.Checks, s.CheckRestart),
+			Checks:    checksToStructs(s.Checks, s.CheckRestart, s.OnUpdate),
+
+			CanaryTags: slices.Clone(s.CanaryTags), CanaryMeta: maps.Clone(s.CanaryMeta), Meta: maps.Clone(s.Meta),
+			TaggedAddresses: maps.Clone(s.TaggedAddresses), AddressMode: s.AddressMode,
+			EnableTagOverride: s.EnableTagOverride, OnUpdate: s.OnUpdate,
 		}
 	})
 }
@@ -153,6 +160,10 @@ func servicesFromStructs(in []*structs.Service) []*api.Service {
 			Address:   s.Address,
 			Tags:      slices.Clone(s.Tags),
 			Checks:    checksFromStructs(s.Checks),
+
+			CanaryTags: slices.Clone(s.CanaryTags), CanaryMeta: maps.Clone(s.CanaryMeta), Meta: maps.Clone(s.Meta),
+			TaggedAddresses: maps.Clone(s.TaggedAddresses), AddressMode: s.AddressMode,
+			EnableTagOverride: s.EnableTagOverride, OnUpdate: s.OnUpdate,
 		}
 	})
 }
@@ -160,9 +171,16 @@ func servicesFromStructs(in []*structs.Service) []*api.Service {
 // checksToStructs converts a service's checks; the service's
 // check_restart applies to each check, its fields overridden by the
 // check's own.
-func checksToStructs(in []api.ServiceCheck, serviceRestart *api.CheckRestart) []*structs.ServiceCheck {
+func checksToStructs(in []api.ServiceCheck, serviceRestart *api.CheckRestart, serviceOnUpdate string) []*structs.ServiceCheck {
 	return convertSlice(in, func(c api.ServiceCheck) *structs.ServiceCheck {
+		onUpdate := c.OnUpdate
+		if onUpdate == "" {
+			onUpdate = serviceOnUpdate
+		}
 		return &structs.ServiceCheck{
+			Header: cloneHeader(c.Header), Body: c.Body, TLSServerName: c.TLSServerName,
+			SuccessBeforePassing: c.SuccessBeforePassing, FailuresBeforeWarning: c.FailuresBeforeWarning,
+			FailuresBeforeCritical: c.FailuresBeforeCritical, OnUpdate: onUpdate,
 			Name: c.Name, Type: c.Type, Path: c.Path, Protocol: c.Protocol, PortLabel: c.PortLabel, Method: c.Method,
 			Interval: c.Interval, Timeout: c.Timeout, Command: c.Command, Args: slices.Clone(c.Args),
 			GRPCService: c.GRPCService, GRPCUseTLS: c.GRPCUseTLS, TLSSkipVerify: c.TLSSkipVerify, TaskName: c.TaskName,
@@ -202,8 +220,23 @@ func checksFromStructs(in []*structs.ServiceCheck) []api.ServiceCheck {
 				Interval: c.Interval, Timeout: c.Timeout, Command: c.Command, Args: slices.Clone(c.Args),
 				GRPCService: c.GRPCService, GRPCUseTLS: c.GRPCUseTLS, TLSSkipVerify: c.TLSSkipVerify, TaskName: c.TaskName,
 				CheckRestart: checkRestartFromStructs(c.CheckRestart),
+				Header:       cloneHeader(c.Header), Body: c.Body, TLSServerName: c.TLSServerName,
+				SuccessBeforePassing: c.SuccessBeforePassing, FailuresBeforeWarning: c.FailuresBeforeWarning,
+				FailuresBeforeCritical: c.FailuresBeforeCritical, OnUpdate: c.OnUpdate,
 			})
 		}
+	}
+	return out
+}
+
+// cloneHeader deep-copies a check's header block.
+func cloneHeader(h map[string][]string) map[string][]string {
+	if h == nil {
+		return nil
+	}
+	out := make(map[string][]string, len(h))
+	for k, v := range h {
+		out[k] = slices.Clone(v)
 	}
 	return out
 }

@@ -99,3 +99,32 @@ func mkdir(p string, mode os.FileMode) error {
 	}
 	return nil
 }
+
+// MoveFrom moves a previous alloc's kept data into this one, as a sticky
+// ephemeral_disk asks: its alloc/data and each named task's local/
+// replace this tree's (empty, just built) ones. Missing sources are
+// skipped; both trees must be on one filesystem (the client's alloc dir).
+func (d *AllocDir) MoveFrom(prev *AllocDir, tasks []string) error {
+	moves := [][2]string{{filepath.Join(prev.SharedDir, DataDirName), filepath.Join(d.SharedDir, DataDirName)}}
+	for _, t := range tasks {
+		if t == "" || strings.ContainsAny(t, `/\`) || t == "." || t == ".." || t == SharedDirName {
+			continue
+		}
+		moves = append(moves, [2]string{prev.TaskDir(t).LocalDir, d.TaskDir(t).LocalDir})
+	}
+	for _, m := range moves {
+		if _, err := os.Lstat(m[0]); os.IsNotExist(err) {
+			continue
+		}
+		if err := mkdir(filepath.Dir(m[1]), 0o777|os.ModeSticky); err != nil {
+			return err
+		}
+		if err := os.RemoveAll(m[1]); err != nil {
+			return fmt.Errorf("clear %s: %w", m[1], err)
+		}
+		if err := os.Rename(m[0], m[1]); err != nil {
+			return fmt.Errorf("move %s: %w", m[0], err)
+		}
+	}
+	return nil
+}

@@ -25,7 +25,22 @@
 // restarts the check's task (a group service's: its task) after limit
 // failing runs in a row outside the grace, counting against the restart
 // policy (taskrunner's RestartUnhealthy). check_restart of a group service
-// without task is not acted on.
+// without task is not acted on. A check's on_update weighs it in health
+// (checks.ForDeployment: "ignore" leaves it out, "ignore_warnings" passes
+// its warnings). A service advertises its canary_tags while the alloc is
+// an unpromoted canary (promotion clears the server's canary mark).
+//
+// # Sticky disks and max_run_duration
+//
+// With ephemeral_disk { sticky } (or migrate), the client hands a
+// replacement on the same node the alloc it replaces (sticky.go): before
+// any task starts, the runner waits for the previous alloc's tasks to die
+// and moves its alloc/data and each task's local/ into the new tree (the
+// scheduler places the replacement on the previous node when it fits).
+// Data of a previous alloc on another node is not copied (logged). A batch
+// or sysbatch group's max_run_duration (max_run.go) stops the alloc that
+// long after its runner started and reports it complete with "allocation
+// exceeded max_run_duration", as Nomad does.
 //
 // # Stopping and shutdown_delay
 //

@@ -163,8 +163,12 @@ func (h *healthTracker) readySince(results []checks.Result) (since time.Time, re
 	if !h.useChecks {
 		return h.since, true
 	}
-	passing, ok := checks.PassingSince(results)
-	if !ok || len(results) == 0 {
+	counted := checks.ForDeployment(results)
+	if len(results) > 0 && len(counted) == 0 {
+		return h.since, true // every check has on_update = "ignore"
+	}
+	passing, ok := checks.PassingSince(counted)
+	if !ok || len(counted) == 0 {
 		return time.Time{}, false
 	}
 	if passing.After(h.since) {

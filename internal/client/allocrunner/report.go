@@ -51,7 +51,7 @@ func (r *Runner) report() {
 	for _, v := range vs {
 		states[v.task.Name] = v.state
 	}
-	status, desc := ClientStatus(states)
+	status, desc := r.maxRunStatus(ClientStatus(states))
 	r.mu.Lock()
 	a := r.alloc
 	upd := &structs.Allocation{

@@ -16,6 +16,8 @@ func (r *Runner) loop() {
 	if !r.setup() {
 		return
 	}
+	r.armMaxRun()
+	defer r.stopMaxRunTimer()
 	for {
 		r.step()
 		// Decide "all dead" before reporting: a task dying between a
@@ -51,6 +53,9 @@ func (r *Runner) setup() bool {
 			tr.Fail(taskrunner.EventSetupFailure, "failed to build alloc directory: "+err.Error())
 		}
 		return true
+	}
+	if !r.takePreviousData() {
+		return false
 	}
 	r.setupNetwork()
 	return true

@@ -51,6 +51,9 @@ type Config struct {
 	// Network sets up the alloc's network namespace (nil: every alloc
 	// runs on the host's network).
 	Network Networks
+	// Previous is the alloc this one replaces on the same node when its
+	// group's ephemeral_disk is sticky (nil: none; see sticky.go).
+	Previous *PreviousAlloc
 }
 
 // Runner runs one allocation.
@@ -75,9 +78,13 @@ type Runner struct {
 	delayTimer clock.Timer
 	delayOver  bool
 	skipDelay  bool
-	health     *healthTracker
-	checker    *checks.Checker // nil: no service checks to run
-	lastReport *structs.Allocation
+	// maxRunTimer fires at the group's max_run_duration (max_run.go);
+	// maxRunExceeded once it has.
+	maxRunTimer    clock.Timer
+	maxRunExceeded bool
+	health         *healthTracker
+	checker        *checks.Checker // nil: no service checks to run
+	lastReport     *structs.Allocation
 	// lastServices is what syncServices last handed to cfg.Services.
 	lastServices   []*structs.ServiceRegistration
 	servicesSynced bool

@@ -51,12 +51,21 @@ func appendRegistration(out []*structs.ServiceRegistration, a *structs.Allocatio
 		// Nomad's ID shape, so tools that parse it keep working.
 		ID:          "_nomad-task-" + a.ID + "-" + scope + "-" + s.Name + "-" + s.PortLabel,
 		ServiceName: s.Name, Namespace: a.Namespace, JobID: a.JobID, AllocID: a.ID,
-		Tags: s.Tags, Address: addr, Port: port, Health: serviceHealth(results, task, s.Name),
+		Tags: serviceTags(a, s), Address: addr, Port: port, Health: serviceHealth(results, task, s.Name),
 	}
 	if node != nil {
 		reg.NodeID, reg.Datacenter = node.ID, node.Datacenter
 	}
 	return append(out, reg)
+}
+
+// serviceTags are the service's canary_tags while the alloc is an
+// unpromoted canary (when it has any), else its tags, as in Nomad.
+func serviceTags(a *structs.Allocation, s *structs.Service) []string {
+	if a.DeploymentStatus != nil && a.DeploymentStatus.Canary && len(s.CanaryTags) > 0 {
+		return s.CanaryTags
+	}
+	return s.Tags
 }
 
 // serviceAddress is where the service answers: the `address` it names,

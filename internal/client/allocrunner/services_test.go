@@ -67,3 +67,27 @@ func TestServiceRegistrations(t *testing.T) {
 		})
 	}
 }
+
+// canary_tags replace tags while the alloc is an unpromoted canary (and
+// only when there are some); promotion clears the mark and the tags
+// come back.
+func TestServiceRegistrations_CanaryTags(t *testing.T) {
+	job := &structs.Job{ID: "web", TaskGroups: []*structs.TaskGroup{{Name: "g", Services: []*structs.Service{
+		{Name: "front", Provider: "nomad", Tags: []string{"live"}, CanaryTags: []string{"canary"}},
+		{Name: "plain", Provider: "nomad", Tags: []string{"live"}},
+	}}}}
+	for _, tc := range []struct {
+		ds         *structs.AllocDeploymentStatus
+		front, pln string
+	}{
+		{nil, "live", "live"},
+		{&structs.AllocDeploymentStatus{Canary: true}, "canary", "live"},
+		{&structs.AllocDeploymentStatus{Canary: false}, "live", "live"},
+	} {
+		alloc := &structs.Allocation{ID: "a1", TaskGroup: "g", Job: job, DeploymentStatus: tc.ds}
+		got := ServiceRegistrations(alloc, nil, nil, true, nil)
+		if len(got) != 2 || len(got[0].Tags) != 1 || got[0].Tags[0] != tc.front || got[1].Tags[0] != tc.pln {
+			t.Errorf("deployment status %+v: %+v", tc.ds, got)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/drover-project/drover/internal/clock"
+	"github.com/drover-project/drover/internal/structs"
 )
 
 // Check statuses.
@@ -33,6 +34,10 @@ type Result struct {
 	// Failures counts the runs in a row that count against the check's
 	// check_restart limit (outside its grace); a restart resets it.
 	Failures int
+	// lastRaw and streak count the probes in a row with the same raw
+	// outcome, for the check's success/failure thresholds.
+	lastRaw string
+	streak  int
 }
 
 // Config is what a Checker needs.
@@ -50,10 +55,13 @@ type Config struct {
 
 // Checker runs a fixed set of checks until stopped.
 type Checker struct {
-	cfg    Config
-	http   *http.Client
-	ctx    context.Context // cancelled by Stop, aborting probes in flight
-	cancel context.CancelFunc
+	cfg  Config
+	http *http.Client
+	// tlsHTTP are the clients of http checks with their own TLS settings
+	// (tls_skip_verify, tls_server_name), by check index.
+	tlsHTTP map[int]*http.Client
+	ctx     context.Context // cancelled by Stop, aborting probes in flight
+	cancel  context.CancelFunc
 
 	mu      sync.Mutex
 	results []Result
@@ -75,6 +83,12 @@ func New(cfg Config, checks []Check) *Checker {
 		graceUntil: make([]time.Time, len(checks))}
 	for i, ch := range checks {
 		c.results[i] = Result{Check: ch, Status: StatusPending}
+		if ch.Type == TypeHTTP && (ch.TLSSkipVerify || ch.TLSServerName != "") {
+			if c.tlsHTTP == nil {
+				c.tlsHTTP = map[int]*http.Client{}
+			}
+			c.tlsHTTP[i] = newTLSHTTPClient(ch)
+		}
 	}
 	return c
 }
@@ -120,6 +134,9 @@ func (c *Checker) Stop() {
 	c.mu.Unlock()
 	c.cancel()
 	c.http.CloseIdleConnections()
+	for _, hc := range c.tlsHTTP {
+		hc.CloseIdleConnections()
+	}
 }
 
 // Checks returns the definitions the checker runs.
@@ -156,7 +173,7 @@ func (c *Checker) run(i int) {
 	chk := c.results[i].Check
 	c.mu.Unlock()
 	ctx, cancel := context.WithTimeout(c.ctx, chk.Timeout)
-	o := c.probe(ctx, chk)
+	o := c.probe(ctx, i, chk)
 	cancel()
 	changed, restart := c.record(i, o)
 	if changed && c.cfg.OnChange != nil {
@@ -186,12 +203,61 @@ func (c *Checker) record(i int, o outcome) (changed, restart bool) {
 		return false, false
 	}
 	r := &c.results[i]
+	status = thresholds(r, status)
 	changed = r.Status != status || r.Output != out
 	if r.Status != status {
 		r.Since = now
 	}
 	r.Status, r.Output, r.StatusCode, r.Timestamp = status, out, o.code, now
 	return changed, c.countFailure(i, now)
+}
+
+// thresholds applies the check's success_before_passing,
+// failures_before_warning and failures_before_critical to a raw status:
+// a move to passing or failing waits for that many raw results in a row
+// (the status stays as it was meanwhile), and a failing streak long
+// enough for failures_before_warning but not yet critical is a warning.
+// Called with c.mu held.
+func thresholds(r *Result, raw string) string {
+	if raw == r.lastRaw {
+		r.streak++
+	} else {
+		r.lastRaw, r.streak = raw, 1
+	}
+	ch := r.Check
+	switch raw {
+	case StatusPassing:
+		if r.streak < ch.SuccessBeforePassing {
+			return r.Status
+		}
+	case StatusFailing:
+		if r.streak < ch.FailuresBeforeCritical {
+			if ch.FailuresBeforeWarning > 0 && r.streak >= ch.FailuresBeforeWarning {
+				return StatusWarning
+			}
+			return r.Status
+		}
+	}
+	return raw
+}
+
+// ForDeployment is what the results mean to deployment health, by each
+// check's on_update: "ignore" checks are left out, and an
+// "ignore_warnings" check's warning counts as passing (since it began).
+func ForDeployment(results []Result) []Result {
+	out := make([]Result, 0, len(results))
+	for _, r := range results {
+		switch r.Check.OnUpdate {
+		case structs.OnUpdateIgnore:
+			continue
+		case structs.OnUpdateIgnoreWarnings:
+			if r.Status == StatusWarning {
+				r.Status = StatusPassing
+			}
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // countFailure applies check i's check_restart to its latest result: a

@@ -2,11 +2,15 @@
 // Nomad's own service provider does: http, tcp and grpc (grpc.health.v1)
 // checks against the ports the alloc was granted, and script checks run
 // inside a task through its driver's exec, each on its interval
-// (scheduled on the injected clock) and bounded by its timeout. The alloc
-// runner reads the results to decide deployment health when
-// update.health_check is "checks", to set the health of the service
-// registrations, and to restart tasks whose checks keep failing
-// (check_restart).
+// (scheduled on the injected clock) and bounded by its timeout. http checks
+// send the check's method, header block and body, and https ones honour
+// tls_skip_verify and tls_server_name; success_before_passing,
+// failures_before_warning and failures_before_critical hold a status
+// change until that many results in a row (thresholds). The alloc runner
+// reads the results to decide deployment health when update.health_check
+// is "checks" (weighed by each check's on_update: ForDeployment), to set
+// the health of the service registrations, and to restart tasks whose
+// checks keep failing (check_restart).
 package checks
 
 import (
@@ -76,6 +80,19 @@ type Check struct {
 	// restarts: the service's own task, else the check's `task`.
 	InTask  string
 	Restart *structs.CheckRestart
+	// Header and Body go with an http check's request; TLSServerName is
+	// the name an https or TLS grpc check verifies.
+	Header        map[string][]string
+	Body          string
+	TLSServerName string
+	// SuccessBeforePassing, FailuresBeforeWarning, FailuresBeforeCritical:
+	// results in a row needed to move the status (see thresholds).
+	SuccessBeforePassing   int
+	FailuresBeforeWarning  int
+	FailuresBeforeCritical int
+	// OnUpdate is what the check means to deployment health (see
+	// ForDeployment).
+	OnUpdate string
 }
 
 // FromAlloc lists the runnable checks of the alloc's group services and
@@ -147,6 +164,9 @@ func build(a *structs.Allocation, task string, s *structs.Service, sc *structs.S
 		Interval: sc.Interval, Timeout: sc.Timeout, Command: sc.Command, Args: sc.Args,
 		GRPCService: sc.GRPCService, GRPCUseTLS: sc.GRPCUseTLS, TLSSkipVerify: sc.TLSSkipVerify,
 		InTask: task, Restart: sc.CheckRestart,
+		Header: sc.Header, Body: sc.Body, TLSServerName: sc.TLSServerName,
+		SuccessBeforePassing: sc.SuccessBeforePassing, FailuresBeforeWarning: sc.FailuresBeforeWarning,
+		FailuresBeforeCritical: sc.FailuresBeforeCritical, OnUpdate: sc.OnUpdate,
 	}
 	if c.InTask == "" {
 		c.InTask = sc.TaskName

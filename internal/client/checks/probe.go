@@ -2,6 +2,7 @@ package checks
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -26,6 +27,16 @@ func newHTTPClient() *http.Client {
 	}
 }
 
+// newTLSHTTPClient is an http check's own client, for its
+// tls_skip_verify and tls_server_name.
+func newTLSHTTPClient(c Check) *http.Client {
+	hc := newHTTPClient()
+	hc.Transport.(*http.Transport).TLSClientConfig = &tls.Config{ //nolint:gosec // skipping verification is the job's request
+		InsecureSkipVerify: c.TLSSkipVerify, ServerName: c.TLSServerName,
+	}
+	return hc
+}
+
 // outcome is one probe's result; code is the HTTP status (0 otherwise).
 // warning is a script check's exit code 1: neither passing nor failing.
 type outcome struct {
@@ -36,7 +47,7 @@ type outcome struct {
 }
 
 // probe runs the check once; ctx carries the check's timeout.
-func (ch *Checker) probe(ctx context.Context, c Check) outcome {
+func (ch *Checker) probe(ctx context.Context, i int, c Check) outcome {
 	if c.Type == TypeScript {
 		return probeScript(ctx, ch.cfg.Exec, c)
 	}
@@ -45,7 +56,11 @@ func (ch *Checker) probe(ctx context.Context, c Check) outcome {
 	}
 	switch c.Type {
 	case TypeHTTP:
-		return probeHTTP(ctx, ch.http, c)
+		hc := ch.http
+		if own := ch.tlsHTTP[i]; own != nil {
+			hc = own
+		}
+		return probeHTTP(ctx, hc, c)
 	case TypeTCP:
 		passing, out := probeTCP(ctx, c)
 		return outcome{passing: passing, output: out}
@@ -70,19 +85,32 @@ func probeHTTP(ctx context.Context, hc *http.Client, c Check) outcome {
 	if method == "" {
 		method = http.MethodGet
 	}
-	req, err := http.NewRequestWithContext(ctx, method, url, nil)
+	var body io.Reader
+	if c.Body != "" {
+		body = strings.NewReader(c.Body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, body)
 	if err != nil {
 		return outcome{output: err.Error()}
+	}
+	for k, vs := range c.Header {
+		if http.CanonicalHeaderKey(k) == "Host" && len(vs) > 0 {
+			req.Host = vs[0] // Go sends Host from here, not from Header
+			continue
+		}
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
 		return outcome{output: fmt.Sprintf("HTTP %s %s: %s", method, url, describeErr(err))}
 	}
 	defer resp.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, MaxOutputBytes))
+	got, _ := io.ReadAll(io.LimitReader(resp.Body, MaxOutputBytes))
 	out := fmt.Sprintf("HTTP %s %s: %s", method, url, resp.Status)
-	if len(body) > 0 {
-		out += " Output: " + strings.TrimSpace(string(body))
+	if len(got) > 0 {
+		out += " Output: " + strings.TrimSpace(string(got))
 	}
 	return outcome{passing: resp.StatusCode >= 200 && resp.StatusCode < 400, code: resp.StatusCode, output: out}
 }

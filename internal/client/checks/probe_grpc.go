@@ -67,7 +67,7 @@ func grpcClient(c Check) *http.Client {
 	tr := &http.Transport{Proxy: nil}
 	if c.GRPCUseTLS {
 		p.SetHTTP2(true)
-		tr.TLSClientConfig = &tls.Config{InsecureSkipVerify: c.TLSSkipVerify} //nolint:gosec // the job asked for it
+		tr.TLSClientConfig = &tls.Config{InsecureSkipVerify: c.TLSSkipVerify, ServerName: c.TLSServerName} //nolint:gosec // the job asked for it
 	} else {
 		p.SetUnencryptedHTTP2(true)
 	}

@@ -128,6 +128,10 @@ func FuzzTemplate(f *testing.F) {
 		`{{ file "local/x" }}`, `{{ replaceAll "a" "bb" "aaa" }}`, `{{ toJSON (split "," "a,b") }}`,
 		`{{ define "x" }}{{ template "x" }}{{ end }}{{ template "x" }}`, `{{ range 10 }}{{ . }}{{ end }}`,
 		"A=1\nB='two'\n", `{{ base64Decode "aGk=" }}{{ parseInt "12" }}`, `{{ key "x" }}`,
+		`{{ "{\"a\":[1]}" | parseJSON | toYAML | indent 4 }}`, `{{ "a: b" | parseYAML | toTOML }}`,
+		`{{ "aaa" | regexReplaceAll "a" "$0$0$0" }}`, `{{ range loop 3 }}{{ sprig_repeat 2 "x" }}{{ end }}`,
+		`{{ sprig_until 5 }}{{ sprig_seq 1 2 9 }}{{ sprig_randAlpha 4 | len }}`, `{{ scratch.MapSet "m" "a/b" 1 }}{{ scratch.Get "m" | explodeMap | toJSON }}`,
+		`{{ define "d" }}{{ . }}{{ end }}{{ executeTemplate "d" 1 }}`, `{{ add 1 2.5 | multiply 3 }}{{ 7 | modulo 0 }}`,
 	} {
 		f.Add(seed, "local/out", true)
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // Paths in artifact and template blocks come from job files, and archives
@@ -85,6 +86,12 @@ func sandboxRead(root, rel string) (string, error) {
 // place: readers never see half a file, and an existing symlink at p is
 // replaced rather than followed.
 func writeFileAtomic(p string, data []byte, perm fs.FileMode) error {
+	return writeFileAtomicOwned(p, data, perm, -1, -1)
+}
+
+// writeFileAtomicOwned is writeFileAtomic giving the file to uid and gid
+// (-1 leaves either as the client's) before it appears.
+func writeFileAtomicOwned(p string, data []byte, perm fs.FileMode, uid, gid int) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
@@ -97,6 +104,12 @@ func writeFileAtomic(p string, data []byte, perm fs.FileMode) error {
 		f.Close()
 		return err
 	}
+	if uid >= 0 || gid >= 0 {
+		if err := f.Chown(uid, gid); err != nil {
+			f.Close()
+			return fmt.Errorf("set owner %d:%d: %w", uid, gid, err)
+		}
+	}
 	if err := f.Chmod(perm); err != nil {
 		f.Close()
 		return err
@@ -105,4 +118,18 @@ func writeFileAtomic(p string, data []byte, perm fs.FileMode) error {
 		return err
 	}
 	return os.Rename(f.Name(), p)
+}
+
+// fileMatches reports whether the file at p has mode perm and, where
+// uid or gid is not -1, that owner.
+func fileMatches(p string, perm fs.FileMode, uid, gid int) bool {
+	fi, err := os.Stat(p)
+	if err != nil || fi.Mode().Perm() != perm.Perm() {
+		return false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return uid < 0 && gid < 0
+	}
+	return (uid < 0 || int(st.Uid) == uid) && (gid < 0 || int(st.Gid) == gid)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -168,6 +169,12 @@ func (w *templateWatch) render(rd *dataReader) ([]*structs.Template, map[string]
 	var changed []*structs.Template
 	env := map[string]string{}
 	for _, t := range w.task.Templates {
+		if t.Once { // rendered at the start only; its env stays as rendered
+			if err := w.keepOnceEnv(t, env); err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", templateName(t), err)
+			}
+			continue
+		}
 		r, err := renderTemplate(w.td.Dir, t, w.env, w.ip, rd)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", templateName(t), err)
@@ -182,6 +189,28 @@ func (w *templateWatch) render(rd *dataReader) ([]*structs.Template, map[string]
 		changed = append(changed, t)
 	}
 	return changed, env, nil
+}
+
+// keepOnceEnv copies the variables of a once template with env = true,
+// as its file holds them, into env.
+func (w *templateWatch) keepOnceEnv(t *structs.Template, env map[string]string) error {
+	if !t.Envvars {
+		return nil
+	}
+	dest, err := sandboxJoin(w.td.Dir, w.ip.String(t.DestPath))
+	if err != nil {
+		return err
+	}
+	b, err := os.ReadFile(dest)
+	if err != nil {
+		return err
+	}
+	vars, err := parseEnvFile(b)
+	if err != nil {
+		return err
+	}
+	maps.Copy(env, vars)
+	return nil
 }
 
 // apply acts on re-rendered templates after their splay: a restart if any

@@ -58,15 +58,54 @@ type renderedTemplate struct {
 	dest    string
 	content []byte
 	perm    fs.FileMode
-	env     map[string]string // the variables of an env = true template
+	// uid and gid own the file (-1: unchanged, the client's user).
+	uid, gid int
+	env      map[string]string // the variables of an env = true template
 }
 
-func (r *renderedTemplate) write() error { return writeFileAtomic(r.dest, r.content, r.perm) }
+func (r *renderedTemplate) write() error {
+	return writeFileAtomicOwned(r.dest, r.content, r.perm, r.uid, r.gid)
+}
 
-// changed reports whether the file on disk differs from the output.
+// changed reports whether the file on disk differs from the output (its
+// content, mode or owner).
 func (r *renderedTemplate) changed() bool {
 	old, err := os.ReadFile(r.dest)
-	return err != nil || !bytes.Equal(old, r.content)
+	if err != nil || !bytes.Equal(old, r.content) {
+		return true
+	}
+	return !fileMatches(r.dest, r.perm, r.uid, r.gid)
+}
+
+// ownerID is a template's uid or gid, -1 when unset.
+func ownerID(p *int) int {
+	if p == nil {
+		return -1
+	}
+	return *p
+}
+
+// executeTemplate is consul-template's executeTemplate: it renders a
+// template defined in the same file ({{ define "name" }}) with an
+// optional data argument, and returns the text; its output counts
+// against the render's cap.
+func executeTemplate(root *template.Template, cw *capWriter) func(name string, data ...any) (string, error) {
+	return func(name string, data ...any) (string, error) {
+		var d any
+		switch len(data) {
+		case 0:
+		case 1:
+			d = data[0]
+		default:
+			return "", errors.New("executeTemplate: want a name and at most one data argument")
+		}
+		var buf bytes.Buffer
+		inner := &capWriter{w: &buf, left: cw.left, limit: cw.limit}
+		if err := root.ExecuteTemplate(inner, name, d); err != nil {
+			return "", err
+		}
+		return buf.String(), nil
+	}
 }
 
 func renderTemplate(taskDir string, t *structs.Template, env map[string]string, ip *Interpolator, rd *dataReader) (*renderedTemplate, error) {
@@ -86,7 +125,7 @@ func renderTemplate(taskDir string, t *structs.Template, env map[string]string, 
 		return nil, err
 	}
 	funcs := templateFuncs(taskDir, env, rd)
-	tmpl := template.New(filepath.Base(dest)).Funcs(funcs)
+	tmpl := template.New(filepath.Base(dest)).Delims(t.LeftDelim, t.RightDelim).Funcs(funcs)
 	if t.ErrMissingKey {
 		tmpl = tmpl.Option("missingkey=error")
 	}
@@ -96,11 +135,13 @@ func renderTemplate(taskDir string, t *structs.Template, env map[string]string, 
 	if err := countSteps(tmpl, funcs); err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	if err := tmpl.Execute(newCapWriter(&buf), nil); err != nil {
+	out := newCapWriter(&bytes.Buffer{})
+	tmpl.Funcs(template.FuncMap{"executeTemplate": executeTemplate(tmpl, out)})
+	buf := out.w.(*bytes.Buffer)
+	if err := tmpl.Execute(out, nil); err != nil {
 		return nil, fmt.Errorf("render: %w", err)
 	}
-	r := &renderedTemplate{tmpl: t, dest: dest, content: buf.Bytes(), perm: perm}
+	r := &renderedTemplate{tmpl: t, dest: dest, content: buf.Bytes(), perm: perm, uid: ownerID(t.Uid), gid: ownerID(t.Gid)}
 	if t.Envvars {
 		if r.env, err = parseEnvFile(r.content); err != nil {
 			return nil, err
@@ -208,8 +249,12 @@ func templateFuncs(taskDir string, env map[string]string, rd *dataReader) templa
 		"toJSON":       toJSON,
 		"base64Encode": func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) },
 		"base64Decode": base64Decode,
-		tickFunc:       stepCounter(),
+		// Replaced per render once the template is parsed (it needs it).
+		"executeTemplate": func(string, ...any) (string, error) { return "", nil },
+		tickFunc:          stepCounter(),
 	}
+	maps.Copy(fm, ctFuncs(env))
+	maps.Copy(fm, sprigFuncs(env))
 	for name, needs := range unavailableFuncs {
 		fm[name] = unavailable(name, needs)
 	}
@@ -228,6 +273,12 @@ var unavailableFuncs = map[string]string{
 	"secret": "Vault", "secrets": "Vault", "pkiCert": "Vault",
 	"nomadVar": "Nomad variables", "nomadVarList": "Nomad variables", "nomadVarListSafe": "Nomad variables",
 	"nomadVarExists": "Nomad variables", "nomadService": "Nomad services", "nomadServices": "Nomad services",
+	"byKey": "Consul key/value data", "byMeta": "Consul service metadata", "explode": "Consul key/value data",
+	"plugin":      "running a plugin, which Nomad's default function_denylist forbids",
+	"writeToFile": "writing outside the template's destination, which Nomad's default function_denylist forbids",
+	"spew_dump":   "go-spew, which Drover does not ship", "spew_sdump": "go-spew, which Drover does not ship",
+	"spew_printf": "go-spew, which Drover does not ship", "spew_sprintf": "go-spew, which Drover does not ship",
+	"spew_printfln": "go-spew, which Drover does not ship",
 }
 
 func unavailable(name, needs string) func(...any) (any, error) {

@@ -1,11 +1,7 @@
-# A native service with the check and service options not supported yet.
-# expect: refuse Services[0].CanaryTags
-# expect: refuse Services[0].Meta
-# expect: refuse Services[0].TaggedAddresses
+# A native service with Nomad's check and service options: canary tags,
+# meta, tagged addresses, check headers, thresholds and on_update are
+# honoured; address_mode "driver" is not (drivers report no address).
 # expect: refuse Services[0].AddressMode
-# expect: refuse Checks[0].Header
-# expect: refuse Checks[0].SuccessBeforePassing
-# expect: refuse Checks[0].OnUpdate
 job "checked" {
   group "g" {
     network {

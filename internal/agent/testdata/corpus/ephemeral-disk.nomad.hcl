@@ -1,5 +1,6 @@
-# A cache that should survive rescheduling: not supported yet.
-# expect: refuse EphemeralDisk.Sticky
+# A cache that should survive rescheduling: sticky is honoured (the
+# replacement stays on the node with the data); migrate to another node is
+# not built yet.
 # expect: refuse EphemeralDisk.Migrate
 job "cache" {
   group "g" {

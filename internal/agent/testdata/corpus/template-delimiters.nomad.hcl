@@ -1,6 +1,5 @@
 # A template with custom delimiters (for files that use {{ }} themselves).
-# expect: refuse Templates[0].LeftDelim
-# expect: refuse Templates[0].RightDelim
+# expect: accept
 job "delims" {
   type = "batch"
   group "g" {
