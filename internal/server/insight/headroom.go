@@ -1,0 +1,235 @@
+package insight
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/drover-project/drover/internal/scheduler"
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// MaxHeadroom caps how many more allocs a headroom question places (the
+// server's default job_max_count).
+const MaxHeadroom = 10_000
+
+// exactN1 is how many single-node losses are computed with the scheduler
+// on large clusters (every node when there are at most smallCluster).
+const (
+	exactN1      = 3
+	smallCluster = 16
+)
+
+// Headroom answers how many more allocs of the group fit: the job's
+// scheduler places the group with its count raised by an upper bound (what
+// the nodes' free resources could hold) on the snapshot, one alloc after
+// the other as in any eval, and the placements it makes beyond the current
+// count are the answer. N+1: for the nodes whose loss looks worst (every
+// node on a small cluster), the loss is first played as a what-if (the
+// node down, every job's evals run) and the headroom asked again.
+func Headroom(st scheduler.State, d Deps, job *structs.Job, group string) (*structs.HeadroomResponse, error) {
+	tg := job.LookupTaskGroup(group)
+	if tg == nil {
+		return nil, fmt.Errorf("group: job %q has no task group %q", job.ID, group)
+	}
+	out := &structs.HeadroomResponse{JobID: job.ID, Group: group, Current: tg.Count}
+	more, perNode, blocker, ask, err := headroomOn(st, d, job, group)
+	if err != nil {
+		return nil, err
+	}
+	out.More, out.PerNode, out.Blocker, out.Ask = more, perNode, blocker, ask
+	// N+1 candidates: the nodes holding the most of the group now and
+	// after the headroom placements.
+	nodes, _, err := st.NodeSet(nil)
+	if err != nil {
+		return nil, err
+	}
+	allocs, err := st.AllocsByJob(nil, job.Namespace, job.ID, false)
+	if err != nil {
+		return nil, err
+	}
+	weight := map[string]int{}
+	for _, a := range allocs {
+		if a.TaskGroup == group && !a.TerminalStatus() {
+			weight[a.NodeID] += 1 + MaxHeadroom // losing a placed alloc costs more than headroom
+		}
+	}
+	for id, n := range perNode {
+		weight[id] += n
+	}
+	var cands []*structs.Node
+	for _, n := range nodes {
+		if n.Status == structs.NodeStatusReady {
+			cands = append(cands, n)
+		}
+	}
+	slices.SortStableFunc(cands, func(a, b *structs.Node) int {
+		return cmp.Or(cmp.Compare(weight[b.ID], weight[a.ID]), cmp.Compare(a.Name, b.Name))
+	})
+	if len(cands) > smallCluster {
+		cands = cands[:exactN1]
+	}
+	out.N1Min = more
+	for _, n := range cands {
+		w, err := newWhatIf(st, d, &structs.WhatIfRequest{Kind: WhatIfDown, Nodes: []string{n.ID}})
+		if err != nil {
+			return nil, err
+		}
+		if err := w.run(); err != nil {
+			return nil, err
+		}
+		m, _, _, _, err := headroomOn(w.ov, d, job, group)
+		if err != nil {
+			return nil, err
+		}
+		out.N1 = append(out.N1, &structs.NodeLoss{NodeID: n.ID, Name: n.Name, More: m})
+		if out.N1Worst == "" || m < out.N1Min {
+			out.N1Min, out.N1Worst = m, n.Name
+		}
+	}
+	return out, nil
+}
+
+// HeadroomShape answers for a hypothetical service job of one task with
+// the given resources, in the given datacenters ("*" when none) and pool.
+func HeadroomShape(st scheduler.State, d Deps, req *structs.OperatorHeadroomRequest) (*structs.HeadroomResponse, error) {
+	if req.CPU < 0 || req.MemoryMB < 0 || req.DiskMB < 0 {
+		return nil, fmt.Errorf("CPU, MemoryMB, DiskMB: must not be negative")
+	}
+	if req.CPU == 0 && req.MemoryMB == 0 && req.DiskMB == 0 {
+		return nil, fmt.Errorf("CPU, MemoryMB: give at least one resource of the shape")
+	}
+	dcs := req.Datacenters
+	if len(dcs) == 0 {
+		dcs = []string{"*"}
+	}
+	job := &structs.Job{ID: "headroom-shape", Name: "headroom-shape", Namespace: structs.DefaultNamespace, Type: structs.JobTypeService,
+		Priority: structs.JobDefaultPriority, Datacenters: dcs, NodePool: cmp.Or(req.NodePool, structs.AllNodePools),
+		TaskGroups: []*structs.TaskGroup{{Name: "shape", Count: 0,
+			EphemeralDisk: &structs.EphemeralDisk{SizeMB: req.DiskMB},
+			Tasks:         []*structs.Task{{Name: "shape", Resources: &structs.Resources{CPU: req.CPU, MemoryMB: req.MemoryMB}}}}}}
+	ov := newOverlay(st)
+	ov.setJob(job)
+	more, perNode, blocker, ask, err := headroomOn(ov, d, job, "shape")
+	if err != nil {
+		return nil, err
+	}
+	return &structs.HeadroomResponse{Group: "shape", Ask: ask, More: more, PerNode: perNode, Blocker: blocker}, nil
+}
+
+// headroomOn is the headroom of a group on st (see Headroom): more may be
+// negative when the current count does not fit.
+func headroomOn(st scheduler.State, d Deps, job *structs.Job, group string) (int, map[string]int, string, structs.ComparableResources, error) {
+	stored, err := st.JobByID(nil, job.Namespace, job.ID)
+	if err != nil {
+		return 0, nil, "", structs.ComparableResources{}, err
+	}
+	if stored != nil {
+		job = stored
+	}
+	diag, err := scheduler.DiagnoseGroup(st, job, group)
+	if err != nil {
+		return 0, nil, "", structs.ComparableResources{}, err
+	}
+	bound := upperBound(diag)
+	tg := job.LookupTaskGroup(group)
+	live := 0
+	allocs, err := st.AllocsByJob(nil, job.Namespace, job.ID, false)
+	if err != nil {
+		return 0, nil, "", diag.Ask, err
+	}
+	for _, a := range allocs {
+		if a.TaskGroup == group && !a.TerminalStatus() {
+			live++
+		}
+	}
+	missing := max(tg.Count-live, 0)
+	raised := job.Copy()
+	raised.LookupTaskGroup(group).Count = tg.Count + bound
+	ov := newOverlay(st)
+	ov.setJob(raised)
+	idSrc := newIDs(d.Seed, "headroom/"+job.Namespace+"/"+job.ID+"/"+group)
+	c, err := run(ov, d, idSrc, jobEval(idSrc, raised, structs.EvalTriggerJobRegister, d.now()), false)
+	if err != nil {
+		return 0, nil, "", diag.Ask, err
+	}
+	perNode := placed(c, ov, job.ID, group)
+	total := 0
+	for _, n := range perNode {
+		total += n
+	}
+	// Why the next one does not fit: the group with every placement made.
+	blocker := ""
+	after := newOverlay(st)
+	after.setJob(raised)
+	for _, p := range c.plans {
+		after.apply(p)
+	}
+	if d2, err := scheduler.DiagnoseGroup(after, raised, group); err == nil {
+		if f := fixes(d2, 1); len(f) > 0 {
+			blocker = f[0]
+		}
+	}
+	if bound >= MaxHeadroom && total-missing >= MaxHeadroom {
+		blocker = fmt.Sprintf("capped at %d", MaxHeadroom)
+	}
+	return total - missing, perNode, blocker, diag.Ask, nil
+}
+
+// upperBound is how many more allocs the nodes could hold at most: per
+// node eligible for the group, what its free resources divide into (one
+// with distinct_hosts or a static port), plus one so the scheduler always
+// meets the limit.
+func upperBound(d *scheduler.GroupDiagnosis) int {
+	total := 0
+	static := hasStaticPorts(d.Group)
+	distinct := hasDistinctHosts(d)
+	for _, nd := range d.Nodes {
+		k := MaxHeadroom
+		ok := true
+		for _, f := range nd.Failures {
+			if f.Step != scheduler.StepResources {
+				ok = false
+			}
+		}
+		if !ok {
+			continue
+		}
+		for _, dim := range []string{"cpu", "cores", "memory", "disk"} {
+			var asked int64
+			switch dim {
+			case "cpu":
+				asked = d.Ask.CpuShares
+			case "cores":
+				asked = int64(d.Ask.Cores)
+			case "memory":
+				asked = d.Ask.MemoryMB
+			case "disk":
+				asked = d.Ask.DiskMB
+			}
+			if asked > 0 {
+				k = min(k, int(max(freeOf(nd, dim), 0)/asked))
+			}
+		}
+		if static || distinct {
+			k = min(k, 1)
+		}
+		total = min(total+k, MaxHeadroom)
+	}
+	return total + 1
+}
+
+func hasStaticPorts(tg *structs.TaskGroup) bool {
+	nets := slices.Clone(tg.Networks)
+	for _, t := range tg.Tasks {
+		if t.Resources != nil {
+			nets = append(nets, t.Resources.Networks...)
+		}
+	}
+	for _, n := range nets {
+		if len(n.ReservedPorts) > 0 {
+			return true
+		}
+	}
+	return false
+}
