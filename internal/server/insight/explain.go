@@ -189,10 +189,12 @@ func fixes(d *scheduler.GroupDiagnosis, unplaced int) []string {
 	// then whether evicting lower-priority allocs would make room.
 	var needs []string
 	resOpens := 0
+	short := false
 	for _, dim := range []string{"cpu", "cores", "memory", "disk"} {
 		if excludes[dim] == 0 {
 			continue
 		}
+		short = true
 		var best *scheduler.NodeDiagnosis
 		var asked, bestFree int64
 		for _, nd := range eligible {
@@ -206,11 +208,39 @@ func fixes(d *scheduler.GroupDiagnosis, unplaced int) []string {
 				best, bestFree = nd, free
 			}
 		}
-		if best == nil || asked == 0 {
-			continue
-		}
 		resOpens = max(resOpens, sole[dim])
+		if best == nil || asked == 0 || bestFree >= asked {
+			continue // some node has enough of this one: see below
+		}
 		needs = append(needs, fmt.Sprintf("needs %s %s; the largest free is %s on node %s", scheduler.Amount(dim, asked), dim, scheduler.Amount(dim, max(bestFree, 0)), best.Node.Name))
+	}
+	if short && len(needs) == 0 && len(eligible) > 0 {
+		// Each dimension fits somewhere, never all at once: show the node
+		// short of the least.
+		var best *scheduler.NodeDiagnosis
+		var bestShort float64
+		for _, nd := range eligible {
+			var sum float64
+			res := false
+			for _, f := range nd.Failures {
+				if f.Step == scheduler.StepResources {
+					sum += float64(f.Asked-f.Free) / float64(max(f.Asked, 1))
+					res = true
+				}
+			}
+			if res && (best == nil || sum < bestShort) {
+				best, bestShort = nd, sum
+			}
+		}
+		if best != nil {
+			var parts []string
+			for _, f := range best.Failures {
+				if f.Step == scheduler.StepResources {
+					parts = append(parts, fmt.Sprintf("%s %s free of %s", f.Dimension, scheduler.Amount(f.Dimension, max(f.Free, 0)), scheduler.Amount(f.Dimension, f.Asked)))
+				}
+			}
+			needs = append(needs, fmt.Sprintf("no eligible node has all of %s at once; the closest is node %s (%s)", askString(d.Ask), best.Node.Name, strings.Join(parts, ", ")))
+		}
 	}
 	if len(needs) > 0 {
 		would := 0
@@ -291,6 +321,24 @@ func fixes(d *scheduler.GroupDiagnosis, unplaced int) []string {
 	}
 	_ = unplaced
 	return texts
+}
+
+// askString is "500 MHz cpu, 256 MB memory" (the dimensions asked).
+func askString(a structs.ComparableResources) string {
+	var parts []string
+	if a.CpuShares > 0 {
+		parts = append(parts, scheduler.Amount("cpu", a.CpuShares)+" cpu")
+	}
+	if a.Cores > 0 {
+		parts = append(parts, scheduler.Amount("cores", int64(a.Cores)))
+	}
+	if a.MemoryMB > 0 {
+		parts = append(parts, scheduler.Amount("memory", a.MemoryMB)+" memory")
+	}
+	if a.DiskMB > 0 {
+		parts = append(parts, scheduler.Amount("disk", a.DiskMB)+" disk")
+	}
+	return strings.Join(parts, ", ")
 }
 
 func hasDistinctHosts(d *scheduler.GroupDiagnosis) bool {

@@ -54,8 +54,8 @@ func Headroom(st scheduler.State, d Deps, job *structs.Job, group string) (*stru
 			weight[a.NodeID] += 1 + MaxHeadroom // losing a placed alloc costs more than headroom
 		}
 	}
-	for id, n := range perNode {
-		weight[id] += n
+	for _, n := range nodes {
+		weight[n.ID] += perNode[n.Name]
 	}
 	var cands []*structs.Node
 	for _, n := range nodes {
@@ -108,6 +108,7 @@ func HeadroomShape(st scheduler.State, d Deps, req *structs.OperatorHeadroomRequ
 		TaskGroups: []*structs.TaskGroup{{Name: "shape", Count: 0,
 			EphemeralDisk: &structs.EphemeralDisk{SizeMB: req.DiskMB},
 			Tasks:         []*structs.Task{{Name: "shape", Resources: &structs.Resources{CPU: req.CPU, MemoryMB: req.MemoryMB}}}}}}
+	job.Canonicalize()
 	ov := newOverlay(st)
 	ov.setJob(job)
 	more, perNode, blocker, ask, err := headroomOn(ov, d, job, "shape")
@@ -153,10 +154,20 @@ func headroomOn(st scheduler.State, d Deps, job *structs.Job, group string) (int
 	if err != nil {
 		return 0, nil, "", diag.Ask, err
 	}
-	perNode := placed(c, ov, job.ID, group)
+	byID := placed(c, ov, job.ID, group)
+	_, nodeMap, err := st.NodeSet(nil)
+	if err != nil {
+		return 0, nil, "", diag.Ask, err
+	}
+	perNode := map[string]int{}
 	total := 0
-	for _, n := range perNode {
+	for id, n := range byID {
 		total += n
+		name := id
+		if nd := nodeMap[id]; nd != nil {
+			name = nd.Name
+		}
+		perNode[name] += n
 	}
 	// Why the next one does not fit: the group with every placement made.
 	blocker := ""
