@@ -1,5 +1,7 @@
 package structs
 
+import "time"
+
 // Requests and answers of the insight endpoints (package insight computes
 // them): why a group is not placed (Job.Explain, Eval.Explain), how many
 // more of it fit (Job.Headroom, Operator.Headroom), and what a drain or
@@ -131,6 +133,9 @@ type WhatIfRequest struct {
 	// IgnoreSystemJobs keeps system allocs on drained nodes, as drain's
 	// -ignore-system does.
 	IgnoreSystemJobs bool
+	// Deadline is the drain's deadline (0: none, as DrainSpec's): when the
+	// drain is stuck, allocs still on the node are stopped at the deadline.
+	Deadline time.Duration
 	QueryOptions
 }
 

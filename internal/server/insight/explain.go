@@ -143,7 +143,7 @@ var placementSteps = map[string]bool{scheduler.StepDistinctHosts: true, schedule
 // (the one opening the most nodes) first.
 func fixes(d *scheduler.GroupDiagnosis, unplaced int) []string {
 	var eligible, fit []*scheduler.NodeDiagnosis
-	sole := map[string]int{}      // failure key -> nodes where it is the only one
+	sole := map[string]int{}     // failure key -> nodes where it is the only one
 	excludes := map[string]int{} // failure key -> nodes it fails
 	example := map[string]*scheduler.Failure{}
 	for _, nd := range d.Nodes {

@@ -21,10 +21,6 @@ const (
 // maxWhatIfEvals bounds the scheduler runs of one what-if.
 const maxWhatIfEvals = 100_000
 
-// DefaultDrainDeadline is the deadline a what-if drain assumes (drain's
-// default): batch allocs are left to finish until then.
-const DefaultDrainDeadline = time.Hour
-
 // WhatIf applies a hypothetical change to an overlay of the state and runs
 // what the cluster would run until nothing is left to do: the real drainer
 // step (max_parallel batches, system allocs last, batch allocs at the
@@ -119,8 +115,10 @@ func (w *whatIf) run() error {
 	for _, n := range w.targets {
 		c := n.Copy()
 		if drain {
-			c.DrainStrategy = &structs.DrainStrategy{Deadline: DefaultDrainDeadline, IgnoreSystemJobs: w.req.IgnoreSystemJobs,
-				StartedAt: w.now, ForceDeadline: w.now.Add(DefaultDrainDeadline)}
+			c.DrainStrategy = &structs.DrainStrategy{Deadline: w.req.Deadline, IgnoreSystemJobs: w.req.IgnoreSystemJobs, StartedAt: w.now}
+			if w.req.Deadline > 0 {
+				c.DrainStrategy.ForceDeadline = w.now.Add(w.req.Deadline)
+			}
 			c.SchedulingEligibility = structs.NodeSchedulingIneligible
 		} else {
 			c.Status = structs.NodeStatusDown
@@ -155,8 +153,9 @@ func (w *whatIf) run() error {
 			progress = true
 		}
 		if !progress {
-			if drain && forcedAt.IsZero() && w.stillDraining() {
-				forcedAt = w.now.Add(DefaultDrainDeadline + time.Second) // the deadline passes
+			if drain && forcedAt.IsZero() && w.req.Deadline != 0 && w.stillDraining() {
+				forcedAt = w.now.Add(max(w.req.Deadline, 0) + time.Second) // the deadline passes
+				w.d.Now = func() time.Time { return forcedAt }
 				continue
 			}
 			return nil
@@ -229,7 +228,9 @@ func (w *whatIf) queueJobsOf(allocs []*structs.Allocation, trigger string) {
 			jobs = append(jobs, j)
 		}
 	}
-	slices.SortFunc(jobs, func(a, b *structs.Job) int { return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.ID, b.ID)) })
+	slices.SortFunc(jobs, func(a, b *structs.Job) int {
+		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.ID, b.ID))
+	})
 	for _, j := range jobs {
 		w.queue = append(w.queue, jobEval(w.ids, j, trigger, w.now))
 	}
@@ -327,33 +328,64 @@ func (w *whatIf) report() (*structs.WhatIfResponse, error) {
 		}
 		out.Stopped = append(out.Stopped, m)
 	}
-	// Unplaced: each job's last eval's failed groups.
-	keys := make([]structs.NamespacedID, 0, len(w.lastEval))
-	for k := range w.lastEval {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b structs.NamespacedID) int { return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.ID, b.ID)) })
-	for _, k := range keys {
-		e := w.lastEval[k]
-		for _, g := range sortedKeys(e.FailedTGAllocs) {
-			m := e.FailedTGAllocs[g]
-			count := m.CoalescedFailures + 1
-			if q := e.QueuedAllocations[g]; q > 0 {
-				count = q
-			}
-			u := &structs.WhatIfUnplaced{Namespace: k.Namespace, JobID: k.ID, Group: g, Count: count}
-			if job, _ := w.ov.JobByID(nil, k.Namespace, k.ID); job != nil {
-				if diag, err := scheduler.DiagnoseGroup(w.ov, job, g); err == nil {
-					if f := fixes(diag, count); len(f) > 0 {
-						u.Reason = f[0]
-					}
-				}
-				if dep, _ := w.ov.LatestDeploymentByJobID(nil, k.Namespace, k.ID); dep != nil && dep.Active() {
-					out.BlockedDeployments = append(out.BlockedDeployments, k.Namespace+"/"+k.ID)
-				}
-			}
-			out.Unplaced = append(out.Unplaced, u)
+	// Unplaced: per group, the allocs still on a changed node (a drain
+	// that cannot finish) and those missing from the group's count.
+	type groupKey struct{ ns, job, group string }
+	missing := map[groupKey]int{}
+	jobs := map[structs.NamespacedID]bool{}
+	for _, a := range w.before {
+		jobs[structs.NamespacedID{Namespace: a.Namespace, ID: a.JobID}] = true
+		if cur, _ := w.ov.AllocByID(nil, a.ID); cur != nil && !cur.TerminalStatus() && (w.req.Kind == WhatIfDrain) {
+			missing[groupKey{a.Namespace, a.JobID, a.TaskGroup}]++
 		}
+	}
+	for k := range jobs {
+		job, _ := w.ov.JobByID(nil, k.Namespace, k.ID)
+		if job == nil || job.Stop || job.Type == structs.JobTypeSystem || job.Type == structs.JobTypeSysBatch {
+			continue
+		}
+		allocs, err := w.ov.AllocsByJob(nil, k.Namespace, k.ID, false)
+		if err != nil {
+			return nil, err
+		}
+		for _, tg := range job.TaskGroups {
+			live := 0
+			for _, a := range allocs {
+				if a.TaskGroup == tg.Name && !a.TerminalStatus() && !(w.req.Kind == WhatIfDrain && w.isTarget(a.NodeID)) {
+					live++
+				}
+			}
+			stuck := missing[groupKey{k.Namespace, k.ID, tg.Name}]
+			missing[groupKey{k.Namespace, k.ID, tg.Name}] = max(stuck, tg.Count-live)
+		}
+	}
+	keys := make([]groupKey, 0, len(missing))
+	for k, n := range missing {
+		if n > 0 {
+			keys = append(keys, k)
+		}
+	}
+	slices.SortFunc(keys, func(a, b groupKey) int {
+		return cmp.Or(cmp.Compare(a.ns, b.ns), cmp.Compare(a.job, b.job), cmp.Compare(a.group, b.group))
+	})
+	for _, k := range keys {
+		u := &structs.WhatIfUnplaced{Namespace: k.ns, JobID: k.job, Group: k.group, Count: missing[k]}
+		job, _ := w.ov.JobByID(nil, k.ns, k.job)
+		switch {
+		case job == nil:
+		case job.Type == structs.JobTypeSystem || job.Type == structs.JobTypeSysBatch:
+			u.Reason = "system allocs leave a draining node only after every other alloc has"
+		default:
+			if diag, err := scheduler.DiagnoseGroup(w.ov, job, k.group); err == nil {
+				if f := fixes(diag, u.Count); len(f) > 0 {
+					u.Reason = f[0]
+				}
+			}
+			if dep, _ := w.ov.LatestDeploymentByJobID(nil, k.ns, k.job); dep != nil && dep.Active() {
+				out.BlockedDeployments = append(out.BlockedDeployments, k.ns+"/"+k.job)
+			}
+		}
+		out.Unplaced = append(out.Unplaced, u)
 	}
 	slices.Sort(out.BlockedDeployments)
 	out.BlockedDeployments = slices.Compact(out.BlockedDeployments)
