@@ -27,7 +27,7 @@ type ExplainOptions struct {
 // changes that would place it.
 func ExplainJob(st scheduler.State, d Deps, job *structs.Job, opts ExplainOptions) (*structs.JobExplainResponse, error) {
 	if opts.Group != "" && job.LookupTaskGroup(opts.Group) == nil {
-		return nil, fmt.Errorf("group: job %q has no task group %q", job.ID, opts.Group)
+		return nil, badInput("group: job %q has no task group %q", job.ID, opts.Group)
 	}
 	unplaced := map[string]int{}
 	if !job.Stop && !job.IsMultiInstanceParent() {
@@ -75,7 +75,7 @@ func ExplainJob(st scheduler.State, d Deps, job *structs.Job, opts ExplainOption
 			}
 		}
 		if opts.Node != "" && len(ge.NodeVerdicts) == 0 {
-			return nil, fmt.Errorf("node: no node %q", opts.Node)
+			return nil, badInput("node: no node %q", opts.Node)
 		}
 		out.Groups = append(out.Groups, ge)
 	}

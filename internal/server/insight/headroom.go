@@ -30,7 +30,13 @@ const (
 func Headroom(st scheduler.State, d Deps, job *structs.Job, group string) (*structs.HeadroomResponse, error) {
 	tg := job.LookupTaskGroup(group)
 	if tg == nil {
-		return nil, fmt.Errorf("group: job %q has no task group %q", job.ID, group)
+		return nil, badInput("group: job %q has no task group %q", job.ID, group)
+	}
+	if job.Type == structs.JobTypeSystem || job.Type == structs.JobTypeSysBatch {
+		return nil, badInput("job: %q is a %s job, which runs one alloc per eligible node: headroom counts service and batch groups", job.ID, job.Type)
+	}
+	if job.IsMultiInstanceParent() {
+		return nil, badInput("job: %q is a periodic or parameterized parent, which is never placed itself", job.ID)
 	}
 	out := &structs.HeadroomResponse{JobID: job.ID, Group: group, Current: tg.Count}
 	more, perNode, blocker, ask, err := headroomOn(st, d, job, group)
@@ -94,10 +100,10 @@ func Headroom(st scheduler.State, d Deps, job *structs.Job, group string) (*stru
 // the given resources, in the given datacenters ("*" when none) and pool.
 func HeadroomShape(st scheduler.State, d Deps, req *structs.OperatorHeadroomRequest) (*structs.HeadroomResponse, error) {
 	if req.CPU < 0 || req.MemoryMB < 0 || req.DiskMB < 0 {
-		return nil, fmt.Errorf("CPU, MemoryMB, DiskMB: must not be negative")
+		return nil, badInput("CPU, MemoryMB, DiskMB: must not be negative")
 	}
 	if req.CPU == 0 && req.MemoryMB == 0 && req.DiskMB == 0 {
-		return nil, fmt.Errorf("CPU, MemoryMB: give at least one resource of the shape")
+		return nil, badInput("CPU, MemoryMB: give at least one resource of the shape")
 	}
 	dcs := req.Datacenters
 	if len(dcs) == 0 {

@@ -63,20 +63,20 @@ func newWhatIf(st scheduler.State, d Deps, req *structs.WhatIfRequest) (*whatIf,
 	switch req.Kind {
 	case WhatIfDrain, WhatIfDown:
 		if len(req.Nodes) == 0 {
-			return nil, fmt.Errorf("Nodes: %s needs at least one node", req.Kind)
+			return nil, badInput("Nodes: %s needs at least one node", req.Kind)
 		}
 		for _, q := range req.Nodes {
 			var found *structs.Node
 			for _, n := range nodes {
 				if matchNode(n, q) {
 					if found != nil && found.ID != n.ID {
-						return nil, fmt.Errorf("Nodes: %q matches more than one node", q)
+						return nil, badInput("Nodes: %q matches more than one node", q)
 					}
 					found = n
 				}
 			}
 			if found == nil {
-				return nil, fmt.Errorf("Nodes: no node %q", q)
+				return nil, badInput("Nodes: no node %q", q)
 			}
 			if !slices.ContainsFunc(w.targets, func(n *structs.Node) bool { return n.ID == found.ID }) {
 				w.targets = append(w.targets, found)
@@ -84,7 +84,7 @@ func newWhatIf(st scheduler.State, d Deps, req *structs.WhatIfRequest) (*whatIf,
 		}
 	case WhatIfDownDC:
 		if req.Datacenter == "" {
-			return nil, fmt.Errorf("Datacenter: down-dc needs a datacenter")
+			return nil, badInput("Datacenter: down-dc needs a datacenter")
 		}
 		for _, n := range nodes {
 			if n.Datacenter == req.Datacenter {
@@ -92,10 +92,10 @@ func newWhatIf(st scheduler.State, d Deps, req *structs.WhatIfRequest) (*whatIf,
 			}
 		}
 		if len(w.targets) == 0 {
-			return nil, fmt.Errorf("Datacenter: no node in datacenter %q", req.Datacenter)
+			return nil, badInput("Datacenter: no node in datacenter %q", req.Datacenter)
 		}
 	default:
-		return nil, fmt.Errorf("Kind: unknown what-if %q (drain, down or down-dc)", req.Kind)
+		return nil, badInput("Kind: unknown what-if %q (drain, down or down-dc)", req.Kind)
 	}
 	for _, n := range w.targets {
 		allocs, err := st.AllocsByNodeTerminal(nil, n.ID, false)
