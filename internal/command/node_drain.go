@@ -13,7 +13,7 @@ func init() { register("node drain", nodeDrainCmd) }
 func nodeDrainCmd() *cmd {
 	var (
 		enable, disable, ignoreSystem, keepIneligible, force, noDeadline, plan bool
-		deadline                                                         time.Duration
+		deadline                                                               time.Duration
 	)
 	c := &cmd{
 		Name: "node drain", Args: "-enable|-disable <node>", MinArgs: 1, MaxArgs: 1,

@@ -11,7 +11,9 @@ type InputError struct{ msg string }
 
 func (e *InputError) Error() string { return e.msg }
 
-func badInput(format string, args ...any) error { return &InputError{msg: fmt.Sprintf(format, args...)} }
+func badInput(format string, args ...any) error {
+	return &InputError{msg: fmt.Sprintf(format, args...)}
+}
 
 // IsInput reports whether err is an InputError.
 func IsInput(err error) bool {
