@@ -109,7 +109,7 @@ func printReplay(w io.Writer, r *sim.ReplayResult) {
 		fmt.Fprintln(w, strings.Join(rows, "\n"))
 	}
 	if f := r.Final; f != nil {
-		fmt.Fprintf(w, "\nFinal status: %s %s\n", f.Status, f.StatusDescription)
+		fmt.Fprintf(w, "\nFinal status: %s\n", strings.TrimSpace(f.Status+" "+f.StatusDescription))
 		groups := make([]string, 0, len(f.FailedTGAllocs))
 		for g := range f.FailedTGAllocs {
 			groups = append(groups, g)

@@ -256,7 +256,11 @@ func jobHeadroomCmd() *cmd {
 
 func printHeadroom(w io.Writer, h *headroomView) {
 	if h.JobID != "" {
-		fmt.Fprintf(w, "Group %q of job %q (count %d, asks %s): %d more fit\n", h.Group, h.JobID, h.Current, h.Ask, h.More)
+		if h.More < 0 {
+			fmt.Fprintf(w, "Group %q of job %q (count %d, asks %s): the count does not fit, %d short\n", h.Group, h.JobID, h.Current, h.Ask, -h.More)
+		} else {
+			fmt.Fprintf(w, "Group %q of job %q (count %d, asks %s): %d more fit\n", h.Group, h.JobID, h.Current, h.Ask, h.More)
+		}
 	} else {
 		fmt.Fprintf(w, "Allocs of %s: %d fit\n", h.Ask, h.More)
 	}
@@ -368,7 +372,7 @@ func operatorWhatIfCmd() *cmd {
 			for _, a := range args[1:] {
 				id, err := e.resolveNode(a)
 				if err != nil {
-					return err
+					id = a // a node name: the server matches names too
 				}
 				ids = append(ids, id)
 			}

@@ -182,7 +182,7 @@ func fixes(d *scheduler.GroupDiagnosis, unplaced int) []string {
 		return []string{"the cluster has no nodes"}
 	}
 	count := d.Group.Count
-	if hasDistinctHosts(d) && count > len(eligible) {
+	if hasDistinctHosts(d) && count > len(eligible) && len(eligible) > 0 {
 		out = append(out, fix{opens: total, text: fmt.Sprintf("count %d with distinct_hosts on %d eligible nodes: lower the count to %d or make %d more nodes eligible", count, len(eligible), len(eligible), count-len(eligible))})
 	}
 	// Resources: on eligible nodes, the largest free amount per dimension,
@@ -284,7 +284,13 @@ func fixes(d *scheduler.GroupDiagnosis, unplaced int) []string {
 					}
 				}
 			}
-			out = append(out, fix{opens: sole[key], text: fmt.Sprintf("%s is taken on %d of %d eligible nodes (by %s); a dynamic port, or freeing it, opens %d nodes", key, n, len(eligible), joinCounts(holders), sole[key])})
+			text := fmt.Sprintf("%s is taken on %d of %d eligible nodes (by %s); ", key, n, len(eligible), joinCounts(holders))
+			if sole[key] > 0 {
+				text += fmt.Sprintf("a dynamic port, or freeing it, opens %d nodes", sole[key])
+			} else {
+				text += "freeing it alone opens no node"
+			}
+			out = append(out, fix{opens: sole[key], text: text})
 		case scheduler.StepConstraint, scheduler.StepDriver, scheduler.StepDatacenter, scheduler.StepPool, scheduler.StepHostVolume, scheduler.StepStatus, scheduler.StepDistinctProperty:
 			what := key
 			if f.Step == scheduler.StepConstraint {
