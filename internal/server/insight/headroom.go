@@ -3,7 +3,9 @@ package insight
 import (
 	"cmp"
 	"fmt"
+	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/drover-project/drover/internal/scheduler"
 	"github.com/drover-project/drover/internal/structs"
@@ -75,22 +77,37 @@ func Headroom(st scheduler.State, d Deps, job *structs.Job, group string) (*stru
 	if len(cands) > smallCluster {
 		cands = cands[:exactN1]
 	}
+	// The losses are independent questions on the same immutable
+	// snapshot: answered in parallel, reported in candidate order.
+	losses := make([]*structs.NodeLoss, len(cands))
+	errs := make([]error, len(cands))
+	sem := make(chan struct{}, max(runtime.GOMAXPROCS(0), 1))
+	var wg sync.WaitGroup
+	for i, n := range cands {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			w, err := newWhatIf(st, d, &structs.WhatIfRequest{Kind: WhatIfDown, Nodes: []string{n.ID}})
+			if err == nil {
+				err = w.run()
+			}
+			var m int
+			if err == nil {
+				m, _, _, _, err = headroomOn(w.ov, d, job, group)
+			}
+			losses[i], errs[i] = &structs.NodeLoss{NodeID: n.ID, Name: n.Name, More: m}, err
+		}()
+	}
+	wg.Wait()
 	out.N1Min = more
-	for _, n := range cands {
-		w, err := newWhatIf(st, d, &structs.WhatIfRequest{Kind: WhatIfDown, Nodes: []string{n.ID}})
-		if err != nil {
-			return nil, err
+	for i, l := range losses {
+		if errs[i] != nil {
+			return nil, errs[i]
 		}
-		if err := w.run(); err != nil {
-			return nil, err
-		}
-		m, _, _, _, err := headroomOn(w.ov, d, job, group)
-		if err != nil {
-			return nil, err
-		}
-		out.N1 = append(out.N1, &structs.NodeLoss{NodeID: n.ID, Name: n.Name, More: m})
-		if out.N1Worst == "" || m < out.N1Min {
-			out.N1Min, out.N1Worst = m, n.Name
+		out.N1 = append(out.N1, l)
+		if out.N1Worst == "" || l.More < out.N1Min {
+			out.N1Min, out.N1Worst = l.More, l.Name
 		}
 	}
 	return out, nil
