@@ -41,7 +41,7 @@ func Headroom(st scheduler.State, d Deps, job *structs.Job, group string) (*stru
 		return nil, badInput("job: %q is a periodic or parameterized parent, which is never placed itself", job.ID)
 	}
 	out := &structs.HeadroomResponse{JobID: job.ID, Group: group, Current: tg.Count}
-	more, perNode, blocker, ask, err := headroomOn(st, d, job, group)
+	more, perNode, blocker, ask, err := headroomOn(st, d, job, group, true)
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +94,7 @@ func Headroom(st scheduler.State, d Deps, job *structs.Job, group string) (*stru
 			}
 			var m int
 			if err == nil {
-				m, _, _, _, err = headroomOn(w.ov, d, job, group)
+				m, _, _, _, err = headroomOn(w.ov, d, job, group, false)
 			}
 			losses[i], errs[i] = &structs.NodeLoss{NodeID: n.ID, Name: n.Name, More: m}, err
 		}()
@@ -134,7 +134,7 @@ func HeadroomShape(st scheduler.State, d Deps, req *structs.OperatorHeadroomRequ
 	job.Canonicalize()
 	ov := newOverlay(st)
 	ov.setJob(job)
-	more, perNode, blocker, ask, err := headroomOn(ov, d, job, "shape")
+	more, perNode, blocker, ask, err := headroomOn(ov, d, job, "shape", true)
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +143,7 @@ func HeadroomShape(st scheduler.State, d Deps, req *structs.OperatorHeadroomRequ
 
 // headroomOn is the headroom of a group on st (see Headroom): more may be
 // negative when the current count does not fit.
-func headroomOn(st scheduler.State, d Deps, job *structs.Job, group string) (int, map[string]int, string, structs.ComparableResources, error) {
+func headroomOn(st scheduler.State, d Deps, job *structs.Job, group string, withBlocker bool) (int, map[string]int, string, structs.ComparableResources, error) {
 	stored, err := st.JobByID(nil, job.Namespace, job.ID)
 	if err != nil {
 		return 0, nil, "", structs.ComparableResources{}, err
@@ -194,14 +194,16 @@ func headroomOn(st scheduler.State, d Deps, job *structs.Job, group string) (int
 	}
 	// Why the next one does not fit: the group with every placement made.
 	blocker := ""
-	after := newOverlay(st)
-	after.setJob(raised)
-	for _, p := range c.plans {
-		after.apply(p)
-	}
-	if d2, err := scheduler.DiagnoseGroup(after, raised, group); err == nil {
-		if f := fixes(d2, 1); len(f) > 0 {
-			blocker = f[0]
+	if withBlocker {
+		after := newOverlay(st)
+		after.setJob(raised)
+		for _, p := range c.plans {
+			after.apply(p)
+		}
+		if d2, err := scheduler.DiagnoseGroup(after, raised, group); err == nil {
+			if f := fixes(d2, 1); len(f) > 0 {
+				blocker = f[0]
+			}
 		}
 	}
 	if bound >= MaxHeadroom && total-missing >= MaxHeadroom {
