@@ -276,8 +276,18 @@ func distinctChecks(ctx *evalContext, job *structs.Job, tg *structs.TaskGroup) [
 							Detail: fmt.Sprintf("distinct_property %s: the node does not set it", c.LTarget)}
 					}
 					if have := ctx.propertyCount(c.LTarget, job.ID, scope, val); have >= limit {
-						return &Failure{Step: StepDistinctProperty, Key: "distinct_property " + c.LTarget, Constraint: c, NodeValue: val, ValueSet: true,
+						f := &Failure{Step: StepDistinctProperty, Key: "distinct_property " + c.LTarget, Constraint: c, NodeValue: val, ValueSet: true,
 							Detail: fmt.Sprintf("distinct_property %s: value %q already has %d of %d allowed allocs", c.LTarget, val, have, limit)}
+						for _, a := range ctx.proposedJobAllocs(job.ID) {
+							if hn := ctx.nodes[a.NodeID]; hn != nil && (scope == "" || a.TaskGroup == scope) {
+								if v, ok := resolveTarget(c.LTarget, hn); ok && v == val {
+									f.Holder = a
+									f.Detail += fmt.Sprintf(", e.g. alloc %s (%s) on node %s", shortID(a.ID), a.Name, hn.Name)
+									break
+								}
+							}
+						}
+						return f
 					}
 					return nil
 				})

@@ -180,3 +180,23 @@ func TestExplain_NodeVerdicts(t *testing.T) {
 		t.Fatalf("unknown group: %v", err)
 	}
 }
+
+// distinct_property names the alloc holding the value.
+func TestExplain_BlockedByDistinctProperty(t *testing.T) {
+	c := newCluster(t)
+	for _, n := range []string{"a", "b", "c"} {
+		c.node(n, func(n *structs.Node) { n.Meta = map[string]string{"rack": "r1"} })
+	}
+	spec := svc("racked", 2, 100, 100)
+	spec.Constraints = []*structs.Constraint{{Operand: structs.ConstraintDistinctProperty, LTarget: "${meta.rack}"}}
+	job := c.job(spec)
+	if got := unplacedOf(c.place(job), "g"); got != 1 {
+		t.Fatalf("the real scheduler left %d unplaced, want 1", got)
+	}
+	g := explain(t, c, job, "g")
+	if g.Reasons[0].Reason != "distinct_property ${meta.rack}" || g.Reasons[0].Count != 3 {
+		t.Fatalf("reasons: %s", reasonsString(g))
+	}
+	contains(t, "reason", []string{g.Reasons[0].Example}, `distinct_property ${meta.rack}: value "r1" already has 1 of 1 allowed allocs, e.g. alloc `)
+	contains(t, "reason", []string{g.Reasons[0].Example}, "(racked.g[0]) on node ")
+}
