@@ -70,7 +70,22 @@ func TestInsightCommands(t *testing.T) {
 	if r := run(t, "job", "why", "-address", addr, "-group", "nope", "huge"); r.code != 1 || !strings.Contains(r.stderr, `no task group "nope"`) {
 		t.Fatalf("unknown group: %+v", r)
 	}
-	if r := run(t, "operator", "what-if", "-address", addr, "down", "nonode"); r.code != 1 {
+	if r := run(t, "operator", "what-if", "-address", addr, "down", "nonode"); r.code != 1 || !strings.Contains(r.stderr, `no node "nonode"`) {
 		t.Fatalf("unknown node: %+v", r)
+	}
+	// Through the official client's raw calls: a parameter the endpoint
+	// does not act on is a 400 naming it, a missing job a 404.
+	var out map[string]any
+	_, err = c.Raw().Query("/v1/job/huge/explain", &out, &api.QueryOptions{Params: map[string]string{"bogus": "1"}})
+	if err == nil || !strings.Contains(err.Error(), "400") || !strings.Contains(err.Error(), "bogus: unknown query parameter") {
+		t.Fatalf("unknown parameter: %v", err)
+	}
+	_, err = c.Raw().Query("/v1/job/nope/headroom", &out, nil)
+	if err == nil || !strings.Contains(err.Error(), "404") {
+		t.Fatalf("unknown job: %v", err)
+	}
+	_, err = c.Raw().Write("/v1/operator/whatif", map[string]any{"Kind": "drain", "Nodes": []string{nodeID}, "Bogus": true}, &out, nil)
+	if err == nil || !strings.Contains(err.Error(), "400") || !strings.Contains(err.Error(), "Bogus") {
+		t.Fatalf("unknown body field: %v", err)
 	}
 }

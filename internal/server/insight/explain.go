@@ -124,7 +124,7 @@ func explainGroup(d *scheduler.GroupDiagnosis, unplaced int) *structs.GroupExpla
 		ge.Reasons = append(ge.Reasons, byKey[k])
 	}
 	slices.SortStableFunc(ge.Reasons, func(a, b *structs.ExplainReason) int { return cmp.Compare(b.Count, a.Count) })
-	ge.Fixes = fixes(d, unplaced)
+	ge.Fixes = fixes(d)
 	return ge
 }
 
@@ -141,7 +141,7 @@ var placementSteps = map[string]bool{scheduler.StepDistinctHosts: true, schedule
 
 // fixes derives the changes that would place one more alloc, cheapest
 // (the one opening the most nodes) first.
-func fixes(d *scheduler.GroupDiagnosis, unplaced int) []string {
+func fixes(d *scheduler.GroupDiagnosis) []string {
 	var eligible, fit []*scheduler.NodeDiagnosis
 	sole := map[string]int{}     // failure key -> nodes where it is the only one
 	excludes := map[string]int{} // failure key -> nodes it fails
@@ -325,7 +325,6 @@ func fixes(d *scheduler.GroupDiagnosis, unplaced int) []string {
 	for i, f := range out {
 		texts[i] = f.text
 	}
-	_ = unplaced
 	return texts
 }
 

@@ -201,7 +201,7 @@ func headroomOn(st scheduler.State, d Deps, job *structs.Job, group string, with
 			after.apply(p)
 		}
 		if d2, err := scheduler.DiagnoseGroup(after, raised, group); err == nil {
-			if f := fixes(d2, 1); len(f) > 0 {
+			if f := fixes(d2); len(f) > 0 {
 				blocker = f[0]
 			}
 		}

@@ -377,7 +377,7 @@ func (w *whatIf) report() (*structs.WhatIfResponse, error) {
 			u.Reason = "system allocs leave a draining node only after every other alloc has"
 		default:
 			if diag, err := scheduler.DiagnoseGroup(w.ov, job, k.group); err == nil {
-				if f := fixes(diag, u.Count); len(f) > 0 {
+				if f := fixes(diag); len(f) > 0 {
 					u.Reason = f[0]
 				}
 			}
