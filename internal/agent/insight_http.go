@@ -75,6 +75,9 @@ func drainStrategyDeadline(d *time.Duration) time.Duration {
 
 // operatorWhatIf is POST /v1/operator/whatif.
 func (h *HTTPServer) operatorWhatIf(w http.ResponseWriter, r *http.Request) (any, error) {
+	if err := knownParams(r); err != nil {
+		return nil, err
+	}
 	var body whatIfBody
 	if err := decodeBody(w, r, &body); err != nil {
 		return nil, err
@@ -108,10 +111,12 @@ func (h *HTTPServer) operatorHeadroom(w http.ResponseWriter, r *http.Request) (a
 	return readEndpoint(w, r, server.OperatorHeadroom.On(h.srv), req)
 }
 
-// knownParams refuses query parameters the endpoint does not act on (the
-// options every read takes are always known).
+// knownParams refuses query parameters the endpoint does not act on: the
+// answers are computed, not listed or watched, so of the options reads
+// take only region, namespace, stale and token apply (index, wait, filter
+// and the paging options are refused rather than ignored).
 func knownParams(r *http.Request, names ...string) error {
-	common := []string{"region", "namespace", "index", "wait", "stale", "prefix", "filter", "per_page", "next_token", "reverse", "token"}
+	common := []string{"region", "namespace", "stale", "token"}
 	for k := range r.URL.Query() {
 		known := false
 		for _, n := range append(names, common...) {

@@ -80,6 +80,10 @@ func TestInsightCommands(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "400") || !strings.Contains(err.Error(), "bogus: unknown query parameter") {
 		t.Fatalf("unknown parameter: %v", err)
 	}
+	_, err = c.Raw().Query("/v1/job/huge/explain", &out, &api.QueryOptions{WaitIndex: 5})
+	if err == nil || !strings.Contains(err.Error(), "index: unknown query parameter") {
+		t.Fatalf("a blocking query of a computed answer: %v", err)
+	}
 	_, err = c.Raw().Query("/v1/job/nope/headroom", &out, nil)
 	if err == nil || !strings.Contains(err.Error(), "404") {
 		t.Fatalf("unknown job: %v", err)
