@@ -41,11 +41,12 @@ func Headroom(st scheduler.State, d Deps, job *structs.Job, group string) (*stru
 		return nil, badInput("job: %q is a periodic or parameterized parent, which is never placed itself", job.ID)
 	}
 	out := &structs.HeadroomResponse{JobID: job.ID, Group: group, Current: tg.Count}
-	more, perNode, blocker, ask, err := headroomOn(st, d, job, group, true)
+	base, err := headroomOn(st, d, job, group, true, 0)
 	if err != nil {
 		return nil, err
 	}
-	out.More, out.PerNode, out.Blocker, out.Ask = more, perNode, blocker, ask
+	more, perNode := base.more, base.perNode
+	out.More, out.PerNode, out.Blocker, out.Ask = base.more, base.perNode, base.blocker, base.ask
 	// N+1 candidates: the nodes holding the most of the group now and
 	// after the headroom placements.
 	nodes, _, err := st.NodeSet(nil)
@@ -92,11 +93,14 @@ func Headroom(st scheduler.State, d Deps, job *structs.Job, group string) (*stru
 			if err == nil {
 				err = w.run()
 			}
-			var m int
+			var r *room
 			if err == nil {
-				m, _, _, _, err = headroomOn(w.ov, d, job, group, false)
+				r, err = headroomOn(w.ov, d, job, group, false, base.bound)
 			}
-			losses[i], errs[i] = &structs.NodeLoss{NodeID: n.ID, Name: n.Name, More: m}, err
+			if err == nil {
+				losses[i] = &structs.NodeLoss{NodeID: n.ID, Name: n.Name, More: r.more}
+			}
+			errs[i] = err
 		}()
 	}
 	wg.Wait()
@@ -134,33 +138,50 @@ func HeadroomShape(st scheduler.State, d Deps, req *structs.OperatorHeadroomRequ
 	job.Canonicalize()
 	ov := newOverlay(st)
 	ov.setJob(job)
-	more, perNode, blocker, ask, err := headroomOn(ov, d, job, "shape", true)
+	r, err := headroomOn(ov, d, job, "shape", true, 0)
 	if err != nil {
 		return nil, err
 	}
-	return &structs.HeadroomResponse{Group: "shape", Ask: ask, More: more, PerNode: perNode, Blocker: blocker}, nil
+	return &structs.HeadroomResponse{Group: "shape", Ask: r.ask, More: r.more, PerNode: r.perNode, Blocker: r.blocker}, nil
+}
+
+// room is one headroom answer: more (negative when the current count does
+// not fit), the placements per node name, why the next one does not fit,
+// the group's ask, and the upper bound the scheduler was given.
+type room struct {
+	more    int
+	perNode map[string]int
+	blocker string
+	ask     structs.ComparableResources
+	bound   int
 }
 
 // headroomOn is the headroom of a group on st (see Headroom): more may be
 // negative when the current count does not fit.
-func headroomOn(st scheduler.State, d Deps, job *structs.Job, group string, withBlocker bool) (int, map[string]int, string, structs.ComparableResources, error) {
+// bound > 0 is an upper bound known already (a node loss only lowers the
+// headroom, so the N+1 runs reuse the answer's), which saves the
+// diagnosis of every node.
+func headroomOn(st scheduler.State, d Deps, job *structs.Job, group string, withBlocker bool, bound int) (*room, error) {
 	stored, err := st.JobByID(nil, job.Namespace, job.ID)
 	if err != nil {
-		return 0, nil, "", structs.ComparableResources{}, err
+		return nil, err
 	}
 	if stored != nil {
 		job = stored
 	}
-	diag, err := scheduler.DiagnoseGroup(st, job, group)
-	if err != nil {
-		return 0, nil, "", structs.ComparableResources{}, err
+	var ask structs.ComparableResources
+	if bound <= 0 {
+		diag, err := scheduler.DiagnoseGroup(st, job, group)
+		if err != nil {
+			return nil, err
+		}
+		bound, ask = upperBound(diag), diag.Ask
 	}
-	bound := upperBound(diag)
 	tg := job.LookupTaskGroup(group)
 	live := 0
 	allocs, err := st.AllocsByJob(nil, job.Namespace, job.ID, false)
 	if err != nil {
-		return 0, nil, "", diag.Ask, err
+		return nil, err
 	}
 	for _, a := range allocs {
 		if a.TaskGroup == group && !a.TerminalStatus() {
@@ -175,12 +196,12 @@ func headroomOn(st scheduler.State, d Deps, job *structs.Job, group string, with
 	idSrc := newIDs(d.Seed, "headroom/"+job.Namespace+"/"+job.ID+"/"+group)
 	c, err := run(ov, d, idSrc, jobEval(idSrc, raised, structs.EvalTriggerJobRegister, d.now()), false)
 	if err != nil {
-		return 0, nil, "", diag.Ask, err
+		return nil, err
 	}
 	byID := placed(c, ov, job.ID, group)
 	_, nodeMap, err := st.NodeSet(nil)
 	if err != nil {
-		return 0, nil, "", diag.Ask, err
+		return nil, err
 	}
 	perNode := map[string]int{}
 	total := 0
@@ -209,7 +230,7 @@ func headroomOn(st scheduler.State, d Deps, job *structs.Job, group string, with
 	if bound >= MaxHeadroom && total-missing >= MaxHeadroom {
 		blocker = fmt.Sprintf("capped at %d", MaxHeadroom)
 	}
-	return total - missing, perNode, blocker, diag.Ask, nil
+	return &room{more: total - missing, perNode: perNode, blocker: blocker, ask: ask, bound: bound}, nil
 }
 
 // upperBound is how many more allocs the nodes could hold at most: per
