@@ -11,13 +11,17 @@ import (
 // runSim plays scenario files on the deterministic simulator and prints
 // each one's eval chains and counts; it fails when an expectation fails.
 func runSim(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "replay" {
+		return runSimReplay(args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	seed := fs.Int64("seed", 0, "override the scenario's seed")
 	history := fs.Bool("history", false, "also print every eval and alloc record")
 	rewrite := fs.Bool("rewrite", false, "write each scenario's golden transcript (FILE.golden) instead of comparing with it")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: drover sim [-seed N] [-history] [-rewrite] FILE...\n\n"+
+		fmt.Fprint(stderr, "Usage: drover sim [-seed N] [-history] [-rewrite] FILE...\n"+
+			"       drover sim replay -snapshot FILE -eval ID (drover sim replay -h)\n\n"+
 			"  Runs scenario files (HCL) on the cluster simulator and prints the eval\n"+
 			"  chains and counts. Exits 1 if any expectation fails, or if the outcome\n"+
 			"  differs from the scenario's golden transcript (NAME.golden next to it;\n"+

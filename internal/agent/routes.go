@@ -91,6 +91,12 @@ func (h *HTTPServer) serverRouteTable() []serverRoute {
 		// job_task_action_http.go
 		{"GET", "/v1/job/{id}/actions", h.jobActionList, server.JobGetJob},
 		{"GET", "/v1/job/{id}/action", h.jobActionRun, nil},
+		// insight_http.go
+		{"GET", "/v1/job/{id}/explain", h.jobExplain, server.JobExplain},
+		{"GET", "/v1/job/{id}/headroom", h.jobHeadroom, server.JobHeadroom},
+		{"GET", "/v1/evaluation/{id}/explain", h.evalExplain, server.EvalExplain},
+		{putOrPost, "/v1/operator/whatif", h.operatorWhatIf, server.OperatorWhatIf},
+		{"GET", "/v1/operator/headroom", h.operatorHeadroom, server.OperatorHeadroom},
 		// deployment_http.go
 		{"GET", "/v1/deployments", h.deploymentList, server.DeploymentList},
 		{"GET", "/v1/deployment/{id}", h.deploymentGet, server.DeploymentGetDeployment},

@@ -64,6 +64,10 @@ var rules = []rule{
 	{"internal/server/leader", only("internal/structs", "internal/state", "internal/fsm", "internal/clock", "internal/scheduler",
 		"internal/server/broker", "internal/server/blockedevals", "internal/server/planapply",
 		"internal/server/deploywatch", "internal/server/drainer", "internal/server/periodic")},
+	// The insight answers (why not placed, what-if, headroom) run the real
+	// schedulers and the drainer's step on a snapshot seen through
+	// scheduler.State: no state store, no raft, nothing written.
+	{"internal/server/insight", only("internal/structs", "internal/scheduler", "internal/server/drainer")},
 	{"internal/command", only("internal/jobspec")},
 	{"internal/jobspec", only()},
 	// The job-field contract is shared by the parser, the agent and the CLI.

@@ -13,7 +13,9 @@
 // bootstrap | policy apply/info/list/delete | token
 // create/info/list/self/update/delete | role create/list/info/update/delete
 // (token create/update take -role-id/-role-name, role info -by-name, role
-// update -no-merge).
+// update -no-merge). Insight (insight.go, docs/insight.md): job why, job
+// headroom, operator headroom, operator what-if drain|down|down-dc, node
+// drain -enable -plan, and eval status's "Why Not Placed" section.
 //
 // Every command takes Nomad's global flags -address -region -namespace
 // -token -ca-cert -ca-path -client-cert -client-key -tls-server-name

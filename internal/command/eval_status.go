@@ -55,6 +55,7 @@ func (e *env) printEval(ev *evalView) error {
 	if len(ev.FailedTGAllocs) > 0 {
 		heading(e.stdout, "Failed Placements")
 		failedAllocs(e.stdout, ev.FailedTGAllocs, "")
+		e.evalExplain(e.stdout, ev.ID)
 	}
 	if e.verbose && len(ev.RelatedEvals) > 0 {
 		heading(e.stdout, "Related Evaluations")

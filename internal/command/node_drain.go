@@ -12,8 +12,8 @@ func init() { register("node drain", nodeDrainCmd) }
 
 func nodeDrainCmd() *cmd {
 	var (
-		enable, disable, ignoreSystem, keepIneligible, force, noDeadline bool
-		deadline                                                         time.Duration
+		enable, disable, ignoreSystem, keepIneligible, force, noDeadline, plan bool
+		deadline                                                               time.Duration
 	)
 	c := &cmd{
 		Name: "node drain", Args: "-enable|-disable <node>", MinArgs: 1, MaxArgs: 1,
@@ -27,6 +27,7 @@ func nodeDrainCmd() *cmd {
 		fs.BoolVar(&force, "force", false, "Stop every allocation now (deadline 0).")
 		fs.BoolVar(&ignoreSystem, "ignore-system", false, "Leave system job allocations running.")
 		fs.BoolVar(&keepIneligible, "keep-ineligible", false, "With -disable, leave the node ineligible for placements.")
+		fs.BoolVar(&plan, "plan", false, "Print what the drain would move and what would not fit, and drain nothing (see operator what-if).")
 	}
 	c.Run = func(e *env, args []string) error {
 		if enable == disable {
@@ -35,6 +36,12 @@ func nodeDrainCmd() *cmd {
 		id, err := e.resolveNode(args[0])
 		if err != nil {
 			return err
+		}
+		if plan {
+			if !enable {
+				return errorf("-plan goes with -enable")
+			}
+			return e.drainPlan(id, drainDeadline(deadline, force, noDeadline), ignoreSystem)
 		}
 		var spec *api.DrainSpec
 		if enable {

@@ -62,6 +62,12 @@
 //     service/batch ranked across sampled nodes. Victims go in
 //     Plan.NodePreemptions; the applier evicts them and writes one
 //     preemption eval per victim job.
+//   - diagnose.go: DiagnoseGroup runs the same checks (candidate filter,
+//     feasibility chain, fit, ports, distinct_*) for one more alloc of a
+//     group on every node and records every failure with its numbers (asked
+//     and free, the node's value of a constraint, the alloc holding a port
+//     or a distinct host, what preemption could free), for the insight
+//     answers (package server/insight, docs/insight.md).
 //
 // BenchmarkServiceScheduler reproduces Nomad's benchmark shape.
 package scheduler

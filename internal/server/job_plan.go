@@ -4,10 +4,12 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"slices"
 
 	"github.com/hashicorp/go-memdb"
 
 	"github.com/drover-project/drover/internal/scheduler"
+	"github.com/drover-project/drover/internal/server/insight"
 	"github.com/drover-project/drover/internal/server/periodic"
 	"github.com/drover-project/drover/internal/structs"
 )
@@ -117,3 +119,131 @@ func (c *planCapture) CreateEval(e *structs.Evaluation) error {
 	return nil
 }
 func (c *planCapture) ReblockEval(e *structs.Evaluation) error { return nil }
+
+// The insight answers (package insight): dry runs of the real schedulers
+// on a snapshot; nothing is written.
+
+// insightDeps are the answers' clock and seed.
+func insightDeps(s *Server) insight.Deps { return insight.Deps{Now: s.now} }
+
+// insightError answers a refused question with 400.
+func insightError(err error) error {
+	if insight.IsInput(err) {
+		return BadRequest("%s", err.Error())
+	}
+	return err
+}
+
+// Explain says why the job's groups are not placed, node by node, and
+// what would place them.
+func (e *JobEndpoint) Explain(ctx context.Context, args *structs.JobExplainRequest) (*structs.JobExplainResponse, error) {
+	snap := e.srv.State().Snapshot()
+	job, err := snap.JobByID(nil, args.RequestNamespace(), args.JobID)
+	if err != nil {
+		return nil, err
+	}
+	if job == nil {
+		return nil, NotFound("job %q not found", args.JobID)
+	}
+	reply, err := insight.ExplainJob(snap, insightDeps(e.srv), job, insight.ExplainOptions{Group: args.Group, Node: args.Node, Nodes: args.Nodes})
+	if err != nil {
+		return nil, insightError(err)
+	}
+	reply.Index = snap.LatestIndex()
+	return reply, nil
+}
+
+// Headroom says how many more allocs of a group fit, and with each of the
+// worst single-node losses.
+func (e *JobEndpoint) Headroom(ctx context.Context, args *structs.JobHeadroomRequest) (*structs.HeadroomResponse, error) {
+	snap := e.srv.State().Snapshot()
+	job, err := snap.JobByID(nil, args.RequestNamespace(), args.JobID)
+	if err != nil {
+		return nil, err
+	}
+	if job == nil {
+		return nil, NotFound("job %q not found", args.JobID)
+	}
+	group := args.Group
+	if group == "" {
+		if len(job.TaskGroups) != 1 {
+			return nil, BadRequest("group: job %q has %d task groups: name one", job.ID, len(job.TaskGroups))
+		}
+		group = job.TaskGroups[0].Name
+	}
+	reply, err := insight.Headroom(snap, insightDeps(e.srv), job, group)
+	if err != nil {
+		return nil, insightError(err)
+	}
+	reply.Index = snap.LatestIndex()
+	return reply, nil
+}
+
+// Explain says why an eval's job is not placed: the groups it failed to
+// place (all of the job's when it failed none).
+func (e *EvalEndpoint) Explain(ctx context.Context, args *structs.EvalExplainRequest) (*structs.JobExplainResponse, error) {
+	snap := e.srv.State().Snapshot()
+	eval, err := snap.EvalByID(nil, args.EvalID)
+	if err != nil {
+		return nil, err
+	}
+	if eval == nil {
+		return nil, NotFound("evaluation %q not found", args.EvalID)
+	}
+	job, err := snap.JobByID(nil, eval.Namespace, eval.JobID)
+	if err != nil {
+		return nil, err
+	}
+	if job == nil {
+		return nil, NotFound("job %q of evaluation %q not found", eval.JobID, eval.ID)
+	}
+	reply := &structs.JobExplainResponse{JobID: job.ID, Namespace: job.Namespace}
+	groups := sortedGroupNames(eval.FailedTGAllocs)
+	if len(groups) == 0 {
+		groups = []string{""}
+	}
+	for _, g := range groups {
+		if g != "" && job.LookupTaskGroup(g) == nil {
+			continue // the job changed since
+		}
+		one, err := insight.ExplainJob(snap, insightDeps(e.srv), job, insight.ExplainOptions{Group: g, Nodes: args.Nodes})
+		if err != nil {
+			return nil, insightError(err)
+		}
+		reply.Groups = append(reply.Groups, one.Groups...)
+	}
+	reply.EvalID, reply.Index = eval.ID, snap.LatestIndex()
+	return reply, nil
+}
+
+func sortedGroupNames(m map[string]*structs.AllocMetric) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// WhatIf plays a drain or the loss of nodes on a snapshot with the real
+// drainer and schedulers, and says what would move and what would not fit.
+func (e *OperatorEndpoint) WhatIf(ctx context.Context, args *structs.WhatIfRequest) (*structs.WhatIfResponse, error) {
+	snap := e.srv.State().Snapshot()
+	reply, err := insight.WhatIf(snap, insightDeps(e.srv), args)
+	if err != nil {
+		return nil, insightError(err)
+	}
+	reply.Index = snap.LatestIndex()
+	return reply, nil
+}
+
+// Headroom says how many allocs of a hypothetical shape fit.
+func (e *OperatorEndpoint) Headroom(ctx context.Context, args *structs.OperatorHeadroomRequest) (*structs.HeadroomResponse, error) {
+	snap := e.srv.State().Snapshot()
+	reply, err := insight.HeadroomShape(snap, insightDeps(e.srv), args)
+	if err != nil {
+		return nil, insightError(err)
+	}
+	reply.Index = snap.LatestIndex()
+	return reply, nil
+}

@@ -43,6 +43,9 @@ var (
 	JobGetSubmission    = reads("Job.GetSubmission", nsCap(capReadJob), (*JobEndpoint).GetSubmission)
 	JobStable           = writes("Job.Stable", nsCap(capSubmitJob), (*JobEndpoint).Stable)
 	JobTagVersion       = writes("Job.TagVersion", nsCap(capSubmitJob), (*JobEndpoint).TagVersion)
+	// Insight (job_plan.go, package insight): dry runs, nothing written.
+	JobExplain  = reads("Job.Explain", nsCap(capReadJob), (*JobEndpoint).Explain)
+	JobHeadroom = reads("Job.Headroom", nsCap(capReadJob), (*JobEndpoint).Headroom)
 
 	// Evals, allocs, deployments: IDs are global, so the object's
 	// namespace decides; lists filter per object.
@@ -51,6 +54,7 @@ var (
 	EvalAllocations = reads("Eval.Allocations", objectCap(ObjectEval, capReadJob), (*EvalEndpoint).Allocations)
 	EvalDelete      = writes("Eval.Delete", managementOnly, (*EvalEndpoint).Delete)
 	EvalCount       = reads("Eval.Count", nsCap(capReadJob), (*EvalEndpoint).Count)
+	EvalExplain     = reads("Eval.Explain", objectCap(ObjectEval, capReadJob), (*EvalEndpoint).Explain)
 	// The remote workers' calls (a follower's worker to the leader's
 	// broker and plan queue) carry the server credential.
 	EvalDequeue = writes("Eval.Dequeue", serverOnly, (*EvalEndpoint).Dequeue)
@@ -97,6 +101,8 @@ var (
 	OperatorSchedulerGetConfiguration = reads("Operator.SchedulerGetConfiguration", operatorRead, (*OperatorEndpoint).SchedulerGetConfiguration)
 	OperatorSchedulerSetConfiguration = writes("Operator.SchedulerSetConfiguration", operatorWrite, (*OperatorEndpoint).SchedulerSetConfiguration)
 	OperatorRaftGetConfiguration      = reads("Operator.RaftGetConfiguration", operatorRead, (*OperatorEndpoint).RaftGetConfiguration)
+	OperatorWhatIf                    = reads("Operator.WhatIf", operatorRead, (*OperatorEndpoint).WhatIf)
+	OperatorHeadroom                  = reads("Operator.Headroom", operatorRead, (*OperatorEndpoint).Headroom)
 
 	// Status and raft views: public, answered by the server asked.
 	StatusLeader    = localRead("Status.Leader", selfChecked, (*StatusEndpoint).Leader)

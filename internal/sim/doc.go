@@ -56,4 +56,15 @@
 // by the broker or the blocked tracker. TestScale_FlappingCluster runs
 // design.md's scaled flap, where node-eval coalescing (package
 // server/leader) cuts the evals written from ~10,000 to ~150.
+//
+// # Replay
+//
+// Replay (replay.go, drover sim replay) restores an operator snapshot,
+// rolls it back to an eval's snapshot index and runs the eval through the
+// built-in scheduler again, with the simulator's seeded IDs: the same
+// snapshot, eval and seed give the same plan byte for byte, and a
+// simulated eval replayed with its run's seed gets its original IDs back
+// (TestReplay_ReproducesTheRecordedPlan). TestWhatIf_DrainPredictsTheRealDrain
+// checks the insight what-if (package server/insight) against the real
+// drain of a simulated cluster.
 package sim
