@@ -102,6 +102,7 @@ func (d *Driver) buildSpec(tc *drivers.TaskConfig, cfg *TaskConfig, cg *cgroup) 
 		Hostname:   tc.TaskName,
 		StdoutPath: tc.StdoutPath, StderrPath: tc.StderrPath,
 		CgroupProcs: cg.procsFiles(),
+		CgroupDirs:  cg.Paths,
 		ExitFile:    filepath.Join(stateDir, "exec-"+safeName(tc.ID)+".exit.json"),
 	}
 	networkFiles(spec, tc.Network)
