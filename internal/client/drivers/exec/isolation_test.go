@@ -3,12 +3,15 @@ package exec
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
+	osexec "os/exec"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/drover-project/drover/internal/client/drivers"
+	"github.com/drover-project/drover/internal/testutil"
 )
 
 // rootTask is a task the operator allowed to run as root: masks and
@@ -173,5 +176,40 @@ func TestExecTaskIsConfined(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "\n0\nweb\n") {
 		t.Errorf("exec'd command does not see the task's masks and hostname: %q", out.String())
+	}
+}
+
+// TestTaskAndExecJoinTheAllocNetNS: with a network namespace (bridge
+// mode), the task and an exec session into it see that namespace's links
+// only (a fresh one has just lo), in /sys/class/net of the task's sysfs.
+func TestTaskAndExecJoinTheAllocNetNS(t *testing.T) {
+	d := newDriver(t)
+	ipPath, err := osexec.LookPath("ip")
+	if err != nil {
+		t.Skip("ip (iproute2) not installed")
+	}
+	name := fmt.Sprintf("drover-exectest-%d", os.Getpid())
+	if out, err := osexec.Command(ipPath, "netns", "add", name).CombinedOutput(); err != nil {
+		t.Fatalf("ip netns add: %v: %s", err, out)
+	}
+	t.Cleanup(func() { _ = osexec.Command(ipPath, "netns", "del", name).Run() })
+	task := newTask(t, "web", sh("ls /sys/class/net > /local/links; sleep 300"))
+	task.Network = &drivers.NetworkIsolation{Mode: "bridge", NetNSPath: "/var/run/netns/" + name}
+	if _, err := d.Start(context.Background(), task); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = d.Destroy(task.ID, true) })
+	waitForFile(t, task.TaskDir.LocalDir+"/links")
+	testutil.WaitFor(t, 10*time.Second, "the task's link list", func() (bool, string) {
+		b, _ := os.ReadFile(task.TaskDir.LocalDir + "/links")
+		return string(b) == "lo\n", string(b)
+	})
+	var out bytes.Buffer
+	code, err := d.ExecTask(context.Background(), task.ID, &drivers.ExecRequest{Command: []string{"/bin/cat", "/proc/net/dev"}, Stdout: &out, Stderr: &out})
+	if err != nil || code != 0 {
+		t.Fatalf("exec: %d %v %s", code, err, out.String())
+	}
+	if n := strings.Count(out.String(), ":"); n != 1 || !strings.Contains(out.String(), "lo:") {
+		t.Fatalf("exec session's links: %q", out.String())
 	}
 }
