@@ -140,9 +140,16 @@ const execOutputGrace = 2 * time.Second
 // and says why on stderr, as a shell would, rather than failing the
 // session.
 func RunExec(cmd *exec.Cmd, req *ExecRequest) (int, error) {
+	return RunExecWith(cmd, req, (*exec.Cmd).Start)
+}
+
+// RunExecWith is RunExec with the call that starts cmd (once its streams
+// are set up) supplied: exec's driver forks it from a thread inside the
+// task's namespaces.
+func RunExecWith(cmd *exec.Cmd, req *ExecRequest, start func(*exec.Cmd) error) (int, error) {
 	cmd.WaitDelay = execOutputGrace
 	if req.TTY {
-		return execResult(cmd, req, runWithPTY(cmd, req))
+		return execResult(cmd, req, runWithPTY(cmd, req, start))
 	}
 	cmd.Stdout, cmd.Stderr = req.Stdout, req.Stderr
 	if req.Stdin != nil {
@@ -158,7 +165,10 @@ func RunExec(cmd *exec.Cmd, req *ExecRequest) (int, error) {
 		go func() { _, _ = io.Copy(w, req.Stdin); w.Close() }()
 		cmd.Stdin = r
 	}
-	return execResult(cmd, req, cmd.Run())
+	if err := start(cmd); err != nil {
+		return execResult(cmd, req, err)
+	}
+	return execResult(cmd, req, cmd.Wait())
 }
 
 // execResult turns how cmd ended into an exit code.

@@ -65,7 +65,7 @@ func applyPendingSizes(m *os.File, sizes <-chan TerminalSize) {
 // runWithPTY runs cmd as the leader of a new session whose controlling
 // terminal is a fresh pty: stdin goes to the terminal, everything it
 // prints (stdout and stderr alike, as on a terminal) to req.Stdout.
-func runWithPTY(cmd *exec.Cmd, req *ExecRequest) error {
+func runWithPTY(cmd *exec.Cmd, req *ExecRequest, start func(*exec.Cmd) error) error {
 	m, s, err := openPTY()
 	if err != nil {
 		return err
@@ -77,7 +77,7 @@ func runWithPTY(cmd *exec.Cmd, req *ExecRequest) error {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	cmd.SysProcAttr.Setsid, cmd.SysProcAttr.Setctty, cmd.SysProcAttr.Ctty = true, true, 0
-	if err := cmd.Start(); err != nil {
+	if err := start(cmd); err != nil {
 		s.Close()
 		return err
 	}

@@ -41,7 +41,7 @@ func TestConfigProblems_DidYouMean(t *testing.T) {
 	}{
 		{"docker", map[string]any{"imagee": "x"}, []string{`config field "imagee": unknown field (did you mean "image"?)`, `config field "image": required field is missing`}},
 		{"raw_exec", map[string]any{"command": "/bin/true", "agrs": []any{"x"}}, []string{`config field "agrs": unknown field (did you mean "args"?)`}},
-		{"exec", map[string]any{"command": "/bin/true", "zzzzzzzz": 1}, []string{`config field "zzzzzzzz": unknown field (the exec driver knows args, cap_add, cap_drop, command)`}},
+		{"exec", map[string]any{"command": "/bin/true", "zzzzzzzz": 1}, []string{`config field "zzzzzzzz": unknown field (the exec driver knows args, cap_add, cap_drop, command, cpu_cfs_period, cpu_hard_limit, pids_limit)`}},
 		{"raw_exec", map[string]any{"command": "/bin/true"}, nil},
 	}
 	for _, tc := range cases {

@@ -4,12 +4,17 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/opencontainers/cgroups"
+	"github.com/opencontainers/cgroups/fs"
+	"github.com/opencontainers/cgroups/fs2"
 
 	"github.com/drover-project/drover/internal/client/drivers"
 )
@@ -49,20 +54,21 @@ type cgroupState struct {
 	Paths map[string]string
 }
 
-// cgroup is one task's cgroup.
+// cgroup is one task's cgroup, managed through opencontainers/cgroups
+// (runc's cgroup managers: fs for v1, fs2 for v2).
 type cgroup struct{ cgroupState }
+
+// v1Controllers are the v1 hierarchies a task gets a cgroup in.
+var v1Controllers = []string{"memory", "cpu", "cpuacct", "cpuset", "pids"}
 
 // newCgroup creates the task's cgroup under parent.
 func newCgroup(version, parent, name string) (*cgroup, error) {
 	cg := &cgroup{cgroupState{Version: version, Paths: map[string]string{}}}
 	switch version {
 	case CgroupV2:
-		if err := enableV2Controllers(parent); err != nil {
-			return nil, err
-		}
 		cg.Paths["unified"] = filepath.Join(cgroupRoot, parent, name)
 	case CgroupV1:
-		for _, c := range []string{"memory", "cpu", "cpuacct"} {
+		for _, c := range v1Controllers {
 			if _, err := os.Stat(filepath.Join(cgroupRoot, c)); err == nil {
 				cg.Paths[c] = filepath.Join(cgroupRoot, c, parent, name)
 			}
@@ -70,28 +76,25 @@ func newCgroup(version, parent, name string) (*cgroup, error) {
 	default:
 		return nil, errors.New(NoCgroupsDescription)
 	}
-	for _, p := range cg.Paths {
-		if err := os.MkdirAll(p, 0o755); err != nil {
-			return nil, fmt.Errorf("create cgroup: %w", err)
-		}
+	m, err := cg.manager(&cgroups.Resources{})
+	if err != nil {
+		return nil, err
+	}
+	// Apply(-1) creates the dirs (on v2 enabling the controllers in every
+	// ancestor; on v1 copying cpuset.cpus and mems down) and adds nothing.
+	if err := m.Apply(-1); err != nil {
+		return nil, fmt.Errorf("create cgroup: %w", err)
 	}
 	return cg, nil
 }
 
-// enableV2Controllers delegates memory and cpu down to the parent's
-// children; a v2 controller only applies where every ancestor enabled it.
-func enableV2Controllers(parent string) error {
-	dir := cgroupRoot
-	for _, part := range append([]string{""}, strings.Split(parent, "/")...) {
-		dir = filepath.Join(dir, part)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("create cgroup: %w", err)
-		}
-		if err := writeFile(dir, "cgroup.subtree_control", "+memory +cpu"); err != nil {
-			return err
-		}
+// manager is the library's manager for the task's dirs.
+func (c *cgroup) manager(r *cgroups.Resources) (cgroups.Manager, error) {
+	cfg := &cgroups.Cgroup{Resources: r}
+	if c.Version == CgroupV2 {
+		return fs2.NewManager(cfg, c.Paths["unified"])
 	}
-	return nil
+	return fs.NewManager(cfg, maps.Clone(c.Paths))
 }
 
 // procsFiles are the files a process writes "0" to in order to join.
@@ -111,76 +114,90 @@ func (c *cgroup) procsFiles() []string {
 	return out
 }
 
-// setLimits applies the task's memory and CPU allocation. Swap is capped
-// at the memory limit too, or a task could outgrow its limit into swap.
-func (c *cgroup) setLimits(r drivers.Resources) error {
-	if c.Version == CgroupV2 {
-		return c.setLimitsV2(r)
+// limits are the cgroup settings of a task: Nomad's, with memory the
+// hard limit unless memory_max raises it (then memory is the soft limit:
+// memory.low on v2, memory.soft_limit_in_bytes on v1), swap held to the
+// limit, cpu shares (v2: weight), the CFS quota under cpu_hard_limit,
+// the reserved cores as the cpuset, and pids_limit.
+func limits(version string, r drivers.Resources, cfg *TaskConfig) *cgroups.Resources {
+	out := &cgroups.Resources{}
+	if limit := r.MemoryLimitBytes(); limit > 0 {
+		out.Memory = limit
+		out.MemorySwap = limit // memory+swap on v1; no swap on v2
 	}
-	return c.setLimitsV1(r)
+	out.MemoryReservation = r.MemorySoftBytes()
+	if r.CPUShares > 0 {
+		shares := uint64(min(max(r.CPUShares, 2), 262144))
+		if version == CgroupV2 {
+			out.CpuWeight = cgroups.ConvertCPUSharesToCgroupV2Value(shares)
+		} else {
+			out.CpuShares = shares
+		}
+	}
+	if cfg != nil && cfg.CPUHardLimit && r.CPUShares > 0 {
+		period := cfg.CPUCFSPeriod
+		if period <= 0 {
+			period = 100000
+		}
+		out.CpuPeriod = uint64(period)
+		out.CpuQuota = max(r.CPUShares*period/mhzPerCore(), 1000)
+	}
+	if len(r.CoreIDs) > 0 {
+		ids := make([]string, len(r.CoreIDs))
+		for i, id := range r.CoreIDs {
+			ids[i] = strconv.Itoa(int(id))
+		}
+		out.CpusetCpus = strings.Join(ids, ",")
+	}
+	if cfg != nil && cfg.PidsLimit > 0 {
+		out.PidsLimit = &cfg.PidsLimit
+	}
+	return out
 }
 
-func (c *cgroup) setLimitsV1(r drivers.Resources) error {
-	mem, cpu := c.Paths["memory"], c.Paths["cpu"]
-	if limit := r.MemoryLimitBytes(); limit > 0 {
-		if err := writeFile(mem, "memory.limit_in_bytes", strconv.FormatInt(limit, 10)); err != nil {
-			return err
-		}
-		if exists(mem, "memory.memsw.limit_in_bytes") {
-			if err := writeFile(mem, "memory.memsw.limit_in_bytes", strconv.FormatInt(limit, 10)); err != nil {
-				return err
-			}
-		}
+// setLimits applies the task's allocation.
+func (c *cgroup) setLimits(r drivers.Resources, cfg *TaskConfig) error {
+	res := limits(c.Version, r, cfg)
+	if c.Version == CgroupV1 && !exists(c.Paths["memory"], "memory.memsw.limit_in_bytes") {
+		res.MemorySwap = 0 // no swap accounting: nothing to hold
 	}
-	if soft := r.MemorySoftBytes(); soft > 0 {
-		if err := writeFile(mem, "memory.soft_limit_in_bytes", strconv.FormatInt(soft, 10)); err != nil {
-			return err
-		}
+	m, err := c.manager(res)
+	if err != nil {
+		return err
 	}
-	if r.CPUShares > 0 {
-		return writeFile(cpu, "cpu.shares", strconv.FormatInt(max(r.CPUShares, 2), 10))
+	if err := m.Set(res); err != nil {
+		return fmt.Errorf("set cgroup limits: %w", err)
 	}
 	return nil
 }
 
-func (c *cgroup) setLimitsV2(r drivers.Resources) error {
-	dir := c.Paths["unified"]
-	if limit := r.MemoryLimitBytes(); limit > 0 {
-		if err := writeFile(dir, "memory.max", strconv.FormatInt(limit, 10)); err != nil {
-			return err
-		}
-		if exists(dir, "memory.swap.max") {
-			if err := writeFile(dir, "memory.swap.max", "0"); err != nil {
-				return err
+// mhzPerCore is one core's clock, which turns resources.cpu (MHz) into
+// a share of cores for cpu_hard_limit: the first "cpu MHz" of
+// /proc/cpuinfo, 1000 when it publishes none.
+func mhzPerCore() int64 {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return 1000
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if ok && strings.TrimSpace(k) == "cpu MHz" {
+			if mhz, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil && mhz >= 1 {
+				return int64(mhz)
 			}
 		}
 	}
-	if soft := r.MemorySoftBytes(); soft > 0 {
-		if err := writeFile(dir, "memory.low", strconv.FormatInt(soft, 10)); err != nil {
-			return err
-		}
-	}
-	if r.CPUShares > 0 {
-		return writeFile(dir, "cpu.weight", strconv.FormatInt(sharesToWeight(r.CPUShares), 10))
-	}
-	return nil
-}
-
-// sharesToWeight maps v1 shares [2, 262144] onto v2 weights [1, 10000].
-func sharesToWeight(shares int64) int64 {
-	shares = min(max(shares, 2), 262144)
-	return 1 + (shares-2)*9999/262142
+	return 1000
 }
 
 // oomKilled reports whether the kernel OOM-killed anything in the cgroup.
 func (c *cgroup) oomKilled() bool {
-	var n uint64
-	if c.Version == CgroupV2 {
-		n = keyedValue(filepath.Join(c.Paths["unified"], "memory.events"), "oom_kill")
-	} else {
-		n = keyedValue(filepath.Join(c.Paths["memory"], "memory.oom_control"), "oom_kill")
+	m, err := c.manager(&cgroups.Resources{})
+	if err != nil {
+		return false
 	}
-	return n > 0
+	n, err := m.OOMKillCount()
+	return err == nil && n > 0
 }
 
 // killAll SIGKILLs every process left in the cgroup.
@@ -198,31 +215,21 @@ func (c *cgroup) killAll() {
 	}
 }
 
-// destroy kills what is left and removes the cgroup dirs; rmdir fails
+// destroy kills what is left and removes the cgroup dirs; removal fails
 // while dying processes are still members, hence the retries.
 func (c *cgroup) destroy() error {
-	var err error
+	m, err := c.manager(&cgroups.Resources{})
+	if err != nil {
+		return err
+	}
 	for attempt := 0; attempt < 50; attempt++ {
 		c.killAll()
-		err = nil
-		for _, p := range c.Paths {
-			if rmErr := syscall.Rmdir(p); rmErr != nil && !errors.Is(rmErr, syscall.ENOENT) {
-				err = fmt.Errorf("remove cgroup %s: %w", p, rmErr)
-			}
-		}
-		if err == nil {
+		if err = m.Destroy(); err == nil {
 			return nil
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	return err
-}
-
-func writeFile(dir, name, value string) error {
-	if err := os.WriteFile(filepath.Join(dir, name), []byte(value), 0); err != nil {
-		return fmt.Errorf("cgroup %s: %w", name, err)
-	}
-	return nil
+	return fmt.Errorf("remove cgroup: %w", err)
 }
 
 func exists(dir, name string) bool {

@@ -21,6 +21,13 @@ type TaskConfig struct {
 	Args    []string `cfg:"args"`
 	CapAdd  []string `cfg:"cap_add"`
 	CapDrop []string `cfg:"cap_drop"`
+	// CPUHardLimit caps the task at its resources.cpu with a CFS quota
+	// (cpu.max on v2), over CPUCFSPeriod microseconds (default 100000),
+	// as the docker driver's options of the same names do.
+	CPUHardLimit bool  `cfg:"cpu_hard_limit"`
+	CPUCFSPeriod int64 `cfg:"cpu_cfs_period"`
+	// PidsLimit caps the task's process count (pids.max); 0 is no limit.
+	PidsLimit int64 `cfg:"pids_limit"`
 }
 
 // DecodeTaskConfig validates and decodes a task config.
@@ -28,6 +35,13 @@ func DecodeTaskConfig(cfg map[string]any) (*TaskConfig, error) {
 	var tc TaskConfig
 	if err := drivers.Decode(cfg, &tc); err != nil {
 		return nil, err
+	}
+	if tc.PidsLimit < 0 {
+		return nil, &drivers.ConfigError{Field: "pids_limit", Reason: "must not be negative"}
+	}
+	// The kernel takes CFS periods from 1ms to 1s.
+	if tc.CPUCFSPeriod != 0 && (tc.CPUCFSPeriod < 1000 || tc.CPUCFSPeriod > 1000000) {
+		return nil, &drivers.ConfigError{Field: "cpu_cfs_period", Reason: "must be between 1000 and 1000000 microseconds"}
 	}
 	return &tc, nil
 }

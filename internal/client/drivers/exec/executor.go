@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/drover-project/drover/internal/client/drivers"
 )
 
@@ -45,8 +47,9 @@ func runExecutor() int {
 	status := os.NewFile(statusFD, "status")
 	spec, err := readSpec(os.Stdin)
 	var cmd *exec.Cmd
+	var l *launch
 	if err == nil {
-		cmd, err = setupAndStart(spec)
+		cmd, l, err = setupAndStart(spec)
 	}
 	drivers.WriteSupervisorStatus(status, err)
 	if err != nil {
@@ -54,7 +57,7 @@ func runExecutor() int {
 	}
 	go forwardSignals(sigs, cmd.Process.Pid)
 	rec := reap(cmd.Process.Pid)
-	if err := drivers.WriteExitRecord(spec.ExitFile, rec); err != nil {
+	if err := drivers.WriteExitRecord(l.exitFile(spec), rec); err != nil {
 		fmt.Fprintf(os.Stderr, "executor: %v\n", err)
 		return 1
 	}
@@ -69,17 +72,42 @@ func readSpec(r io.Reader) (*executorSpec, error) {
 	return &spec, nil
 }
 
-func setupAndStart(spec *executorSpec) (*exec.Cmd, error) {
-	if err := joinCgroup(spec.CgroupProcs); err != nil {
-		return nil, err
+func setupAndStart(spec *executorSpec) (*exec.Cmd, *launch, error) {
+	// Every step below runs on this thread: the task is forked from it
+	// after its cgroup namespace, bounding set and no_new_privs are set,
+	// all of which are per thread.
+	runtime.LockOSThread()
+	// Not dumpable: a task process cannot open the executor's /proc
+	// entries (its fds, which lead to host paths), root or not.
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return nil, nil, fmt.Errorf("set non-dumpable: %w", err)
 	}
+	if err := joinCgroup(spec.CgroupProcs); err != nil {
+		return nil, nil, err
+	}
+	// A cgroup namespace rooted at the task's cgroup: the task's
+	// /proc/self/cgroup says "/" rather than the host's layout.
+	if err := unix.Unshare(unix.CLONE_NEWCGROUP); err != nil && !errors.Is(err, unix.EINVAL) {
+		return nil, nil, fmt.Errorf("unshare cgroup namespace: %w", err)
+	}
+	// Everything that needs the host's filesystem happens before
+	// pivot_root takes it away.
+	l, err := prepareLaunch(spec)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer l.close()
 	if err := buildRoot(spec); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if spec.Hostname != "" {
 		_ = syscall.Sethostname([]byte(spec.Hostname))
 	}
-	return startTask(spec)
+	cmd, err := startTask(spec, l)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cmd, l, nil
 }
 
 // joinCgroup moves the executor (and so everything it starts) into the
@@ -93,35 +121,67 @@ func joinCgroup(procs []string) error {
 	return nil
 }
 
-func startTask(spec *executorSpec) (*exec.Cmd, error) {
-	path, err := resolveInRoot(spec.Root, spec.Command, spec.Env)
-	if err != nil {
-		return nil, err
+// launch is what the executor takes from the host before pivot_root:
+// the task's log files, its credential and a handle on the exit file's
+// directory; then (after it) the command's path inside the new root.
+type launch struct {
+	path           string
+	stdout, stderr *os.File
+	cred           *syscall.Credential
+	exitDir        *os.File
+}
+
+func (l *launch) close() {
+	for _, f := range []*os.File{l.stdout, l.stderr} {
+		if f != nil {
+			f.Close()
+		}
 	}
-	stdout, err := drivers.OpenLog(spec.StdoutPath)
-	if err != nil {
+}
+
+// exitFile is the exit file's path once the host is gone: through the
+// directory descriptor the executor holds (PID 1 of the task's
+// namespace, so /proc/self is in the task's /proc).
+func (l *launch) exitFile(spec *executorSpec) string {
+	return fmt.Sprintf("/proc/self/fd/%d/%s", l.exitDir.Fd(), filepath.Base(spec.ExitFile))
+}
+
+func prepareLaunch(spec *executorSpec) (*launch, error) {
+	l := &launch{}
+	var err error
+	if l.stdout, err = drivers.OpenLog(spec.StdoutPath); err != nil {
 		return nil, fmt.Errorf("open stdout log: %w", err)
 	}
-	defer stdout.Close()
-	stderr, err := drivers.OpenLog(spec.StderrPath)
-	if err != nil {
+	if l.stderr, err = drivers.OpenLog(spec.StderrPath); err != nil {
+		l.close()
 		return nil, fmt.Errorf("open stderr log: %w", err)
 	}
-	defer stderr.Close()
-	cmd := &exec.Cmd{Path: path, Args: append([]string{spec.Command}, spec.Args...), Env: spec.Env, Dir: "/", Stdout: stdout, Stderr: stderr}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Chroot: spec.Root, Setpgid: true}
-	cred, err := drivers.LookupCredential(spec.User)
+	if l.cred, err = drivers.LookupCredential(spec.User); err != nil {
+		l.close()
+		return nil, err
+	}
+	if err := prepareTaskDirs(spec, int(l.cred.Uid), int(l.cred.Gid)); err != nil {
+		l.close()
+		return nil, err
+	}
+	if l.exitDir, err = os.Open(filepath.Dir(spec.ExitFile)); err != nil {
+		l.close()
+		return nil, fmt.Errorf("open exit file dir: %w", err)
+	}
+	return l, nil
+}
+
+func startTask(spec *executorSpec, l *launch) (*exec.Cmd, error) {
+	path, err := resolveInRoot("/", spec.Command, spec.Env)
 	if err != nil {
 		return nil, err
 	}
-	cmd.SysProcAttr.Credential = cred
-	if err := prepareTaskDirs(spec, int(cred.Uid), int(cred.Gid)); err != nil {
-		return nil, err
-	}
-	// The task is forked from this thread, after its bounding set and
-	// no_new_privs are restricted (both are per thread and inherited).
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
+	l.path = path
+	cmd := &exec.Cmd{Path: l.path, Args: append([]string{spec.Command}, spec.Args...), Env: spec.Env, Dir: "/", Stdout: l.stdout, Stderr: l.stderr}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: l.cred}
+	// The task is forked from this (locked) thread, after its bounding
+	// set and no_new_privs are restricted (both are per thread and
+	// inherited).
 	if err := restrictThread(spec.Caps); err != nil {
 		return nil, err
 	}

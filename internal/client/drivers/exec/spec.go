@@ -16,13 +16,14 @@ type executorSpec struct {
 	Caps        []string // the task's bounding set, by name
 	OwnDirs     []string // host dirs chowned to User: the task's local and secrets dirs
 	SharedDirs  []string // host dirs made world-writable (sticky): the alloc's shared dirs
-	Root        string   // the chroot: the task dir
+	Root        string   // the task's root (pivot_root): the task dir
 	ReadOnly    []mount  // host essentials
 	ReadWrite   []mount  // alloc, local, secrets dirs
 	Hostname    string
 	StdoutPath  string
 	StderrPath  string
-	CgroupProcs []string // cgroup.procs files the executor joins
+	CgroupProcs []string          // cgroup.procs files the executor joins
+	CgroupDirs  map[string]string // the task's cgroup dirs by controller ("unified" on v2), shown read-only at /sys/fs/cgroup
 	ExitFile    string
 }
 

@@ -60,7 +60,7 @@ var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9_.-]`)
 func safeName(id string) string { return unsafeChars.ReplaceAllString(id, "_") }
 
 func (d *Driver) launch(ctx context.Context, tc *drivers.TaskConfig, cfg *TaskConfig, cg *cgroup) (*task, error) {
-	if err := cg.setLimits(tc.Resources); err != nil {
+	if err := cg.setLimits(tc.Resources, cfg); err != nil {
 		return nil, err
 	}
 	spec, err := d.buildSpec(tc, cfg, cg)
@@ -102,6 +102,7 @@ func (d *Driver) buildSpec(tc *drivers.TaskConfig, cfg *TaskConfig, cg *cgroup) 
 		Hostname:   tc.TaskName,
 		StdoutPath: tc.StdoutPath, StderrPath: tc.StderrPath,
 		CgroupProcs: cg.procsFiles(),
+		CgroupDirs:  cg.Paths,
 		ExitFile:    filepath.Join(stateDir, "exec-"+safeName(tc.ID)+".exit.json"),
 	}
 	networkFiles(spec, tc.Network)
