@@ -89,6 +89,11 @@ type Request struct {
 	Hostname string
 	// Dir receives resolv.conf, hosts and hostname (the alloc dir).
 	Dir string
+	// NetNSFrom, when set, is a namespace held by a process of its own
+	// (the docker driver's pause container, /proc/<pid>/ns/net): it is
+	// bind-mounted at NetNSPath instead of a fresh namespace being made, so
+	// the alloc's other tasks join it the same way.
+	NetNSFrom string
 }
 
 // Status is an alloc's network as set up.
@@ -147,7 +152,14 @@ func (m *Manager) Setup(ctx context.Context, req *Request) (*Status, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if rec, err := m.readRecord(req.AllocID); err == nil && rec.Status != nil && exists(rec.NetNS) {
-		return rec.Status, nil
+		if req.NetNSFrom == "" || sameFile(rec.NetNS, req.NetNSFrom) {
+			return rec.Status, nil
+		}
+		// The holder of the namespace was replaced (its pause container
+		// died while the client was down): wire the new one.
+		if err := m.teardownLocked(ctx, req.AllocID); err != nil {
+			return nil, fmt.Errorf("tear down the namespace of a replaced holder: %w", err)
+		}
 	}
 	list, err := m.confList(req)
 	if err != nil {
@@ -156,7 +168,12 @@ func (m *Manager) Setup(ctx context.Context, req *Request) (*Status, error) {
 	if err := os.MkdirAll(m.cfg.StateDir, 0o700); err != nil {
 		return nil, err
 	}
-	nsPath, err := createNetNS(req.AllocID)
+	var nsPath string
+	if req.NetNSFrom != "" {
+		nsPath, err = bindNetNS(req.AllocID, req.NetNSFrom)
+	} else {
+		nsPath, err = createNetNS(req.AllocID)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("create network namespace: %w", err)
 	}
@@ -317,6 +334,11 @@ func (m *Manager) Sweep(ctx context.Context, keep func(allocID string) bool) err
 	return errors.Join(errs...)
 }
 
+// Has reports whether the alloc has a network recorded.
+func (m *Manager) Has(allocID string) bool {
+	return validAllocID(allocID) && exists(m.recordPath(allocID))
+}
+
 // Recorded lists the allocs with a network set up.
 func (m *Manager) Recorded() []string {
 	entries, _ := os.ReadDir(m.cfg.StateDir)
@@ -365,6 +387,16 @@ func validAllocID(id string) bool {
 		}
 	}
 	return true
+}
+
+// sameFile reports whether two paths are one namespace (same inode).
+func sameFile(a, b string) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
 }
 
 func exists(path string) bool {
