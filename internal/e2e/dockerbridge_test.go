@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -227,4 +228,75 @@ func BenchmarkDockerAllocStart(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestBridgeDockerAllocSurvivesAClientRestart: a client agent SIGKILLed
+// and started again re-attaches to the alloc's pause container (found by
+// its labels) and keeps the one it had, the task stays reachable on the
+// mapped port, and stopping the job afterwards still removes everything.
+func TestBridgeDockerAllocSurvivesAClientRestart(t *testing.T) {
+	requireBridge(t)
+	requireDockerImage(t)
+	requirePauseImage(t)
+	bin := requireDrover(t)
+	srv, c := startServer(t, func(cfg *config.Config) { cfg.Client.Enabled = false })
+	file, httpAddr := writeClientConfig(t, "dockbridge-restart", srv.RPCAddr())
+	f, err := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(f, "plugin \"docker\" {\n  config {\n    infra_image = %q\n  }\n}\n", pauseTag)
+	f.Close()
+	p := &agentProc{bin: bin, configFile: file, logFile: filepath.Join(t.TempDir(), "agent.log"), httpAddr: httpAddr}
+	p.start(t)
+	t.Cleanup(func() { p.dumpLogOnFailure(t); p.stop(t, syscall.SIGKILL) })
+	nodeID := nodeNamed(t, c, "dockbridge-restart")
+
+	job := dockerBridgeJob("dockrestart")
+	job.TaskGroups[0].Tasks = job.TaskGroups[0].Tasks[:1] // the web task
+	register(t, c, pinTo(job, nodeID))
+	a := runningAllocs(t, c, "dockrestart", 1)[0]
+	addr := hostPort(t, a, "http")
+	get := func() (bool, string) {
+		resp, err := http.Get("http://" + addr + "/")
+		if err != nil {
+			return false, err.Error()
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b) == "hello from web\n", string(b)
+	}
+	waitFor(t, 15*time.Second, "GET http://"+addr, get)
+	pauses := pauseContainersOf(t, a.ID)
+	if len(pauses) != 1 {
+		t.Fatalf("pause containers: %v", pauses)
+	}
+
+	p.stop(t, syscall.SIGKILL)
+	p.start(t)
+	waitFor(t, 20*time.Second, "restarted agent serving the alloc", func() (bool, string) {
+		resp, err := http.Get("http://" + httpAddr + "/v1/client/allocation/" + a.ID + "/stats")
+		if err != nil {
+			return false, err.Error()
+		}
+		resp.Body.Close()
+		return resp.StatusCode == 200, resp.Status
+	})
+	waitFor(t, 15*time.Second, "GET http://"+addr+" after the restart", get)
+	if after := pauseContainersOf(t, a.ID); len(after) != 1 || after[0] != pauses[0] {
+		t.Fatalf("pause containers after the restart: %v, before: %v", after, pauses)
+	}
+	full, _, err := c.Allocations().Info(a.ID, nil)
+	if err != nil || full.ClientStatus != api.AllocClientStatusRunning {
+		t.Fatalf("alloc after the restart: %v %s", err, taskSummary(full))
+	}
+
+	if _, _, err := c.Jobs().Deregister("dockrestart", false, nil); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 30*time.Second, "containers and namespace of the stopped alloc gone", func() (bool, string) {
+		ids := containersOf(t, a.ID)
+		ns, _, _ := bridgeFootprint(t, []string{a.ID}, nil)
+		return len(ids) == 0 && ns == 0, fmt.Sprintf("containers %v, %d namespaces", ids, ns)
+	})
 }
