@@ -85,9 +85,9 @@ func (n allocNetworks) Setup(ctx context.Context, a *structs.Allocation, dir str
 // Teardown runs the CNI DEL and unmounts the namespace, then removes its
 // holder, if any.
 func (n allocNetworks) Teardown(ctx context.Context, allocID string) error {
-	had := n.m.Has(allocID)
+	held := n.m.Held(allocID)
 	err := n.m.Teardown(ctx, allocID)
-	if h := n.holder(); h != nil && had {
+	if h := n.holder(); h != nil && held {
 		err = errors.Join(err, h.DestroyNetwork(ctx, allocID))
 	}
 	return err
@@ -163,7 +163,7 @@ func (c *Client) sweepNetworks() {
 	c.mu.Unlock()
 	var gone []string
 	for _, id := range c.netManager.Recorded() {
-		if !keep[id] {
+		if !keep[id] && c.netManager.Held(id) {
 			gone = append(gone, id)
 		}
 	}

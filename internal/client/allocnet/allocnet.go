@@ -131,6 +131,8 @@ type record struct {
 	Args     [][2]string
 	Ports    []PortMap
 	Status   *Status
+	// Held: the namespace is another process's (Request.NetNSFrom).
+	Held bool `json:",omitempty"`
 }
 
 func (m *Manager) recordPath(allocID string) string {
@@ -177,7 +179,7 @@ func (m *Manager) Setup(ctx context.Context, req *Request) (*Status, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create network namespace: %w", err)
 	}
-	rec := &record{AllocID: req.AllocID, NetNS: nsPath, ConfList: list.Bytes, Args: cniArgs(req), Ports: req.Ports}
+	rec := &record{AllocID: req.AllocID, NetNS: nsPath, ConfList: list.Bytes, Args: cniArgs(req), Ports: req.Ports, Held: req.NetNSFrom != ""}
 	if err := m.writeRecord(rec); err != nil {
 		_ = deleteNetNS(req.AllocID)
 		return nil, err
@@ -337,6 +339,16 @@ func (m *Manager) Sweep(ctx context.Context, keep func(allocID string) bool) err
 // Has reports whether the alloc has a network recorded.
 func (m *Manager) Has(allocID string) bool {
 	return validAllocID(allocID) && exists(m.recordPath(allocID))
+}
+
+// Held reports whether the alloc's recorded namespace is another
+// process's (set up with Request.NetNSFrom), whose holder goes with it.
+func (m *Manager) Held(allocID string) bool {
+	if !validAllocID(allocID) {
+		return false
+	}
+	rec, err := m.readRecord(allocID)
+	return err == nil && rec.Held
 }
 
 // Recorded lists the allocs with a network set up.
