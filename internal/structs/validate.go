@@ -426,7 +426,6 @@ var dockerNetworkOptions = []struct{ key, instead string }{
 	{"extra_hosts", ""},
 	{"mac_address", ""},
 	{"ipv4_address", ""},
-	{"ipv6_address", ""},
 	{"network_aliases", ""},
 	{"port_map", `: the port's "to" in the group's network block is the container port`},
 }
