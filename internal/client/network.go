@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 
@@ -10,16 +11,69 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-// allocNetworks adapts allocnet to the alloc runners' Networks.
-type allocNetworks struct{ m *allocnet.Manager }
+// networkHolder is a driver that holds an alloc's network namespace in a
+// process of its own: the docker driver's pause container, which its
+// containers join (the Engine joins a container only to another
+// container's namespace).
+type networkHolder interface {
+	// CreateNetwork makes (or finds again) the alloc's holder and returns
+	// the path of its network namespace.
+	CreateNetwork(ctx context.Context, spec *drivers.AllocNetworkSpec) (nsPath string, err error)
+	// DestroyNetwork removes the holder; none is not an error.
+	DestroyNetwork(ctx context.Context, allocID string) error
+}
+
+// holderDriver is the one driver whose tasks need the namespace held for
+// them.
+const holderDriver = "docker"
+
+// allocNetworks adapts allocnet to the alloc runners' Networks. A group
+// with a docker task gets its namespace from the docker driver's pause
+// container (bind-mounted where allocnet keeps namespaces, so the exec
+// and raw_exec tasks of the alloc join it as any other).
+type allocNetworks struct {
+	m       *allocnet.Manager
+	drivers *drivers.Registry
+}
+
+// holder is the docker driver when it is loaded.
+func (n allocNetworks) holder() networkHolder {
+	if n.drivers == nil {
+		return nil
+	}
+	d, err := n.drivers.Get(holderDriver)
+	if err != nil {
+		return nil
+	}
+	h, _ := d.(networkHolder)
+	return h
+}
 
 func (n allocNetworks) Setup(ctx context.Context, a *structs.Allocation, dir string) (*drivers.NetworkIsolation, *structs.AllocNetworkStatus, bool, error) {
 	req, ok := allocnet.RequestFor(a, dir)
 	if !ok {
 		return nil, nil, false, nil
 	}
+	var h networkHolder
+	if groupUses(a, holderDriver) {
+		if h = n.holder(); h == nil {
+			return nil, nil, true, networkError("the group's docker tasks need the docker driver to hold its network namespace, and it is not loaded on this client")
+		}
+		spec := &drivers.AllocNetworkSpec{AllocID: a.ID, AllocDir: dir, Hostname: req.Hostname}
+		if req.DNS != nil {
+			spec.DNSServers, spec.DNSSearches, spec.DNSOptions = req.DNS.Servers, req.DNS.Searches, req.DNS.Options
+		}
+		path, err := h.CreateNetwork(ctx, spec)
+		if err != nil {
+			return nil, nil, true, err
+		}
+		req.NetNSFrom = path
+	}
 	st, err := n.m.Setup(ctx, req)
 	if err != nil {
+		if h != nil {
+			_ = h.DestroyNetwork(context.WithoutCancel(ctx), a.ID)
+		}
 		return nil, nil, true, err
 	}
 	iso := &drivers.NetworkIsolation{Mode: req.Mode, NetNSPath: st.NetNSPath, Address: st.Address, Hostname: st.Hostname,
@@ -28,8 +82,29 @@ func (n allocNetworks) Setup(ctx context.Context, a *structs.Allocation, dir str
 	return iso, status, true, nil
 }
 
+// Teardown runs the CNI DEL and unmounts the namespace, then removes its
+// holder, if any.
 func (n allocNetworks) Teardown(ctx context.Context, allocID string) error {
-	return n.m.Teardown(ctx, allocID)
+	held := n.m.Held(allocID)
+	err := n.m.Teardown(ctx, allocID)
+	if h := n.holder(); h != nil && held {
+		err = errors.Join(err, h.DestroyNetwork(ctx, allocID))
+	}
+	return err
+}
+
+// groupUses reports whether a task of the alloc's group runs on driver.
+func groupUses(a *structs.Allocation, driver string) bool {
+	tg := a.Group()
+	if tg == nil {
+		return false
+	}
+	for _, t := range tg.Tasks {
+		if t != nil && t.Driver == driver {
+			return true
+		}
+	}
+	return false
 }
 
 // noNetworks refuses every alloc that needs a namespace: a client that
@@ -71,7 +146,7 @@ func (c *Client) buildNetworks() {
 		return
 	}
 	c.netManager = allocnet.New(c.cniConfig())
-	c.networks = allocNetworks{c.netManager}
+	c.networks = allocNetworks{m: c.netManager, drivers: c.drivers}
 }
 
 // sweepNetworks tears down the namespaces of allocs the client no longer
@@ -86,8 +161,22 @@ func (c *Client) sweepNetworks() {
 		keep[id] = true
 	}
 	c.mu.Unlock()
+	var gone []string
+	for _, id := range c.netManager.Recorded() {
+		if !keep[id] && c.netManager.Held(id) {
+			gone = append(gone, id)
+		}
+	}
 	if err := c.netManager.Sweep(c.ctx, func(id string) bool { return keep[id] }); err != nil {
 		c.logger.Warn("tearing down networks of gone allocs", "error", err)
+	}
+	// Their pause containers go too.
+	if h := (allocNetworks{drivers: c.drivers}).holder(); h != nil {
+		for _, id := range gone {
+			if err := h.DestroyNetwork(c.ctx, id); err != nil {
+				c.logger.Warn("removing the pause container of a gone alloc", "alloc_id", id, "error", err)
+			}
+		}
 	}
 }
 

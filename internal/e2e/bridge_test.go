@@ -26,7 +26,7 @@ var (
 // requireBridge skips where the client cannot make bridge networks: not
 // root, or without the CNI reference plugins (scripts/check installs
 // containernetworking-plugins) or iptables.
-func requireBridge(t *testing.T) {
+func requireBridge(t testing.TB) {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("bridge networking needs root")

@@ -36,7 +36,7 @@ func docker(args ...string) (string, error) {
 }
 
 // requireDockerImage skips without a Docker daemon and builds the image.
-func requireDockerImage(t *testing.T) {
+func requireDockerImage(t testing.TB) {
 	t.Helper()
 	if _, err := exec.LookPath("docker"); err != nil {
 		t.Skip("docker CLI not installed; skipping the docker end-to-end test")
@@ -74,6 +74,9 @@ func buildImage() error {
 func cleanupImages() {
 	if imageMade {
 		_, _ = docker("rmi", "-f", imageTag)
+	}
+	if pauseBuilt {
+		_, _ = docker("rmi", "-f", pauseTag)
 	}
 }
 

@@ -115,7 +115,7 @@ func quietLogger() *slog.Logger {
 
 // startAgent starts an in-process agent from a dev config (loopback,
 // raw_exec on, tasks stopped on shutdown) with its own ports and data dir.
-func startAgent(t *testing.T, name string, mutate func(*config.Config)) *agent.Agent {
+func startAgent(t testing.TB, name string, mutate func(*config.Config)) *agent.Agent {
 	t.Helper()
 	return agenttest.Start(t, quietLogger(), func(cfg *config.Config) {
 		cfg.Name = name

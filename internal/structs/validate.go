@@ -379,7 +379,7 @@ func (tg *TaskGroup) validatePorts(v validator) {
 	seen := portRegistry{labels: map[string]string{}, static: map[int]string{}}
 	for i, n := range tg.Networks {
 		seen.checkNetwork(v.index("Networks", i), n)
-		tg.checkNetworkMode(v.index("Networks", i), n)
+		tg.checkNetworkMode(v, i, n)
 	}
 	for ti, t := range tg.Tasks {
 		if t == nil || t.Resources == nil {
@@ -393,14 +393,15 @@ func (tg *TaskGroup) validatePorts(v validator) {
 }
 
 // checkNetworkMode accepts Nomad's modes: host (or unset), bridge, none
-// and cni/NAME. A group with its own namespace may not have docker tasks
-// yet: the Engine joins containers only to another container's
-// namespace, not to the alloc's (a pause container would be needed), so
-// such a group is refused here rather than run on docker's network.
-func (tg *TaskGroup) checkNetworkMode(v validator, n *NetworkResource) {
+// and cni/NAME. In a group with a namespace of its own, docker tasks join
+// the alloc's pause container's namespace, and Docker refuses to set the
+// network of a container that joins another's: the docker options that
+// would are refused here, naming where the group sets them instead.
+func (tg *TaskGroup) checkNetworkMode(gv validator, i int, n *NetworkResource) {
 	if n == nil {
 		return
 	}
+	v := gv.index("Networks", i)
 	switch {
 	case n.Mode == "" || n.Mode == NetworkModeHost:
 		return
@@ -410,12 +411,31 @@ func (tg *TaskGroup) checkNetworkMode(v validator, n *NetworkResource) {
 		v.fail("Mode", "unknown network mode %q: want host, bridge, none or cni/<network name>", n.Mode)
 		return
 	}
-	for _, t := range tg.Tasks {
-		if t != nil && t.Driver == "docker" {
-			v.fail("Mode", "network mode %q runs the group in its own network namespace, which docker tasks (task %q) cannot join yet: use exec or raw_exec tasks, or mode = \"host\"", n.Mode, t.Name)
-			return
+	for ti, t := range tg.Tasks {
+		if t == nil || t.Driver != "docker" {
+			continue
+		}
+		for _, o := range dockerNetworkOptions {
+			if _, ok := t.Config[o.key]; ok {
+				gv.index("Tasks", ti).at("Config").fail(o.key, "network mode %q joins the task to the group's network namespace, where %s cannot be set%s", n.Mode, o.key, o.instead)
+			}
 		}
 	}
+}
+
+// dockerNetworkOptions are the docker task options that set a container's
+// own network, which a container joining the group's namespace cannot have.
+var dockerNetworkOptions = []struct{ key, instead string }{
+	{"network_mode", ""},
+	{"hostname", ": set hostname in the group's network block"},
+	{"dns_servers", ": set dns { servers } in the group's network block"},
+	{"dns_search_domains", ": set dns { searches } in the group's network block"},
+	{"dns_options", ": set dns { options } in the group's network block"},
+	{"extra_hosts", ""},
+	{"mac_address", ""},
+	{"ipv4_address", ""},
+	{"network_aliases", ""},
+	{"port_map", `: the port's "to" in the group's network block is the container port`},
 }
 
 // portRegistry remembers where each label and static port was first seen.

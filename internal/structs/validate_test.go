@@ -245,10 +245,16 @@ var jobCases = []jobCase{
 	}, field: "TaskGroups[1].Tasks[0].Resources.Networks[0].DynamicPorts[0].Label"},
 	{name: "unknown network mode", mutate: func(j *Job) { group(j, 0).Networks[0].Mode = "overlay" }, field: "TaskGroups[0].Networks[0].Mode"},
 	{name: "cni mode without a network name", mutate: func(j *Job) { group(j, 0).Networks[0].Mode = "cni/" }, field: "TaskGroups[0].Networks[0].Mode"},
-	{name: "docker task in a bridge group", mutate: func(j *Job) {
+	{name: "docker task setting its hostname in a bridge group", mutate: func(j *Job) {
 		group(j, 0).Networks[0].Mode = "bridge"
 		group(j, 0).Tasks[0].Driver = "docker"
-	}, field: "TaskGroups[0].Networks[0].Mode"},
+		group(j, 0).Tasks[0].Config = map[string]any{"image": "x", "hostname": "h"}
+	}, field: "TaskGroups[0].Tasks[0].Config.hostname"},
+	{name: "docker task with port_map in a cni group", mutate: func(j *Job) {
+		group(j, 0).Networks[0].Mode = "cni/mynet"
+		group(j, 0).Tasks[0].Driver = "docker"
+		group(j, 0).Tasks[0].Config = map[string]any{"image": "x", "port_map": map[string]any{"http": 80}}
+	}, field: "TaskGroups[0].Tasks[0].Config.port_map"},
 	{name: "port label missing", mutate: func(j *Job) { group(j, 0).Networks[0].DynamicPorts[0].Label = "" }, field: "TaskGroups[0].Networks[0].DynamicPorts[0].Label"},
 	{name: "static port zero", mutate: func(j *Job) { group(j, 0).Networks[0].ReservedPorts[0].Value = 0 }, field: "TaskGroups[0].Networks[0].ReservedPorts[0].Value"},
 	{name: "static port too high", mutate: func(j *Job) { group(j, 0).Networks[0].ReservedPorts[0].Value = 65536 }, field: "TaskGroups[0].Networks[0].ReservedPorts[0].Value"},
@@ -323,6 +329,15 @@ func TestJobValidate_AllowedEdgeCases(t *testing.T) {
 		"disabled periodic":     func(j *Job) { j.Periodic = &PeriodicConfig{} },
 		"no progress deadline":  func(j *Job) { group(j, 0).Update.ProgressDeadline = 0 },
 		"batch ignores updates": func(j *Job) { j.Type = JobTypeBatch; group(j, 0).Update.HealthCheck = "pings" },
+		"docker task in a bridge group": func(j *Job) {
+			group(j, 0).Networks[0].Mode = "bridge"
+			group(j, 0).Tasks[0].Driver = "docker"
+			group(j, 0).Tasks[0].Config = map[string]any{"image": "x", "ports": []any{"http"}}
+		},
+		"docker hostname on the host network": func(j *Job) {
+			group(j, 0).Tasks[0].Driver = "docker"
+			group(j, 0).Tasks[0].Config = map[string]any{"image": "x", "hostname": "h", "port_map": map[string]any{"http": 80}}
+		},
 	}
 	for name, mutate := range cases {
 		t.Run(name, func(t *testing.T) {

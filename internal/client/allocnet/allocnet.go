@@ -89,6 +89,11 @@ type Request struct {
 	Hostname string
 	// Dir receives resolv.conf, hosts and hostname (the alloc dir).
 	Dir string
+	// NetNSFrom, when set, is a namespace held by a process of its own
+	// (the docker driver's pause container, /proc/<pid>/ns/net): it is
+	// bind-mounted at NetNSPath instead of a fresh namespace being made, so
+	// the alloc's other tasks join it the same way.
+	NetNSFrom string
 }
 
 // Status is an alloc's network as set up.
@@ -126,6 +131,8 @@ type record struct {
 	Args     [][2]string
 	Ports    []PortMap
 	Status   *Status
+	// Held: the namespace is another process's (Request.NetNSFrom).
+	Held bool `json:",omitempty"`
 }
 
 func (m *Manager) recordPath(allocID string) string {
@@ -147,7 +154,14 @@ func (m *Manager) Setup(ctx context.Context, req *Request) (*Status, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if rec, err := m.readRecord(req.AllocID); err == nil && rec.Status != nil && exists(rec.NetNS) {
-		return rec.Status, nil
+		if req.NetNSFrom == "" || sameFile(rec.NetNS, req.NetNSFrom) {
+			return rec.Status, nil
+		}
+		// The holder of the namespace was replaced (its pause container
+		// died while the client was down): wire the new one.
+		if err := m.teardownLocked(ctx, req.AllocID); err != nil {
+			return nil, fmt.Errorf("tear down the namespace of a replaced holder: %w", err)
+		}
 	}
 	list, err := m.confList(req)
 	if err != nil {
@@ -156,11 +170,16 @@ func (m *Manager) Setup(ctx context.Context, req *Request) (*Status, error) {
 	if err := os.MkdirAll(m.cfg.StateDir, 0o700); err != nil {
 		return nil, err
 	}
-	nsPath, err := createNetNS(req.AllocID)
+	var nsPath string
+	if req.NetNSFrom != "" {
+		nsPath, err = bindNetNS(req.AllocID, req.NetNSFrom)
+	} else {
+		nsPath, err = createNetNS(req.AllocID)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("create network namespace: %w", err)
 	}
-	rec := &record{AllocID: req.AllocID, NetNS: nsPath, ConfList: list.Bytes, Args: cniArgs(req), Ports: req.Ports}
+	rec := &record{AllocID: req.AllocID, NetNS: nsPath, ConfList: list.Bytes, Args: cniArgs(req), Ports: req.Ports, Held: req.NetNSFrom != ""}
 	if err := m.writeRecord(rec); err != nil {
 		_ = deleteNetNS(req.AllocID)
 		return nil, err
@@ -317,6 +336,21 @@ func (m *Manager) Sweep(ctx context.Context, keep func(allocID string) bool) err
 	return errors.Join(errs...)
 }
 
+// Has reports whether the alloc has a network recorded.
+func (m *Manager) Has(allocID string) bool {
+	return validAllocID(allocID) && exists(m.recordPath(allocID))
+}
+
+// Held reports whether the alloc's recorded namespace is another
+// process's (set up with Request.NetNSFrom), whose holder goes with it.
+func (m *Manager) Held(allocID string) bool {
+	if !validAllocID(allocID) {
+		return false
+	}
+	rec, err := m.readRecord(allocID)
+	return err == nil && rec.Held
+}
+
 // Recorded lists the allocs with a network set up.
 func (m *Manager) Recorded() []string {
 	entries, _ := os.ReadDir(m.cfg.StateDir)
@@ -365,6 +399,16 @@ func validAllocID(id string) bool {
 		}
 	}
 	return true
+}
+
+// sameFile reports whether two paths are one namespace (same inode).
+func sameFile(a, b string) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
 }
 
 func exists(path string) bool {

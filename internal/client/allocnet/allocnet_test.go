@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -207,4 +208,82 @@ func TestBridge_ChurnLeavesNothing(t *testing.T) {
 		t.Fatalf("records left: %v", left)
 	}
 	t.Logf("%d allocs: footprint before %+v, after %+v", *churnAllocs, before, after)
+}
+
+// holder starts a process in a network namespace of its own (as the
+// docker driver's pause container is) and returns its namespace path.
+func holder(t *testing.T) string {
+	t.Helper()
+	cmd := exec.Command("unshare", "--net", "sleep", "600")
+	if err := cmd.Start(); err != nil {
+		t.Skipf("unshare: %v", err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	path := fmt.Sprintf("/proc/%d/ns/net", cmd.Process.Pid)
+	host, _ := os.Readlink("/proc/self/ns/net")
+	for {
+		// unshare has switched namespaces once its link differs from ours.
+		if got, err := os.Readlink(path); err != nil {
+			t.Fatal(err)
+		} else if got != host {
+			return path
+		}
+		runtime.Gosched()
+	}
+}
+
+// TestBridge_NamespaceOfAHolderIsBoundAndWired: with NetNSFrom the alloc's
+// namespace is the holder's (bind-mounted at NetNSPath) and the plugins
+// wire it; Setup again with the same holder re-attaches, with a new holder
+// (the old one was replaced) wires the new one; teardown unmounts it and
+// leaves nothing, and the holder's own namespace is left to it.
+func TestBridge_NamespaceOfAHolderIsBoundAndWired(t *testing.T) {
+	cfg := testConfig(t)
+	m := New(cfg)
+	ctx := context.Background()
+	id := uuid.NewString()
+	t.Cleanup(func() {
+		_ = m.Teardown(ctx, id)
+		_ = exec.Command("ip", "link", "del", cfg.BridgeName).Run()
+	})
+	before := measure(t, cfg, []string{id})
+	first := holder(t)
+	req := bridgeRequest(id, 24100)
+	req.NetNSFrom = first
+	st, err := m.Setup(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sameFile(NetNSPath(id), first) || st.NetNSPath != NetNSPath(id) || st.Address == "" {
+		t.Fatalf("status %+v; %s is the holder's namespace: %v", st, NetNSPath(id), sameFile(NetNSPath(id), first))
+	}
+	// The holder sees the interface the plugins made.
+	out, err := exec.Command("nsenter", "--net="+first, "ip", "-o", "addr", "show", IfName).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), st.Address+"/") {
+		t.Fatalf("holder's %s: %s %v", IfName, out, err)
+	}
+	again, err := m.Setup(ctx, req)
+	if err != nil || again.Address != st.Address {
+		t.Fatalf("setup with the same holder: %+v, %v", again, err)
+	}
+	second := holder(t)
+	req.NetNSFrom = second
+	if _, err := m.Setup(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	if !sameFile(NetNSPath(id), second) {
+		t.Fatal("a new holder's namespace was not bound")
+	}
+	if during := measure(t, cfg, []string{id}); during.netns != 1 || during.veths != 1 {
+		t.Fatalf("with the second holder: %+v, want the first one's veth gone", during)
+	}
+	if err := m.Teardown(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if after := measure(t, cfg, []string{id}); after != before {
+		t.Fatalf("after teardown: %+v, before: %+v", after, before)
+	}
+	if _, err := os.Readlink(second); err != nil {
+		t.Fatalf("the holder's namespace: %v", err)
+	}
 }

@@ -8,6 +8,16 @@
 // (Isolation.NetNSPath, joined by setns on a locked thread before the
 // fork), docker containers join it (see the drivers' NetworkIsolation).
 //
+// The Engine joins a container only to another container's namespace, so
+// for a group with docker tasks the namespace is made by the docker
+// driver's pause container (the client asks the driver first, see
+// internal/client/network.go): Request.NetNSFrom is that container's
+// /proc/<pid>/ns/net, which Setup bind-mounts at the alloc's path instead
+// of making a fresh namespace; everything after (the plugins, teardown,
+// the exec and raw_exec tasks' setns) is the same. A restarted client whose
+// record names a namespace other than the holder's now (the pause
+// container was replaced) tears the old one down and wires the new one.
+//
 // The namespace is wired by the reference CNI plugins through libcni
 // (github.com/containernetworking/cni), never by hand-written bridge or
 // iptables code:

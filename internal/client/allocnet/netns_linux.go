@@ -1,11 +1,13 @@
 package allocnet
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 
 	"github.com/vishvananda/netns"
+	"golang.org/x/sys/unix"
 )
 
 // NetNSDir is where named namespaces are bind-mounted (as `ip netns`).
@@ -45,6 +47,28 @@ func createNetNS(allocID string) (string, error) {
 	}()
 	if r := <-done; r.err != nil {
 		return "", r.err
+	}
+	return NetNSPath(allocID), nil
+}
+
+// bindNetNS names the namespace at src (another process's
+// /proc/<pid>/ns/net) as the alloc's, the way `ip netns attach` does: a
+// bind mount that keeps the namespace alive and reachable by path.
+func bindNetNS(allocID, src string) (string, error) {
+	if exists(NetNSPath(allocID)) {
+		_ = deleteNetNS(allocID)
+	}
+	if err := os.MkdirAll(NetNSDir, 0o755); err != nil {
+		return "", err
+	}
+	f, err := os.OpenFile(NetNSPath(allocID), os.O_RDONLY|os.O_CREATE|os.O_EXCL, 0o444)
+	if err != nil {
+		return "", err
+	}
+	f.Close()
+	if err := unix.Mount(src, NetNSPath(allocID), "none", unix.MS_BIND, ""); err != nil {
+		_ = os.Remove(NetNSPath(allocID))
+		return "", fmt.Errorf("bind %s: %w", src, err)
 	}
 	return NetNSPath(allocID), nil
 }

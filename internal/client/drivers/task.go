@@ -40,6 +40,21 @@ type NetworkIsolation struct {
 	HostnamePath   string
 }
 
+// AllocNetworkSpec is what a driver that holds an alloc's network
+// namespace in a process of its own (docker's pause container) needs to
+// make it: the client then wires that namespace with CNI and every task of
+// the alloc joins it.
+type AllocNetworkSpec struct {
+	AllocID  string
+	AllocDir string // the alloc dir (labels the holder, so a sweep can tell a gone alloc)
+	Hostname string // the network block's hostname ("" : the driver's default)
+	// DNS is the network block's dns; the holder's resolv.conf is shared
+	// by containers joining it.
+	DNSServers  []string
+	DNSSearches []string
+	DNSOptions  []string
+}
+
 // EmitEvent calls tc.Emit when it is set.
 func (tc *TaskConfig) EmitEvent(message string) {
 	if tc.Emit != nil {

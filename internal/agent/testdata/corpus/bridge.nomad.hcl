@@ -1,7 +1,7 @@
-# Bridge networking with a mapped port for a docker task: Drover gives the
-# alloc its own namespace, but docker tasks cannot join it yet, so the
-# server refuses the group rather than run it on docker's network.
-# expect: refuse Networks[0].Mode
+# Bridge networking with a mapped port for a docker task: the alloc gets
+# its own namespace (held by a pause container), which the task joins; the
+# port is mapped by CNI's portmap to the port's to.
+# expect: accept
 job "bridge" {
   group "api" {
     network {

@@ -40,6 +40,11 @@ type PluginConfig struct {
 	// PullActivityTimeout cancels a pull that made no progress this long
 	// (default 2m); a task's own pull_activity_timeout may lower it.
 	PullActivityTimeout time.Duration `cfg:"pull_activity_timeout"`
+	// InfraImage is the pause container that holds the network namespace
+	// of an alloc with one of its own (default DefaultInfraImage, Nomad's),
+	// pulled within InfraImagePullTimeout (default 5m).
+	InfraImage            string        `cfg:"infra_image"`
+	InfraImagePullTimeout time.Duration `cfg:"infra_image_pull_timeout"`
 }
 
 // PluginAuth is the plugin's auth { config helper } block.
@@ -127,6 +132,12 @@ func decodePluginConfig(raw map[string]any) (*PluginConfig, error) {
 	}
 	if pc.GC.DanglingContainers.CreationGrace == 0 {
 		pc.GC.DanglingContainers.CreationGrace = defaultCreationGrace
+	}
+	if pc.InfraImage == "" {
+		pc.InfraImage = DefaultInfraImage
+	}
+	if pc.InfraImagePullTimeout == 0 {
+		pc.InfraImagePullTimeout = defaultImagePullTimeout
 	}
 	if pc.AllowCaps == nil {
 		pc.AllowCaps = defaultAllowCaps

@@ -84,4 +84,24 @@
 // driver_config) needs volumes { enabled }.
 // Exec into a container (exectask.go) uses the Engine API's exec, whose
 // attached connection is half-closed when stdin ends.
+//
+// # Group network namespaces
+//
+// A task of a group with a namespace of its own (network mode bridge,
+// cni/NAME or none) joins the alloc's pause container, as Nomad's driver
+// does (network.go): CreateNetwork, called by the client before any task
+// starts, runs the plugin's infra_image (default Nomad's
+// registry.k8s.io/pause-<arch>:3.3, pulled within infra_image_pull_timeout)
+// on network "none" with the network block's hostname and dns, labelled
+// com.drover.alloc_id and com.drover.infra; the client wires its
+// /proc/<pid>/ns/net with CNI. The task's container then runs with network
+// mode container:<pause>, shares the pause container's hostname, hosts and
+// resolv.conf, and publishes no port (CNI's portmap maps them); the
+// options Docker refuses on such a container (network_mode, hostname, dns_*,
+// extra_hosts, mac_address, ipv4_address, network_aliases, port_map) are
+// refused, at submit by the server and again at start. A restarted client
+// finds the pause container by its labels; the pause image counts as in
+// use for image GC while the container exists; DestroyNetwork, after the
+// CNI DEL, removes it, and the dangling-container reconciler removes one
+// whose alloc dir is gone.
 package docker

@@ -29,6 +29,7 @@ type Driver struct {
 	tasks      drivers.TaskSet[*task]
 	containers tracked // the tasks' container IDs, for the reconciler
 	images     *imageRefs
+	infras     infras // the allocs' pause containers (network.go)
 
 	reconcileOnce sync.Once
 }

@@ -270,7 +270,8 @@ func TestPluginConfig(t *testing.T) {
 			"dangling_containers": []map[string]any{{"enabled": false, "period": "1m", "creation_grace": "2m", "dry_run": true}}}}}, ""},
 		{"gc unknown key", map[string]any{"gc": []map[string]any{{"images": true}}}, "gc"},
 		{"auth block", map[string]any{"auth": []map[string]any{{"config": "/etc/docker/config.json", "helper": "ecr-login"}}}, ""},
-		{"unknown plugin key", map[string]any{"infra_image": "pause"}, "infra_image"},
+		{"infra image", map[string]any{"infra_image": "pause:1", "infra_image_pull_timeout": "1m"}, ""},
+		{"unknown plugin key", map[string]any{"infra_images": "pause"}, "infra_images"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pc, err := decodePluginConfig(tc.cfg)
@@ -278,7 +279,8 @@ func TestPluginConfig(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if tc.cfg == nil && (!pc.GC.Image || !pc.GC.Container || !pc.GC.DanglingContainers.Enabled || pc.GC.ImageDelay != defaultImageDelay || len(pc.AllowCaps) == 0) {
+				if tc.cfg == nil && (!pc.GC.Image || !pc.GC.Container || !pc.GC.DanglingContainers.Enabled || pc.GC.ImageDelay != defaultImageDelay || len(pc.AllowCaps) == 0 ||
+					pc.InfraImage != DefaultInfraImage || pc.InfraImagePullTimeout != defaultImagePullTimeout) {
 					t.Fatalf("defaults %+v", pc)
 				}
 				return

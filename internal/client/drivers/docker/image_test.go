@@ -165,5 +165,10 @@ func TestMain(m *testing.M) {
 		}
 		os.RemoveAll(filepath.Dir(serverBin))
 	}
+	if pauseBuilt {
+		if c, err := newClient(DefaultEndpoint); err == nil {
+			removeImage(c, pauseImage)
+		}
+	}
 	os.Exit(code)
 }

@@ -16,7 +16,7 @@ func (d *Driver) Start(ctx context.Context, tc *drivers.TaskConfig) (*drivers.Ta
 	if err != nil {
 		return nil, err
 	}
-	if err := checkAllocNetwork(tc); err != nil {
+	if err := checkJoinable(tc, cfg); err != nil {
 		return nil, err
 	}
 	// Refuse what the client does not allow before pulling anything.
@@ -40,6 +40,9 @@ func (d *Driver) Start(ctx context.Context, tc *drivers.TaskConfig) (*drivers.Ta
 	}
 	// The runtime mounts the volumes at start, from the staging mounts.
 	defer staged.Close()
+	if err := d.joinAllocNetwork(ctx, tc, spec); err != nil {
+		return nil, err
+	}
 	id, err := d.create(ctx, containerName(tc), spec)
 	if err != nil {
 		return nil, err
