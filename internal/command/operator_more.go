@@ -187,14 +187,14 @@ func operatorAPICmd() *cmd {
 }
 
 func operatorMetricsCmd() *cmd {
-	var pretty bool
+	var pretty, jsonOut bool
 	var format string
 	c := &cmd{Name: "operator metrics", Synopsis: "Retrieve the metrics of the agent",
 		Help: "Prints /v1/metrics: JSON by default, or Prometheus text with -format prometheus."}
 	c.Flags = func(fs *flag.FlagSet) {
 		fs.BoolVar(&pretty, "pretty", false, "Indent the JSON.")
 		fs.StringVar(&format, "format", "", "prometheus for the Prometheus text format.")
-		fs.StringVar(&format, "json", "", "Unused; JSON is the default.")
+		fs.BoolVar(&jsonOut, "json", false, "JSON output (the default).")
 	}
 	c.Run = func(e *env, args []string) error {
 		cl, err := e.api()

@@ -97,7 +97,6 @@ func tlsCertCreateCmd() *cmd {
 		fs.BoolVar(&cli, "cli", false, "A certificate for the CLI.")
 		fs.StringVar(&caFile, "ca", "#DOMAIN#-agent-ca.pem", "The CA certificate.")
 		fs.StringVar(&keyFile, "key", "#DOMAIN#-agent-ca-key.pem", "The CA's key.")
-		fs.StringVar(&region, "region", "global", "The region the certificate is for.")
 		fs.StringVar(&domain, "domain", "nomad", "The domain the certificate is for.")
 		fs.StringVar(&nodeName, "node", "", "A node name to add as <node>.<role>.<region>.<domain>.")
 		fs.IntVar(&days, "days", 365, "How many days the certificate is valid.")
@@ -116,6 +115,10 @@ func tlsCertCreateCmd() *cmd {
 		}
 		if role == "" {
 			return errorf("give exactly one of -server, -client and -cli")
+		}
+		region = e.region // the global -region flag names the certificate's region
+		if region == "" {
+			region = "global"
 		}
 		caFile = strings.ReplaceAll(caFile, "#DOMAIN#", domain)
 		keyFile = strings.ReplaceAll(keyFile, "#DOMAIN#", domain)
