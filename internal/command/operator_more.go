@@ -71,7 +71,9 @@ func rootKeyringRotateCmd() *cmd {
 	var full bool
 	c := &cmd{Name: "operator root keyring rotate", Read: true, Synopsis: "Rotates the root encryption key",
 		Help: "Makes a new active root key; -full also re-encrypts every variable with it."}
-	c.Flags = func(fs *flag.FlagSet) { fs.BoolVar(&full, "full", false, "Re-encrypt existing variables with the new key.") }
+	c.Flags = func(fs *flag.FlagSet) {
+		fs.BoolVar(&full, "full", false, "Re-encrypt existing variables with the new key.")
+	}
 	c.Run = func(e *env, args []string) error {
 		cl, err := e.api()
 		if err != nil {
@@ -93,7 +95,9 @@ func rootKeyringRemoveCmd() *cmd {
 	var force bool
 	c := &cmd{Name: "operator root keyring remove", Args: "<key ID>", MinArgs: 1, MaxArgs: 1,
 		Synopsis: "Removes a root encryption key"}
-	c.Flags = func(fs *flag.FlagSet) { fs.BoolVar(&force, "force", false, "Remove the key even if it encrypted data still in use.") }
+	c.Flags = func(fs *flag.FlagSet) {
+		fs.BoolVar(&force, "force", false, "Remove the key even if it encrypted data still in use.")
+	}
 	c.Run = func(e *env, args []string) error {
 		cl, err := e.api()
 		if err != nil {
