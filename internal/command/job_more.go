@@ -490,8 +490,7 @@ func jobRestartCmd() *cmd {
 			return err
 		}
 		in := bufio.NewReader(e.stdin)
-		stamp := func() string { return now().Format(time.RFC3339) }
-		e.say("==> ", "%s: Restarting %d allocation%s", stamp(), len(targets), plural(len(targets)))
+		e.say("==> ", "Restarting %d allocation%s", len(targets), plural(len(targets)))
 		failed := 0
 		for start := 0; start < len(targets); start += size {
 			if start > 0 {
@@ -500,24 +499,24 @@ func jobRestartCmd() *cmd {
 						return exitCode(1)
 					}
 				} else if wait > 0 {
-					e.say("==> ", "%s: Waiting %s before restarting the next batch", stamp(), wait)
+					e.say("==> ", "Waiting %s before restarting the next batch", wait)
 					time.Sleep(wait) // the operator asked for this pause between batches
 				}
 			}
 			for _, s := range targets[start:min(start+size, len(targets))] {
-				err := e.restartOne(s, reschedule, allTasks, noShutdownDelay, tasks, stamp)
+				err := e.restartOne(s, reschedule, allTasks, noShutdownDelay, tasks)
 				if err == nil {
 					continue
 				}
 				failed++
-				fmt.Fprintf(e.stderr, "    %s: %v\n", stamp(), err)
+				e.say("    ", "Error: %v", err)
 				if onError == "fail" || (!yes && !ask(e, in, "Continue with the other allocations? [y/N]")) {
-					e.say("==> ", "%s: Job restart stopped after an error", stamp())
+					e.say("==> ", "Job restart stopped after an error")
 					return exitCode(1)
 				}
 			}
 		}
-		e.say("==> ", "%s: Finished job restart", stamp())
+		e.say("==> ", "Finished job restart")
 		if failed > 0 {
 			fmt.Fprintf(e.stdout, "\n%d allocation%s failed to restart\n", failed, plural(failed))
 			return exitCode(1)
@@ -528,35 +527,35 @@ func jobRestartCmd() *cmd {
 	return c
 }
 
-func (e *env) restartOne(s *api.AllocationListStub, reschedule, allTasks, noDelay bool, tasks []string, stamp func() string) error {
+func (e *env) restartOne(s *api.AllocationListStub, reschedule, allTasks, noDelay bool, tasks []string) error {
 	cl, _ := e.api()
 	a, err := e.fetchAlloc(s.ID)
 	if err != nil {
 		return err
 	}
 	if reschedule {
-		e.say("    ", "%s: Rescheduling allocation %q for group %q", stamp(), e.short(s.ID), s.TaskGroup)
+		e.say("    ", "Rescheduling allocation %q for group %q", e.short(s.ID), s.TaskGroup)
 		_, err := cl.Allocations().Stop(a, &api.QueryOptions{Namespace: e.namespace, Region: e.region,
 			Params: map[string]string{"no_shutdown_delay": strconv.FormatBool(noDelay)}})
 		return err
 	}
 	switch {
 	case allTasks:
-		e.say("    ", "%s: Restarting all tasks in allocation %q for group %q", stamp(), e.short(s.ID), s.TaskGroup)
+		e.say("    ", "Restarting all tasks in allocation %q for group %q", e.short(s.ID), s.TaskGroup)
 		return cl.Allocations().RestartAllTasks(a, e.query())
 	case len(tasks) > 0:
 		for _, t := range tasks {
 			if _, ok := a.TaskStates[t]; !ok {
 				continue
 			}
-			e.say("    ", "%s: Restarting task %q in allocation %q for group %q", stamp(), t, e.short(s.ID), s.TaskGroup)
+			e.say("    ", "Restarting task %q in allocation %q for group %q", t, e.short(s.ID), s.TaskGroup)
 			if err := cl.Allocations().Restart(a, t, e.query()); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	e.say("    ", "%s: Restarting running tasks in allocation %q for group %q", stamp(), e.short(s.ID), s.TaskGroup)
+	e.say("    ", "Restarting running tasks in allocation %q for group %q", e.short(s.ID), s.TaskGroup)
 	return cl.Allocations().Restart(a, "", e.query())
 }
 

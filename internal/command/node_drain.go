@@ -76,13 +76,14 @@ func nodeDrainCmd() *cmd {
 	return c
 }
 
-// drainDeadline maps the flags onto Nomad's encoding: 0 forces, -1 never.
+// drainDeadline maps the flags onto Nomad's encoding (DrainSpec.Deadline):
+// a negative deadline forces the allocations off now, 0 means none.
 func drainDeadline(d time.Duration, force, none bool) time.Duration {
 	switch {
 	case force:
-		return 0
+		return -1 * time.Second
 	case none:
-		return -1
+		return 0
 	}
 	return d
 }

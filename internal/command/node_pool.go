@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/gohcl"
 	"github.com/hashicorp/hcl/v2/hclparse"
 	"github.com/hashicorp/nomad/api"
@@ -115,7 +116,7 @@ func parseNodePool(path string, data []byte, isJSON bool) (*api.NodePool, error)
 		return nil, errors.New(diags.Error())
 	}
 	var spec struct {
-		Pools []*api.NodePool `hcl:"node_pool,block"`
+		Pools []*poolBlock `hcl:"node_pool,block"`
 	}
 	if diags := gohcl.DecodeBody(file.Body, nil, &spec); diags.HasErrors() {
 		return nil, errors.New(diags.Error())
@@ -123,7 +124,45 @@ func parseNodePool(path string, data []byte, isJSON bool) (*api.NodePool, error)
 	if len(spec.Pools) != 1 {
 		return nil, errorf("%s: want exactly one node_pool block, found %d", path, len(spec.Pools))
 	}
-	return spec.Pools[0], nil
+	b := spec.Pools[0]
+	pool := &api.NodePool{Name: b.Name, Description: b.Description}
+	if len(b.Meta) > 1 || len(b.Sched) > 1 {
+		return nil, errorf("%s: node_pool %q: at most one meta and one scheduler_config block", path, b.Name)
+	}
+	if len(b.Meta) == 1 {
+		attrs, diags := b.Meta[0].Body.JustAttributes()
+		if diags.HasErrors() {
+			return nil, errors.New(diags.Error())
+		}
+		pool.Meta = map[string]string{}
+		for name, a := range attrs {
+			var v string
+			if diags := gohcl.DecodeExpression(a.Expr, nil, &v); diags.HasErrors() {
+				return nil, errors.New(diags.Error())
+			}
+			pool.Meta[name] = v
+		}
+	}
+	if len(b.Sched) == 1 {
+		pool.SchedulerConfiguration = &api.NodePoolSchedulerConfiguration{
+			SchedulerAlgorithm:            api.SchedulerAlgorithm(b.Sched[0].Algorithm),
+			MemoryOversubscriptionEnabled: b.Sched[0].MemOversub,
+		}
+	}
+	return pool, nil
+}
+
+// poolBlock is a node_pool block as a file holds it.
+type poolBlock struct {
+	Name        string `hcl:"name,label"`
+	Description string `hcl:"description,optional"`
+	Meta        []*struct {
+		Body hcl.Body `hcl:",remain"`
+	} `hcl:"meta,block"`
+	Sched []*struct {
+		Algorithm  string `hcl:"scheduler_algorithm,optional"`
+		MemOversub *bool  `hcl:"memory_oversubscription_enabled,optional"`
+	} `hcl:"scheduler_config,block"`
 }
 
 // decodeStrictJSON decodes one JSON object, refusing unknown fields.
