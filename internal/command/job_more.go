@@ -186,10 +186,10 @@ func (e *env) promote(id string, groups []string, detach bool) error {
 		}
 		return nil
 	}
+	// The promotion's eval may be canceled in favour of a newer one for
+	// the job; the deployment is what tells whether the rollout ends.
 	if resp.EvalID != "" {
-		if _, err := e.monitorEval(resp.EvalID); err != nil {
-			return err
-		}
+		e.say("==> ", "Deployment %q promoted, evaluation %q", e.short(id), e.short(resp.EvalID))
 	}
 	return e.monitorDeployment(id)
 }

@@ -149,6 +149,10 @@ func TestOperatorDay(t *testing.T) {
 	do(0, "job deployments", []string{"web"}, "Job Version", "requires manual promotion")
 	do(0, "job promote", []string{"web"}, "successful")
 	do(0, "job tag apply", []string{"-name", "canaried", "web"}, `tagged with name "canaried"`)
+	do(0, "job history", []string{"web"}, "canaried")
+	do(0, "job tag unset", []string{"-name", "canaried", "web"}, `Tag "canaried" removed`)
+	do(0, "job deployments", []string{"-latest", "web"}, "successful")
+	do(0, "node pool jobs", []string{"default"}, "web", "service")
 
 	// Revert to the first version: follows the deployment.
 	do(0, "job revert", []string{"web", "0"}, `reverted to version 0`, "successful")
@@ -156,6 +160,17 @@ func TestOperatorDay(t *testing.T) {
 
 	// Restart every allocation, one at a time.
 	do(0, "job restart", []string{"-batch-size", "1", "-yes", "web"}, "Restarting 1 allocation", "All allocations restarted successfully!")
+
+	// Stop and start again.
+	do(0, "job stop", []string{"web"})
+	do(0, "job status", []string{"web"}, "Status        = dead")
+	do(0, "job start", []string{"web"}, `finished with status "complete"`)
+	do(1, "job start", []string{"web"}, "is not stopped")
+
+	// Node metadata and the client's servers.
+	do(0, "node meta apply", []string{"rack=r1"})
+	do(0, "node meta read", nil, "rack", "r1")
+	do(0, "node config", []string{"-servers"}, "127.0.0.1:")
 
 	// Variables.
 	do(0, "var put", []string{"nomad/jobs/web", "user=alice"}, "")
