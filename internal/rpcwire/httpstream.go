@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/hashicorp/yamux"
 
@@ -46,7 +47,10 @@ func (c *PeekConn) Read(p []byte) (int, error) { return c.R.Read(p) }
 // protocol byte) with h until the peer closes the stream or ctx ends.
 func ServeHTTPStream(ctx context.Context, conn net.Conn, h http.Handler) {
 	ln := &oneConnListener{conn: &closeNotifyConn{Conn: conn, closed: make(chan struct{})}}
-	srv := &http.Server{Handler: h, BaseContext: func(net.Listener) context.Context { return ctx }}
+	srv := &http.Server{Handler: h, BaseContext: func(net.Listener) context.Context { return ctx },
+		// As the agent's own listener: a peer that opens a stream and
+		// sends nothing does not hold it (and a goroutine) forever.
+		ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 5 * time.Minute}
 	stop := context.AfterFunc(ctx, func() { srv.Close() })
 	defer stop()
 	_ = srv.Serve(ln)
