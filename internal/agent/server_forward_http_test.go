@@ -115,3 +115,23 @@ func TestServerForward_ClientOnlyAgentForwardsTheClusterAPI(t *testing.T) {
 type errString string
 
 func (e errString) Error() string { return string(e) }
+
+// TestServerForward_WebsocketThroughAClientOnlyAgent: a task action (a
+// websocket on a cluster path) asked of a client-only agent goes to the
+// server over the forwarded stream, upgrade included, and back to the
+// node that runs the alloc.
+func TestServerForward_WebsocketThroughAClientOnlyAgent(t *testing.T) {
+	first, c := clientTestAgent(t)
+	second := clientOnlyAgent(t, first.RPCAddr())
+	job := actionJob("wsacts")
+	job.Constrain(api.NewConstraint("${node.unique.id}", "=", second.Client().NodeID()))
+	alloc := runJob(t, c, job)
+	viaClient, err := api.NewClient(&api.Config{Address: "http://" + second.HTTPAddr()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, _, code, err := runAction(t, viaClient, alloc, "wsacts", "hello")
+	if err != nil || code != 4 || stdout != "hello from t\n" {
+		t.Fatalf("action through the client-only agent: code %d err %v stdout %q", code, err, stdout)
+	}
+}
