@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -34,23 +35,34 @@ type agentFlags struct {
 	bootstrapExpect int
 	fastGossip      bool
 	partitionFile   string
+	client          bool
+	servers         stringList
+	join            stringList
+	region, dc      string
+	node            string
 }
 
 func parseAgentFlags(args []string, stderr io.Writer) (*agentFlags, error) {
 	f := &agentFlags{}
 	fs := flag.NewFlagSet("agent", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.BoolVar(&f.dev, "dev", false, "Start a single-process development agent: in-memory server (and client, once available) on 127.0.0.1, no config needed.")
+	fs.BoolVar(&f.dev, "dev", false, "Start a single-process development agent: an in-memory server and a client (raw_exec on) on 127.0.0.1, no config needed; the web UI at http://127.0.0.1:4646/ui.")
 	fs.Var(&f.configs, "config", "Path to an HCL or JSON config file or directory. Repeatable; later ones win.")
 	fs.StringVar(&f.dataDir, "data-dir", "", "Directory for the agent's state (raft log and snapshots).")
 	fs.StringVar(&f.bind, "bind", "", "Address to bind the HTTP and RPC listeners to.")
 	fs.StringVar(&f.logLevel, "log-level", "", "Log level: TRACE, DEBUG, INFO, WARN or ERROR.")
 	fs.BoolVar(&f.server, "server", false, "Enable server mode.")
+	fs.BoolVar(&f.client, "client", false, "Enable client mode: run tasks placed on this node.")
+	fs.Var(&f.servers, "servers", "With -client, a server's RPC address (host[:4647]) to register with. Repeatable.")
+	fs.Var(&f.join, "retry-join", "A server's gossip address (host[:4648]) to join, retried until it answers. Repeatable.")
+	fs.StringVar(&f.region, "region", "", "The agent's region (default global).")
+	fs.StringVar(&f.dc, "dc", "", "The agent's datacenter (default dc1).")
+	fs.StringVar(&f.node, "node", "", "The agent's name (default: the host name).")
 	fs.IntVar(&f.bootstrapExpect, "bootstrap-expect", 0, "Number of servers to wait for before bootstrapping.")
 	fs.BoolVar(&f.fastGossip, "fast-gossip", false, "Loopback gossip timings: failed servers are seen in about a second (tests, drover chaos).")
 	fs.StringVar(&f.partitionFile, "partition-file", "", "Fault injection (drover chaos): a file listing peer rpc and serf addresses whose traffic (raft, RPC, gossip) is cut: refused, or silently dropped when the file also holds the word drop.")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: drover agent [options]\n\n  Starts a Drover agent and runs until interrupted (SIGINT or SIGTERM).\n\nOptions:\n")
+		fmt.Fprint(stderr, "Usage: drover agent [options]\n\n  Starts a Drover agent (a server, a client, or both) and runs until interrupted\n  (SIGINT or SIGTERM). A client-only agent forwards the cluster API to its servers,\n  so every command may be pointed at any agent. Settings come from -config files\n  (HCL or JSON, Nomad's agent configuration); these flags override them.\n\nOptions:\n")
 		fs.PrintDefaults()
 	}
 	return f, fs.Parse(args)
@@ -90,6 +102,24 @@ func applyAgentFlags(cfg *config.Config, f *agentFlags) {
 	if f.server {
 		cfg.Server.Enabled = true
 	}
+	if f.client {
+		cfg.Client.Enabled = true
+	}
+	if len(f.servers) > 0 {
+		cfg.Client.Servers = append([]string(nil), f.servers...)
+	}
+	if len(f.join) > 0 {
+		cfg.Server.ServerJoin.RetryJoin = append(cfg.Server.ServerJoin.RetryJoin, f.join...)
+	}
+	if f.region != "" {
+		cfg.Region = f.region
+	}
+	if f.dc != "" {
+		cfg.Datacenter = f.dc
+	}
+	if f.node != "" {
+		cfg.Name = f.node
+	}
 	if f.bootstrapExpect != 0 {
 		cfg.Server.BootstrapExpect = f.bootstrapExpect
 	}
@@ -101,6 +131,9 @@ func applyAgentFlags(cfg *config.Config, f *agentFlags) {
 
 func runAgent(args []string, stdout, stderr io.Writer) int {
 	f, err := parseAgentFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
 	if err != nil {
 		return 1
 	}

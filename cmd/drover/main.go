@@ -42,6 +42,7 @@ var commands = map[string]func(args []string, stdout, stderr io.Writer) int{
 	"status":     command.Group("status"),
 	"system":     command.Group("system"),
 	"var":        command.Group("var"),
+	"config":     runConfig,
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -53,6 +54,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	cmd, ok := commands[args[0]]
+	if !ok && command.Known(args[0]) {
+		// The rest of the CLI (tls, fmt, monitor, ui, volume...) is
+		// internal/command's, by its own registry.
+		cmd, ok = command.Group(args[0]), true
+	}
 	if !ok {
 		fmt.Fprintf(stderr, "drover: unknown command %q\n\n", args[0])
 		usage(stderr)
@@ -65,7 +71,8 @@ func usage(w io.Writer) {
 	fmt.Fprint(w, `Usage: drover <command> [options]
 
 Agent commands:
-    agent      Run a Drover agent (server, and later client)
+    agent      Run a Drover agent (server, client, or both)
+    config     Validate agent configuration files (config validate)
     version    Print the version
 
 `)

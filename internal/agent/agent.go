@@ -201,6 +201,11 @@ func (a *Agent) serveHTTP() error {
 	handler.logs, handler.debug = a.logs, a.config.EnableDebug || a.config.DevMode
 	handler.clientServers = a.clientServerList
 	handler.remoteACL = a.remoteACLResolver()
+	if dial := a.forwardDialer(); dial != nil {
+		handler.toServer = newServerForwarder(handler, dial)
+	} else {
+		a.server.ServeForwardedHTTP(handler)
+	}
 	if a.tls.httpServer != nil {
 		handler.forwardScheme, handler.forwardTransport = "https", forwardTransportFor(a.tls.httpClient)
 	}

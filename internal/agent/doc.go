@@ -49,7 +49,10 @@
 // trailing data, bodies over 8 MiB -> 4xx naming the problem). Lists support
 // prefix, filter, per_page / next_token (the key of the next page's first
 // item: the ID, or namespace.id for jobs), reverse, and namespace=*. A
-// client-only agent serves /v1/client/* and answers cluster paths with 501.
+// client-only agent serves /v1/client/* and /v1/agent/* itself and forwards
+// every other /v1 path to a server over its client's RPC connection (an
+// HTTP stream on the yamux session, server_forward_http.go): the caller's
+// token goes along and the server's agent checks it.
 //
 // ACLs on HTTP (acl_authz.go, acl_rules.go): a cluster route whose handler
 // is one method call names that method (serverRoute.by) and is checked by it
@@ -165,8 +168,8 @@
 // in the alloc's own job version and runs its command and args through the
 // same exec session, ignoring any command the caller sends; when the alloc
 // runs elsewhere the server agent forwards it to the node's agent as a plain
-// exec request, since a client-only agent cannot resolve actions (it answers
-// the route 501 and the official client falls back to a server). Restart or
+// exec request, since a client-only agent cannot resolve actions (it forwards
+// the route, websocket included, to a server). Restart or
 // signal of a task that is not running (e.g. between restarts) is a 409
 // (client.ErrTaskNotRunning). POST /v1/validate/job also decodes every
 // task's config with the built-in driver's schema

@@ -64,6 +64,9 @@ type HTTPServer struct {
 	// remoteACL resolves tokens through the servers' RPC on an agent
 	// without a server (nil: such an agent refuses every token).
 	remoteACL func(ctx context.Context, secret string) (*acl.ACL, error)
+	// toServer forwards the cluster API to a server on an agent without
+	// one (server_forward_http.go); nil on a server agent.
+	toServer http.Handler
 	// methodChecked holds the route patterns ("GET /v1/jobs") whose
 	// handler is a call of a registered server method, by method name:
 	// that call checks the caller, so the route check skips them.

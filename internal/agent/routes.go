@@ -11,7 +11,8 @@ import (
 // routes registers every /v1 endpoint this agent serves: the cluster API
 // when it runs a server, the client API (/v1/client/...) always (it
 // answers for the local client, or forwards). Unknown paths get a 404
-// naming them; cluster paths on a client-only agent a 501 saying why.
+// naming them; a client-only agent forwards cluster paths to a server
+// over its client's RPC connection (server_forward_http.go).
 func (h *HTTPServer) routes() {
 	if h.srv != nil {
 		h.serverRoutes()
@@ -25,6 +26,10 @@ func (h *HTTPServer) routes() {
 	h.uiRoutes()
 	h.handle("/", func(w http.ResponseWriter, r *http.Request) (any, error) {
 		if h.srv == nil && strings.HasPrefix(r.URL.Path, "/v1/") {
+			if h.toServer != nil {
+				h.toServer.ServeHTTP(w, r)
+				return nil, nil
+			}
 			return nil, server.NewCodedError(http.StatusNotImplemented,
 				"this agent runs no server: send %s to a server agent's HTTP address", r.URL.Path)
 		}

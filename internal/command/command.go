@@ -146,6 +146,11 @@ var groupSynopses = map[string]string{
 	"server":     "Interact with servers",
 	"acl":        "Interact with ACL policies and tokens",
 	"system":     "Interact with the system API",
+	"plugin":     "Not supported by Drover: no CSI or device plugins",
+	"scaling":    "Not supported by Drover: no scaling policies",
+	"setup":      "Not supported by Drover: no Consul or Vault integration",
+	"tls":        "Generate self-signed TLS certificates for Drover",
+	"volume":     "Not supported by Drover: no CSI or dynamic host volume API",
 }
 
 // runCmd parses flags, checks the argument count and runs c, mapping its
@@ -225,3 +230,26 @@ func Group(name string) func(args []string, stdout, stderr io.Writer) int {
 		return Run(append([]string{name}, args...), stdout, stderr)
 	}
 }
+
+// Known reports whether name is a registered command or group's first word.
+func Known(name string) bool {
+	for n := range registry {
+		if n == name || strings.HasPrefix(n, name+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+// Names lists every registered command, sorted.
+func Names() []string {
+	out := make([]string, 0, len(registry))
+	for n := range registry {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Refused is the reason a command is deliberately refused, "" if it is not.
+func Refused(name string) string { return refusedCommands[name] }

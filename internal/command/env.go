@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -17,6 +18,7 @@ const defaultAddress = "http://127.0.0.1:4646"
 // output options, and a lazily built API client.
 type env struct {
 	stdout, stderr io.Writer
+	stdin          io.Reader // os.Stdin; tests give their own
 	getenv         func(string) string
 
 	address, namespace, region string
@@ -46,7 +48,7 @@ type env struct {
 }
 
 func newEnv(stdout, stderr io.Writer, getenv func(string) string) *env {
-	return &env{stdout: stdout, stderr: stderr, getenv: getenv, tty: isTerminal(stdout, getenv),
+	return &env{stdout: stdout, stderr: stderr, stdin: os.Stdin, getenv: getenv, tty: isTerminal(stdout, getenv),
 		relTime: relativeTime, absTimeFmt: absoluteTime, dur: shortDuration}
 }
 

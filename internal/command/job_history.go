@@ -41,12 +41,28 @@ func jobHistoryCmd() *cmd {
 }
 
 func (e *env) historyTable(versions []*api.Job) {
-	rows := [][]string{{"Version", "Stable", "Status", "Submit Date"}}
+	tagged := false
 	for _, j := range versions {
-		rows = append(rows, []string{
+		tagged = tagged || j.VersionTag != nil
+	}
+	header := []string{"Version", "Stable", "Status", "Submit Date"}
+	if tagged {
+		header = append(header, "Tag Name", "Tag Description")
+	}
+	rows := [][]string{header}
+	for _, j := range versions {
+		row := []string{
 			fmt.Sprint(derefUint64(j.Version)), fmt.Sprint(derefBool(j.Stable)),
 			derefStr(j.Status), e.when(time.Unix(0, derefInt64(j.SubmitTime))),
-		})
+		}
+		if tagged {
+			name, desc := "", ""
+			if j.VersionTag != nil {
+				name, desc = j.VersionTag.Name, j.VersionTag.Description
+			}
+			row = append(row, name, desc)
+		}
+		rows = append(rows, row)
 	}
 	writeColumns(e.stdout, rows)
 }

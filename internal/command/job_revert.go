@@ -12,7 +12,7 @@ func jobRevertCmd() *cmd {
 		Name: "job revert", Args: "<job> <version>", MinArgs: 2, MaxArgs: 2,
 		Synopsis: "Revert a job to an earlier version",
 	}
-	return evalWrite(c, func(e *env, args []string) (string, string, error) {
+	return deployWrite(c, func(e *env, args []string) (string, string, error) {
 		version, err := strconv.ParseUint(args[1], 10, 64)
 		if err != nil {
 			return "", "", errorf("version %q is not a non-negative integer", args[1])

@@ -13,7 +13,7 @@ func jobScaleCmd() *cmd {
 		Synopsis: "Change the count of a job's task group",
 		Help:     "The group may be omitted when the job has exactly one.",
 	}
-	return evalWrite(c, func(e *env, args []string) (string, string, error) {
+	return deployWrite(c, func(e *env, args []string) (string, string, error) {
 		count, err := strconv.Atoi(args[len(args)-1])
 		if err != nil || count < 0 {
 			return "", "", errorf("count %q is not a non-negative integer", args[len(args)-1])

@@ -40,6 +40,9 @@ type jobStatusView struct {
 	Deployment  *api.Deployment
 	Evaluations []*api.Evaluation
 	Allocations []*api.AllocationListStub
+	// Children are the launched or dispatched jobs of a periodic or
+	// parameterized job.
+	Children []*api.JobListStub `json:",omitempty"`
 }
 
 func (e *env) jobStatus(prefix string, allAllocs bool) error {
@@ -70,12 +73,35 @@ func (e *env) fetchJobStatus(prefix string, allAllocs bool) (*jobStatusView, err
 	// still get a useful view (the summary is then counted from allocs).
 	v.Summary, _, _ = c.Jobs().Summary(id, e.query())
 	v.Deployment, _, _ = c.Jobs().LatestDeployment(id, e.query())
+	if v.Job.IsPeriodic() || v.Job.IsParameterized() {
+		kids, _, err := c.Jobs().PrefixList(id + "/")
+		if err != nil {
+			return nil, apiError("listing the children of job "+id, err)
+		}
+		for _, k := range kids {
+			if k.ParentID == id {
+				v.Children = append(v.Children, k)
+			}
+		}
+	}
 	return v, nil
 }
 
 func (e *env) printJobStatus(v *jobStatusView) {
 	j := v.Job
-	writeKV(e.stdout, jobKV(e, j))
+	kv := jobKV(e, j)
+	if j.IsPeriodic() && !derefBool(j.Stop) {
+		next := "none"
+		if t, err := j.Periodic.Next(now().In(periodicLocation(j.Periodic))); err == nil && !t.IsZero() {
+			next = fmt.Sprintf("%s (%s from now)", t.UTC().Format(time.RFC3339), e.dur(t.Sub(now()).Round(time.Second)))
+		}
+		kv = append(kv, [2]string{"Next Periodic Launch", next})
+	}
+	writeKV(e.stdout, kv)
+	if j.IsPeriodic() || j.IsParameterized() {
+		e.printParentStatus(v)
+		return
+	}
 	e.printSummary(v)
 	e.printDeployment(v.Deployment)
 	e.printPlacementFailures(v.Evaluations)
@@ -205,4 +231,58 @@ func latestQueued(evals []*api.Evaluation) map[string]int {
 		return nil
 	}
 	return newest.QueuedAllocations
+}
+
+// periodicLocation is the periodic block's time_zone (UTC if unset or
+// unknown).
+func periodicLocation(p *api.PeriodicConfig) *time.Location {
+	if p != nil && p.TimeZone != nil {
+		if loc, err := time.LoadLocation(*p.TimeZone); err == nil {
+			return loc
+		}
+	}
+	return time.UTC
+}
+
+// printParentStatus is the rest of a periodic or parameterized job's
+// status, as Nomad shows it: the parameters, the children's summary and
+// the children launched (or dispatched).
+func (e *env) printParentStatus(v *jobStatusView) {
+	j := v.Job
+	if j.IsParameterized() {
+		heading(e.stdout, "Parameterized Job")
+		p := j.ParameterizedJob
+		payload := p.Payload
+		if payload == "" {
+			payload = "optional"
+		}
+		kv := [][2]string{{"Payload", payload}}
+		if len(p.MetaRequired) > 0 {
+			kv = append(kv, [2]string{"Required Metadata", strings.Join(p.MetaRequired, ", ")})
+		}
+		if len(p.MetaOptional) > 0 {
+			kv = append(kv, [2]string{"Optional Metadata", strings.Join(p.MetaOptional, ", ")})
+		}
+		writeKV(e.stdout, kv)
+	}
+	title, listTitle := "Children Job Summary", "Previously Launched Jobs"
+	if j.IsParameterized() {
+		title, listTitle = "Parameterized Job Summary", "Dispatched Jobs"
+	}
+	heading(e.stdout, title)
+	var c api.JobChildrenSummary
+	if v.Summary != nil && v.Summary.Children != nil {
+		c = *v.Summary.Children
+	}
+	writeColumns(e.stdout, [][]string{{"Pending", "Running", "Dead"}, {fmt.Sprint(c.Pending), fmt.Sprint(c.Running), fmt.Sprint(c.Dead)}})
+	heading(e.stdout, listTitle)
+	if len(v.Children) == 0 {
+		fmt.Fprintf(e.stdout, "No %s\n", strings.ToLower(listTitle))
+		return
+	}
+	rows := [][]string{{"ID", "Status"}}
+	for _, k := range v.Children {
+		rows = append(rows, []string{k.ID, k.Status})
+	}
+	writeColumns(e.stdout, rows)
 }

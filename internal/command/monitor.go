@@ -115,7 +115,10 @@ func (e *env) reportFinished(ev *api.Evaluation) (string, error) {
 	if ev.BlockedEval != "" {
 		e.say("    ", "Evaluation %q waiting for additional capacity to place remainder", e.short(ev.BlockedEval))
 	}
-	if failed || ev.BlockedEval != "" || ev.Status != "complete" {
+	// A canceled eval was superseded by a newer one for the same job (the
+	// broker keeps the newest), which does its work: not a failure, as in
+	// Nomad, and the deployment still tells how the rollout ends.
+	if failed || ev.BlockedEval != "" || (ev.Status != "complete" && ev.Status != "canceled") {
 		return "", exitCode(exitPlacementFailure)
 	}
 	return "", nil

@@ -8,20 +8,21 @@ import (
 func init() { register("node eligibility", nodeEligibilityCmd) }
 
 func nodeEligibilityCmd() *cmd {
-	var enable, disable bool
+	var enable, disable, self bool
 	c := &cmd{
-		Name: "node eligibility", Args: "-enable|-disable <node>", MinArgs: 1, MaxArgs: 1,
+		Name: "node eligibility", Args: "-enable|-disable [-self | <node>]", MinArgs: 0, MaxArgs: 1,
 		Synopsis: "Toggle whether new allocations may be placed on a node",
 	}
 	c.Flags = func(fs *flag.FlagSet) {
 		fs.BoolVar(&enable, "enable", false, "Mark the node eligible.")
 		fs.BoolVar(&disable, "disable", false, "Mark the node ineligible.")
+		fs.BoolVar(&self, "self", false, "The node of the agent addressed.")
 	}
 	c.Run = func(e *env, args []string) error {
 		if enable == disable {
 			return errorf("exactly one of -enable and -disable is required")
 		}
-		id, err := e.resolveNode(args[0])
+		id, err := e.nodeArg(self, args)
 		if err != nil {
 			return err
 		}
@@ -37,4 +38,17 @@ func nodeEligibilityCmd() *cmd {
 		return nil
 	}
 	return c
+}
+
+// nodeArg is the node a command addresses: -self's, or the argument's.
+func (e *env) nodeArg(self bool, args []string) (string, error) {
+	switch {
+	case self && len(args) > 0:
+		return "", errorf("-self and a node ID are mutually exclusive")
+	case self:
+		return e.selfNode()
+	case len(args) == 0:
+		return "", errorf("name a node, or give -self")
+	}
+	return e.resolveNode(args[0])
 }

@@ -1,6 +1,7 @@
 package command
 
 import (
+	"flag"
 	"fmt"
 	"sort"
 
@@ -10,12 +11,26 @@ import (
 func init() { register("node status", nodeStatusCmd) }
 
 func nodeStatusCmd() *cmd {
+	var self bool
 	c := &cmd{
 		Name: "node status", Args: "[node]", MaxArgs: 1, Read: true,
 		Synopsis: "List nodes, or display one node with its allocations",
 		Help:     "With a node ID (or unique prefix) shows the node, its resource totals\nand what its allocations use, and its allocations.",
 	}
+	c.Flags = func(fs *flag.FlagSet) {
+		fs.BoolVar(&self, "self", false, "Show the node of the agent addressed.")
+	}
 	c.Run = func(e *env, args []string) error {
+		if self {
+			if len(args) > 0 {
+				return errorf("-self and a node ID are mutually exclusive")
+			}
+			id, err := e.selfNode()
+			if err != nil {
+				return err
+			}
+			return e.nodeStatus(id)
+		}
 		if len(args) == 0 {
 			return e.nodeList()
 		}

@@ -23,6 +23,19 @@ func (o *optBool) Set(s string) error {
 	return err
 }
 
+// or is the flag's value, or def when it was not given.
+func (o *optBool) or(def bool) bool {
+	if o.set {
+		return o.v
+	}
+	return def
+}
+
+// switchFlag is an optBool given as a plain switch (-t, -t=false).
+type switchFlag struct{ optBool }
+
+func (*switchFlag) IsBoolFlag() bool { return true }
+
 func (o optBool) apply(dst *bool) {
 	if o.set {
 		*dst = o.v

@@ -26,6 +26,17 @@ func diffMarker(typ string) string {
 func (e *env) printJobDiff(d *api.JobDiff) {
 	w := e.stdout
 	fmt.Fprintf(w, "%s Job: %q\n", diffMarker(d.Type), d.ID)
+	if d.Type == "Added" && !e.verbose {
+		// A new job: Nomad's short form, one line per group and task
+		// (-verbose shows every field).
+		for _, tg := range d.TaskGroups {
+			fmt.Fprintf(w, "%s Task Group: %q%s\n", diffMarker(tg.Type), tg.Name, groupUpdates(tg.Updates))
+			for _, t := range tg.Tasks {
+				fmt.Fprintf(w, "  %s Task: %q%s\n", diffMarker(t.Type), t.Name, annotations(t.Annotations))
+			}
+		}
+		return
+	}
 	e.printFields(w, d.Fields, "")
 	e.printObjects(w, d.Objects, "")
 	for _, tg := range d.TaskGroups {

@@ -34,6 +34,15 @@
 // that can no longer open a stream (its server went away) is dropped and
 // dialed again within the call, since the request never left.
 //
+// # HTTP streams
+//
+// A stream whose first byte is structs.RPCStreamHTTPByte carries HTTP/1.1
+// instead of net/rpc calls (httpstream.go): a client-only agent forwards
+// the cluster API to its server over the session it already holds
+// (OpenHTTPStream), and the server answers with its agent's HTTP handler
+// (ServeHTTPStream), which checks the caller's token as on its own
+// listener. Keep-alive reuses a stream for the next request.
+//
 // # Errors
 //
 // An error crosses the wire as text with its HTTP status and the sentinel

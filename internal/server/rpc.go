@@ -1,12 +1,14 @@
 package server
 
 import (
+	"bufio"
 	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"net/rpc"
 	"runtime/debug"
 	"sync"
@@ -16,6 +18,7 @@ import (
 	"github.com/hashicorp/yamux"
 
 	"github.com/drover-project/drover/internal/connlimit"
+	"github.com/drover-project/drover/internal/rpcwire"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -151,12 +154,46 @@ func (c *untrackOnClose) Close() error {
 // serveStream serves the calls of one yamux stream, one at a time, so a
 // handler that panics can be recovered (net/rpc's own ServeCodec would run
 // each call on a goroutine of its own, where a panic kills the process).
+//
+// A stream that starts with structs.RPCStreamHTTPByte carries HTTP
+// instead: a client-only agent forwarding the cluster API's requests,
+// answered by this server's agent (ServeForwardedHTTP) as it answers its
+// own HTTP listener, the caller's token checked there.
 func (r *rpcServer) serveStream(stream io.ReadWriteCloser) {
-	codec := msgpackrpc.NewCodecFromHandle(true, true, stream, structs.StructArrayHandle)
+	br := bufio.NewReaderSize(stream, 16)
+	if first, err := br.Peek(1); err != nil {
+		stream.Close()
+		return
+	} else if first[0] == structs.RPCStreamHTTPByte {
+		_, _ = br.Discard(1)
+		conn, isConn := stream.(net.Conn)
+		h := r.srv.forwardedHTTP.Load()
+		if !isConn || h == nil {
+			r.srv.log.Warn("rpc: refused a forwarded HTTP stream: this agent serves no HTTP API")
+			stream.Close()
+			return
+		}
+		rpcwire.ServeHTTPStream(r.srv.ctx, &rpcwire.PeekConn{Conn: conn, R: br}, *h)
+		return
+	}
+	codec := msgpackrpc.NewCodecFromHandle(true, true, &peekedStream{ReadWriteCloser: stream, r: br}, structs.StructArrayHandle)
 	defer codec.Close()
 	for r.serveCall(codec) {
 	}
 }
+
+// peekedStream reads its first bytes again from the reader that peeked them.
+type peekedStream struct {
+	io.ReadWriteCloser
+	r *bufio.Reader
+}
+
+func (p *peekedStream) Read(b []byte) (int, error) { return p.r.Read(b) }
+
+// ServeForwardedHTTP sets the handler that answers the HTTP requests
+// client-only agents forward over their RPC connection (the agent's own
+// API handler). Until it is set such streams are refused.
+func (s *Server) ServeForwardedHTTP(h http.Handler) { s.forwardedHTTP.Store(&h) }
 
 // serveCall serves one call and reports whether the stream may carry
 // another: not after a call it could not read (unknown method,

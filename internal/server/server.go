@@ -79,6 +79,9 @@ type Server struct {
 	// applied it (0 while not leading or not yet caught up).
 	readyIndex atomic.Uint64
 	remoteHeld remoteHeld
+	// forwardedHTTP answers HTTP streams forwarded by client-only agents
+	// (ServeForwardedHTTP); nil until the agent sets it.
+	forwardedHTTP atomic.Pointer[http.Handler]
 
 	// Event is the event stream endpoint (a stream, not an RPC method);
 	// every other endpoint is called through its registration in

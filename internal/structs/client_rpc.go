@@ -104,6 +104,13 @@ const RPCMultiplexByte byte = 0x01
 // (RPCMultiplexByte) then follows inside TLS.
 const RPCTLSByte byte = 0x04
 
+// RPCStreamHTTPByte is the first byte of a yamux stream (inside an
+// RPCMultiplexByte session) that carries HTTP/1.1 instead of net/rpc
+// calls: a client-only agent forwards the cluster API's requests to its
+// server this way, over the connection it already holds. A net/rpc
+// stream starts with a msgpack map or array, never this byte ('H').
+const RPCStreamHTTPByte byte = 0x48
+
 // RPC method names.
 const (
 	RPCNodeRegister        = "Node.Register"

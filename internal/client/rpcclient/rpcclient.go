@@ -9,6 +9,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"net"
 	"net/rpc"
 	"sync"
 
@@ -186,4 +187,25 @@ func (c *Client) GetService(ctx context.Context, args *structs.ServiceRegistrati
 func (c *Client) ListServices(ctx context.Context, args *structs.ServiceRegistrationListRequest) (*structs.ServiceRegistrationListResponse, error) {
 	var out structs.ServiceRegistrationListResponse
 	return &out, c.call(ctx, "ServiceRegistration.List", args, &out)
+}
+
+// DialHTTP opens a stream for HTTP to the server this client talks to
+// (rpcwire.OpenHTTPStream), failing over as call does: a client-only
+// agent forwards the cluster API's requests over it.
+func (c *Client) DialHTTP(ctx context.Context) (net.Conn, error) {
+	var lastErr error
+	for attempt := 0; attempt < c.serverCount(); attempt++ {
+		session, err := c.getSession(ctx)
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		conn, err := rpcwire.OpenHTTPStream(session)
+		if err == nil {
+			return conn, nil
+		}
+		lastErr = err
+		c.dropSession(session)
+	}
+	return nil, fmt.Errorf("rpcclient: no server reachable: %w", lastErr)
 }
