@@ -1,0 +1,174 @@
+package ui_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/hashicorp/nomad/api"
+)
+
+// cluster is one agent with the jobs the page and action tests look at.
+type cluster struct {
+	c     *api.Client
+	base  string
+	node  *api.NodeListStub
+	web   *api.AllocationListStub // a running alloc of web
+	shell *api.AllocationListStub // a running raw_exec alloc of shell
+}
+
+func shellJob(id, script string) *api.Job {
+	job := api.NewServiceJob(id, id, "global", 50)
+	job.Datacenters = []string{"*"}
+	task := api.NewTask("sh", "raw_exec")
+	task.Config = map[string]any{"command": "/bin/sh", "args": []any{"-c", script}}
+	task.Require(&api.Resources{CPU: ptr(50), MemoryMB: ptr(32)})
+	task.KillTimeout = ptr(time.Second)
+	job.AddTaskGroup(api.NewTaskGroup("g", 1).AddTask(task))
+	return job
+}
+
+func register(t *testing.T, c *api.Client, job *api.Job) {
+	t.Helper()
+	if _, _, err := c.Jobs().Register(job, nil); err != nil {
+		t.Fatalf("register %s: %v", *job.ID, err)
+	}
+}
+
+// startCluster starts the agent and registers: web (2 allocs, 2
+// versions), run (a job named like the run page), huge (cannot be
+// placed: more memory than any client), nightly (periodic), param
+// (parameterized), sys (system), shell (raw_exec, for exec and signals)
+// and a variable.
+func startCluster(t *testing.T) *cluster {
+	t.Helper()
+	a, c := startAgent(t)
+	cl := &cluster{c: c, base: "http://" + a.HTTPAddr()}
+	web := mockJob("web", 2, "hello from the mock task\n")
+	register(t, c, web)
+	waitRunning(t, c, "web", 2)
+	web.TaskGroups[0].Tasks[0].Env = map[string]string{"MODE": "v2"}
+	register(t, c, web)
+	register(t, c, mockJob("run", 1, ""))
+	huge := mockJob("huge", 1, "")
+	huge.TaskGroups[0].Tasks[0].Resources.MemoryMB = ptr(1 << 22)
+	register(t, c, huge)
+	nightly := mockJob("nightly", 1, "")
+	nightly.Type = ptr("batch")
+	nightly.Periodic = &api.PeriodicConfig{Spec: ptr("0 0 1 1 *"), ProhibitOverlap: ptr(true)}
+	register(t, c, nightly)
+	param := mockJob("param", 1, "")
+	param.Type = ptr("batch")
+	param.ParameterizedJob = &api.ParameterizedJobConfig{MetaRequired: []string{"who"}, Payload: "optional"}
+	register(t, c, param)
+	sys := mockJob("sys", 1, "")
+	sys.Type = ptr("system")
+	register(t, c, sys)
+	register(t, c, shellJob("shell", "echo shell-started; trap 'echo got-hup' HUP; while true; do sleep 0.2; done"))
+	if _, _, err := c.Variables().Create(&api.Variable{Path: "app/config", Items: api.VariableItems{"port": "8080"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	cl.web = waitRunning(t, c, "web", 2)[0]
+	cl.shell = waitRunning(t, c, "shell", 1)[0]
+	nodes, _, err := c.Nodes().List(nil)
+	if err != nil || len(nodes) != 1 {
+		t.Fatalf("nodes: %v %v", nodes, err)
+	}
+	cl.node = nodes[0]
+	return cl
+}
+
+// TestBrowser_Pages renders every page at Nomad's URL, with no console
+// error, and saves a screenshot of each.
+func TestBrowser_Pages(t *testing.T) {
+	b := newBrowser(t)
+	cl := startCluster(t)
+	base, c := cl.base, cl.c
+	evals, _, err := c.Jobs().Evaluations("web", nil)
+	if err != nil || len(evals) == 0 {
+		t.Fatalf("evals: %v", err)
+	}
+	register := evals[0]
+	for _, e := range evals {
+		if e.TriggeredBy == "job-register" {
+			register = e
+			break
+		}
+	}
+	members, err := c.Agent().Members()
+	if err != nil || len(members.Members) == 0 {
+		t.Fatalf("members: %v", err)
+	}
+	server := members.Members[0].Name
+	alloc := cl.web.ID
+
+	b.visit(base, "/ui/jobs", "web", "huge", "nightly", "service", "running", "Page 1 of 1")
+	// Live: a job registered while the page is open appears without a reload.
+	late := mockJob("late-arrival", 1, "")
+	if _, _, err := c.Jobs().Register(late, nil); err != nil {
+		t.Fatal(err)
+	}
+	b.waitText("/ui/jobs (live)", "late-arrival")
+	var live string
+	b.run("live badge", chromedp.Text("#live", &live, chromedp.ByQuery))
+	if live != "live" {
+		t.Errorf("event stream badge shows %q, want live", live)
+	}
+	if text := b.visit(base, "/ui/jobs?type=batch", "nightly", "param"); strings.Contains(text, "late-arrival") {
+		t.Errorf("type=batch shows a service job:\n%s", text)
+	}
+	b.visit(base, "/ui/jobs/run", "Run a job", "Job specification")
+	b.visit(base, "/ui/jobs/run@default", "Job run", "Task groups")
+	b.visit(base, "/ui/jobs/web@default", "Job web", "Task groups", "Recent allocations", "Overview", "Versions")
+	b.visit(base, "/ui/jobs/web@default/definition", `"MODE"`, "Edit")
+	b.visit(base, "/ui/jobs/web@default/versions", "Version 1", "Version 0", "MODE", "Revert to version 0")
+	b.visit(base, "/ui/jobs/web@default/deployments", "Deployment completed successfully", "Cancelled due to newer version")
+	b.visit(base, "/ui/jobs/web@default/allocations", "running", cl.node.Name)
+	b.visit(base, "/ui/jobs/web@default/evaluations", "job-register", "complete")
+	b.visit(base, "/ui/jobs/web@default/services", "declares no service")
+	b.visit(base, "/ui/jobs/web@default/web", "Task group web", "Scaling", "Reschedule events")
+	b.visit(base, "/ui/jobs/huge@default", "Placement failures", `Task group "web" could not be placed`, "Not enough memory on 1 client")
+	b.visit(base, "/ui/jobs/huge@default/web", `Task group "web" could not be placed`)
+	b.visit(base, "/ui/jobs/nightly@default", "Force launch")
+	b.visit(base, "/ui/jobs/param@default/dispatch", "meta who (required)", "Payload")
+	b.visit(base, "/ui/jobs/sys@default/clients", cl.node.Name)
+	b.visit(base, "/ui/allocations/"+alloc, "Task server", "Started", "hello from the mock task", "Resource use")
+	b.visit(base, "/ui/allocations/"+alloc+"/server", "Task server", "Restart task")
+	b.visit(base, "/ui/allocations/"+alloc+"/server/logs", "hello from the mock task")
+	b.visit(base, "/ui/allocations/"+alloc+"/fs", "alloc/", "server/")
+	b.visit(base, "/ui/allocations/"+alloc+"/server/fs", "local/")
+	b.visit(base, "/ui/exec/shell@default", "Exec into shell", "Connect")
+	b.visit(base, "/ui/clients", cl.node.Name, "ready", "eligible")
+	b.visit(base, "/ui/clients/"+cl.node.ID, "Drivers", "mock", "Allocations", "web", "Drain")
+	b.visit(base, "/ui/clients/"+cl.node.ID+"/monitor", "Monitor client")
+	b.visit(base, "/ui/servers", "Leader", "voter", "Members", "alive")
+	b.visit(base, "/ui/servers/"+server, "Server "+server, "Raft role")
+	b.visit(base, "/ui/servers/"+server+"/monitor", "Monitor server")
+	b.visit(base, "/ui/topology", cl.node.Name, "CPU", "Memory", "web/web")
+	b.visit(base, "/ui/csi/volumes", "does not implement CSI")
+	b.visit(base, "/ui/csi/plugins", "does not implement CSI")
+	b.visit(base, "/ui/evaluations", "job-register", "complete", "Not enough memory")
+	b.visit(base, "/ui/evaluations/"+register.ID, "Chain", "job endpoint (register)", "Timelines", "scheduling")
+	b.visit(base, "/ui/variables", "app/")
+	b.visit(base, "/ui/variables/path/app", "config")
+	b.visit(base, "/ui/variables/var/app/config@default", "Items", "port", "8080", "Not locked")
+	b.visit(base, "/ui/variables/var/app/config@default/edit", "Edit variable app/config")
+	b.visit(base, "/ui/variables/new", "Create variable")
+	b.visit(base, "/ui/node-pools", "default", "all")
+	b.visit(base, "/ui/node-pools/default", cl.node.Name, "web")
+	b.visit(base, "/ui/administration", "ACLs are disabled")
+	b.visit(base, "/ui/administration/namespaces", "default")
+	b.visit(base, "/ui/administration/namespaces/default", "Namespace default")
+	b.visit(base, "/ui/settings/tokens", "ACLs are disabled")
+	b.visit(base, "/ui/settings/user-settings", "Wrap long log lines")
+	b.visit(base, "/ui/no-such-page", "Not found", "No page at /ui/no-such-page.")
+	b.visit(base, "/ui/jobs/web@default/no-such-group", "Not found", `has no task group "no-such-group"`)
+
+	// Navigation by link stays in the page (no reload) and lands.
+	b.run("jobs", chromedp.Navigate(base+"/ui/jobs"))
+	b.waitText("/ui/jobs", "late-arrival")
+	b.click(`a[href="/ui/jobs/late-arrival@default"]`)
+	b.waitText("job page via link", "Job late-arrival")
+	b.checkNoErrors("link navigation")
+}
