@@ -79,11 +79,18 @@ func startCluster(t *testing.T) *cluster {
 	return cl
 }
 
-// TestBrowser_Pages renders every page at Nomad's URL, with no console
-// error, and saves a screenshot of each.
-func TestBrowser_Pages(t *testing.T) {
+// TestBrowser_Cluster drives one agent: every page (pages), then every
+// action by clicking (actions, in browser_actions_test.go).
+func TestBrowser_Cluster(t *testing.T) {
 	b := newBrowser(t)
 	cl := startCluster(t)
+	t.Run("pages", func(t *testing.T) { b.t = t; testPages(t, b, cl) })
+	t.Run("actions", func(t *testing.T) { b.t = t; testActions(t, b, cl) })
+}
+
+// testPages renders every page at Nomad's URL, with no console error,
+// and saves a screenshot of each.
+func testPages(t *testing.T, b *browser, cl *cluster) {
 	base, c := cl.base, cl.c
 	evals, _, err := c.Jobs().Evaluations("web", nil)
 	if err != nil || len(evals) == 0 {

@@ -238,7 +238,8 @@ func (b *browser) screenshot(path string) {
 		b.t.Fatal(err)
 	}
 	page := uuidRE.ReplaceAllString(strings.Trim(strings.SplitN(path, "?", 2)[0], "/"), "ID")
-	name := b.t.Name() + "_" + strings.NewReplacer("/", "_", "@", "_").Replace(page) + ".png"
+	clean := strings.NewReplacer("/", "_", "@", "_", " ", "_", "(", "", ")", "")
+	name := clean.Replace(b.t.Name()) + "_" + clean.Replace(page) + ".png"
 	if err := os.WriteFile(filepath.Join(dir, name), png, 0o644); err != nil {
 		b.t.Fatal(err)
 	}

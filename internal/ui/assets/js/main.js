@@ -163,8 +163,9 @@ async function refresh() {
   if (!page) return;
   // Do not redraw under the operator's hands: a focused field keeps its
   // text; the refresh waits until focus leaves it.
+  // An armed confirmation waits too.
   const f = document.activeElement;
-  if (f && main.contains(f) && /^(INPUT|TEXTAREA|SELECT)$/.test(f.tagName) && page.rendered) {
+  if (page.rendered && (main.querySelector('button.armed') || (f && main.contains(f) && /^(INPUT|TEXTAREA|SELECT)$/.test(f.tagName)))) {
     scheduleRefresh(1000);
     return;
   }

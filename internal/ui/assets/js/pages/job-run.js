@@ -10,7 +10,10 @@ const example = `job "example" {
     task "server" {
       driver = "mock"
       config { run_for = "0s" }
-      resources { cpu = 100 memory = 64 }
+      resources {
+        cpu    = 100
+        memory = 64
+      }
     }
   }
 }
