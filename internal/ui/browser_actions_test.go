@@ -130,7 +130,10 @@ variable "mem" { default = 64 }
 	b.waitText("stopped again", "Purge")
 	b.confirm(`button[data-action="purge-job"]`)
 	b.waitText("purged", "Job run purged.")
-	poll(t, "run purged", func() (bool, string) { _, _, err := c.Jobs().Info("run", nil); return err != nil && strings.Contains(err.Error(), "404"), fmt.Sprint(err) })
+	poll(t, "run purged", func() (bool, string) {
+		_, _, err := c.Jobs().Info("run", nil)
+		return err != nil && strings.Contains(err.Error(), "404"), fmt.Sprint(err)
+	})
 	b.checkNoErrors("stop/start/purge")
 
 	// Force a periodic launch; dispatch a parameterized job.
@@ -181,10 +184,16 @@ variable "mem" { default = 64 }
 	b.run("pick SIGHUP", chromedp.SetValue(`#sig-sh`, "SIGHUP", chromedp.ByQuery))
 	b.click(`form[data-action="signal"] button[type=submit]`)
 	b.waitText("signalled", "Sent SIGHUP to sh.")
-	poll(t, "a Signaling event", func() (bool, string) { ev := taskEvents(t, c, sh, "sh"); return hasEvent(ev, "Signaling"), fmt.Sprint(ev) })
+	poll(t, "a Signaling event", func() (bool, string) {
+		ev := taskEvents(t, c, sh, "sh")
+		return hasEvent(ev, "Signaling"), fmt.Sprint(ev)
+	})
 	b.confirm(`button[data-action="restart-task"]`)
 	b.waitText("task restarted", "Task sh restarted.")
-	poll(t, "a Restart Signal event", func() (bool, string) { ev := taskEvents(t, c, sh, "sh"); return hasEvent(ev, "Restart Signal"), fmt.Sprint(ev) })
+	poll(t, "a Restart Signal event", func() (bool, string) {
+		ev := taskEvents(t, c, sh, "sh")
+		return hasEvent(ev, "Restart Signal"), fmt.Sprint(ev)
+	})
 
 	// Exec: type a command in the terminal and read its output.
 	poll(t, "sh running again", func() (bool, string) {
@@ -218,7 +227,10 @@ variable "mem" { default = 64 }
 	poll(t, "one more restart", func() (bool, string) { n := restarts(); return n > before, fmt.Sprint(before, " then ", n) })
 	b.confirm(`button[data-action="stop-alloc"]`)
 	b.waitText("alloc stopped", "Allocation stopped")
-	poll(t, "alloc stopped", func() (bool, string) { a, _, err := c.Allocations().Info(sh, nil); return err == nil && a.DesiredStatus == "stop", "" })
+	poll(t, "alloc stopped", func() (bool, string) {
+		a, _, err := c.Allocations().Info(sh, nil)
+		return err == nil && a.DesiredStatus == "stop", ""
+	})
 	b.checkNoErrors("alloc lifecycle")
 
 	// Variables: create, edit, delete.
@@ -242,7 +254,10 @@ variable "mem" { default = 64 }
 	b.visit(base, "/ui/variables/var/ui/made@default", "Items")
 	b.confirm(`button[data-action="delete"]`)
 	b.waitText("variable deleted", "Variable ui/made deleted.")
-	poll(t, "ui/made deleted", func() (bool, string) { _, _, err := c.Variables().Read("ui/made", nil); return err != nil, fmt.Sprint(err) })
+	poll(t, "ui/made deleted", func() (bool, string) {
+		_, _, err := c.Variables().Read("ui/made", nil)
+		return err != nil, fmt.Sprint(err)
+	})
 	b.checkNoErrors("variables")
 
 	// Drain (deadline, ignore system jobs) with its progress, stop it,
@@ -260,12 +275,21 @@ variable "mem" { default = 64 }
 	b.screenshot("/ui/clients/ID (draining)")
 	b.click(`button[data-action="stop-drain"]`)
 	b.waitText("drain stopped", "Drain stopped")
-	poll(t, "drain off", func() (bool, string) { n, _, err := c.Nodes().Info(node, nil); return err == nil && n.DrainStrategy == nil, "" })
+	poll(t, "drain off", func() (bool, string) {
+		n, _, err := c.Nodes().Info(node, nil)
+		return err == nil && n.DrainStrategy == nil, ""
+	})
 	b.click(`button[data-action="eligibility"][data-to="eligible"]`)
 	b.waitText("eligible", "Client marked eligible.")
-	poll(t, "eligible", func() (bool, string) { n, _, err := c.Nodes().Info(node, nil); return err == nil && n.SchedulingEligibility == "eligible", "" })
+	poll(t, "eligible", func() (bool, string) {
+		n, _, err := c.Nodes().Info(node, nil)
+		return err == nil && n.SchedulingEligibility == "eligible", ""
+	})
 	b.click(`button[data-action="eligibility"][data-to="ineligible"]`)
 	b.waitText("ineligible", "Client marked ineligible.")
-	poll(t, "ineligible", func() (bool, string) { n, _, err := c.Nodes().Info(node, nil); return err == nil && n.SchedulingEligibility == "ineligible", "" })
+	poll(t, "ineligible", func() (bool, string) {
+		n, _, err := c.Nodes().Info(node, nil)
+		return err == nil && n.SchedulingEligibility == "ineligible", ""
+	})
 	b.checkNoErrors("drain")
 }
