@@ -143,12 +143,15 @@ async function load() {
   } catch (e) {
     if (e.status !== 403) throw e;
   }
-  if (!token()) return new Caps('anonymous', await policyRules(['anonymous']));
+  // Without a token the anonymous policy applies; only a management
+  // token may read it, so the write controls show disabled until a token
+  // is set (reads go ahead: the API answers what anonymous may see).
+  if (!token()) return new Caps('anonymous');
   try {
     self = await api('/v1/acl/token/self');
   } catch (e) {
     if (e.status === 400) return new Caps('none');
-    return new Caps('anonymous', await policyRules(['anonymous']));
+    return new Caps('anonymous');
   }
   if (self.Type === 'management') return new Caps('management');
   const names = new Set(self.Policies || []);

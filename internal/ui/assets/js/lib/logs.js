@@ -21,7 +21,7 @@ function b64bytes(s) {
 export function logViewer(pre, allocID, task, stream) {
   const ctrl = streamController();
   const chunks = []; // {file, start, end, node}
-  let chars = 0;
+  let chars = 0, received = 0;
   let loading = false;
   const dec = new TextDecoder();
   const fileNo = f => Number((f.match(/\.(\d+)$/) || [0, 0])[1]);
@@ -33,6 +33,8 @@ export function logViewer(pre, allocID, task, stream) {
     pre.appendChild(node);
     chunks.push({ file, start, end, node });
     chars += text.length;
+    received += text.length;
+    pre.dataset.received = received; // what followed so far; the page holds at most MAX
     while (chars > MAX && chunks.length > 1) {
       const c = chunks.shift();
       chars -= c.node.data.length;
