@@ -168,6 +168,7 @@ variable "mem" { default = 64 }
 		d, _, err := c.Deployments().Info(dep.ID, nil)
 		return err == nil && d.TaskGroups["web"].Promoted, fmt.Sprint(err)
 	})
+	checkDeploymentChain(t, b, cl, dep)
 	dep2 := canaryJob(t, c, "canary2")
 	b.visit(base, "/ui/jobs/canary2@default/deployments", "requires manual promotion")
 	b.confirm(`button[data-action="fail-deployment"]`)
@@ -292,4 +293,44 @@ variable "mem" { default = 64 }
 		return err == nil && n.SchedulingEligibility == "ineligible", ""
 	})
 	b.checkNoErrors("drain")
+}
+
+// checkDeploymentChain opens the eval page of one of dep's
+// deployment-watcher evals: the graph holds the watcher evals of dep
+// only (grouped by deployment ID, not job version) and the register
+// eval that wrote the version dep rolls out.
+func checkDeploymentChain(t *testing.T, b *browser, cl *cluster, dep *api.Deployment) {
+	t.Helper()
+	var watcher, reg *api.Evaluation
+	poll(t, "a watcher eval of the deployment and its register eval", func() (bool, string) {
+		evals, _, err := cl.c.Jobs().Evaluations(dep.JobID, nil)
+		watcher, reg = nil, nil
+		for _, e := range evals {
+			if e.TriggeredBy == "deployment-watcher" && e.DeploymentID == dep.ID {
+				watcher = e
+			}
+			if e.TriggeredBy == "job-register" && e.JobModifyIndex == dep.JobModifyIndex {
+				reg = e
+			}
+		}
+		return err == nil && watcher != nil && reg != nil, fmt.Sprint(err)
+	})
+	b.visit(cl.base, "/ui/evaluations/"+watcher.ID, "Chain", "Deployments in the chain", dep.ID[:8])
+	var nodes []map[string]string
+	b.run("graph nodes", chromedp.Evaluate(`[...document.querySelectorAll('svg.chain g.eval-node[data-eval]')].map(g => ({id: g.dataset.eval, trigger: g.dataset.trigger, deployment: g.dataset.deployment}))`, &nodes))
+	sawRegister := false
+	for _, n := range nodes {
+		if n["trigger"] == "deployment-watcher" && n["deployment"] != dep.ID {
+			t.Errorf("graph of deployment %s holds watcher eval %s of deployment %s", dep.ID, n["id"], n["deployment"])
+		}
+		sawRegister = sawRegister || n["id"] == reg.ID
+	}
+	if !sawRegister {
+		t.Errorf("graph %v leaves out the register eval %s of version %d", nodes, reg.ID, dep.JobVersion)
+	}
+	var edges []string
+	b.run("edges", chromedp.Evaluate(`[...document.querySelectorAll('svg.chain path.edge')].map(p => p.dataset.kinds)`, &edges))
+	if len(nodes) > 1 && !strings.Contains(strings.Join(edges, " "), "deployment") {
+		t.Errorf("no deployment link among %v", edges)
+	}
 }

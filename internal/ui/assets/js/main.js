@@ -143,8 +143,9 @@ async function runAction(name, data, el) {
   const page = current;
   const fn = page && page.actions && page.actions[name];
   if (!fn) { say(`no action ${name} on this page`, 'error'); return; }
-  const busy = el.querySelectorAll ? [el, ...el.querySelectorAll('button')] : [el];
-  busy.forEach(b => { b.disabled = true; });
+  const controls = el.querySelectorAll ? [el, ...el.querySelectorAll('button')] : [el];
+  controls.forEach(b => { b.disabled = true; });
+  if (document.activeElement && el.contains(document.activeElement)) document.activeElement.blur();
   try {
     const msg = await fn(data, el);
     if (msg) say(msg);
@@ -154,21 +155,14 @@ async function runAction(name, data, el) {
   } catch (e) {
     say(e.message, 'error');
   } finally {
-    busy.forEach(b => { if (b.isConnected) b.disabled = false; });
+    controls.forEach(b => { if (b.isConnected) b.disabled = false; });
   }
 }
 
 async function refresh() {
   const page = current;
   if (!page) return;
-  // Do not redraw under the operator's hands: a focused field keeps its
-  // text; the refresh waits until focus leaves it.
-  // An armed confirmation waits too.
-  const f = document.activeElement;
-  if (page.rendered && (main.querySelector('button.armed') || (f && main.contains(f) && /^(INPUT|TEXTAREA|SELECT)$/.test(f.tagName)))) {
-    scheduleRefresh(1000);
-    return;
-  }
+  if (busy(page)) { scheduleRefresh(1000); return; }
   let html;
   try {
     html = await page.render();
@@ -176,11 +170,20 @@ async function refresh() {
     html = errorHTML(e);
   }
   if (page !== current) return;
+  if (busy(page)) { scheduleRefresh(1000); return; } // armed or typed in while rendering
   const target = page.target ? document.getElementById(page.target) : main;
   if (!target) return;
   target.innerHTML = html;
   page.rendered = true;
   if (page.after) page.after(target);
+}
+
+// busy: do not redraw under the operator's hands. A focused field keeps
+// its text and an armed confirmation its state; the refresh waits.
+function busy(page) {
+  if (!page.rendered) return false;
+  const f = document.activeElement;
+  return !!(main.querySelector('button.armed') || (f && main.contains(f) && /^(INPUT|TEXTAREA|SELECT)$/.test(f.tagName)));
 }
 
 function errorHTML(e) {
