@@ -174,6 +174,7 @@ async function refresh() {
   const target = page.target ? document.getElementById(page.target) : main;
   if (!target) return;
   target.innerHTML = html;
+  if (!page.rendered && !performance.getEntriesByName('drover:first-render').length) performance.mark('drover:first-render');
   page.rendered = true;
   if (page.after) page.after(target);
 }
