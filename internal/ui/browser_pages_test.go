@@ -7,6 +7,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/hashicorp/nomad/api"
+
+	"github.com/drover-project/drover/internal/testutil"
 )
 
 // cluster is one agent with the jobs the page and action tests look at.
@@ -110,7 +112,7 @@ func testPages(t *testing.T, b *browser, cl *cluster) {
 	server := members.Members[0].Name
 	alloc := cl.web.ID
 
-	b.visit(base, "/ui/jobs", "web", "huge", "nightly", "service", "running", "Page 1 of 1")
+	b.visit(base, "/ui/jobs", "web", "huge", "nightly", "service", "running", "Page 1")
 	// Live: a job registered while the page is open appears without a reload.
 	late := mockJob("late-arrival", 1, "")
 	if _, _, err := c.Jobs().Register(late, nil); err != nil {
@@ -125,6 +127,23 @@ func testPages(t *testing.T, b *browser, cl *cluster) {
 	if text := b.visit(base, "/ui/jobs?type=batch", "nightly", "param"); strings.Contains(text, "late-arrival") {
 		t.Errorf("type=batch shows a service job:\n%s", text)
 	}
+	// Search by typing (the server filters: ID contains).
+	b.visit(base, "/ui/jobs", "web")
+	b.run("type a search", chromedp.SendKeys("#f-search", "ghtl", chromedp.ByQuery))
+	testutil.WaitFor(t, 10*time.Second, "search results", func() (bool, string) {
+		text := b.text()
+		return strings.Contains(text, "nightly") && !strings.Contains(text, "late-arrival"), text
+	})
+	b.checkNoErrors("search")
+	// Paging: 3 a page, the next page brings others, back returns.
+	first := b.visit(base, "/ui/jobs?per_page=3", "Page 1", "huge") // sorted by namespace.id: huge, late-arrival, nightly
+	b.click(`button[data-page="next"]`)
+	second := b.waitText("page 2", "Page 2", "param")
+	if strings.Contains(second, "huge") || !strings.Contains(first, "huge") {
+		t.Errorf("page 1:\n%s\npage 2:\n%s", first, second)
+	}
+	b.click(`button[data-page="prev"]`)
+	b.waitText("page 1 again", "Page 1", "huge")
 	b.visit(base, "/ui/jobs/run", "Run a job", "Job specification")
 	b.visit(base, "/ui/jobs/run@default", "Job run", "Task groups")
 	b.visit(base, "/ui/jobs/web@default", "Job web", "Task groups", "Recent allocations", "Overview", "Versions")

@@ -36,6 +36,13 @@ export async function api(path) {
   return r.json();
 }
 
+// apiPage reads one page of a paged list: the items and the token of
+// the next page ('' on the last).
+export async function apiPage(path) {
+  const r = await check(await fetch(path, { headers: authHeaders() }), path);
+  return { items: await r.json(), next: r.headers.get('X-Nomad-NextToken') || '' };
+}
+
 // apiText reads a plain-text body (file contents, logs).
 export async function apiText(path) {
   const r = await check(await fetch(path, { headers: authHeaders() }), path);
