@@ -196,7 +196,27 @@ func (b *browser) visit(base, path string, want ...string) string {
 	text := b.waitText(path, want...)
 	b.screenshot(path)
 	b.checkNoErrors(path)
+	b.checkAccessible(path)
 	return text
+}
+
+// checkAccessible fails on a field without a label and on a control
+// that the keyboard cannot reach (a click handler on something that is
+// not a link, button or field, or a negative tabindex).
+func (b *browser) checkAccessible(page string) {
+	b.t.Helper()
+	var bad []string
+	b.run("accessibility", chromedp.Evaluate(`[
+		...[...document.querySelectorAll('input:not([type=hidden]), select, textarea')]
+			.filter(el => !(el.labels && el.labels.length) && !el.getAttribute('aria-label'))
+			.map(el => 'unlabelled ' + el.tagName.toLowerCase() + '#' + el.id + '[name=' + el.name + ']'),
+		...[...document.querySelectorAll('button, a[href], input, select, textarea')]
+			.filter(el => el.tabIndex < 0)
+			.map(el => 'not reachable by keyboard: ' + el.outerHTML.slice(0, 80)),
+	]`, &bad))
+	for _, m := range bad {
+		b.t.Errorf("%s: %s", page, m)
+	}
 }
 
 // click clicks the element sel names (CSS), waiting for it to be there.
