@@ -2,10 +2,12 @@ package ui_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/hashicorp/nomad/api"
 
 	"github.com/drover-project/drover/internal/agent/config"
@@ -42,7 +44,9 @@ func TestBrowser_ACL(t *testing.T) {
 	c.SetSecretID(root.SecretID)
 	base := "http://" + a.HTTPAddr()
 	register(t, c, mockJob("web", 1, ""))
+	register(t, c, shellJob("shell", "while true; do sleep 1; done"))
 	waitRunning(t, c, "web", 1)
+	waitRunning(t, c, "shell", 1)
 	if _, err := c.ACLPolicies().Upsert(&api.ACLPolicy{Name: "readonly",
 		Rules: "namespace \"default\" {\n  policy = \"read\"\n}\nnode {\n  policy = \"read\"\n}\nagent {\n  policy = \"read\"\n}\n"}, nil); err != nil {
 		t.Fatal(err)
@@ -74,6 +78,17 @@ func TestBrowser_ACL(t *testing.T) {
 	if !runLink {
 		t.Error("no run job link for a management token")
 	}
+
+	// Exec with ACLs on: the token goes in the socket's first frame.
+	b.visit(base, "/ui/exec/shell@default", "Connect")
+	b.click(`form[data-action="connect"] button[type=submit]`)
+	b.run("terminal", chromedp.WaitVisible(`#term .xterm-helper-textarea`, chromedp.ByQuery))
+	b.run("type", chromedp.SendKeys(`#term .xterm-helper-textarea`, "echo acl-$((6*7))"+kb.Enter, chromedp.ByQuery))
+	testutil.WaitFor(t, 20*time.Second, "the command's output", func() (bool, string) {
+		var out string
+		b.run("transcript", chromedp.Text("#transcript", &out, chromedp.ByQuery))
+		return strings.Contains(out, "acl-42"), out
+	})
 
 	// Create a token by clicking, then revoke it.
 	b.visit(base, "/ui/administration/tokens", "Tokens", "Bootstrap Token")

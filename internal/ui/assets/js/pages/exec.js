@@ -3,7 +3,7 @@
 // Nomad's exec websocket: JSON frames, stdin and tty_size in, stdout,
 // stderr and exited out.
 
-import { api, enc, nsq } from '../lib/api.js';
+import { api, enc, nsq, token } from '../lib/api.js';
 import { esc, field, splitJobParam } from '../lib/ui.js';
 
 let xtermLoaded = null;
@@ -67,14 +67,19 @@ export default function execPage(params, query, ctx) {
         term.focus();
         const proto = location.protocol === 'https:' ? 'wss' : 'ws';
         const cmd = JSON.stringify(d.command.trim().split(/\s+/));
-        ws = new WebSocket(`${proto}://${location.host}/v1/client/allocation/${enc(allocID)}/exec?task=${enc(task)}&tty=true&command=${enc(cmd)}&${nsq(ns)}`);
+        // A websocket carries no X-Nomad-Token: with ws_handshake the token
+        // is the first frame (as Nomad's UI does).
+        ws = new WebSocket(`${proto}://${location.host}/v1/client/allocation/${enc(allocID)}/exec?task=${enc(task)}&tty=true&ws_handshake=true&command=${enc(cmd)}&${nsq(ns)}`);
         const dec = new TextDecoder();
         const out = data => {
           const text = dec.decode(unb64(data), { stream: true });
           term.write(text);
           transcript.textContent = (transcript.textContent + text).slice(-10000);
         };
-        ws.onopen = () => ws.send(JSON.stringify({ tty_size: { height: term.rows, width: term.cols } }));
+        ws.onopen = () => {
+          ws.send(JSON.stringify({ version: 1, auth_token: token() }));
+          ws.send(JSON.stringify({ tty_size: { height: term.rows, width: term.cols } }));
+        };
         ws.onmessage = ev => {
           const f = JSON.parse(ev.data);
           if (f.stdout && f.stdout.data) out(f.stdout.data);
