@@ -99,6 +99,31 @@ variable "mem" { default = 64 }
 	})
 	b.checkNoErrors("run")
 
+	// Edit the definition: the HCL source, planned, then run.
+	b.visit(base, "/ui/jobs/from-ui@default/definition", `variable "mem"`, "Edit")
+	b.click(`button[data-action="edit"]`)
+	b.run("edit the source", chromedp.WaitVisible("#f-jobspec", chromedp.ByQuery),
+		chromedp.Evaluate(`(() => { const e = document.getElementById('f-jobspec'); e.value = e.value.replace('group "g" {', 'group "g" {\n    count = 2'); })()`, nil))
+	b.click(`form.editor-form button[type=submit]`)
+	b.waitText("plan of the edit", `Count: "1" => "2"`)
+	b.click(`button[data-action="run"]`)
+	b.waitText("edited", "Job from-ui submitted")
+	poll(t, "from-ui at count 2", func() (bool, string) {
+		j, _, err := c.Jobs().Info("from-ui", nil)
+		return err == nil && *j.TaskGroups[0].Count == 2, fmt.Sprint(err)
+	})
+
+	// Create a namespace.
+	b.visit(base, "/ui/administration/namespaces/new", "Create namespace")
+	b.fill("#f-name", "ui-team")
+	b.fill("#f-description", "made in the browser")
+	b.click(`form[data-action="create"] button[type=submit]`)
+	b.waitText("namespace", "Namespace ui-team created.")
+	poll(t, "namespace ui-team", func() (bool, string) {
+		ns, _, err := c.Namespaces().Info("ui-team", nil)
+		return err == nil && ns.Description == "made in the browser", fmt.Sprint(err)
+	})
+
 	// Scale a group from the job page.
 	b.visit(base, "/ui/jobs/web@default", "Task groups")
 	b.fill("#count-web", "3")

@@ -67,7 +67,9 @@ func startCluster(t *testing.T) *cluster {
 	sys := mockJob("sys", 1, "")
 	sys.Type = ptr("system")
 	register(t, c, sys)
-	register(t, c, shellJob("shell", "echo shell-started; trap 'echo got-hup' HUP; while true; do sleep 0.2; done"))
+	shell := shellJob("shell", "echo shell-started; trap 'echo got-hup' HUP; while true; do sleep 0.2; done")
+	shell.TaskGroups[0].Services = []*api.Service{{Name: "shell-svc", Provider: "nomad", Tags: []string{"ui"}}}
+	register(t, c, shell)
 	if _, _, err := c.Variables().Create(&api.Variable{Path: "app/config", Items: api.VariableItems{"port": "8080"}}, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -153,6 +155,9 @@ func testPages(t *testing.T, b *browser, cl *cluster) {
 	b.visit(base, "/ui/jobs/web@default/allocations", "running", cl.node.Name)
 	b.visit(base, "/ui/jobs/web@default/evaluations", "job-register", "complete")
 	b.visit(base, "/ui/jobs/web@default/services", "declares no service")
+	b.visit(base, "/ui/jobs/shell@default/services", "shell-svc", "nomad")
+	b.visit(base, "/ui/jobs/shell@default/services/shell-svc", "Service shell-svc", cl.shell.ID[:8])
+	b.visit(base, "/ui/allocations/"+cl.shell.ID, "Services", "shell-svc")
 	b.visit(base, "/ui/jobs/web@default/web", "Task group web", "Scaling", "Reschedule events")
 	b.visit(base, "/ui/jobs/huge@default", "Placement failures", `Task group "web" could not be placed`, "Not enough memory on 1 client")
 	b.visit(base, "/ui/jobs/huge@default/web", `Task group "web" could not be placed`)
@@ -176,6 +181,17 @@ func testPages(t *testing.T, b *browser, cl *cluster) {
 	b.visit(base, "/ui/csi/volumes", "does not implement CSI")
 	b.visit(base, "/ui/csi/plugins", "does not implement CSI")
 	b.visit(base, "/ui/evaluations", "job-register", "complete", "Not enough memory")
+	hugeEvals, _, err := c.Jobs().Evaluations("huge", nil)
+	if err != nil || len(hugeEvals) == 0 {
+		t.Fatalf("evals of huge: %v", err)
+	}
+	// The chain of a blocked job says, on the graph, why each step blocked.
+	b.visit(base, "/ui/evaluations/"+hugeEvals[0].ID, "Placement failures", "Not enough memory")
+	var why []string
+	b.run("why lines", chromedp.Evaluate(`[...document.querySelectorAll('svg.chain text.why')].map(t => t.textContent)`, &why))
+	if len(why) == 0 || !strings.Contains(strings.Join(why, " "), "blocked web: ") {
+		t.Errorf("the graph says nothing of why huge's evals blocked: %q", why)
+	}
 	b.visit(base, "/ui/evaluations/"+register.ID, "Chain", "job endpoint (register)", "Timelines", "scheduling")
 	b.visit(base, "/ui/variables", "app/")
 	b.visit(base, "/ui/variables/path/app", "config")
