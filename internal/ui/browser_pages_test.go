@@ -73,6 +73,10 @@ func startCluster(t *testing.T) *cluster {
 	if _, _, err := c.Variables().Create(&api.Variable{Path: "app/config", Items: api.VariableItems{"port": "8080"}}, nil); err != nil {
 		t.Fatal(err)
 	}
+	tmpl := &api.Variable{Path: "nomad/job-templates/hello", Items: api.VariableItems{"description": "says hello", "template": "job \"hello\" {\n}\n"}}
+	if _, _, err := c.Variables().Create(tmpl, nil); err != nil {
+		t.Fatal(err)
+	}
 	cl.web = waitRunning(t, c, "web", 2)[0]
 	cl.shell = waitRunning(t, c, "shell", 1)[0]
 	nodes, _, err := c.Nodes().List(nil)
@@ -147,6 +151,13 @@ func testPages(t *testing.T, b *browser, cl *cluster) {
 	b.click(`button[data-page="prev"]`)
 	b.waitText("page 1 again", "Page 1", "huge")
 	b.visit(base, "/ui/jobs/run", "Run a job", "Job specification")
+	b.visit(base, "/ui/jobs/run/templates", "Job templates", "hello")
+	b.visit(base, "/ui/jobs/run/templates/hello", "Run a job from template hello", "says hello")
+	var spec string
+	b.run("template in the editor", chromedp.Value("#f-jobspec", &spec, chromedp.ByQuery))
+	if spec != "job \"hello\" {\n}\n" {
+		t.Errorf("editor holds %q, want the template", spec)
+	}
 	b.visit(base, "/ui/jobs/run@default", "Job run", "Task groups")
 	b.visit(base, "/ui/jobs/web@default", "Job web", "Task groups", "Recent allocations", "Overview", "Versions")
 	b.visit(base, "/ui/jobs/web@default/definition", `"MODE"`, "Edit")
