@@ -192,6 +192,22 @@ func testPages(t *testing.T, b *browser, cl *cluster) {
 	b.visit(base, "/ui/csi/volumes", "does not implement CSI")
 	b.visit(base, "/ui/csi/plugins", "does not implement CSI")
 	b.visit(base, "/ui/evaluations", "job-register", "complete", "Not enough memory")
+	b.visit(base, "/ui/evaluations?status=blocked", "queued-allocs", "huge")
+	var rows string
+	b.run("eval rows", chromedp.Text("main table tbody", &rows, chromedp.ByQuery))
+	if strings.Contains(rows, "job-register") || strings.Contains(rows, "complete") {
+		t.Errorf("status=blocked shows other evals:\n%s", rows)
+	}
+	for _, search := range []string{"huge", hugeFirst(t, c)[:6]} {
+		b.visit(base, "/ui/evaluations?search="+search, "huge")
+		b.run("eval rows", chromedp.Text("main table tbody", &rows, chromedp.ByQuery))
+		if strings.Contains(rows, "shell") || strings.Contains(rows, "nightly") {
+			t.Errorf("search %q shows other jobs' evals:\n%s", search, rows)
+		}
+	}
+	b.visit(base, "/ui/evaluations?per_page=2", "Page 1")
+	b.click(`button[data-action="next"]`)
+	b.waitText("evals page 2", "Page 2")
 	hugeEvals, _, err := c.Jobs().Evaluations("huge", nil)
 	if err != nil || len(hugeEvals) == 0 {
 		t.Fatalf("evals of huge: %v", err)
@@ -225,4 +241,13 @@ func testPages(t *testing.T, b *browser, cl *cluster) {
 	b.click(`a[href="/ui/jobs/late-arrival@default"]`)
 	b.waitText("job page via link", "Job late-arrival")
 	b.checkNoErrors("link navigation")
+}
+
+// hugeFirst is the ID of an eval of huge.
+func hugeFirst(t *testing.T, c *api.Client) string {
+	evals, _, err := c.Jobs().Evaluations("huge", nil)
+	if err != nil || len(evals) == 0 {
+		t.Fatalf("evals of huge: %v", err)
+	}
+	return evals[0].ID
 }
