@@ -234,6 +234,13 @@ func testPages(t *testing.T, b *browser, cl *cluster) {
 	b.visit(base, "/ui/settings/user-settings", "Wrap long log lines")
 	b.visit(base, "/ui/no-such-page", "Not found", "No page at /ui/no-such-page.")
 	b.visit(base, "/ui/jobs/web@default/no-such-group", "Not found", `has no task group "no-such-group"`)
+	b.mu.Lock()
+	b.allow404 = true // the page asks for the job; the API's 404 is the point
+	b.mu.Unlock()
+	b.visit(base, "/ui/jobs/no-such-job@default", "Not found", "no-such-job")
+	b.mu.Lock()
+	b.allow404 = false
+	b.mu.Unlock()
 
 	// Navigation by link stays in the page (no reload) and lands.
 	b.run("jobs", chromedp.Navigate(base+"/ui/jobs"))
