@@ -26,7 +26,7 @@ export function jobHeader(job, ref, caps, tab) {
   } else {
     acts.push(button('Stop', 'stop-job', { allowed: may, why, confirm: 'Yes, stop the job', cls: 'danger' }));
   }
-  if (caps.ns('alloc-exec', ref.ns) && !job.Stop) acts.push(`<a class="buttonlike" href="/ui/exec/${enc(ref.id)}@${enc(ref.ns)}">Exec</a>`);
+  if (caps.ns('alloc-exec', ref.ns) && job.Status === 'running') acts.push(`<a class="buttonlike" href="/ui/exec/${enc(ref.id)}@${enc(ref.ns)}">Exec</a>`);
   const items = [['Overview', ref.path], ['Definition', `${ref.path}/definition`], ['Versions', `${ref.path}/versions`],
     ['Deployments', `${ref.path}/deployments`], ['Allocations', `${ref.path}/allocations`], ['Evaluations', `${ref.path}/evaluations`]];
   if (job.Type === 'system' || job.Type === 'sysbatch') items.push(['Clients', `${ref.path}/clients`]);

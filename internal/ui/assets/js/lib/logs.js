@@ -43,6 +43,35 @@ export function logViewer(pre, allocID, task, stream) {
     if (stick) pre.scrollTop = pre.scrollHeight;
   };
 
+  // Frames are drawn together every FLUSH ms: one layout for many frames
+  // (a chatty task sends dozens a second). A timer, not an animation
+  // frame, so a hidden tab still drains; what waits is capped too.
+  const FLUSH = 150;
+  let pending = [], pendingChars = 0, timer = null;
+  const flush = () => {
+    timer = null;
+    const batch = pending;
+    pending = [];
+    pendingChars = 0;
+    let cur = null;
+    for (const f of batch) {
+      if (cur && cur.file === f.file && cur.end === f.start) { cur.end = f.end; cur.text += f.text; continue; }
+      if (cur) append(cur.file, cur.start, cur.end, cur.text);
+      cur = { ...f };
+    }
+    if (cur) append(cur.file, cur.start, cur.end, cur.text);
+  };
+  const queue = (file, start, end, text) => {
+    pending.push({ file, start, end, text });
+    pendingChars += text.length;
+    while (pendingChars > MAX && pending.length > 1) {
+      const d = pending.shift();
+      pendingChars -= d.text.length;
+      received += d.text.length;
+    }
+    if (!timer) timer = setTimeout(flush, FLUSH);
+  };
+
   // older reads the 50,000 bytes before the first chunk and puts them on top.
   const older = async () => {
     if (loading || !chunks.length) return;
@@ -78,11 +107,11 @@ export function logViewer(pre, allocID, task, stream) {
       const f = JSON.parse(line);
       if (!f.Data) return;
       const bytes = b64bytes(f.Data);
-      append(f.File, f.Offset - bytes.length, f.Offset, dec.decode(bytes, { stream: true }));
+      queue(f.File, f.Offset - bytes.length, f.Offset, dec.decode(bytes, { stream: true }));
     });
   }).catch(() => {});
   return {
-    stop: () => ctrl.abort(),
+    stop: () => { ctrl.abort(); clearTimeout(timer); },
     older,
     held: () => chars,
   };
