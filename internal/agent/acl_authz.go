@@ -63,6 +63,22 @@ func (h *HTTPServer) authorizeRequest(r *http.Request) (*http.Request, error) {
 	if isPublic(check) {
 		return r, nil
 	}
+	if path == execPath && r.URL.Query().Get("ws_handshake") == "true" {
+		// A browser cannot set a websocket's headers: with ws_handshake
+		// (Nomad's) the token comes in the socket's first frame, and
+		// the handler makes this same check with it before running
+		// anything (execHandshake).
+		return r.WithContext(context.WithValue(r.Context(), deferredAuthKey{}, deferredAuth(func(secret string) error {
+			a, err := h.resolveACL(r.Context(), secret)
+			if err != nil {
+				return err
+			}
+			if !check(&authzRequest{h: h, r: r, acl: a, pattern: path}) {
+				return server.ErrPermissionDenied
+			}
+			return nil
+		}))), nil
+	}
 	a, err := h.resolveACL(r.Context(), requestToken(r))
 	if err != nil {
 		return r, err
@@ -72,6 +88,16 @@ func (h *HTTPServer) authorizeRequest(r *http.Request) (*http.Request, error) {
 	}
 	return r, nil
 }
+
+// execPath is the exec websocket's route, the one whose check may wait
+// for the socket's first frame (ws_handshake).
+const execPath = "/v1/client/allocation/{id}/exec"
+
+// deferredAuth is the check authorizeRequest left to the handler: it
+// answers nil when secret may make the request.
+type deferredAuth func(secret string) error
+
+type deferredAuthKey struct{}
 
 // resolveACL resolves a secret: by this agent's server, else by asking
 // the servers over RPC (a client-only agent).

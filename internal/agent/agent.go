@@ -238,6 +238,7 @@ func (a *Agent) selfConfig() map[string]any {
 		"Ports":   map[string]int{"HTTP": c.Ports.HTTP, "RPC": c.Ports.RPC, "Serf": c.Ports.Serf},
 		"Server":  map[string]any{"Enabled": c.Server.Enabled, "BootstrapExpect": c.Server.BootstrapExpect, "NumSchedulers": c.Server.NumSchedulers},
 		"Client":  map[string]any{"Enabled": c.Client.Enabled},
+		"ACL":     map[string]any{"Enabled": c.ACL.Enabled}, // as Nomad's; the web UI reads it
 		"Version": map[string]string{"Version": Version},
 	}
 }

@@ -101,7 +101,8 @@ func monitorParams(r *http.Request) (level slog.Level, asJSON, plain bool, err e
 }
 
 // localAgentOnly refuses node_id / server_id naming another agent: this
-// agent answers only for itself.
+// agent answers only for itself. A server is named by its name or by its
+// gossip member name (name.region), as `server members` lists it.
 func (h *HTTPServer) localAgentOnly(r *http.Request) error {
 	q := r.URL.Query()
 	if id := q.Get("node_id"); id != "" {
@@ -109,7 +110,7 @@ func (h *HTTPServer) localAgentOnly(r *http.Request) error {
 			return server.BadRequest("node_id: %q is not this agent's node; send the request to that node's agent", id)
 		}
 	}
-	if id := q.Get("server_id"); id != "" && id != h.info.Name && id != "leader" {
+	if id := q.Get("server_id"); id != "" && id != h.info.Name && id != h.info.Name+"."+h.info.Region && id != "leader" {
 		return server.BadRequest("server_id: %q is not this agent; send the request to that server's agent", id)
 	}
 	return nil

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/nomad/api"
+
+	"github.com/drover-project/drover/internal/agent/config"
 )
 
 // Every -self flag of the CLI reads stats.client.node_id from
@@ -49,4 +51,27 @@ func apiClient(t *testing.T, a *Agent) *api.Client {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// The web UI reads config.ACL.Enabled from /v1/agent/self (as Nomad's
+// does) to know whether to ask what a token may do.
+func TestAgentSelf_ReportsWhetherACLsAreOn(t *testing.T) {
+	for _, on := range []bool{false, true} {
+		a, c := testAgent(t, func(cfg *config.Config) { cfg.ACL.Enabled = on })
+		if on {
+			root, _, err := c.ACLTokens().Bootstrap(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.SetSecretID(root.SecretID)
+		}
+		self, err := c.Agent().Self()
+		if err != nil {
+			t.Fatal(err)
+		}
+		acl, _ := self.Config["ACL"].(map[string]any)
+		if acl == nil || acl["Enabled"] != on {
+			t.Errorf("agent %s: config.ACL = %v, want Enabled %v", a.HTTPAddr(), self.Config["ACL"], on)
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"sync"
@@ -65,6 +66,12 @@ func (h *HTTPServer) serveExec(w http.ResponseWriter, r *http.Request, c *client
 	}
 	defer conn.Close()
 	s := &execSession{conn: conn}
+	if auth, ok := r.Context().Value(deferredAuthKey{}).(deferredAuth); ok {
+		if err := execHandshake(conn, r, auth); err != nil {
+			s.close(websocket.ClosePolicyViolation, err.Error())
+			return
+		}
+	}
 	stdin, stdinW := io.Pipe()
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
@@ -88,6 +95,26 @@ func (h *HTTPServer) serveExec(w http.ResponseWriter, r *http.Request, c *client
 		h.log.Debug("http: exec result", "alloc", allocID, "error", err)
 	}
 	s.close(websocket.CloseNormalClosure, "")
+}
+
+// execHandshake reads Nomad's ws_handshake frame ({"version":1,
+// "auth_token":"..."}), the first a browser sends, and makes the request's
+// ACL check with its token (else the header's).
+func execHandshake(conn *websocket.Conn, r *http.Request, auth deferredAuth) error {
+	var hs struct {
+		Version   int    `json:"version"`
+		AuthToken string `json:"auth_token"`
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(execWriteTimeout))
+	if err := conn.ReadJSON(&hs); err != nil || hs.Version != 1 {
+		return fmt.Errorf(`ws_handshake: the first frame must be {"version":1,"auth_token":"<secret>"}`)
+	}
+	_ = conn.SetReadDeadline(time.Time{})
+	secret := hs.AuthToken
+	if secret == "" {
+		secret = requestToken(r)
+	}
+	return auth(secret)
 }
 
 // execSession serialises writes to the socket (gorilla allows one

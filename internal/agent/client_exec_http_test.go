@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"context"
+	"errors"
 	"net/url"
 	"strings"
 	"testing"
@@ -10,6 +11,9 @@ import (
 
 	"github.com/gorilla/websocket"
 	"github.com/hashicorp/nomad/api"
+
+	"github.com/drover-project/drover/internal/agent/config"
+	"github.com/drover-project/drover/internal/testutil"
 )
 
 // TestClientAlloc_Exec drives `alloc exec` through the official client:
@@ -101,5 +105,80 @@ func TestClientAlloc_ExecForwarded(t *testing.T) {
 			}
 			return
 		}
+	}
+}
+
+// TestClientAlloc_ExecHandshake: a browser cannot set a websocket's
+// headers, so with ws_handshake=true (Nomad's) the token is the socket's
+// first frame: a token with alloc-exec runs the command, one without it
+// (or none) gets the socket closed with "Permission denied", and a first
+// frame that is not a handshake closes it naming what was expected.
+func TestClientAlloc_ExecHandshake(t *testing.T) {
+	a, c := testAgent(t, func(cfg *config.Config) {
+		cfg.Client.Enabled = true
+		cfg.DataDir = testutil.DataDir(t)
+		cfg.Server.EnabledSchedulers = nil
+		cfg.ACL.Enabled = true
+	})
+	root, _, err := c.ACLTokens().Bootstrap(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetSecretID(root.SecretID)
+	alloc := runJob(t, c, shellJob("hsexec", "sleep 300"))
+	for name, rules := range map[string]string{"exec": `namespace "default" { capabilities = ["alloc-exec"] }`, "read": `namespace "default" { policy = "read" }`} {
+		if _, err := c.ACLPolicies().Upsert(&api.ACLPolicy{Name: name, Rules: rules}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	token := func(policy string) string {
+		tk, _, err := c.ACLTokens().Create(&api.ACLToken{Type: "client", Policies: []string{policy}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tk.SecretID
+	}
+	// run dials with ws_handshake, sends first, and answers stdout, or the
+	// close reason.
+	run := func(first string) (string, string) {
+		q := url.Values{"task": {"t"}, "command": {`["/bin/sh","-c","echo from-browser"]`}, "ws_handshake": {"true"}}
+		conn, _, err := websocket.DefaultDialer.Dial("ws://"+a.HTTPAddr()+"/v1/client/allocation/"+alloc.ID+"/exec?"+q.Encode(), nil)
+		if err != nil {
+			t.Fatalf("dial: %v", err)
+		}
+		defer conn.Close()
+		if err := conn.WriteMessage(websocket.TextMessage, []byte(first)); err != nil {
+			t.Fatal(err)
+		}
+		_ = conn.SetReadDeadline(time.Now().Add(20 * time.Second))
+		var stdout bytes.Buffer
+		for {
+			var frame api.ExecStreamingOutput
+			if err := conn.ReadJSON(&frame); err != nil {
+				var ce *websocket.CloseError
+				if errors.As(err, &ce) {
+					return stdout.String(), ce.Text
+				}
+				t.Fatalf("read: %v", err)
+			}
+			if frame.Stdout != nil {
+				stdout.Write(frame.Stdout.Data)
+			}
+			if frame.Exited {
+				return stdout.String(), ""
+			}
+		}
+	}
+	hs := func(secret string) string { return `{"version":1,"auth_token":"` + secret + `"}` }
+	if out, reason := run(hs(token("exec"))); out != "from-browser\n" || reason != "" {
+		t.Errorf("alloc-exec token: stdout %q, close %q; want the command's output", out, reason)
+	}
+	for name, first := range map[string]string{"read-only token": hs(token("read")), "no token": hs("")} {
+		if out, reason := run(first); out != "" || !strings.Contains(reason, "Permission denied") {
+			t.Errorf("%s: stdout %q, close %q; want Permission denied and nothing run", name, out, reason)
+		}
+	}
+	if _, reason := run(`{"stdin":{"data":"aGkK"}}`); !strings.Contains(reason, "ws_handshake") {
+		t.Errorf("no handshake frame: close %q, want one naming ws_handshake", reason)
 	}
 }

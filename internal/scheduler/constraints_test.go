@@ -187,10 +187,11 @@ func TestFeasibility_ClassCacheCountsClassFiltered(t *testing.T) {
 	f := newFeasibility(ctx, j, j.TaskGroups[0])
 	m := &structs.AllocMetric{}
 	a, b := mockNode(), mockNode()
+	a.NodeClass, b.NodeClass = "linux", "linux"
 	f.feasible(a, m)
 	f.feasible(b, m)
 	class := ComputeClass(a)
-	if m.NodesEvaluated != 2 || m.NodesFiltered != 2 || m.ClassFiltered[class] != 1 || m.ConstraintFiltered["${attr.kernel.name} = windows"] != 1 {
+	if m.NodesEvaluated != 2 || m.NodesFiltered != 2 || m.ClassFiltered["linux"] != 1 || m.ConstraintFiltered["${attr.kernel.name} = windows"] != 1 {
 		t.Fatalf("metric %+v", m)
 	}
 	if elig, ok := ctx.eligible[class]; !ok || elig {

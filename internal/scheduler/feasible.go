@@ -215,7 +215,7 @@ func (f *feasibility) feasible(n *structs.Node, m *structs.AllocMetric) bool {
 	if !res.ok {
 		m.NodesFiltered++
 		if cached {
-			incr(&m.ClassFiltered, class)
+			countClass(&m.ClassFiltered, n)
 		} else {
 			incr(&m.ConstraintFiltered, res.reason)
 		}
@@ -240,6 +240,15 @@ func (f *feasibility) classFeasible(n *structs.Node) bool {
 		f.ctx.markClass(class, res.ok)
 	}
 	return res.ok
+}
+
+// countClass counts n under the node class the operator set (node_class),
+// as Nomad's metrics do; a node without one is not counted by class. The
+// computed class is the cache key, a hash no reader can map to nodes.
+func countClass(m *map[string]int, n *structs.Node) {
+	if n.NodeClass != "" {
+		incr(m, n.NodeClass)
+	}
 }
 
 func incr(m *map[string]int, key string) {

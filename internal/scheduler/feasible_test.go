@@ -133,7 +133,7 @@ func TestFeasibility_Metrics(t *testing.T) {
 	if !ctx.escaped || len(f.nodeFilters) != 1 {
 		t.Fatalf("unique constraint: escaped %v, %d node filters", ctx.escaped, len(f.nodeFilters))
 	}
-	rack := func(r string) *structs.Node { n := mockNode(); n.Meta["rack"] = r; return n }
+	rack := func(r string) *structs.Node { n := mockNode(); n.Meta["rack"] = r; n.NodeClass = "rack-" + r; return n }
 	good, other := rack("r1"), rack("r2")
 	bad := rack("r1")
 	bad.Attributes["unique.hostname"] = "bad"
@@ -147,7 +147,7 @@ func TestFeasibility_Metrics(t *testing.T) {
 		}
 	}
 	class := ctx.classOf(other)
-	if m.NodesEvaluated != 5 || m.NodesFiltered != 4 || m.ClassFiltered[class] != 1 || len(m.ClassFiltered) != 1 ||
+	if m.NodesEvaluated != 5 || m.NodesFiltered != 4 || m.ClassFiltered["rack-r2"] != 1 || len(m.ClassFiltered) != 1 ||
 		m.ConstraintFiltered["${meta.rack} = r1"] != 1 || m.ConstraintFiltered["${attr.unique.hostname} != bad"] != 2 {
 		t.Fatalf("metric %+v", m)
 	}
@@ -169,6 +169,7 @@ func TestFeasibility_ClassFeasibleFirstSeen(t *testing.T) {
 	withDocker := mockNode()
 	withDocker.Drivers["docker"] = &structs.DriverInfo{Detected: true, Healthy: true}
 	without := mockNode()
+	without.NodeClass = "no-docker"
 	if !f.classFeasible(withDocker) || f.classFeasible(without) {
 		t.Fatal("class feasibility by driver")
 	}
@@ -179,7 +180,7 @@ func TestFeasibility_ClassFeasibleFirstSeen(t *testing.T) {
 		t.Fatalf("eligibility %v", elig)
 	}
 	m := &structs.AllocMetric{}
-	if f.feasible(without, m) || m.ClassFiltered[ctx.classOf(without)] != 1 {
+	if f.feasible(without, m) || m.ClassFiltered["no-docker"] != 1 {
 		t.Fatalf("cached rejection not counted by class: %+v", m)
 	}
 }

@@ -53,7 +53,7 @@ func (g *groupStack) fit(n *structs.Node, m *structs.AllocMetric, penalty map[st
 func exhausted(ctx *evalContext, m *structs.AllocMetric, n *structs.Node, dim string) {
 	m.NodesExhausted++
 	incr(&m.DimensionExhausted, dim)
-	incr(&m.ClassExhausted, ctx.classOf(n))
+	countClass(&m.ClassExhausted, n)
 }
 
 // score fills the option's components and final score.

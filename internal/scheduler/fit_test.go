@@ -204,10 +204,14 @@ func TestFit_NetworksGranted(t *testing.T) {
 }
 
 // TestFit_ExhaustedRecordsNodeClass checks the metric of a node that is
-// short: one exhausted node, its dimension and its class.
+// short: one exhausted node, its dimension and its class, keyed by the
+// node_class the operator set (as Nomad does), never the computed-class
+// hash, which means nothing to a reader.
 func TestFit_ExhaustedRecordsNodeClass(t *testing.T) {
 	h := newHarness(t)
-	n := h.upsertNode(mockNode())
+	big := mockNode()
+	big.NodeClass = "big"
+	n := h.upsertNode(big)
 	job := mockJob("web", 1)
 	job.TaskGroups[0].Tasks[0].Resources.MemoryMB = 9000
 	g := h.groupOn(job, n)
@@ -216,8 +220,7 @@ func TestFit_ExhaustedRecordsNodeClass(t *testing.T) {
 	if g.fit(n, &m, nil, &opt) {
 		t.Fatal("9000 MB fit on a node of 8192")
 	}
-	class := g.s.ctx.classOf(n)
-	if m.NodesExhausted != 1 || m.DimensionExhausted["memory"] != 1 || m.ClassExhausted[class] != 1 {
+	if m.NodesExhausted != 1 || m.DimensionExhausted["memory"] != 1 || m.ClassExhausted["big"] != 1 || len(m.ClassExhausted) != 1 {
 		t.Fatalf("metric %+v", m)
 	}
 }

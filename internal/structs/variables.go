@@ -108,10 +108,17 @@ func ValidateVariablePath(path string) error {
 		v.fail("Path", "%q may contain only letters, digits, '-', '_', '~' and '/'", path)
 	case strings.HasPrefix(path, "/") || strings.HasSuffix(path, "/") || strings.Contains(path, "//"):
 		v.fail("Path", "%q has an empty segment", path)
-	case path == "nomad" || (strings.HasPrefix(path, "nomad/") && path != "nomad/jobs" && !strings.HasPrefix(path, "nomad/jobs/")):
-		v.fail("Path", "%q is reserved: under nomad/ only nomad/jobs and its children may be written", path)
+	case path == "nomad" || (strings.HasPrefix(path, "nomad/") && path != "nomad/jobs" && !strings.HasPrefix(path, "nomad/jobs/") && !isJobTemplatePath(path)):
+		v.fail("Path", "%q is reserved: under nomad/ only nomad/jobs and its children, and nomad/job-templates/<name>, may be written", path)
 	}
 	return v.err()
+}
+
+// isJobTemplatePath: a job template of the web UI, one level below
+// nomad/job-templates (as Nomad allows).
+func isJobTemplatePath(path string) bool {
+	name, ok := strings.CutPrefix(path, "nomad/job-templates/")
+	return ok && name != "" && !strings.Contains(name, "/")
 }
 
 // ValidateVariableItems checks the items of a write.

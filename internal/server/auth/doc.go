@@ -155,8 +155,8 @@
 // lease expiry is judged with the proposer's timestamp carried in each entry
 // (ExpiresAt + LockDelay), never a server timer; reads stop showing a lease
 // once its TTL has passed. Path rules (letters, digits, -_~/, 128 bytes,
-// only nomad/jobs[/...] under nomad/) and a 64 KiB items limit answer 400
-// naming the field. Workload identities are issued to clients over
+// only nomad/jobs[/...] and nomad/job-templates/<name> under nomad/) and a
+// 64 KiB items limit answer 400 naming the field. Workload identities are issued to clients over
 // WorkloadIdentity.Sign (node-authenticated RPC) and the public keys served
 // at /.well-known/jwks.json; identity { env = true file = true } gives the
 // task NOMAD_TOKEN and secrets/nomad_token.
