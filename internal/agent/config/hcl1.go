@@ -1,22 +1,26 @@
 package config
 
 import (
+	"strings"
+
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 )
 
-// hcl1MapBlocks are the client { } keys Nomad's HCL1 files write as
-// blocks (`meta { rack = "r1" }`) where HCL2 wants a map attribute
+// hcl1MapBlocks are the map keys Nomad's HCL1 files write as blocks
+// (`meta { rack = "r1" }`) where HCL2 wants a map attribute
 // (`meta = { ... }`).
-var hcl1MapBlocks = map[string]bool{"meta": true, "options": true}
+var hcl1MapBlocks = map[string]bool{"client.meta": true, "client.options": true, "client.chroot_env": true,
+	"http_api_response_headers": true}
 
 // rewriteHCL1 turns the HCL1 forms Nomad's agent files still use into
 // HCL2, keeping every byte offset (so file:line:col stays right):
 //   - a quoted key at the start of a line, `"region" = "x"`, loses its
 //     quotes (` region  = "x"`) when it is a plain identifier;
-//   - client { meta { ... } } and client { options { ... } } become map
-//     attributes (`meta={`), in which quoted keys such as
-//     "driver.raw_exec.enable" are valid HCL2.
+//   - map keys written as blocks (client { meta { ... } }, options,
+//     chroot_env, http_api_response_headers) become map attributes
+//     (`meta={`), in which quoted keys such as "driver.raw_exec.enable"
+//     are valid HCL2.
 //
 // Source the lexer cannot read is returned unchanged for the parser to
 // report.
@@ -54,11 +58,10 @@ func rewriteHCL1(src []byte, filename string) []byte {
 			i += 2
 		}
 		if lineStart && t.Type == hclsyntax.TokenIdent && i+1 < len(toks) && toks[i+1].Type == hclsyntax.TokenOBrace &&
-			hcl1MapBlocks[string(t.Bytes)] && len(stack) == 1 && stack[0] == "client" {
+			hcl1MapBlocks[joinPath(strings.Join(stack, "."), string(t.Bytes))] {
 			gap := out[t.Range.End.Byte:toks[i+1].Range.Start.Byte]
 			if len(gap) > 0 && (gap[0] == ' ' || gap[0] == '\t') {
-				gap[0] = '='
-				i++ // the brace opens an object, not a block
+				gap[0] = '=' // the brace now opens an object, not a block
 			}
 		}
 		if lineStart && t.Type == hclsyntax.TokenIdent {

@@ -177,7 +177,7 @@ var keyTable = []Key{
 	// plugin "name" { }
 	hb("plugin", "TestLoadFullFile"),
 	h("plugin.args", "TestLoadFullFile"),
-	h("plugin.config", "TestLoadFullFile"),
+	hb("plugin.config", "TestLoadFullFile"),
 
 	// server { }
 	hb("server", "TestLoadFullFile"),
@@ -316,7 +316,6 @@ var keyTable = []Key{
 	rb("client.artifact", "Drover's artifact fetching has fixed limits"),
 	rb("client.template", "Drover's template renderer has a fixed function set and no Consul or Vault lookups"),
 	rb("client.users", "Drover does not allocate dynamic workload users"),
-	rb("client.fingerprint", "Drover's fingerprinters are not configurable"),
 }
 
 func h(path, test string) Key  { return Key{Path: path, State: Honoured, Test: test} }
