@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -20,6 +21,7 @@ import (
 	"github.com/drover-project/drover/internal/client/rpcclient"
 	"github.com/drover-project/drover/internal/connlimit"
 	"github.com/drover-project/drover/internal/server"
+	"github.com/drover-project/drover/internal/structs"
 )
 
 // Agent is one running drover process: a server, a client, or both (as in
@@ -128,6 +130,11 @@ func (a *Agent) serverConfig() *server.Config {
 		MaxHeartbeatsPerSecond: c.Server.MaxHeartbeatsPerSecond,
 		HeartbeatGrace:         c.Server.HeartbeatGrace,
 		JobGCThreshold:         c.Server.JobGCThreshold,
+		BatchEvalGCThreshold:   c.Server.BatchEvalGCThreshold,
+		GCInterval:             c.Server.JobGCInterval,
+		RaftTimings:            server.ScaledRaftTimings(c.Server.RaftMultiplier),
+		DefaultSchedulerConfig: schedulerConfig(c.Server.DefaultSchedulerConfig),
+		Autopilot:              autopilotConfig(c.Autopilot),
 		JobMaxCount:            c.Server.JobMaxCount,
 		RPCMaxConnsPerClient:   c.Limits.RPCMaxConnsPerClient,
 		RPCHandshakeTimeout:    handshakeTimeout(c.Limits.RPCHandshakeTimeout),
@@ -169,11 +176,48 @@ func (a *Agent) advertisedRPCAddr() string {
 func (a *Agent) serfConfig() *server.SerfConfig {
 	c := a.config
 	sj := c.Server.ServerJoin
-	return &server.SerfConfig{
+	sc := &server.SerfConfig{
 		BindAddr: c.BindAddr, BindPort: c.Ports.Serf,
 		RetryJoin: sj.RetryJoin, RetryInterval: sj.RetryInterval, RetryMax: sj.RetryMax,
 		Fast: c.FastGossip,
 	}
+	if c.Addresses.Serf != "" {
+		sc.BindAddr = c.Addresses.Serf
+	}
+	if adv := c.Advertise.Serf; adv != "" {
+		host, port, err := net.SplitHostPort(adv)
+		if err != nil {
+			host, port = adv, ""
+		}
+		sc.AdvertiseAddr = host
+		sc.AdvertisePort, _ = strconv.Atoi(port)
+	}
+	if c.Server.Encrypt != "" {
+		sc.SecretKey, _ = config.GossipKey(c.Server.Encrypt) // Validate checked it
+	}
+	return sc
+}
+
+// schedulerConfig converts server.default_scheduler_config.
+func schedulerConfig(c *config.SchedulerConfig) *structs.SchedulerConfiguration {
+	if c == nil {
+		return nil
+	}
+	return &structs.SchedulerConfiguration{
+		SchedulerAlgorithm: c.SchedulerAlgorithm, MemoryOversubscriptionEnabled: c.MemoryOversubscriptionEnabled,
+		RejectJobRegistration: c.RejectJobRegistration, PauseEvalBroker: c.PauseEvalBroker,
+		PreemptionConfig: structs.PreemptionConfig{SystemSchedulerEnabled: c.PreemptSystem, SysBatchSchedulerEnabled: c.PreemptSysBatch,
+			BatchSchedulerEnabled: c.PreemptBatch, ServiceSchedulerEnabled: c.PreemptService},
+	}
+}
+
+// autopilotConfig converts the autopilot { } block (nil: not set).
+func autopilotConfig(c *config.Autopilot) *server.AutopilotConfig {
+	if c == nil {
+		return nil
+	}
+	return &server.AutopilotConfig{CleanupDeadServers: c.CleanupDeadServers, LastContactThreshold: c.LastContactThreshold,
+		MaxTrailingLogs: uint64(c.MaxTrailingLogs), MinQuorum: uint(c.MinQuorum), ServerStabilizationTime: c.ServerStabilizationTime}
 }
 
 func (a *Agent) serveHTTP() error {

@@ -90,6 +90,9 @@ func New(cfg *Config) (*Client, error) {
 	}
 	c.restore()
 	c.start(func() { c.heartbeatLoop() }, func() { c.fingerprintLoop() }, func() { c.allocSyncLoop() }, func() { c.batch.loop() })
+	if cfg.GC.Interval > 0 {
+		c.start(c.gcLoop)
+	}
 	return c, nil
 }
 
@@ -142,6 +145,9 @@ func (c *Client) fingerprint() (*fingerprint.Result, error) {
 		return nil, err
 	}
 	c.addAgentAttributes(r)
+	if c.cfg.MinDynamicPort > 0 && r.Resources != nil {
+		r.Resources.MinDynamicPort, r.Resources.MaxDynamicPort = c.cfg.MinDynamicPort, c.cfg.MaxDynamicPort
+	}
 	return r, nil
 }
 

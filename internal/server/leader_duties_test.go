@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -168,9 +169,9 @@ func TestNodeEvalCoalescing_WritesEveryEvalItMust(t *testing.T) {
 // steps, then moves the clock past the stop by coreJob's GC threshold plus
 // beyond and runs one core GC eval of that kind. It returns the pipeline
 // and the register eval's ID.
-func stoppedAndAged(t *testing.T, job *structs.Job, coreJob string, beyond time.Duration) (*pipeline, string) {
+func stoppedAndAged(t *testing.T, job *structs.Job, coreJob string, beyond time.Duration, opts ...func(*Config)) (*pipeline, string) {
 	t.Helper()
-	p := newSteppedPipeline(t)
+	p := newSteppedPipeline(t, opts...)
 	registerEval := p.register(job)
 	runSteps(t, p.srv)
 	if _, err := JobDeregister.Call(context.Background(), p.srv, &structs.JobDeregisterArgs{JobID: job.ID}); err != nil {
@@ -210,6 +211,30 @@ func TestGC_JobGCPurgesStoppedJobsOnlyPastThreshold(t *testing.T) {
 			}
 			if purged := stored == nil; purged != c.purged {
 				t.Fatalf("job purged = %v, want %v", purged, c.purged)
+			}
+		})
+	}
+}
+
+// A batch job's evals wait BatchEvalGCThreshold (server
+// batch_eval_gc_threshold), not EvalGCThreshold; a service job's do not.
+func TestGC_BatchEvalsWaitTheirOwnThreshold(t *testing.T) {
+	batchLonger := func(c *Config) { c.EvalGCThreshold, c.BatchEvalGCThreshold = time.Hour, 24*time.Hour }
+	for _, c := range []struct {
+		jobType string
+		aged    time.Duration // past EvalGCThreshold
+		deleted bool
+	}{
+		{structs.JobTypeService, time.Second, true},
+		{structs.JobTypeBatch, time.Second, false},
+		{structs.JobTypeBatch, 23 * time.Hour, true},
+	} {
+		t.Run(fmt.Sprintf("%s aged %s", c.jobType, c.aged), func(t *testing.T) {
+			job := mock.Job("j")
+			job.Type = c.jobType
+			p, registerEval := stoppedAndAged(t, job, leader.CoreJobEvalGC, c.aged, batchLonger)
+			if deleted := p.eval(registerEval) == nil; deleted != c.deleted {
+				t.Fatalf("register eval deleted = %v, want %v", deleted, c.deleted)
 			}
 		})
 	}

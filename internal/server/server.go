@@ -218,7 +218,7 @@ func (s *Server) setupPipeline() {
 		Timeline: s.timeline, Log: s.log, Ctx: s.ctx, Clock: c.Clock, NewID: c.NewID, Rand: s.randInt63n,
 		ManualDuties:          c.ManualDuties,
 		UnblockFailedInterval: c.UnblockFailedInterval, GCInterval: c.GCInterval,
-		EvalGCThreshold: c.EvalGCThreshold, JobGCThreshold: c.JobGCThreshold,
+		EvalGCThreshold: c.EvalGCThreshold, JobGCThreshold: c.JobGCThreshold, BatchEvalGCThreshold: c.BatchEvalGCThreshold,
 		FailedFollowUpBaseDelay: c.FailedFollowUpBaseDelay, FailedFollowUpJitter: c.FailedFollowUpJitter,
 		MinHeartbeatTTL: c.MinHeartbeatTTL, MaxHeartbeatsPerSecond: c.MaxHeartbeatsPerSecond, HeartbeatGrace: c.HeartbeatGrace,
 		Extra: s.leaderDuties(),

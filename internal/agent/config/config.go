@@ -35,6 +35,10 @@ type Config struct {
 	LeaveOnTerminate bool
 	// Telemetry is the telemetry { } block.
 	Telemetry Telemetry
+	// Autopilot is the autopilot { } block: the cluster's autopilot
+	// configuration until an operator stores one; nil leaves Nomad's
+	// defaults.
+	Autopilot *Autopilot
 	// Warnings are the keys the files set that Drover accepts and ignores
 	// (state Warned in the key table), one line each with file:line:col;
 	// the agent logs them at start. Set by the loader, never from a file.
@@ -75,8 +79,9 @@ type Ports struct {
 	Serf int
 }
 
-// Addresses optionally override BindAddr per listener (Serf: the gossip
-// listener; advertise { } has no serf: gossip advertises what it binds).
+// Addresses optionally override BindAddr per listener; as advertise { },
+// the addresses others reach this agent at (serf: an IP, with an optional
+// :port).
 type Addresses struct {
 	HTTP string
 	RPC  string
@@ -218,6 +223,26 @@ type ClientConfig struct {
 	NodeRegistrationToken string
 	// HostVolumes are the host_volume "name" { path read_only } blocks.
 	HostVolumes []HostVolume
+}
+
+// Autopilot is the autopilot { } block. Drover has no redundancy zones
+// and no custom upgrades (Nomad Enterprise), so their keys may only say
+// false.
+type Autopilot struct {
+	CleanupDeadServers      bool
+	LastContactThreshold    time.Duration
+	MaxTrailingLogs         int
+	MinQuorum               int
+	ServerStabilizationTime time.Duration
+	EnableRedundancyZones   bool
+	DisableUpgradeMigration bool
+	EnableCustomUpgrades    bool
+}
+
+// DefaultAutopilot is Nomad's autopilot default.
+func DefaultAutopilot() *Autopilot {
+	return &Autopilot{CleanupDeadServers: true, LastContactThreshold: 200 * time.Millisecond,
+		MaxTrailingLogs: 250, ServerStabilizationTime: 10 * time.Second}
 }
 
 // ClientGC is when a client destroys terminal allocations (their

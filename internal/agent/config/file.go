@@ -36,7 +36,8 @@ type fileConfig struct {
 
 	Ports     *filePorts     `hcl:"ports,block"`
 	Addresses *fileAddresses `hcl:"addresses,block"`
-	Advertise *fileAdvertise `hcl:"advertise,block"`
+	Advertise *fileAddresses `hcl:"advertise,block"`
+	Autopilot *fileAutopilot `hcl:"autopilot,block"`
 	Server    *fileServer    `hcl:"server,block"`
 	Client    *fileClient    `hcl:"client,block"`
 	Plugins   []filePlugin   `hcl:"plugin,block"`
@@ -65,10 +66,30 @@ type fileAddresses struct {
 	Serf *string `hcl:"serf,optional"`
 }
 
-// fileAdvertise is advertise { }: no serf (see Addresses).
-type fileAdvertise struct {
-	HTTP *string `hcl:"http,optional"`
-	RPC  *string `hcl:"rpc,optional"`
+type fileAutopilot struct {
+	CleanupDeadServers      *bool          `hcl:"cleanup_dead_servers,optional"`
+	LastContactThreshold    hcl.Expression `hcl:"last_contact_threshold,optional"`
+	MaxTrailingLogs         *int           `hcl:"max_trailing_logs,optional"`
+	MinQuorum               *int           `hcl:"min_quorum,optional"`
+	ServerStabilizationTime hcl.Expression `hcl:"server_stabilization_time,optional"`
+	EnableRedundancyZones   *bool          `hcl:"enable_redundancy_zones,optional"`
+	DisableUpgradeMigration *bool          `hcl:"disable_upgrade_migration,optional"`
+	EnableCustomUpgrades    *bool          `hcl:"enable_custom_upgrades,optional"`
+}
+
+func (fa *fileAutopilot) apply(c *Config) hcl.Diagnostics {
+	if c.Autopilot == nil {
+		c.Autopilot = DefaultAutopilot()
+	}
+	a := c.Autopilot
+	set(&a.CleanupDeadServers, fa.CleanupDeadServers)
+	set(&a.MaxTrailingLogs, fa.MaxTrailingLogs)
+	set(&a.MinQuorum, fa.MinQuorum)
+	set(&a.EnableRedundancyZones, fa.EnableRedundancyZones)
+	set(&a.DisableUpgradeMigration, fa.DisableUpgradeMigration)
+	set(&a.EnableCustomUpgrades, fa.EnableCustomUpgrades)
+	diags := decodeNonNegativeDuration(fa.LastContactThreshold, &a.LastContactThreshold)
+	return append(diags, decodeNonNegativeDuration(fa.ServerStabilizationTime, &a.ServerStabilizationTime)...)
 }
 
 type fileServer struct {
@@ -226,6 +247,10 @@ func (fc *fileConfig) apply(c *Config) hcl.Diagnostics {
 	if a := fc.Advertise; a != nil {
 		set(&c.Advertise.HTTP, a.HTTP)
 		set(&c.Advertise.RPC, a.RPC)
+		set(&c.Advertise.Serf, a.Serf)
+	}
+	if fc.Autopilot != nil {
+		diags = append(diags, fc.Autopilot.apply(c)...)
 	}
 	if fc.Server != nil {
 		diags = append(diags, fc.Server.apply(&c.Server)...)
@@ -292,7 +317,7 @@ func (fs *fileServer) apply(s *ServerConfig) hcl.Diagnostics {
 	set(&s.Encrypt, fs.Encrypt)
 	if d := fs.DefaultSchedulerConfig; d != nil {
 		if s.DefaultSchedulerConfig == nil {
-			s.DefaultSchedulerConfig = &SchedulerConfig{}
+			s.DefaultSchedulerConfig = &SchedulerConfig{SchedulerAlgorithm: "binpack", PreemptSystem: true}
 		}
 		sc := s.DefaultSchedulerConfig
 		set(&sc.SchedulerAlgorithm, d.SchedulerAlgorithm)

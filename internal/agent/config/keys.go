@@ -101,7 +101,7 @@ var keyTable = []Key{
 	hb("advertise", "TestAdvertise_HTTPAddr"),
 	h("advertise.http", "TestAdvertise_HTTPAddr"),
 	h("advertise.rpc", "TestLoadFullFile"),
-	r("advertise.serf", "Drover's gossip advertises the address it binds (addresses.serf or bind_addr)"),
+	h("advertise.serf", "TestServerConfig_FromAgentConfig"),
 
 	hb("limits", "TestLimits_RPCConnectionCapFromAgentConfig"),
 	h("limits.http_max_conns_per_client", "TestHTTP_ConnectionCapPerClient"),
@@ -169,7 +169,15 @@ var keyTable = []Key{
 	r("telemetry.circonus_broker_select_tag", whyCirconus),
 
 	// autopilot { }
-	rb("autopilot", "Drover's autopilot runs with fixed settings (dead servers cleaned up, 10 s stabilization); set them at run time with `operator autopilot set-config`"),
+	hb("autopilot", "TestServerConfig_FromAgentConfig"),
+	h("autopilot.cleanup_dead_servers", "TestServerConfig_FromAgentConfig"),
+	h("autopilot.last_contact_threshold", "TestServerConfig_FromAgentConfig"),
+	h("autopilot.max_trailing_logs", "TestServerConfig_FromAgentConfig"),
+	h("autopilot.min_quorum", "TestServerConfig_FromAgentConfig"),
+	h("autopilot.server_stabilization_time", "TestServerConfig_FromAgentConfig"),
+	hn("autopilot.enable_redundancy_zones", "TestValidate", "Nomad Enterprise: only false is accepted"),
+	hn("autopilot.disable_upgrade_migration", "TestValidate", "Nomad Enterprise: only false is accepted"),
+	hn("autopilot.enable_custom_upgrades", "TestValidate", "Nomad Enterprise: only false is accepted"),
 
 	// ui { }: cosmetic, except enabled.
 	wb("ui", "Drover's web UI is served as built: its labels, links to Consul and Vault UIs, CLI hints and content security policy are not configurable"),
@@ -320,6 +328,9 @@ var keyTable = []Key{
 
 func h(path, test string) Key  { return Key{Path: path, State: Honoured, Test: test} }
 func hb(path, test string) Key { return Key{Path: path, State: Honoured, Test: test, Block: true} }
+func hn(path, test, note string) Key {
+	return Key{Path: path, State: Honoured, Test: test, Why: note}
+}
 func hd(path, test string) Key { return Key{Path: path, State: Honoured, Test: test, Drover: true} }
 func r(path, why string) Key   { return Key{Path: path, State: Refused, Why: why} }
 func rb(path, why string) Key  { return Key{Path: path, State: Refused, Why: why, Block: true} }

@@ -24,6 +24,11 @@ func (c *Config) Merge(o *Config) *Config {
 	setNZ(&r.Addresses.HTTP, o.Addresses.HTTP)
 	setNZ(&r.Addresses.RPC, o.Addresses.RPC)
 	setNZ(&r.Addresses.Serf, o.Addresses.Serf)
+	setNZ(&r.Advertise.Serf, o.Advertise.Serf)
+	if o.Autopilot != nil {
+		ap := *o.Autopilot
+		r.Autopilot = &ap
+	}
 	r.Logging.merge(&o.Logging)
 	r.LeaveOnInterrupt = r.LeaveOnInterrupt || o.LeaveOnInterrupt
 	r.LeaveOnTerminate = r.LeaveOnTerminate || o.LeaveOnTerminate
@@ -141,6 +146,10 @@ func (c *Config) Copy() *Config {
 	r.Telemetry.DogStatsdTags = cloneSlice(c.Telemetry.DogStatsdTags)
 	r.Telemetry.PrefixFilter = cloneSlice(c.Telemetry.PrefixFilter)
 	r.Warnings = cloneSlice(c.Warnings)
+	if c.Autopilot != nil {
+		ap := *c.Autopilot
+		r.Autopilot = &ap
+	}
 	if c.Server.DefaultSchedulerConfig != nil {
 		sc := *c.Server.DefaultSchedulerConfig
 		r.Server.DefaultSchedulerConfig = &sc

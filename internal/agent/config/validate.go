@@ -2,8 +2,8 @@ package config
 
 import (
 	"errors"
-	"net"
 	"fmt"
+	"net"
 	"strings"
 	"time"
 )
@@ -30,6 +30,23 @@ func (c *Config) Validate() error {
 	c.Client.validate(add)
 	c.Logging.validate(add)
 	c.Telemetry.validate(add)
+	if a := c.Autopilot; a != nil {
+		if a.EnableRedundancyZones || a.DisableUpgradeMigration || a.EnableCustomUpgrades {
+			add("autopilot: enable_redundancy_zones, disable_upgrade_migration and enable_custom_upgrades are Nomad Enterprise features Drover does not have: they may only be false")
+		}
+		if a.MaxTrailingLogs < 0 || a.MinQuorum < 0 {
+			add("autopilot: max_trailing_logs and min_quorum must not be negative")
+		}
+	}
+	if c.Advertise.Serf != "" {
+		host, _, err := net.SplitHostPort(c.Advertise.Serf)
+		if err != nil {
+			host = c.Advertise.Serf
+		}
+		if net.ParseIP(host) == nil {
+			add("advertise.serf = %q must be an IP address (with an optional :port)", c.Advertise.Serf)
+		}
+	}
 	c.ACL.validate(add)
 	c.TLS.validate(add)
 	return errors.Join(errs...)

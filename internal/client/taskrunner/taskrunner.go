@@ -51,6 +51,9 @@ type Config struct {
 	// TemplateData serves nomadVar / nomadService to templates (nil: those
 	// functions fail saying so).
 	TemplateData TemplateData
+	// MaxKillTimeout caps the task's kill_timeout (client
+	// max_kill_timeout; 0: no cap).
+	MaxKillTimeout time.Duration
 }
 
 // TaskRunner runs one task.

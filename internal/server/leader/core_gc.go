@@ -36,21 +36,26 @@ func (l *Leader) CoreScheduler() scheduler.Factory {
 
 func (c *coreScheduler) Process(eval *structs.Evaluation) error {
 	now := c.l.now()
+	batchThreshold := c.l.c.BatchEvalGCThreshold
+	if batchThreshold == 0 {
+		batchThreshold = c.l.c.EvalGCThreshold
+	}
 	evalCutoff, jobCutoff := now.Add(-c.l.c.EvalGCThreshold), now.Add(-c.l.c.JobGCThreshold)
+	batchCutoff := now.Add(-batchThreshold)
 	switch eval.JobID {
 	case CoreJobEvalGC:
 		jobCutoff = time.Time{}
 	case CoreJobJobGC:
-		evalCutoff = time.Time{}
+		evalCutoff, batchCutoff = time.Time{}, time.Time{}
 	case CoreJobForceGC:
-		evalCutoff, jobCutoff = now, now
+		evalCutoff, jobCutoff, batchCutoff = now, now, now
 	default:
 		return fmt.Errorf("core scheduler: unknown core job %q", eval.JobID)
 	}
 	if err := c.collectJobs(jobCutoff); err != nil {
 		return err
 	}
-	if err := c.collectEvals(evalCutoff, eval.ID); err != nil {
+	if err := c.collectEvals(evalCutoff, batchCutoff, eval.ID); err != nil {
 		return err
 	}
 	if err := c.collectExpiredTokens(now); err != nil {
@@ -64,11 +69,18 @@ func (c *coreScheduler) Process(eval *structs.Evaluation) error {
 	return c.l.workerUpdate(done)
 }
 
-// collectEvals deletes terminal evals last modified before cutoff whose
-// allocs are all terminal, with those allocs, in bounded entries.
-func (c *coreScheduler) collectEvals(cutoff time.Time, self string) error {
+// collectEvals deletes terminal evals last modified before cutoff
+// (batchCutoff for the evals of batch jobs) whose allocs are all terminal,
+// with those allocs, in bounded entries.
+func (c *coreScheduler) collectEvals(cutoff, batchCutoff time.Time, self string) error {
 	if cutoff.IsZero() {
 		return nil
+	}
+	cutoffOf := func(e *structs.Evaluation) time.Time {
+		if e.Type == structs.JobTypeBatch {
+			return batchCutoff
+		}
+		return cutoff
 	}
 	evals, err := c.l.srv.State().Evals(nil, "*")
 	if err != nil {
@@ -76,7 +88,7 @@ func (c *coreScheduler) collectEvals(cutoff time.Time, self string) error {
 	}
 	old := evals[:0:0]
 	for _, e := range evals {
-		if e.TerminalStatus() && e.ID != self && e.ModifyTime <= cutoff.UnixNano() {
+		if e.TerminalStatus() && e.ID != self && e.ModifyTime <= cutoffOf(e).UnixNano() {
 			old = append(old, e)
 		}
 	}
@@ -86,7 +98,7 @@ func (c *coreScheduler) collectEvals(cutoff time.Time, self string) error {
 	}
 	d := c.l.srv.NewEvalDeleter("garbage collected")
 	for _, e := range old {
-		ids, ok := collectableAllocs(allocs[e.ID], cutoff)
+		ids, ok := collectableAllocs(allocs[e.ID], cutoffOf(e))
 		if !ok {
 			continue
 		}

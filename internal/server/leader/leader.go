@@ -105,10 +105,13 @@ type Config struct {
 	// (DutySteps).
 	ManualDuties bool
 
-	UnblockFailedInterval   time.Duration
-	GCInterval              time.Duration
-	EvalGCThreshold         time.Duration
-	JobGCThreshold          time.Duration
+	UnblockFailedInterval time.Duration
+	GCInterval            time.Duration
+	EvalGCThreshold       time.Duration
+	JobGCThreshold        time.Duration
+	// BatchEvalGCThreshold is EvalGCThreshold for batch jobs' evals (0:
+	// EvalGCThreshold).
+	BatchEvalGCThreshold    time.Duration
 	FailedFollowUpBaseDelay time.Duration
 	FailedFollowUpJitter    time.Duration
 	MinHeartbeatTTL         time.Duration
