@@ -47,17 +47,26 @@ type Agent struct {
 	// queries, log follows and monitors return instead of holding the
 	// shutdown until its deadline.
 	httpCancel context.CancelFunc
+	// logLevel is the level the agent's logger logs at (WithLogLevel);
+	// Reload sets it.
+	logLevel *slog.LevelVar
 }
 
 // New starts an agent: the server, then the HTTP API on the configured
 // address. A port of 0 picks a free one (see HTTPAddr).
-func New(cfg *config.Config, log *slog.Logger) (*Agent, error) {
+func New(cfg *config.Config, log *slog.Logger, opts ...Option) (*Agent, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	logs := newLogHub()
 	log = slog.New(&monitoredHandler{base: log.Handler(), hub: logs})
 	a := &Agent{config: withDevNodeCredential(cfg), log: log, logs: logs}
+	for _, o := range opts {
+		o(a)
+	}
+	for _, w := range cfg.Warnings {
+		log.Warn("agent configuration: " + w)
+	}
 	if err := a.start(); err != nil {
 		a.Shutdown(context.Background())
 		return nil, err

@@ -310,6 +310,23 @@ func (s *Server) WaitForLeader(timeout time.Duration) error {
 	return nil
 }
 
+// Leave leaves the cluster gracefully (agent leave_on_interrupt,
+// leave_on_terminate): a leader hands leadership to another voter first,
+// then the server leaves gossip, so the leader removes it from raft at
+// once (reconcile: a member that left is no longer a peer). Shutdown
+// follows.
+func (s *Server) Leave() {
+	if s.cluster == nil || !s.cluster.HasGossip() {
+		return
+	}
+	if f := s.raft.GetConfiguration(); s.IsLeader() && f.Error() == nil && len(f.Configuration().Servers) > 1 {
+		if err := s.raft.LeadershipTransfer().Error(); err != nil {
+			s.log.Warn("leave: leadership transfer", "error", err)
+		}
+	}
+	s.cluster.GracefulLeave()
+}
+
 // Shutdown stops raft and closes its stores. Acknowledged writes are
 // already durable in the log store; a snapshot is not required.
 func (s *Server) Shutdown() error {

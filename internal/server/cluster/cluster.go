@@ -355,6 +355,17 @@ func (c *Cluster) Leave() {
 	}
 }
 
+// GracefulLeave broadcasts this server's leave to the gossip pool and
+// waits for it to spread (serf's broadcast timeout), so the others see it
+// as left, not failed.
+func (c *Cluster) GracefulLeave() {
+	if c.serf != nil {
+		if err := c.serf.Leave(); err != nil {
+			c.log.Warn("gossip leave", "error", err)
+		}
+	}
+}
+
 // HasGossip reports whether this server runs gossip (not in dev mode nor
 // as a lone in-process server).
 func (c *Cluster) HasGossip() bool { return c.serf != nil }
