@@ -22,6 +22,7 @@ import (
 	"github.com/drover-project/drover/internal/connlimit"
 	"github.com/drover-project/drover/internal/server"
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/telemetry"
 )
 
 // Agent is one running drover process: a server, a client, or both (as in
@@ -50,6 +51,8 @@ type Agent struct {
 	// logLevel is the level the agent's logger logs at (WithLogLevel);
 	// Reload sets it.
 	logLevel *slog.LevelVar
+	// stopTelemetry ends the metric sinks' export (startTelemetry).
+	stopTelemetry context.CancelFunc
 }
 
 // New starts an agent: the server, then the HTTP API on the configured
@@ -121,33 +124,34 @@ func (a *Agent) RPCAddr() string { return a.rpcListener.Addr().String() }
 func (a *Agent) serverConfig() *server.Config {
 	c := a.config
 	sc := &server.Config{
-		NodeName:               c.Name,
-		Region:                 c.Region,
-		Datacenter:             c.Datacenter,
-		DataDir:                c.DataDir,
-		RaftLogStore:           c.Server.RaftLogStore,
-		DevMode:                c.DevMode,
-		RaftAddr:               a.advertisedRPCAddr(),
-		RaftNetwork:            true,
-		Serf:                   a.serfConfig(),
-		BootstrapExpect:        c.Server.BootstrapExpect,
-		NumSchedulers:          c.Server.NumSchedulers,
-		EventBufferSize:        c.Server.EventBufferSize,
-		EnabledSchedulers:      c.Server.EnabledSchedulers,
-		EvalGCThreshold:        c.Server.EvalGCThreshold,
-		MinHeartbeatTTL:        c.Server.MinHeartbeatTTL,
-		MaxHeartbeatsPerSecond: c.Server.MaxHeartbeatsPerSecond,
-		HeartbeatGrace:         c.Server.HeartbeatGrace,
-		JobGCThreshold:         c.Server.JobGCThreshold,
-		BatchEvalGCThreshold:   c.Server.BatchEvalGCThreshold,
-		GCInterval:             c.Server.JobGCInterval,
-		RaftTimings:            server.ScaledRaftTimings(c.Server.RaftMultiplier),
-		DefaultSchedulerConfig: schedulerConfig(c.Server.DefaultSchedulerConfig),
-		Autopilot:              autopilotConfig(c.Autopilot),
-		JobMaxCount:            c.Server.JobMaxCount,
-		RPCMaxConnsPerClient:   c.Limits.RPCMaxConnsPerClient,
-		RPCHandshakeTimeout:    handshakeTimeout(c.Limits.RPCHandshakeTimeout),
-		Logger:                 a.log,
+		NodeName:                           c.Name,
+		Region:                             c.Region,
+		Datacenter:                         c.Datacenter,
+		DataDir:                            c.DataDir,
+		RaftLogStore:                       c.Server.RaftLogStore,
+		DevMode:                            c.DevMode,
+		RaftAddr:                           a.advertisedRPCAddr(),
+		RaftNetwork:                        true,
+		Serf:                               a.serfConfig(),
+		BootstrapExpect:                    c.Server.BootstrapExpect,
+		NumSchedulers:                      c.Server.NumSchedulers,
+		EventBufferSize:                    c.Server.EventBufferSize,
+		EnabledSchedulers:                  c.Server.EnabledSchedulers,
+		EvalGCThreshold:                    c.Server.EvalGCThreshold,
+		MinHeartbeatTTL:                    c.Server.MinHeartbeatTTL,
+		MaxHeartbeatsPerSecond:             c.Server.MaxHeartbeatsPerSecond,
+		HeartbeatGrace:                     c.Server.HeartbeatGrace,
+		JobGCThreshold:                     c.Server.JobGCThreshold,
+		BatchEvalGCThreshold:               c.Server.BatchEvalGCThreshold,
+		GCInterval:                         c.Server.JobGCInterval,
+		RaftTimings:                        server.ScaledRaftTimings(c.Server.RaftMultiplier),
+		DefaultSchedulerConfig:             schedulerConfig(c.Server.DefaultSchedulerConfig),
+		Autopilot:                          autopilotConfig(c.Autopilot),
+		JobMaxCount:                        c.Server.JobMaxCount,
+		DisableDispatchedJobSummaryMetrics: c.Telemetry.DisableDispatchedJobSummaryMetrics,
+		RPCMaxConnsPerClient:               c.Limits.RPCMaxConnsPerClient,
+		RPCHandshakeTimeout:                handshakeTimeout(c.Limits.RPCHandshakeTimeout),
+		Logger:                             a.log,
 		ACL: server.ACLConfig{Enabled: c.ACL.Enabled, TokenTTL: c.ACL.TokenTTL, PolicyTTL: c.ACL.PolicyTTL,
 			NodeRegistrationToken: c.Server.NodeRegistrationToken},
 		RPCTLS: a.tls.rpcServer, RPCClientTLS: a.tls.rpcClient,
@@ -252,6 +256,12 @@ func (a *Agent) serveHTTP() error {
 	handler := NewHTTPServer(a.server, a.Client, info, a.log.With("component", "http"))
 	a.httpHandler = handler
 	handler.logs, handler.debug = a.logs, a.config.EnableDebug || a.config.DevMode
+	tc := a.config.Telemetry
+	handler.metricsOff = metricsOff{prometheus: !tc.PrometheusMetrics, allocs: !tc.PublishAllocationMetrics, node: !tc.PublishNodeMetrics}
+	if err := a.startTelemetry(handler.metrics); err != nil {
+		ln.Close()
+		return err
+	}
 	handler.clientServers = a.clientServerList
 	handler.remoteACL = a.remoteACLResolver()
 	if a.tls.httpServer != nil {
@@ -385,6 +395,9 @@ func (a *Agent) shutdown(ctx context.Context, st *shutdownState) error {
 		errs = append(errs, a.server.Shutdown())
 		end()
 	}
+	if a.stopTelemetry != nil {
+		a.stopTelemetry()
+	}
 	// A -dev data dir too big to remove by the deadline is left in the
 	// temporary directory rather than holding the shutdown up.
 	select {
@@ -410,4 +423,33 @@ func (a *Agent) stopHTTP(ctx context.Context) error {
 		err = a.http.Close()
 	}
 	return err
+}
+
+// startTelemetry sends the agent's metrics to the telemetry block's sinks
+// (statsd, statsite, dogstatsd, and the in-memory window of /v1/metrics),
+// filtered by prefix_filter, until shutdown.
+func (a *Agent) startTelemetry(m *telemetry.Metrics) error {
+	t := a.config.Telemetry
+	sc := telemetry.SinkConfig{
+		CollectionInterval: t.CollectionInterval, HostnameLabel: t.EnableHostnameLabel,
+		StatsdAddr: t.StatsdAddress, StatsiteAddr: t.StatsiteAddress, DogStatsdAddr: t.DogStatsdAddress, DogStatsdTags: t.DogStatsdTags,
+		FilterDefault: t.FilterDefault, InmemInterval: t.InMemoryCollectionInterval, InmemRetain: t.InMemoryRetentionPeriod,
+	}
+	if !t.DisableHostname {
+		sc.Hostname = telemetry.NodeHostname(a.config.Name, t.UseNodeName)
+	}
+	for _, p := range t.PrefixFilter {
+		if strings.HasPrefix(p, "+") {
+			sc.AllowedPrefixes = append(sc.AllowedPrefixes, p[1:])
+		} else {
+			sc.BlockedPrefixes = append(sc.BlockedPrefixes, strings.TrimPrefix(p, "-"))
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := m.StartSinks(ctx, sc); err != nil {
+		cancel()
+		return err
+	}
+	a.stopTelemetry = cancel
+	return nil
 }

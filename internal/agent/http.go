@@ -77,6 +77,17 @@ type HTTPServer struct {
 	forwardScheme    string
 	forwardTransport http.RoundTripper
 	cpuSamples       *sampleCache // last CPU sample per task, for alloc stats rates
+	metricSamples    *sampleCache // the same, for the per-alloc CPU percent gauges
+	// metricsOff are the agent's telemetry switches turned off
+	// (prometheus_metrics, publish_allocation_metrics,
+	// publish_node_metrics = false); the zero value publishes everything.
+	metricsOff metricsOff
+}
+
+// metricsOff says which metric outputs the agent's telemetry block
+// turned off.
+type metricsOff struct {
+	prometheus, allocs, node bool
 }
 
 // CloseStreams ends every open event stream and refuses new ones.
@@ -92,7 +103,7 @@ func NewHTTPServer(srv *server.Server, localClient func() *client.Client, info A
 	}
 	h := &HTTPServer{srv: srv, client: localClient, info: info, log: log, mux: http.NewServeMux(), logs: newLogHub(),
 		forwardScheme: "http", forwardTransport: forwardTransport,
-		cpuSamples: newSampleCache(), streamsClosed: make(chan struct{}), methodChecked: map[string]string{}}
+		cpuSamples: newSampleCache(), metricSamples: newSampleCache(), streamsClosed: make(chan struct{}), methodChecked: map[string]string{}}
 	h.setupMetrics()
 	h.routes()
 	return h

@@ -141,7 +141,9 @@ type syslogHandler struct {
 	inner slog.Handler
 }
 
-func (h *syslogHandler) Enabled(ctx context.Context, l slog.Level) bool { return h.inner.Enabled(ctx, l) }
+func (h *syslogHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	return h.inner.Enabled(ctx, l)
+}
 
 func (h *syslogHandler) Handle(ctx context.Context, r slog.Record) error {
 	h.buf.mu.Lock()

@@ -162,6 +162,10 @@ type Config struct {
 	// JobMaxCount is the largest count a task group may ask for (server
 	// job_max_count); 0 means DefaultJobMaxCount.
 	JobMaxCount int
+	// DisableDispatchedJobSummaryMetrics leaves dispatched jobs out of the
+	// nomad.nomad.job_summary.* gauges (telemetry
+	// disable_dispatched_job_summary_metrics): each dispatch is a job.
+	DisableDispatchedJobSummaryMetrics bool
 }
 
 // DefaultRPCHandshakeTimeout is Nomad's rpc_handshake_timeout default.

@@ -21,7 +21,9 @@ func (s *Server) registerMetrics() {
 	telemetry.InstallRaftSink()
 	m.Register(m.NewRuntimeCollector())
 	m.Register(m.NewGaugeFunc(s.pipelineGauges))
-	m.Register(m.NewGaugeFunc(func() []telemetry.Gauge { return jobGauges(s.State()) }))
+	m.Register(m.NewGaugeFunc(func() []telemetry.Gauge {
+		return jobGauges(s.State(), s.config.DisableDispatchedJobSummaryMetrics)
+	}))
 }
 
 // eventTap counts created evals by trigger on their way to the event
@@ -130,7 +132,8 @@ func blockedByScheduler(st *state.StateStore) map[string]int {
 }
 
 // jobGauges are Nomad's per-group job summaries and job status counts.
-func jobGauges(st *state.StateStore) []telemetry.Gauge {
+// skipDispatched leaves dispatched jobs' summaries out.
+func jobGauges(st *state.StateStore, skipDispatched bool) []telemetry.Gauge {
 	jobs, err := st.Jobs(nil, "*")
 	if err != nil {
 		return nil
@@ -142,6 +145,9 @@ func jobGauges(st *state.StateStore) []telemetry.Gauge {
 			status[j.Namespace] = map[string]int{}
 		}
 		status[j.Namespace][j.Status]++
+		if skipDispatched && j.Dispatched {
+			continue
+		}
 		sum, err := SummarizeJob(nil, st, j)
 		if err != nil {
 			continue

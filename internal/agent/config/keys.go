@@ -67,7 +67,7 @@ var keyTable = []Key{
 	h("name", "TestLoadFullFile"),
 	h("data_dir", "TestLoadFullFile"),
 	h("bind_addr", "TestLoadFullFile"),
-	h("enable_debug", "TestAgentDebug_PprofNeedsEnableDebug"),
+	h("enable_debug", "TestAgentPprof_OnlyWithEnableDebug"),
 	h("log_level", "TestAgentLogging_ReloadChangesTheLevel"),
 	h("log_json", "TestAgentLogging_JSONToFileWithRotation"),
 	h("log_file", "TestAgentLogging_JSONToFileWithRotation"),
