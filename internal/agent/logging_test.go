@@ -212,6 +212,12 @@ func TestLeaveOnSignal(t *testing.T) {
 		t.Skip("starts a 3-server cluster")
 	}
 	nodes, leader := startThreeServers(t)
+	// The leader publishes autopilot's health under Nomad's names.
+	waitFor(t, "nomad.autopilot.healthy and failure_tolerance on the leader", 30*time.Second, func() (bool, string) {
+		_, text := doRaw(t, leader.agent, "GET", "/v1/metrics?format=prometheus", "")
+		ok := strings.Contains(text, "\nnomad_autopilot_healthy 1\n") && strings.Contains(text, "\nnomad_autopilot_failure_tolerance 1\n")
+		return ok, "not yet"
+	})
 	var leaving, staying *clusterNode
 	for _, n := range nodes {
 		if n != leader && leaving == nil {
