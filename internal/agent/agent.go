@@ -256,6 +256,7 @@ func (a *Agent) serveHTTP() error {
 	handler := NewHTTPServer(a.server, a.Client, info, a.log.With("component", "http"))
 	a.httpHandler = handler
 	handler.logs, handler.debug = a.logs, a.config.EnableDebug || a.config.DevMode
+	handler.uiOff = !a.config.UIEnabled
 	tc := a.config.Telemetry
 	handler.metricsOff = metricsOff{prometheus: !tc.PrometheusMetrics, allocs: !tc.PublishAllocationMetrics, node: !tc.PublishNodeMetrics}
 	if err := a.startTelemetry(handler.metrics); err != nil {

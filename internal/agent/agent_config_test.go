@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"context"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -253,4 +255,34 @@ client {
 		}
 		return true, ""
 	})
+}
+
+// TestUI_OffWithUIEnabledFalse: ui { enabled = false } stops serving the
+// web UI; the API is unaffected. The cosmetic ui keys are logged as
+// ignored when the agent starts.
+func TestUI_OffWithUIEnabledFalse(t *testing.T) {
+	on, _ := testAgent(t, nil)
+	if code, _ := doRaw(t, on, "GET", "/ui/", ""); code != 200 {
+		t.Fatalf("ui on: %d", code)
+	}
+	cfg := loadConfigText(t, "ui {\n  enabled = false\n  label { text = \"prod\" }\n}\n")
+	var logs syncBuffer
+	cfg.Ports.HTTP, cfg.Ports.RPC, cfg.Ports.Serf = 0, 0, 0
+	cfg.Client.Enabled = false
+	a, err := New(cfg, slog.New(slog.NewTextHandler(&logs, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Shutdown(context.Background()) })
+	for _, path := range []string{"/ui/", "/ui/jobs", "/"} {
+		if code, body := doRaw(t, a, "GET", path, ""); code != 404 || !strings.Contains(body, "ui { enabled = false }") {
+			t.Errorf("GET %s with the UI off: %d %q", path, code, body)
+		}
+	}
+	if code, _ := doRaw(t, a, "GET", "/v1/agent/self", ""); code != 200 {
+		t.Errorf("the API must stay: %d", code)
+	}
+	if !strings.Contains(logs.String(), "ui.label is ignored") {
+		t.Errorf("the warned key was not logged:\n%s", logs.String())
+	}
 }

@@ -82,6 +82,8 @@ type HTTPServer struct {
 	// (prometheus_metrics, publish_allocation_metrics,
 	// publish_node_metrics = false); the zero value publishes everything.
 	metricsOff metricsOff
+	// uiOff is the agent's ui { enabled = false }: /ui answers 404.
+	uiOff bool
 }
 
 // metricsOff says which metric outputs the agent's telemetry block

@@ -35,6 +35,9 @@ type Config struct {
 	LeaveOnTerminate bool
 	// Telemetry is the telemetry { } block.
 	Telemetry Telemetry
+	// UIEnabled is ui { enabled } (default true): false stops serving the
+	// web UI.
+	UIEnabled bool
 	// Autopilot is the autopilot { } block: the cluster's autopilot
 	// configuration until an operator stores one; nil leaves Nomad's
 	// defaults.
@@ -310,6 +313,7 @@ func Default() *Config {
 		Datacenter: "dc1",
 		BindAddr:   "0.0.0.0",
 		LogLevel:   "INFO",
+		UIEnabled:  true,
 		Logging:    Logging{RotateDuration: 24 * time.Hour, SyslogFacility: "LOCAL0"},
 		Telemetry: Telemetry{CollectionInterval: time.Second, PrometheusMetrics: true,
 			PublishAllocationMetrics: true, PublishNodeMetrics: true, FilterDefault: true,

@@ -33,6 +33,7 @@ type fileConfig struct {
 	LeaveOnInterrupt   *bool          `hcl:"leave_on_interrupt,optional"`
 	LeaveOnTerminate   *bool          `hcl:"leave_on_terminate,optional"`
 	Telemetry          *fileTelemetry `hcl:"telemetry,block"`
+	UI                 *fileUI        `hcl:"ui,block"`
 
 	Ports     *filePorts     `hcl:"ports,block"`
 	Addresses *fileAddresses `hcl:"addresses,block"`
@@ -231,6 +232,9 @@ func (fc *fileConfig) apply(c *Config) hcl.Diagnostics {
 	set(&c.LeaveOnInterrupt, fc.LeaveOnInterrupt)
 	set(&c.LeaveOnTerminate, fc.LeaveOnTerminate)
 	diags := decodeDuration(fc.LogRotateDuration, &c.Logging.RotateDuration)
+	if fc.UI != nil {
+		set(&c.UIEnabled, fc.UI.Enabled)
+	}
 	if fc.Telemetry != nil {
 		diags = append(diags, fc.Telemetry.apply(&c.Telemetry)...)
 	}
@@ -479,4 +483,10 @@ func (ft *fileTelemetry) apply(t *Telemetry) hcl.Diagnostics {
 	diags := decodeDuration(ft.CollectionInterval, &t.CollectionInterval)
 	diags = append(diags, decodeDuration(ft.InMemoryCollectionInterval, &t.InMemoryCollectionInterval)...)
 	return append(diags, decodeDuration(ft.InMemoryRetentionPeriod, &t.InMemoryRetentionPeriod)...)
+}
+
+// fileUI is ui { }: only enabled acts; its cosmetic keys are warned (the
+// key table).
+type fileUI struct {
+	Enabled *bool `hcl:"enabled,optional"`
 }

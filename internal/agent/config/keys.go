@@ -51,6 +51,7 @@ const (
 	whyCSI         = "Drover has no CSI volumes"
 	whyDefaultGo   = "Go's TLS stack chooses the cipher order itself since Go 1.18; the setting has no effect in Nomad either"
 	whyCirconus    = "Drover has no Circonus sink (statsd, dogstatsd and Prometheus are supported)"
+	whyUI          = "Drover's web UI is served as built: its labels, links to Consul and Vault UIs, CLI hints and content security policy are not configurable (cosmetic: nothing runs differently)"
 	whyExternal    = "Drover has no external plugins yet: only the built-in drivers, configured with plugin \"name\" { config { } }"
 )
 
@@ -180,7 +181,13 @@ var keyTable = []Key{
 	hn("autopilot.enable_custom_upgrades", "TestValidate", "Nomad Enterprise: only false is accepted"),
 
 	// ui { }: cosmetic, except enabled.
-	wb("ui", "Drover's web UI is served as built: its labels, links to Consul and Vault UIs, CLI hints and content security policy are not configurable"),
+	hb("ui", "TestUI_OffWithUIEnabledFalse"),
+	h("ui.enabled", "TestUI_OffWithUIEnabledFalse"),
+	wb("ui.content_security_policy", whyUI),
+	wb("ui.consul", whyUI),
+	wb("ui.vault", whyUI),
+	wb("ui.label", whyUI),
+	w("ui.show_cli_hints", whyUI),
 
 	// plugin "name" { }
 	hb("plugin", "TestLoadFullFile"),

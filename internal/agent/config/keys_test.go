@@ -251,8 +251,8 @@ func TestKeys_JSONRefusedAndWarned(t *testing.T) {
 		!strings.Contains(err.Error(), "c.json:4:31: server.raft_protocol: Drover does not support this key") {
 		t.Fatalf("err = %v", err)
 	}
-	c, err := LoadBytes("c.json", []byte("{\"ui\": {\"enabled\": true}}"))
-	if err != nil || len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], "ui is ignored") {
+	c, err := LoadBytes("c.json", []byte("{\"ui\": {\"enabled\": false, \"label\": {\"text\": \"prod\"}}}"))
+	if err != nil || len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], "ui.label is ignored") || c.UIEnabled {
 		t.Fatalf("warnings %q, err %v", c.Warnings, err)
 	}
 }

@@ -33,6 +33,7 @@ func (c *Config) Merge(o *Config) *Config {
 	r.LeaveOnInterrupt = r.LeaveOnInterrupt || o.LeaveOnInterrupt
 	r.LeaveOnTerminate = r.LeaveOnTerminate || o.LeaveOnTerminate
 	r.Telemetry.merge(&o.Telemetry)
+	r.UIEnabled = r.UIEnabled || o.UIEnabled
 	r.Warnings = append(cloneSlice(r.Warnings), o.Warnings...)
 	setNZ(&r.Advertise.HTTP, o.Advertise.HTTP)
 	setNZ(&r.Advertise.RPC, o.Advertise.RPC)
