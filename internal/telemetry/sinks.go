@@ -122,7 +122,7 @@ func (s *sinkSet) labels(ls []gometrics.Label) []gometrics.Label {
 
 func (s *sinkSet) gauge(key []string, v float32, ls []gometrics.Label) {
 	if s.cfg.Hostname != "" && !s.cfg.HostnameLabel && len(key) > 1 {
-		key = append(append([]string{key[0], s.cfg.Hostname}, key[1:]...))
+		key = append([]string{key[0], s.cfg.Hostname}, key[1:]...)
 	}
 	s.gm.SetGaugeWithLabels(key, v, s.labels(ls))
 }

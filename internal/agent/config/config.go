@@ -1,6 +1,18 @@
 // Package config holds the Drover agent configuration. It reads the same
-// keys as Nomad's agent configuration (HCL or JSON), so existing Nomad agent
-// files work unchanged for the subset Drover supports.
+// keys as Nomad's agent configuration (HCL or JSON, and HCL1's quoted keys
+// and map blocks: hcl1.go), so existing Nomad agent files work unchanged
+// for the subset Drover supports.
+//
+// Every key Nomad documents is in one table (keys.go, Keys): honoured
+// (decoded, acted on, with the test that shows it), refused, or warned.
+// The decoder judges every key it does not take against the table as it
+// goes (keywalk.go): a refused key, or one no Nomad document has (with a
+// "did you mean"), is one error at its file:line:col saying Drover does
+// not support it, all of them at once; a warned key (only keys that
+// cannot change how anything runs: cosmetic ui keys, consul) lands in
+// Config.Warnings, which the agent logs. TestKeys_SchemaKeysAreInTheTable
+// holds the table to the decoder's types by reflection, and
+// docs/reference/agent-config.md is rendered from it (RenderReference).
 package config
 
 import (
