@@ -2,6 +2,7 @@ package client
 
 import (
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,9 +16,10 @@ import (
 // are never touched.
 func TestGC_AutomaticCollectionKeepsMaxAllocsAndDiskBelowThreshold(t *testing.T) {
 	h := newHarness(t)
-	diskUse := 50.0
+	var diskUse atomic.Int64
+	diskUse.Store(50)
 	h.cfg.GC = GCConfig{Interval: time.Minute, MaxAllocs: 2, ParallelDestroys: 2, DiskUsageThreshold: 80,
-		Usage: func(string) (float64, float64, error) { return diskUse, 0, nil }}
+		Usage: func(string) (float64, float64, error) { return float64(diskUse.Load()), 0, nil }}
 	c := h.start()
 	job := mockJob(structs.JobTypeBatch, &structs.Task{Name: "t", Config: map[string]any{"run_for": "1s"}})
 	long := mockJob(structs.JobTypeBatch, &structs.Task{Name: "t", Config: map[string]any{"run_for": "1h"}})
@@ -41,7 +43,7 @@ func TestGC_AutomaticCollectionKeepsMaxAllocsAndDiskBelowThreshold(t *testing.T)
 		t.Fatalf("kept %v, want running and done-3", runnerIDs(c))
 	}
 	// Disk over the threshold: the last finished alloc goes too.
-	diskUse = 90
+	diskUse.Store(90)
 	h.advanceUntil("the finished alloc is collected for disk", 10*time.Second, func() bool { return !has("done-3") })
 	if !has("running") {
 		t.Fatal("a running alloc was collected")
