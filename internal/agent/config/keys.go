@@ -45,7 +45,7 @@ const (
 	whyEnterprise  = "a Nomad Enterprise feature; Drover has no equivalent"
 	whyMultiRegion = "Drover runs one region: there is no federation to replicate from"
 	whyConsul      = "Drover does not talk to Consul"
-	whyVault       = "Drover does not talk to Vault; tasks asking for Vault are refused at job register"
+	whyVault       = "Drover does not talk to Vault"
 	whyCNI         = "bridge networking (CNI) is not implemented yet; Drover runs tasks in the host network"
 	whyRaftTuning  = "Drover keeps raft's own defaults for snapshots and trailing logs"
 	whyCSI         = "Drover has no CSI volumes"
@@ -89,7 +89,7 @@ var keyTable = []Key{
 	rb("sentinel", whyEnterprise),
 	rb("reporting", whyEnterprise),
 	rb("vault", whyVault),
-	wb("consul", "Drover neither registers services in Consul nor joins through it; services that ask for the consul provider are handled at job register, not here"),
+	wb("consul", "Drover talks to no Consul agent: it neither joins servers through Consul (use server_join) nor registers the agent or services there; the block configures nothing Drover does (job services naming the consul provider are judged at job register)"),
 
 	hb("ports", "TestLoadFullFile"),
 	h("ports.http", "TestLoadFullFile"),
