@@ -129,7 +129,9 @@ func runAgent(args []string, stdout, stderr io.Writer) int {
 		}
 		return a.Reload(cfg)
 	}
-	return waitForSignal(a, log, reload)
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	return waitForSignal(a, log, reload, sigs)
 }
 
 // tuneServerGC gives a process that runs a server the server's collector
@@ -153,9 +155,7 @@ const shutdownBound = 10 * time.Second
 // config files and applies what Nomad applies (Agent.Reload: log level,
 // TLS certificates). A second SIGINT or SIGTERM during the shutdown exits
 // at once.
-func waitForSignal(a *agent.Agent, log *slog.Logger, reload func() error) int {
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+func waitForSignal(a *agent.Agent, log *slog.Logger, reload func() error, sigs <-chan os.Signal) int {
 	var sig os.Signal
 	for sig = <-sigs; sig == syscall.SIGHUP; sig = <-sigs {
 		if err := reload(); err != nil {
