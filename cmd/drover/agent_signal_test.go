@@ -20,8 +20,12 @@ type lockedLog struct {
 	b  strings.Builder
 }
 
-func (l *lockedLog) Write(p []byte) (int, error) { l.mu.Lock(); defer l.mu.Unlock(); return l.b.Write(p) }
-func (l *lockedLog) String() string              { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
+func (l *lockedLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+func (l *lockedLog) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
 
 // TestAgentSignals_HUPReloadsTheFilesThenTERMShutsDown: SIGHUP reloads
 // the config files and applies the new log level (a failed reload keeps
