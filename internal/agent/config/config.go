@@ -313,7 +313,6 @@ type Reserved struct {
 // []any, map[string]any) so each driver can decode it its own way.
 type PluginConfig struct {
 	Name   string
-	Args   []string
 	Config map[string]any
 }
 

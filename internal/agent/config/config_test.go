@@ -45,7 +45,7 @@ func fullWant() *Config {
 		Reserved: Reserved{CPU: 500, MemoryMB: 512, DiskMB: 1024, ReservedPorts: "22,80,8000-8100"},
 	}
 	c.Plugins = []PluginConfig{
-		{Name: "docker", Args: []string{"-v"}, Config: map[string]any{
+		{Name: "docker", Config: map[string]any{
 			"endpoint":         "unix:///var/run/docker.sock",
 			"allow_privileged": false,
 			"pull_timeout":     5,

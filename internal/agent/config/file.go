@@ -188,7 +188,6 @@ type fileReserved struct {
 
 type filePlugin struct {
 	Name   string            `hcl:"name,label"`
-	Args   *[]string         `hcl:"args,optional"`
 	Config *filePluginConfig `hcl:"config,block"`
 }
 
@@ -404,7 +403,6 @@ func (fc *fileClient) apply(c *ClientConfig) hcl.Diagnostics {
 
 func (fp *filePlugin) decode() (PluginConfig, hcl.Diagnostics) {
 	pc := PluginConfig{Name: fp.Name}
-	set(&pc.Args, fp.Args)
 	if fp.Config == nil {
 		return pc, nil
 	}

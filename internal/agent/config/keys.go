@@ -191,7 +191,7 @@ var keyTable = []Key{
 
 	// plugin "name" { }
 	hb("plugin", "TestLoadFullFile"),
-	h("plugin.args", "TestLoadFullFile"),
+	r("plugin.args", "Drover's drivers are built in: there is no plugin binary to pass arguments to"),
 	hb("plugin.config", "TestLoadFullFile"),
 
 	// server { }

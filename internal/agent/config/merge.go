@@ -163,7 +163,6 @@ func (c *Config) Copy() *Config {
 }
 
 func (p PluginConfig) copy() PluginConfig {
-	p.Args = cloneSlice(p.Args)
 	if p.Config != nil {
 		p.Config = deepCopy(p.Config).(map[string]any)
 	}

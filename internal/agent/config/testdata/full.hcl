@@ -60,7 +60,6 @@ client {
 }
 
 plugin "docker" {
-  args = ["-v"]
   config {
     endpoint        = "unix:///var/run/docker.sock"
     allow_privileged = false
