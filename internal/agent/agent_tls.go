@@ -50,7 +50,8 @@ func (a *Agent) useReloadableCert(cert tls.Certificate) {
 func (a *Agent) reloadTLS(c config.TLSConfig) error {
 	old := a.config.TLS
 	if c.HTTP != old.HTTP || c.RPC != old.RPC || c.CAFile != old.CAFile ||
-		c.VerifyHTTPSClient != old.VerifyHTTPSClient || c.VerifyServerHostname != old.VerifyServerHostname {
+		c.VerifyHTTPSClient != old.VerifyHTTPSClient || c.VerifyServerHostname != old.VerifyServerHostname ||
+		c.MinVersion != old.MinVersion || c.CipherSuites != old.CipherSuites {
 		return errors.New("reload: only tls.cert_file and tls.key_file change without a restart")
 	}
 	if !c.HTTP && !c.RPC {
@@ -69,7 +70,9 @@ func (a *Agent) reloadTLS(c config.TLSConfig) error {
 func (a *Agent) loadTLS() error {
 	c := a.config.TLS
 	base := tlsutil.Config{CAFile: c.CAFile, CertFile: c.CertFile, KeyFile: c.KeyFile,
-		VerifyServerHostname: c.VerifyServerHostname, VerifyHTTPSClient: c.VerifyHTTPSClient, Region: a.config.Region}
+		VerifyServerHostname: c.VerifyServerHostname, VerifyHTTPSClient: c.VerifyHTTPSClient, Region: a.config.Region,
+		MinVersion: tlsutil.TLSVersions[c.MinVersion]}
+	base.CipherSuites, _ = tlsutil.ParseCipherSuites(c.CipherSuites) // Validate checked it
 	var err error
 	if c.HTTP {
 		if a.tls.httpServer, err = base.HTTPServer(); err != nil {

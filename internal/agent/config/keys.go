@@ -130,8 +130,8 @@ var keyTable = []Key{
 	h("tls.verify_server_hostname", "TestLoadTLSBlock"),
 	h("tls.verify_https_client", "TestTLS_HTTPSAndMutualTLSRPC"),
 	r("tls.rpc_upgrade_mode", "Drover's RPC port speaks TLS only or plaintext only: there is no mixed mode to upgrade through"),
-	r("tls.tls_cipher_suites", "Drover uses Go's default cipher suites"),
-	r("tls.tls_min_version", "Drover uses Go's default minimum, TLS 1.2"),
+	hn("tls.tls_cipher_suites", "TestTLS_MinVersionAndCipherSuites", "Go's names of its secure suites; TLS 1.3's suites are not configurable in Go"),
+	h("tls.tls_min_version", "TestTLS_MinVersionAndCipherSuites"),
 	w("tls.tls_prefer_server_cipher_suites", whyDefaultGo),
 
 	// telemetry { }
