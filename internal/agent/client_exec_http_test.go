@@ -10,6 +10,9 @@ import (
 
 	"github.com/gorilla/websocket"
 	"github.com/hashicorp/nomad/api"
+
+	"github.com/drover-project/drover/internal/agent/config"
+	"github.com/drover-project/drover/internal/testutil"
 )
 
 // TestClientAlloc_Exec drives `alloc exec` through the official client:
@@ -101,5 +104,21 @@ func TestClientAlloc_ExecForwarded(t *testing.T) {
 			}
 			return
 		}
+	}
+}
+
+// TestClientExec_DisableRemoteExec: with client { disable_remote_exec =
+// true } exec into the client's tasks is refused (403), naming the key.
+func TestClientExec_DisableRemoteExec(t *testing.T) {
+	a, c := testAgent(t, func(cfg *config.Config) {
+		cfg.Client.Enabled = true
+		cfg.DataDir = testutil.DataDir(t)
+		cfg.Server.EnabledSchedulers = nil
+		cfg.Client.DisableRemoteExec = true
+	})
+	alloc := runJob(t, c, shellJob("noexec", "sleep 300"))
+	code, body := doRaw(t, a, "GET", "/v1/client/allocation/"+alloc.ID+"/exec?task=t&command="+url.QueryEscape(`["echo","hi"]`), "")
+	if code != 403 || !strings.Contains(body, "disable_remote_exec") {
+		t.Fatalf("exec with disable_remote_exec: %d %q", code, body)
 	}
 }

@@ -84,6 +84,9 @@ type HTTPServer struct {
 	metricsOff metricsOff
 	// uiOff is the agent's ui { enabled = false }: /ui answers 404.
 	uiOff bool
+	// remoteExecOff is client { disable_remote_exec = true }: alloc exec
+	// and task actions on this client's allocs answer 403.
+	remoteExecOff bool
 }
 
 // metricsOff says which metric outputs the agent's telemetry block

@@ -170,6 +170,10 @@ type ServerConfig struct {
 	JobGCInterval time.Duration
 	// RaftMultiplier scales raft's timeouts (1 to 10; Nomad's default 1).
 	RaftMultiplier int
+	// RaftProtocol and EnableEventBroker may only say what Drover does:
+	// raft protocol 3, the event stream on (Nomad's defaults).
+	RaftProtocol      int
+	EnableEventBroker bool
 	// Encrypt is the gossip encryption key (base64 of 16, 24 or 32
 	// bytes): servers without it cannot join.
 	Encrypt string
@@ -229,6 +233,9 @@ type ClientConfig struct {
 	MaxDynamicPort int
 	// MaxKillTimeout caps a task's kill_timeout (Nomad's default 30s).
 	MaxKillTimeout time.Duration
+	// DisableRemoteExec refuses alloc exec (and task actions) into this
+	// client's tasks.
+	DisableRemoteExec bool
 	// GC is the client's garbage collection of terminal allocs.
 	GC       ClientGC
 	Reserved Reserved
@@ -341,6 +348,8 @@ func Default() *Config {
 			JobGCThreshold:         4 * time.Hour,
 			JobGCInterval:          5 * time.Minute,
 			RaftMultiplier:         1,
+			RaftProtocol:           3,
+			EnableEventBroker:      true,
 			ServerJoin:             ServerJoin{RetryInterval: 30 * time.Second},
 		},
 		Client: ClientConfig{NodePool: "default", MinDynamicPort: 20000, MaxDynamicPort: 32000,

@@ -31,6 +31,8 @@ func fullWant() *Config {
 		BatchEvalGCThreshold:   24 * time.Hour,
 		JobGCInterval:          5 * time.Minute,
 		RaftMultiplier:         1,
+		RaftProtocol:           3,
+		EnableEventBroker:      true,
 		ServerJoin:             ServerJoin{RetryJoin: []string{"10.0.0.1", "10.0.0.2"}, RetryInterval: 15 * time.Second, RetryMax: 3},
 		RaftLogStore:           "boltdb",
 	}
@@ -295,6 +297,26 @@ func TestValidate(t *testing.T) {
 			c.Server.RaftLogStore = "rocksdb"
 		}, []string{`raft_logstore.backend = "rocksdb"`, "bootstrap_expect = -1", "num_schedulers = -2", "heartbeat_grace = -1s",
 			"job_gc_threshold = 0s", "max_heartbeats_per_second", `log_level "LOUD"`}},
+		{"autopilot enterprise keys only false", func(c *Config) { c.Autopilot = DefaultAutopilot(); c.Autopilot.EnableRedundancyZones = true },
+			[]string{"autopilot: enable_redundancy_zones"}},
+		{"autopilot defaults ok", func(c *Config) { c.Autopilot = DefaultAutopilot() }, nil},
+		{"raft_protocol only 3", func(c *Config) { c.Server.RaftProtocol = 2 }, []string{"raft_protocol = 2"}},
+		{"event broker stays on", func(c *Config) { c.Server.EnableEventBroker = false }, []string{"enable_event_broker = false"}},
+		{"raft_multiplier range", func(c *Config) { c.Server.RaftMultiplier = 11 }, []string{"raft_multiplier = 11"}},
+		{"encrypt key", func(c *Config) { c.Server.Encrypt = "c2hvcnQ=" }, []string{"server.encrypt: the key is 5 bytes"}},
+		{"scheduler algorithm", func(c *Config) { c.Server.DefaultSchedulerConfig = &SchedulerConfig{SchedulerAlgorithm: "random"} },
+			[]string{`scheduler_algorithm = "random"`}},
+		{"dynamic ports", func(c *Config) { c.Client.MinDynamicPort, c.Client.MaxDynamicPort = 30000, 20000 }, []string{"min_dynamic_port = 30000"}},
+		{"gc thresholds are percents", func(c *Config) { c.Client.GC.DiskUsageThreshold = 120 }, []string{"gc_disk_usage_threshold = 120"}},
+		{"host network needs cidr or interface", func(c *Config) {
+			c.Client.HostNetworks = []HostNetwork{{Name: "a"}, {Name: "b", CIDR: "nope"}, {Name: "b", Interface: "eth0"}}
+		}, []string{`host_network "a" needs exactly one`, `host_network "b": cidr "nope"`, `host_network "b" is defined twice`}},
+		{"telemetry", func(c *Config) {
+			c.Telemetry.PrefixFilter = []string{"nomad.raft"}
+			c.Telemetry.StatsdAddress = "nohost"
+		}, []string{`prefix_filter: "nomad.raft"`, `statsd_address = "nohost"`}},
+		{"syslog facility", func(c *Config) { c.Logging.EnableSyslog, c.Logging.SyslogFacility = true, "LOCAL9" }, []string{`syslog_facility "LOCAL9"`}},
+		{"advertise serf is an IP", func(c *Config) { c.Advertise.Serf = "myhost:4648" }, []string{`advertise.serf = "myhost:4648"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := valid()

@@ -107,6 +107,8 @@ type fileServer struct {
 	JobGCThreshold         hcl.Expression   `hcl:"job_gc_threshold,optional"`
 	JobGCInterval          hcl.Expression   `hcl:"job_gc_interval,optional"`
 	RaftMultiplier         *int             `hcl:"raft_multiplier,optional"`
+	RaftProtocol           *int             `hcl:"raft_protocol,optional"`
+	EnableEventBroker      *bool            `hcl:"enable_event_broker,optional"`
 	Encrypt                *string          `hcl:"encrypt,optional"`
 	DefaultSchedulerConfig *fileSchedConfig `hcl:"default_scheduler_config,block"`
 	ServerJoin             *fileServerJoin  `hcl:"server_join,block"`
@@ -155,6 +157,7 @@ type fileClient struct {
 	MinDynamicPort        *int              `hcl:"min_dynamic_port,optional"`
 	MaxDynamicPort        *int              `hcl:"max_dynamic_port,optional"`
 	MaxKillTimeout        hcl.Expression    `hcl:"max_kill_timeout,optional"`
+	DisableRemoteExec     *bool             `hcl:"disable_remote_exec,optional"`
 	GCInterval            hcl.Expression    `hcl:"gc_interval,optional"`
 	GCMaxAllocs           *int              `hcl:"gc_max_allocs,optional"`
 	GCDiskUsageThreshold  *float64          `hcl:"gc_disk_usage_threshold,optional"`
@@ -317,6 +320,8 @@ func (fs *fileServer) apply(s *ServerConfig) hcl.Diagnostics {
 	set(&s.NodeRegistrationToken, fs.NodeRegistrationToken)
 	set(&s.JobMaxCount, fs.JobMaxCount)
 	set(&s.RaftMultiplier, fs.RaftMultiplier)
+	set(&s.RaftProtocol, fs.RaftProtocol)
+	set(&s.EnableEventBroker, fs.EnableEventBroker)
 	set(&s.Encrypt, fs.Encrypt)
 	if d := fs.DefaultSchedulerConfig; d != nil {
 		if s.DefaultSchedulerConfig == nil {
@@ -372,6 +377,7 @@ func (fc *fileClient) apply(c *ClientConfig) hcl.Diagnostics {
 	set(&c.CPUTotalCompute, fc.CPUTotalCompute)
 	set(&c.MemoryTotalMB, fc.MemoryTotalMB)
 	set(&c.NodeRegistrationToken, fc.NodeRegistrationToken)
+	set(&c.DisableRemoteExec, fc.DisableRemoteExec)
 	set(&c.MinDynamicPort, fc.MinDynamicPort)
 	set(&c.MaxDynamicPort, fc.MaxDynamicPort)
 	set(&c.GC.MaxAllocs, fc.GCMaxAllocs)

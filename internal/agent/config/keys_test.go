@@ -245,10 +245,10 @@ func TestKeys_UnknownKeyIsRefusedWithASuggestion(t *testing.T) {
 }
 
 func TestKeys_JSONRefusedAndWarned(t *testing.T) {
-	src := "{\n  \"plugin_dir\": \"/x\",\n  \"ui\": {\"enabled\": true},\n  \"server\": {\"enabled\": true, \"raft_protocol\": 3}\n}\n"
+	src := "{\n  \"plugin_dir\": \"/x\",\n  \"ui\": {\"enabled\": true},\n  \"server\": {\"enabled\": true, \"raft_trailing_logs\": 3}\n}\n"
 	_, err := LoadBytes("c.json", []byte(src))
 	if err == nil || !strings.Contains(err.Error(), "c.json:2:3: plugin_dir: Drover does not support this key") ||
-		!strings.Contains(err.Error(), "c.json:4:31: server.raft_protocol: Drover does not support this key") {
+		!strings.Contains(err.Error(), "c.json:4:31: server.raft_trailing_logs: Drover does not support this key") {
 		t.Fatalf("err = %v", err)
 	}
 	c, err := LoadBytes("c.json", []byte("{\"ui\": {\"enabled\": false, \"label\": {\"text\": \"prod\"}}}"))

@@ -63,6 +63,7 @@ func (s *ServerConfig) merge(o *ServerConfig) {
 	setNZ(&s.BatchEvalGCThreshold, o.BatchEvalGCThreshold)
 	setNZ(&s.JobGCInterval, o.JobGCInterval)
 	setNZ(&s.RaftMultiplier, o.RaftMultiplier)
+	setNZ(&s.RaftProtocol, o.RaftProtocol)
 	setNZ(&s.Encrypt, o.Encrypt)
 	if o.DefaultSchedulerConfig != nil {
 		sc := *o.DefaultSchedulerConfig
@@ -96,6 +97,7 @@ func (c *ClientConfig) merge(o *ClientConfig) {
 	setNZ(&c.MinDynamicPort, o.MinDynamicPort)
 	setNZ(&c.MaxDynamicPort, o.MaxDynamicPort)
 	setNZ(&c.MaxKillTimeout, o.MaxKillTimeout)
+	c.DisableRemoteExec = c.DisableRemoteExec || o.DisableRemoteExec
 	setNZ(&c.GC.Interval, o.GC.Interval)
 	setNZ(&c.GC.MaxAllocs, o.GC.MaxAllocs)
 	setNZ(&c.GC.DiskUsageThreshold, o.GC.DiskUsageThreshold)

@@ -108,6 +108,12 @@ func (s *ServerConfig) validate(add func(string, ...any)) {
 }
 
 func (s *ServerConfig) validateExtra(add func(string, ...any)) {
+	if s.RaftProtocol != 3 {
+		add("server.raft_protocol = %d: Drover speaks raft protocol 3 only", s.RaftProtocol)
+	}
+	if !s.EnableEventBroker {
+		add("server.enable_event_broker = false: Drover's event stream cannot be turned off")
+	}
 	if s.RaftMultiplier < 1 || s.RaftMultiplier > 10 {
 		add("server.raft_multiplier = %d must be between 1 and 10", s.RaftMultiplier)
 	}
