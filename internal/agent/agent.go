@@ -143,6 +143,7 @@ func (a *Agent) serverConfig() *server.Config {
 		HeartbeatGrace:                     c.Server.HeartbeatGrace,
 		JobGCThreshold:                     c.Server.JobGCThreshold,
 		BatchEvalGCThreshold:               c.Server.BatchEvalGCThreshold,
+		NodeGCThreshold:                    c.Server.NodeGCThreshold,
 		GCInterval:                         c.Server.JobGCInterval,
 		RaftTimings:                        server.ScaledRaftTimings(c.Server.RaftMultiplier),
 		DefaultSchedulerConfig:             schedulerConfig(c.Server.DefaultSchedulerConfig),

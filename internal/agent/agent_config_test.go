@@ -45,6 +45,7 @@ server {
   batch_eval_gc_threshold   = "48h"
   job_gc_threshold          = "6h"
   job_gc_interval           = "7m"
+  node_gc_threshold         = "12h"
   raft_multiplier           = 3
   encrypt                   = "7WZiIc3lkVyLTk0gbvIaM1cw9e5vbQGJp37u9Ff+UhA="
 }
@@ -68,7 +69,7 @@ autopilot {
 	sc := a.serverConfig()
 	if sc.HeartbeatGrace != 25*time.Second || sc.MinHeartbeatTTL != 15*time.Second || sc.MaxHeartbeatsPerSecond != 20 ||
 		sc.EvalGCThreshold != 2*time.Hour || sc.BatchEvalGCThreshold != 48*time.Hour || sc.JobGCThreshold != 6*time.Hour ||
-		sc.GCInterval != 7*time.Minute {
+		sc.GCInterval != 7*time.Minute || sc.NodeGCThreshold != 12*time.Hour {
 		t.Errorf("server timings = %+v", sc)
 	}
 	if rt := sc.RaftTimings; rt == nil || rt.Heartbeat != 3*time.Second || rt.Election != 3*time.Second || rt.LeaderLease != 1500*time.Millisecond {

@@ -117,6 +117,9 @@ type Config struct {
 	// BatchEvalGCThreshold is EvalGCThreshold for the evals of batch
 	// jobs (server batch_eval_gc_threshold); 0 means EvalGCThreshold.
 	BatchEvalGCThreshold time.Duration
+	// NodeGCThreshold is how long a down node with nothing running stays
+	// registered (server node_gc_threshold); 0 means never collected.
+	NodeGCThreshold time.Duration
 	// DefaultSchedulerConfig is the scheduler configuration written when
 	// the cluster first gets a leader (server default_scheduler_config);
 	// nil means structs.DefaultSchedulerConfiguration.

@@ -240,6 +240,33 @@ func TestGC_BatchEvalsWaitTheirOwnThreshold(t *testing.T) {
 	}
 }
 
+// The job GC deregisters a node down for NodeGCThreshold (server
+// node_gc_threshold) with nothing on it, not one down for less.
+func TestGC_NodeGCDeregistersNodesDownPastThreshold(t *testing.T) {
+	p := newSteppedPipeline(t, func(c *Config) { c.NodeGCThreshold = 24 * time.Hour })
+	down := func(id string) {
+		p.addNode(id, 1000, 1000)
+		req := &structs.NodeUpdateStatusRequest{NodeID: id, Status: structs.NodeStatusDown, UpdatedAt: p.clk.Now().Unix()}
+		if _, err := p.srv.raftApply(context.Background(), structs.NodeUpdateStatusRequestType, req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	down("old")
+	p.clk.Advance(23 * time.Hour)
+	down("recent")
+	p.addNode("up", 1000, 1000)
+	p.clk.Advance(time.Hour)
+	if err := p.srv.leader.CreateCoreEvals(leader.CoreJobJobGC); err != nil {
+		t.Fatal(err)
+	}
+	runSteps(t, p.srv)
+	for id, want := range map[string]bool{"old": false, "recent": true, "up": true} {
+		if n, _ := p.srv.State().NodeByID(nil, id); (n != nil) != want {
+			t.Errorf("node %s registered = %v, want %v", id, n != nil, want)
+		}
+	}
+}
+
 // eval-gc deletes a terminal eval once it has been terminal for
 // EvalGCThreshold, not before.
 func TestGC_EvalGCDeletesTerminalEvalsOnlyPastThreshold(t *testing.T) {

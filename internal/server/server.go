@@ -219,6 +219,7 @@ func (s *Server) setupPipeline() {
 		ManualDuties:          c.ManualDuties,
 		UnblockFailedInterval: c.UnblockFailedInterval, GCInterval: c.GCInterval,
 		EvalGCThreshold: c.EvalGCThreshold, JobGCThreshold: c.JobGCThreshold, BatchEvalGCThreshold: c.BatchEvalGCThreshold,
+		NodeGCThreshold:         c.NodeGCThreshold,
 		FailedFollowUpBaseDelay: c.FailedFollowUpBaseDelay, FailedFollowUpJitter: c.FailedFollowUpJitter,
 		MinHeartbeatTTL: c.MinHeartbeatTTL, MaxHeartbeatsPerSecond: c.MaxHeartbeatsPerSecond, HeartbeatGrace: c.HeartbeatGrace,
 		Extra: s.leaderDuties(),

@@ -165,6 +165,9 @@ type ServerConfig struct {
 	// jobs (Nomad's default 24h).
 	BatchEvalGCThreshold time.Duration
 	JobGCThreshold       time.Duration
+	// NodeGCThreshold is how long a down node with nothing running
+	// stays registered (Nomad's default 24h).
+	NodeGCThreshold time.Duration
 	// JobGCInterval is how often the leader runs core GC (Nomad's
 	// default 5m).
 	JobGCInterval time.Duration
@@ -347,6 +350,7 @@ func Default() *Config {
 			BatchEvalGCThreshold:   24 * time.Hour,
 			JobGCThreshold:         4 * time.Hour,
 			JobGCInterval:          5 * time.Minute,
+			NodeGCThreshold:        24 * time.Hour,
 			RaftMultiplier:         1,
 			RaftProtocol:           3,
 			EnableEventBroker:      true,

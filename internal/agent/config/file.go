@@ -106,6 +106,7 @@ type fileServer struct {
 	BatchEvalGCThreshold   hcl.Expression   `hcl:"batch_eval_gc_threshold,optional"`
 	JobGCThreshold         hcl.Expression   `hcl:"job_gc_threshold,optional"`
 	JobGCInterval          hcl.Expression   `hcl:"job_gc_interval,optional"`
+	NodeGCThreshold        hcl.Expression   `hcl:"node_gc_threshold,optional"`
 	RaftMultiplier         *int             `hcl:"raft_multiplier,optional"`
 	RaftProtocol           *int             `hcl:"raft_protocol,optional"`
 	EnableEventBroker      *bool            `hcl:"enable_event_broker,optional"`
@@ -358,6 +359,7 @@ func (fs *fileServer) apply(s *ServerConfig) hcl.Diagnostics {
 		{&s.BatchEvalGCThreshold, fs.BatchEvalGCThreshold},
 		{&s.JobGCThreshold, fs.JobGCThreshold},
 		{&s.JobGCInterval, fs.JobGCInterval},
+		{&s.NodeGCThreshold, fs.NodeGCThreshold},
 	} {
 		diags = append(diags, decodeDuration(d.expr, d.dst)...)
 	}

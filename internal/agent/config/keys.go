@@ -231,7 +231,7 @@ var keyTable = []Key{
 	r("server.raft_logstore.wal", whyRaftTuning),
 	h("server.job_max_count", "TestLoad_LimitsAndJobMaxCount"),
 	hd("server.node_registration_token", "TestNodeRegistration_ServerAndClientAgentWithACLsRegistersItsOwnNode"),
-	r("server.node_gc_threshold", "Drover does not garbage-collect down nodes yet"),
+	h("server.node_gc_threshold", "TestGC_NodeGCDeregistersNodesDownPastThreshold"),
 	r("server.deployment_gc_threshold", "Drover does not garbage-collect deployments yet"),
 	r("server.csi_volume_claim_gc_interval", whyCSI),
 	r("server.csi_volume_claim_gc_threshold", whyCSI),

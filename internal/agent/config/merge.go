@@ -62,6 +62,7 @@ func (s *ServerConfig) merge(o *ServerConfig) {
 	setNZ(&s.JobGCThreshold, o.JobGCThreshold)
 	setNZ(&s.BatchEvalGCThreshold, o.BatchEvalGCThreshold)
 	setNZ(&s.JobGCInterval, o.JobGCInterval)
+	setNZ(&s.NodeGCThreshold, o.NodeGCThreshold)
 	setNZ(&s.RaftMultiplier, o.RaftMultiplier)
 	setNZ(&s.RaftProtocol, o.RaftProtocol)
 	setNZ(&s.Encrypt, o.Encrypt)

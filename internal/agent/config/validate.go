@@ -100,6 +100,7 @@ func (s *ServerConfig) validate(add func(string, ...any)) {
 		{"job_gc_threshold", s.JobGCThreshold},
 		{"batch_eval_gc_threshold", s.BatchEvalGCThreshold},
 		{"job_gc_interval", s.JobGCInterval},
+		{"node_gc_threshold", s.NodeGCThreshold},
 	} {
 		if d.val <= 0 {
 			add("server.%s = %s must be positive", d.name, d.val)

@@ -42,13 +42,17 @@ func (c *coreScheduler) Process(eval *structs.Evaluation) error {
 	}
 	evalCutoff, jobCutoff := now.Add(-c.l.c.EvalGCThreshold), now.Add(-c.l.c.JobGCThreshold)
 	batchCutoff := now.Add(-batchThreshold)
+	var nodeCutoff time.Time // no node GC without a threshold
+	if c.l.c.NodeGCThreshold > 0 {
+		nodeCutoff = now.Add(-c.l.c.NodeGCThreshold)
+	}
 	switch eval.JobID {
 	case CoreJobEvalGC:
-		jobCutoff = time.Time{}
+		jobCutoff, nodeCutoff = time.Time{}, time.Time{}
 	case CoreJobJobGC:
 		evalCutoff, batchCutoff = time.Time{}, time.Time{}
 	case CoreJobForceGC:
-		evalCutoff, jobCutoff, batchCutoff = now, now, now
+		evalCutoff, jobCutoff, batchCutoff, nodeCutoff = now, now, now, now
 	default:
 		return fmt.Errorf("core scheduler: unknown core job %q", eval.JobID)
 	}
@@ -56,6 +60,9 @@ func (c *coreScheduler) Process(eval *structs.Evaluation) error {
 		return err
 	}
 	if err := c.collectEvals(evalCutoff, batchCutoff, eval.ID); err != nil {
+		return err
+	}
+	if err := c.collectNodes(nodeCutoff); err != nil {
 		return err
 	}
 	if err := c.collectExpiredTokens(now); err != nil {
@@ -107,6 +114,38 @@ func (c *coreScheduler) collectEvals(cutoff, batchCutoff time.Time, self string)
 		}
 	}
 	return d.Flush()
+}
+
+// collectNodes deregisters nodes down since before cutoff with nothing
+// left running on them (server node_gc_threshold), as Nomad's node GC
+// does. It runs with the job GC (Nomad has its own node-gc core job; one
+// pass less here, same outcome).
+func (c *coreScheduler) collectNodes(cutoff time.Time) error {
+	if cutoff.IsZero() {
+		return nil
+	}
+	nodes, err := c.l.srv.State().Nodes(nil)
+	if err != nil {
+		return err
+	}
+	var ids []string
+	for _, n := range nodes {
+		if n.Status != structs.NodeStatusDown || n.StatusUpdatedAt > cutoff.Unix() {
+			continue
+		}
+		live, err := c.l.srv.State().AllocsByNodeTerminal(nil, n.ID, false)
+		if err != nil {
+			return err
+		}
+		if len(live) == 0 {
+			ids = append(ids, n.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	_, err = c.l.srv.Apply(structs.NodeDeregisterRequestType, &structs.NodeDeregisterRequest{NodeIDs: ids})
+	return err
 }
 
 // collectableAllocs returns the IDs of an eval's allocs if all of them are

@@ -111,7 +111,10 @@ type Config struct {
 	JobGCThreshold        time.Duration
 	// BatchEvalGCThreshold is EvalGCThreshold for batch jobs' evals (0:
 	// EvalGCThreshold).
-	BatchEvalGCThreshold    time.Duration
+	BatchEvalGCThreshold time.Duration
+	// NodeGCThreshold is how long a node stays down, with nothing
+	// running, before the job GC deregisters it (0: never).
+	NodeGCThreshold         time.Duration
 	FailedFollowUpBaseDelay time.Duration
 	FailedFollowUpJitter    time.Duration
 	MinHeartbeatTTL         time.Duration

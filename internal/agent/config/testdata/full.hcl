@@ -27,6 +27,7 @@ server {
   max_heartbeats_per_second = 25.5
   eval_gc_threshold         = "2h"
   job_gc_threshold          = "5h"
+  node_gc_threshold         = "48h"
 
   server_join {
     retry_join     = ["10.0.0.1", "10.0.0.2"]
