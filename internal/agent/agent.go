@@ -259,6 +259,7 @@ func (a *Agent) serveHTTP() error {
 	handler.logs, handler.debug = a.logs, a.config.EnableDebug || a.config.DevMode
 	handler.uiOff = !a.config.UIEnabled
 	handler.remoteExecOff = a.config.Client.DisableRemoteExec
+	handler.responseHeaders = a.config.HTTPAPIResponseHeaders
 	tc := a.config.Telemetry
 	handler.metricsOff = metricsOff{prometheus: !tc.PrometheusMetrics, allocs: !tc.PublishAllocationMetrics, node: !tc.PublishNodeMetrics}
 	if err := a.startTelemetry(handler.metrics); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -258,15 +259,16 @@ client {
 	})
 }
 
-// TestUI_OffWithUIEnabledFalse: ui { enabled = false } stops serving the
+// TestAgent_UIEnabledAndResponseHeaders: ui { enabled = false } stops serving the
 // web UI; the API is unaffected. The cosmetic ui keys are logged as
-// ignored when the agent starts.
-func TestUI_OffWithUIEnabledFalse(t *testing.T) {
+// ignored when the agent starts. http_api_response_headers go on every
+// response.
+func TestAgent_UIEnabledAndResponseHeaders(t *testing.T) {
 	on, _ := testAgent(t, nil)
 	if code, _ := doRaw(t, on, "GET", "/ui/", ""); code != 200 {
 		t.Fatalf("ui on: %d", code)
 	}
-	cfg := loadConfigText(t, "ui {\n  enabled = false\n  label { text = \"prod\" }\n}\n")
+	cfg := loadConfigText(t, "ui {\n  enabled = false\n  label { text = \"prod\" }\n}\nhttp_api_response_headers {\n  \"Access-Control-Allow-Origin\" = \"*\"\n}\n")
 	var logs syncBuffer
 	cfg.Ports.HTTP, cfg.Ports.RPC, cfg.Ports.Serf = 0, 0, 0
 	cfg.Client.Enabled = false
@@ -282,6 +284,15 @@ func TestUI_OffWithUIEnabledFalse(t *testing.T) {
 	}
 	if code, _ := doRaw(t, a, "GET", "/v1/agent/self", ""); code != 200 {
 		t.Errorf("the API must stay: %d", code)
+	}
+	// http_api_response_headers (HCL1's block form) go on every response.
+	resp, err := http.Get("http://" + a.HTTPAddr() + "/v1/status/leader")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if got := resp.Header.Get("Access-Control-Allow-Origin"); got != "*" {
+		t.Errorf("Access-Control-Allow-Origin = %q", got)
 	}
 	if !strings.Contains(logs.String(), "ui.label is ignored") {
 		t.Errorf("the warned key was not logged:\n%s", logs.String())

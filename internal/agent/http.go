@@ -87,6 +87,8 @@ type HTTPServer struct {
 	// remoteExecOff is client { disable_remote_exec = true }: alloc exec
 	// and task actions on this client's allocs answer 403.
 	remoteExecOff bool
+	// responseHeaders go on every response (http_api_response_headers).
+	responseHeaders map[string]string
 }
 
 // metricsOff says which metric outputs the agent's telemetry block
@@ -117,6 +119,9 @@ func NewHTTPServer(srv *server.Server, localClient func() *client.Client, info A
 // ServeHTTP implements http.Handler.
 // Every request passes the ACL check of its route first (acl_authz.go).
 func (h *HTTPServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	for k, v := range h.responseHeaders {
+		w.Header().Set(k, v)
+	}
 	if !h.routeChecksOff.Load() {
 		var err error
 		if r, err = h.authorizeRequest(r); err != nil {

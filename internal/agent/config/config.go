@@ -50,6 +50,9 @@ type Config struct {
 	// UIEnabled is ui { enabled } (default true): false stops serving the
 	// web UI.
 	UIEnabled bool
+	// HTTPAPIResponseHeaders are set on every HTTP API response
+	// (http_api_response_headers, e.g. CORS headers).
+	HTTPAPIResponseHeaders map[string]string
 	// Autopilot is the autopilot { } block: the cluster's autopilot
 	// configuration until an operator stores one; nil leaves Nomad's
 	// defaults.

@@ -35,6 +35,8 @@ type fileConfig struct {
 	Telemetry          *fileTelemetry `hcl:"telemetry,block"`
 	UI                 *fileUI        `hcl:"ui,block"`
 
+	HTTPAPIResponseHeaders map[string]string `hcl:"http_api_response_headers,optional"`
+
 	Ports     *filePorts     `hcl:"ports,block"`
 	Addresses *fileAddresses `hcl:"addresses,block"`
 	Advertise *fileAddresses `hcl:"advertise,block"`
@@ -235,6 +237,7 @@ func (fc *fileConfig) apply(c *Config) hcl.Diagnostics {
 	set(&c.LeaveOnInterrupt, fc.LeaveOnInterrupt)
 	set(&c.LeaveOnTerminate, fc.LeaveOnTerminate)
 	diags := decodeDuration(fc.LogRotateDuration, &c.Logging.RotateDuration)
+	c.HTTPAPIResponseHeaders = mergeMap(c.HTTPAPIResponseHeaders, fc.HTTPAPIResponseHeaders)
 	if fc.UI != nil {
 		set(&c.UIEnabled, fc.UI.Enabled)
 	}

@@ -83,7 +83,7 @@ var keyTable = []Key{
 	r("plugin_dir", whyExternal),
 	w("disable_update_check", "Drover never checks for updates"),
 	w("disable_anonymous_signature", "Drover never checks for updates, so it sends no signature"),
-	r("http_api_response_headers", "Drover adds no configured headers to HTTP responses"),
+	h("http_api_response_headers", "TestAgent_UIEnabledAndResponseHeaders"),
 	rb("keyring", "Drover keeps its root keys in raft, encrypted with no external KMS"),
 	rb("audit", whyEnterprise),
 	rb("sentinel", whyEnterprise),
@@ -181,8 +181,8 @@ var keyTable = []Key{
 	hn("autopilot.enable_custom_upgrades", "TestValidate", "Nomad Enterprise: only false is accepted"),
 
 	// ui { }: cosmetic, except enabled.
-	hb("ui", "TestUI_OffWithUIEnabledFalse"),
-	h("ui.enabled", "TestUI_OffWithUIEnabledFalse"),
+	hb("ui", "TestAgent_UIEnabledAndResponseHeaders"),
+	h("ui.enabled", "TestAgent_UIEnabledAndResponseHeaders"),
 	wb("ui.content_security_policy", whyUI),
 	wb("ui.consul", whyUI),
 	wb("ui.vault", whyUI),

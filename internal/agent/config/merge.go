@@ -34,6 +34,7 @@ func (c *Config) Merge(o *Config) *Config {
 	r.LeaveOnTerminate = r.LeaveOnTerminate || o.LeaveOnTerminate
 	r.Telemetry.merge(&o.Telemetry)
 	r.UIEnabled = r.UIEnabled || o.UIEnabled
+	r.HTTPAPIResponseHeaders = mergeMap(maps.Clone(r.HTTPAPIResponseHeaders), o.HTTPAPIResponseHeaders)
 	r.Warnings = append(cloneSlice(r.Warnings), o.Warnings...)
 	setNZ(&r.Advertise.HTTP, o.Advertise.HTTP)
 	setNZ(&r.Advertise.RPC, o.Advertise.RPC)
@@ -145,6 +146,7 @@ func (c *Config) Copy() *Config {
 	r.Client.Servers = cloneSlice(c.Client.Servers)
 	r.Client.Meta = maps.Clone(c.Client.Meta)
 	r.Client.Options = maps.Clone(c.Client.Options)
+	r.HTTPAPIResponseHeaders = maps.Clone(c.HTTPAPIResponseHeaders)
 	r.Client.HostVolumes = cloneSlice(c.Client.HostVolumes)
 	r.Client.HostNetworks = cloneSlice(c.Client.HostNetworks)
 	r.Telemetry.DogStatsdTags = cloneSlice(c.Telemetry.DogStatsdTags)
