@@ -115,9 +115,14 @@ type fileServer struct {
 	Encrypt                *string          `hcl:"encrypt,optional"`
 	DefaultSchedulerConfig *fileSchedConfig `hcl:"default_scheduler_config,block"`
 	ServerJoin             *fileServerJoin  `hcl:"server_join,block"`
-	RaftLogStore           *fileRaftLog     `hcl:"raft_logstore,block"`
-	NodeRegistrationToken  *string          `hcl:"node_registration_token,optional"`
-	JobMaxCount            *int             `hcl:"job_max_count,optional"`
+	// RetryJoin, RetryInterval and RetryMax are Nomad's older spelling
+	// of server_join's keys, still accepted.
+	RetryJoin             *[]string      `hcl:"retry_join,optional"`
+	RetryInterval         hcl.Expression `hcl:"retry_interval,optional"`
+	RetryMax              *int           `hcl:"retry_max,optional"`
+	RaftLogStore          *fileRaftLog   `hcl:"raft_logstore,block"`
+	NodeRegistrationToken *string        `hcl:"node_registration_token,optional"`
+	JobMaxCount           *int           `hcl:"job_max_count,optional"`
 }
 
 type fileSchedConfig struct {
@@ -347,6 +352,9 @@ func (fs *fileServer) apply(s *ServerConfig) hcl.Diagnostics {
 	if fs.RaftLogStore != nil {
 		set(&s.RaftLogStore, fs.RaftLogStore.Backend)
 	}
+	set(&s.ServerJoin.RetryJoin, fs.RetryJoin)
+	set(&s.ServerJoin.RetryMax, fs.RetryMax)
+	diags = append(diags, decodeDuration(fs.RetryInterval, &s.ServerJoin.RetryInterval)...)
 	if fs.ServerJoin != nil {
 		set(&s.ServerJoin.RetryJoin, fs.ServerJoin.RetryJoin)
 		set(&s.ServerJoin.RetryMax, fs.ServerJoin.RetryMax)

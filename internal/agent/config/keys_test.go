@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 )
 
 // schemaKeys walks the decoder's file types by reflection and returns
@@ -259,6 +260,11 @@ func TestKeys_JSONRefusedAndWarned(t *testing.T) {
 
 func TestLoad_HCL1Forms(t *testing.T) {
 	c, err := LoadBytes("h1.hcl", []byte(`"region" = "eu"
+server {
+  retry_join     = ["10.0.0.9"]
+  retry_interval = "7s"
+  retry_max      = 4
+}
 client {
   "enabled" = true
   meta {
@@ -274,7 +280,8 @@ client {
 		t.Fatal(err)
 	}
 	if c.Region != "eu" || !c.Client.Enabled || c.Client.Meta["owner.id"] != "x" || c.Client.Meta["rack"] != "r1" ||
-		c.Client.Options["driver.raw_exec.enable"] != "1" {
+		c.Client.Options["driver.raw_exec.enable"] != "1" ||
+		len(c.Server.ServerJoin.RetryJoin) != 1 || c.Server.ServerJoin.RetryInterval != 7*time.Second || c.Server.ServerJoin.RetryMax != 4 {
 		t.Fatalf("decoded %+v", c)
 	}
 	// Positions survive the rewrite.
