@@ -174,6 +174,7 @@ type fileClient struct {
 	Reserved              *fileReserved     `hcl:"reserved,block"`
 	HostVolumes           []fileHostVolume  `hcl:"host_volume,block"`
 	HostNetworks          []fileHostNetwork `hcl:"host_network,block"`
+	ServerJoin            *fileClientJoin   `hcl:"server_join,block"`
 	NodeRegistrationToken *string           `hcl:"node_registration_token,optional"`
 }
 
@@ -181,6 +182,11 @@ type fileHostVolume struct {
 	Name     string `hcl:"name,label"`
 	Path     string `hcl:"path"`
 	ReadOnly *bool  `hcl:"read_only,optional"`
+}
+
+// fileClientJoin is client { server_join { } }: the servers to reach.
+type fileClientJoin struct {
+	RetryJoin *[]string `hcl:"retry_join,optional"`
 }
 
 type fileHostNetwork struct {
@@ -391,6 +397,11 @@ func (fc *fileClient) apply(c *ClientConfig) hcl.Diagnostics {
 	set(&c.MemoryTotalMB, fc.MemoryTotalMB)
 	set(&c.NodeRegistrationToken, fc.NodeRegistrationToken)
 	set(&c.DisableRemoteExec, fc.DisableRemoteExec)
+	if j := fc.ServerJoin; j != nil && j.RetryJoin != nil {
+		// The client dials every listed server (Drover's client keeps
+		// trying them; it has no join attempts to count).
+		c.Servers = append(append([]string(nil), c.Servers...), *j.RetryJoin...)
+	}
 	set(&c.MinDynamicPort, fc.MinDynamicPort)
 	set(&c.MaxDynamicPort, fc.MaxDynamicPort)
 	set(&c.GC.MaxAllocs, fc.GCMaxAllocs)

@@ -308,3 +308,17 @@ func TestAgentConfigReference_IsCurrent(t *testing.T) {
 	}
 	_ = sort.Strings
 }
+
+func TestLoad_ClientServerJoin(t *testing.T) {
+	c, err := Load(write(t, "c.hcl", "data_dir = \"/d\"\nclient {\n  enabled = true\n  servers = [\"10.0.0.1:4647\"]\n  server_join {\n    retry_join = [\"10.0.0.2\", \"10.0.0.3:5647\"]\n  }\n}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(c.Client.Servers, ","); got != "10.0.0.1:4647,10.0.0.2,10.0.0.3:5647" {
+		t.Fatalf("servers %s", got)
+	}
+	c.Client.Servers = append(c.Client.Servers, "provider=aws tag_key=nomad")
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "go-discover") {
+		t.Fatalf("cloud auto-join must be refused: %v", err)
+	}
+}

@@ -153,6 +153,11 @@ func (c *ClientConfig) validate(add func(string, ...any)) {
 			add("client.%s = %v must be a percentage (0 to 100)", t.name, t.v)
 		}
 	}
+	for _, s := range c.Servers {
+		if strings.Contains(s, "provider=") {
+			add("client.servers / server_join.retry_join %q: cloud auto-join (go-discover) is not supported; list the servers' addresses", s)
+		}
+	}
 	seen := map[string]bool{}
 	for _, hn := range c.HostNetworks {
 		if seen[hn.Name] {

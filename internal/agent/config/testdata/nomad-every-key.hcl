@@ -396,7 +396,10 @@ client {
   }
 
   server_join {
-    retry_join = ["10.0.0.1"]
+    retry_join     = ["10.0.0.1"]
+    retry_interval = "15s"
+    retry_max      = 3
+    start_join     = ["10.0.0.1"]
   }
 
   artifact {
