@@ -242,6 +242,12 @@ type ClientConfig struct {
 	// DisableRemoteExec refuses alloc exec (and task actions) into this
 	// client's tasks.
 	DisableRemoteExec bool
+	// NoHostUUID and CPUDisableDmidecode may only say what Drover does
+	// (true, Nomad's default for no_host_uuid): the node ID is kept in
+	// the data dir, never taken from the host, and the CPU is read from
+	// /proc/cpuinfo, never from dmidecode.
+	NoHostUUID          bool
+	CPUDisableDmidecode bool
 	// GC is the client's garbage collection of terminal allocs.
 	GC       ClientGC
 	Reserved Reserved
@@ -360,6 +366,7 @@ func Default() *Config {
 			ServerJoin:             ServerJoin{RetryInterval: 30 * time.Second},
 		},
 		Client: ClientConfig{NodePool: "default", MinDynamicPort: 20000, MaxDynamicPort: 32000,
+			NoHostUUID: true, CPUDisableDmidecode: true,
 			MaxKillTimeout: 30 * time.Second,
 			GC: ClientGC{Interval: time.Minute, MaxAllocs: 50, DiskUsageThreshold: 80,
 				InodeUsageThreshold: 70, ParallelDestroys: 2}},

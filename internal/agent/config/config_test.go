@@ -39,6 +39,7 @@ func fullWant() *Config {
 	}
 	c.Client = ClientConfig{
 		MinDynamicPort: 20000, MaxDynamicPort: 32000, MaxKillTimeout: 30 * time.Second, GC: Default().Client.GC,
+		NoHostUUID: true, CPUDisableDmidecode: true,
 		Enabled: true, Servers: []string{"10.0.0.1:4647"},
 		NodeClass: "compute", NodePool: "gpu",
 		Meta:     map[string]string{"rack": "r1", "zone": "a"},
@@ -302,6 +303,8 @@ func TestValidate(t *testing.T) {
 		{"autopilot enterprise keys only false", func(c *Config) { c.Autopilot = DefaultAutopilot(); c.Autopilot.EnableRedundancyZones = true },
 			[]string{"autopilot: enable_redundancy_zones"}},
 		{"autopilot defaults ok", func(c *Config) { c.Autopilot = DefaultAutopilot() }, nil},
+		{"host uuid and dmidecode only true", func(c *Config) { c.Client.NoHostUUID, c.Client.CPUDisableDmidecode = false, false },
+			[]string{"no_host_uuid = false", "cpu_disable_dmidecode = false"}},
 		{"raft_protocol only 3", func(c *Config) { c.Server.RaftProtocol = 2 }, []string{"raft_protocol = 2"}},
 		{"event broker stays on", func(c *Config) { c.Server.EnableEventBroker = false }, []string{"enable_event_broker = false"}},
 		{"raft_multiplier range", func(c *Config) { c.Server.RaftMultiplier = 11 }, []string{"raft_multiplier = 11"}},

@@ -166,6 +166,8 @@ type fileClient struct {
 	MaxDynamicPort        *int              `hcl:"max_dynamic_port,optional"`
 	MaxKillTimeout        hcl.Expression    `hcl:"max_kill_timeout,optional"`
 	DisableRemoteExec     *bool             `hcl:"disable_remote_exec,optional"`
+	NoHostUUID            *bool             `hcl:"no_host_uuid,optional"`
+	CPUDisableDmidecode   *bool             `hcl:"cpu_disable_dmidecode,optional"`
 	GCInterval            hcl.Expression    `hcl:"gc_interval,optional"`
 	GCMaxAllocs           *int              `hcl:"gc_max_allocs,optional"`
 	GCDiskUsageThreshold  *float64          `hcl:"gc_disk_usage_threshold,optional"`
@@ -397,6 +399,8 @@ func (fc *fileClient) apply(c *ClientConfig) hcl.Diagnostics {
 	set(&c.MemoryTotalMB, fc.MemoryTotalMB)
 	set(&c.NodeRegistrationToken, fc.NodeRegistrationToken)
 	set(&c.DisableRemoteExec, fc.DisableRemoteExec)
+	set(&c.NoHostUUID, fc.NoHostUUID)
+	set(&c.CPUDisableDmidecode, fc.CPUDisableDmidecode)
 	if j := fc.ServerJoin; j != nil && j.RetryJoin != nil {
 		// The client dials every listed server (Drover's client keeps
 		// trying them; it has no join attempts to count).

@@ -153,6 +153,12 @@ func (c *ClientConfig) validate(add func(string, ...any)) {
 			add("client.%s = %v must be a percentage (0 to 100)", t.name, t.v)
 		}
 	}
+	if !c.NoHostUUID {
+		add("client.no_host_uuid = false: Drover never takes the node ID from the host (it is kept in the data dir)")
+	}
+	if !c.CPUDisableDmidecode {
+		add("client.cpu_disable_dmidecode = false: Drover reads the CPU from /proc/cpuinfo only")
+	}
 	for _, s := range c.Servers {
 		if strings.Contains(s, "provider=") {
 			add("client.servers / server_join.retry_join %q: cloud auto-join (go-discover) is not supported; list the servers' addresses", s)

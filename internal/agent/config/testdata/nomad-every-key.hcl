@@ -336,7 +336,7 @@ client {
   gc_volumes_on_node_gc    = false
   network_speed            = 1000
   preferred_address_family = "ipv4"
-  cpu_disable_dmidecode    = false
+  cpu_disable_dmidecode    = true
   disable_remote_exec      = false
   node_max_allocs          = 100
   no_host_uuid             = true
