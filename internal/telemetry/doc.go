@@ -49,9 +49,11 @@
 // the JSON form's counters and samples (count, sum, min, max, mean,
 // stddev: Metrics.Window), and statsd, statsite (go-metrics' sinks) and
 // dogstatsd (DogStatsdSink, written here: go-metrics' needs DataDog's
-// client module) when configured. Observations (histograms, HistogramVec,
-// Count) reach the sinks as they happen; gauges and counters' increases
-// are exported every collection_interval. Gauges carry the hostname after
+// client module) when configured. Observations and counts (histograms,
+// HistogramVec, CounterVec, Count) reach the sinks as they happen; with a
+// network sink the gauges are read and sent every collection_interval
+// (without one nothing reads them between requests, as before). Gauges
+// carry the hostname after
 // their first part (nomad.<host>.runtime...) unless disable_hostname, or
 // a host label with enable_hostname_label. Raft's process-wide go-metrics
 // reach every started set's sinks as well (raftFanout). Metrics operators

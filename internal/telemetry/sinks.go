@@ -150,7 +150,7 @@ func (m *Metrics) Count(dotted string, n float64, labels ...string) {
 	for i := 0; i+1 < len(labels); i += 2 {
 		keys, vals = append(keys, labels[i]), append(vals, labels[i+1])
 	}
-	m.counterVec(dotted, keys).WithLabelValues(vals...).Add(n)
+	teeCounter{m.counterVec(dotted, keys).WithLabelValues(vals...), m, dotted, pairs(keys, vals)}.Add(n)
 }
 
 func (m *Metrics) counterVec(dotted string, keys []string) *prometheus.CounterVec {
@@ -173,9 +173,11 @@ func (m *Metrics) counterVec(dotted string, keys []string) *prometheus.CounterVe
 }
 
 // StartSinks sends the metric set to cfg's sinks from now until ctx ends:
-// every observation as it happens, gauges and counters (their increase)
-// every CollectionInterval, and raft's go-metrics. It also sets the
-// window the JSON form reports. Call it once.
+// every observation and count as it happens, and raft's go-metrics; with
+// a statsd, statsite or dogstatsd sink also the gauges, read every
+// CollectionInterval (without one nothing reads them in between: the JSON
+// form reads them when asked). It also sets the window the JSON form
+// reports. Call it once.
 func (m *Metrics) StartSinks(ctx context.Context, cfg SinkConfig) error {
 	s, err := newSinkSet(cfg)
 	if err != nil {
@@ -187,13 +189,17 @@ func (m *Metrics) StartSinks(ctx context.Context, cfg SinkConfig) error {
 	if interval <= 0 {
 		interval = time.Second
 	}
+	export := cfg.StatsdAddr != "" || cfg.StatsiteAddr != "" || cfg.DogStatsdAddr != ""
 	go func() {
 		defer func() { raftFanout.remove(s); s.shutdown() }()
+		if !export {
+			<-ctx.Done()
+			return
+		}
 		t := time.NewTicker(interval)
 		defer t.Stop()
-		last := map[string]float64{}
 		for {
-			m.export(s, last)
+			m.export(s)
 			select {
 			case <-ctx.Done():
 				return
@@ -204,9 +210,9 @@ func (m *Metrics) StartSinks(ctx context.Context, cfg SinkConfig) error {
 	return nil
 }
 
-// export sends the registry's gauges, and its counters' increase since
-// the last export, to the sinks. Histograms went at observation.
-func (m *Metrics) export(s *sinkSet, last map[string]float64) {
+// export sends the registry's gauges to the sinks. Histograms and
+// counters went as they happened.
+func (m *Metrics) export(s *sinkSet) {
 	fams, err := m.reg.Gather()
 	if err != nil && len(fams) == 0 {
 		return
@@ -218,28 +224,11 @@ func (m *Metrics) export(s *sinkSet, last map[string]float64) {
 			for _, l := range mt.GetLabel() {
 				ls = append(ls, gometrics.Label{Name: l.GetName(), Value: l.GetValue()})
 			}
-			switch f.GetType() {
-			case dto.MetricType_GAUGE:
+			if f.GetType() == dto.MetricType_GAUGE {
 				s.gauge(key, float32(mt.GetGauge().GetValue()), ls)
-			case dto.MetricType_COUNTER:
-				id := seriesID(f.GetName(), ls)
-				v := mt.GetCounter().GetValue()
-				if d := v - last[id]; d > 0 {
-					s.counter(key, float32(d), ls)
-				}
-				last[id] = v
 			}
 		}
 	}
-}
-
-func seriesID(name string, ls []gometrics.Label) string {
-	parts := make([]string, 0, len(ls))
-	for _, l := range ls {
-		parts = append(parts, l.Name+"="+l.Value)
-	}
-	sort.Strings(parts)
-	return name + "{" + strings.Join(parts, ",") + "}"
 }
 
 // Window is the JSON form's counters and samples: the last finished

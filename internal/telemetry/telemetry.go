@@ -45,7 +45,7 @@ type Metrics struct {
 	// quasi-status once it leaves it (label status).
 	EvalStatus *HistogramVec
 	// EvalsCreated counts evals written, by trigger.
-	EvalsCreated *prometheus.CounterVec
+	EvalsCreated *CounterVec
 	// HTTPRequest times API requests by method and route pattern, ms.
 	HTTPRequest *HistogramVec
 }
@@ -61,13 +61,53 @@ type HistogramVec struct {
 
 // WithLabelValues is the observer of one label set.
 func (h *HistogramVec) WithLabelValues(vals ...string) prometheus.Observer {
+	return tee{h.HistogramVec.WithLabelValues(vals...), h.m, h.dotted, pairs(h.labels, vals)}
+}
+
+// CounterVec is a labelled counter whose increments also go to the
+// metric set's sinks.
+type CounterVec struct {
+	*prometheus.CounterVec
+	m      *Metrics
+	dotted string
+	labels []string
+}
+
+// Counter is one label set of a CounterVec.
+type Counter interface {
+	Inc()
+	Add(float64)
+}
+
+// WithLabelValues is the counter of one label set.
+func (c *CounterVec) WithLabelValues(vals ...string) Counter {
+	return teeCounter{c.CounterVec.WithLabelValues(vals...), c.m, c.dotted, pairs(c.labels, vals)}
+}
+
+func pairs(names, vals []string) []gometrics.Label {
 	ls := make([]gometrics.Label, 0, len(vals))
 	for i, v := range vals {
-		if i < len(h.labels) {
-			ls = append(ls, gometrics.Label{Name: h.labels[i], Value: v})
+		if i < len(names) {
+			ls = append(ls, gometrics.Label{Name: names[i], Value: v})
 		}
 	}
-	return tee{h.HistogramVec.WithLabelValues(vals...), h.m, h.dotted, ls}
+	return ls
+}
+
+type teeCounter struct {
+	c      prometheus.Counter
+	m      *Metrics
+	dotted string
+	labels []gometrics.Label
+}
+
+func (t teeCounter) Inc() { t.Add(1) }
+
+func (t teeCounter) Add(v float64) {
+	t.c.Add(v)
+	if s := t.m.sinks.Load(); s != nil {
+		s.counter(strings.Split(t.dotted, "."), float32(v), t.labels)
+	}
 }
 
 // tee observes into a Prometheus histogram and the sinks.
@@ -103,14 +143,14 @@ func New() *Metrics {
 		Name: m.name("drover.eval.status_seconds"), Buckets: secondBuckets,
 		Help: "Seconds an evaluation spent in a status or quasi-status (pending, delayed, scheduling, applying, blocked) before leaving it.",
 	}, []string{"status"}), m: m, dotted: "drover.eval.status_seconds", labels: []string{"status"}}
-	m.EvalsCreated = prometheus.NewCounterVec(prometheus.CounterOpts{
+	m.EvalsCreated = &CounterVec{CounterVec: prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: m.name("drover.evals.created_total"), Help: "Evaluations created, by trigger.",
-	}, []string{"trigger"})
+	}, []string{"trigger"}), m: m, dotted: "drover.evals.created_total", labels: []string{"trigger"}}
 	m.HTTPRequest = &HistogramVec{HistogramVec: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name: m.name("nomad.http.request"), Buckets: msBuckets,
 		Help: "Time to answer an HTTP API request by route pattern (ms; a stream counts until it ends).",
 	}, []string{"method", "route"}), m: m, dotted: "nomad.http.request", labels: []string{"method", "route"}}
-	m.reg.MustRegister(m.EvalStatus.HistogramVec, m.EvalsCreated, m.HTTPRequest.HistogramVec)
+	m.reg.MustRegister(m.EvalStatus.HistogramVec, m.EvalsCreated.CounterVec, m.HTTPRequest.HistogramVec)
 	return m
 }
 
