@@ -26,7 +26,8 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	scenFlag := fs.String("scenario", strings.Join(bench.Scenarios, ","),
 		"comma-separated scenarios: a) 1000 jobs x 10, 8 submitters; b) 10 jobs x 1000; "+
 			"c) 1 job x 50000; d) state store heap per node, alloc and eval; e) 100000-eval backlog over 1000 jobs; "+
-			"f) 100 jobs x 10000 (run with -nodes 10000): heap, RSS, snapshot; g) heartbeats of every node for 30s: leader CPU")
+			"f) 100 jobs x 10000 (run with -nodes 10000): heap, RSS, snapshot; g) heartbeats of every node for 30s: leader CPU; "+
+			"r) 200 jobs x 250, then 20 HTTP clients of mixed reads (jobs, job, allocations, nodes, a passed blocking query) for 20s (run with -nodes 5000)")
 	quick := fs.Bool("quick", false, "a tenth of the work per scenario")
 	servers := fs.Int("servers", 1, "servers: 1 runs one in-memory dev server; 3 or 5 a real cluster (on-disk raft with fsync, loopback TCP)")
 	serialPlans := fs.Bool("serial-plans", false, "turn the plan applier's pipeline off (evaluate, commit and answer one plan at a time)")
@@ -36,7 +37,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	count := fs.Int("count", 1, "run each scenario this many times; with more than one, a row after the runs gives the median rate (runs on a shared machine vary by a quarter or more)")
 	traceFile := fs.String("trace", "", "write an execution trace of the whole run to this file (go tool trace -pprof=sync|net|syscall|sched shows where goroutines wait)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: drover bench [-nodes 1000,5000,10000] [-scenario a,b,c,d,e,f,g] [-quick] [-servers 3] [-serial-plans] [-schedulers 2] [-count N] [-cpuprofile FILE] [-trace FILE] [-raft-timings]")
+		fmt.Fprintln(stderr, "Usage: drover bench [-nodes 1000,5000,10000] [-scenario a,b,c,d,e,f,g,r] [-quick] [-servers 3] [-serial-plans] [-schedulers 2] [-count N] [-cpuprofile FILE] [-trace FILE] [-raft-timings]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -146,6 +147,16 @@ func printBenchRow(w io.Writer, r *bench.Result) {
 	case bench.Heartbeats:
 		work = fmt.Sprintf("%d nodes x %s", r.Nodes, r.Window)
 		notes = fmt.Sprintf("heartbeats/s; %d answered, leader CPU %.1f%% of one core", r.Heartbeats, 100*r.CPUCores)
+	case bench.Reads:
+		work = fmt.Sprintf("%d jobs x %d, %s", r.Jobs, r.Count, r.Window)
+		perRead := time.Duration(0)
+		if n := r.PerSecond * r.Elapsed.Seconds(); n > 0 {
+			perRead = time.Duration(r.CPUCores * float64(r.Elapsed) / n)
+		}
+		notes = fmt.Sprintf("reads/s (p50/p99 in the eval columns); CPU %.2f cores, %s per read (server and load driver);", r.CPUCores, dur(perRead))
+		for _, s := range r.Reads {
+			notes += fmt.Sprintf(" %s %d p50 %s p99 %s %s/reply;", s.Endpoint, s.Count, dur(s.P50), dur(s.P99), kib(s.Bytes/int64(max(1, s.Count))))
+		}
 	}
 	fmt.Fprintf(w, benchRowFormat, r.Scenario, strconv.Itoa(r.Nodes), work, dur(r.Setup), dur(r.Elapsed),
 		rate, dur(r.EvalP50), dur(r.EvalP99), notes)
@@ -200,6 +211,8 @@ func phases(p bench.EvalPhases) string {
 
 func mib(b int64) string { return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)) }
 
+func kib(b int64) string { return fmt.Sprintf("%.1f KiB", float64(b)/1024) }
+
 // dur prints a duration with three significant digits, "-" for none.
 func dur(d time.Duration) string {
 	switch {
@@ -225,10 +238,19 @@ var benchRaftTimings = []string{
 	"nomad_raft_fsm_apply",
 }
 
+// quantileCell prints a quantile, "-" for one whose window was empty.
+func quantileCell(d time.Duration) string {
+	if d == 0 {
+		return "-"
+	}
+	return d.Round(time.Microsecond).String()
+}
+
 func printRaftTimings(w io.Writer) {
 	fmt.Fprintf(w, "\n%-42s %8s %10s %10s %10s %10s\n", "RAFT (all servers)", "COUNT", "MEAN", "P50", "P90", "P99")
 	for _, s := range telemetry.RaftSummaries(benchRaftTimings...) {
 		fmt.Fprintf(w, "%-42s %8d %10s %10s %10s %10s\n", s.Name, s.Count, s.Mean.Round(time.Microsecond),
-			s.P50.Round(time.Microsecond), s.P90.Round(time.Microsecond), s.P99.Round(time.Microsecond))
+			quantileCell(s.P50), quantileCell(s.P90), quantileCell(s.P99))
 	}
+	fmt.Fprintln(w, "(quantiles are over the last 10 s of the run; \"-\": no samples then)")
 }

@@ -9,11 +9,15 @@ import (
 )
 
 func (h *HTTPServer) allocList(w http.ResponseWriter, r *http.Request) (any, error) {
+	opts, err := allocStubParams(r)
+	if err != nil {
+		return nil, err
+	}
 	reply, err := readEndpoint(w, r, server.AllocList.On(h.srv), &structs.AllocListRequest{})
 	if err != nil {
 		return nil, err
 	}
-	return allocStubs(reply.Allocations), nil
+	return encodedList(h.stubs.allocs, reply.Allocations, opts.variant(), allocVersion, opts.view)
 }
 
 func (h *HTTPServer) allocGet(w http.ResponseWriter, r *http.Request) (any, error) {

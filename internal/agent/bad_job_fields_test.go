@@ -98,15 +98,17 @@ func TestJobRegister_BadFieldsAre400NamingTheField(t *testing.T) {
 
 // TestJobRegister_AcceptsWhatNomadAllows keeps the new checks from
 // refusing what Nomad takes: interpolated service names, an unset affinity
-// weight (50), and the artifact modes and providers Nomad knows.
+// weight (50), and the artifact modes Nomad knows. (Services whose provider
+// is consul, or unset, Nomad's default, are refused since issue 29:
+// TestJobRegister_RefusedFieldsAre400NamingEveryField.)
 func TestJobRegister_AcceptsWhatNomadAllows(t *testing.T) {
 	_, c := testAgent(t, nil)
 	job := fieldsJob("ok")
 	job.Affinities = []*api.Affinity{{LTarget: "${node.class}", RTarget: "big", Operand: "="}}
 	job.TaskGroups[0].ShutdownDelay = pointer(5 * time.Second)
 	job.TaskGroups[0].Services = append(job.TaskGroups[0].Services,
-		&api.Service{Name: "${NOMAD_JOB_NAME}-${NOMAD_GROUP_NAME}", PortLabel: "http", Provider: "consul"},
-		&api.Service{Name: "${JOB}", PortLabel: "http"})
+		&api.Service{Name: "${NOMAD_JOB_NAME}-${NOMAD_GROUP_NAME}", PortLabel: "http", Provider: "nomad"},
+		&api.Service{Name: "${JOB}", PortLabel: "http", Provider: "nomad"})
 	job.TaskGroups[0].Tasks[0].Artifacts = append(job.TaskGroups[0].Tasks[0].Artifacts,
 		&api.TaskArtifact{GetterSource: pointer("https://example.com/a"), GetterMode: pointer("file"), RelativeDest: pointer("local/a")},
 		&api.TaskArtifact{GetterSource: pointer("https://example.com/b"), GetterMode: pointer("dir")})

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/drover-project/drover/internal/agent/config"
@@ -98,6 +99,7 @@ func (a *Agent) clientConfig(dataDir string, servers client.Servers) *client.Con
 		},
 		CPUTotalCompute: c.Client.CPUTotalCompute, MemoryTotalMB: c.Client.MemoryTotalMB,
 		NetworkInterface: c.Client.NetworkInterface, DevMode: c.DevMode,
+		CNIPath: splitCNIPath(c.Client.CNIPath), CNIConfigDir: c.Client.CNIConfigDir, BridgeNetworkSubnet: c.Client.BridgeNetworkSubnet,
 		HTTPTLS: a.config.TLS.HTTP, NodeRegistrationToken: c.Client.NodeRegistrationToken,
 		Logger: a.log, Servers: servers, Version: Version, HostVolumes: hostVolumes(c.Client.HostVolumes),
 		HostNetworks:   hostNetworks(c.Client.HostNetworks),
@@ -190,6 +192,17 @@ func hostNetworks(in []config.HostNetwork) map[string]*structs.ClientHostNetwork
 	out := make(map[string]*structs.ClientHostNetworkConfig, len(in))
 	for _, hn := range in {
 		out[hn.Name] = &structs.ClientHostNetworkConfig{Name: hn.Name, CIDR: hn.CIDR, Interface: hn.Interface, ReservedPorts: hn.ReservedPorts}
+	}
+	return out
+}
+
+// splitCNIPath splits a cni_path ("dir:dir"); empty: the client's default.
+func splitCNIPath(p string) []string {
+	var out []string
+	for _, d := range strings.Split(p, ":") {
+		if d != "" {
+			out = append(out, d)
+		}
 	}
 	return out
 }

@@ -69,7 +69,7 @@ func (jsonNull) MarshalJSON() ([]byte, error) { return []byte("null"), nil }
 func deploymentReply(w http.ResponseWriter, r *structs.DeploymentUpdateResponse) *api.DeploymentUpdateResponse {
 	setIndex(w, r.Index)
 	return &api.DeploymentUpdateResponse{EvalID: r.EvalID, EvalCreateIndex: r.EvalCreateIndex,
-		DeploymentModifyIndex: r.DeploymentModifyIndex, WriteMeta: api.WriteMeta{LastIndex: r.Index}}
+		DeploymentModifyIndex: r.DeploymentModifyIndex, RevertedJobVersion: r.RevertedJobVersion, WriteMeta: api.WriteMeta{LastIndex: r.Index}}
 }
 
 func (h *HTTPServer) deploymentPromote(w http.ResponseWriter, r *http.Request) (any, error) {

@@ -77,6 +77,7 @@ type HTTPServer struct {
 	forwardScheme    string
 	forwardTransport http.RoundTripper
 	cpuSamples       *sampleCache // last CPU sample per task, for alloc stats rates
+	stubs            stubCaches   // list stubs' JSON, encoded once per state object
 	metricSamples    *sampleCache // the same, for the per-alloc CPU percent gauges
 	// metricsOff are the agent's telemetry switches turned off
 	// (prometheus_metrics, publish_allocation_metrics,
@@ -110,7 +111,7 @@ func NewHTTPServer(srv *server.Server, localClient func() *client.Client, info A
 	}
 	h := &HTTPServer{srv: srv, client: localClient, info: info, log: log, mux: http.NewServeMux(), logs: newLogHub(),
 		forwardScheme: "http", forwardTransport: forwardTransport,
-		cpuSamples: newSampleCache(), metricSamples: newSampleCache(), streamsClosed: make(chan struct{}), methodChecked: map[string]string{}}
+		cpuSamples: newSampleCache(), metricSamples: newSampleCache(), stubs: newStubCaches(), streamsClosed: make(chan struct{}), methodChecked: map[string]string{}}
 	h.setupMetrics()
 	h.routes()
 	return h
@@ -164,6 +165,10 @@ func (h *HTTPServer) wrap(fn handlerFunc) http.HandlerFunc {
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
+		if list, ok := out.(jsonList); ok {
+			list.write(w, r, h.log)
+			return
+		}
 		enc := json.NewEncoder(w)
 		if _, pretty := r.URL.Query()["pretty"]; pretty {
 			enc.SetIndent("", "    ")

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/hashicorp/nomad/api"
 
@@ -83,13 +84,22 @@ func (h *HTTPServer) jobValidate(w http.ResponseWriter, r *http.Request) (any, e
 	if req.Job == nil {
 		return nil, server.BadRequest("Job: missing job in request body")
 	}
+	warnings, err := checkJobContract(req.Job, false, nil)
+	if err != nil {
+		return nil, err
+	}
 	job := apiconv.JobToStructs(req.Job)
 	reply, err := server.JobValidate.Call(r.Context(), h.srv, &structs.JobValidateArgs{Job: job, WriteRequest: writeRequest(r)})
 	if err != nil {
 		return nil, err
 	}
-	out := &api.JobValidateResponse{ValidationErrors: reply.ValidationErrors, Error: reply.Error}
-	validateDriverConfigs(job, out)
+	out := &api.JobValidateResponse{ValidationErrors: reply.ValidationErrors, Error: reply.Error, Warnings: warnings}
+	problems, allKnown := driverProblems(req.Job)
+	out.ValidationErrors = append(out.ValidationErrors, problems...)
+	out.DriverConfigValidated = allKnown
+	if len(problems) > 0 {
+		out.Error = strings.Join(out.ValidationErrors, "; ")
+	}
 	return out, nil
 }
 

@@ -36,6 +36,10 @@ func (h *HTTPServer) jobRegister(w http.ResponseWriter, r *http.Request) (any, e
 	if id := r.PathValue("id"); id != "" && (req.Job.ID == nil || *req.Job.ID != id) {
 		return nil, server.BadRequest("Job.ID: does not match the job ID %q in the URL", id)
 	}
+	warnings, err := checkJobContract(req.Job, true, h.serverProblems(r.Context(), req.Job, writeRequest(r)))
+	if err != nil {
+		return nil, err
+	}
 	reply, err := server.JobRegister.Call(r.Context(), h.srv, &structs.JobRegisterArgs{
 		Job: apiconv.JobToStructs(req.Job), EnforceIndex: req.EnforceIndex, JobModifyIndex: req.JobModifyIndex,
 		Submission: submissionToStructs(req.Submission), WriteRequest: writeRequest(r),
@@ -46,7 +50,7 @@ func (h *HTTPServer) jobRegister(w http.ResponseWriter, r *http.Request) (any, e
 	setIndex(w, reply.Index)
 	return &api.JobRegisterResponse{
 		EvalID: reply.EvalID, EvalCreateIndex: reply.EvalCreateIndex,
-		JobModifyIndex: reply.JobModifyIndex, Warnings: reply.Warnings,
+		JobModifyIndex: reply.JobModifyIndex, Warnings: joinWarnings(reply.Warnings, warnings),
 		QueryMeta: api.QueryMeta{LastIndex: reply.Index},
 	}, nil
 }
@@ -92,8 +96,16 @@ func (h *HTTPServer) jobDeregister(w http.ResponseWriter, r *http.Request) (any,
 	if _, err := boolParam(r, "global"); err != nil {
 		return nil, err
 	}
+	noDelay, err := boolParam(r, "no_shutdown_delay")
+	if err != nil {
+		return nil, err
+	}
+	priority, err := intParam(r.URL.Query().Get("eval_priority"), "eval_priority")
+	if err != nil {
+		return nil, err
+	}
 	reply, err := server.JobDeregister.Call(r.Context(), h.srv, &structs.JobDeregisterArgs{
-		JobID: r.PathValue("id"), Purge: purge, WriteRequest: writeRequest(r),
+		JobID: r.PathValue("id"), Purge: purge, NoShutdownDelay: noDelay, EvalPriority: int(priority), WriteRequest: writeRequest(r),
 	})
 	if err != nil {
 		return nil, err

@@ -105,8 +105,9 @@ func TestJobRegister_PeriodicParentGetsNoEval(t *testing.T) {
 	_, c := testAgent(t, nil)
 	job := api.NewBatchJob("nightly", "nightly", "global", 50)
 	job.Periodic = &api.PeriodicConfig{Enabled: pointer(true), Spec: pointer("0 3 * * *"), SpecType: pointer("cron")}
-	tg := api.NewTaskGroup("run", 1).AddTask(api.NewTask("t", "exec"))
-	job.AddTaskGroup(tg)
+	task := api.NewTask("t", "exec")
+	task.Config = map[string]any{"command": "/bin/true"}
+	job.AddTaskGroup(api.NewTaskGroup("run", 1).AddTask(task))
 	resp, _, err := c.Jobs().Register(job, nil)
 	if err != nil {
 		t.Fatalf("register: %v", err)

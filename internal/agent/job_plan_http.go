@@ -26,6 +26,10 @@ func (h *HTTPServer) jobPlan(w http.ResponseWriter, r *http.Request) (any, error
 	if req.Job.ID == nil || *req.Job.ID != r.PathValue("id") {
 		return nil, server.BadRequest("Job.ID: does not match the job ID %q in the URL", r.PathValue("id"))
 	}
+	warnings, err := checkJobContract(req.Job, true, h.serverProblems(r.Context(), req.Job, writeRequest(r)))
+	if err != nil {
+		return nil, err
+	}
 	plan, err := server.JobPlan.Call(r.Context(), h.srv, &structs.JobPlanArgs{Job: apiconv.JobToStructs(req.Job), WriteRequest: writeRequest(r)})
 	if err != nil {
 		return nil, err
@@ -35,6 +39,7 @@ func (h *HTTPServer) jobPlan(w http.ResponseWriter, r *http.Request) (any, error
 		Annotations:        apiconv.PlanAnnotationsFromStructs(plan.Annotations),
 		FailedTGAllocs:     apiconv.AllocMetricsFromStructs(plan.FailedTGAllocs),
 		NextPeriodicLaunch: plan.NextPeriodicLaunch,
+		Warnings:           warnings,
 	}
 	for _, e := range plan.CreatedEvals {
 		out.CreatedEvals = append(out.CreatedEvals, apiconv.EvalFromStructs(e))

@@ -23,11 +23,16 @@ func (h *HTTPServer) nodeList(w http.ResponseWriter, r *http.Request) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	stubs := make([]*api.NodeListStub, 0, len(reply.Nodes))
-	for _, n := range reply.Nodes {
-		stubs = append(stubs, apiconv.NodeStubFromStructs(n, fields))
+	var variant uint8
+	if fields.Resources {
+		variant |= 1
 	}
-	return stubs, nil
+	if fields.OS {
+		variant |= 2
+	}
+	return encodedList(h.stubs.nodes, reply.Nodes, variant, nodeVersion, func(n *structs.Node) any {
+		return apiconv.NodeStubFromStructs(n, fields)
+	})
 }
 
 func (h *HTTPServer) nodeGet(w http.ResponseWriter, r *http.Request) (any, error) {

@@ -3,6 +3,7 @@ package agent
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -96,5 +97,42 @@ func TestShutdownDelay_DevClientShutdownDoesNotWait(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("the client's Destroy waited for the alloc's shutdown_delay")
+	}
+}
+
+// `job stop -no-shutdown-delay` (DELETE /v1/job/:id?no_shutdown_delay=true)
+// stops the job's allocs without the group's or task's hour of
+// shutdown_delay: the service leaves and the task is killed at once. The
+// parameter used to be ignored, and the alloc drained for the hour.
+func TestShutdownDelay_JobStopWithoutDelay(t *testing.T) {
+	_, c := clientTestAgent(t)
+	alloc := runJob(t, c, drainJob("nodelay"))
+	if _, _, err := c.Jobs().DeregisterOpts("nodelay", &api.DeregisterOptions{NoShutdownDelay: true, EvalPriority: 70}, nil); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitFor(t, 20*time.Second, "the alloc complete without its delay", func() (bool, string) {
+		a, _, err := c.Allocations().Info(alloc.ID, nil)
+		if err != nil {
+			return false, err.Error()
+		}
+		evs := taskEventTypes(a, "t")
+		return a.ClientStatus == "complete" && slices.Contains(evs, "Skipping shutdown delay") && slices.Contains(evs, "Killed"),
+			fmt.Sprintf("%s %v", a.ClientStatus, evs)
+	})
+	evals, _, err := c.Jobs().Evaluations("nodelay", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var priorities []int
+	for _, e := range evals {
+		if e.TriggeredBy == "job-deregister" {
+			priorities = append(priorities, e.Priority)
+		}
+	}
+	if !slices.Equal(priorities, []int{70}) {
+		t.Fatalf("deregister evals' priorities %v, want [70] (eval_priority)", priorities)
+	}
+	if _, _, err := c.Jobs().DeregisterOpts("nodelay", &api.DeregisterOptions{EvalPriority: 101}, nil); err == nil || !strings.Contains(err.Error(), "eval_priority") {
+		t.Fatalf("eval_priority 101: %v, want a 400 naming it", err)
 	}
 }

@@ -49,7 +49,9 @@ func TestShutdown_BoundedByItsContext(t *testing.T) {
 
 	go func() { // its answer does not matter: a 503 once the agent stops
 		job := api.NewServiceJob("held", "held", "global", 50)
-		job.AddTaskGroup(api.NewTaskGroup("g", 1).AddTask(api.NewTask("t", "raw_exec")))
+		task := api.NewTask("t", "raw_exec")
+		task.Config = map[string]any{"command": "/bin/true"}
+		job.AddTaskGroup(api.NewTaskGroup("g", 1).AddTask(task))
 		_, _, _ = c.Jobs().Register(job, nil)
 	}()
 	testutil.WaitFor(t, 10*time.Second, "the FSM to hold the job's entry", func() bool {

@@ -52,6 +52,9 @@ var rules = []rule{
 	{"internal/fsm", only("internal/structs", "internal/state")},
 	{"internal/scheduler", only("internal/structs")},
 	{"internal/client", never("internal/server", "internal/fsm", "internal/state", "internal/scheduler")},
+	// Alloc networks (CNI) are a leaf of the client: the alloc runner sees
+	// them through the Networks interface it declares.
+	{"internal/client/allocnet", only("internal/structs")},
 	{"internal/server", never("internal/agent", "internal/client", "internal/command")},
 	// The cluster (raft, gossip, autopilot) sees the server only through
 	// cluster.Host.
@@ -63,6 +66,8 @@ var rules = []rule{
 		"internal/server/deploywatch", "internal/server/drainer", "internal/server/periodic")},
 	{"internal/command", only("internal/jobspec")},
 	{"internal/jobspec", only()},
+	// The job-field contract is shared by the parser, the agent and the CLI.
+	{"internal/jobspec/fields", only()},
 	{"internal/acl", only()},
 	{"internal/tlsutil", only()},
 	{"internal/sim", never("internal/command")},
@@ -76,6 +81,7 @@ var rules = []rule{
 	// The leaves: the clock and the pipeline's leaf packages import
 	// nothing internal but what they do today.
 	{"internal/clock", only()},
+	{"internal/jsoncache", only()},
 	{"internal/server/broker", only("internal/clock", "internal/structs")},
 	{"internal/server/blockedevals", only("internal/clock", "internal/structs")},
 	{"internal/server/planapply", only("internal/clock", "internal/state", "internal/structs")},

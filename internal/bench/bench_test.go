@@ -142,6 +142,15 @@ func checkResult(t *testing.T, r *Result) {
 		if r.Heartbeats <= 0 || r.CPUCores <= 0 || r.Elapsed < r.Window {
 			t.Errorf("result %+v", r)
 		}
+	case Reads:
+		if r.Placements != r.Jobs*r.Count || r.PerSecond <= 0 || len(r.Reads) != len(ReadEndpoints) {
+			t.Errorf("result %+v", r)
+		}
+		for _, s := range r.Reads {
+			if s.Count == 0 || s.Bytes == 0 || s.P99 < s.P50 {
+				t.Errorf("endpoint %+v", s)
+			}
+		}
 	}
 }
 

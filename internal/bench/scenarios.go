@@ -20,10 +20,12 @@ const (
 	// Issue 16: a million allocs, and heartbeats of 10,000 nodes.
 	MillionAllocs = "f" // 100 jobs of count 10000 on 10000 nodes: memory, snapshot
 	Heartbeats    = "g" // every node heartbeats at the server's TTL: leader CPU
+	// Issue 34: the HTTP read path.
+	Reads = "r" // 200 jobs x 250 placed, then 20 HTTP clients of mixed reads for 20s
 )
 
 // Scenarios lists every scenario in table order.
-var Scenarios = []string{ManyJobs, BigJobs, OneHugeJob, StateMemory, EvalBacklog, MillionAllocs, Heartbeats}
+var Scenarios = []string{ManyJobs, BigJobs, OneHugeJob, StateMemory, EvalBacklog, MillionAllocs, Heartbeats, Reads}
 
 // waitTimeout bounds every wait of a run; a run that needs longer is
 // broken. Placing a million allocs (f) gets placementBudget per alloc on
@@ -69,6 +71,8 @@ func DefaultSpec(scenario string, nodes int, quick bool) (Spec, error) {
 		s.Jobs, s.Count = 100, 10_000
 	case Heartbeats:
 		s.Window = 30 * time.Second
+	case Reads:
+		s.Jobs, s.Count, s.Window = 200, 250, 20*time.Second
 	default:
 		return s, fmt.Errorf("unknown scenario %q (want one of %v)", scenario, Scenarios)
 	}
@@ -119,6 +123,9 @@ type Result struct {
 	// by the runtime's estimate.
 	GCShare    float64
 	Heartbeats int // heartbeats answered in the window
+	// Reads are r's figures per endpoint; PerSecond is reads/s over all,
+	// EvalP50/EvalP99 the latency over all.
+	Reads []ReadStat
 	// ServerNames are a real cluster's pprof labels (server=NAME), leader
 	// first.
 	ServerNames []string
@@ -144,6 +151,8 @@ func Run(spec Spec) (*Result, error) {
 		err = runScale(c, res)
 	case Heartbeats:
 		err = runHeartbeats(c, res)
+	case Reads:
+		err = runReads(c, res)
 	default:
 		err = fmt.Errorf("unknown scenario %q", spec.Scenario)
 	}

@@ -201,6 +201,7 @@ func (c *Client) newRunner(a *structs.Allocation, rec *state.AllocRecord) *alloc
 		Identity:           c.identitySource(),
 		TemplateData:       c.templateData(),
 		MaxKillTimeout:     c.cfg.MaxKillTimeout,
+		Network:            c.networks,
 	})
 }
 

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
 	"sync"
 
+	"github.com/drover-project/drover/internal/client/allocnet"
 	"github.com/drover-project/drover/internal/client/allocrunner"
 	"github.com/drover-project/drover/internal/client/drivers"
 	"github.com/drover-project/drover/internal/client/drivers/builtin"
@@ -41,6 +43,10 @@ type Client struct {
 	services  *serviceRegistrar // nil when the servers keep no service catalog
 	hostStats hostStatsCollector
 	contact   contactTracker // last server contact, for stop_on_client_after
+	// networks makes the allocs' network namespaces; netManager is the
+	// allocnet behind it (nil: the client is not root, or a test's).
+	networks   allocrunner.Networks
+	netManager *allocnet.Manager
 
 	ctx          context.Context // canceled on Shutdown: ends in-flight calls
 	cancel       context.CancelFunc
@@ -71,6 +77,7 @@ func New(cfg *Config) (*Client, error) {
 	if c.drivers, err = c.buildDrivers(); err != nil {
 		return nil, err
 	}
+	c.buildNetworks()
 	fp, err := c.fingerprint()
 	if err != nil {
 		return nil, err
@@ -89,6 +96,7 @@ func New(cfg *Config) (*Client, error) {
 		c.start(func() { c.services.loop() })
 	}
 	c.restore()
+	c.sweepNetworks()
 	c.start(func() { c.heartbeatLoop() }, func() { c.fingerprintLoop() }, func() { c.allocSyncLoop() }, func() { c.batch.loop() })
 	if cfg.GC.Interval > 0 {
 		c.start(c.gcLoop)
@@ -147,6 +155,9 @@ func (c *Client) fingerprint() (*fingerprint.Result, error) {
 	c.addAgentAttributes(r)
 	if c.cfg.MinDynamicPort > 0 && r.Resources != nil {
 		r.Resources.MinDynamicPort, r.Resources.MaxDynamicPort = c.cfg.MinDynamicPort, c.cfg.MaxDynamicPort
+	}
+	if c.cfg.Fingerprint == nil {
+		maps.Copy(r.Attributes, c.cniAttributes(c.ctx))
 	}
 	return r, nil
 }

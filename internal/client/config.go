@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/drover-project/drover/internal/client/allocrunner"
 	"github.com/drover-project/drover/internal/client/drivers"
 	"github.com/drover-project/drover/internal/client/fingerprint"
 	"github.com/drover-project/drover/internal/clock"
@@ -45,6 +46,18 @@ type Config struct {
 	CPUTotalCompute  int
 	MemoryTotalMB    int
 	NetworkInterface string
+	// CNIPath (client.cni_path) are the dirs searched for CNI plugins;
+	// default /opt/cni/bin then /usr/lib/cni. CNIConfigDir
+	// (client.cni_config_dir) holds the network lists of cni/NAME modes;
+	// default /opt/cni/config. BridgeNetworkSubnet
+	// (client.bridge_network_subnet) is bridge mode's address range;
+	// default 172.26.64.0/20.
+	CNIPath             []string
+	CNIConfigDir        string
+	BridgeNetworkSubnet string
+	// Networks replaces the alloc networks (tests); default allocnet when
+	// the client runs as root.
+	Networks allocrunner.Networks
 	// DevMode enables raw_exec and adds the mock driver.
 	DevMode bool
 	Logger  *slog.Logger

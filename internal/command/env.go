@@ -30,6 +30,11 @@ type env struct {
 	absTime bool
 	client  *api.Client
 
+	// jobPositions are where the HCL job file last parsed wrote each
+	// block and attribute, by api path: a server's refusal naming a path
+	// is shown at file:line:col (atPositions).
+	jobPositions map[string]string
+
 	// tty: stdout is a terminal, so live views may redraw in place.
 	tty bool
 

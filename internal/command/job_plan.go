@@ -63,7 +63,7 @@ func (e *env) plan(path string, jf *jobFileFlags, diff bool) (int, error) {
 	}
 	resp, _, err := cl.Jobs().PlanOpts(job, &api.PlanOptions{Diff: true}, e.write())
 	if err != nil {
-		return 0, apiError("planning job", err)
+		return 0, e.atPositions(apiError("planning job", err))
 	}
 	if diff && resp.Diff != nil {
 		e.printJobDiff(resp.Diff)

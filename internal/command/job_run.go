@@ -77,7 +77,7 @@ func (e *env) register(job *api.Job, checkIdx uint64, enforce bool) (*api.JobReg
 	opts := &api.RegisterOptions{EnforceIndex: enforce, ModifyIndex: checkIdx}
 	resp, _, err := c.Jobs().RegisterOpts(job, opts, e.write())
 	if err != nil {
-		return nil, apiError("submitting job", err)
+		return nil, e.atPositions(apiError("submitting job", err))
 	}
 	if resp.Warnings != "" {
 		fmt.Fprintf(e.stderr, "Job warnings:\n%s\n", resp.Warnings)

@@ -26,13 +26,13 @@ func jobValidateCmd() *cmd {
 		}
 		resp, _, err := cl.Jobs().Validate(job, e.write())
 		if err != nil {
-			return apiError("validating job", err)
+			return e.atPositions(apiError("validating job", err))
 		}
 		if resp.Warnings != "" {
 			fmt.Fprintf(e.stderr, "Job warnings:\n%s\n", resp.Warnings)
 		}
 		if len(resp.ValidationErrors) > 0 || resp.Error != "" {
-			return errorf("job validation failed:\n  * %s", strings.Join(validationErrors(resp.ValidationErrors, resp.Error), "\n  * "))
+			return e.atPositions(errorf("job validation failed:\n  * %s", strings.Join(validationErrors(resp.ValidationErrors, resp.Error), "\n  * ")))
 		}
 		fmt.Fprintln(e.stdout, "Job validation successful")
 		return nil

@@ -25,8 +25,9 @@ func (e *env) parseHCLJob(path string, data []byte, jf *jobFileFlags) (*api.Job,
 		defer cleanup()
 		path = tmp
 	}
+	e.jobPositions = map[string]string{}
 	job, warnings, err := jobspec.ParseFile(path, jobspec.ParseOptions{
-		Vars: vars, VarFiles: jf.varFiles, AllowFS: true,
+		Vars: vars, VarFiles: jf.varFiles, AllowFS: true, Positions: e.jobPositions,
 	})
 	for _, w := range warnings {
 		fmt.Fprintf(e.stderr, "Warning: %s\n", w)

@@ -141,3 +141,38 @@ func TestDockerTaskRunsWithItsPortMapped(t *testing.T) {
 		return len(ids) == 0, fmt.Sprint(ids)
 	})
 }
+
+// TestDockerPullFailureNamesTheRegistry: an image the node lacks is
+// pulled, the task's events say so ("Driver": Downloading image), and a
+// registry that cannot serve it fails the task with an event naming the
+// image and the registry. (The driver's own tests pull from a real
+// registry with credentials.)
+func TestDockerPullFailureNamesTheRegistry(t *testing.T) {
+	t.Parallel()
+	requireDockerImage(t)
+	_, c := startServer(t, nil)
+	image := "127.0.0.1:1/drover-e2e/missing:v1"
+	task := api.NewTask("web", "docker")
+	task.Config = map[string]any{"image": image}
+	task.Require(&api.Resources{CPU: pointer(100), MemoryMB: pointer(64)})
+	job := serviceJob("pullfail", 1, task)
+	job.TaskGroups[0].RestartPolicy = &api.RestartPolicy{Attempts: pointer(0), Mode: pointer("fail"), Interval: pointer(time.Minute), Delay: pointer(time.Second)}
+	job.TaskGroups[0].ReschedulePolicy = &api.ReschedulePolicy{Attempts: pointer(0), Unlimited: pointer(false)}
+	register(t, c, job)
+	waitFor(t, 60*time.Second, "the pull to fail naming the registry", func() (bool, string) {
+		allocs := jobAllocs(t, c, "pullfail")
+		if len(allocs) == 0 {
+			return false, "no alloc"
+		}
+		ts := allocs[0].TaskStates["web"]
+		if ts == nil {
+			return false, allocs[0].ClientStatus
+		}
+		var downloading, failed bool
+		for _, e := range ts.Events {
+			downloading = downloading || (e.Type == "Driver" && e.DisplayMessage == "Downloading image "+image)
+			failed = failed || (e.Type == api.TaskDriverFailure && strings.Contains(e.DisplayMessage, `pull image "`+image+`" from registry 127.0.0.1:1`))
+		}
+		return downloading && failed, taskSummary(allocs[0])
+	})
+}

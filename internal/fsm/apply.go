@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 
+	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -100,18 +101,24 @@ func (f *FSM) applyJobBatchDeregister(req *structs.JobBatchDeregisterRequest, in
 // evals in the same transaction.
 func (f *FSM) deregisterJob(index uint64, req *structs.JobDeregisterRequest, evals []*structs.Evaluation) error {
 	if req.Purge {
-		return f.state.DeleteJob(index, req.Namespace, req.JobID, evals...)
+		if !req.NoShutdownDelay {
+			return f.state.DeleteJob(index, req.Namespace, req.JobID, evals...)
+		}
+		return f.state.StopJob(index, state.JobStop{Namespace: req.Namespace, JobID: req.JobID, Purge: true, NoShutdownDelay: true}, evals...)
 	}
 	job, err := f.state.JobByID(nil, req.Namespace, req.JobID)
 	if err != nil {
 		return err
 	}
-	if job == nil || job.Stop {
+	st := state.JobStop{Namespace: req.Namespace, JobID: req.JobID, SubmitTime: req.SubmitTime, NoShutdownDelay: req.NoShutdownDelay}
+	if job != nil && !job.Stop {
+		st.Stopped = job.Copy()
+		st.Stopped.Stop = true
+	}
+	if st.Stopped == nil && !st.NoShutdownDelay {
 		return f.state.UpsertEvals(index, evals)
 	}
-	stopped := job.Copy()
-	stopped.Stop = true
-	return f.state.UpsertJob(index, req.SubmitTime, stopped, evals...)
+	return f.state.StopJob(index, st, evals...)
 }
 
 func (f *FSM) applyEvalUpdate(req *structs.EvalUpdateRequest, index uint64) error {

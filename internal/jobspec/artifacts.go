@@ -14,6 +14,7 @@ func (b *block) templates() []*api.Template {
 	for _, hb := range b.all("template") {
 		tb := b.d.openBlock(hb, templateSchema)
 		t := &api.Template{}
+		b.d.markBlock(t, hb.DefRange)
 		readTagged(tb, t)
 		t.ChangeScript = tb.changeScript()
 		t.Wait = tb.wait()
@@ -51,6 +52,7 @@ func (b *block) artifacts() []*api.TaskArtifact {
 	for _, hb := range b.all("artifact") {
 		ab := b.d.openBlock(hb, artifactSchema)
 		a := &api.TaskArtifact{}
+		b.d.markBlock(a, hb.DefRange)
 		ab.strPtr("source", &a.GetterSource)
 		ab.strPtr("destination", &a.RelativeDest)
 		ab.strPtr("mode", &a.GetterMode)

@@ -175,6 +175,7 @@ func TestNetworkPorts(t *testing.T) {
 		Mode:          "bridge",
 		Hostname:      "api",
 		DNS:           &api.DNSConfig{Servers: []string{"1.1.1.1"}},
+		CNI:           &api.CNIConfig{Args: map[string]string{"FOO": "bar"}},
 		DynamicPorts:  []api.Port{{Label: "http", To: 8080}},
 		ReservedPorts: []api.Port{{Label: "admin", Value: 9000, To: 9001, HostNetwork: "private"}},
 	}})
@@ -305,10 +306,12 @@ func TestTemplateAndArtifact(t *testing.T) {
 	eq(t, "options", a.GetterOptions, map[string]string{"checksum": "sha256:abc"})
 }
 
+// TestIgnoredBlocksWarn: with AllowUnsupported (tests of the decoding
+// only), the blocks Drover refuses are warnings, at their position.
 func TestIgnoredBlocksWarn(t *testing.T) {
 	_, warns := mustParse(t, "task.nomad.hcl", ParseOptions{})
 	for _, b := range []string{"vault", "consul"} {
-		if !hasWarning(warns, "Ignored "+b+" block") {
+		if !hasWarning(warns, "Unsupported "+b+" block") {
 			t.Errorf("no warning for %s: %v", b, warns)
 		}
 	}

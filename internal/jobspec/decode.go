@@ -1,11 +1,14 @@
 package jobspec
 
 import (
+	"reflect"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
+
+	"github.com/drover-project/drover/internal/jobspec/fields"
 )
 
 // decoder accumulates diagnostics while the job tree is decoded, so that
@@ -14,6 +17,27 @@ type decoder struct {
 	ctx    *hcl.EvalContext // var.*, local.* and functions
 	diags  hcl.Diagnostics
 	budget *workBudget // the parse's evaluation budget, variables files included
+	// at maps the address of each api field set from an attribute, and of
+	// each api struct decoded from a block, to where it was written: the
+	// contract check (fields.Check) reports refused fields there.
+	at, blockAt map[uintptr]hcl.Range
+	// lenient accepts what Drover does not support, with a warning
+	// (ParseOptions.AllowUnsupported).
+	lenient bool
+}
+
+// mark records where the attribute that set *dst was written.
+func (b *block) mark(dst any, name string) {
+	if attr, ok := b.attrs[name]; ok && b.d.at != nil {
+		b.d.at[reflect.ValueOf(dst).Pointer()] = attr.NameRange
+	}
+}
+
+// markBlock records where the block decoded into the struct *dst starts.
+func (d *decoder) markBlock(dst any, rng hcl.Range) {
+	if d.blockAt != nil {
+		d.blockAt[reflect.ValueOf(dst).Pointer()] = rng
+	}
 }
 
 // block is the decoded content of one HCL block: the attributes and nested
@@ -130,6 +154,7 @@ func decodeOne[T any](b *block, typ string, schema *hcl.BodySchema, fill func(*b
 		return nil
 	}
 	out := new(T)
+	b.d.markBlock(out, nb.rng)
 	fill(nb, out)
 	return out
 }
@@ -148,19 +173,28 @@ func (b *block) one(typ string) *hcl.Block {
 	return found[0]
 }
 
-// ignore accepts blocks Drover does not act on (vault, consul, ...) with a
-// warning, so Nomad job files still run unchanged.
-func (b *block) ignore(types ...string) {
-	for _, t := range types {
-		for _, hb := range b.all(t) {
-			b.d.diags = append(b.d.diags, &hcl.Diagnostic{
-				Severity: hcl.DiagWarning,
-				Summary:  "Ignored " + t + " block",
-				Detail:   "Drover does not support the " + t + " block; it is accepted and ignored.",
-				Subject:  hb.DefRange.Ptr(),
-			})
-		}
+// unsupported refuses a block Drover does not act on (vault, consul, ...)
+// with the message of the field contract's row (internal/jobspec/fields);
+// with ParseOptions.AllowUnsupported it is a warning and the block is
+// ignored.
+func (b *block) unsupported(typ, row string) {
+	msg := "Drover does not support the " + typ + " block"
+	if r := fields.Lookup(row); r != nil && r.Message != "" {
+		msg += ": " + r.Message
 	}
+	for _, hb := range b.all(typ) {
+		b.d.refuse(hb.DefRange, "Unsupported "+typ+" block", msg)
+	}
+}
+
+// refuse reports what Drover does not support: an error, or a warning
+// saying it is ignored when the parse is lenient.
+func (d *decoder) refuse(rng hcl.Range, summary, detail string) {
+	sev := hcl.DiagError
+	if d.lenient {
+		sev, summary, detail = hcl.DiagWarning, "Ignored: "+summary, detail+"; it is accepted and ignored (AllowUnsupported)"
+	}
+	d.diags = append(d.diags, &hcl.Diagnostic{Severity: sev, Summary: summary, Detail: detail, Subject: rng.Ptr()})
 }
 
 // errAt reports a problem with an attribute's value.

@@ -19,6 +19,7 @@ func (d *decoder) group(hb *hcl.Block) *api.TaskGroup {
 	b := d.openBlock(hb, groupSchema)
 	name := hb.Labels[0]
 	g := &api.TaskGroup{Name: &name}
+	d.markBlock(g, hb.DefRange)
 	b.intPtr("count", &g.Count)
 	b.durPtr("shutdown_delay", &g.ShutdownDelay)
 	b.durPtr("max_run_duration", &g.MaxRunDuration)
@@ -40,7 +41,7 @@ func (d *decoder) group(hb *hcl.Block) *api.TaskGroup {
 	for _, t := range b.all("task") {
 		g.Tasks = append(g.Tasks, d.task(t))
 	}
-	b.ignore("consul")
+	b.unsupported("consul", "TaskGroup.Consul")
 	return g
 }
 
@@ -74,6 +75,7 @@ func (b *block) volumes() map[string]*api.VolumeRequest {
 	for _, hb := range blocks {
 		vb := b.d.openBlock(hb, volumeSchema)
 		v := &api.VolumeRequest{Name: hb.Labels[0]}
+		b.d.markBlock(v, hb.DefRange)
 		vb.str("type", &v.Type)
 		vb.str("source", &v.Source)
 		vb.boolean("read_only", &v.ReadOnly)

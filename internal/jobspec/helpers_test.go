@@ -16,6 +16,7 @@ func mustParse(t *testing.T, name string, opts ParseOptions) (*api.Job, []Warnin
 	if opts.Env == nil {
 		opts.Env = []string{}
 	}
+	opts.AllowUnsupported = true // these tests are of the decoding; contract_test.go has the refusals
 	job, warns, err := ParseFile(filepath.Join("testdata", name), opts)
 	if err != nil {
 		t.Fatalf("parse %s: %v", name, err)

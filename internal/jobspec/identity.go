@@ -1,8 +1,9 @@
 package jobspec
 
 import (
-	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/nomad/api"
+
+	"github.com/drover-project/drover/internal/jobspec/fields"
 )
 
 var identitySchema = schema([]string{"name", "aud", "change_mode", "change_signal", "env", "file", "filepath",
@@ -10,12 +11,13 @@ var identitySchema = schema([]string{"name", "aud", "change_mode", "change_signa
 
 // identity decodes the task's default `identity` block (no name, or
 // "default"): how its workload identity is exposed. Named identities (for
-// Consul, Vault or other audiences) are accepted with a warning.
+// Consul, Vault or other audiences) are refused (see decoder.refuse).
 func (b *block) identity() *api.WorkloadIdentity {
 	var out *api.WorkloadIdentity
 	for _, hb := range b.all("identity") {
 		ib := b.d.openBlock(hb, identitySchema)
 		w := &api.WorkloadIdentity{}
+		b.d.markBlock(w, hb.DefRange)
 		ib.str("name", &w.Name)
 		ib.boolean("env", &w.Env)
 		ib.boolean("file", &w.File)
@@ -27,11 +29,8 @@ func (b *block) identity() *api.WorkloadIdentity {
 		ib.dur("ttl", &w.TTL)
 		ib.strList("extra_claims", &w.ExtraClaims)
 		if w.Name != "" && w.Name != "default" {
-			b.d.diags = append(b.d.diags, &hcl.Diagnostic{
-				Severity: hcl.DiagWarning, Summary: "Ignored identity block",
-				Detail:  "Drover signs only the default workload identity; identity " + w.Name + " is accepted and ignored.",
-				Subject: hb.DefRange.Ptr(),
-			})
+			b.d.refuse(hb.DefRange, "Unsupported identity block",
+				"identity "+w.Name+": "+fields.Lookup("Task.Identities").Message)
 			continue
 		}
 		out = w

@@ -18,6 +18,7 @@ func (d *decoder) job(hb *hcl.Block) *api.Job {
 	b := d.openBlock(hb, jobSchema)
 	id := hb.Labels[0]
 	j := &api.Job{ID: &id}
+	d.markBlock(j, hb.DefRange)
 	b.strPtr("id", &j.ID)
 	b.strPtr("name", &j.Name)
 	if j.Name == nil {
@@ -41,7 +42,29 @@ func (d *decoder) job(hb *hcl.Block) *api.Job {
 	for _, g := range b.all("group") {
 		j.TaskGroups = append(j.TaskGroups, d.group(g))
 	}
-	b.ignore("multiregion", "ui", "vault", "consul")
+	b.unsupported("multiregion", "Job.Multiregion")
+	j.UI = b.ui()
+	b.unsupported("vault", "Job.VaultNamespace")
+	b.unsupported("consul", "Job.ConsulNamespace")
 	b.ignoreAttrs("vault_token", "consul_token")
 	return j
+}
+
+var uiSchema = schema([]string{"description"}, "link")
+var uiLinkSchema = schema([]string{"label", "url"})
+
+// ui decodes the job's ui block into Job.UI: the field contract warns that
+// Drover ignores it (it only decorates Nomad's web UI), here with the
+// block's position and again at register.
+func (b *block) ui() *api.JobUIConfig {
+	return decodeOne(b, "ui", uiSchema, func(ub *block, u *api.JobUIConfig) {
+		ub.str("description", &u.Description)
+		for _, hb := range ub.all("link") {
+			lb := ub.d.openBlock(hb, uiLinkSchema)
+			l := &api.JobUILink{}
+			lb.str("label", &l.Label)
+			lb.str("url", &l.URL)
+			u.Links = append(u.Links, l)
+		}
+	})
 }

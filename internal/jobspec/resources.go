@@ -33,6 +33,7 @@ func (b *block) devices() []*api.RequestedDevice {
 	for _, hb := range b.all("device") {
 		db := b.d.openBlock(hb, deviceSchema)
 		dev := &api.RequestedDevice{Name: hb.Labels[0]}
+		b.d.markBlock(dev, hb.DefRange)
 		db.uint64Ptr("count", &dev.Count)
 		dev.Constraints = db.constraints()
 		dev.Affinities = db.affinities()

@@ -24,6 +24,7 @@ func (b *block) services() []*api.Service {
 
 func (d *decoder) service(b *block) *api.Service {
 	s := &api.Service{}
+	d.markBlock(s, b.rng)
 	b.str("name", &s.Name)
 	b.strList("tags", &s.Tags)
 	b.strList("canary_tags", &s.CanaryTags)
@@ -41,21 +42,27 @@ func (d *decoder) service(b *block) *api.Service {
 	s.TaggedAddresses = b.meta("tagged_addresses")
 	s.CheckRestart = b.checkRestart()
 	s.Weights = b.weights()
-	for _, hb := range b.all("check") {
-		s.Checks = append(s.Checks, d.check(d.openBlock(hb, checkSchema)))
+	// Checks are decoded in place (the slice never grows past its
+	// capacity), so that the positions recorded for their fields hold.
+	if checks := b.all("check"); len(checks) > 0 {
+		s.Checks = make([]api.ServiceCheck, len(checks))
+		for i, hb := range checks {
+			cb := d.openBlock(hb, checkSchema)
+			d.markBlock(&s.Checks[i], hb.DefRange)
+			d.check(cb, &s.Checks[i])
+		}
 	}
-	b.ignore("connect", "identity")
+	b.unsupported("connect", "Service.Connect")
+	b.unsupported("identity", "Service.Identity")
 	return s
 }
 
 var checkSchema = taggedSchema[api.ServiceCheck]("header", "check_restart")
 
-func (d *decoder) check(b *block) api.ServiceCheck {
-	c := api.ServiceCheck{}
-	readTagged(b, &c)
+func (d *decoder) check(b *block, c *api.ServiceCheck) {
+	readTagged(b, c)
 	c.Header = b.header()
 	c.CheckRestart = b.checkRestart()
-	return c
 }
 
 // header decodes an HTTP check's header block: each header takes a list

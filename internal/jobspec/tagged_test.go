@@ -54,7 +54,7 @@ const taggedJob = `job "j" {
 // TestTaggedBlocksDecodeEveryReaderKind covers each field type readInto
 // handles: plain and pointer strings, bools, ints and durations, and lists.
 func TestTaggedBlocksDecodeEveryReaderKind(t *testing.T) {
-	j, _, err := parseSrc(taggedJob, ParseOptions{})
+	j, _, err := parseSrc(taggedJob, ParseOptions{AllowUnsupported: true})
 	if err != nil {
 		t.Fatal(err)
 	}

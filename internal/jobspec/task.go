@@ -3,6 +3,7 @@ package jobspec
 import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/nomad/api"
+	"reflect"
 )
 
 var taskSchema = schema(
@@ -17,6 +18,7 @@ var taskSchema = schema(
 func (d *decoder) task(hb *hcl.Block) *api.Task {
 	b := d.openBlock(hb, taskSchema)
 	t := &api.Task{Name: hb.Labels[0]}
+	d.markBlock(t, hb.DefRange)
 	b.str("driver", &t.Driver)
 	b.str("user", &t.User)
 	b.durPtr("kill_timeout", &t.KillTimeout)
@@ -25,6 +27,11 @@ func (d *decoder) task(hb *hcl.Block) *api.Task {
 	b.dur("shutdown_delay", &t.ShutdownDelay)
 	b.str("kind", &t.Kind)
 	t.Config = b.config()
+	if cfg := b.all("config"); len(cfg) > 0 && b.d.at != nil { // all: one has reported duplicates
+		b.d.at[reflect.ValueOf(&t.Config).Pointer()] = cfg[0].DefRange
+	} else {
+		b.mark(&t.Config, "config")
+	}
 	t.Meta = b.meta("meta")
 	t.Env = b.meta("env")
 	t.Constraints = b.constraints()
@@ -40,7 +47,12 @@ func (d *decoder) task(hb *hcl.Block) *api.Task {
 	t.VolumeMounts = b.volumeMounts()
 	t.Identity = b.identity()
 	t.Actions = b.actions()
-	b.ignore("vault", "consul", "csi_plugin", "scaling", "secret", "schedule")
+	b.unsupported("vault", "Task.Vault")
+	b.unsupported("consul", "Task.Consul")
+	b.unsupported("csi_plugin", "Task.CSIPluginConfig")
+	b.unsupported("scaling", "Task.ScalingPolicies")
+	b.unsupported("secret", "Task.Secrets")
+	b.unsupported("schedule", "Task.Schedule")
 	return t
 }
 
@@ -102,6 +114,7 @@ func (b *block) volumeMounts() []*api.VolumeMount {
 	for _, hb := range b.all("volume_mount") {
 		vb := b.d.openBlock(hb, volumeMountSchema)
 		m := &api.VolumeMount{}
+		b.d.markBlock(m, hb.DefRange)
 		vb.strPtr("volume", &m.Volume)
 		vb.strPtr("destination", &m.Destination)
 		vb.boolPtr("read_only", &m.ReadOnly)

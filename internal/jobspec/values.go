@@ -71,36 +71,42 @@ func whole(lo, hi int64) func(cty.Value) (int64, error) {
 func (b *block) str(name string, dst *string) {
 	if v, ok := read(b, name, cty.String, ctyString); ok {
 		*dst = v
+		b.mark(dst, name)
 	}
 }
 
 func (b *block) strPtr(name string, dst **string) {
 	if v, ok := read(b, name, cty.String, ctyString); ok {
 		*dst = &v
+		b.mark(dst, name)
 	}
 }
 
 func (b *block) boolean(name string, dst *bool) {
 	if v, ok := read(b, name, cty.Bool, ctyBool); ok {
 		*dst = v
+		b.mark(dst, name)
 	}
 }
 
 func (b *block) boolPtr(name string, dst **bool) {
 	if v, ok := read(b, name, cty.Bool, ctyBool); ok {
 		*dst = &v
+		b.mark(dst, name)
 	}
 }
 
 func (b *block) strList(name string, dst *[]string) {
 	if v, ok := read(b, name, cty.List(cty.String), ctyStrings); ok {
 		*dst = v
+		b.mark(dst, name)
 	}
 }
 
 func (b *block) strMap(name string, dst *map[string]string) {
 	if v, ok := read(b, name, cty.Map(cty.String), ctyStringMap); ok {
 		*dst = v
+		b.mark(dst, name)
 	}
 }
 
@@ -112,6 +118,7 @@ func (b *block) integer(name string, lo, hi int64) (int64, bool) {
 func (b *block) intVal(name string, dst *int) {
 	if n, ok := b.integer(name, math.MinInt, math.MaxInt); ok {
 		*dst = int(n)
+		b.mark(dst, name)
 	}
 }
 
@@ -119,12 +126,14 @@ func (b *block) intPtr(name string, dst **int) {
 	if n, ok := b.integer(name, math.MinInt, math.MaxInt); ok {
 		v := int(n)
 		*dst = &v
+		b.mark(dst, name)
 	}
 }
 
 func (b *block) int64Ptr(name string, dst **int64) {
 	if n, ok := b.integer(name, math.MinInt64, math.MaxInt64); ok {
 		*dst = &n
+		b.mark(dst, name)
 	}
 }
 
@@ -132,6 +141,7 @@ func (b *block) uint64Ptr(name string, dst **uint64) {
 	if n, ok := b.integer(name, 0, math.MaxInt64); ok {
 		v := uint64(n)
 		*dst = &v
+		b.mark(dst, name)
 	}
 }
 
@@ -139,23 +149,27 @@ func (b *block) int8Ptr(name string, dst **int8) {
 	if n, ok := b.integer(name, math.MinInt8, math.MaxInt8); ok {
 		v := int8(n)
 		*dst = &v
+		b.mark(dst, name)
 	}
 }
 
 func (b *block) uint8Val(name string, dst *uint8) {
 	if n, ok := b.integer(name, 0, math.MaxUint8); ok {
 		*dst = uint8(n)
+		b.mark(dst, name)
 	}
 }
 
 func (b *block) dur(name string, dst *time.Duration) {
 	if v, ok := read(b, name, cty.DynamicPseudoType, toDuration); ok {
 		*dst = v
+		b.mark(dst, name)
 	}
 }
 
 func (b *block) durPtr(name string, dst **time.Duration) {
 	if v, ok := read(b, name, cty.DynamicPseudoType, toDuration); ok {
 		*dst = &v
+		b.mark(dst, name)
 	}
 }

@@ -167,6 +167,9 @@ type feasibility struct {
 func newFeasibility(ctx *evalContext, job *structs.Job, tg *structs.TaskGroup) *feasibility {
 	f := &feasibility{ctx: ctx, classCache: map[string]filterResult{}}
 	f.classFilters = append(f.classFilters, driverFilter(tg))
+	if needs := networkNeeds(tg); len(needs) > 0 {
+		f.classFilters = append(f.classFilters, networkFilter(needs))
+	}
 	var cached, escaped []*structs.Constraint
 	for _, c := range groupConstraints(job, tg) {
 		switch {

@@ -202,3 +202,61 @@ func TestFeasibility_HostVolumesRunPerNode(t *testing.T) {
 		t.Fatal("a host volume claim is not an escaped constraint")
 	}
 }
+
+// TestFeasibility_NetworkModeNeedsItsCNIPlugins checks, as a table, which
+// nodes a group's network mode may use and the reason naming what the
+// others lack.
+func TestFeasibility_NetworkModeNeedsItsCNIPlugins(t *testing.T) {
+	bridgePlugins := map[string]string{}
+	for _, p := range []string{"bridge", "firewall", "host-local", "loopback", "portmap"} {
+		bridgePlugins["plugins.cni.version."+p] = "1.1.1"
+	}
+	without := func(attr string) map[string]string {
+		m := map[string]string{}
+		for k, v := range bridgePlugins {
+			if k != attr {
+				m[k] = v
+			}
+		}
+		return m
+	}
+	with := func(extra string) map[string]string {
+		m := without("")
+		m[extra] = "true"
+		return m
+	}
+	cases := []struct {
+		name, mode string
+		attrs      map[string]string
+		reason     string // "" : feasible
+	}{
+		{"host mode needs nothing", "host", nil, ""},
+		{"no network block mode", "", nil, ""},
+		{"bridge with every plugin", "bridge", bridgePlugins, ""},
+		{"bridge without portmap", "bridge", without("plugins.cni.version.portmap"), FilterCNIPlugin + ": portmap"},
+		{"bridge on a node without CNI", "bridge", nil, FilterCNIPlugin + ": bridge"},
+		{"none needs loopback", "none", nil, FilterCNIPlugin + ": loopback"},
+		{"none with loopback", "none", map[string]string{"plugins.cni.version.loopback": "unknown"}, ""},
+		{"cni network present", "cni/mynet", with("plugins.cni.config.mynet"), ""},
+		{"cni network missing", "cni/mynet", with("plugins.cni.config.other"), FilterCNINetwork + ": mynet"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			j := mockJob("web", 1)
+			if tc.mode != "" {
+				j.TaskGroups[0].Networks = []*structs.NetworkResource{{Mode: tc.mode}}
+			}
+			ctx := newEvalContext(nil, &structs.Evaluation{ID: "e"}, j, &structs.Plan{}, nil, t0)
+			f := newFeasibility(ctx, j, j.TaskGroups[0])
+			n := mockNode()
+			for k, v := range tc.attrs {
+				n.Attributes[k] = v
+			}
+			m := &structs.AllocMetric{}
+			ok := f.feasible(n, m)
+			if ok != (tc.reason == "") || (tc.reason != "" && m.ConstraintFiltered[tc.reason] != 1) {
+				t.Fatalf("feasible %v, metric %+v; want reason %q", ok, m.ConstraintFiltered, tc.reason)
+			}
+		})
+	}
+}

@@ -400,6 +400,9 @@ func TestDeploymentFail_AutoRevertsToLatestStable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if fail.RevertedJobVersion == nil || *fail.RevertedJobVersion != 0 {
+		t.Errorf("the fail's reply names reverted version %v, want 0 (Nomad's RevertedJobVersion)", fail.RevertedJobVersion)
+	}
 	current, _ := s.State().JobByID(nil, "default", "web")
 	if current.Version != 2 || !current.SpecEqual(versionOf(t, s, "web", 0)) {
 		t.Fatalf("after the fail the job is version %d; want version 2 reverting to version 0's spec", current.Version)

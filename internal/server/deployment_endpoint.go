@@ -106,11 +106,16 @@ func (e *DeploymentEndpoint) setStatus(ctx context.Context, id, status, desc str
 		DeploymentUpdate: &structs.DeploymentStatusUpdate{DeploymentID: id, Status: status, StatusDescription: desc},
 		Eval:             eval, UpdatedAt: e.srv.now().UnixNano(),
 	}
-	if err := e.srv.leader.DeploymentJobChange(d, req); err != nil {
+	revertedTo, err := e.srv.leader.DeploymentJobChange(d, req)
+	if err != nil {
 		return nil, err
 	}
 	index, err := e.srv.raftApply(ctx, structs.DeploymentStatusUpdateType, req)
-	return evalReply(eval, index, err)
+	reply, err := evalReply(eval, index, err)
+	if reply != nil {
+		reply.RevertedJobVersion = revertedTo
+	}
+	return reply, err
 }
 
 // active returns an active deployment and its job, or a 4xx.

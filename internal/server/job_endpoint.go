@@ -100,9 +100,16 @@ func (e *JobEndpoint) Deregister(ctx context.Context, args *structs.JobDeregiste
 	if job == nil {
 		return nil, NotFound("job %q not found in namespace %q", args.JobID, ns)
 	}
-	req := &structs.JobDeregisterRequest{Namespace: ns, JobID: job.ID, Purge: args.Purge, SubmitTime: e.srv.now().UnixNano()}
+	if p := args.EvalPriority; p != 0 && (p < structs.JobMinPriority || p > structs.JobMaxPriority) {
+		return nil, BadRequest("eval_priority: must be between %d and %d, got %d", structs.JobMinPriority, structs.JobMaxPriority, p)
+	}
+	req := &structs.JobDeregisterRequest{Namespace: ns, JobID: job.ID, Purge: args.Purge, SubmitTime: e.srv.now().UnixNano(),
+		NoShutdownDelay: args.NoShutdownDelay}
 	if !job.IsMultiInstanceParent() {
 		req.Eval = e.srv.newJobEval(job, structs.EvalTriggerJobDeregister)
+		if args.EvalPriority != 0 {
+			req.Eval.Priority = args.EvalPriority
+		}
 	}
 	index, err := e.srv.raftApply(ctx, structs.JobDeregisterRequestType, req)
 	if err != nil {

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"strings"
+	"sync"
 
 	"github.com/hashicorp/go-memdb"
 
@@ -39,7 +40,7 @@ func (e *JobEndpoint) List(ctx context.Context, args *structs.JobListRequest) (*
 		reply.Jobs, reply.NextToken = page.Items, page.NextToken
 		reply.Summaries = make([]*structs.JobSummary, len(page.Items))
 		for i, j := range page.Items {
-			if reply.Summaries[i], err = SummarizeJob(ws, st, j); err != nil {
+			if reply.Summaries[i], err = e.srv.summaries.summarize(ws, st, j); err != nil {
 				return 0, err
 			}
 		}
@@ -361,4 +362,70 @@ func summarizeChildren(ws memdb.WatchSet, st *state.StateStore, parent *structs.
 		}
 	}
 	return c, nil
+}
+
+// summaryMemo keeps each job's last summary with the watch channels of the
+// reads that made it. While none has fired, the job's allocs and evals
+// (and a parent's children) are as they were, so the summary still holds:
+// a job listing then costs a few channel checks per job instead of a walk
+// over every alloc of every job.
+type summaryMemo struct {
+	mu sync.Mutex
+	m  map[structs.NamespacedID]memoSummary
+}
+
+type memoSummary struct {
+	job *structs.Job // the version summarized: a new version is a new object
+	sum *structs.JobSummary
+	ws  memdb.WatchSet
+}
+
+// memoJobsMax bounds the memo: past it (deleted jobs' entries piling up),
+// it starts over.
+const memoJobsMax = 100_000
+
+// summarize is SummarizeJob through the memo. The summary returned may be
+// shared: callers must not change it.
+func (m *summaryMemo) summarize(ws memdb.WatchSet, st *state.StateStore, job *structs.Job) (*structs.JobSummary, error) {
+	key := structs.NamespacedID{Namespace: job.Namespace, ID: job.ID}
+	m.mu.Lock()
+	e, ok := m.m[key]
+	m.mu.Unlock()
+	if ok && e.job == job && !anyFired(e.ws) {
+		addWatches(ws, e.ws)
+		return e.sum, nil
+	}
+	own := memdb.NewWatchSet()
+	sum, err := SummarizeJob(own, st, job)
+	if err != nil {
+		return nil, err
+	}
+	addWatches(ws, own)
+	m.mu.Lock()
+	if m.m == nil || len(m.m) >= memoJobsMax {
+		m.m = map[structs.NamespacedID]memoSummary{}
+	}
+	m.m[key] = memoSummary{job: job, sum: sum, ws: own}
+	m.mu.Unlock()
+	return sum, nil
+}
+
+func anyFired(ws memdb.WatchSet) bool {
+	for ch := range ws {
+		select {
+		case <-ch:
+			return true
+		default:
+		}
+	}
+	return false
+}
+
+func addWatches(dst, src memdb.WatchSet) {
+	if dst == nil {
+		return
+	}
+	for ch := range src {
+		dst.Add(ch)
+	}
 }

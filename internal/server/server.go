@@ -90,6 +90,8 @@ type Server struct {
 	// auth resolves tokens, filters results, holds the credentials and the
 	// keyring (package auth).
 	auth *auth.Service
+	// summaries memoize job summaries for job listings.
+	summaries summaryMemo
 
 	// The evaluation pipeline. The broker, blocked tracker, plan queue and
 	// applier act only while this server leads; workers run everywhere.

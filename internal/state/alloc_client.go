@@ -5,8 +5,8 @@ import (
 )
 
 // UpdateAllocsFromClient applies client reports. Only the client's fields
-// are taken from each update: client status and description, task states
-// and deployment health; everything else stays as the server wrote it.
+// are taken from each update: client status and description, task states,
+// deployment health and network status; everything else stays as the server wrote it.
 // ModifyIndex moves but AllocModifyIndex does not, since the server's
 // intent did not change. Allocs unknown to the store (already garbage
 // collected) are skipped.
@@ -36,6 +36,9 @@ func (tx *writeTxn) updateAllocFromClient(u *structs.Allocation) error {
 	}
 	if u.DeploymentStatus != nil {
 		c.DeploymentStatus = clientHealth(existing.DeploymentStatus, u.DeploymentStatus, tx.index)
+	}
+	if u.NetworkStatus != nil {
+		c.NetworkStatus = u.NetworkStatus.Copy()
 	}
 	if u.ModifyTime != 0 {
 		c.ModifyTime = u.ModifyTime

@@ -92,6 +92,7 @@ func (tx *writeTxn) storedAlloc(a *structs.Allocation) *structs.Allocation {
 	c.DeploymentStatus = a.DeploymentStatus.Copy()
 	c.RescheduleTracker = a.RescheduleTracker.Copy()
 	c.PreemptedAllocations = slices.Clone(a.PreemptedAllocations)
+	c.NetworkStatus = a.NetworkStatus.Copy()
 	return &c
 }
 

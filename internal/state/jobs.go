@@ -76,6 +76,46 @@ func (tx *writeTxn) upsertJob(submitTime int64, job *structs.Job) (*structs.Job,
 
 // DeleteJob purges a job and all its versions. Its allocs and evals are
 // left for garbage collection.
+// JobStop is one deregister's change: purge the job, or store Stopped
+// (the job's stopped version; nil when it is stopped already), optionally
+// marking its live allocs to stop without their shutdown_delay.
+type JobStop struct {
+	Namespace, JobID string
+	Purge            bool
+	Stopped          *structs.Job
+	SubmitTime       int64
+	NoShutdownDelay  bool
+}
+
+// StopJob applies a deregister and writes its evals, in one transaction.
+func (s *StateStore) StopJob(index uint64, st JobStop, evals ...*structs.Evaluation) error {
+	return s.write(index, func(tx *writeTxn) error {
+		if st.NoShutdownDelay {
+			allocs, err := allocsByJob(tx.Txn, nil, st.Namespace, st.JobID)
+			if err != nil {
+				return err
+			}
+			yes := true
+			for _, a := range allocs {
+				if a.TerminalStatus() {
+					continue
+				}
+				if err := tx.updateDesiredTransition(a.ID, &structs.DesiredTransition{NoShutdownDelay: &yes}); err != nil {
+					return err
+				}
+			}
+		}
+		switch {
+		case st.Purge:
+			return tx.deleteJob(st.Namespace, st.JobID)
+		case st.Stopped != nil:
+			_, err := tx.upsertJob(st.SubmitTime, st.Stopped)
+			return err
+		}
+		return nil
+	}, evals...)
+}
+
 func (s *StateStore) DeleteJob(index uint64, namespace, jobID string, evals ...*structs.Evaluation) error {
 	return s.write(index, func(tx *writeTxn) error {
 		return tx.deleteJob(namespace, jobID)

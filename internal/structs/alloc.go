@@ -51,6 +51,28 @@ type Allocation struct {
 	AllocModifyIndex      uint64
 	CreateTime            int64 // unix nanoseconds
 	ModifyTime            int64 // unix nanoseconds
+	// NetworkStatus is the client's report of the alloc's network
+	// namespace (bridge and cni/* modes): its interface and address.
+	NetworkStatus *AllocNetworkStatus
+}
+
+// AllocNetworkStatus is where an alloc's own network namespace sits on the
+// node's networks, as its client set it up (Nomad's NetworkStatus).
+type AllocNetworkStatus struct {
+	InterfaceName string
+	Address       string
+	AddressIPv6   string
+	DNS           *DNSConfig
+}
+
+// Copy returns a deep copy.
+func (s *AllocNetworkStatus) Copy() *AllocNetworkStatus {
+	if s == nil {
+		return nil
+	}
+	c := *s
+	c.DNS = s.DNS.Copy()
+	return &c
 }
 
 // Group returns the alloc's task group in its job, or nil for an alloc

@@ -391,7 +391,25 @@ func (n *NetworkResource) Copy() *NetworkResource {
 	c := *n
 	c.ReservedPorts = slices.Clone(n.ReservedPorts)
 	c.DynamicPorts = slices.Clone(n.DynamicPorts)
+	c.DNS = n.DNS.Copy()
+	c.CNI = n.CNI.Copy()
 	return &c
+}
+
+// Copy returns a deep copy of the DNS settings.
+func (d *DNSConfig) Copy() *DNSConfig {
+	if d == nil {
+		return nil
+	}
+	return &DNSConfig{Servers: slices.Clone(d.Servers), Searches: slices.Clone(d.Searches), Options: slices.Clone(d.Options)}
+}
+
+// Copy returns a deep copy of the CNI settings.
+func (c *CNIConfig) Copy() *CNIConfig {
+	if c == nil {
+		return nil
+	}
+	return &CNIConfig{Args: maps.Clone(c.Args)}
 }
 
 // Copy returns a copy of the port.
@@ -509,6 +527,7 @@ func (a *Allocation) CopySkipJob() *Allocation {
 	c.DeploymentStatus = a.DeploymentStatus.Copy()
 	c.RescheduleTracker = a.RescheduleTracker.Copy()
 	c.PreemptedAllocations = slices.Clone(a.PreemptedAllocations)
+	c.NetworkStatus = a.NetworkStatus.Copy()
 	return &c
 }
 

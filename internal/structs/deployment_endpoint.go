@@ -70,4 +70,7 @@ type DeploymentUpdateResponse struct {
 	EvalCreateIndex       uint64
 	DeploymentModifyIndex uint64
 	WriteMeta
+	// RevertedJobVersion is the stable version a failed deployment rolled
+	// the job back to (auto_revert), nil when it did not.
+	RevertedJobVersion *uint64
 }

@@ -106,6 +106,11 @@ type JobDeregisterArgs struct {
 	JobID string
 	Purge bool
 	WriteRequest
+	// NoShutdownDelay stops the allocs without their shutdown_delay.
+	NoShutdownDelay bool
+	// EvalPriority overrides the job's priority for the deregister's eval
+	// (1-100; 0 keeps the job's).
+	EvalPriority int
 }
 
 // JobDeregisterResponse tells the caller what the deregister wrote.

@@ -24,6 +24,10 @@ type JobDeregisterRequest struct {
 	Purge      bool
 	Eval       *Evaluation
 	SubmitTime int64
+	// NoShutdownDelay marks the job's live allocs to stop without their
+	// groups' and tasks' shutdown_delay (`job stop -no-shutdown-delay`),
+	// in the same entry as the stop.
+	NoShutdownDelay bool
 }
 
 // JobBatchDeregisterRequest stops or purges several jobs at once (core GC).

@@ -235,6 +235,33 @@ type NetworkResource struct {
 	MBits         int
 	ReservedPorts []Port
 	DynamicPorts  []Port
+	// Hostname, DNS and CNI are the group network's hostname, resolver
+	// settings and `cni { args }` (bridge and cni/* modes).
+	Hostname string
+	DNS      *DNSConfig
+	CNI      *CNIConfig
+}
+
+// Network modes of a group's network block (Nomad's). A "cni/NAME" mode
+// names a CNI network config of the client's cni_config_dir.
+const (
+	NetworkModeHost   = "host"
+	NetworkModeBridge = "bridge"
+	NetworkModeNone   = "none"
+	NetworkModeCNI    = "cni/"
+)
+
+// DNSConfig is a network's `dns` block: written into the alloc's
+// resolv.conf.
+type DNSConfig struct {
+	Servers  []string
+	Searches []string
+	Options  []string
+}
+
+// CNIConfig is a network's `cni` block: args passed to the CNI plugins.
+type CNIConfig struct {
+	Args map[string]string
 }
 
 // Port is a labelled port; Value is fixed for reserved ports and assigned by

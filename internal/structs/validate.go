@@ -371,6 +371,7 @@ func (tg *TaskGroup) validatePorts(v validator) {
 	seen := portRegistry{labels: map[string]string{}, static: map[int]string{}}
 	for i, n := range tg.Networks {
 		seen.checkNetwork(v.index("Networks", i), n)
+		tg.checkNetworkMode(v.index("Networks", i), n)
 	}
 	for ti, t := range tg.Tasks {
 		if t == nil || t.Resources == nil {
@@ -379,6 +380,32 @@ func (tg *TaskGroup) validatePorts(v validator) {
 		tv := v.index("Tasks", ti).at("Resources")
 		for ni, n := range t.Resources.Networks {
 			seen.checkNetwork(tv.index("Networks", ni), n)
+		}
+	}
+}
+
+// checkNetworkMode accepts Nomad's modes: host (or unset), bridge, none
+// and cni/NAME. A group with its own namespace may not have docker tasks
+// yet: the Engine joins containers only to another container's
+// namespace, not to the alloc's (a pause container would be needed), so
+// such a group is refused here rather than run on docker's network.
+func (tg *TaskGroup) checkNetworkMode(v validator, n *NetworkResource) {
+	if n == nil {
+		return
+	}
+	switch {
+	case n.Mode == "" || n.Mode == NetworkModeHost:
+		return
+	case n.Mode == NetworkModeBridge || n.Mode == NetworkModeNone:
+	case strings.HasPrefix(n.Mode, NetworkModeCNI) && len(n.Mode) > len(NetworkModeCNI):
+	default:
+		v.fail("Mode", "unknown network mode %q: want host, bridge, none or cni/<network name>", n.Mode)
+		return
+	}
+	for _, t := range tg.Tasks {
+		if t != nil && t.Driver == "docker" {
+			v.fail("Mode", "network mode %q runs the group in its own network namespace, which docker tasks (task %q) cannot join yet: use exec or raw_exec tasks, or mode = \"host\"", n.Mode, t.Name)
+			return
 		}
 	}
 }

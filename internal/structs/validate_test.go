@@ -222,6 +222,12 @@ var jobCases = []jobCase{
 	{name: "duplicate port label across task", mutate: func(j *Job) {
 		task(j, 1, 0).Resources.Networks = []*NetworkResource{{DynamicPorts: []Port{{Label: "backend-http"}}}}
 	}, field: "TaskGroups[1].Tasks[0].Resources.Networks[0].DynamicPorts[0].Label"},
+	{name: "unknown network mode", mutate: func(j *Job) { group(j, 0).Networks[0].Mode = "overlay" }, field: "TaskGroups[0].Networks[0].Mode"},
+	{name: "cni mode without a network name", mutate: func(j *Job) { group(j, 0).Networks[0].Mode = "cni/" }, field: "TaskGroups[0].Networks[0].Mode"},
+	{name: "docker task in a bridge group", mutate: func(j *Job) {
+		group(j, 0).Networks[0].Mode = "bridge"
+		group(j, 0).Tasks[0].Driver = "docker"
+	}, field: "TaskGroups[0].Networks[0].Mode"},
 	{name: "port label missing", mutate: func(j *Job) { group(j, 0).Networks[0].DynamicPorts[0].Label = "" }, field: "TaskGroups[0].Networks[0].DynamicPorts[0].Label"},
 	{name: "static port zero", mutate: func(j *Job) { group(j, 0).Networks[0].ReservedPorts[0].Value = 0 }, field: "TaskGroups[0].Networks[0].ReservedPorts[0].Value"},
 	{name: "static port too high", mutate: func(j *Job) { group(j, 0).Networks[0].ReservedPorts[0].Value = 65536 }, field: "TaskGroups[0].Networks[0].ReservedPorts[0].Value"},

@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"math"
 	"sync"
 	"time"
 
@@ -43,10 +44,23 @@ func InstallRaftSink() { raftRegistry() }
 // RaftSummary is one of raft's timing summaries in this process (every
 // server in it together): how many samples, their mean and quantiles.
 type RaftSummary struct {
-	Name          string
-	Count         uint64
-	Mean          time.Duration
+	Name  string
+	Count uint64
+	Mean  time.Duration
+	// P50, P90 and P99 are over the sink's sliding window (go-metrics'
+	// Prometheus summaries keep the last 10 s): zero when the window held
+	// no samples, although Count, over the whole run, is not.
 	P50, P90, P99 time.Duration
+}
+
+// msDuration converts milliseconds; NaN, what a summary reports for a
+// quantile of an empty window, is no duration (zero), not the minimum
+// int64 a float conversion gives.
+func msDuration(v float64) time.Duration {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0
+	}
+	return time.Duration(v * float64(time.Millisecond))
 }
 
 // RaftSummaries returns raft's timing summaries with the given names
@@ -62,7 +76,6 @@ func RaftSummaries(names ...string) []RaftSummary {
 	for _, mf := range mfs {
 		byName[mf.GetName()] = mf
 	}
-	ms := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
 	var out []RaftSummary
 	for _, name := range names {
 		mf := byName[name]
@@ -74,15 +87,15 @@ func RaftSummaries(names ...string) []RaftSummary {
 			if s == nil || s.GetSampleCount() == 0 {
 				continue
 			}
-			r := RaftSummary{Name: name, Count: s.GetSampleCount(), Mean: ms(s.GetSampleSum() / float64(s.GetSampleCount()))}
+			r := RaftSummary{Name: name, Count: s.GetSampleCount(), Mean: msDuration(s.GetSampleSum() / float64(s.GetSampleCount()))}
 			for _, q := range s.GetQuantile() {
 				switch q.GetQuantile() {
 				case 0.5:
-					r.P50 = ms(q.GetValue())
+					r.P50 = msDuration(q.GetValue())
 				case 0.9:
-					r.P90 = ms(q.GetValue())
+					r.P90 = msDuration(q.GetValue())
 				case 0.99:
-					r.P99 = ms(q.GetValue())
+					r.P99 = msDuration(q.GetValue())
 				}
 			}
 			out = append(out, r)

@@ -1,7 +1,9 @@
 package telemetry
 
 import (
+	"math"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 )
@@ -57,5 +59,19 @@ func TestGaugeFunc_ReadsAtScrapeTime(t *testing.T) {
 	}
 	if _, ok := m.InvokeScheduler("unknown").(discard); !ok {
 		t.Error("an unknown scheduler type should not be timed")
+	}
+}
+
+// TestMsDuration_EmptyWindowIsZero: a summary quantile over an empty
+// window is NaN; converted naively it printed -2562047h47m16.854775808s
+// in `drover bench -raft-timings`.
+func TestMsDuration_EmptyWindowIsZero(t *testing.T) {
+	for _, tc := range []struct {
+		in   float64
+		want time.Duration
+	}{{math.NaN(), 0}, {math.Inf(1), 0}, {1.5, 1500 * time.Microsecond}, {0, 0}} {
+		if got := msDuration(tc.in); got != tc.want {
+			t.Errorf("msDuration(%v) = %s, want %s", tc.in, got, tc.want)
+		}
 	}
 }

@@ -24,6 +24,16 @@ func AllocFromStructs(a *structs.Allocation) *api.Allocation {
 	out.DeploymentStatus = allocDeploymentStatusFromStructs(a.DeploymentStatus)
 	out.RescheduleTracker = rescheduleTrackerFromStructs(a.RescheduleTracker)
 	out.PreemptedAllocations = slices.Clone(a.PreemptedAllocations)
+	out.NetworkStatus = allocNetworkStatusFromStructs(a.NetworkStatus)
+	return out
+}
+
+func allocNetworkStatusFromStructs(s *structs.AllocNetworkStatus) *api.AllocNetworkStatus {
+	if s == nil {
+		return nil
+	}
+	out := byName[api.AllocNetworkStatus](s)
+	out.DNS = dnsFromStructs(s.DNS)
 	return out
 }
 

@@ -19,6 +19,8 @@ func fullStructsNetwork(seed int) *structs.NetworkResource {
 		Mode: "bridge", Device: "eth0", CIDR: "10.0.0.0/8", IP: "10.0.0.1", MBits: 10 + seed,
 		ReservedPorts: []structs.Port{{Label: "ssh", Value: 22, To: 2222, HostNetwork: "public"}},
 		DynamicPorts:  []structs.Port{{Label: "http", Value: 20000 + seed, To: 8080, HostNetwork: "private"}},
+		Hostname:      "web", DNS: &structs.DNSConfig{Servers: []string{"1.1.1.1"}, Searches: []string{"svc"}, Options: []string{"ndots:2"}},
+		CNI: &structs.CNIConfig{Args: map[string]string{"K": "v"}},
 	}
 }
 
@@ -151,7 +153,7 @@ var apiOnlyJobFields = []string{
 // apiOnlyNetworkFields and apiOnlyServiceFields are relative to a network or
 // service block; they are expanded for every place such blocks appear.
 var (
-	apiOnlyNetworkFields = []string{"DNS", "Hostname", "CNI", "ReservedPorts.IgnoreCollision", "DynamicPorts.IgnoreCollision"}
+	apiOnlyNetworkFields = []string{"ReservedPorts.IgnoreCollision", "DynamicPorts.IgnoreCollision"}
 	apiOnlyServiceFields = []string{
 		"CanaryTags", "EnableTagOverride", "AddressMode", "Address", "CheckRestart", "Connect", "Meta", "CanaryMeta",
 		"TaggedAddresses", "TaskName", "OnUpdate", "Identity", "Weights", "Cluster", "Kind",
@@ -183,6 +185,8 @@ func fullAPINetwork(seed int) *api.NetworkResource {
 		Mode: "host", Device: "eth1", CIDR: "192.168.0.0/16", IP: "192.168.0.1", MBits: new(20 + seed),
 		ReservedPorts: []api.Port{{Label: "db", Value: 5432, To: 5433, HostNetwork: "internal"}},
 		DynamicPorts:  []api.Port{{Label: "metrics", Value: 30000 + seed, To: 9090, HostNetwork: "default"}},
+		Hostname:      "db", DNS: &api.DNSConfig{Servers: []string{"8.8.8.8"}, Searches: []string{"local"}, Options: []string{"edns0"}},
+		CNI: &api.CNIConfig{Args: map[string]string{"A": "b"}},
 	}
 }
 
@@ -343,6 +347,8 @@ func fullStructsAlloc() *structs.Allocation {
 	return &structs.Allocation{
 		ID: "a1", Namespace: "prod", EvalID: "e1", Name: "web.web[0]", NodeID: "n1", NodeName: "node-1",
 		JobID: "web-1", Job: fullStructsJob(), TaskGroup: "web",
+		NetworkStatus: &structs.AllocNetworkStatus{InterfaceName: "eth0", Address: "172.26.64.2", AddressIPv6: "fd00::2",
+			DNS: &structs.DNSConfig{Servers: []string{"1.1.1.1"}, Searches: []string{"svc"}, Options: []string{"ndots:2"}}},
 		AllocatedResources: &structs.AllocatedResources{
 			Tasks: map[string]*structs.AllocatedTaskResources{"server": {
 				CpuShares: 500, ReservedCores: []uint16{1, 2}, MemoryMB: 256, MemoryMaxMB: 512,

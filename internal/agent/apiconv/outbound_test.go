@@ -35,7 +35,7 @@ func TestOutboundConversions(t *testing.T) {
 			convert: func() any { return AllocFromStructs(fullStructsAlloc()) },
 			skip: append(append([]string{
 				"Job", // covered by the job tests
-				"Services", "NetworkStatus", "DesiredTransition.MigrateDisablePlacement",
+				"Services", "DesiredTransition.MigrateDisablePlacement",
 				"AllocatedResources.Tasks.Devices", "RescheduleTracker.LastReschedule",
 			}, withPrefixes(metricOnly, "Metrics.")...), append(allocAPIOnlyFields(), legacyResourceUnfilled()...)...),
 		},

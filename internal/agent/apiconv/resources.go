@@ -1,6 +1,9 @@
 package apiconv
 
 import (
+	"maps"
+	"slices"
+
 	"github.com/drover-project/drover/internal/structs"
 	"github.com/hashicorp/nomad/api"
 )
@@ -47,6 +50,12 @@ func networksToStructs(in []*api.NetworkResource) []*structs.NetworkResource {
 		out := byName[structs.NetworkResource](n)
 		out.ReservedPorts = convertSlice(n.ReservedPorts, portToStructs)
 		out.DynamicPorts = convertSlice(n.DynamicPorts, portToStructs)
+		if n.DNS != nil {
+			out.DNS = &structs.DNSConfig{Servers: slices.Clone(n.DNS.Servers), Searches: slices.Clone(n.DNS.Searches), Options: slices.Clone(n.DNS.Options)}
+		}
+		if n.CNI != nil {
+			out.CNI = &structs.CNIConfig{Args: maps.Clone(n.CNI.Args)}
+		}
 		return out
 	})
 }
@@ -56,6 +65,10 @@ func networksFromStructs(in []*structs.NetworkResource) []*api.NetworkResource {
 		out := byName[api.NetworkResource](n)
 		out.ReservedPorts = convertSlice(n.ReservedPorts, portFromStructs)
 		out.DynamicPorts = convertSlice(n.DynamicPorts, portFromStructs)
+		out.DNS = dnsFromStructs(n.DNS)
+		if n.CNI != nil {
+			out.CNI = &api.CNIConfig{Args: maps.Clone(n.CNI.Args)}
+		}
 		return out
 	})
 }
@@ -66,4 +79,11 @@ func portToStructs(p api.Port) structs.Port {
 
 func portFromStructs(p structs.Port) api.Port {
 	return api.Port{Label: p.Label, Value: p.Value, To: p.To, HostNetwork: p.HostNetwork}
+}
+
+func dnsFromStructs(d *structs.DNSConfig) *api.DNSConfig {
+	if d == nil {
+		return nil
+	}
+	return &api.DNSConfig{Servers: slices.Clone(d.Servers), Searches: slices.Clone(d.Searches), Options: slices.Clone(d.Options)}
 }

@@ -231,8 +231,14 @@ type ClientConfig struct {
 	StateDir         string
 	AllocDir         string
 	NetworkInterface string
-	CPUTotalCompute  int
-	MemoryTotalMB    int
+	// CNIPath (cni_path, dirs separated by ':'), CNIConfigDir
+	// (cni_config_dir) and BridgeNetworkSubnet (bridge_network_subnet)
+	// configure the alloc networks of bridge and cni/* modes.
+	CNIPath             string
+	CNIConfigDir        string
+	BridgeNetworkSubnet string
+	CPUTotalCompute     int
+	MemoryTotalMB       int
 	// MinDynamicPort and MaxDynamicPort bound the ports the scheduler
 	// picks for dynamic ports on this node (Nomad's 20000-32000).
 	MinDynamicPort int

@@ -160,6 +160,9 @@ type fileClient struct {
 	StateDir              *string           `hcl:"state_dir,optional"`
 	AllocDir              *string           `hcl:"alloc_dir,optional"`
 	NetworkInterface      *string           `hcl:"network_interface,optional"`
+	CNIPath               *string           `hcl:"cni_path,optional"`
+	CNIConfigDir          *string           `hcl:"cni_config_dir,optional"`
+	BridgeNetworkSubnet   *string           `hcl:"bridge_network_subnet,optional"`
 	CPUTotalCompute       *int              `hcl:"cpu_total_compute,optional"`
 	MemoryTotalMB         *int              `hcl:"memory_total_mb,optional"`
 	MinDynamicPort        *int              `hcl:"min_dynamic_port,optional"`
@@ -395,6 +398,9 @@ func (fc *fileClient) apply(c *ClientConfig) hcl.Diagnostics {
 	set(&c.StateDir, fc.StateDir)
 	set(&c.AllocDir, fc.AllocDir)
 	set(&c.NetworkInterface, fc.NetworkInterface)
+	set(&c.CNIPath, fc.CNIPath)
+	set(&c.CNIConfigDir, fc.CNIConfigDir)
+	set(&c.BridgeNetworkSubnet, fc.BridgeNetworkSubnet)
 	set(&c.CPUTotalCompute, fc.CPUTotalCompute)
 	set(&c.MemoryTotalMB, fc.MemoryTotalMB)
 	set(&c.NodeRegistrationToken, fc.NodeRegistrationToken)

@@ -46,7 +46,7 @@ const (
 	whyMultiRegion = "Drover runs one region: there is no federation to replicate from"
 	whyConsul      = "Drover does not talk to Consul"
 	whyVault       = "Drover does not talk to Vault"
-	whyCNI         = "bridge networking (CNI) is not implemented yet; Drover runs tasks in the host network"
+	whyCNI         = "Drover's bridge network is configured by cni_path, cni_config_dir and bridge_network_subnet only"
 	whyRaftTuning  = "Drover keeps raft's own defaults for snapshots and trailing logs"
 	whyCSI         = "Drover has no CSI volumes"
 	whyDefaultGo   = "Go's TLS stack chooses the cipher order itself since Go 1.18; the setting has no effect in Nomad either"
@@ -316,10 +316,10 @@ var keyTable = []Key{
 	hn("client.no_host_uuid", "TestValidate", "Drover's node ID is kept in the data dir, never taken from the host: only true is accepted"),
 	r("client.cgroup_parent", "Drover's exec driver uses its own cgroup parent"),
 	r("client.gc_volumes_on_node_gc", whyCSI),
-	r("client.cni_path", whyCNI),
-	r("client.cni_config_dir", whyCNI),
+	h("client.cni_path", "TestBridge_TwoAllocsGetTheirOwnAddressAndTeardownLeavesNothing"),
+	hn("client.cni_config_dir", "TestFeasibility_NetworkModeNeedsItsCNIPlugins", "the client fingerprints the cni/NAME networks it holds"),
 	r("client.bridge_network_name", whyCNI),
-	r("client.bridge_network_subnet", whyCNI),
+	h("client.bridge_network_subnet", "TestBridge_TwoAllocsGetTheirOwnAddressAndTeardownLeavesNothing"),
 	r("client.bridge_network_subnet_ipv6", whyCNI),
 	r("client.bridge_network_hairpin_mode", whyCNI),
 	r("client.bind_wildcard_default_host_network", "Drover binds task ports on the node's address"),

@@ -57,7 +57,7 @@ func (r *Runner) report() {
 	upd := &structs.Allocation{
 		ID: a.ID, NodeID: a.NodeID, JobID: a.JobID, Namespace: a.Namespace, TaskGroup: a.TaskGroup, EvalID: a.EvalID,
 		DeploymentID: a.DeploymentID, ClientStatus: status, ClientDescription: desc, TaskStates: states,
-		DeploymentStatus: r.health.decided.Copy(),
+		DeploymentStatus: r.health.decided.Copy(), NetworkStatus: r.networkStatus.Copy(),
 	}
 	changed := !reflect.DeepEqual(upd, r.lastReport)
 	if changed {

@@ -26,6 +26,7 @@ func (r *Runner) loop() {
 		dead := r.allDead()
 		r.report()
 		if dead {
+			r.teardownNetwork()
 			r.doneOnce.Do(func() { close(r.doneCh) })
 			return
 		}
@@ -49,7 +50,9 @@ func (r *Runner) setup() bool {
 		for _, tr := range r.Tasks() {
 			tr.Fail(taskrunner.EventSetupFailure, "failed to build alloc directory: "+err.Error())
 		}
+		return true
 	}
+	r.setupNetwork()
 	return true
 }
 

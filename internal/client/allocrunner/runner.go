@@ -50,6 +50,9 @@ type Config struct {
 	TemplateData taskrunner.TemplateData
 	// MaxKillTimeout caps every task's kill_timeout (0: no cap).
 	MaxKillTimeout time.Duration
+	// Network sets up the alloc's network namespace (nil: every alloc
+	// runs on the host's network).
+	Network Networks
 }
 
 // Runner runs one allocation.
@@ -81,6 +84,9 @@ type Runner struct {
 	lastServices   []*structs.ServiceRegistration
 	servicesSynced bool
 	malformed      string
+	// network and networkStatus are the alloc's namespace, once set up.
+	network       *drivers.NetworkIsolation
+	networkStatus *structs.AllocNetworkStatus
 
 	changeCh   chan struct{}
 	shutdownCh chan struct{}
@@ -155,6 +161,7 @@ func (r *Runner) buildTasks() {
 			OnChange: r.notify, Restore: rec, LogPollInterval: r.cfg.LogPollInterval,
 			AllowHostArtifacts: r.cfg.AllowHostArtifacts, Identity: r.taskIdentity(), TemplateData: r.cfg.TemplateData,
 			MaxKillTimeout: r.cfg.MaxKillTimeout,
+			Network:        r.networkIsolation,
 		})
 	}
 }

@@ -19,6 +19,32 @@ type TaskConfig struct {
 	Ports      []PortMapping
 	// Mounts are the task's host volume mounts.
 	Mounts []MountConfig
+	// Network is the alloc's own network namespace (group network mode
+	// bridge, cni/* or none); nil: the host's network.
+	Network *NetworkIsolation
+	// Emit records a "Driver" task event (image pull progress and the
+	// like); nil drops them.
+	Emit func(message string)
+}
+
+// NetworkIsolation is the alloc's network namespace, shared by its tasks.
+type NetworkIsolation struct {
+	Mode      string
+	NetNSPath string // the namespace to join (/var/run/netns/<alloc>)
+	Address   string // the alloc's address in it
+	Hostname  string // the network block's hostname ("" : the driver's default)
+	// ResolvConfPath ("" without a dns block), HostsPath and HostnamePath
+	// are files in the alloc dir that isolating drivers bind over /etc's.
+	ResolvConfPath string
+	HostsPath      string
+	HostnamePath   string
+}
+
+// EmitEvent calls tc.Emit when it is set.
+func (tc *TaskConfig) EmitEvent(message string) {
+	if tc.Emit != nil {
+		tc.Emit(message)
+	}
 }
 
 // TaskDir is the on-disk layout of a task inside its alloc dir:
@@ -37,10 +63,11 @@ type TaskDir struct {
 
 // Resources are the task's allocated limits.
 type Resources struct {
-	CPUShares   int64 // MHz; relative CPU weight
-	Cores       int   // reserved cores (not enforced by the drivers yet)
-	MemoryMB    int64 // reservation, and the hard limit when MemoryMaxMB is 0
-	MemoryMaxMB int64 // hard limit when above MemoryMB (oversubscription)
+	CPUShares   int64    // MHz; relative CPU weight
+	Cores       int      // reserved cores
+	CoreIDs     []uint16 // which cores were reserved (docker pins them as cpuset_cpus)
+	MemoryMB    int64    // reservation, and the hard limit when MemoryMaxMB is 0
+	MemoryMaxMB int64    // hard limit when above MemoryMB (oversubscription)
 }
 
 // MemoryLimitBytes is the hard memory limit; 0 means none.

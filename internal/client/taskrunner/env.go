@@ -18,6 +18,8 @@ type EnvInputs struct {
 	Node    *structs.Node
 	Region  string
 	TaskDir drivers.TaskDir
+	// Network is the alloc's own network namespace (nil: the host's).
+	Network *drivers.NetworkIsolation
 }
 
 // isolatedDrivers see the alloc, local and secrets dirs at fixed paths
@@ -62,7 +64,7 @@ func nomadEnv(in EnvInputs) map[string]string {
 	}
 	addDirs(env, in)
 	addResources(env, a, t)
-	addPorts(env, Ports(a, t.Name))
+	addPorts(env, Ports(a, t.Name), in.Network)
 	addMeta(env, in)
 	return env
 }
@@ -111,10 +113,20 @@ func joinCores(cores []uint16) string {
 	return strings.Join(parts, ",")
 }
 
-func addPorts(env map[string]string, ports []drivers.PortMapping) {
+// addPorts sets each port's variables: NOMAD_HOST_* where the host
+// listens, NOMAD_ALLOC_* where the task does (in its alloc's namespace in
+// bridge and CNI modes, the host otherwise), NOMAD_PORT_ and NOMAD_IP_ as
+// Nomad.
+func addPorts(env map[string]string, ports []drivers.PortMapping, n *drivers.NetworkIsolation) {
 	for _, p := range ports {
 		l := envKey(p.Label)
 		host := strconv.Itoa(p.Value)
+		allocIP := p.HostIP
+		if n != nil && n.Address != "" {
+			allocIP = n.Address
+		}
+		env["NOMAD_ALLOC_IP_"+l] = allocIP
+		env["NOMAD_ALLOC_ADDR_"+l] = net.JoinHostPort(allocIP, strconv.Itoa(p.ContainerPort()))
 		env["NOMAD_PORT_"+l] = strconv.Itoa(p.ContainerPort())
 		env["NOMAD_HOST_PORT_"+l] = host
 		env["NOMAD_ALLOC_PORT_"+l] = strconv.Itoa(p.ContainerPort())

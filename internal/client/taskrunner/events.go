@@ -20,6 +20,7 @@ const (
 	EventKilled           = "Killed"
 	EventNotRestarting    = "Not Restarting"
 	EventDriverFailure    = "Driver Failure"
+	EventDriver           = "Driver" // a driver's progress message (image pulls)
 	EventFailedValidation = "Failed Validation"
 	EventSiblingFailed    = "Sibling Task Failed"
 	EventSignaling        = "Signaling"

@@ -2,6 +2,7 @@ package taskrunner
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/drover-project/drover/internal/client/drivers"
 	"github.com/drover-project/drover/internal/client/logmon"
@@ -76,7 +77,11 @@ func (tr *TaskRunner) taskConfig(drv drivers.Driver) (*drivers.TaskConfig, strin
 	if tr.cfg.Node != nil {
 		node = tr.cfg.Node()
 	}
-	env := BuildEnv(EnvInputs{Alloc: alloc, Task: task, Group: alloc.Group(), Node: node, Region: tr.cfg.Region, TaskDir: td})
+	var network *drivers.NetworkIsolation
+	if tr.cfg.Network != nil {
+		network = tr.cfg.Network()
+	}
+	env := BuildEnv(EnvInputs{Alloc: alloc, Task: task, Group: alloc.Group(), Node: node, Region: tr.cfg.Region, TaskDir: td, Network: network})
 	if typ, err := tr.prestart(task, td, env, node); err != nil {
 		return nil, typ, err
 	}
@@ -90,6 +95,7 @@ func (tr *TaskRunner) taskConfig(drv drivers.Driver) (*drivers.TaskConfig, strin
 		StderrPath: logmon.LivePath(td.LogDir, task.Name, logmon.Stderr),
 		Resources:  resources(alloc, task),
 		Ports:      Ports(alloc, task.Name),
+		Emit:       func(msg string) { tr.emit(NewEvent(tr.clock.Now(), EventDriver, msg)) },
 	}
 	if tc.Mounts, err = volumeMounts(alloc, task, node); err != nil {
 		return nil, EventSetupFailure, err
@@ -97,6 +103,7 @@ func (tr *TaskRunner) taskConfig(drv drivers.Driver) (*drivers.TaskConfig, strin
 	if alloc.Job != nil {
 		tc.JobName = alloc.Job.Name
 	}
+	tc.Network = network
 	return tc, "", nil
 }
 
@@ -108,7 +115,7 @@ func resources(alloc *structs.Allocation, task *structs.Task) drivers.Resources 
 	}
 	if alloc.AllocatedResources != nil {
 		if t := alloc.AllocatedResources.Tasks[task.Name]; t != nil {
-			r = drivers.Resources{CPUShares: t.CpuShares, Cores: len(t.ReservedCores), MemoryMB: t.MemoryMB, MemoryMaxMB: t.MemoryMaxMB}
+			r = drivers.Resources{CPUShares: t.CpuShares, Cores: len(t.ReservedCores), CoreIDs: slices.Clone(t.ReservedCores), MemoryMB: t.MemoryMB, MemoryMaxMB: t.MemoryMaxMB}
 		}
 	}
 	return r

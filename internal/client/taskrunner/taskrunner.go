@@ -54,6 +54,9 @@ type Config struct {
 	// MaxKillTimeout caps the task's kill_timeout (client
 	// max_kill_timeout; 0: no cap).
 	MaxKillTimeout time.Duration
+	// Network returns the alloc's network namespace once the alloc runner
+	// has set it up (nil: the host's network).
+	Network func() *drivers.NetworkIsolation
 }
 
 // TaskRunner runs one task.

@@ -58,6 +58,11 @@ job "grp" {
       dns {
         servers = ["1.1.1.1"]
       }
+      cni {
+        args = {
+          FOO = "bar"
+        }
+      }
     }
 
     volume "data" {

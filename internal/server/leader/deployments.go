@@ -67,7 +67,7 @@ func (l *Leader) applyDeploymentAction(a deploywatch.Action) error {
 	switch {
 	case a.Update != nil:
 		req := &structs.DeploymentStatusUpdateRequest{DeploymentUpdate: a.Update, Eval: eval, UpdatedAt: now}
-		if err := l.DeploymentJobChange(d, req); err != nil {
+		if _, err := l.DeploymentJobChange(d, req); err != nil {
 			return err
 		}
 		_, err := l.srv.Apply(structs.DeploymentStatusUpdateType, req)
@@ -89,10 +89,13 @@ func (l *Leader) applyDeploymentAction(a deploywatch.Action) error {
 // latest stable version again (the eval then rolls it out). The
 // Deployment.Fail endpoint uses it too, so an operator's fail reverts
 // the same way.
-func (l *Leader) DeploymentJobChange(d *structs.Deployment, req *structs.DeploymentStatusUpdateRequest) error {
+//
+// revertedTo is the stable version a failed deployment rolls back to (nil
+// when it does not).
+func (l *Leader) DeploymentJobChange(d *structs.Deployment, req *structs.DeploymentStatusUpdateRequest) (revertedTo *uint64, err error) {
 	job, err := l.srv.State().JobByID(nil, d.Namespace, d.JobID)
 	if err != nil || job == nil || job.Version != d.JobVersion || job.Stop {
-		return err // gone, stopped or superseded: nothing to mark or revert
+		return nil, err // gone, stopped or superseded: nothing to mark or revert
 	}
 	switch req.DeploymentUpdate.Status {
 	case structs.DeploymentStatusSuccessful:
@@ -101,19 +104,21 @@ func (l *Leader) DeploymentJobChange(d *structs.Deployment, req *structs.Deploym
 		req.Job = stable
 	case structs.DeploymentStatusFailed:
 		if !autoRevert(d) {
-			return nil
+			return nil, nil
 		}
 		target, err := l.latestStableVersion(job)
 		if err != nil || target == nil {
-			return err
+			return nil, err
 		}
 		revert := target.Copy()
 		l.srv.ClearServerOwnedFields(revert)
 		revert.SubmitTime = l.now().UnixNano()
 		req.Job = revert
 		req.DeploymentUpdate.StatusDescription += fmt.Sprintf(" - rolling back to job version %d", target.Version)
+		v := target.Version
+		return &v, nil
 	}
-	return nil
+	return nil, nil
 }
 
 func autoRevert(d *structs.Deployment) bool {

@@ -1,14 +1,62 @@
 // Package docker is the docker driver: a task is a container run through
-// the Docker Engine API (a small client of our own over the daemon's
-// socket). Images are never pulled: this driver serves machines without a
-// registry, so an image must already be present locally.
+// the Docker Engine API with the Engine's own client
+// (github.com/moby/moby/client), which negotiates the API version with
+// the daemon (1.40 and newer).
 //
-// The container is named <task>-<alloc id> and labelled with both; the
-// alloc dir, task local dir and secrets dir are bound at /alloc, /local
-// and /secrets; ports listed in the config are published on the host at
-// their allocated value and forwarded to their `to` port; memory and CPU
-// come from the task's resources. Output is streamed from the daemon into
-// the task's stdout and stderr logs.
+// # Images
+//
+// image.go, auth.go: an image is pulled when the node lacks it, when its
+// tag is latest or omitted (a digest never), or with force_pull, as
+// Nomad does; pulls of one reference are serialised so tasks starting
+// together pull once. Progress goes to the task's events ("Downloading
+// image", then the bytes so far every few seconds, then the total);
+// image_pull_timeout bounds the pull and pull_activity_timeout (the
+// task's, at most the plugin's) ends one that stopped progressing.
+// Credentials are the task's auth block, else the plugin's auth { config }
+// (a docker config.json: credHelpers, auths, credsStore for the image's
+// registry), else its auth { helper } (docker-credential-<helper> on
+// PATH, through docker-credential-helpers' client); auth_soft_fail pulls
+// anonymously when the lookup fails. A failed pull names the image and
+// the registry: ImageNotFoundError, or PullError (access denied, timeout,
+// unreachable). The plugin's gc { image image_delay } removes an image
+// image_delay after the last task on the node using it is destroyed
+// (imageRefs counts the users by image ID, re-attached tasks included).
+//
+// # Task options
+//
+// config.go, options.go, container.go: TaskConfig decodes every option of
+// Nomad's docker task config that Drover acts on; Options lists all of
+// Nomad's options with works or refused and why, and DecodeTaskConfig
+// (which the server's job validation also runs) refuses a refused option
+// by name and any other key as unknown. options_test.go creates a
+// container per group of options through the driver and checks each
+// option on the daemon's inspect. cap_add is checked against the
+// plugin's allow_caps (Docker's default set unless configured),
+// runtime against allow_runtimes (runc unless configured), at Start:
+// those are client settings the server cannot see. resources.cores pins
+// the reserved cores as the container's cpuset.
+//
+// # Containers
+//
+// The container is named <task>-<alloc id> and labelled with both and
+// its alloc dir; the alloc dir, task local dir and secrets dir are bound
+// at /alloc, /local and /secrets; ports listed in the config (or in
+// port_map) are published on the host at their allocated value and
+// forwarded to their `to` (or port_map) port; memory and CPU come from
+// the task's resources. Output is streamed from the daemon into the
+// task's stdout and stderr logs (one stream when tty is set). The plugin's
+// gc { container = false } leaves a destroyed task's container stopped.
+//
+// # Recovery
+//
+// recover.go, reconcile.go: a restarted client re-attaches to each task's
+// container by the ID in its handle. Containers no task re-attached to
+// and whose alloc dir is gone (the alloc was collected while the client
+// was down) are removed by the sweep of gc { dangling_containers }
+// (every period, default 5m, the first one period after start, sparing
+// containers younger than creation_grace; dry_run only logs them). A
+// container whose alloc dir still exists is never swept: it may belong
+// to another client sharing the daemon.
 //
 // # Host access
 //
@@ -29,8 +77,11 @@
 // dockerd's mount namespace. A test swaps a directory and a symlink to a
 // host dir with renameat2(RENAME_EXCHANGE) in a loop while containers start;
 // the former check-then-path code lost on its first attempt. privileged
-// needs allow_privileged; network_mode, pid_mode, ipc_mode, uts_mode = host
-// (or container:) need allow_host_namespaces (a drover key; Nomad has none).
-// Exec into a container (exectask.go) uses the Engine API's exec on a
-// hijacked connection (half-closed when stdin ends).
+// needs allow_privileged; network_mode, pid_mode, ipc_mode, uts_mode,
+// userns_mode = host (or container:) need allow_host_namespaces (a drover
+// key; Nomad has none). Bind mounts in mount blocks go through the same
+// checks as volumes; a volume driver (volume_driver, or a mount's
+// driver_config) needs volumes { enabled }.
+// Exec into a container (exectask.go) uses the Engine API's exec, whose
+// attached connection is half-closed when stdin ends.
 package docker

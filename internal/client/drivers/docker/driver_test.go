@@ -26,7 +26,7 @@ func newDriver(t *testing.T) drivers.Driver {
 	return d
 }
 
-func newTask(t *testing.T, name string, cfg map[string]any) *drivers.TaskConfig {
+func newTask(t testing.TB, name string, cfg map[string]any) *drivers.TaskConfig {
 	t.Helper()
 	alloc := t.TempDir()
 	dir := drivers.TaskDir{Dir: filepath.Join(alloc, name), AllocDir: filepath.Join(alloc, "alloc"),
@@ -91,7 +91,13 @@ func TestValidateConfig(t *testing.T) {
 		{"valid", map[string]any{"image": "x", "ports": []any{"http"}, "labels": map[string]any{"a": "b"}, "args": []string{"-v"}}, ""},
 		{"labels as block list", map[string]any{"image": "x", "labels": []map[string]any{{"a": "b"}}}, ""},
 		{"missing image", map[string]any{"command": "/bin/x"}, "image"},
-		{"unknown field", map[string]any{"image": "x", "port_map": []any{}}, "port_map"},
+		{"unknown field", map[string]any{"image": "x", "no_such_option": []any{}}, "no_such_option"},
+		{"refused option", map[string]any{"image": "x", "load": "img.tar"}, "load"},
+		{"port_map not numbers", map[string]any{"image": "x", "port_map": []map[string]any{{"http": "80"}}}, "port_map"},
+		{"mount without target", map[string]any{"image": "x", "mount": []map[string]any{{"type": "tmpfs"}}}, "mount"},
+		{"mount bad type", map[string]any{"image": "x", "mount": []map[string]any{{"type": "nfs", "target": "/x"}}}, "mount"},
+		{"ulimit not soft:hard", map[string]any{"image": "x", "ulimit": map[string]any{"nofile": "a:b"}}, "ulimit"},
+		{"logging unknown driver", map[string]any{"image": "x", "logging": []map[string]any{{"type": "carrier-pigeon"}}}, "logging"},
 		{"ports wrong type", map[string]any{"image": "x", "ports": "http"}, "ports"},
 		{"labels wrong type", map[string]any{"image": "x", "labels": []any{"a"}}, "labels"},
 		{"label value wrong type", map[string]any{"image": "x", "labels": map[string]any{"a": 1}}, "labels"},
@@ -114,21 +120,6 @@ func TestValidateConfig(t *testing.T) {
 	}
 }
 
-func TestDemux(t *testing.T) {
-	frame := func(stream byte, s string) string {
-		n := len(s)
-		return string([]byte{stream, 0, 0, 0, byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)}) + s
-	}
-	var out, errOut strings.Builder
-	in := strings.NewReader(frame(1, "hello\n") + frame(2, "oops\n") + frame(1, "bye\n"))
-	if err := demux(in, &out, &errOut); err != nil {
-		t.Fatal(err)
-	}
-	if out.String() != "hello\nbye\n" || errOut.String() != "oops\n" {
-		t.Fatalf("stdout %q stderr %q", out.String(), errOut.String())
-	}
-}
-
 func TestFingerprint(t *testing.T) {
 	requireDaemon(t)
 	info := newDriver(t).Fingerprint(context.Background())
@@ -147,11 +138,13 @@ func TestFingerprintUnreachable(t *testing.T) {
 	}
 }
 
-func TestMissingImage(t *testing.T) {
+// TestUnreachableRegistry: a missing image is pulled, and a registry
+// that does not answer fails the start with an error naming both.
+func TestUnreachableRegistry(t *testing.T) {
 	requireDaemon(t)
-	_, err := newDriver(t).Start(context.Background(), newTask(t, "web", map[string]any{"image": "drover-no-such-image:1"}))
-	var nf *ImageNotFoundError
-	if !errors.As(err, &nf) || err.Error() != `image "drover-no-such-image:1" not found locally; no registry is reachable` {
+	_, err := newDriver(t).Start(context.Background(), newTask(t, "web", map[string]any{"image": "127.0.0.1:1/drover-no-such-image:1"}))
+	var pe *PullError
+	if !errors.As(err, &pe) || !strings.Contains(err.Error(), `pull image "127.0.0.1:1/drover-no-such-image:1" from registry 127.0.0.1:1`) {
 		t.Fatalf("start = %v", err)
 	}
 }
@@ -261,5 +254,58 @@ func TestRecoverByContainerID(t *testing.T) {
 	}
 	if err := newDriver(t).Recover(h); !errors.Is(err, drivers.ErrTaskGone) {
 		t.Fatalf("recover of removed container = %v", err)
+	}
+}
+
+func TestPluginConfig(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		cfg   map[string]any
+		field string
+	}{
+		{"defaults", nil, ""},
+		{"extra_labels known and globbed", map[string]any{"extra_labels": []any{"job_name", "task_*"}}, ""},
+		{"extra_labels unknown to the driver", map[string]any{"extra_labels": []any{"node_name"}}, "extra_labels"},
+		{"gc block", map[string]any{"gc": []map[string]any{{"image": false, "image_delay": "10m", "container": false,
+			"dangling_containers": []map[string]any{{"enabled": false, "period": "1m", "creation_grace": "2m", "dry_run": true}}}}}, ""},
+		{"gc unknown key", map[string]any{"gc": []map[string]any{{"images": true}}}, "gc"},
+		{"auth block", map[string]any{"auth": []map[string]any{{"config": "/etc/docker/config.json", "helper": "ecr-login"}}}, ""},
+		{"unknown plugin key", map[string]any{"infra_image": "pause"}, "infra_image"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pc, err := decodePluginConfig(tc.cfg)
+			if tc.field == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tc.cfg == nil && (!pc.GC.Image || !pc.GC.Container || !pc.GC.DanglingContainers.Enabled || pc.GC.ImageDelay != defaultImageDelay || len(pc.AllowCaps) == 0) {
+					t.Fatalf("defaults %+v", pc)
+				}
+				return
+			}
+			var ce *drivers.ConfigError
+			if !errors.As(err, &ce) || ce.Field != tc.field {
+				t.Fatalf("got %v, want an error on %s", err, tc.field)
+			}
+		})
+	}
+	pc, err := decodePluginConfig(map[string]any{"gc": []map[string]any{{"image": false, "container": false, "dangling_containers": []map[string]any{{"enabled": false}}}}})
+	if err != nil || pc.GC.Image || pc.GC.Container || pc.GC.DanglingContainers.Enabled {
+		t.Fatalf("explicit false: %+v, %v", pc, err)
+	}
+}
+
+// TestTTYOutputIsLogged: with tty the container's output is one stream,
+// logged as stdout.
+func TestTTYOutputIsLogged(t *testing.T) {
+	requireImage(t)
+	d := newDriver(t)
+	task := newTask(t, "tty", map[string]any{"image": testImage, "tty": true, "args": []any{"exit", "0", "hi"}})
+	start(t, d, task)
+	if res := waitExit(t, d, task.ID, 30*time.Second); res.ExitCode != 0 {
+		t.Fatalf("exit %+v", res)
+	}
+	if out, _ := os.ReadFile(task.StdoutPath); string(out) != "hi\r\nto stderr\r\n" {
+		t.Fatalf("stdout = %q", out)
 	}
 }

@@ -2,7 +2,9 @@ package docker
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/drover-project/drover/internal/client/drivers"
@@ -10,13 +12,14 @@ import (
 
 // checkIsolation refuses what would hand a task the host: privileged mode
 // (every capability, every device) unless the plugin's allow_privileged,
-// and the host's namespaces unless allow_host_namespaces.
+// the host's namespaces unless allow_host_namespaces, capabilities
+// outside allow_caps and runtimes outside allow_runtimes.
 func checkIsolation(cfg *TaskConfig, pc *PluginConfig) error {
 	if cfg.Privileged && !pc.AllowPrivileged {
 		return &drivers.ConfigError{Field: "privileged", Reason: `privileged containers are disabled on this client (plugin "docker" { config { allow_privileged = true } })`}
 	}
 	for _, m := range []struct{ field, mode string }{
-		{"network_mode", cfg.NetworkMode}, {"pid_mode", cfg.PidMode}, {"ipc_mode", cfg.IpcMode}, {"uts_mode", cfg.UTSMode},
+		{"network_mode", cfg.NetworkMode}, {"pid_mode", cfg.PidMode}, {"ipc_mode", cfg.IpcMode}, {"uts_mode", cfg.UTSMode}, {"userns_mode", cfg.UsernsMode},
 	} {
 		if m.mode == "host" && !pc.AllowHostNamespaces {
 			return &drivers.ConfigError{Field: m.field, Reason: `the host's namespaces are disabled on this client (plugin "docker" { config { allow_host_namespaces = true } })`}
@@ -25,8 +28,20 @@ func checkIsolation(cfg *TaskConfig, pc *PluginConfig) error {
 			return &drivers.ConfigError{Field: m.field, Reason: "joining another container's namespace is disabled on this client"}
 		}
 	}
+	allowAll := slices.ContainsFunc(pc.AllowCaps, func(c string) bool { return normCap(c) == "all" })
+	for _, c := range cfg.CapAdd {
+		if !allowAll && !slices.ContainsFunc(pc.AllowCaps, func(a string) bool { return normCap(a) == normCap(c) }) {
+			return &drivers.ConfigError{Field: "cap_add", Reason: fmt.Sprintf(`capability %q is not in this client's allow_caps (plugin "docker" { config { allow_caps } })`, c)}
+		}
+	}
+	if cfg.Runtime != "" && !slices.Contains(pc.AllowRuntimes, cfg.Runtime) {
+		return &drivers.ConfigError{Field: "runtime", Reason: fmt.Sprintf(`runtime %q is not in this client's allow_runtimes %v`, cfg.Runtime, pc.AllowRuntimes)}
+	}
 	return nil
 }
+
+// normCap is a capability's name without case or CAP_ prefix.
+func normCap(c string) string { return strings.TrimPrefix(strings.ToLower(c), "cap_") }
 
 // errEscapesAllocDir refuses a relative volume that leads out of the alloc.
 var errEscapesAllocDir = errors.New("the host path leads outside the allocation directory")

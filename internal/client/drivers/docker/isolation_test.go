@@ -33,6 +33,17 @@ func TestContainerConfig_RefusesHostAccessUnlessAllowed(t *testing.T) {
 		{"another container's pid", TaskConfig{PidMode: "container:abc"}, PluginConfig{}, "pid_mode"},
 		{"host namespaces allowed", TaskConfig{NetworkMode: "host", PidMode: "host"}, PluginConfig{AllowHostNamespaces: true}, ""},
 		{"bridge network", TaskConfig{NetworkMode: "bridge"}, PluginConfig{}, ""},
+		{"host userns", TaskConfig{UsernsMode: "host"}, PluginConfig{}, "userns_mode"},
+		{"cap outside allow_caps", TaskConfig{CapAdd: []string{"SYS_ADMIN"}}, PluginConfig{AllowCaps: defaultAllowCaps}, "cap_add"},
+		{"cap in allow_caps", TaskConfig{CapAdd: []string{"CAP_NET_BIND_SERVICE", "chown"}}, PluginConfig{AllowCaps: defaultAllowCaps}, ""},
+		{"any cap with allow_caps all", TaskConfig{CapAdd: []string{"sys_admin"}}, PluginConfig{AllowCaps: []string{"ALL"}}, ""},
+		{"runtime outside allow_runtimes", TaskConfig{Runtime: "nvidia"}, PluginConfig{AllowRuntimes: []string{"runc"}}, "runtime"},
+		{"runtime in allow_runtimes", TaskConfig{Runtime: "runc"}, PluginConfig{AllowRuntimes: []string{"runc"}}, ""},
+		{"host bind mount block", TaskConfig{Mounts: []Mount{{Type: "bind", Source: "/etc", Target: "/x"}}}, PluginConfig{}, "mount"},
+		{"relative bind mount block escaping", TaskConfig{Mounts: []Mount{{Source: "../../../etc", Target: "/x"}}}, PluginConfig{}, "mount"},
+		{"volume driver without volumes enabled", TaskConfig{Mounts: []Mount{{Type: "volume", Source: "v", Target: "/x", VolumeOptions: VolumeOptions{DriverConfig: DriverConfig{Name: "nfs"}}}}}, PluginConfig{}, "mount"},
+		{"named volume of volume_driver without volumes enabled", TaskConfig{VolumeDriver: "local", Volumes: []string{"data:/data"}}, PluginConfig{}, "volume_driver"},
+		{"network_aliases on the default bridge", TaskConfig{NetworkAliases: []string{"web"}}, PluginConfig{}, "network_aliases"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,17 +2,19 @@ package docker
 
 import (
 	"context"
-	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/drover-project/drover/internal/client/drivers"
+	"github.com/moby/moby/api/pkg/stdcopy"
+	"github.com/moby/moby/client"
 )
 
 // streamLogs copies the container's output into the task's log files
-// until the container stops (the daemon then ends the stream).
+// until the container stops (the daemon then ends the stream). A TTY
+// container's output is one stream, logged as stdout.
 func (d *Driver) streamLogs(ctx context.Context, t *task, since time.Time) error {
 	stdout, err := drivers.OpenLog(t.state.StdoutPath)
 	if err != nil {
@@ -24,31 +26,19 @@ func (d *Driver) streamLogs(ctx context.Context, t *task, since time.Time) error
 		return fmt.Errorf("open stderr log: %w", err)
 	}
 	defer stderr.Close()
-	rc, err := d.client.Logs(ctx, t.state.ContainerID, since)
+	opts := client.ContainerLogsOptions{ShowStdout: true, ShowStderr: true, Follow: true}
+	if !since.IsZero() {
+		opts.Since = strconv.FormatFloat(float64(since.UnixNano())/1e9, 'f', 9, 64)
+	}
+	rc, err := d.client.ContainerLogs(ctx, t.state.ContainerID, opts)
 	if err != nil {
 		return err
 	}
 	defer rc.Close()
-	return demux(rc, stdout, stderr)
-}
-
-// demux splits Docker's multiplexed stream (no TTY): frames of an 8-byte
-// header (stream type, 3 zero bytes, big-endian length) and the payload.
-func demux(r io.Reader, stdout, stderr io.Writer) error {
-	var hdr [8]byte
-	for {
-		if _, err := io.ReadFull(r, hdr[:]); err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			return err
-		}
-		w := stdout
-		if hdr[0] == 2 {
-			w = stderr
-		}
-		if _, err := io.CopyN(w, r, int64(binary.BigEndian.Uint32(hdr[4:]))); err != nil {
-			return err
-		}
+	if t.state.TTY {
+		_, err = io.Copy(stdout, rc)
+		return err
 	}
+	_, err = stdcopy.StdCopy(stdout, stderr, rc)
+	return err
 }

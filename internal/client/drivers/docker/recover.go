@@ -6,10 +6,13 @@ import (
 	"fmt"
 
 	"github.com/drover-project/drover/internal/client/drivers"
+	"github.com/moby/moby/client"
 )
 
 // Recover implements drivers.Driver by container ID. A container that
 // stopped while the client was down recovers with its exit at once.
+// Containers whose task is never recovered (its alloc went away while
+// the client was down) are removed by the dangling-container reconciler.
 func (d *Driver) Recover(h *drivers.TaskHandle) error {
 	if h == nil || h.Driver != Name || h.Version != handleVersion {
 		return drivers.ErrHandleMismatch
@@ -21,7 +24,7 @@ func (d *Driver) Recover(h *drivers.TaskHandle) error {
 	if _, err := d.tasks.Get(h.TaskID); err == nil {
 		return nil
 	}
-	info, err := d.client.InspectContainer(context.Background(), st.ContainerID)
+	info, err := d.client.ContainerInspect(context.Background(), st.ContainerID, client.ContainerInspectOptions{})
 	if IsNotFound(err) {
 		return fmt.Errorf("container %s: %w", st.ContainerID, drivers.ErrTaskGone)
 	}
@@ -32,10 +35,14 @@ func (d *Driver) Recover(h *drivers.TaskHandle) error {
 	if err := d.tasks.Add(t.id, t); err != nil {
 		return err
 	}
-	if info.State.Running {
+	d.images.acquire(st.ImageID, t.id)
+	d.containers.add(st.ContainerID)
+	if s := info.Container.State; s != nil && s.Running {
 		d.watch(t, logsSince(st))
+	} else if s != nil {
+		t.exit.Set(&drivers.ExitResult{ExitCode: s.ExitCode, OOMKilled: s.OOMKilled})
 	} else {
-		t.exit.Set(&drivers.ExitResult{ExitCode: info.State.ExitCode, OOMKilled: info.State.OOMKilled})
+		t.exit.Set(&drivers.ExitResult{ExitCode: -1, Err: drivers.ErrExitStatusUnknown})
 	}
 	return nil
 }

@@ -6,64 +6,78 @@ import (
 	"time"
 
 	"github.com/drover-project/drover/internal/client/drivers"
+	"github.com/moby/moby/client"
 )
 
-// ImageNotFoundError is a Start failure for an image not present locally.
-type ImageNotFoundError struct{ Image string }
-
-func (e *ImageNotFoundError) Error() string {
-	return fmt.Sprintf("image %q not found locally; no registry is reachable", e.Image)
-}
-
-// Start implements drivers.Driver.
+// Start implements drivers.Driver: it makes the image present (pulling
+// it as Nomad does, see ensureImage), creates the container and starts it.
 func (d *Driver) Start(ctx context.Context, tc *drivers.TaskConfig) (*drivers.TaskHandle, error) {
 	cfg, err := DecodeTaskConfig(tc.Config)
 	if err != nil {
 		return nil, err
 	}
-	ok, err := d.client.ImageExists(ctx, cfg.Image)
+	if err := checkAllocNetwork(tc); err != nil {
+		return nil, err
+	}
+	// Refuse what the client does not allow before pulling anything.
+	if err := checkIsolation(cfg, &d.cfg); err != nil {
+		return nil, err
+	}
+	imageID, err := d.ensureImage(ctx, tc, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("check image %q: %w", cfg.Image, err)
+		return nil, err
 	}
-	if !ok {
-		return nil, &ImageNotFoundError{Image: cfg.Image}
-	}
-	cc, staged, err := containerConfig(tc, cfg, &d.cfg)
+	d.images.acquire(imageID, tc.ID)
+	started := false
+	defer func() {
+		if !started {
+			d.images.release(imageID, tc.ID)
+		}
+	}()
+	spec, staged, err := containerConfig(tc, cfg, &d.cfg)
 	if err != nil {
 		return nil, err
 	}
 	// The runtime mounts the volumes at start, from the staging mounts.
 	defer staged.Close()
-	id, err := d.create(ctx, containerName(tc), cc)
+	id, err := d.create(ctx, containerName(tc), spec)
 	if err != nil {
 		return nil, err
 	}
-	if err := d.client.StartContainer(ctx, id); err != nil {
-		_ = d.client.RemoveContainer(context.Background(), id, true)
+	if _, err := d.client.ContainerStart(ctx, id, client.ContainerStartOptions{}); err != nil {
+		d.removeContainer(id)
 		return nil, fmt.Errorf("start container: %w", err)
 	}
 	t := &task{id: tc.ID, exit: drivers.NewExitWaiter(),
-		state: taskState{ContainerID: id, StdoutPath: tc.StdoutPath, StderrPath: tc.StderrPath, StartedAt: time.Now()}}
+		state: taskState{ContainerID: id, ImageID: imageID, TTY: cfg.TTY, StdoutPath: tc.StdoutPath, StderrPath: tc.StderrPath, StartedAt: d.clock.Now()}}
 	if err := d.tasks.Add(t.id, t); err != nil {
-		_ = d.client.RemoveContainer(context.Background(), id, true)
+		d.removeContainer(id)
 		return nil, err
 	}
+	started = true
+	d.containers.add(id)
 	d.watch(t, time.Time{})
 	return t.handle()
 }
 
 // create makes the container. A container of the same name is a leftover
 // of an attempt whose handle was never persisted; it is replaced.
-func (d *Driver) create(ctx context.Context, name string, cc *ContainerConfig) (string, error) {
-	id, err := d.client.CreateContainer(ctx, name, cc)
+func (d *Driver) create(ctx context.Context, name string, spec *createSpec) (string, error) {
+	opts := client.ContainerCreateOptions{Name: name, Config: spec.Config, HostConfig: spec.HostConfig, NetworkingConfig: spec.Networking}
+	res, err := d.client.ContainerCreate(ctx, opts)
 	if isConflict(err) {
-		if rmErr := d.client.RemoveContainer(ctx, name, true); rmErr != nil {
+		if _, rmErr := d.client.ContainerRemove(ctx, name, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true}); rmErr != nil {
 			return "", fmt.Errorf("remove stale container %s: %w", name, rmErr)
 		}
-		id, err = d.client.CreateContainer(ctx, name, cc)
+		res, err = d.client.ContainerCreate(ctx, opts)
 	}
 	if err != nil {
 		return "", fmt.Errorf("create container: %w", err)
 	}
-	return id, nil
+	return res.ID, nil
+}
+
+// removeContainer force-removes a container and its anonymous volumes.
+func (d *Driver) removeContainer(id string) {
+	_, _ = d.client.ContainerRemove(context.Background(), id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
 }

@@ -2,11 +2,15 @@ package docker
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"syscall"
 	"time"
 
 	"github.com/drover-project/drover/internal/client/drivers"
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/client"
 )
 
 // Stop implements drivers.Driver. Docker's own stop endpoint only takes
@@ -31,7 +35,7 @@ func (d *Driver) Stop(taskID string, timeout time.Duration, signal string) error
 
 // kill signals the container; one that already stopped is fine.
 func (d *Driver) kill(t *task, signal string) error {
-	err := d.client.KillContainer(context.Background(), t.state.ContainerID, signal)
+	_, err := d.client.ContainerKill(context.Background(), t.state.ContainerID, client.ContainerKillOptions{Signal: signal})
 	if err == nil || isConflict(err) || IsNotFound(err) {
 		return nil
 	}
@@ -47,10 +51,13 @@ func (d *Driver) Signal(taskID string, signal string) error {
 	if t.exit.Exited() {
 		return drivers.ErrTaskGone
 	}
-	return d.client.KillContainer(context.Background(), t.state.ContainerID, drivers.SignalName(sig))
+	_, err = d.client.ContainerKill(context.Background(), t.state.ContainerID, client.ContainerKillOptions{Signal: drivers.SignalName(sig)})
+	return err
 }
 
-// Destroy implements drivers.Driver: it removes the container.
+// Destroy implements drivers.Driver: it removes the container (unless
+// the plugin's gc { container = false }, which leaves a stopped one for
+// inspection) and releases the task's use of its image.
 func (d *Driver) Destroy(taskID string, force bool) error {
 	t, err := d.tasks.Get(taskID)
 	if err != nil {
@@ -59,14 +66,23 @@ func (d *Driver) Destroy(taskID string, force bool) error {
 	if !t.exit.Exited() && !force {
 		return drivers.ErrTaskRunning
 	}
-	err = d.client.RemoveContainer(context.Background(), t.state.ContainerID, true)
+	if t.cancel != nil {
+		t.cancel() // the log stream and wait end first, not on a removed container
+	}
+	if d.cfg.GC.Container {
+		_, err = d.client.ContainerRemove(context.Background(), t.state.ContainerID, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
+	} else if !t.exit.Exited() {
+		_, err = d.client.ContainerKill(context.Background(), t.state.ContainerID, client.ContainerKillOptions{Signal: "SIGKILL"})
+		if isConflict(err) {
+			err = nil
+		}
+	}
 	if err != nil && !IsNotFound(err) {
 		return err
 	}
-	if t.cancel != nil {
-		t.cancel()
-	}
 	d.tasks.Remove(taskID)
+	d.images.release(t.state.ImageID, taskID)
+	d.containers.remove(t.state.ContainerID)
 	return nil
 }
 
@@ -76,14 +92,19 @@ func (d *Driver) Stats(ctx context.Context, taskID string) (*drivers.TaskStats, 
 	if err != nil {
 		return nil, err
 	}
-	s, err := d.client.Stats(ctx, t.state.ContainerID)
+	res, err := d.client.ContainerStats(ctx, t.state.ContainerID, client.ContainerStatsOptions{})
 	if err != nil {
 		return nil, err
 	}
+	defer res.Body.Close()
+	var s container.StatsResponse
+	if err := json.NewDecoder(res.Body).Decode(&s); err != nil {
+		return nil, fmt.Errorf("decode container stats: %w", err)
+	}
 	cpu := s.CPUStats.CPUUsage
-	rss := s.MemoryStats.Stats.RSS
+	rss := s.MemoryStats.Stats["rss"]
 	if rss == 0 {
-		rss = s.MemoryStats.Stats.Anon // cgroup v2 daemons
+		rss = s.MemoryStats.Stats["anon"] // cgroup v2 daemons
 	}
 	return &drivers.TaskStats{
 		Timestamp: time.Now(), CPUTotalNanos: cpu.TotalUsage, CPUUserNanos: cpu.UsageInUsermode, CPUSystemNanos: cpu.UsageInKernelmode,

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/drover-project/drover/internal/client/drivers"
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/client"
 )
 
 // handleVersion is bumped when taskState changes incompatibly.
@@ -21,6 +23,8 @@ const (
 // taskState is the handle's State.
 type taskState struct {
 	ContainerID string
+	ImageID     string // counted in the image's users until Destroy
+	TTY         bool   // the output is one raw stream, not multiplexed
 	StdoutPath  string
 	StderrPath  string
 	StartedAt   time.Time
@@ -68,10 +72,17 @@ func (d *Driver) watch(t *task, since time.Time) {
 // away (a daemon restart drops the wait call).
 func (d *Driver) waitExit(ctx context.Context, id string) *drivers.ExitResult {
 	for {
-		code, err := d.client.WaitContainer(ctx, id)
+		w := d.client.ContainerWait(ctx, id, client.ContainerWaitOptions{Condition: container.WaitConditionNotRunning})
+		var err error
+		select {
+		case res := <-w.Result:
+			if res.Error != nil && res.Error.Message != "" {
+				d.logger.Warn("container wait reported an error", "container", id, "error", res.Error.Message)
+			}
+			return d.exitResult(ctx, id, int(res.StatusCode))
+		case err = <-w.Error:
+		}
 		switch {
-		case err == nil:
-			return d.exitResult(ctx, id, code)
 		case IsNotFound(err):
 			return &drivers.ExitResult{ExitCode: -1, Err: drivers.ErrTaskGone}
 		case ctx.Err() != nil:
@@ -79,7 +90,7 @@ func (d *Driver) waitExit(ctx context.Context, id string) *drivers.ExitResult {
 		}
 		select {
 		case <-ctx.Done():
-		case <-time.After(waitRetry):
+		case <-d.clock.After(waitRetry):
 		}
 	}
 }
@@ -87,8 +98,8 @@ func (d *Driver) waitExit(ctx context.Context, id string) *drivers.ExitResult {
 // exitResult adds what only inspect knows (the OOM kill) to the code.
 func (d *Driver) exitResult(ctx context.Context, id string, code int) *drivers.ExitResult {
 	res := &drivers.ExitResult{ExitCode: code}
-	if info, err := d.client.InspectContainer(ctx, id); err == nil {
-		res.OOMKilled = info.State.OOMKilled
+	if info, err := d.client.ContainerInspect(ctx, id, client.ContainerInspectOptions{}); err == nil && info.Container.State != nil {
+		res.OOMKilled = info.Container.State.OOMKilled
 	}
 	return res
 }

@@ -35,7 +35,7 @@ func volumeTree(t *testing.T) (alloc, host string) {
 	return alloc, host
 }
 
-func must(t *testing.T, err error) {
+func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)

@@ -68,7 +68,7 @@ func (d *Driver) launch(ctx context.Context, tc *drivers.TaskConfig, cfg *TaskCo
 		return nil, err
 	}
 	_ = os.Remove(spec.ExitFile) // a stale one from an earlier run would lie
-	cmd, err := d.startExecutor(ctx, spec)
+	cmd, err := d.startExecutor(ctx, spec, tc.NetNSPath())
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +92,7 @@ func (d *Driver) buildSpec(tc *drivers.TaskConfig, cfg *TaskConfig, cg *cgroup) 
 	if stateDir == "" {
 		stateDir = filepath.Dir(filepath.Clean(tc.TaskDir.Dir))
 	}
-	return &executorSpec{
+	spec := &executorSpec{
 		Command: cfg.Command, Args: cfg.Args, Env: drivers.EnvList(tc.Env), User: user,
 		Caps: caps, OwnDirs: nonEmpty(tc.TaskDir.LocalDir, tc.TaskDir.SecretsDir),
 		SharedDirs: sharedDirs(tc.TaskDir.AllocDir),
@@ -103,13 +103,31 @@ func (d *Driver) buildSpec(tc *drivers.TaskConfig, cfg *TaskConfig, cg *cgroup) 
 		StdoutPath: tc.StdoutPath, StderrPath: tc.StderrPath,
 		CgroupProcs: cg.procsFiles(),
 		ExitFile:    filepath.Join(stateDir, "exec-"+safeName(tc.ID)+".exit.json"),
-	}, nil
+	}
+	networkFiles(spec, tc.Network)
+	return spec, nil
+}
+
+// networkFiles gives the task the alloc network's hostname and binds its
+// resolv.conf, hosts and hostname files over the chroot's /etc ones.
+func networkFiles(spec *executorSpec, n *drivers.NetworkIsolation) {
+	if n == nil {
+		return
+	}
+	if n.Hostname != "" {
+		spec.Hostname = n.Hostname
+	}
+	for _, m := range []mount{{n.ResolvConfPath, "/etc/resolv.conf"}, {n.HostsPath, "/etc/hosts"}, {n.HostnamePath, "/etc/hostname"}} {
+		if m.Source != "" {
+			spec.ReadOnly = append(spec.ReadOnly, m)
+		}
+	}
 }
 
 // startExecutor launches the executor in fresh namespaces and waits for
 // its status line: setup errors (a missing command, a failed mount)
 // surface here, as Start errors, rather than as an odd exit later.
-func (d *Driver) startExecutor(ctx context.Context, spec *executorSpec) (*exec.Cmd, error) {
+func (d *Driver) startExecutor(ctx context.Context, spec *executorSpec, netns string) (*exec.Cmd, error) {
 	in, err := json.Marshal(spec)
 	if err != nil {
 		return nil, err
@@ -128,7 +146,7 @@ func (d *Driver) startExecutor(ctx context.Context, spec *executorSpec) (*exec.C
 		cmd.Stderr = stderr // executor crashes land in the task's stderr
 		defer stderr.Close()
 	}
-	err = cmd.Start()
+	err = drivers.StartInNetNS(cmd, netns) // the executor, and so the task, in the alloc's namespace
 	statusW.Close()
 	if err != nil {
 		return nil, fmt.Errorf("start executor: %w", err)

@@ -107,8 +107,8 @@ func (d *Driver) startSupervisor(ctx context.Context, tc *drivers.TaskConfig, sp
 		statusW.Close()
 		return nil, err
 	}
-	err = cmd.Start()
-	closeLogs() // the supervisor holds its own copies
+	err = drivers.StartInNetNS(cmd, tc.NetNSPath()) // the task inherits the alloc's namespace
+	closeLogs()                                     // the supervisor holds its own copies
 	statusW.Close()
 	if err != nil {
 		return nil, fmt.Errorf("start raw_exec supervisor: %w", err)

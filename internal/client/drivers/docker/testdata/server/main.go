@@ -19,6 +19,15 @@ func main() {
 		code, _ := strconv.Atoi(os.Args[2])
 		os.Exit(code)
 	}
+	if len(os.Args) > 2 && os.Args[1] == "cat" {
+		b, err := os.ReadFile(os.Args[2])
+		if err != nil {
+			fmt.Println("error:", err)
+			os.Exit(1)
+		}
+		os.Stdout.Write(b)
+		return
+	}
 	if len(os.Args) > 2 && os.Args[1] == "ls" {
 		list(os.Args[2])
 		return

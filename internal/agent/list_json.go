@@ -1,0 +1,152 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+
+	"github.com/drover-project/drover/internal/agent/apiconv"
+	"github.com/drover-project/drover/internal/jsoncache"
+	"github.com/drover-project/drover/internal/structs"
+)
+
+// stubCacheBytes bounds each list-stub cache. A stub is a few hundred
+// bytes, so this holds about 200,000 allocs' and every node's; past it,
+// stubs are encoded per request as before.
+const stubCacheBytes = 128 << 20
+
+// stubCaches keep the JSON of list stubs per object version: the state
+// store stamps every stored version with its ModifyIndex and never
+// changes it, so a stub's encoding is valid for ever (see package
+// jsoncache).
+type stubCaches struct {
+	allocs *jsoncache.Cache[structs.Allocation]
+	nodes  *jsoncache.Cache[structs.Node]
+}
+
+func newStubCaches() stubCaches {
+	return stubCaches{
+		allocs: jsoncache.New[structs.Allocation](stubCacheBytes),
+		nodes:  jsoncache.New[structs.Node](stubCacheBytes),
+	}
+}
+
+// jsonList is a list reply whose elements are already JSON: wrap writes
+// it as the array json.Encoder would have written for the values.
+type jsonList [][]byte
+
+// listChunk is how much of a list reply is assembled before a write: big
+// enough that a 30 MB listing takes few writes, small enough that it is
+// never built whole.
+const listChunk = 64 << 10
+
+func (l jsonList) write(w http.ResponseWriter, r *http.Request, log *slog.Logger) {
+	if _, pretty := r.URL.Query()["pretty"]; pretty {
+		l.writePretty(w, r, log)
+		return
+	}
+	buf := make([]byte, 0, listChunk)
+	buf = append(buf, '[')
+	for i, e := range l {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		if len(buf)+len(e) > listChunk && len(buf) > 0 {
+			if _, err := w.Write(buf); err != nil {
+				log.Debug("http: write response", "path", r.URL.Path, "error", err)
+				return
+			}
+			buf = buf[:0]
+		}
+		buf = append(buf, e...)
+	}
+	buf = append(buf, ']', '\n')
+	if _, err := w.Write(buf); err != nil {
+		log.Debug("http: write response", "path", r.URL.Path, "error", err)
+	}
+}
+
+// writePretty indents the whole list, as json.Encoder's SetIndent would.
+func (l jsonList) writePretty(w http.ResponseWriter, r *http.Request, log *slog.Logger) {
+	var raw bytes.Buffer
+	raw.WriteByte('[')
+	for i, e := range l {
+		if i > 0 {
+			raw.WriteByte(',')
+		}
+		raw.Write(e)
+	}
+	raw.WriteByte(']')
+	var out bytes.Buffer
+	if err := json.Indent(&out, raw.Bytes(), "", "    "); err != nil {
+		out = raw
+	}
+	out.WriteByte('\n')
+	if _, err := w.Write(out.Bytes()); err != nil {
+		log.Debug("http: write response", "path", r.URL.Path, "error", err)
+	}
+}
+
+// encodedList encodes each object's API view through cache; variant
+// names the view's shape (the request's options), version an object's ID
+// and ModifyIndex.
+func encodedList[T any](cache *jsoncache.Cache[T], objs []*T, variant uint8,
+	version func(*T) (string, uint64), view func(*T) any) (jsonList, error) {
+	out := make(jsonList, 0, len(objs))
+	for _, o := range objs {
+		id, index := version(o)
+		b, err := cache.Get(jsoncache.Key{ID: id, Index: index, Variant: variant}, o, view)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+func allocVersion(a *structs.Allocation) (string, uint64) { return a.ID, a.ModifyIndex }
+func nodeVersion(n *structs.Node) (string, uint64)        { return n.ID, n.ModifyIndex }
+
+// allocStubOptions are /v1/allocations' reply shapes, as Nomad's:
+// resources=true adds AllocatedResources, task_states=false drops
+// TaskStates.
+type allocStubOptions struct {
+	resources, noTaskStates bool
+}
+
+func (o allocStubOptions) variant() uint8 {
+	var v uint8
+	if o.resources {
+		v |= 1
+	}
+	if o.noTaskStates {
+		v |= 2
+	}
+	return v
+}
+
+func (o allocStubOptions) view(a *structs.Allocation) any {
+	stub := apiconv.AllocStubFromStructs(a, o.resources)
+	if o.noTaskStates {
+		stub.TaskStates = nil
+	}
+	return stub
+}
+
+// allocStubParams reads the shape options of an alloc listing.
+func allocStubParams(r *http.Request) (allocStubOptions, error) {
+	var o allocStubOptions
+	var err error
+	if o.resources, err = boolParam(r, "resources"); err != nil {
+		return o, err
+	}
+	taskStates := true // Nomad's default: with task states
+	if r.URL.Query().Has("task_states") {
+		if taskStates, err = boolParamDefault(r, "task_states", true); err != nil {
+			return o, err
+		}
+	}
+	o.noTaskStates = !taskStates
+	return o, nil
+}
