@@ -142,15 +142,29 @@ func runAgent(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "drover agent: %v\n", err)
 		return 1
 	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.SlogLevel()}))
+	log, outputs, err := agent.NewLogger(cfg, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "drover agent: %v\n", err)
+		return 1
+	}
+	defer outputs.Close()
 	tuneServerGC(cfg, os.LookupEnv, log)
-	a, err := agent.New(cfg, log)
+	a, err := agent.New(cfg, log, agent.WithLogLevel(outputs.Level))
 	if err != nil {
 		fmt.Fprintf(stderr, "drover agent: %v\n", err)
 		return 1
 	}
 	log.Info("drover agent started", "version", agent.Version, "http", a.HTTPAddr(), "dev", cfg.DevMode, "data_dir", cfg.DataDir)
-	return waitForSignal(a, log)
+	reload := func() error {
+		cfg, err := loadAgentConfig(f)
+		if err != nil {
+			return err
+		}
+		return a.Reload(cfg)
+	}
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	return waitForSignal(a, log, reload, sigs)
 }
 
 // tuneServerGC gives a process that runs a server the server's collector
@@ -169,19 +183,23 @@ func tuneServerGC(cfg *config.Config, lookupEnv func(string) (string, bool), log
 const shutdownBound = 10 * time.Second
 
 // waitForSignal runs until SIGINT or SIGTERM, then shuts down cleanly
-// within shutdownBound. A second signal during the shutdown exits at once.
-// Nomad's leave_on_interrupt and leave_on_terminate both default to false
-// (the agent leaves nothing on a signal, a server stays a raft peer), which
-// is what Drover does; its config refuses both settings.
-func waitForSignal(a *agent.Agent, log *slog.Logger) int {
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	sig := <-sigs
+// within shutdownBound, leaving the cluster first when leave_on_interrupt
+// or leave_on_terminate asks (Agent.ShutdownOnSignal). SIGHUP reloads the
+// config files and applies what Nomad applies (Agent.Reload: log level,
+// TLS certificates). A second SIGINT or SIGTERM during the shutdown exits
+// at once.
+func waitForSignal(a *agent.Agent, log *slog.Logger, reload func() error, sigs <-chan os.Signal) int {
+	var sig os.Signal
+	for sig = <-sigs; sig == syscall.SIGHUP; sig = <-sigs {
+		if err := reload(); err != nil {
+			log.Error("reload failed; the running configuration stays", "error", err)
+		}
+	}
 	log.Info("shutting down", "signal", sig.String(), "bound", shutdownBound)
 	ctx, cancel := context.WithTimeout(context.Background(), shutdownBound)
 	defer cancel()
 	done := make(chan error, 1)
-	go func() { done <- a.Shutdown(ctx) }()
+	go func() { done <- a.ShutdownOnSignal(ctx, sig) }()
 	select {
 	case err := <-done:
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -20,6 +21,8 @@ import (
 	"github.com/drover-project/drover/internal/client/rpcclient"
 	"github.com/drover-project/drover/internal/connlimit"
 	"github.com/drover-project/drover/internal/server"
+	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/telemetry"
 )
 
 // Agent is one running drover process: a server, a client, or both (as in
@@ -45,17 +48,28 @@ type Agent struct {
 	// queries, log follows and monitors return instead of holding the
 	// shutdown until its deadline.
 	httpCancel context.CancelFunc
+	// logLevel is the level the agent's logger logs at (WithLogLevel);
+	// Reload sets it.
+	logLevel *slog.LevelVar
+	// stopTelemetry ends the metric sinks' export (startTelemetry).
+	stopTelemetry context.CancelFunc
 }
 
 // New starts an agent: the server, then the HTTP API on the configured
 // address. A port of 0 picks a free one (see HTTPAddr).
-func New(cfg *config.Config, log *slog.Logger) (*Agent, error) {
+func New(cfg *config.Config, log *slog.Logger, opts ...Option) (*Agent, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	logs := newLogHub()
 	log = slog.New(&monitoredHandler{base: log.Handler(), hub: logs})
 	a := &Agent{config: withDevNodeCredential(cfg), log: log, logs: logs}
+	for _, o := range opts {
+		o(a)
+	}
+	for _, w := range cfg.Warnings {
+		log.Warn("agent configuration: " + w)
+	}
 	if err := a.start(); err != nil {
 		a.Shutdown(context.Background())
 		return nil, err
@@ -110,28 +124,35 @@ func (a *Agent) RPCAddr() string { return a.rpcListener.Addr().String() }
 func (a *Agent) serverConfig() *server.Config {
 	c := a.config
 	sc := &server.Config{
-		NodeName:               c.Name,
-		Region:                 c.Region,
-		Datacenter:             c.Datacenter,
-		DataDir:                c.DataDir,
-		RaftLogStore:           c.Server.RaftLogStore,
-		DevMode:                c.DevMode,
-		RaftAddr:               a.advertisedRPCAddr(),
-		RaftNetwork:            true,
-		Serf:                   a.serfConfig(),
-		BootstrapExpect:        c.Server.BootstrapExpect,
-		NumSchedulers:          c.Server.NumSchedulers,
-		EventBufferSize:        c.Server.EventBufferSize,
-		EnabledSchedulers:      c.Server.EnabledSchedulers,
-		EvalGCThreshold:        c.Server.EvalGCThreshold,
-		MinHeartbeatTTL:        c.Server.MinHeartbeatTTL,
-		MaxHeartbeatsPerSecond: c.Server.MaxHeartbeatsPerSecond,
-		HeartbeatGrace:         c.Server.HeartbeatGrace,
-		JobGCThreshold:         c.Server.JobGCThreshold,
-		JobMaxCount:            c.Server.JobMaxCount,
-		RPCMaxConnsPerClient:   c.Limits.RPCMaxConnsPerClient,
-		RPCHandshakeTimeout:    handshakeTimeout(c.Limits.RPCHandshakeTimeout),
-		Logger:                 a.log,
+		NodeName:                           c.Name,
+		Region:                             c.Region,
+		Datacenter:                         c.Datacenter,
+		DataDir:                            c.DataDir,
+		RaftLogStore:                       c.Server.RaftLogStore,
+		DevMode:                            c.DevMode,
+		RaftAddr:                           a.advertisedRPCAddr(),
+		RaftNetwork:                        true,
+		Serf:                               a.serfConfig(),
+		BootstrapExpect:                    c.Server.BootstrapExpect,
+		NumSchedulers:                      c.Server.NumSchedulers,
+		EventBufferSize:                    c.Server.EventBufferSize,
+		EnabledSchedulers:                  c.Server.EnabledSchedulers,
+		EvalGCThreshold:                    c.Server.EvalGCThreshold,
+		MinHeartbeatTTL:                    c.Server.MinHeartbeatTTL,
+		MaxHeartbeatsPerSecond:             c.Server.MaxHeartbeatsPerSecond,
+		HeartbeatGrace:                     c.Server.HeartbeatGrace,
+		JobGCThreshold:                     c.Server.JobGCThreshold,
+		BatchEvalGCThreshold:               c.Server.BatchEvalGCThreshold,
+		NodeGCThreshold:                    c.Server.NodeGCThreshold,
+		GCInterval:                         c.Server.JobGCInterval,
+		RaftTimings:                        server.ScaledRaftTimings(c.Server.RaftMultiplier),
+		DefaultSchedulerConfig:             schedulerConfig(c.Server.DefaultSchedulerConfig),
+		Autopilot:                          autopilotConfig(c.Autopilot),
+		JobMaxCount:                        c.Server.JobMaxCount,
+		DisableDispatchedJobSummaryMetrics: c.Telemetry.DisableDispatchedJobSummaryMetrics,
+		RPCMaxConnsPerClient:               c.Limits.RPCMaxConnsPerClient,
+		RPCHandshakeTimeout:                handshakeTimeout(c.Limits.RPCHandshakeTimeout),
+		Logger:                             a.log,
 		ACL: server.ACLConfig{Enabled: c.ACL.Enabled, TokenTTL: c.ACL.TokenTTL, PolicyTTL: c.ACL.PolicyTTL,
 			NodeRegistrationToken: c.Server.NodeRegistrationToken},
 		RPCTLS: a.tls.rpcServer, RPCClientTLS: a.tls.rpcClient,
@@ -169,11 +190,48 @@ func (a *Agent) advertisedRPCAddr() string {
 func (a *Agent) serfConfig() *server.SerfConfig {
 	c := a.config
 	sj := c.Server.ServerJoin
-	return &server.SerfConfig{
+	sc := &server.SerfConfig{
 		BindAddr: c.BindAddr, BindPort: c.Ports.Serf,
 		RetryJoin: sj.RetryJoin, RetryInterval: sj.RetryInterval, RetryMax: sj.RetryMax,
 		Fast: c.FastGossip,
 	}
+	if c.Addresses.Serf != "" {
+		sc.BindAddr = c.Addresses.Serf
+	}
+	if adv := c.Advertise.Serf; adv != "" {
+		host, port, err := net.SplitHostPort(adv)
+		if err != nil {
+			host, port = adv, ""
+		}
+		sc.AdvertiseAddr = host
+		sc.AdvertisePort, _ = strconv.Atoi(port)
+	}
+	if c.Server.Encrypt != "" {
+		sc.SecretKey, _ = config.GossipKey(c.Server.Encrypt) // Validate checked it
+	}
+	return sc
+}
+
+// schedulerConfig converts server.default_scheduler_config.
+func schedulerConfig(c *config.SchedulerConfig) *structs.SchedulerConfiguration {
+	if c == nil {
+		return nil
+	}
+	return &structs.SchedulerConfiguration{
+		SchedulerAlgorithm: c.SchedulerAlgorithm, MemoryOversubscriptionEnabled: c.MemoryOversubscriptionEnabled,
+		RejectJobRegistration: c.RejectJobRegistration, PauseEvalBroker: c.PauseEvalBroker,
+		PreemptionConfig: structs.PreemptionConfig{SystemSchedulerEnabled: c.PreemptSystem, SysBatchSchedulerEnabled: c.PreemptSysBatch,
+			BatchSchedulerEnabled: c.PreemptBatch, ServiceSchedulerEnabled: c.PreemptService},
+	}
+}
+
+// autopilotConfig converts the autopilot { } block (nil: not set).
+func autopilotConfig(c *config.Autopilot) *server.AutopilotConfig {
+	if c == nil {
+		return nil
+	}
+	return &server.AutopilotConfig{CleanupDeadServers: c.CleanupDeadServers, LastContactThreshold: c.LastContactThreshold,
+		MaxTrailingLogs: uint64(c.MaxTrailingLogs), MinQuorum: uint(c.MinQuorum), ServerStabilizationTime: c.ServerStabilizationTime}
 }
 
 func (a *Agent) serveHTTP() error {
@@ -199,12 +257,22 @@ func (a *Agent) serveHTTP() error {
 	handler := NewHTTPServer(a.server, a.Client, info, a.log.With("component", "http"))
 	a.httpHandler = handler
 	handler.logs, handler.debug = a.logs, a.config.EnableDebug || a.config.DevMode
+	handler.uiOff = !a.config.UIEnabled
+	handler.remoteExecOff = a.config.Client.DisableRemoteExec
+	handler.responseHeaders = a.config.HTTPAPIResponseHeaders
+	tc := a.config.Telemetry
+	handler.metricsOff = metricsOff{prometheus: !tc.PrometheusMetrics, allocs: !tc.PublishAllocationMetrics, node: !tc.PublishNodeMetrics}
+	if err := a.startTelemetry(handler.metrics); err != nil {
+		ln.Close()
+		return err
+	}
 	handler.clientServers = a.clientServerList
 	handler.remoteACL = a.remoteACLResolver()
 	if dial := a.forwardDialer(); dial != nil {
 		handler.toServer = newServerForwarder(handler, dial)
 	} else {
-		a.server.ServeForwardedHTTP(handler)
+		var h http.Handler = handler
+		a.server.ForwardedHTTP.Store(&h)
 	}
 	if a.tls.httpServer != nil {
 		handler.forwardScheme, handler.forwardTransport = "https", forwardTransportFor(a.tls.httpClient)
@@ -338,6 +406,9 @@ func (a *Agent) shutdown(ctx context.Context, st *shutdownState) error {
 		errs = append(errs, a.server.Shutdown())
 		end()
 	}
+	if a.stopTelemetry != nil {
+		a.stopTelemetry()
+	}
 	// A -dev data dir too big to remove by the deadline is left in the
 	// temporary directory rather than holding the shutdown up.
 	select {
@@ -363,4 +434,33 @@ func (a *Agent) stopHTTP(ctx context.Context) error {
 		err = a.http.Close()
 	}
 	return err
+}
+
+// startTelemetry sends the agent's metrics to the telemetry block's sinks
+// (statsd, statsite, dogstatsd, and the in-memory window of /v1/metrics),
+// filtered by prefix_filter, until shutdown.
+func (a *Agent) startTelemetry(m *telemetry.Metrics) error {
+	t := a.config.Telemetry
+	sc := telemetry.SinkConfig{
+		CollectionInterval: t.CollectionInterval, HostnameLabel: t.EnableHostnameLabel,
+		StatsdAddr: t.StatsdAddress, StatsiteAddr: t.StatsiteAddress, DogStatsdAddr: t.DogStatsdAddress, DogStatsdTags: t.DogStatsdTags,
+		FilterDefault: t.FilterDefault, InmemInterval: t.InMemoryCollectionInterval, InmemRetain: t.InMemoryRetentionPeriod,
+	}
+	if !t.DisableHostname {
+		sc.Hostname = telemetry.NodeHostname(a.config.Name, t.UseNodeName)
+	}
+	for _, p := range t.PrefixFilter {
+		if strings.HasPrefix(p, "+") {
+			sc.AllowedPrefixes = append(sc.AllowedPrefixes, p[1:])
+		} else {
+			sc.BlockedPrefixes = append(sc.BlockedPrefixes, strings.TrimPrefix(p, "-"))
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := m.StartSinks(ctx, sc); err != nil {
+		cancel()
+		return err
+	}
+	a.stopTelemetry = cancel
+	return nil
 }

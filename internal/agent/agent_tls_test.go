@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net/http"
@@ -145,5 +146,47 @@ func TestTLS_ForwardedClientRequestsUseHTTPS(t *testing.T) {
 	body, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != 200 || string(body) != "over-https\n" {
 		t.Fatalf("forwarded over HTTPS: %d %q", resp.StatusCode, body)
+	}
+}
+
+// TestTLS_MinVersionAndCipherSuites: tls_min_version refuses older
+// clients; tls_cipher_suites refuses a TLS 1.2 client offering none of
+// the listed suites.
+func TestTLS_MinVersionAndCipherSuites(t *testing.T) {
+	ca := tlstest.NewCA(t, "cluster")
+	cert, key := ca.Issue(t, "server", "server.global.nomad", "localhost")
+	dial := func(a *Agent, c *tls.Config) error {
+		c.InsecureSkipVerify = true
+		conn, err := tls.Dial("tcp", a.HTTPAddr(), c)
+		if err == nil {
+			conn.Close()
+		}
+		return err
+	}
+	v13, _ := testAgent(t, func(c *config.Config) {
+		c.TLS = config.TLSConfig{HTTP: true, CertFile: cert, KeyFile: key, MinVersion: "tls13"}
+	})
+	if err := dial(v13, &tls.Config{MaxVersion: tls.VersionTLS12}); err == nil {
+		t.Error("tls_min_version tls13: a TLS 1.2 client connected")
+	}
+	if err := dial(v13, &tls.Config{}); err != nil {
+		t.Errorf("tls_min_version tls13: a TLS 1.3 client: %v", err)
+	}
+	suites, _ := testAgent(t, func(c *config.Config) {
+		c.TLS = config.TLSConfig{HTTP: true, CertFile: cert, KeyFile: key, MinVersion: "tls12",
+			CipherSuites: "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384, TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384"}
+	})
+	other := []uint16{tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256}
+	if err := dial(suites, &tls.Config{MaxVersion: tls.VersionTLS12, CipherSuites: other}); err == nil {
+		t.Error("tls_cipher_suites: a client offering other suites connected")
+	}
+	listed := []uint16{tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384, tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384}
+	if err := dial(suites, &tls.Config{MaxVersion: tls.VersionTLS12, CipherSuites: listed}); err != nil {
+		t.Errorf("tls_cipher_suites: a client offering a listed suite: %v", err)
+	}
+	bad := config.DevConfig()
+	bad.TLS = config.TLSConfig{HTTP: true, CertFile: cert, KeyFile: key, MinVersion: "ssl3", CipherSuites: "TLS_RSA_WITH_RC4_128_SHA"}
+	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "tls_min_version") || !strings.Contains(err.Error(), "insecure") {
+		t.Errorf("bad tls values: %v", err)
 	}
 }

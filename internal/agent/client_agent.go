@@ -102,6 +102,12 @@ func (a *Agent) clientConfig(dataDir string, servers client.Servers) *client.Con
 		CNIPath: splitCNIPath(c.Client.CNIPath), CNIConfigDir: c.Client.CNIConfigDir, BridgeNetworkSubnet: c.Client.BridgeNetworkSubnet,
 		HTTPTLS: a.config.TLS.HTTP, NodeRegistrationToken: c.Client.NodeRegistrationToken,
 		Logger: a.log, Servers: servers, Version: Version, HostVolumes: hostVolumes(c.Client.HostVolumes),
+		HostNetworks:   hostNetworks(c.Client.HostNetworks),
+		MinDynamicPort: c.Client.MinDynamicPort, MaxDynamicPort: c.Client.MaxDynamicPort,
+		MaxKillTimeout: c.Client.MaxKillTimeout,
+		GC: client.GCConfig{Interval: c.Client.GC.Interval, MaxAllocs: c.Client.GC.MaxAllocs,
+			DiskUsageThreshold: c.Client.GC.DiskUsageThreshold, InodeUsageThreshold: c.Client.GC.InodeUsageThreshold,
+			ParallelDestroys: c.Client.GC.ParallelDestroys},
 	}
 	if a.server != nil {
 		// An agent running both roles just works, ACLs or not: its server
@@ -173,6 +179,19 @@ func hostVolumes(in []config.HostVolume) map[string]*structs.ClientHostVolumeCon
 	out := make(map[string]*structs.ClientHostVolumeConfig, len(in))
 	for _, v := range in {
 		out[v.Name] = &structs.ClientHostVolumeConfig{Name: v.Name, Path: v.Path, ReadOnly: v.ReadOnly}
+	}
+	return out
+}
+
+// hostNetworks converts the host_network blocks into the node's
+// HostNetworks, by name.
+func hostNetworks(in []config.HostNetwork) map[string]*structs.ClientHostNetworkConfig {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make(map[string]*structs.ClientHostNetworkConfig, len(in))
+	for _, hn := range in {
+		out[hn.Name] = &structs.ClientHostNetworkConfig{Name: hn.Name, CIDR: hn.CIDR, Interface: hn.Interface, ReservedPorts: hn.ReservedPorts}
 	}
 	return out
 }

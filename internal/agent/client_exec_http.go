@@ -52,9 +52,16 @@ func (h *HTTPServer) allocExec(w http.ResponseWriter, r *http.Request, c *client
 	if task == "" {
 		return nil, server.BadRequest("task: a task name is required")
 	}
+	if h.remoteExecOff {
+		return nil, errRemoteExecOff
+	}
 	h.serveExec(w, r, c, allocID, task, command, tty)
 	return nil, nil
 }
+
+// errRemoteExecOff answers exec (and task actions) on a client with
+// client { disable_remote_exec = true }.
+var errRemoteExecOff = server.NewCodedError(http.StatusForbidden, "exec is disabled on this client (client.disable_remote_exec = true)")
 
 // serveExec upgrades r to the exec websocket and runs command in the
 // alloc's task until it exits or the caller goes away. It answers the

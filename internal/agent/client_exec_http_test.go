@@ -182,3 +182,19 @@ func TestClientAlloc_ExecHandshake(t *testing.T) {
 		t.Errorf("no handshake frame: close %q, want one naming ws_handshake", reason)
 	}
 }
+
+// TestClientExec_DisableRemoteExec: with client { disable_remote_exec =
+// true } exec into the client's tasks is refused (403), naming the key.
+func TestClientExec_DisableRemoteExec(t *testing.T) {
+	a, c := testAgent(t, func(cfg *config.Config) {
+		cfg.Client.Enabled = true
+		cfg.DataDir = testutil.DataDir(t)
+		cfg.Server.EnabledSchedulers = nil
+		cfg.Client.DisableRemoteExec = true
+	})
+	alloc := runJob(t, c, shellJob("noexec", "sleep 300"))
+	code, body := doRaw(t, a, "GET", "/v1/client/allocation/"+alloc.ID+"/exec?task=t&command="+url.QueryEscape(`["echo","hi"]`), "")
+	if code != 403 || !strings.Contains(body, "disable_remote_exec") {
+		t.Fatalf("exec with disable_remote_exec: %d %q", code, body)
+	}
+}

@@ -34,7 +34,8 @@ func (h *HTTPServer) clientGauges() []telemetry.Gauge {
 		}
 		disk += u.Alloc.AllocatedResources.Shared.DiskMB
 	}
-	if r := node.NodeResources; r != nil {
+	allocs, nodeMetrics := !h.metricsOff.allocs, !h.metricsOff.node
+	if r := node.NodeResources; r != nil && nodeMetrics {
 		add("nomad.client.allocated.cpu", float64(cpu), nodeLabels)
 		add("nomad.client.unallocated.cpu", float64(r.CPU.CpuShares-cpu), nodeLabels)
 		add("nomad.client.allocated.memory", float64(mem), nodeLabels)
@@ -42,8 +43,13 @@ func (h *HTTPServer) clientGauges() []telemetry.Gauge {
 		add("nomad.client.allocated.disk", float64(disk), nodeLabels)
 		add("nomad.client.unallocated.disk", float64(r.DiskMB-disk), nodeLabels)
 	}
-	hostGauges(c, add, nodeLabels)
-	add("nomad.client.allocations.running", float64(countRunning(usage)), nodeLabels)
+	if nodeMetrics {
+		hostGauges(c, add, nodeLabels)
+		add("nomad.client.allocations.running", float64(countRunning(usage)), nodeLabels)
+	}
+	if !allocs {
+		return g
+	}
 	for _, u := range usage {
 		for task, s := range u.Tasks {
 			if s == nil {
@@ -57,6 +63,13 @@ func (h *HTTPServer) clientGauges() []telemetry.Gauge {
 			add("nomad.client.allocs.cpu.total_ticks", float64(s.CPUTotalNanos)/1e6, l)
 			add("nomad.client.allocs.cpu.user", float64(s.CPUUserNanos)/1e6, l)
 			add("nomad.client.allocs.cpu.system", float64(s.CPUSystemNanos)/1e6, l)
+			// Percent of one core since the previous reading (none at
+			// the first), as Nomad's total_percent.
+			if prev, ok := h.metricSamples.swap(u.Alloc.ID+"/"+task, s); ok {
+				if wall := float64(s.Timestamp.Sub(prev.Timestamp).Nanoseconds()); wall > 0 {
+					add("nomad.client.allocs.cpu.total_percent", pct(s.CPUTotalNanos, prev.CPUTotalNanos, wall), l)
+				}
+			}
 		}
 	}
 	return g

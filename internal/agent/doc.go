@@ -6,12 +6,20 @@
 //
 // drover agent -dev starts a dev server and client (HTTP on 127.0.0.1:4646);
 // drover agent -config FILE (HCL or JSON, repeatable, directories allowed;
-// package agent/config) starts from Nomad's agent keys: data_dir, bind_addr,
-// ports, addresses, advertise, server { enabled, bootstrap_expect,
-// num_schedulers, job_max_count, ... }, client { ... }, plugin "NAME" {
-// config {} }, log_level, limits { http_max_conns_per_client
-// rpc_max_conns_per_client https_handshake_timeout rpc_handshake_timeout },
-// tls { }, acl { }. drover agent -dev -config F layers only what F sets over
+// package agent/config) starts from Nomad's agent keys. Every key Nomad
+// documents is honoured, refused (the agent does not start; one error per
+// key at its file:line:col) or warned (logged at start by New): the table
+// is config.Keys, rendered in docs/reference/agent-config.md. The agent
+// carries the keys to where they act: serverConfig (server timings, GC,
+// raft_multiplier, default_scheduler_config, autopilot, gossip encrypt and
+// serf addresses), clientConfig (host networks, dynamic ports, resources,
+// max_kill_timeout, automatic GC), startTelemetry (the telemetry block's
+// sinks, package telemetry), and NewLogger (logging.go: log_json, log_file
+// rotated by logfile.go, log_include_location, enable_syslog). Reload
+// (reload.go; SIGHUP in cmd/drover) applies what Nomad reloads: log_level
+// through WithLogLevel's level variable, and the TLS certificate, which
+// every TLS configuration presents through a callback (agent_tls.go).
+// drover agent -dev -config F layers only what F sets over
 // the dev config (config.LoadDev), so it stays on 127.0.0.1 unless F sets
 // bind_addr. Logs are structured (log/slog). A port of 0 picks a free one
 // (the listener's real address is what the agent advertises and the server's
@@ -26,7 +34,10 @@
 // server.Server.Waiting) and returns, and the agent exits anyway; raft's
 // log already holds every acknowledged write. A second signal exits at
 // once. As in Nomad (leave_on_interrupt and leave_on_terminate default to
-// false), a signal does not make a server leave the raft configuration.
+// false), a signal does not make a server leave the raft configuration;
+// with them, ShutdownOnSignal leaves first (Leave: a leader hands
+// leadership over, then the server leaves gossip and the others drop it
+// from raft at once).
 //
 // # The HTTP layer
 //

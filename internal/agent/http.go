@@ -81,6 +81,24 @@ type HTTPServer struct {
 	forwardTransport http.RoundTripper
 	cpuSamples       *sampleCache // last CPU sample per task, for alloc stats rates
 	stubs            stubCaches   // list stubs' JSON, encoded once per state object
+	metricSamples    *sampleCache // the same, for the per-alloc CPU percent gauges
+	// metricsOff are the agent's telemetry switches turned off
+	// (prometheus_metrics, publish_allocation_metrics,
+	// publish_node_metrics = false); the zero value publishes everything.
+	metricsOff metricsOff
+	// uiOff is the agent's ui { enabled = false }: /ui answers 404.
+	uiOff bool
+	// remoteExecOff is client { disable_remote_exec = true }: alloc exec
+	// and task actions on this client's allocs answer 403.
+	remoteExecOff bool
+	// responseHeaders go on every response (http_api_response_headers).
+	responseHeaders map[string]string
+}
+
+// metricsOff says which metric outputs the agent's telemetry block
+// turned off.
+type metricsOff struct {
+	prometheus, allocs, node bool
 }
 
 // CloseStreams ends every open event stream and refuses new ones.
@@ -96,7 +114,7 @@ func NewHTTPServer(srv *server.Server, localClient func() *client.Client, info A
 	}
 	h := &HTTPServer{srv: srv, client: localClient, info: info, log: log, mux: http.NewServeMux(), logs: newLogHub(),
 		forwardScheme: "http", forwardTransport: forwardTransport,
-		cpuSamples: newSampleCache(), stubs: newStubCaches(), streamsClosed: make(chan struct{}), methodChecked: map[string]string{}}
+		cpuSamples: newSampleCache(), metricSamples: newSampleCache(), stubs: newStubCaches(), streamsClosed: make(chan struct{}), methodChecked: map[string]string{}}
 	h.setupMetrics()
 	h.routes()
 	return h
@@ -105,6 +123,9 @@ func NewHTTPServer(srv *server.Server, localClient func() *client.Client, info A
 // ServeHTTP implements http.Handler.
 // Every request passes the ACL check of its route first (acl_authz.go).
 func (h *HTTPServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	for k, v := range h.responseHeaders {
+		w.Header().Set(k, v)
+	}
 	if !h.routeChecksOff.Load() {
 		var err error
 		if r, err = h.authorizeRequest(r); err != nil {

@@ -69,6 +69,9 @@ func (h *HTTPServer) jobActionRun(w http.ResponseWriter, r *http.Request) (any, 
 		return nil, err
 	}
 	if c := h.client(); c != nil && c.HasAlloc(allocID) {
+		if h.remoteExecOff {
+			return nil, errRemoteExecOff
+		}
 		h.serveExec(w, r, c, allocID, task, command, tty)
 		return nil, nil
 	}

@@ -34,6 +34,9 @@ func (h *HTTPServer) setupMetrics() {
 func (h *HTTPServer) metricsSummary(w http.ResponseWriter, r *http.Request) (any, error) {
 	switch f := r.URL.Query().Get("format"); f {
 	case "prometheus":
+		if h.metricsOff.prometheus {
+			return nil, server.BadRequest("format: prometheus metrics are off on this agent (telemetry.prometheus_metrics = false)")
+		}
 		promhttp.HandlerFor(h.metrics.Gatherer(), promhttp.HandlerOpts{}).ServeHTTP(w, r)
 		return nil, nil
 	case "", "json":
@@ -49,10 +52,28 @@ func (h *HTTPServer) metricsSummary(w http.ResponseWriter, r *http.Request) (any
 		Gauges:    []api.GaugeValue{}, Points: []api.PointValue{}, Counters: []api.SampledValue{}, Samples: []api.SampledValue{},
 	}
 	for _, fam := range families {
-		h.addFamily(out, fam)
+		if fam.GetType() == dto.MetricType_GAUGE {
+			h.addFamily(out, fam)
+		}
 	}
 	sort.SliceStable(out.Gauges, func(i, j int) bool { return out.Gauges[i].Name < out.Gauges[j].Name })
+	counters, samples := h.metrics.Window()
+	for _, c := range counters {
+		out.Counters = append(out.Counters, windowValue(c))
+	}
+	for _, s := range samples {
+		out.Samples = append(out.Samples, windowValue(s))
+	}
 	return out, nil
+}
+
+// windowValue is one series of the in-memory window in Nomad's JSON:
+// counters and samples as aggregates over the last 10 s interval.
+// Gauges differ from Nomad on purpose: they are read when the request
+// comes (as Prometheus scrapes them), not the interval's last value.
+func windowValue(w telemetry.WindowValue) api.SampledValue {
+	return api.SampledValue{Name: w.Name, DisplayLabels: w.Labels, Mean: w.Mean, Stddev: w.Stddev,
+		AggregateSample: &api.AggregateSample{Count: w.Count, Sum: w.Sum, Min: w.Min, Max: w.Max}}
 }
 
 // addFamily converts one Prometheus family into the summary's lists.

@@ -200,6 +200,7 @@ func (c *Client) newRunner(a *structs.Allocation, rec *state.AllocRecord) *alloc
 		Services:           c.serviceSink(),
 		Identity:           c.identitySource(),
 		TemplateData:       c.templateData(),
+		MaxKillTimeout:     c.cfg.MaxKillTimeout,
 		Network:            c.networks,
 		Previous:           c.previousAlloc(a, rec),
 	})

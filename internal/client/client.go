@@ -98,6 +98,9 @@ func New(cfg *Config) (*Client, error) {
 	c.restore()
 	c.sweepNetworks()
 	c.start(func() { c.heartbeatLoop() }, func() { c.fingerprintLoop() }, func() { c.allocSyncLoop() }, func() { c.batch.loop() })
+	if cfg.GC.Interval > 0 {
+		c.start(c.gcLoop)
+	}
 	return c, nil
 }
 
@@ -150,6 +153,9 @@ func (c *Client) fingerprint() (*fingerprint.Result, error) {
 		return nil, err
 	}
 	c.addAgentAttributes(r)
+	if c.cfg.MinDynamicPort > 0 && r.Resources != nil {
+		r.Resources.MinDynamicPort, r.Resources.MaxDynamicPort = c.cfg.MinDynamicPort, c.cfg.MaxDynamicPort
+	}
 	if c.cfg.Fingerprint == nil {
 		maps.Copy(r.Attributes, c.cniAttributes(c.ctx))
 	}

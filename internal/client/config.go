@@ -64,6 +64,16 @@ type Config struct {
 	Clock   clock.Clock
 	// HostVolumes are the directories offered to jobs (host_volume blocks).
 	HostVolumes map[string]*structs.ClientHostVolumeConfig
+	// HostNetworks are the named host networks the node offers
+	// (host_network blocks), registered as Node.HostNetworks.
+	HostNetworks map[string]*structs.ClientHostNetworkConfig
+	// MinDynamicPort and MaxDynamicPort bound the dynamic ports the
+	// scheduler picks on this node (0: Nomad's 20000-32000).
+	MinDynamicPort, MaxDynamicPort int
+	// MaxKillTimeout caps every task's kill_timeout (0: no cap).
+	MaxKillTimeout time.Duration
+	// GC is when finished allocs are destroyed on their own (GCConfig).
+	GC GCConfig
 
 	Servers Servers
 	// NodeRegistrationToken is the cluster's node credential (client {

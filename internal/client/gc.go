@@ -47,15 +47,23 @@ func finished(r *allocrunner.Runner) bool {
 // collect drops the runners from the client, then destroys them in
 // parallel.
 func (c *Client) collect(runners []*allocrunner.Runner) error {
+	return c.collectN(runners, len(runners))
+}
+
+// collectN is collect destroying at most parallel runners at once (at
+// least one).
+func (c *Client) collectN(runners []*allocrunner.Runner, parallel int) error {
 	c.mu.Lock()
 	for _, r := range runners {
 		delete(c.runners, r.ID())
 	}
 	c.mu.Unlock()
+	sem := make(chan struct{}, max(1, parallel))
 	var wg sync.WaitGroup
 	errs := make([]error, len(runners))
 	for i, r := range runners {
-		wg.Go(func() { errs[i] = r.Destroy() })
+		sem <- struct{}{}
+		wg.Go(func() { errs[i] = r.Destroy(); <-sem })
 	}
 	wg.Wait()
 	for _, err := range errs {

@@ -38,6 +38,12 @@ func (c *Client) buildNode(fp *fingerprint.Result) *structs.Node {
 		n.Meta = map[string]string{}
 	}
 	n.HostVolumes = c.hostVolumes()
+	if len(cfg.HostNetworks) > 0 {
+		n.HostNetworks = make(map[string]*structs.ClientHostNetworkConfig, len(cfg.HostNetworks))
+		for name, hn := range cfg.HostNetworks {
+			n.HostNetworks[name] = hn.Copy()
+		}
+	}
 	n.Canonicalize()
 	return n
 }

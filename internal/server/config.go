@@ -114,6 +114,16 @@ type Config struct {
 	GCInterval      time.Duration
 	EvalGCThreshold time.Duration
 	JobGCThreshold  time.Duration
+	// BatchEvalGCThreshold is EvalGCThreshold for the evals of batch
+	// jobs (server batch_eval_gc_threshold); 0 means EvalGCThreshold.
+	BatchEvalGCThreshold time.Duration
+	// NodeGCThreshold is how long a down node with nothing running stays
+	// registered (server node_gc_threshold); 0 means never collected.
+	NodeGCThreshold time.Duration
+	// DefaultSchedulerConfig is the scheduler configuration written when
+	// the cluster first gets a leader (server default_scheduler_config);
+	// nil means structs.DefaultSchedulerConfiguration.
+	DefaultSchedulerConfig *structs.SchedulerConfiguration
 
 	// SerialPlanApply turns the plan applier's pipeline off: each plan is
 	// then evaluated, committed and answered before the next is looked at.
@@ -155,6 +165,10 @@ type Config struct {
 	// JobMaxCount is the largest count a task group may ask for (server
 	// job_max_count); 0 means DefaultJobMaxCount.
 	JobMaxCount int
+	// DisableDispatchedJobSummaryMetrics leaves dispatched jobs out of the
+	// nomad.nomad.job_summary.* gauges (telemetry
+	// disable_dispatched_job_summary_metrics): each dispatch is a job.
+	DisableDispatchedJobSummaryMetrics bool
 }
 
 // DefaultRPCHandshakeTimeout is Nomad's rpc_handshake_timeout default.
@@ -166,6 +180,20 @@ const DefaultJobMaxCount = 10000
 // RaftTimings are raft's failure-detection timeouts.
 type RaftTimings struct {
 	Heartbeat, Election, LeaderLease, Commit time.Duration
+}
+
+// ScaledRaftTimings are raft's default timeouts with the heartbeat,
+// election and leader-lease timeouts multiplied by m (the agent's
+// server.raft_multiplier, as Nomad scales them); nil for m <= 1, which
+// keeps the defaults.
+func ScaledRaftTimings(m int) *RaftTimings {
+	if m <= 1 {
+		return nil
+	}
+	d := raft.DefaultConfig()
+	f := time.Duration(m)
+	return &RaftTimings{Heartbeat: d.HeartbeatTimeout * f, Election: d.ElectionTimeout * f,
+		LeaderLease: d.LeaderLeaseTimeout * f, Commit: d.CommitTimeout}
 }
 
 // DefaultConfig returns a config for a dev server.

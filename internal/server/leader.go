@@ -124,8 +124,17 @@ func (s *Server) ensureSchedulerConfig(ctx context.Context) error {
 	if err != nil || cfg != nil {
 		return err
 	}
-	_, err = s.raftApply(ctx, structs.SchedulerConfigRequestType, &structs.SchedulerSetConfigRequest{Config: *structs.DefaultSchedulerConfiguration()})
+	_, err = s.raftApply(ctx, structs.SchedulerConfigRequestType, &structs.SchedulerSetConfigRequest{Config: *defaultSchedulerConfig(s.config)})
 	return err
+}
+
+// defaultSchedulerConfig is the configuration in force until one is
+// stored: the agent's default_scheduler_config, else Nomad's default.
+func defaultSchedulerConfig(cfg *Config) *structs.SchedulerConfiguration {
+	if c := cfg.DefaultSchedulerConfig; c != nil {
+		return c.Copy()
+	}
+	return structs.DefaultSchedulerConfiguration()
 }
 
 // pauseWorkersForLeader pauses all but a quarter (at least one) of the

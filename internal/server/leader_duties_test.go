@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -168,9 +169,9 @@ func TestNodeEvalCoalescing_WritesEveryEvalItMust(t *testing.T) {
 // steps, then moves the clock past the stop by coreJob's GC threshold plus
 // beyond and runs one core GC eval of that kind. It returns the pipeline
 // and the register eval's ID.
-func stoppedAndAged(t *testing.T, job *structs.Job, coreJob string, beyond time.Duration) (*pipeline, string) {
+func stoppedAndAged(t *testing.T, job *structs.Job, coreJob string, beyond time.Duration, opts ...func(*Config)) (*pipeline, string) {
 	t.Helper()
-	p := newSteppedPipeline(t)
+	p := newSteppedPipeline(t, opts...)
 	registerEval := p.register(job)
 	runSteps(t, p.srv)
 	if _, err := JobDeregister.Call(context.Background(), p.srv, &structs.JobDeregisterArgs{JobID: job.ID}); err != nil {
@@ -212,6 +213,57 @@ func TestGC_JobGCPurgesStoppedJobsOnlyPastThreshold(t *testing.T) {
 				t.Fatalf("job purged = %v, want %v", purged, c.purged)
 			}
 		})
+	}
+}
+
+// A batch job's evals wait BatchEvalGCThreshold (server
+// batch_eval_gc_threshold), not EvalGCThreshold; a service job's do not.
+func TestGC_BatchEvalsWaitTheirOwnThreshold(t *testing.T) {
+	batchLonger := func(c *Config) { c.EvalGCThreshold, c.BatchEvalGCThreshold = time.Hour, 24*time.Hour }
+	for _, c := range []struct {
+		jobType string
+		aged    time.Duration // past EvalGCThreshold
+		deleted bool
+	}{
+		{structs.JobTypeService, time.Second, true},
+		{structs.JobTypeBatch, time.Second, false},
+		{structs.JobTypeBatch, 23 * time.Hour, true},
+	} {
+		t.Run(fmt.Sprintf("%s aged %s", c.jobType, c.aged), func(t *testing.T) {
+			job := mock.Job("j")
+			job.Type = c.jobType
+			p, registerEval := stoppedAndAged(t, job, leader.CoreJobEvalGC, c.aged, batchLonger)
+			if deleted := p.eval(registerEval) == nil; deleted != c.deleted {
+				t.Fatalf("register eval deleted = %v, want %v", deleted, c.deleted)
+			}
+		})
+	}
+}
+
+// The job GC deregisters a node down for NodeGCThreshold (server
+// node_gc_threshold) with nothing on it, not one down for less.
+func TestGC_NodeGCDeregistersNodesDownPastThreshold(t *testing.T) {
+	p := newSteppedPipeline(t, func(c *Config) { c.NodeGCThreshold = 24 * time.Hour })
+	down := func(id string) {
+		p.addNode(id, 1000, 1000)
+		req := &structs.NodeUpdateStatusRequest{NodeID: id, Status: structs.NodeStatusDown, UpdatedAt: p.clk.Now().Unix()}
+		if _, err := p.srv.raftApply(context.Background(), structs.NodeUpdateStatusRequestType, req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	down("old")
+	p.clk.Advance(23 * time.Hour)
+	down("recent")
+	p.addNode("up", 1000, 1000)
+	p.clk.Advance(time.Hour)
+	if err := p.srv.leader.CreateCoreEvals(leader.CoreJobJobGC); err != nil {
+		t.Fatal(err)
+	}
+	runSteps(t, p.srv)
+	for id, want := range map[string]bool{"old": false, "recent": true, "up": true} {
+		if n, _ := p.srv.State().NodeByID(nil, id); (n != nil) != want {
+			t.Errorf("node %s registered = %v, want %v", id, n != nil, want)
+		}
 	}
 }
 

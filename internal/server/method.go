@@ -149,8 +149,10 @@ func (m *Method[E, A, P, R]) rpc(s *Server) rpcMethod {
 		args: reflect.TypeFor[A](), reply: reflect.TypeFor[R](),
 		newArgs: func() any { return P(new(A)) },
 		serve: func(ctx context.Context, args any) (any, error) {
+			s.config.Metrics.Count("nomad.rpc.request", 1, "method", m.name)
 			reply, err := m.Call(ctx, s, args.(P))
 			if err != nil {
+				s.config.Metrics.Count("nomad.rpc.request_error", 1, "method", m.name)
 				return nil, rpcwire.Encode(err, ErrorCode(err))
 			}
 			return reply, nil

@@ -21,7 +21,58 @@ func (s *Server) registerMetrics() {
 	telemetry.InstallRaftSink()
 	m.Register(m.NewRuntimeCollector())
 	m.Register(m.NewGaugeFunc(s.pipelineGauges))
-	m.Register(m.NewGaugeFunc(func() []telemetry.Gauge { return jobGauges(s.State()) }))
+	m.Register(m.NewGaugeFunc(func() []telemetry.Gauge {
+		return jobGauges(s.State(), s.config.DisableDispatchedJobSummaryMetrics)
+	}))
+	m.Register(m.NewGaugeFunc(func() []telemetry.Gauge { return autopilotGauges(s) }))
+}
+
+// autopilotGauges are raft-autopilot's health gauges under Nomad's names
+// (nomad.autopilot.healthy: 1 or 0, nomad.autopilot.failure_tolerance),
+// reported by the leader only, as Nomad does.
+func autopilotGauges(s *Server) []telemetry.Gauge {
+	if s.cluster == nil || !s.cluster.HasAutopilot() || !s.IsLeader() {
+		return nil
+	}
+	st := s.cluster.AutopilotState()
+	if st == nil {
+		return nil
+	}
+	healthy := 0
+	if st.Healthy {
+		healthy = 1
+	}
+	return []telemetry.Gauge{gauge("nomad.autopilot.healthy", healthy), gauge("nomad.autopilot.failure_tolerance", st.FailureTolerance)}
+}
+
+// blockedResources is the CPU (MHz) and memory (MB) the blocked evals
+// wait for: for each group an eval could not place, its queued count
+// (at least one) times the group's tasks' asks. Nomad labels these by
+// datacenter and node class; Drover reports the cluster's totals.
+func blockedResources(st *state.StateStore) (cpu, mem int) {
+	evals, err := st.EvalsByStatus(nil, structs.EvalStatusBlocked)
+	if err != nil {
+		return 0, 0
+	}
+	for _, e := range evals {
+		job, err := st.JobByID(nil, e.Namespace, e.JobID)
+		if err != nil || job == nil {
+			continue
+		}
+		for _, tg := range job.TaskGroups {
+			if _, failed := e.FailedTGAllocs[tg.Name]; !failed {
+				continue
+			}
+			n := max(1, e.QueuedAllocations[tg.Name])
+			for _, t := range tg.Tasks {
+				if t.Resources != nil {
+					cpu += n * t.Resources.CPU
+					mem += n * t.Resources.MemoryMB
+				}
+			}
+		}
+	}
+	return cpu, mem
 }
 
 // eventTap counts created evals by trigger on their way to the event
@@ -85,6 +136,8 @@ func (s *Server) pipelineGauges() []telemetry.Gauge {
 		gauge("nomad.nomad.worker.paused", st.Paused),
 		gauge("nomad.nomad.heartbeat.active", s.leader.Heartbeats().Active()),
 	}
+	cpu, mem := blockedResources(s.State())
+	g = append(g, gauge("nomad.nomad.blocked_evals.cpu", cpu), gauge("nomad.nomad.blocked_evals.memory", mem))
 	blocked := blockedByScheduler(s.State())
 	// The job schedulers always have a series, so a dashboard sees zeros
 	// rather than gaps; others (_core, the failed queue) when present.
@@ -111,7 +164,10 @@ func (s *Server) pipelineGauges() []telemetry.Gauge {
 			gauge("nomad.nomad.broker.unacked", b.Unacked, "scheduler", t),
 			gauge("nomad.nomad.broker.delayed", b.Delayed, "scheduler", t),
 			gauge("nomad.nomad.broker.pending", b.Pending, "scheduler", t),
-			gauge("nomad.nomad.broker.blocked", blocked[t], "scheduler", t))
+			gauge("nomad.nomad.broker.blocked", blocked[t], "scheduler", t),
+			// Nomad's own names of the same, beside Drover's labelled form.
+			gauge("nomad.nomad.broker."+t+"_ready", b.Ready),
+			gauge("nomad.nomad.broker."+t+"_unacked", b.Unacked))
 	}
 	return g
 }
@@ -130,7 +186,8 @@ func blockedByScheduler(st *state.StateStore) map[string]int {
 }
 
 // jobGauges are Nomad's per-group job summaries and job status counts.
-func jobGauges(st *state.StateStore) []telemetry.Gauge {
+// skipDispatched leaves dispatched jobs' summaries out.
+func jobGauges(st *state.StateStore, skipDispatched bool) []telemetry.Gauge {
 	jobs, err := st.Jobs(nil, "*")
 	if err != nil {
 		return nil
@@ -142,6 +199,9 @@ func jobGauges(st *state.StateStore) []telemetry.Gauge {
 			status[j.Namespace] = map[string]int{}
 		}
 		status[j.Namespace][j.Status]++
+		if skipDispatched && j.Dispatched {
+			continue
+		}
 		sum, err := SummarizeJob(nil, st, j)
 		if err != nil {
 			continue

@@ -23,7 +23,7 @@ func (e *OperatorEndpoint) SchedulerGetConfiguration(ctx context.Context, args *
 	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		cfg, err := st.SchedulerConfig(ws)
 		if cfg == nil {
-			cfg = structs.DefaultSchedulerConfiguration()
+			cfg = defaultSchedulerConfig(e.srv.config)
 		}
 		reply.SchedulerConfig = cfg
 		return st.Index(state.TableSchedulerConfig), err

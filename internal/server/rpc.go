@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"net/rpc"
 	"runtime/debug"
 	"sync"
@@ -157,7 +156,7 @@ func (c *untrackOnClose) Close() error {
 //
 // A stream that starts with structs.RPCStreamHTTPByte carries HTTP
 // instead: a client-only agent forwarding the cluster API's requests,
-// answered by this server's agent (ServeForwardedHTTP) as it answers its
+// answered by this server's agent (Server.ForwardedHTTP) as it answers its
 // own HTTP listener, the caller's token checked there.
 func (r *rpcServer) serveStream(stream io.ReadWriteCloser) {
 	br := bufio.NewReaderSize(stream, 16)
@@ -167,7 +166,7 @@ func (r *rpcServer) serveStream(stream io.ReadWriteCloser) {
 	} else if first[0] == structs.RPCStreamHTTPByte {
 		_, _ = br.Discard(1)
 		conn, isConn := stream.(net.Conn)
-		h := r.srv.forwardedHTTP.Load()
+		h := r.srv.ForwardedHTTP.Load()
 		if !isConn || h == nil {
 			r.srv.log.Warn("rpc: refused a forwarded HTTP stream: this agent serves no HTTP API")
 			stream.Close()
@@ -190,10 +189,6 @@ type peekedStream struct {
 
 func (p *peekedStream) Read(b []byte) (int, error) { return p.r.Read(b) }
 
-// ServeForwardedHTTP sets the handler that answers the HTTP requests
-// client-only agents forward over their RPC connection (the agent's own
-// API handler). Until it is set such streams are refused.
-func (s *Server) ServeForwardedHTTP(h http.Handler) { s.forwardedHTTP.Store(&h) }
 
 // serveCall serves one call and reports whether the stream may carry
 // another: not after a call it could not read (unknown method,

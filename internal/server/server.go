@@ -79,9 +79,10 @@ type Server struct {
 	// applied it (0 while not leading or not yet caught up).
 	readyIndex atomic.Uint64
 	remoteHeld remoteHeld
-	// forwardedHTTP answers HTTP streams forwarded by client-only agents
-	// (ServeForwardedHTTP); nil until the agent sets it.
-	forwardedHTTP atomic.Pointer[http.Handler]
+	// ForwardedHTTP answers the HTTP requests client-only agents forward
+	// over their RPC connection: the agent stores its own API handler here.
+	// Until it is set such streams are refused.
+	ForwardedHTTP atomic.Pointer[http.Handler]
 
 	// Event is the event stream endpoint (a stream, not an RPC method);
 	// every other endpoint is called through its registration in
@@ -223,7 +224,8 @@ func (s *Server) setupPipeline() {
 		Timeline: s.timeline, Log: s.log, Ctx: s.ctx, Clock: c.Clock, NewID: c.NewID, Rand: s.randInt63n,
 		ManualDuties:          c.ManualDuties,
 		UnblockFailedInterval: c.UnblockFailedInterval, GCInterval: c.GCInterval,
-		EvalGCThreshold: c.EvalGCThreshold, JobGCThreshold: c.JobGCThreshold,
+		EvalGCThreshold: c.EvalGCThreshold, JobGCThreshold: c.JobGCThreshold, BatchEvalGCThreshold: c.BatchEvalGCThreshold,
+		NodeGCThreshold:         c.NodeGCThreshold,
 		FailedFollowUpBaseDelay: c.FailedFollowUpBaseDelay, FailedFollowUpJitter: c.FailedFollowUpJitter,
 		MinHeartbeatTTL: c.MinHeartbeatTTL, MaxHeartbeatsPerSecond: c.MaxHeartbeatsPerSecond, HeartbeatGrace: c.HeartbeatGrace,
 		Extra: s.leaderDuties(),
@@ -313,6 +315,23 @@ func (s *Server) WaitForLeader(timeout time.Duration) error {
 		}
 	}
 	return nil
+}
+
+// Leave leaves the cluster gracefully (agent leave_on_interrupt,
+// leave_on_terminate): a leader hands leadership to another voter first,
+// then the server leaves gossip, so the leader removes it from raft at
+// once (reconcile: a member that left is no longer a peer). Shutdown
+// follows.
+func (s *Server) Leave() {
+	if s.cluster == nil || !s.cluster.HasGossip() {
+		return
+	}
+	if f := s.raft.GetConfiguration(); s.IsLeader() && f.Error() == nil && len(f.Configuration().Servers) > 1 {
+		if err := s.raft.LeadershipTransfer().Error(); err != nil {
+			s.log.Warn("leave: leadership transfer", "error", err)
+		}
+	}
+	s.cluster.GracefulLeave()
 }
 
 // Shutdown stops raft and closes its stores. Acknowledged writes are

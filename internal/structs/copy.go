@@ -450,6 +450,7 @@ func (n *Node) Copy() *Node {
 	c.LastDrain = n.LastDrain.Copy()
 	c.Events = copyEach(n.Events, (*NodeEvent).Copy)
 	c.HostVolumes = copyEachValue(n.HostVolumes, (*ClientHostVolumeConfig).Copy)
+	c.HostNetworks = copyEachValue(n.HostNetworks, (*ClientHostNetworkConfig).Copy)
 	return &c
 }
 

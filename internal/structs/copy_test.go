@@ -297,6 +297,7 @@ var copyCases = map[string]func(*testing.T){
 	"VariableDecrypted":        func(t *testing.T) { checkDeepCopy(t, (*VariableDecrypted).Copy) },
 	"RootKey":                  func(t *testing.T) { checkDeepCopy(t, (*RootKey).Copy) },
 	"ClientHostVolumeConfig":   func(t *testing.T) { checkDeepCopy(t, (*ClientHostVolumeConfig).Copy) },
+	"ClientHostNetworkConfig":  func(t *testing.T) { checkDeepCopy(t, (*ClientHostNetworkConfig).Copy) },
 	"VolumeRequest":            func(t *testing.T) { checkDeepCopy(t, (*VolumeRequest).Copy) },
 	"VolumeMount":              func(t *testing.T) { checkDeepCopy(t, (*VolumeMount).Copy) },
 	"Action":                   func(t *testing.T) { checkDeepCopy(t, (*Action).Copy) },

@@ -58,6 +58,9 @@ type Node struct {
 	ModifyIndex           uint64
 	// HostVolumes are the directories the client offers, by name.
 	HostVolumes map[string]*ClientHostVolumeConfig
+	// HostNetworks are the named host networks the client offers
+	// (client host_network blocks), by name.
+	HostNetworks map[string]*ClientHostNetworkConfig
 }
 
 // Ready reports whether the scheduler may place new work on the node.
@@ -173,3 +176,15 @@ func (n *Node) LookupVariable(name string) (string, bool) {
 	}
 	return "", false
 }
+
+// ClientHostNetworkConfig is one host_network the client offers: the
+// addresses of CIDR or of Interface, with ReservedPorts withheld.
+type ClientHostNetworkConfig struct {
+	Name          string
+	CIDR          string
+	Interface     string
+	ReservedPorts string
+}
+
+// Copy returns a copy (a flat value).
+func (h *ClientHostNetworkConfig) Copy() *ClientHostNetworkConfig { return copyPtr(h) }

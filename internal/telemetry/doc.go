@@ -41,4 +41,27 @@
 // nomad.client.allocs.{memory.rss,memory.usage,memory.max_usage,cpu.*}. This
 // work (mostly the Prometheus client, protobuf and armon/go-metrics' sink)
 // adds about 4 MB to the binary (26.98 -> 30.97 MB); chromedp is test-only.
+//
+// Sinks (sinks.go; the agent's telemetry { } block, Metrics.StartSinks):
+// besides the registry every set feeds go-metrics sinks through one
+// filtering front (prefix_filter, filter_default): an in-memory sink
+// (Nomad's 10 s interval kept a minute) whose last finished interval is
+// the JSON form's counters and samples (count, sum, min, max, mean,
+// stddev: Metrics.Window), and statsd, statsite (go-metrics' sinks) and
+// dogstatsd (DogStatsdSink, written here: go-metrics' needs DataDog's
+// client module) when configured. Observations and counts (histograms,
+// HistogramVec, CounterVec, Count) reach the sinks as they happen; with a
+// network sink the gauges are read and sent every collection_interval
+// (without one nothing reads them between requests, as before). Gauges
+// carry the hostname after
+// their first part (nomad.<host>.runtime...) unless disable_hostname, or
+// a host label with enable_hostname_label. Raft's process-wide go-metrics
+// reach every started set's sinks as well (raftFanout). Metrics operators
+// alert on, under Nomad's names: nomad.rpc.request and
+// nomad.rpc.request_error (label method, counted by the RPC listener),
+// nomad.autopilot.healthy and failure_tolerance (leader only),
+// nomad.nomad.blocked_evals.cpu and memory (cluster totals: Nomad labels
+// them by datacenter and class), nomad.nomad.broker.<scheduler>_ready and
+// _unacked beside Drover's labelled nomad.nomad.broker.ready{scheduler},
+// and nomad.client.allocs.cpu.total_percent.
 package telemetry

@@ -32,7 +32,7 @@ func raftRegistry() *prometheus.Registry {
 		conf.EnableHostname = false
 		conf.EnableRuntimeMetrics = false // the runtime collector reads them at scrape time
 		conf.EnableServiceLabel = false
-		_, _ = gometrics.NewGlobal(conf, sink)
+		_, _ = gometrics.NewGlobal(conf, gometrics.FanoutSink{sink, raftFanout})
 	})
 	return raftReg
 }

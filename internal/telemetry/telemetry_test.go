@@ -54,7 +54,7 @@ func TestGaugeFunc_ReadsAtScrapeTime(t *testing.T) {
 		t.Error("runtime collector reported no goroutines")
 	}
 	m.EvalsCreated.WithLabelValues("job-register").Inc()
-	if got := testutil.ToFloat64(m.EvalsCreated.WithLabelValues("job-register")); got != 1 {
+	if got := testutil.ToFloat64(m.EvalsCreated.CounterVec.WithLabelValues("job-register")); got != 1 {
 		t.Errorf("evals created %v", got)
 	}
 	if _, ok := m.InvokeScheduler("unknown").(discard); !ok {

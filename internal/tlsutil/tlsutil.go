@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 )
 
 // Config is the tls { } block's files and switches.
@@ -18,6 +19,55 @@ type Config struct {
 	// signed by the CA.
 	VerifyHTTPSClient bool
 	Region            string
+	// MinVersion is the lowest TLS version spoken (tls.VersionTLS12 when
+	// 0); CipherSuites, when set, are the only TLS 1.2 suites offered or
+	// accepted (TLS 1.3's are not configurable in Go).
+	MinVersion   uint16
+	CipherSuites []uint16
+}
+
+// apply sets the version floor and suites on out.
+func (c Config) apply(out *tls.Config) *tls.Config {
+	out.MinVersion = tls.VersionTLS12
+	if c.MinVersion != 0 {
+		out.MinVersion = c.MinVersion
+	}
+	if len(c.CipherSuites) > 0 {
+		out.CipherSuites = c.CipherSuites
+	}
+	return out
+}
+
+// TLSVersions are the tls_min_version names Nomad takes.
+var TLSVersions = map[string]uint16{"tls10": tls.VersionTLS10, "tls11": tls.VersionTLS11, "tls12": tls.VersionTLS12, "tls13": tls.VersionTLS13}
+
+// ParseCipherSuites reads tls_cipher_suites: a comma-separated list of
+// Go's (IANA) names of secure suites.
+func ParseCipherSuites(s string) ([]uint16, error) {
+	byName := map[string]uint16{}
+	for _, cs := range tls.CipherSuites() {
+		byName[cs.Name] = cs.ID
+	}
+	insecure := map[string]bool{}
+	for _, cs := range tls.InsecureCipherSuites() {
+		insecure[cs.Name] = true
+	}
+	var out []uint16
+	for _, name := range strings.Split(s, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		id, ok := byName[name]
+		if !ok {
+			if insecure[name] {
+				return nil, fmt.Errorf("cipher suite %s is insecure", name)
+			}
+			return nil, fmt.Errorf("%q is not a cipher suite Go knows", name)
+		}
+		out = append(out, id)
+	}
+	return out, nil
 }
 
 // ServerName is the name a server's certificate carries for region.
@@ -69,7 +119,7 @@ func (c Config) HTTPServer() (*tls.Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	out := c.apply(&tls.Config{Certificates: []tls.Certificate{cert}})
 	if c.VerifyHTTPSClient {
 		if out.ClientCAs, err = c.caPool(); err != nil {
 			return nil, err
@@ -86,10 +136,10 @@ func (c Config) RPCServer() (*tls.Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &tls.Config{
+	return c.apply(&tls.Config{
 		Certificates: []tls.Certificate{cert}, ClientCAs: pool,
-		ClientAuth: tls.RequireAndVerifyClientCert, MinVersion: tls.VersionTLS12,
-	}, nil
+		ClientAuth: tls.RequireAndVerifyClientCert,
+	}), nil
 }
 
 // RPCClient is an RPC client's configuration: its own certificate, the
@@ -111,7 +161,7 @@ func (c Config) client(serverName string, verifyName bool) (*tls.Config, error) 
 	if err != nil {
 		return nil, err
 	}
-	out := &tls.Config{Certificates: []tls.Certificate{cert}, RootCAs: pool, MinVersion: tls.VersionTLS12}
+	out := c.apply(&tls.Config{Certificates: []tls.Certificate{cert}, RootCAs: pool})
 	if verifyName {
 		out.ServerName = serverName
 		return out, nil

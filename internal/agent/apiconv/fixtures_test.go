@@ -394,8 +394,9 @@ func fullStructsAlloc() *structs.Allocation {
 func fullStructsNode() *structs.Node {
 	return &structs.Node{
 		ID: "n1", SecretID: "s3cr3t", Datacenter: "dc1", Name: "node-1", HTTPAddr: "10.0.0.1:4646", TLSEnabled: true,
-		HostVolumes: map[string]*structs.ClientHostVolumeConfig{"shared": {Name: "shared", Path: "/srv/shared", ReadOnly: true}},
-		NodePool:    "gpu", NodeClass: "big", ComputedClass: "v1:123",
+		HostVolumes:  map[string]*structs.ClientHostVolumeConfig{"shared": {Name: "shared", Path: "/srv/shared", ReadOnly: true}},
+		HostNetworks: map[string]*structs.ClientHostNetworkConfig{"public": {Name: "public", CIDR: "203.0.113.0/24", Interface: "eth1", ReservedPorts: "22"}},
+		NodePool:     "gpu", NodeClass: "big", ComputedClass: "v1:123",
 		Attributes: map[string]string{
 			"unique.network.ip-address": "10.0.0.1", "nomad.version": "1.9.0", "os.name": "ubuntu", "os.version": "24.04", "kernel.name": "linux",
 		},

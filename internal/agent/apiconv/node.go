@@ -46,6 +46,7 @@ func NodeFromStructs(n *structs.Node) *api.Node {
 		Drivers:               convertMap(n.Drivers, driverFromStructs),
 		LastDrain:             drainMetadataFromStructs(n.LastDrain),
 		HostVolumes:           hostVolumesFromStructs(n.HostVolumes),
+		HostNetworks:          hostNetworksFromStructs(n.HostNetworks),
 		CreateIndex:           n.CreateIndex,
 		ModifyIndex:           n.ModifyIndex,
 	}
@@ -79,6 +80,7 @@ func NodeToStructs(n *api.Node) *structs.Node {
 		DrainStrategy:         drainStrategyToStructs(n.DrainStrategy),
 		LastDrain:             drainMetadataToStructs(n.LastDrain),
 		HostVolumes:           hostVolumesToStructs(n.HostVolumes),
+		HostNetworks:          hostNetworksToStructs(n.HostNetworks),
 		Events:                convertPtrs(n.Events, nodeEventToStructs),
 		CreateIndex:           n.CreateIndex,
 		ModifyIndex:           n.ModifyIndex,

@@ -48,7 +48,7 @@ func TestOutboundConversions(t *testing.T) {
 			name: "node", in: fullStructsNode(),
 			convert: func() any { return NodeFromStructs(fullStructsNode()) },
 			skip: append([]string{
-				"TLSEnabled", "Resources", "Reserved", "CgroupParent", "HostVolumes", "GCVolumesOnNodeGC", "HostNetworks",
+				"TLSEnabled", "Resources", "Reserved", "CgroupParent", "HostVolumes", "GCVolumesOnNodeGC",
 				"CSIControllerPlugins", "CSINodePlugins", "NodeMaxAllocs", "NodeResources.Devices",
 			}, withPrefixes(apiOnlyNetworkFields, "NodeResources.Networks.")...),
 		},

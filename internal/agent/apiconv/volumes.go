@@ -48,3 +48,15 @@ func hostVolumesToStructs(in map[string]*api.HostVolumeInfo) map[string]*structs
 	}
 	return out
 }
+
+func hostNetworksFromStructs(in map[string]*structs.ClientHostNetworkConfig) map[string]*api.HostNetworkInfo {
+	return convertMap(in, func(h *structs.ClientHostNetworkConfig) *api.HostNetworkInfo {
+		return &api.HostNetworkInfo{Name: h.Name, CIDR: h.CIDR, Interface: h.Interface, ReservedPorts: h.ReservedPorts}
+	})
+}
+
+func hostNetworksToStructs(in map[string]*api.HostNetworkInfo) map[string]*structs.ClientHostNetworkConfig {
+	return convertMap(in, func(h *api.HostNetworkInfo) *structs.ClientHostNetworkConfig {
+		return &structs.ClientHostNetworkConfig{Name: h.Name, CIDR: h.CIDR, Interface: h.Interface, ReservedPorts: h.ReservedPorts}
+	})
+}

@@ -15,23 +15,18 @@ type ACLConfig struct {
 	PolicyTTL time.Duration
 }
 
-// fileACL is the acl { } block as written. role_ttl and replication_token
-// are Nomad keys accepted for compatibility; Drover has no roles and one
-// region.
+// fileACL is the acl { } block as written (its other Nomad keys are in the
+// key table: refused or warned).
 type fileACL struct {
-	Enabled          *bool          `hcl:"enabled,optional"`
-	TokenTTL         hcl.Expression `hcl:"token_ttl,optional"`
-	PolicyTTL        hcl.Expression `hcl:"policy_ttl,optional"`
-	RoleTTL          hcl.Expression `hcl:"role_ttl,optional"`
-	ReplicationToken *string        `hcl:"replication_token,optional"`
+	Enabled   *bool          `hcl:"enabled,optional"`
+	TokenTTL  hcl.Expression `hcl:"token_ttl,optional"`
+	PolicyTTL hcl.Expression `hcl:"policy_ttl,optional"`
 }
 
 func (fa *fileACL) apply(a *ACLConfig) hcl.Diagnostics {
 	set(&a.Enabled, fa.Enabled)
-	var ignored time.Duration
 	diags := decodeDuration(fa.TokenTTL, &a.TokenTTL)
-	diags = append(diags, decodeDuration(fa.PolicyTTL, &a.PolicyTTL)...)
-	return append(diags, decodeDuration(fa.RoleTTL, &ignored)...)
+	return append(diags, decodeDuration(fa.PolicyTTL, &a.PolicyTTL)...)
 }
 
 func (a *ACLConfig) merge(o *ACLConfig) {

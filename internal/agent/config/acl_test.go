@@ -12,7 +12,6 @@ acl {
   enabled    = true
   token_ttl  = "45s"
   policy_ttl = "2m"
-  role_ttl   = "1m"
 }
 server { node_registration_token = "srv-secret" }
 client { node_registration_token = "cli-secret" }

@@ -1,6 +1,18 @@
 // Package config holds the Drover agent configuration. It reads the same
-// keys as Nomad's agent configuration (HCL or JSON), so existing Nomad agent
-// files work unchanged for the subset Drover supports.
+// keys as Nomad's agent configuration (HCL or JSON, and HCL1's quoted keys
+// and map blocks: hcl1.go), so existing Nomad agent files work unchanged
+// for the subset Drover supports.
+//
+// Every key Nomad documents is in one table (keys.go, Keys): honoured
+// (decoded, acted on, with the test that shows it), refused, or warned.
+// The decoder judges every key it does not take against the table as it
+// goes (keywalk.go): a refused key, or one no Nomad document has (with a
+// "did you mean"), is one error at its file:line:col saying Drover does
+// not support it, all of them at once; a warned key (only keys that
+// cannot change how anything runs: cosmetic ui keys, consul) lands in
+// Config.Warnings, which the agent logs. TestKeys_SchemaKeysAreInTheTable
+// holds the table to the decoder's types by reflection, and
+// docs/reference/agent-config.md is rendered from it (RenderReference).
 package config
 
 import (
@@ -24,6 +36,31 @@ type Config struct {
 	LogLevel   string
 	// EnableDebug serves /v1/agent/pprof (always on in -dev).
 	EnableDebug bool
+	// Logging is where and how the agent logs (log_json, log_file,
+	// log_rotate_*, log_include_location, enable_syslog, syslog_facility).
+	Logging Logging
+	// LeaveOnInterrupt and LeaveOnTerminate make the agent leave the
+	// cluster gracefully on SIGINT and SIGTERM: a server leaves gossip and
+	// raft, a client's node is marked down... see cmd/drover's
+	// waitForSignal.
+	LeaveOnInterrupt bool
+	LeaveOnTerminate bool
+	// Telemetry is the telemetry { } block.
+	Telemetry Telemetry
+	// UIEnabled is ui { enabled } (default true): false stops serving the
+	// web UI.
+	UIEnabled bool
+	// HTTPAPIResponseHeaders are set on every HTTP API response
+	// (http_api_response_headers, e.g. CORS headers).
+	HTTPAPIResponseHeaders map[string]string
+	// Autopilot is the autopilot { } block: the cluster's autopilot
+	// configuration until an operator stores one; nil leaves Nomad's
+	// defaults.
+	Autopilot *Autopilot
+	// Warnings are the keys the files set that Drover accepts and ignores
+	// (state Warned in the key table), one line each with file:line:col;
+	// the agent logs them at start. Set by the loader, never from a file.
+	Warnings []string
 
 	Ports     Ports
 	Addresses Addresses
@@ -60,10 +97,57 @@ type Ports struct {
 	Serf int
 }
 
-// Addresses optionally override BindAddr per listener.
+// Addresses optionally override BindAddr per listener; as advertise { },
+// the addresses others reach this agent at (serf: an IP, with an optional
+// :port).
 type Addresses struct {
 	HTTP string
 	RPC  string
+	Serf string
+}
+
+// Logging is the agent's log output.
+type Logging struct {
+	JSON bool
+	// File, when set, receives the log too (besides stderr): a path, or a
+	// directory (ending in /) to hold drover.log. It is rotated when it
+	// reaches RotateBytes (0: no size limit) or is RotateDuration old
+	// (Nomad's default 24h); RotateMaxFiles rotated files are kept (0: all).
+	File            string
+	RotateBytes     int
+	RotateDuration  time.Duration
+	RotateMaxFiles  int
+	IncludeLocation bool
+	EnableSyslog    bool
+	SyslogFacility  string
+}
+
+// Telemetry is the telemetry { } block. Drover differs from Nomad on
+// purpose in three defaults: PrometheusMetrics, PublishAllocationMetrics
+// and PublishNodeMetrics are true (Drover's own tools read them), so
+// setting them false is what turns them off.
+type Telemetry struct {
+	CollectionInterval       time.Duration
+	DisableHostname          bool
+	UseNodeName              bool
+	EnableHostnameLabel      bool
+	StatsdAddress            string
+	StatsiteAddress          string
+	DogStatsdAddress         string
+	DogStatsdTags            []string
+	PrometheusMetrics        bool
+	PublishAllocationMetrics bool
+	PublishNodeMetrics       bool
+	// FilterDefault lets metrics no prefix_filter rule matches through.
+	FilterDefault bool
+	// PrefixFilter is Nomad's list of "+prefix" (allow) and "-prefix"
+	// (block) rules.
+	PrefixFilter                       []string
+	DisableDispatchedJobSummaryMetrics bool
+	// InMemoryCollectionInterval and InMemoryRetentionPeriod shape the
+	// window the JSON form of /v1/metrics reports (10 s, kept 1 m).
+	InMemoryCollectionInterval time.Duration
+	InMemoryRetentionPeriod    time.Duration
 }
 
 // ServerConfig is the server { } block.
@@ -80,9 +164,28 @@ type ServerConfig struct {
 	MinHeartbeatTTL        time.Duration
 	MaxHeartbeatsPerSecond float64
 	EvalGCThreshold        time.Duration
-	JobGCThreshold         time.Duration
-	NodeGCThreshold        time.Duration
-	DeploymentGCThreshold  time.Duration
+	// BatchEvalGCThreshold is eval_gc_threshold for the evals of batch
+	// jobs (Nomad's default 24h).
+	BatchEvalGCThreshold time.Duration
+	JobGCThreshold       time.Duration
+	// NodeGCThreshold is how long a down node with nothing running
+	// stays registered (Nomad's default 24h).
+	NodeGCThreshold time.Duration
+	// JobGCInterval is how often the leader runs core GC (Nomad's
+	// default 5m).
+	JobGCInterval time.Duration
+	// RaftMultiplier scales raft's timeouts (1 to 10; Nomad's default 1).
+	RaftMultiplier int
+	// RaftProtocol and EnableEventBroker may only say what Drover does:
+	// raft protocol 3, the event stream on (Nomad's defaults).
+	RaftProtocol      int
+	EnableEventBroker bool
+	// Encrypt is the gossip encryption key (base64 of 16, 24 or 32
+	// bytes): servers without it cannot join.
+	Encrypt string
+	// DefaultSchedulerConfig seeds the cluster's scheduler configuration
+	// when the cluster is first bootstrapped; nil leaves the built-in one.
+	DefaultSchedulerConfig *SchedulerConfig
 	ServerJoin             ServerJoin
 	// RaftLogStore is raft_logstore { backend }: "wal" or "boltdb"; empty
 	// keeps what the data dir holds, and a new one gets the WAL.
@@ -136,11 +239,82 @@ type ClientConfig struct {
 	BridgeNetworkSubnet string
 	CPUTotalCompute     int
 	MemoryTotalMB       int
-	Reserved            Reserved
+	// MinDynamicPort and MaxDynamicPort bound the ports the scheduler
+	// picks for dynamic ports on this node (Nomad's 20000-32000).
+	MinDynamicPort int
+	MaxDynamicPort int
+	// MaxKillTimeout caps a task's kill_timeout (Nomad's default 30s).
+	MaxKillTimeout time.Duration
+	// DisableRemoteExec refuses alloc exec (and task actions) into this
+	// client's tasks.
+	DisableRemoteExec bool
+	// NoHostUUID and CPUDisableDmidecode may only say what Drover does
+	// (true, Nomad's default for no_host_uuid): the node ID is kept in
+	// the data dir, never taken from the host, and the CPU is read from
+	// /proc/cpuinfo, never from dmidecode.
+	NoHostUUID          bool
+	CPUDisableDmidecode bool
+	// GC is the client's garbage collection of terminal allocs.
+	GC       ClientGC
+	Reserved Reserved
+	// HostNetworks are the host_network "name" { } blocks.
+	HostNetworks []HostNetwork
 	// NodeRegistrationToken is presented to the servers to register.
 	NodeRegistrationToken string
 	// HostVolumes are the host_volume "name" { path read_only } blocks.
 	HostVolumes []HostVolume
+}
+
+// Autopilot is the autopilot { } block. Drover has no redundancy zones
+// and no custom upgrades (Nomad Enterprise), so their keys may only say
+// false.
+type Autopilot struct {
+	CleanupDeadServers      bool
+	LastContactThreshold    time.Duration
+	MaxTrailingLogs         int
+	MinQuorum               int
+	ServerStabilizationTime time.Duration
+	EnableRedundancyZones   bool
+	DisableUpgradeMigration bool
+	EnableCustomUpgrades    bool
+}
+
+// DefaultAutopilot is Nomad's autopilot default.
+func DefaultAutopilot() *Autopilot {
+	return &Autopilot{CleanupDeadServers: true, LastContactThreshold: 200 * time.Millisecond,
+		MaxTrailingLogs: 250, ServerStabilizationTime: 10 * time.Second}
+}
+
+// ClientGC is when a client destroys terminal allocations (their
+// directories): every Interval, and at once when more than MaxAllocs
+// allocs are on the node or the alloc dir's disk use passes
+// DiskUsageThreshold percent (InodeUsageThreshold for inodes), at most
+// ParallelDestroys at a time.
+type ClientGC struct {
+	Interval            time.Duration
+	MaxAllocs           int
+	DiskUsageThreshold  float64
+	InodeUsageThreshold float64
+	ParallelDestroys    int
+}
+
+// HostNetwork is a named host network the node offers to jobs
+// (network { port "x" { host_network = "name" } }): the addresses of CIDR
+// or of Interface, with ReservedPorts withheld.
+type HostNetwork struct {
+	Name          string
+	CIDR          string
+	Interface     string
+	ReservedPorts string
+}
+
+// SchedulerConfig is server.default_scheduler_config.
+type SchedulerConfig struct {
+	SchedulerAlgorithm                                           string
+	MemoryOversubscriptionEnabled                                bool
+	RejectJobRegistration                                        bool
+	PauseEvalBroker                                              bool
+	PreemptSystem, PreemptSysBatch, PreemptBatch, PreemptService bool
 }
 
 // HostVolume is a directory the client offers to jobs by name.
@@ -164,7 +338,6 @@ type Reserved struct {
 // []any, map[string]any) so each driver can decode it its own way.
 type PluginConfig struct {
 	Name   string
-	Args   []string
 	Config map[string]any
 }
 
@@ -176,7 +349,12 @@ func Default() *Config {
 		Datacenter: "dc1",
 		BindAddr:   "0.0.0.0",
 		LogLevel:   "INFO",
-		Ports:      Ports{HTTP: 4646, RPC: 4647, Serf: 4648},
+		UIEnabled:  true,
+		Logging:    Logging{RotateDuration: 24 * time.Hour, SyslogFacility: "LOCAL0"},
+		Telemetry: Telemetry{CollectionInterval: time.Second, PrometheusMetrics: true,
+			PublishAllocationMetrics: true, PublishNodeMetrics: true, FilterDefault: true,
+			InMemoryCollectionInterval: 10 * time.Second, InMemoryRetentionPeriod: time.Minute},
+		Ports: Ports{HTTP: 4646, RPC: 4647, Serf: 4648},
 		Server: ServerConfig{
 			NumSchedulers:          runtime.NumCPU(),
 			EventBufferSize:        100,
@@ -184,13 +362,21 @@ func Default() *Config {
 			MinHeartbeatTTL:        10 * time.Second,
 			MaxHeartbeatsPerSecond: 50,
 			EvalGCThreshold:        time.Hour,
+			BatchEvalGCThreshold:   24 * time.Hour,
 			JobGCThreshold:         4 * time.Hour,
+			JobGCInterval:          5 * time.Minute,
 			NodeGCThreshold:        24 * time.Hour,
-			DeploymentGCThreshold:  time.Hour,
+			RaftMultiplier:         1,
+			RaftProtocol:           3,
+			EnableEventBroker:      true,
 			ServerJoin:             ServerJoin{RetryInterval: 30 * time.Second},
 		},
-		Client: ClientConfig{NodePool: "default"},
-		ACL:    ACLConfig{TokenTTL: 30 * time.Second, PolicyTTL: 30 * time.Second},
+		Client: ClientConfig{NodePool: "default", MinDynamicPort: 20000, MaxDynamicPort: 32000,
+			NoHostUUID: true, CPUDisableDmidecode: true,
+			MaxKillTimeout: 30 * time.Second,
+			GC: ClientGC{Interval: time.Minute, MaxAllocs: 50, DiskUsageThreshold: 80,
+				InodeUsageThreshold: 70, ParallelDestroys: 2}},
+		ACL: ACLConfig{TokenTTL: 30 * time.Second, PolicyTTL: 30 * time.Second},
 		Limits: Limits{HTTPMaxConnsPerClient: 100, RPCMaxConnsPerClient: 100,
 			HTTPSHandshakeTimeout: 5 * time.Second, RPCHandshakeTimeout: 5 * time.Second},
 	}

@@ -28,12 +28,18 @@ func fullWant() *Config {
 		MaxHeartbeatsPerSecond: 25.5,
 		EvalGCThreshold:        2 * time.Hour,
 		JobGCThreshold:         5 * time.Hour,
+		BatchEvalGCThreshold:   24 * time.Hour,
+		JobGCInterval:          5 * time.Minute,
 		NodeGCThreshold:        48 * time.Hour,
-		DeploymentGCThreshold:  90 * time.Minute,
+		RaftMultiplier:         1,
+		RaftProtocol:           3,
+		EnableEventBroker:      true,
 		ServerJoin:             ServerJoin{RetryJoin: []string{"10.0.0.1", "10.0.0.2"}, RetryInterval: 15 * time.Second, RetryMax: 3},
 		RaftLogStore:           "boltdb",
 	}
 	c.Client = ClientConfig{
+		MinDynamicPort: 20000, MaxDynamicPort: 32000, MaxKillTimeout: 30 * time.Second, GC: Default().Client.GC,
+		NoHostUUID: true, CPUDisableDmidecode: true,
 		Enabled: true, Servers: []string{"10.0.0.1:4647"},
 		NodeClass: "compute", NodePool: "gpu",
 		Meta:     map[string]string{"rack": "r1", "zone": "a"},
@@ -43,7 +49,7 @@ func fullWant() *Config {
 		Reserved: Reserved{CPU: 500, MemoryMB: 512, DiskMB: 1024, ReservedPorts: "22,80,8000-8100"},
 	}
 	c.Plugins = []PluginConfig{
-		{Name: "docker", Args: []string{"-v"}, Config: map[string]any{
+		{Name: "docker", Config: map[string]any{
 			"endpoint":         "unix:///var/run/docker.sock",
 			"allow_privileged": false,
 			"pull_timeout":     5,
@@ -81,8 +87,15 @@ func TestDefaults(t *testing.T) {
 		{"max_heartbeats_per_second", c.Server.MaxHeartbeatsPerSecond, 50.0},
 		{"eval_gc_threshold", c.Server.EvalGCThreshold, time.Hour},
 		{"job_gc_threshold", c.Server.JobGCThreshold, 4 * time.Hour},
+		{"batch_eval_gc_threshold", c.Server.BatchEvalGCThreshold, 24 * time.Hour},
+		{"job_gc_interval", c.Server.JobGCInterval, 5 * time.Minute},
 		{"node_gc_threshold", c.Server.NodeGCThreshold, 24 * time.Hour},
-		{"deployment_gc_threshold", c.Server.DeploymentGCThreshold, time.Hour},
+		{"raft_multiplier", c.Server.RaftMultiplier, 1},
+		{"dynamic ports", [2]int{c.Client.MinDynamicPort, c.Client.MaxDynamicPort}, [2]int{20000, 32000}},
+		{"max_kill_timeout", c.Client.MaxKillTimeout, 30 * time.Second},
+		{"client gc", c.Client.GC, ClientGC{Interval: time.Minute, MaxAllocs: 50, DiskUsageThreshold: 80, InodeUsageThreshold: 70, ParallelDestroys: 2}},
+		{"collection_interval", c.Telemetry.CollectionInterval, time.Second},
+		{"log_rotate_duration", c.Logging.RotateDuration, 24 * time.Hour},
 		{"http_addr", c.HTTPAddr(), "0.0.0.0:4646"},
 		{"rpc_addr", c.RPCAddr(), "0.0.0.0:4647"},
 		{"slog", c.SlogLevel(), slog.LevelInfo},
@@ -158,7 +171,7 @@ func TestLoadErrors(t *testing.T) {
 	}{
 		{"unknown top key", "u.hcl", "region = \"a\"\nbogus = 1\n", []string{"u.hcl:2:1", "bogus"}},
 		{"unknown nested key", "n.hcl", "server {\n  enabled = true\n  nope = 2\n}\n", []string{"n.hcl:3:3", "nope"}},
-		{"unknown block", "b.hcl", "\n\nconsul {\n}\n", []string{"b.hcl:3:1", "consul"}},
+		{"refused block", "b.hcl", "\n\nvault {\n  enabled = true\n}\n", []string{"b.hcl:3:1", "vault: Drover does not support this key"}},
 		{"unknown json key", "u.json", "{\n  \"region\": \"a\",\n  \"bogus\": 1\n}\n", []string{"u.json:3:", "bogus"}},
 		{"bad duration", "d.hcl", "server {\n  heartbeat_grace = \"ten seconds\"\n}\n", []string{"d.hcl:2:21", "Invalid duration", "ten seconds"}},
 		{"duration wrong type", "dt.hcl", "server {\n  job_gc_threshold = [1]\n}\n", []string{"dt.hcl:2:"}},
@@ -287,6 +300,28 @@ func TestValidate(t *testing.T) {
 			c.Server.RaftLogStore = "rocksdb"
 		}, []string{`raft_logstore.backend = "rocksdb"`, "bootstrap_expect = -1", "num_schedulers = -2", "heartbeat_grace = -1s",
 			"job_gc_threshold = 0s", "max_heartbeats_per_second", `log_level "LOUD"`}},
+		{"autopilot enterprise keys only false", func(c *Config) { c.Autopilot = DefaultAutopilot(); c.Autopilot.EnableRedundancyZones = true },
+			[]string{"autopilot: enable_redundancy_zones"}},
+		{"autopilot defaults ok", func(c *Config) { c.Autopilot = DefaultAutopilot() }, nil},
+		{"host uuid and dmidecode only true", func(c *Config) { c.Client.NoHostUUID, c.Client.CPUDisableDmidecode = false, false },
+			[]string{"no_host_uuid = false", "cpu_disable_dmidecode = false"}},
+		{"raft_protocol only 3", func(c *Config) { c.Server.RaftProtocol = 2 }, []string{"raft_protocol = 2"}},
+		{"event broker stays on", func(c *Config) { c.Server.EnableEventBroker = false }, []string{"enable_event_broker = false"}},
+		{"raft_multiplier range", func(c *Config) { c.Server.RaftMultiplier = 11 }, []string{"raft_multiplier = 11"}},
+		{"encrypt key", func(c *Config) { c.Server.Encrypt = "c2hvcnQ=" }, []string{"server.encrypt: the key is 5 bytes"}},
+		{"scheduler algorithm", func(c *Config) { c.Server.DefaultSchedulerConfig = &SchedulerConfig{SchedulerAlgorithm: "random"} },
+			[]string{`scheduler_algorithm = "random"`}},
+		{"dynamic ports", func(c *Config) { c.Client.MinDynamicPort, c.Client.MaxDynamicPort = 30000, 20000 }, []string{"min_dynamic_port = 30000"}},
+		{"gc thresholds are percents", func(c *Config) { c.Client.GC.DiskUsageThreshold = 120 }, []string{"gc_disk_usage_threshold = 120"}},
+		{"host network needs cidr or interface", func(c *Config) {
+			c.Client.HostNetworks = []HostNetwork{{Name: "a"}, {Name: "b", CIDR: "nope"}, {Name: "b", Interface: "eth0"}}
+		}, []string{`host_network "a" needs exactly one`, `host_network "b": cidr "nope"`, `host_network "b" is defined twice`}},
+		{"telemetry", func(c *Config) {
+			c.Telemetry.PrefixFilter = []string{"nomad.raft"}
+			c.Telemetry.StatsdAddress = "nohost"
+		}, []string{`prefix_filter: "nomad.raft"`, `statsd_address = "nohost"`}},
+		{"syslog facility", func(c *Config) { c.Logging.EnableSyslog, c.Logging.SyslogFacility = true, "LOCAL9" }, []string{`syslog_facility "LOCAL9"`}},
+		{"advertise serf is an IP", func(c *Config) { c.Advertise.Serf = "myhost:4648" }, []string{`advertise.serf = "myhost:4648"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := valid()

@@ -22,6 +22,9 @@ func FuzzLoad(f *testing.F) {
 	}
 	f.Add([]byte("\x00limits {\n  http_max_conns_per_client = 5\n}\nserver {\n  job_max_count = 3\n}\n"))
 	f.Add([]byte("\x00limits {\n  https_handshake_timeout = \"2s\"\n  rpc_handshake_timeout = \"-1s\"\n}\n"))
+	// HCL1 forms the loader rewrites: quoted keys, map blocks.
+	f.Add([]byte("\x00\"region\" = \"eu\"\nclient {\n  meta {\n    \"a.b\" = \"1\"\n  }\n  options{\n  }\n}\n\"x\"=\n"))
+	f.Add([]byte("\x00telemetry {\n  prefix_filter = [\"+nomad.raft\", \"bad\"]\n  statsd_adress = 1\n}\nui { label { text = 1 } }\n"))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		if len(in) == 0 {
 			return

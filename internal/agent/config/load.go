@@ -112,7 +112,7 @@ func applySource(c *Config, path string, src []byte) error {
 	if strings.EqualFold(filepath.Ext(path), ".json") {
 		f, diags = p.ParseJSON(src, path)
 	} else {
-		f, diags = p.ParseHCL(src, path)
+		f, diags = p.ParseHCL(rewriteHCL1(src, path), path)
 	}
 	if !diags.HasErrors() {
 		diags = append(diags, decodeBody(f.Body, c)...)
@@ -124,6 +124,14 @@ func applySource(c *Config, path string, src []byte) error {
 // one per line, so editors and terminals can jump to the spot.
 func diagError(path string, diags hcl.Diagnostics) error {
 	var errs []error
+	// Report in file order, whichever pass found the problem.
+	sort.SliceStable(diags, func(i, j int) bool {
+		a, b := diags[i].Subject, diags[j].Subject
+		if a == nil || b == nil {
+			return a != nil
+		}
+		return a.Start.Byte < b.Start.Byte
+	})
 	for _, d := range diags {
 		if d.Severity != hcl.DiagError {
 			continue

@@ -23,6 +23,19 @@ func (c *Config) Merge(o *Config) *Config {
 	setNZ(&r.Ports.Serf, o.Ports.Serf)
 	setNZ(&r.Addresses.HTTP, o.Addresses.HTTP)
 	setNZ(&r.Addresses.RPC, o.Addresses.RPC)
+	setNZ(&r.Addresses.Serf, o.Addresses.Serf)
+	setNZ(&r.Advertise.Serf, o.Advertise.Serf)
+	if o.Autopilot != nil {
+		ap := *o.Autopilot
+		r.Autopilot = &ap
+	}
+	r.Logging.merge(&o.Logging)
+	r.LeaveOnInterrupt = r.LeaveOnInterrupt || o.LeaveOnInterrupt
+	r.LeaveOnTerminate = r.LeaveOnTerminate || o.LeaveOnTerminate
+	r.Telemetry.merge(&o.Telemetry)
+	r.UIEnabled = r.UIEnabled || o.UIEnabled
+	r.HTTPAPIResponseHeaders = mergeMap(maps.Clone(r.HTTPAPIResponseHeaders), o.HTTPAPIResponseHeaders)
+	r.Warnings = append(cloneSlice(r.Warnings), o.Warnings...)
 	setNZ(&r.Advertise.HTTP, o.Advertise.HTTP)
 	setNZ(&r.Advertise.RPC, o.Advertise.RPC)
 	r.Server.merge(&o.Server)
@@ -48,8 +61,16 @@ func (s *ServerConfig) merge(o *ServerConfig) {
 	setNZ(&s.MaxHeartbeatsPerSecond, o.MaxHeartbeatsPerSecond)
 	setNZ(&s.EvalGCThreshold, o.EvalGCThreshold)
 	setNZ(&s.JobGCThreshold, o.JobGCThreshold)
+	setNZ(&s.BatchEvalGCThreshold, o.BatchEvalGCThreshold)
+	setNZ(&s.JobGCInterval, o.JobGCInterval)
 	setNZ(&s.NodeGCThreshold, o.NodeGCThreshold)
-	setNZ(&s.DeploymentGCThreshold, o.DeploymentGCThreshold)
+	setNZ(&s.RaftMultiplier, o.RaftMultiplier)
+	setNZ(&s.RaftProtocol, o.RaftProtocol)
+	setNZ(&s.Encrypt, o.Encrypt)
+	if o.DefaultSchedulerConfig != nil {
+		sc := *o.DefaultSchedulerConfig
+		s.DefaultSchedulerConfig = &sc
+	}
 	setSlice(&s.ServerJoin.RetryJoin, o.ServerJoin.RetryJoin)
 	setNZ(&s.RaftLogStore, o.RaftLogStore)
 	setNZ(&s.NodeRegistrationToken, o.NodeRegistrationToken)
@@ -78,7 +99,46 @@ func (c *ClientConfig) merge(o *ClientConfig) {
 	setNZ(&c.Reserved.MemoryMB, o.Reserved.MemoryMB)
 	setNZ(&c.Reserved.DiskMB, o.Reserved.DiskMB)
 	setNZ(&c.Reserved.ReservedPorts, o.Reserved.ReservedPorts)
+	setNZ(&c.MinDynamicPort, o.MinDynamicPort)
+	setNZ(&c.MaxDynamicPort, o.MaxDynamicPort)
+	setNZ(&c.MaxKillTimeout, o.MaxKillTimeout)
+	c.DisableRemoteExec = c.DisableRemoteExec || o.DisableRemoteExec
+	setNZ(&c.GC.Interval, o.GC.Interval)
+	setNZ(&c.GC.MaxAllocs, o.GC.MaxAllocs)
+	setNZ(&c.GC.DiskUsageThreshold, o.GC.DiskUsageThreshold)
+	setNZ(&c.GC.InodeUsageThreshold, o.GC.InodeUsageThreshold)
+	setNZ(&c.GC.ParallelDestroys, o.GC.ParallelDestroys)
 	c.HostVolumes = append(c.HostVolumes, o.HostVolumes...)
+	c.HostNetworks = append(c.HostNetworks, o.HostNetworks...)
+}
+
+func (l *Logging) merge(o *Logging) {
+	l.JSON = l.JSON || o.JSON
+	setNZ(&l.File, o.File)
+	setNZ(&l.RotateBytes, o.RotateBytes)
+	setNZ(&l.RotateDuration, o.RotateDuration)
+	setNZ(&l.RotateMaxFiles, o.RotateMaxFiles)
+	l.IncludeLocation = l.IncludeLocation || o.IncludeLocation
+	l.EnableSyslog = l.EnableSyslog || o.EnableSyslog
+	setNZ(&l.SyslogFacility, o.SyslogFacility)
+}
+
+// merge overlays o's non-zero values; Merge cannot turn a bool off (Load
+// applies files key by key for that), so the default-true telemetry bools
+// stay as c has them.
+func (t *Telemetry) merge(o *Telemetry) {
+	setNZ(&t.CollectionInterval, o.CollectionInterval)
+	t.DisableHostname = t.DisableHostname || o.DisableHostname
+	t.UseNodeName = t.UseNodeName || o.UseNodeName
+	t.EnableHostnameLabel = t.EnableHostnameLabel || o.EnableHostnameLabel
+	setNZ(&t.StatsdAddress, o.StatsdAddress)
+	setNZ(&t.StatsiteAddress, o.StatsiteAddress)
+	setNZ(&t.DogStatsdAddress, o.DogStatsdAddress)
+	setSlice(&t.DogStatsdTags, o.DogStatsdTags)
+	setSlice(&t.PrefixFilter, o.PrefixFilter)
+	t.DisableDispatchedJobSummaryMetrics = t.DisableDispatchedJobSummaryMetrics || o.DisableDispatchedJobSummaryMetrics
+	setNZ(&t.InMemoryCollectionInterval, o.InMemoryCollectionInterval)
+	setNZ(&t.InMemoryRetentionPeriod, o.InMemoryRetentionPeriod)
 }
 
 // Copy returns a deep copy, so merged results never alias their inputs.
@@ -89,6 +149,20 @@ func (c *Config) Copy() *Config {
 	r.Client.Servers = cloneSlice(c.Client.Servers)
 	r.Client.Meta = maps.Clone(c.Client.Meta)
 	r.Client.Options = maps.Clone(c.Client.Options)
+	r.HTTPAPIResponseHeaders = maps.Clone(c.HTTPAPIResponseHeaders)
+	r.Client.HostVolumes = cloneSlice(c.Client.HostVolumes)
+	r.Client.HostNetworks = cloneSlice(c.Client.HostNetworks)
+	r.Telemetry.DogStatsdTags = cloneSlice(c.Telemetry.DogStatsdTags)
+	r.Telemetry.PrefixFilter = cloneSlice(c.Telemetry.PrefixFilter)
+	r.Warnings = cloneSlice(c.Warnings)
+	if c.Autopilot != nil {
+		ap := *c.Autopilot
+		r.Autopilot = &ap
+	}
+	if c.Server.DefaultSchedulerConfig != nil {
+		sc := *c.Server.DefaultSchedulerConfig
+		r.Server.DefaultSchedulerConfig = &sc
+	}
 	r.Plugins = nil
 	for _, p := range c.Plugins {
 		r.Plugins = append(r.Plugins, p.copy())
@@ -97,7 +171,6 @@ func (c *Config) Copy() *Config {
 }
 
 func (p PluginConfig) copy() PluginConfig {
-	p.Args = cloneSlice(p.Args)
 	if p.Config != nil {
 		p.Config = deepCopy(p.Config).(map[string]any)
 	}

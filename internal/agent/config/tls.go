@@ -1,5 +1,7 @@
 package config
 
+import "github.com/drover-project/drover/internal/tlsutil"
+
 // TLSConfig is the tls { } block (Nomad's keys).
 type TLSConfig struct {
 	HTTP                 bool
@@ -9,9 +11,15 @@ type TLSConfig struct {
 	KeyFile              string
 	VerifyServerHostname bool
 	VerifyHTTPSClient    bool
+	// MinVersion is tls_min_version (tls10 to tls13; empty: tls12) and
+	// CipherSuites tls_cipher_suites (comma-separated names).
+	MinVersion   string
+	CipherSuites string
 }
 
 type fileTLS struct {
+	MinVersion           *string `hcl:"tls_min_version,optional"`
+	CipherSuites         *string `hcl:"tls_cipher_suites,optional"`
 	HTTP                 *bool   `hcl:"http,optional"`
 	RPC                  *bool   `hcl:"rpc,optional"`
 	CAFile               *string `hcl:"ca_file,optional"`
@@ -29,6 +37,8 @@ func (ft *fileTLS) apply(t *TLSConfig) {
 	set(&t.KeyFile, ft.KeyFile)
 	set(&t.VerifyServerHostname, ft.VerifyServerHostname)
 	set(&t.VerifyHTTPSClient, ft.VerifyHTTPSClient)
+	set(&t.MinVersion, ft.MinVersion)
+	set(&t.CipherSuites, ft.CipherSuites)
 }
 
 func (t *TLSConfig) merge(o *TLSConfig) {
@@ -39,6 +49,8 @@ func (t *TLSConfig) merge(o *TLSConfig) {
 	setNZ(&t.KeyFile, o.KeyFile)
 	setNZ(&t.VerifyServerHostname, o.VerifyServerHostname)
 	setNZ(&t.VerifyHTTPSClient, o.VerifyHTTPSClient)
+	setNZ(&t.MinVersion, o.MinVersion)
+	setNZ(&t.CipherSuites, o.CipherSuites)
 }
 
 func (t *TLSConfig) validate(add func(string, ...any)) {
@@ -50,5 +62,11 @@ func (t *TLSConfig) validate(add func(string, ...any)) {
 	}
 	if t.VerifyHTTPSClient && (!t.HTTP || t.CAFile == "") {
 		add("tls: verify_https_client needs tls.http = true and ca_file")
+	}
+	if _, ok := tlsutil.TLSVersions[t.MinVersion]; t.MinVersion != "" && !ok {
+		add("tls.tls_min_version = %q must be tls10, tls11, tls12 or tls13", t.MinVersion)
+	}
+	if _, err := tlsutil.ParseCipherSuites(t.CipherSuites); err != nil {
+		add("tls.tls_cipher_suites: %v", err)
 	}
 }

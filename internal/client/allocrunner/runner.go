@@ -48,6 +48,8 @@ type Config struct {
 	Identity func(ctx context.Context, allocID, task string) (string, error)
 	// TemplateData serves the templates' Nomad functions (nil: none).
 	TemplateData taskrunner.TemplateData
+	// MaxKillTimeout caps every task's kill_timeout (0: no cap).
+	MaxKillTimeout time.Duration
 	// Network sets up the alloc's network namespace (nil: every alloc
 	// runs on the host's network).
 	Network Networks
@@ -165,7 +167,8 @@ func (r *Runner) buildTasks() {
 			Region: r.cfg.Region, Clock: r.clock, Logger: r.cfg.Logger, Store: r.cfg.Store,
 			OnChange: r.notify, Restore: rec, LogPollInterval: r.cfg.LogPollInterval,
 			AllowHostArtifacts: r.cfg.AllowHostArtifacts, Identity: r.taskIdentity(), TemplateData: r.cfg.TemplateData,
-			Network: r.networkIsolation,
+			MaxKillTimeout: r.cfg.MaxKillTimeout,
+			Network:        r.networkIsolation,
 		})
 	}
 }

@@ -45,10 +45,14 @@ func (tr *TaskRunner) Kill(ev *structs.TaskEvent) {
 // SIGKILL after kill_timeout, and waits for its exit.
 func (tr *TaskRunner) stopTask(drv drivers.Driver, ch <-chan *drivers.ExitResult) {
 	task := tr.Task()
-	ev := NewEvent(tr.clock.Now(), EventKilling, fmt.Sprintf("Sent interrupt. Waiting %v before force killing", task.KillTimeout))
-	ev.KillTimeout = task.KillTimeout
+	timeout := task.KillTimeout
+	if m := tr.cfg.MaxKillTimeout; m > 0 && timeout > m {
+		timeout = m
+	}
+	ev := NewEvent(tr.clock.Now(), EventKilling, fmt.Sprintf("Sent interrupt. Waiting %v before force killing", timeout))
+	ev.KillTimeout = timeout
 	tr.emit(ev)
-	if err := drv.Stop(tr.taskID, task.KillTimeout, task.KillSignal); err != nil && !errors.Is(err, drivers.ErrTaskNotFound) {
+	if err := drv.Stop(tr.taskID, timeout, task.KillSignal); err != nil && !errors.Is(err, drivers.ErrTaskNotFound) {
 		tr.logger.Warn("stop task", "error", err)
 		_ = drv.Destroy(tr.taskID, true)
 	}

@@ -51,6 +51,9 @@ type Config struct {
 	// TemplateData serves nomadVar / nomadService to templates (nil: those
 	// functions fail saying so).
 	TemplateData TemplateData
+	// MaxKillTimeout caps the task's kill_timeout (client
+	// max_kill_timeout; 0: no cap).
+	MaxKillTimeout time.Duration
 	// Network returns the alloc's network namespace once the alloc runner
 	// has set it up (nil: the host's network).
 	Network func() *drivers.NetworkIsolation

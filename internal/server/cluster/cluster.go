@@ -51,8 +51,13 @@ type SerfConfig struct {
 	BindAddr string
 	BindPort int
 	// AdvertiseAddr is the address others reach this server's serf at
-	// (empty: the bind address, or a private IP when bound to 0.0.0.0).
+	// (empty: the bind address, or a private IP when bound to 0.0.0.0);
+	// AdvertisePort its port (0: the bound port).
 	AdvertiseAddr string
+	AdvertisePort int
+	// SecretKey encrypts gossip (AES, 16, 24 or 32 bytes; agent
+	// server.encrypt): a server without the same key cannot join.
+	SecretKey []byte
 	// RetryJoin lists serf addresses (host or host:port) to join at
 	// start, retried every RetryInterval, at most RetryMax times (0: until
 	// one answers).
@@ -168,6 +173,12 @@ func (c *Cluster) serfConfig(events chan serf.Event) (*serf.Config, error) {
 	}
 	if sc.AdvertiseAddr != "" {
 		ml.AdvertiseAddr = sc.AdvertiseAddr
+	}
+	if sc.AdvertisePort != 0 {
+		ml.AdvertisePort = sc.AdvertisePort
+	}
+	if len(sc.SecretKey) > 0 {
+		ml.SecretKey = sc.SecretKey
 	}
 	ml.DeadNodeReclaimTime = sc.DeadNodeReclaim
 	if ml.DeadNodeReclaimTime == 0 {
@@ -341,6 +352,17 @@ func (c *Cluster) retryJoin(ctx context.Context) {
 func (c *Cluster) Leave() {
 	if c.serf != nil {
 		_ = c.serf.Shutdown()
+	}
+}
+
+// GracefulLeave broadcasts this server's leave to the gossip pool and
+// waits for it to spread (serf's broadcast timeout), so the others see it
+// as left, not failed.
+func (c *Cluster) GracefulLeave() {
+	if c.serf != nil {
+		if err := c.serf.Leave(); err != nil {
+			c.log.Warn("gossip leave", "error", err)
+		}
 	}
 }
 

@@ -36,21 +36,33 @@ func (l *Leader) CoreScheduler() scheduler.Factory {
 
 func (c *coreScheduler) Process(eval *structs.Evaluation) error {
 	now := c.l.now()
+	batchThreshold := c.l.c.BatchEvalGCThreshold
+	if batchThreshold == 0 {
+		batchThreshold = c.l.c.EvalGCThreshold
+	}
 	evalCutoff, jobCutoff := now.Add(-c.l.c.EvalGCThreshold), now.Add(-c.l.c.JobGCThreshold)
+	batchCutoff := now.Add(-batchThreshold)
+	var nodeCutoff time.Time // no node GC without a threshold
+	if c.l.c.NodeGCThreshold > 0 {
+		nodeCutoff = now.Add(-c.l.c.NodeGCThreshold)
+	}
 	switch eval.JobID {
 	case CoreJobEvalGC:
-		jobCutoff = time.Time{}
+		jobCutoff, nodeCutoff = time.Time{}, time.Time{}
 	case CoreJobJobGC:
-		evalCutoff = time.Time{}
+		evalCutoff, batchCutoff = time.Time{}, time.Time{}
 	case CoreJobForceGC:
-		evalCutoff, jobCutoff = now, now
+		evalCutoff, jobCutoff, batchCutoff, nodeCutoff = now, now, now, now
 	default:
 		return fmt.Errorf("core scheduler: unknown core job %q", eval.JobID)
 	}
 	if err := c.collectJobs(jobCutoff); err != nil {
 		return err
 	}
-	if err := c.collectEvals(evalCutoff, eval.ID); err != nil {
+	if err := c.collectEvals(evalCutoff, batchCutoff, eval.ID); err != nil {
+		return err
+	}
+	if err := c.collectNodes(nodeCutoff); err != nil {
 		return err
 	}
 	if err := c.collectExpiredTokens(now); err != nil {
@@ -64,11 +76,18 @@ func (c *coreScheduler) Process(eval *structs.Evaluation) error {
 	return c.l.workerUpdate(done)
 }
 
-// collectEvals deletes terminal evals last modified before cutoff whose
-// allocs are all terminal, with those allocs, in bounded entries.
-func (c *coreScheduler) collectEvals(cutoff time.Time, self string) error {
+// collectEvals deletes terminal evals last modified before cutoff
+// (batchCutoff for the evals of batch jobs) whose allocs are all terminal,
+// with those allocs, in bounded entries.
+func (c *coreScheduler) collectEvals(cutoff, batchCutoff time.Time, self string) error {
 	if cutoff.IsZero() {
 		return nil
+	}
+	cutoffOf := func(e *structs.Evaluation) time.Time {
+		if e.Type == structs.JobTypeBatch {
+			return batchCutoff
+		}
+		return cutoff
 	}
 	evals, err := c.l.srv.State().Evals(nil, "*")
 	if err != nil {
@@ -76,7 +95,7 @@ func (c *coreScheduler) collectEvals(cutoff time.Time, self string) error {
 	}
 	old := evals[:0:0]
 	for _, e := range evals {
-		if e.TerminalStatus() && e.ID != self && e.ModifyTime <= cutoff.UnixNano() {
+		if e.TerminalStatus() && e.ID != self && e.ModifyTime <= cutoffOf(e).UnixNano() {
 			old = append(old, e)
 		}
 	}
@@ -86,7 +105,7 @@ func (c *coreScheduler) collectEvals(cutoff time.Time, self string) error {
 	}
 	d := c.l.srv.NewEvalDeleter("garbage collected")
 	for _, e := range old {
-		ids, ok := collectableAllocs(allocs[e.ID], cutoff)
+		ids, ok := collectableAllocs(allocs[e.ID], cutoffOf(e))
 		if !ok {
 			continue
 		}
@@ -95,6 +114,38 @@ func (c *coreScheduler) collectEvals(cutoff time.Time, self string) error {
 		}
 	}
 	return d.Flush()
+}
+
+// collectNodes deregisters nodes down since before cutoff with nothing
+// left running on them (server node_gc_threshold), as Nomad's node GC
+// does. It runs with the job GC (Nomad has its own node-gc core job; one
+// pass less here, same outcome).
+func (c *coreScheduler) collectNodes(cutoff time.Time) error {
+	if cutoff.IsZero() {
+		return nil
+	}
+	nodes, err := c.l.srv.State().Nodes(nil)
+	if err != nil {
+		return err
+	}
+	var ids []string
+	for _, n := range nodes {
+		if n.Status != structs.NodeStatusDown || n.StatusUpdatedAt > cutoff.Unix() {
+			continue
+		}
+		live, err := c.l.srv.State().AllocsByNodeTerminal(nil, n.ID, false)
+		if err != nil {
+			return err
+		}
+		if len(live) == 0 {
+			ids = append(ids, n.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	_, err = c.l.srv.Apply(structs.NodeDeregisterRequestType, &structs.NodeDeregisterRequest{NodeIDs: ids})
+	return err
 }
 
 // collectableAllocs returns the IDs of an eval's allocs if all of them are

@@ -105,10 +105,16 @@ type Config struct {
 	// (DutySteps).
 	ManualDuties bool
 
-	UnblockFailedInterval   time.Duration
-	GCInterval              time.Duration
-	EvalGCThreshold         time.Duration
-	JobGCThreshold          time.Duration
+	UnblockFailedInterval time.Duration
+	GCInterval            time.Duration
+	EvalGCThreshold       time.Duration
+	JobGCThreshold        time.Duration
+	// BatchEvalGCThreshold is EvalGCThreshold for batch jobs' evals (0:
+	// EvalGCThreshold).
+	BatchEvalGCThreshold time.Duration
+	// NodeGCThreshold is how long a node stays down, with nothing
+	// running, before the job GC deregisters it (0: never).
+	NodeGCThreshold         time.Duration
 	FailedFollowUpBaseDelay time.Duration
 	FailedFollowUpJitter    time.Duration
 	MinHeartbeatTTL         time.Duration

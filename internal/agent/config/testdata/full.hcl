@@ -28,7 +28,6 @@ server {
   eval_gc_threshold         = "2h"
   job_gc_threshold          = "5h"
   node_gc_threshold         = "48h"
-  deployment_gc_threshold   = "90m"
 
   server_join {
     retry_join     = ["10.0.0.1", "10.0.0.2"]
@@ -62,7 +61,6 @@ client {
 }
 
 plugin "docker" {
-  args = ["-v"]
   config {
     endpoint        = "unix:///var/run/docker.sock"
     allow_privileged = false
