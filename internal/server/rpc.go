@@ -189,7 +189,6 @@ type peekedStream struct {
 
 func (p *peekedStream) Read(b []byte) (int, error) { return p.r.Read(b) }
 
-
 // serveCall serves one call and reports whether the stream may carry
 // another: not after a call it could not read (unknown method,
 // undecodable arguments) or whose handler panicked; those callers get an
