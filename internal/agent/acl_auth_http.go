@@ -166,3 +166,32 @@ func (h *HTTPServer) aclLogin(w http.ResponseWriter, r *http.Request) (any, erro
 func (h *HTTPServer) aclOIDCRefused(w http.ResponseWriter, r *http.Request) (any, error) {
 	return nil, server.BadRequest("%s: OIDC auth methods are not supported by Drover yet; use a JWT auth method and PUT /v1/acl/login", r.URL.Path)
 }
+
+// aclOneTimeTokenCreate makes a one-time token for the caller's token
+// (POST /v1/acl/token/onetime).
+func (h *HTTPServer) aclOneTimeTokenCreate(w http.ResponseWriter, r *http.Request) (any, error) {
+	reply, err := server.ACLUpsertOneTimeToken.Call(r.Context(), h.srv, &structs.ACLOneTimeTokenUpsertArgs{WriteRequest: writeRequest(r)})
+	if err != nil {
+		return nil, err
+	}
+	setIndex(w, reply.Index)
+	o := reply.OneTimeToken
+	return &api.OneTimeTokenUpsertResponse{OneTimeToken: &api.OneTimeToken{OneTimeSecretID: o.OneTimeSecretID,
+		AccessorID: o.AccessorID, ExpiresAt: o.ExpiresAt, CreateIndex: o.CreateIndex, ModifyIndex: o.ModifyIndex}}, nil
+}
+
+// aclOneTimeTokenExchange trades a one-time secret for its ACL token
+// (POST /v1/acl/token/onetime/exchange).
+func (h *HTTPServer) aclOneTimeTokenExchange(w http.ResponseWriter, r *http.Request) (any, error) {
+	var in api.OneTimeTokenExchangeRequest
+	if err := decodeBody(w, r, &in); err != nil {
+		return nil, err
+	}
+	reply, err := server.ACLExchangeOneTimeToken.Call(r.Context(), h.srv, &structs.ACLOneTimeTokenExchangeArgs{
+		OneTimeSecretID: in.OneTimeSecretID, WriteRequest: writeRequest(r)})
+	if err != nil {
+		return nil, err
+	}
+	setIndex(w, reply.Index)
+	return &api.OneTimeTokenExchangeResponse{Token: apiconv.ACLTokenFromStructs(reply.Token)}, nil
+}

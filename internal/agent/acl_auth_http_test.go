@@ -242,3 +242,41 @@ func TestACLHTTP_AuthMethodRefusals(t *testing.T) {
 	_, _, err := withToken(t, a, "").ACLAuth().GetAuthURL(&api.ACLOIDCAuthURLRequest{AuthMethodName: "m"}, nil)
 	wantHTTPError(t, err, "400", "OIDC auth methods are not supported")
 }
+
+// One-time tokens through the official client: made for the caller's own
+// token, exchanged once for it, refused a second time and for the
+// anonymous caller.
+func TestACLHTTP_OneTimeToken(t *testing.T) {
+	a, c, _ := aclAgent(t)
+	if _, err := c.ACLPolicies().Upsert(&api.ACLPolicy{Name: "nodes", Rules: `node { policy = "read" }`}, nil); err != nil {
+		t.Fatal(err)
+	}
+	tok, _, err := c.ACLTokens().Create(&api.ACLToken{Name: "ui", Type: "client", Policies: []string{"nodes"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ott, _, err := withToken(t, a, tok.SecretID).ACLTokens().UpsertOneTimeToken(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ott.AccessorID != tok.AccessorID || ott.OneTimeSecretID == "" || ott.OneTimeSecretID == tok.SecretID ||
+		time.Until(ott.ExpiresAt) > 10*time.Minute || time.Until(ott.ExpiresAt) < 9*time.Minute {
+		t.Fatalf("one-time token %+v", ott)
+	}
+	anon := withToken(t, a, "")
+	got, _, err := anon.ACLTokens().ExchangeOneTimeToken(ott.OneTimeSecretID, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.AccessorID != tok.AccessorID || got.SecretID != tok.SecretID {
+		t.Fatalf("exchanged %+v, want %+v", got, tok)
+	}
+	_, _, err = anon.ACLTokens().ExchangeOneTimeToken(ott.OneTimeSecretID, nil)
+	wantHTTPError(t, err, "403", "already used")
+	_, _, err = anon.ACLTokens().UpsertOneTimeToken(nil)
+	wantHTTPError(t, err, "403", "Permission denied")
+	// The token route no longer captures the one-time routes.
+	if _, _, err := c.ACLTokens().Info(tok.AccessorID, nil); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -14,7 +14,9 @@ import (
 	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
 
+	"github.com/drover-project/drover/internal/server/leader"
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/testutil"
 )
 
 // A token minted by a JWT login expires after the method's MaxTokenTTL
@@ -79,5 +81,44 @@ func TestACLLogin_TokenExpiresOnServerClock(t *testing.T) {
 	// The JWT that was valid an hour ago (server clock) is expired now.
 	if _, err := login(jwtAt(clk.Now().Add(-time.Second))); err == nil || !strings.Contains(err.Error(), "expired") {
 		t.Fatalf("expired JWT: %v", err)
+	}
+}
+
+// A one-time token works for ten minutes on the server's clock, then is
+// refused, and the core GC frees its row.
+func TestOneTimeToken_ExpiresAndIsCollected(t *testing.T) {
+	s, clk := aclServer(t, "")
+	root := bootstrap(t, s)
+	ctx := context.Background()
+	mk := func() *structs.OneTimeToken {
+		reply, err := ACLUpsertOneTimeToken.Call(ctx, s, &structs.ACLOneTimeTokenUpsertArgs{WriteRequest: structs.WriteRequest{AuthToken: root.SecretID}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return reply.OneTimeToken
+	}
+	ott := mk()
+	if !ott.ExpiresAt.Equal(clk.Now().Add(10 * time.Minute)) {
+		t.Fatalf("expires %v", ott.ExpiresAt)
+	}
+	fresh := mk()
+	clk.Advance(10 * time.Minute)
+	_, err := ACLExchangeOneTimeToken.Call(ctx, s, &structs.ACLOneTimeTokenExchangeArgs{OneTimeSecretID: ott.OneTimeSecretID})
+	wantCode(t, err, 403, "expired")
+	later := mk()
+	if err := s.WaitUntilReady(10 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.leader.CreateCoreEvals(leader.CoreJobForceGC); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitFor(t, 10*time.Second, "core GC to free the expired one-time tokens", func() bool {
+		a, _ := s.State().OneTimeTokenBySecret(nil, ott.OneTimeSecretID)
+		b, _ := s.State().OneTimeTokenBySecret(nil, fresh.OneTimeSecretID)
+		return a == nil && b == nil
+	})
+	reply, err := ACLExchangeOneTimeToken.Call(ctx, s, &structs.ACLOneTimeTokenExchangeArgs{OneTimeSecretID: later.OneTimeSecretID})
+	if err != nil || reply.Token.AccessorID != root.AccessorID {
+		t.Fatalf("exchange of a live one-time token: %+v %v", reply, err)
 	}
 }

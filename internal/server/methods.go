@@ -193,4 +193,8 @@ var (
 	ACLListBindingRules   = reads("ACL.ListBindingRules", managementOnly, (*ACLEndpoint).ListBindingRules)
 	ACLGetBindingRule     = reads("ACL.GetBindingRule", managementOnly, (*ACLEndpoint).GetBindingRule)
 	ACLLogin              = writes("ACL.Login", selfChecked, (*ACLEndpoint).Login)
+	// One-time tokens: any token makes one for itself; the exchange's
+	// credential is the one-time secret.
+	ACLUpsertOneTimeToken   = writes("ACL.UpsertOneTimeToken", selfChecked, (*ACLEndpoint).UpsertOneTimeToken)
+	ACLExchangeOneTimeToken = writes("ACL.ExchangeOneTimeToken", selfChecked, (*ACLEndpoint).ExchangeOneTimeToken)
 )
