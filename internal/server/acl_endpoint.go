@@ -456,6 +456,9 @@ func (e *ACLEndpoint) ListAuthMethods(ctx context.Context, args *structs.ACLAuth
 	if err := e.enabled(); err != nil {
 		return nil, err
 	}
+	if _, err := e.srv.auth.ResolveCaller(args.AuthToken); err != nil {
+		return nil, err // an unknown or expired secret is refused, as everywhere
+	}
 	reply := &structs.ACLAuthMethodListResponse{}
 	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		all, err := st.ACLAuthMethods(ws)
