@@ -1,7 +1,9 @@
 package agent
 
 import (
+	"encoding/json"
 	"net/http"
+	"reflect"
 
 	"github.com/hashicorp/nomad/api"
 
@@ -33,9 +35,18 @@ func (h *HTTPServer) aclAuthMethodList(w http.ResponseWriter, r *http.Request) (
 // aclAuthMethodUpsert creates (POST /v1/acl/auth-method) or updates
 // (/v1/acl/auth-method/{name}) an auth method.
 func (h *HTTPServer) aclAuthMethodUpsert(w http.ResponseWriter, r *http.Request) (any, error) {
-	var in api.ACLAuthMethod
-	if err := decodeBody(w, r, &in); err != nil {
+	var raw json.RawMessage
+	if err := decodeBody(w, r, &raw); err != nil {
 		return nil, err
+	}
+	// api.ACLAuthMethod decodes itself with json.Unmarshal, which drops
+	// unknown keys: check them first, the config's too.
+	if err := knownKeys(raw, reflect.TypeFor[api.ACLAuthMethod](), ""); err != nil {
+		return nil, err
+	}
+	var in api.ACLAuthMethod
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return nil, server.BadRequest("request body: %v", err)
 	}
 	if name := r.PathValue("name"); name != "" {
 		if in.Name != "" && in.Name != name {
@@ -194,4 +205,29 @@ func (h *HTTPServer) aclOneTimeTokenExchange(w http.ResponseWriter, r *http.Requ
 	}
 	setIndex(w, reply.Index)
 	return &api.OneTimeTokenExchangeResponse{Token: apiconv.ACLTokenFromStructs(reply.Token)}, nil
+}
+
+// knownKeys refuses a key of the JSON object raw that is not a field of
+// t, naming it; it descends into the auth method's Config.
+func knownKeys(raw json.RawMessage, t reflect.Type, prefix string) error {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
+		return nil // not an object: the typed decode reports it
+	}
+	fields := map[string]reflect.Type{}
+	for _, f := range reflect.VisibleFields(t) {
+		fields[f.Name] = f.Type
+	}
+	for k, v := range obj {
+		ft, ok := fields[k]
+		if !ok {
+			return server.BadRequest("request body: unknown field %q", prefix+k)
+		}
+		if k == "Config" && ft.Kind() == reflect.Pointer {
+			if err := knownKeys(v, ft.Elem(), "Config."); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

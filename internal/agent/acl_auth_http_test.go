@@ -239,6 +239,14 @@ func TestACLHTTP_AuthMethodRefusals(t *testing.T) {
 		_, _, err := c.ACLBindingRules().Create(tc.rule, nil)
 		wantHTTPError(t, err, "400", tc.want)
 	}
+	for body, want := range map[string]string{
+		`{"Name":"m2","Description":"d"}`:        `unknown field "Description"`,
+		`{"Name":"m2","Config":{"JWKSUrl":"x"}}`: `unknown field "Config.JWKSUrl"`,
+	} {
+		var out any
+		_, err := c.Raw().Write("/v1/acl/auth-method", json.RawMessage(body), &out, nil)
+		wantHTTPError(t, err, "400", want)
+	}
 	_, _, err := withToken(t, a, "").ACLAuth().GetAuthURL(&api.ACLOIDCAuthURLRequest{AuthMethodName: "m"}, nil)
 	wantHTTPError(t, err, "400", "OIDC auth methods are not supported")
 }
