@@ -193,6 +193,36 @@ func TestACLHTTP_AuthMethodJWKS(t *testing.T) {
 	if tok.Type != "management" || tok.Global || tok.Name != "JWT-jwks" {
 		t.Fatalf("token %+v", tok)
 	}
+
+	// OIDC discovery: the provider's document names its JWKS, over TLS
+	// trusted through DiscoveryCaPem.
+	var idp *httptest.Server
+	idp = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/.well-known/openid-configuration" {
+			json.NewEncoder(w).Encode(map[string]string{"issuer": idp.URL, "jwks_uri": idp.URL + "/keys"})
+			return
+		}
+		body, _ := json.Marshal(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: &iss.key.PublicKey, KeyID: "k1", Algorithm: "ES256", Use: "sig"}}})
+		w.Write(body)
+	}))
+	t.Cleanup(idp.Close)
+	caPEM := string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: idp.Certificate().Raw}))
+	if _, _, err := c.ACLAuthMethods().Create(&api.ACLAuthMethod{Name: "discovered", Type: "JWT", TokenLocality: "global", MaxTokenTTL: time.Hour,
+		Config: &api.ACLAuthMethodConfig{OIDCDiscoveryURL: idp.URL, DiscoveryCaPem: []string{caPEM}, SigningAlgs: []string{"ES256"},
+			BoundIssuer: []string{idp.URL}}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.ACLBindingRules().Create(&api.ACLBindingRule{AuthMethod: "discovered", BindType: "management"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	tok, _, err = withToken(t, a, "").ACLAuth().Login(&api.ACLLoginRequest{AuthMethodName: "discovered",
+		LoginToken: iss.sign(t, stdClaims(idp.URL, "any", time.Now().Add(time.Minute)), nil)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tok.Type != "management" || !tok.Global {
+		t.Fatalf("token %+v", tok)
+	}
 }
 
 // What Drover does not act on is refused with a 400 naming it.
