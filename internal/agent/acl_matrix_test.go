@@ -203,6 +203,19 @@ func matrixCases(f matrixFixture) []matrixCase {
 		{"DELETE", "/v1/acl/policy/nope", nil, nil},
 		{"DELETE", "/v1/acl/token/00000000-0000-0000-0000-000000000000", nil, nil},
 		{"GET", "/v1/acl/roles", nil, allTokensButBogus}, // each sees its own roles
+		// Auth methods, binding rules, login, one-time tokens.
+		{"GET", "/v1/acl/auth-methods", nil, allTokensButBogus}, // a login looks for the default method
+		{"PUT", "/v1/acl/auth-method", map[string]any{"Name": "x"}, nil},
+		{"GET", "/v1/acl/auth-method/nope", nil, nil},
+		{"PUT", "/v1/acl/auth-method/nope", map[string]any{"Type": "JWT"}, nil},
+		{"DELETE", "/v1/acl/auth-method/nope", nil, nil},
+		{"GET", "/v1/acl/binding-rules", nil, nil},
+		{"PUT", "/v1/acl/binding-rule", map[string]any{"AuthMethod": "nope"}, nil},
+		{"GET", "/v1/acl/binding-rule/00000000-0000-0000-0000-000000000000", nil, nil},
+		{"DELETE", "/v1/acl/binding-rule/00000000-0000-0000-0000-000000000000", nil, nil},
+		{"PUT", "/v1/acl/login", map[string]any{"AuthMethodName": "nope", "LoginToken": "x"}, allTokens}, // the JWT is the credential
+		{"PUT", "/v1/acl/oidc/auth-url", map[string]any{"AuthMethodName": "nope"}, allTokens},
+		{"PUT", "/v1/acl/token/onetime", nil, allTokensButBogus[1:]}, // a token makes one for itself; anonymous has none
 		{"PUT", "/v1/acl/role", map[string]any{"Name": "x"}, nil},
 		{"GET", "/v1/acl/role/00000000-0000-0000-0000-000000000000", nil, nil},
 		{"GET", "/v1/acl/role/name/nope", nil, nil},

@@ -211,6 +211,22 @@ func (h *HTTPServer) serverRouteTable() []serverRoute {
 		{"POST", "/v1/acl/role/{id}", h.aclRoleUpsert, server.ACLUpsertRoles},
 		{"DELETE", "/v1/acl/role/{id}", h.aclRoleDelete, server.ACLDeleteRoles},
 		{"GET", "/v1/acl/role/name/{name}", h.aclRoleGetByName, server.ACLGetRole},
+		// acl_auth_http.go
+		{"GET", "/v1/acl/auth-methods", h.aclAuthMethodList, server.ACLListAuthMethods},
+		{putOrPost, "/v1/acl/auth-method", h.aclAuthMethodUpsert, server.ACLUpsertAuthMethods},
+		{"GET", "/v1/acl/auth-method/{name}", h.aclAuthMethodGet, server.ACLGetAuthMethod},
+		{putOrPost, "/v1/acl/auth-method/{name}", h.aclAuthMethodUpsert, server.ACLUpsertAuthMethods},
+		{"DELETE", "/v1/acl/auth-method/{name}", h.aclAuthMethodDelete, server.ACLDeleteAuthMethods},
+		{"GET", "/v1/acl/binding-rules", h.aclBindingRuleList, server.ACLListBindingRules},
+		{putOrPost, "/v1/acl/binding-rule", h.aclBindingRuleUpsert, server.ACLUpsertBindingRules},
+		{"GET", "/v1/acl/binding-rule/{id}", h.aclBindingRuleGet, server.ACLGetBindingRule},
+		{putOrPost, "/v1/acl/binding-rule/{id}", h.aclBindingRuleUpsert, server.ACLUpsertBindingRules},
+		{"DELETE", "/v1/acl/binding-rule/{id}", h.aclBindingRuleDelete, server.ACLDeleteBindingRules},
+		{putOrPost, "/v1/acl/login", h.aclLogin, server.ACLLogin},
+		{putOrPost, "/v1/acl/token/onetime", h.aclOneTimeTokenCreate, server.ACLUpsertOneTimeToken},
+		{putOrPost, "/v1/acl/token/onetime/exchange", h.aclOneTimeTokenExchange, server.ACLExchangeOneTimeToken},
+		{putOrPost, "/v1/acl/oidc/auth-url", h.aclOIDCRefused, nil},
+		{putOrPost, "/v1/acl/oidc/complete-auth", h.aclOIDCRefused, nil},
 	}
 }
 

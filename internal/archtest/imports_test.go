@@ -82,6 +82,8 @@ var rules = []rule{
 	// of the server but the interface they declare (auth.Server).
 	{"internal/server/auth", only("internal/acl", "internal/clock", "internal/server/coded", "internal/state", "internal/structs")},
 	{"internal/server/coded", only()},
+	// Auth methods' pure logic: JWT checks and binding rules.
+	{"internal/server/authmethod", only("internal/server/coded", "internal/structs")},
 	// The leaves: the clock and the pipeline's leaf packages import
 	// nothing internal but what they do today.
 	{"internal/clock", only()},

@@ -5,17 +5,6 @@ package command
 // (docs/compat.md). They exit 1 without calling the agent, so a script
 // written for Nomad fails loudly instead of half-working.
 var refusedCommands = map[string]string{
-	"acl auth-method create":           noAuthMethods,
-	"acl auth-method delete":           noAuthMethods,
-	"acl auth-method info":             noAuthMethods,
-	"acl auth-method list":             noAuthMethods,
-	"acl auth-method update":           noAuthMethods,
-	"acl binding-rule create":          noAuthMethods,
-	"acl binding-rule delete":          noAuthMethods,
-	"acl binding-rule info":            noAuthMethods,
-	"acl binding-rule list":            noAuthMethods,
-	"acl binding-rule update":          noAuthMethods,
-	"login":                            noAuthMethods,
 	"volume claim delete":              noVolumes,
 	"volume claim list":                noVolumes,
 	"volume create":                    noVolumes,
@@ -48,7 +37,6 @@ var refusedCommands = map[string]string{
 }
 
 const (
-	noAuthMethods     = "Drover has no ACL auth methods or binding rules (no SSO/OIDC/JWT login); use ACL tokens"
 	noVolumes         = "Drover has no CSI or dynamic host volume API; declare host volumes in the client config (client { host_volume ... })"
 	noScalingPolicies = "Drover does not store scaling policies (there is no autoscaler API); use `drover job scale`"
 	noGossipKeyring   = "Drover's gossip encryption key is not managed at runtime; set server { encrypt } and restart"

@@ -29,3 +29,27 @@ func (f *FSM) applyACLRoleUpsert(req *structs.ACLRoleUpsertRequest, index uint64
 func (f *FSM) applyACLRoleDelete(req *structs.ACLRoleDeleteRequest, index uint64) error {
 	return f.state.DeleteACLRoles(index, req.IDs)
 }
+
+func (f *FSM) applyACLAuthMethodUpsert(req *structs.ACLAuthMethodUpsertRequest, index uint64) error {
+	return f.state.UpsertACLAuthMethods(index, req.AuthMethods)
+}
+
+func (f *FSM) applyACLAuthMethodDelete(req *structs.ACLAuthMethodDeleteRequest, index uint64) error {
+	return f.state.DeleteACLAuthMethods(index, req.Names)
+}
+
+func (f *FSM) applyACLBindingRuleUpsert(req *structs.ACLBindingRuleUpsertRequest, index uint64) error {
+	return f.state.UpsertACLBindingRules(index, req.BindingRules)
+}
+
+func (f *FSM) applyACLBindingRuleDelete(req *structs.ACLBindingRuleDeleteRequest, index uint64) error {
+	return f.state.DeleteACLBindingRules(index, req.IDs)
+}
+
+func (f *FSM) applyOneTimeTokenUpsert(req *structs.OneTimeTokenUpsertRequest, index uint64) error {
+	return f.state.UpsertOneTimeToken(index, req.OneTimeToken)
+}
+
+func (f *FSM) applyOneTimeTokenDelete(req *structs.OneTimeTokenDeleteRequest, index uint64) error {
+	return f.state.DeleteOneTimeTokens(index, req.Secrets, req.Now)
+}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/drover-project/drover/internal/acl"
 	"github.com/drover-project/drover/internal/server/auth"
+	"github.com/drover-project/drover/internal/server/authmethod"
 	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
 )
@@ -405,4 +406,231 @@ func (e *ACLEndpoint) GetRole(ctx context.Context, args *structs.ACLRoleSpecific
 		return nil, ErrPermissionDenied
 	}
 	return reply, err
+}
+
+// UpsertAuthMethods creates or replaces auth methods by name (management
+// only). The checks are authmethod.ValidateMethod's.
+func (e *ACLEndpoint) UpsertAuthMethods(ctx context.Context, args *structs.ACLAuthMethodUpsertArgs) (*structs.ACLAuthMethodUpsertResponse, error) {
+	if err := e.managementWrite(args); err != nil {
+		return nil, err
+	}
+	if len(args.AuthMethods) == 0 {
+		return nil, BadRequest("AuthMethods: at least one auth method is required")
+	}
+	now := e.srv.now().UTC()
+	methods := make([]*structs.ACLAuthMethod, 0, len(args.AuthMethods))
+	for _, in := range args.AuthMethods {
+		if err := authmethod.ValidateMethod(in); err != nil {
+			return nil, err
+		}
+		m := in.Copy()
+		m.CreateTime, m.ModifyTime, m.CreateIndex, m.ModifyIndex = now, now, 0, 0
+		methods = append(methods, m)
+	}
+	index, err := e.srv.raftApply(ctx, structs.ACLAuthMethodUpsertRequestType, &structs.ACLAuthMethodUpsertRequest{AuthMethods: methods})
+	if err != nil {
+		return nil, err
+	}
+	reply := &structs.ACLAuthMethodUpsertResponse{WriteMeta: structs.WriteMeta{Index: index}}
+	for _, m := range methods {
+		stored, err := e.srv.State().ACLAuthMethodByName(nil, m.Name)
+		if err != nil {
+			return nil, err
+		}
+		reply.AuthMethods = append(reply.AuthMethods, stored)
+	}
+	return reply, nil
+}
+
+// DeleteAuthMethods deletes auth methods, and their binding rules, by
+// name (management only).
+func (e *ACLEndpoint) DeleteAuthMethods(ctx context.Context, args *structs.ACLAuthMethodDeleteArgs) (*structs.ACLWriteResponse, error) {
+	exists := func(name string) bool { m, _ := e.srv.State().ACLAuthMethodByName(nil, name); return m != nil }
+	return e.deleteACLObjects(ctx, args, aclDeletion{field: "Names", noun: "auth method", key: "name", keys: args.Names, exists: exists},
+		structs.ACLAuthMethodDeleteRequestType, &structs.ACLAuthMethodDeleteRequest{Names: args.Names})
+}
+
+// ListAuthMethods lists auth methods to any caller, as Nomad (a login
+// needs to find the default method before it holds a token).
+func (e *ACLEndpoint) ListAuthMethods(ctx context.Context, args *structs.ACLAuthMethodListRequest) (*structs.ACLAuthMethodListResponse, error) {
+	if err := e.enabled(); err != nil {
+		return nil, err
+	}
+	if _, err := e.srv.auth.ResolveCaller(args.AuthToken); err != nil {
+		return nil, err // an unknown or expired secret is refused, as everywhere
+	}
+	reply := &structs.ACLAuthMethodListResponse{}
+	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		all, err := st.ACLAuthMethods(ws)
+		reply.AuthMethods = all
+		return st.Index(state.TableACLAuthMethods), err
+	})
+	return reply, err
+}
+
+// GetAuthMethod answers one auth method (nil when absent); management only.
+func (e *ACLEndpoint) GetAuthMethod(ctx context.Context, args *structs.ACLAuthMethodGetRequest) (*structs.ACLAuthMethodGetResponse, error) {
+	if err := e.enabled(); err != nil {
+		return nil, err
+	}
+	reply := &structs.ACLAuthMethodGetResponse{}
+	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		m, err := st.ACLAuthMethodByName(ws, args.Name)
+		reply.AuthMethod = m
+		if m != nil {
+			return m.ModifyIndex, err
+		}
+		return st.Index(state.TableACLAuthMethods), err
+	})
+	return reply, err
+}
+
+// UpsertBindingRules creates binding rules (no ID) or updates them by ID
+// (management only). The auth method must exist.
+func (e *ACLEndpoint) UpsertBindingRules(ctx context.Context, args *structs.ACLBindingRuleUpsertArgs) (*structs.ACLBindingRuleUpsertResponse, error) {
+	if err := e.managementWrite(args); err != nil {
+		return nil, err
+	}
+	if len(args.BindingRules) == 0 {
+		return nil, BadRequest("BindingRules: at least one binding rule is required")
+	}
+	st, now := e.srv.State(), e.srv.now().UTC()
+	rules := make([]*structs.ACLBindingRule, 0, len(args.BindingRules))
+	for _, in := range args.BindingRules {
+		if err := authmethod.ValidateRule(in); err != nil {
+			return nil, err
+		}
+		if m, _ := st.ACLAuthMethodByName(nil, in.AuthMethod); m == nil {
+			return nil, BadRequest("AuthMethod: auth method %q does not exist", in.AuthMethod)
+		}
+		r := in.Copy()
+		r.CreateTime, r.ModifyTime, r.CreateIndex, r.ModifyIndex = now, now, 0, 0
+		if r.ID == "" {
+			r.ID = NewUUID()
+		} else if existing, _ := st.ACLBindingRuleByID(nil, r.ID); existing == nil {
+			return nil, BadRequest("ID: binding rule %q does not exist (leave ID empty to create one)", r.ID)
+		}
+		rules = append(rules, r)
+	}
+	index, err := e.srv.raftApply(ctx, structs.ACLBindingRuleUpsertRequestType, &structs.ACLBindingRuleUpsertRequest{BindingRules: rules})
+	if errors.Is(err, state.ErrNotFound) {
+		return nil, BadRequest("BindingRules: %v", err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	reply := &structs.ACLBindingRuleUpsertResponse{WriteMeta: structs.WriteMeta{Index: index}}
+	for _, r := range rules {
+		stored, err := e.srv.State().ACLBindingRuleByID(nil, r.ID)
+		if err != nil {
+			return nil, err
+		}
+		reply.BindingRules = append(reply.BindingRules, stored)
+	}
+	return reply, nil
+}
+
+// DeleteBindingRules deletes binding rules by ID (management only).
+func (e *ACLEndpoint) DeleteBindingRules(ctx context.Context, args *structs.ACLBindingRuleDeleteArgs) (*structs.ACLWriteResponse, error) {
+	exists := func(id string) bool { r, _ := e.srv.State().ACLBindingRuleByID(nil, id); return r != nil }
+	return e.deleteACLObjects(ctx, args, aclDeletion{field: "IDs", noun: "binding rule", key: "ID", keys: args.IDs, exists: exists},
+		structs.ACLBindingRuleDeleteRequestType, &structs.ACLBindingRuleDeleteRequest{IDs: args.IDs})
+}
+
+// ListBindingRules lists binding rules (management only).
+func (e *ACLEndpoint) ListBindingRules(ctx context.Context, args *structs.ACLBindingRuleListRequest) (*structs.ACLBindingRuleListResponse, error) {
+	if err := e.enabled(); err != nil {
+		return nil, err
+	}
+	reply := &structs.ACLBindingRuleListResponse{}
+	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		all, err := st.ACLBindingRules(ws, args.Prefix)
+		reply.BindingRules = all
+		return st.Index(state.TableACLBindingRules), err
+	})
+	return reply, err
+}
+
+// GetBindingRule answers one binding rule (nil when absent); management only.
+func (e *ACLEndpoint) GetBindingRule(ctx context.Context, args *structs.ACLBindingRuleGetRequest) (*structs.ACLBindingRuleGetResponse, error) {
+	if err := e.enabled(); err != nil {
+		return nil, err
+	}
+	reply := &structs.ACLBindingRuleGetResponse{}
+	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		r, err := st.ACLBindingRuleByID(ws, args.ID)
+		reply.BindingRule = r
+		if r != nil {
+			return r.ModifyIndex, err
+		}
+		return st.Index(state.TableACLBindingRules), err
+	})
+	return reply, err
+}
+
+// Login exchanges a JWT for an ACL token: the auth method verifies it,
+// its binding rules decide the token's roles and policies (bindings to
+// roles or policies that do not exist are left out), and the token
+// expires after the method's MaxTokenTTL. No matching binding is a 403.
+func (e *ACLEndpoint) Login(ctx context.Context, args *structs.ACLLoginArgs) (*structs.ACLTokenUpsertResponse, error) {
+	if err := e.enabled(); err != nil {
+		return nil, err
+	}
+	switch {
+	case args.AuthMethodName == "":
+		return nil, BadRequest("AuthMethodName: missing")
+	case args.LoginToken == "":
+		return nil, BadRequest("LoginToken: missing")
+	}
+	st := e.srv.State()
+	m, err := st.ACLAuthMethodByName(nil, args.AuthMethodName)
+	if err != nil {
+		return nil, err
+	}
+	if m == nil {
+		return nil, NotFound("ACL auth method %q not found", args.AuthMethodName)
+	}
+	if m.Type != structs.ACLAuthMethodTypeJWT {
+		return nil, BadRequest("AuthMethodName: %q is an %s method; only JWT methods take a login token", m.Name, m.Type)
+	}
+	now := e.srv.now().UTC()
+	claims, err := authmethod.Verify(ctx, m, args.LoginToken, now)
+	if err != nil {
+		return nil, err
+	}
+	rules, err := st.ACLBindingRulesByAuthMethod(nil, m.Name)
+	if err != nil {
+		return nil, err
+	}
+	b := authmethod.Bind(rules, claims)
+	exp := now.Add(m.MaxTokenTTL)
+	t := &structs.ACLToken{AccessorID: NewUUID(), SecretID: NewUUID(), Name: authmethod.TokenName(m, claims),
+		Type: structs.ACLClientToken, Global: m.TokenLocality == structs.ACLAuthMethodTokenLocalityGlobal,
+		CreateTime: now, ExpirationTime: &exp, ExpirationTTL: m.MaxTokenTTL}
+	if b.Management {
+		t.Type = structs.ACLManagementToken
+	} else {
+		for _, name := range b.Policies {
+			if p, _ := st.ACLPolicyByName(nil, name); p != nil {
+				t.Policies = append(t.Policies, name)
+			}
+		}
+		for _, name := range b.Roles {
+			if r, _ := st.ACLRoleByName(nil, name); r != nil {
+				t.Roles = append(t.Roles, &structs.ACLTokenRoleLink{ID: r.ID, Name: r.Name})
+			}
+		}
+		if len(t.Policies) == 0 && len(t.Roles) == 0 {
+			return nil, authmethod.Refused("no binding rule of auth method %q bound an existing role or policy to this identity", m.Name)
+		}
+	}
+	index, err := e.srv.raftApply(ctx, structs.ACLTokenUpsertRequestType, &structs.ACLTokenUpsertRequest{Tokens: []*structs.ACLToken{t}})
+	if err != nil {
+		return nil, err
+	}
+	stored, err := e.srv.State().ACLTokenByAccessorID(nil, t.AccessorID)
+	if err != nil || stored == nil {
+		return nil, fmt.Errorf("login token missing after write: %v", err)
+	}
+	return &structs.ACLTokenUpsertResponse{Tokens: []*structs.ACLToken{stored}, WriteMeta: structs.WriteMeta{Index: index}}, nil
 }

@@ -2,7 +2,11 @@ package server
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"net/http"
 	"slices"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/hashicorp/go-memdb"
@@ -282,4 +286,70 @@ func (e *ACLEndpoint) ResolveToken(ctx context.Context, args *structs.ResolveACL
 func isUUID(s string) bool {
 	_, err := uuid.Parse(s)
 	return err == nil && len(s) == 36
+}
+
+// OneTimeTokenTTL is how long a one-time token can be exchanged (Nomad's
+// 10 minutes).
+const OneTimeTokenTTL = 10 * time.Minute
+
+// UpsertOneTimeToken creates a one-time token for the caller's own token
+// (`drover ui -authenticate`); the anonymous caller has none to give.
+func (e *ACLEndpoint) UpsertOneTimeToken(ctx context.Context, args *structs.ACLOneTimeTokenUpsertArgs) (*structs.ACLOneTimeTokenUpsertResponse, error) {
+	if err := e.enabled(); err != nil {
+		return nil, err
+	}
+	caller, err := e.srv.auth.ResolveCaller(args.AuthToken)
+	if err != nil {
+		return nil, err
+	}
+	if caller.Token == nil {
+		return nil, ErrPermissionDenied
+	}
+	ott := &structs.OneTimeToken{OneTimeSecretID: NewUUID(), AccessorID: caller.Token.AccessorID,
+		ExpiresAt: e.srv.now().UTC().Add(OneTimeTokenTTL)}
+	index, err := e.srv.raftApply(ctx, structs.OneTimeTokenUpsertRequestType, &structs.OneTimeTokenUpsertRequest{OneTimeToken: ott})
+	if err != nil {
+		return nil, err
+	}
+	stored, err := e.srv.State().OneTimeTokenBySecret(nil, ott.OneTimeSecretID)
+	if err != nil || stored == nil {
+		return nil, fmt.Errorf("one-time token missing after write: %v", err)
+	}
+	return &structs.ACLOneTimeTokenUpsertResponse{OneTimeToken: stored, WriteMeta: structs.WriteMeta{Index: index}}, nil
+}
+
+// ExchangeOneTimeToken trades a one-time secret, once and before it
+// expires, for the ACL token it was made for. It needs no token: the
+// secret is the credential. An unknown, used or expired secret is a 403.
+func (e *ACLEndpoint) ExchangeOneTimeToken(ctx context.Context, args *structs.ACLOneTimeTokenExchangeArgs) (*structs.SingleACLTokenResponse, error) {
+	if err := e.enabled(); err != nil {
+		return nil, err
+	}
+	if args.OneTimeSecretID == "" {
+		return nil, BadRequest("OneTimeSecretID: missing")
+	}
+	st := e.srv.State()
+	ott, err := st.OneTimeTokenBySecret(nil, args.OneTimeSecretID)
+	if err != nil {
+		return nil, err
+	}
+	refused := NewCodedError(http.StatusForbidden, "Permission denied: one-time token unknown, already used or expired")
+	if ott == nil || !e.srv.now().Before(ott.ExpiresAt) {
+		return nil, refused
+	}
+	token, err := st.ACLTokenByAccessorID(nil, ott.AccessorID)
+	if err != nil {
+		return nil, err
+	}
+	if token == nil || token.IsExpired(e.srv.now()) {
+		return nil, refused
+	}
+	index, err := e.srv.raftApply(ctx, structs.OneTimeTokenDeleteRequestType, &structs.OneTimeTokenDeleteRequest{Secrets: []string{ott.OneTimeSecretID}})
+	if errors.Is(err, state.ErrNotFound) {
+		return nil, refused // exchanged meanwhile
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &structs.SingleACLTokenResponse{Token: token, QueryMeta: e.srv.queryMeta(index)}, nil
 }

@@ -186,4 +186,21 @@ var (
 	ACLListTokens     = reads("ACL.ListTokens", selfChecked, (*ACLEndpoint).ListTokens)
 	ACLGetToken       = reads("ACL.GetToken", selfChecked, (*ACLEndpoint).GetToken)
 	ACLGetTokenSelf   = reads("ACL.GetTokenSelf", selfChecked, (*ACLEndpoint).GetTokenSelf)
+
+	// Auth methods and binding rules: management, as Nomad, but listing
+	// auth methods (a login looks for the default one before it holds a
+	// token). A login presents no token: the JWT is the credential.
+	ACLUpsertAuthMethods  = writes("ACL.UpsertAuthMethods", managementOnly, (*ACLEndpoint).UpsertAuthMethods)
+	ACLDeleteAuthMethods  = writes("ACL.DeleteAuthMethods", managementOnly, (*ACLEndpoint).DeleteAuthMethods)
+	ACLListAuthMethods    = reads("ACL.ListAuthMethods", selfChecked, (*ACLEndpoint).ListAuthMethods)
+	ACLGetAuthMethod      = reads("ACL.GetAuthMethod", managementOnly, (*ACLEndpoint).GetAuthMethod)
+	ACLUpsertBindingRules = writes("ACL.UpsertBindingRules", managementOnly, (*ACLEndpoint).UpsertBindingRules)
+	ACLDeleteBindingRules = writes("ACL.DeleteBindingRules", managementOnly, (*ACLEndpoint).DeleteBindingRules)
+	ACLListBindingRules   = reads("ACL.ListBindingRules", managementOnly, (*ACLEndpoint).ListBindingRules)
+	ACLGetBindingRule     = reads("ACL.GetBindingRule", managementOnly, (*ACLEndpoint).GetBindingRule)
+	ACLLogin              = writes("ACL.Login", selfChecked, (*ACLEndpoint).Login)
+	// One-time tokens: any token makes one for itself; the exchange's
+	// credential is the one-time secret.
+	ACLUpsertOneTimeToken   = writes("ACL.UpsertOneTimeToken", selfChecked, (*ACLEndpoint).UpsertOneTimeToken)
+	ACLExchangeOneTimeToken = writes("ACL.ExchangeOneTimeToken", selfChecked, (*ACLEndpoint).ExchangeOneTimeToken)
 )

@@ -38,6 +38,11 @@ var snapshotTables = []snapshotTable{
 	{40, TableACLPolicies, func() any { return new(structs.ACLPolicy) }},
 	{41, TableACLTokens, func() any { return new(structs.ACLToken) }},
 	{94, TableACLRoles, func() any { return new(structs.ACLRole) }}, // 94: set aside for roles
+	// Auth methods, binding rules, one-time tokens: 200-202, clear of
+	// every other range.
+	{200, TableACLAuthMethods, func() any { return new(structs.ACLAuthMethod) }},
+	{201, TableACLBindingRules, func() any { return new(structs.ACLBindingRule) }},
+	{202, TableOneTimeTokens, func() any { return new(structs.OneTimeToken) }},
 	{30, TableScalingEvent, func() any { return new(structs.JobScalingEvents) }},
 	{31, TableJobSubmission, func() any { return new(structs.JobSubmission) }},
 	{32, TableNodePools, func() any { return new(structs.NodePool) }},

@@ -71,6 +71,14 @@ func populate(t *testing.T, s *StateStore) {
 	must(t, s.UpsertACLPolicies(23, []*structs.ACLPolicy{{Name: "readonly", Rules: `namespace "default" { policy = "read" }`}}))
 	must(t, s.UpsertACLRoles(23, []*structs.ACLRole{{ID: "00000000-0000-0000-0000-0000000000a1", Name: "readers",
 		Description: "r", Policies: []*structs.ACLRolePolicyLink{{Name: "readonly"}}}}))
+	must(t, s.UpsertACLAuthMethods(23, []*structs.ACLAuthMethod{{Name: "corp", Type: structs.ACLAuthMethodTypeJWT,
+		TokenLocality: "local", MaxTokenTTL: time.Hour, Default: true, CreateTime: t0, ModifyTime: t0,
+		Config: &structs.ACLAuthMethodConfig{JWKSURL: "https://idp/jwks", BoundAudiences: []string{"drover"},
+			ClaimMappings: map[string]string{"sub": "user"}, ExpirationLeeway: time.Second}}}))
+	must(t, s.UpsertACLBindingRules(23, []*structs.ACLBindingRule{{ID: "00000000-0000-0000-0000-0000000000b1",
+		AuthMethod: "corp", Selector: `value.user == "a"`, BindType: "policy", BindName: "readonly", CreateTime: t0, ModifyTime: t0}}))
+	must(t, s.UpsertOneTimeToken(23, &structs.OneTimeToken{OneTimeSecretID: "00000000-0000-0000-0000-0000000000c1",
+		AccessorID: "00000000-0000-0000-0000-000000000001", ExpiresAt: t0.Add(10 * time.Minute)}))
 	exp := t0.Add(time.Hour)
 	must(t, s.UpsertACLTokens(24, []*structs.ACLToken{{
 		AccessorID: "00000000-0000-0000-0000-000000000001", SecretID: "00000000-0000-0000-0000-000000000002",

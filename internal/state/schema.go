@@ -29,6 +29,7 @@ func stateSchema() *memdb.DBSchema {
 		jobsTable(), jobVersionTable(), nodesTable(), allocsTable(),
 		evalsTable(), deploymentTable(), schedulerConfigTable(), indexTable(),
 		aclPolicyTable(), aclTokenTable(), aclRoleTable(),
+		aclAuthMethodTable(), aclBindingRuleTable(), oneTimeTokenTable(),
 		scalingEventTable(), jobSubmissionTable(), nodePoolsTable(),
 		namespacesTable(),
 		serviceRegistrationsTable(), variablesTable(), rootKeysTable(),

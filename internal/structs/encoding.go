@@ -143,6 +143,14 @@ const (
 	// ACL roles (acl_role.go); 94-95 were set aside for them.
 	ACLRoleUpsertRequestType MessageType = 94
 	ACLRoleDeleteRequestType MessageType = 95
+	// Auth methods, binding rules and one-time tokens
+	// (acl_auth_method.go): 200-205, clear of every other range.
+	ACLAuthMethodUpsertRequestType  MessageType = 200
+	ACLAuthMethodDeleteRequestType  MessageType = 201
+	ACLBindingRuleUpsertRequestType MessageType = 202
+	ACLBindingRuleDeleteRequestType MessageType = 203
+	OneTimeTokenUpsertRequestType   MessageType = 204
+	OneTimeTokenDeleteRequestType   MessageType = 205
 )
 
 // Native service discovery, variables and the keyring (60-79 are this

@@ -19,9 +19,26 @@ func (c *coreScheduler) collectExpiredTokens(now time.Time) error {
 			expired = append(expired, t.AccessorID)
 		}
 	}
-	if len(expired) == 0 {
-		return nil
+	if len(expired) > 0 {
+		if _, err := c.l.srv.Apply(structs.ACLTokenDeleteRequestType, &structs.ACLTokenDeleteRequest{AccessorIDs: expired}); err != nil {
+			return err
+		}
 	}
-	_, err = c.l.srv.Apply(structs.ACLTokenDeleteRequestType, &structs.ACLTokenDeleteRequest{AccessorIDs: expired})
-	return err
+	return c.collectExpiredOneTimeTokens(now)
+}
+
+// collectExpiredOneTimeTokens deletes one-time tokens past their
+// expiry (refused from that moment; this frees the rows).
+func (c *coreScheduler) collectExpiredOneTimeTokens(now time.Time) error {
+	otts, err := c.l.srv.State().OneTimeTokens(nil)
+	if err != nil {
+		return err
+	}
+	for _, t := range otts {
+		if !t.ExpiresAt.After(now) {
+			_, err := c.l.srv.Apply(structs.OneTimeTokenDeleteRequestType, &structs.OneTimeTokenDeleteRequest{Now: now})
+			return err
+		}
+	}
+	return nil
 }
