@@ -48,12 +48,12 @@ type Report struct {
 	// whose job was purged or purged and registered again;
 	// OrphanProcesses task processes on the real clients whose alloc is
 	// terminal or unknown.
-	OrphanedAllocs  int
-	OrphanProcesses int
-	Purges          int // acknowledged purges (each followed by a register of the same ID)
-	TermsWithTwoLeaders     int
-	LeaderElection          []time.Duration // fault -> a new leader agreed (leader faults)
-	SchedulingResumed       []time.Duration // fault -> a probe job's eval complete
+	OrphanedAllocs      int
+	OrphanProcesses     int
+	Purges              int // acknowledged purges (each followed by a register of the same ID)
+	TermsWithTwoLeaders int
+	LeaderElection      []time.Duration // fault -> a new leader agreed (leader faults)
+	SchedulingResumed   []time.Duration // fault -> a probe job's eval complete
 	// Partitions: the old leader's step-down, and writes sent to the
 	// minority side (each must be refused, none may apply).
 	LeaderStepDown     []time.Duration // partition -> the old leader no longer leads

@@ -8,7 +8,9 @@ import (
 func TestFaultGap(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
-	w := func(sent, answered int, ok bool) seqWrite { return seqWrite{sent: at(sent), answered: at(answered), ok: ok} }
+	w := func(sent, answered int, ok bool) seqWrite {
+		return seqWrite{sent: at(sent), answered: at(answered), ok: ok}
+	}
 	tests := []struct {
 		name           string
 		writes         []seqWrite
