@@ -429,10 +429,11 @@ func (h *harness) round(n int, fault string) error {
 		return err
 	}
 	time.Sleep(h.cfg.Soak) // load on the healed cluster before the checks
+	err = h.checkRound(n, fault, victim, resumed, outcome)
 	if !elected.IsZero() {
 		h.recordSeq(fault, start, elected)
 	}
-	return h.checkRound(n, fault, victim, resumed, outcome)
+	return err
 }
 
 // victim is the server a fault hits: the leader for leader faults, the

@@ -111,9 +111,12 @@ func (h *harness) lostOn(s *serverProc, writes map[string]ackedWrite, maxIndex u
 	for id, w := range writes {
 		job, _, err := s.api.Jobs().Info(id, stale)
 		switch {
-		case w.purged && (err != nil && isNotFound(err) || w.unsure):
-			// purged (and not registered again since), as acknowledged, or
-			// a later write that may have registered it again failed
+		case (w.purged || w.mayBePurged) && err != nil && isNotFound(err),
+			w.purged && w.unsure:
+			// purged (and not registered again since), as acknowledged; or
+			// a purge failed that may have applied; or after an
+			// acknowledged purge a write that may have registered it again
+			// failed
 		case w.purged && err == nil && job != nil:
 			lost++
 			fmt.Fprintf(h.cfg.Log, "  LOST on %s: job %s purged at %d is present (modify index %d)\n", s.name, id, w.applied, *job.JobModifyIndex)

@@ -17,8 +17,9 @@ type ackedWrite struct {
 	// unsure is set when a later write to the job failed: it may or may
 	// not have applied, so only the index is checked, not the stop flag.
 	unsure bool
-	// purged: the last acknowledged write purged the job.
-	purged bool
+	// purged: the last acknowledged write purged the job; mayBePurged:
+	// a later purge failed, and may have applied all the same.
+	purged, mayBePurged bool
 }
 
 // load drives writes from a few goroutines, each owning its jobs so the
@@ -114,11 +115,12 @@ func (l *load) purgeCount() int {
 	return l.purges
 }
 
-func (l *load) failed(jobID string) {
+func (l *load) failed(jobID string, purge bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if w, ok := l.writes[jobID]; ok {
 		w.unsure = true
+		w.mayBePurged = w.mayBePurged || purge
 		l.writes[jobID] = w
 	}
 }
@@ -171,6 +173,7 @@ func (l *load) one(writer, jobsPerWriter int, version map[string]int) {
 		var (
 			index, applied uint64
 			stopped        bool
+			purging        bool // the failed write was a purge
 			err            error
 		)
 		switch op := l.h.intn(10); {
@@ -192,6 +195,7 @@ func (l *load) one(writer, jobsPerWriter int, version map[string]int) {
 			// the old incarnation's allocs must all stop
 			var meta *api.WriteMeta
 			if _, meta, err = c.Jobs().Deregister(id, true, nil); err != nil {
+				purging = true
 				break
 			}
 			l.purged(id, meta.LastIndex)
@@ -211,7 +215,7 @@ func (l *load) one(writer, jobsPerWriter int, version map[string]int) {
 			}
 		}
 		if err != nil {
-			l.failed(id)
+			l.failed(id, purging)
 			return
 		}
 		l.ack(id, index, applied, stopped)
