@@ -71,7 +71,7 @@ type Report struct {
 	// first write acknowledged after it (0 when writes never stopped).
 	WriteGap            map[string][]time.Duration
 	WritesAfterElection map[string][]time.Duration
-	// The sequential writer (one write at a time, seqTimeout each):
+	// The sequential writer (one variable write at a time, seqTimeout each):
 	// per leader fault, the time from the fault to a new leader observed,
 	// the longest stretch without an acknowledgement until the first one
 	// after the election, and how far beyond the election that came.

@@ -27,7 +27,7 @@
 // under the work dir) has an alloc that is terminal or unknown, each after
 // 30 s of settling, and (sampled every 50 ms) one leader per raft term.
 //
-// A sequential writer (seqwriter.go) registers one job at a time through a
+// A sequential writer (seqwriter.go) writes one variable at a time through a
 // random writable server with a 2 s request timeout for the whole run; for
 // each leader fault the report gives the time to a new leader observed
 // (every server naming it), the longest stretch without an acknowledged
