@@ -26,8 +26,9 @@ func runChaos(args []string, stdout, stderr io.Writer) int {
 	faults := fs.String("faults", "", "comma-separated fault cycle (default: all of them in turn), e.g. partition-leader")
 	dir := fs.String("dir", "", "work directory for the servers' data and logs (default: a temporary one, removed unless -keep)")
 	keep := fs.Bool("keep", false, "keep the work directory")
+	agentBin := fs.String("agent-binary", "", "drover binary the servers and clients run (default: this one), e.g. an older build to compare")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: drover chaos [-servers 3] [-rounds 12] [-faults LIST] [-nodes 8] [-clients 1] [-seed 1] [-dir DIR] [-keep]")
+		fmt.Fprintln(stderr, "Usage: drover chaos [-servers 3] [-rounds 12] [-faults LIST] [-nodes 8] [-clients 1] [-seed 1] [-dir DIR] [-keep] [-agent-binary PATH]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -54,6 +55,9 @@ func runChaos(args []string, stdout, stderr io.Writer) int {
 	var cycle []string
 	if *faults != "" {
 		cycle = strings.Split(*faults, ",")
+	}
+	if *agentBin != "" {
+		self = *agentBin
 	}
 	report, err := chaos.Run(ctx, chaos.Config{Binary: self, Servers: *servers, Rounds: *rounds, Faults: cycle,
 		Nodes: *nodes, Clients: clientCount(*clients), Seed: *seed, WorkDir: work, Log: stdout})

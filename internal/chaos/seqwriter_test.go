@@ -1,6 +1,8 @@
 package chaos
 
 import (
+	"os/exec"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -56,5 +58,29 @@ func TestParseTaskEnv(t *testing.T) {
 				t.Fatalf("got %+v %v, want alloc %q %v", p, ok, tt.alloc, tt.ok)
 			}
 		})
+	}
+}
+
+// TestTaskProcsFindsTasks runs a process with a task's environment under a
+// work dir and one under another dir: the scan finds the first only.
+func TestTaskProcsFindsTasks(t *testing.T) {
+	root := t.TempDir()
+	start := func(allocID, allocDir string) *exec.Cmd {
+		cmd := exec.Command("sleep", "60")
+		cmd.Env = []string{"NOMAD_ALLOC_ID=" + allocID, "NOMAD_ALLOC_DIR=" + allocDir}
+		if err := cmd.Start(); err != nil {
+			t.Skipf("cannot run sleep: %v", err)
+		}
+		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+		return cmd
+	}
+	ours := start("alloc-ours", filepath.Join(root, "client", "data", "alloc", "alloc-ours", "alloc"))
+	start("alloc-theirs", filepath.Join(t.TempDir(), "alloc"))
+	found := map[string]int{}
+	for _, p := range taskProcs(root) {
+		found[p.allocID] = p.pid
+	}
+	if len(found) != 1 || found["alloc-ours"] != ours.Process.Pid {
+		t.Fatalf("found %v, want only alloc-ours at pid %d", found, ours.Process.Pid)
 	}
 }
