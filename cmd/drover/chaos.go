@@ -19,7 +19,7 @@ func runChaos(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("chaos", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	servers := fs.Int("servers", 3, "server processes (3 or 5)")
-	rounds := fs.Int("rounds", 12, "rounds, one fault each: kill-leader, kill-follower, pause-leader, partition-leader, restart-follower, node-flap, partition-leader-drop, ...")
+	rounds := fs.Int("rounds", 12, "rounds, one fault each: kill-leader, kill-follower, pause-leader, partition-leader, restart-follower, node-flap, partition-leader-drop, kill-client, ...")
 	nodes := fs.Int("nodes", 8, "simulated client nodes")
 	clients := fs.Int("clients", 1, "real client agents running the load's raw_exec jobs (0: none)")
 	seed := fs.Uint64("seed", 1, "seed of the load and fault choices")

@@ -95,9 +95,18 @@ const (
 	// real network does, where partition-leader refuses connections.
 	FaultPartitionDrop = "partition-leader-drop"
 	FaultNodeFlap      = "node-flap"
+	// FaultKillClient SIGKILLs the real client agent for clientDown
+	// (its node goes down, its allocs are lost and replaced, its task
+	// processes run on) and starts it again: it must kill the tasks of
+	// allocs that are gone.
+	FaultKillClient = "kill-client"
 )
 
-var faultCycle = []string{FaultKillLeader, FaultKillFollower, FaultPauseLeader, FaultPartitionLead, FaultRestart, FaultNodeFlap, FaultPartitionDrop}
+// clientDown is how long a killed client stays down: past the servers'
+// heartbeat TTL and grace (2 s + 3 s), so its node is marked down.
+const clientDown = 7 * time.Second
+
+var faultCycle = []string{FaultKillLeader, FaultKillFollower, FaultPauseLeader, FaultPartitionLead, FaultRestart, FaultNodeFlap, FaultPartitionDrop, FaultKillClient}
 
 // isPartition reports whether fault partitions the leader away.
 func isPartition(fault string) bool {
@@ -395,7 +404,7 @@ func (h *harness) round(n int, fault string) error {
 		go func() { minority <- h.watchMinority(n, start, victim, cutOff) }()
 	}
 	var elected time.Time
-	if victim == leader && fault != FaultNodeFlap {
+	if victim == leader && fault != FaultNodeFlap && fault != FaultKillClient {
 		if _, err := h.waitLeader(60*time.Second, cutOff...); err != nil {
 			return fmt.Errorf("no new leader: %w", err)
 		}
@@ -476,6 +485,17 @@ func (h *harness) inject(fault string, victim *serverProc) ([]*serverProc, error
 		return minority, h.partition(minority, fault == FaultPartitionDrop)
 	case FaultNodeFlap:
 		h.nodes.flap(h.intn(len(h.nodes.nodes)), 6*time.Second)
+	case FaultKillClient:
+		if len(h.clients) == 0 {
+			return nil, nil
+		}
+		c := h.clients[h.intn(len(h.clients))]
+		c.kill()
+		time.Sleep(clientDown) // the fault's length: the node must go down
+		if err := c.start(); err != nil {
+			return nil, err
+		}
+		return nil, c.waitReady(h.servers[0].api, 60*time.Second)
 	}
 	return nil, nil
 }

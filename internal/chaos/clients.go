@@ -64,20 +64,37 @@ plugin "raw_exec" {
 	if err := os.WriteFile(filepath.Join(dir, "agent.hcl"), []byte(cfg), 0o600); err != nil {
 		return nil, err
 	}
-	logf, err := os.OpenFile(filepath.Join(dir, "agent.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	return c, c.start()
+}
+
+// start runs the client agent (again: same config and data dir).
+func (c *clientProc) start() error {
+	logf, err := os.OpenFile(filepath.Join(c.dir, "agent.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	cmd := exec.Command(binary, "agent", "-config", filepath.Join(dir, "agent.hcl"))
+	cmd := exec.Command(c.binary, "agent", "-config", filepath.Join(c.dir, "agent.hcl"))
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		logf.Close()
-		return nil, err
+		return err
 	}
-	c.cmd, c.exited = cmd, make(chan struct{})
-	go func() { _ = cmd.Wait(); logf.Close(); close(c.exited) }()
-	return c, nil
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); logf.Close(); close(exited) }()
+	c.cmd, c.exited = cmd, exited
+	return nil
+}
+
+// kill sends SIGKILL to the client agent alone (a crash): its task
+// processes keep running, as they would.
+func (c *clientProc) kill() {
+	if c.cmd == nil {
+		return
+	}
+	_ = c.cmd.Process.Kill()
+	<-c.exited
+	c.cmd = nil
 }
 
 // waitReady waits until a server lists the client's node as ready.
