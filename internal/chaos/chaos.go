@@ -50,6 +50,7 @@ type Report struct {
 	// terminal or unknown.
 	OrphanedAllocs      int
 	OrphanProcesses     int
+	TaskProcsSeen       int // the most task processes one check saw on the real clients
 	Purges              int // acknowledged purges (each followed by a register of the same ID)
 	TermsWithTwoLeaders int
 	LeaderElection      []time.Duration // fault -> a new leader agreed (leader faults)
@@ -678,7 +679,7 @@ func (r *Report) Print(w io.Writer) {
 	fmt.Fprintf(w, "over-commits            %d\n", r.OverCommits)
 	fmt.Fprintf(w, "evals never processed   %d\n", r.StuckEvals)
 	fmt.Fprintf(w, "orphaned allocs         %d (of purged incarnations; %d purges, each registered again)\n", r.OrphanedAllocs, r.Purges)
-	fmt.Fprintf(w, "orphan task processes   %d (on the real clients, alloc terminal or unknown)\n", r.OrphanProcesses)
+	fmt.Fprintf(w, "orphan task processes   %d (on the real clients, alloc terminal or unknown; up to %d task processes seen)\n", r.OrphanProcesses, r.TaskProcsSeen)
 	fmt.Fprintf(w, "terms with two leaders  %d\n", r.TermsWithTwoLeaders)
 	fmt.Fprintf(w, "time to new leader      p50 %s  p99 %s  (%d elections)\n", pct(r.LeaderElection, 50), pct(r.LeaderElection, 99), len(r.LeaderElection))
 	fmt.Fprintf(w, "scheduling resumed      p50 %s  p99 %s\n", pct(r.SchedulingResumed, 50), pct(r.SchedulingResumed, 99))

@@ -191,7 +191,9 @@ func (h *harness) orphanProcs(leader *serverProc, timeout time.Duration) int {
 	deadline := time.Now().Add(timeout)
 	for {
 		var orphans []string
-		for _, p := range taskProcs(h.cfg.WorkDir) {
+		procs := taskProcs(h.cfg.WorkDir)
+		h.report.TaskProcsSeen = max(h.report.TaskProcsSeen, len(procs))
+		for _, p := range procs {
 			a, _, err := leader.api.Allocations().Info(p.allocID, nil)
 			switch {
 			case err != nil && strings.Contains(err.Error(), fmt.Sprint(http.StatusNotFound)):
