@@ -124,6 +124,8 @@ type harness struct {
 	rngMu   sync.Mutex
 	servers []*serverProc
 	clients []*clientProc
+	// orphansSeen are the orphan processes already counted.
+	orphansSeen map[string]bool
 	seq     *seqWriter
 	nodes   *simNodes
 	load    *load
@@ -156,7 +158,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
 	}
-	h := &harness{cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b9)), faults: cfg.Faults,
+	h := &harness{cfg: cfg, orphansSeen: map[string]bool{}, rng: rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b9)), faults: cfg.Faults,
 		report: &Report{Servers: cfg.Servers, Rounds: cfg.Rounds, FaultCounts: map[string]int{},
 			WriteGap: map[string][]time.Duration{}, WritesAfterElection: map[string][]time.Duration{},
 			SeqElection: map[string][]time.Duration{}, SeqGap: map[string][]time.Duration{}, SeqBeyond: map[string][]time.Duration{}}}

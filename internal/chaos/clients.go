@@ -180,7 +180,7 @@ func parseTaskEnv(pid int, env []byte, root string) (taskProc, bool) {
 	return taskProc{pid: pid, allocID: allocID}, true
 }
 
-// orphanProcs counts task processes of the chaos clients whose alloc is
+// orphanProcs counts new task processes of the chaos clients whose alloc is
 // terminal on the client or unknown to the cluster, polling until there
 // are none or timeout passed (a stopped alloc's task takes its kill
 // timeout to go).
@@ -205,10 +205,15 @@ func (h *harness) orphanProcs(leader *serverProc, timeout time.Duration) int {
 			}
 		}
 		if len(orphans) == 0 || time.Now().After(deadline) {
+			n := 0
 			for _, o := range orphans {
 				fmt.Fprintf(h.cfg.Log, "  ORPHAN PROCESS: %s\n", o)
+				if !h.orphansSeen[o] { // counted once, in the first round that saw it
+					h.orphansSeen[o] = true
+					n++
+				}
 			}
-			return len(orphans)
+			return n
 		}
 		time.Sleep(500 * time.Millisecond) // waiting for task kills
 	}
