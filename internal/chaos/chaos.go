@@ -126,12 +126,12 @@ type harness struct {
 	clients []*clientProc
 	// orphansSeen are the orphan processes already counted.
 	orphansSeen map[string]bool
-	seq     *seqWriter
-	nodes   *simNodes
-	load    *load
-	terms   *termWatch
-	report  *Report
-	faults  []string
+	seq         *seqWriter
+	nodes       *simNodes
+	load        *load
+	terms       *termWatch
+	report      *Report
+	faults      []string
 	// minority is the side a partition cut off (nil otherwise): the load
 	// writes through the majority, as its clients would.
 	minority   []*serverProc
