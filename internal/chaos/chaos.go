@@ -323,7 +323,7 @@ func (h *harness) stopAll() {
 func (h *harness) reachable() []*serverProc {
 	var out []*serverProc
 	for _, s := range h.servers {
-		if s.alive() && !s.stopped {
+		if s.running() {
 			out = append(out, s)
 		}
 	}
