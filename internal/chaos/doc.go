@@ -16,7 +16,10 @@
 // (partition-leader-drop: dials and reads hang); a restart (of the leader last deposed by a
 // pause or partition while it follows, else of a follower: a deposed leader
 // truncated its log's uncommitted tail, and that log must open again); a
-// node flap.
+// node flap; SIGKILL of the real client for 7 s, past its node's heartbeat
+// TTL, then its restart (kill-client: the tasks of its allocs that were
+// lost or stopped meanwhile must not run on). drover chaos -agent-binary
+// runs an older build under the same harness, to see a check fail on it.
 //
 // Checks (check.go, terms.go): every acknowledged write is on every server
 // (once it has applied the highest acknowledged index), no two live allocs
