@@ -19,14 +19,16 @@ func runChaos(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("chaos", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	servers := fs.Int("servers", 3, "server processes (3 or 5)")
-	rounds := fs.Int("rounds", 12, "rounds, one fault each: kill-leader, kill-follower, pause-leader, partition-leader, restart-follower, node-flap, partition-leader-drop, ...")
+	rounds := fs.Int("rounds", 12, "rounds, one fault each: kill-leader, kill-follower, pause-leader, partition-leader, restart-follower, node-flap, partition-leader-drop, kill-client, ...")
 	nodes := fs.Int("nodes", 8, "simulated client nodes")
+	clients := fs.Int("clients", 1, "real client agents running the load's raw_exec jobs (0: none)")
 	seed := fs.Uint64("seed", 1, "seed of the load and fault choices")
 	faults := fs.String("faults", "", "comma-separated fault cycle (default: all of them in turn), e.g. partition-leader")
 	dir := fs.String("dir", "", "work directory for the servers' data and logs (default: a temporary one, removed unless -keep)")
 	keep := fs.Bool("keep", false, "keep the work directory")
+	agentBin := fs.String("agent-binary", "", "drover binary the servers and clients run (default: this one), e.g. an older build to compare")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: drover chaos [-servers 3] [-rounds 12] [-faults LIST] [-nodes 8] [-seed 1] [-dir DIR] [-keep]")
+		fmt.Fprintln(stderr, "Usage: drover chaos [-servers 3] [-rounds 12] [-faults LIST] [-nodes 8] [-clients 1] [-seed 1] [-dir DIR] [-keep] [-agent-binary PATH]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -54,8 +56,11 @@ func runChaos(args []string, stdout, stderr io.Writer) int {
 	if *faults != "" {
 		cycle = strings.Split(*faults, ",")
 	}
+	if *agentBin != "" {
+		self = *agentBin
+	}
 	report, err := chaos.Run(ctx, chaos.Config{Binary: self, Servers: *servers, Rounds: *rounds, Faults: cycle,
-		Nodes: *nodes, Seed: *seed, WorkDir: work, Log: stdout})
+		Nodes: *nodes, Clients: clientCount(*clients), Seed: *seed, WorkDir: work, Log: stdout})
 	if report != nil {
 		fmt.Fprintln(stdout)
 		report.Print(stdout)
@@ -69,4 +74,13 @@ func runChaos(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// clientCount maps the -clients flag onto Config.Clients (0 there means
+// the default, negative none).
+func clientCount(n int) int {
+	if n <= 0 {
+		return -1
+	}
+	return n
 }

@@ -22,6 +22,9 @@ type Config struct {
 	Servers int    // 3 or 5
 	Rounds  int
 	Nodes   int // simulated client nodes
+	// Clients is how many real client agents run the load's raw_exec
+	// jobs (real task processes); default 1, negative for none.
+	Clients int
 	Seed    uint64
 	// Faults is the cycle rounds go through (default: every fault).
 	Faults []string
@@ -41,9 +44,17 @@ type Report struct {
 	DoublePlacements        int
 	OverCommits             int
 	StuckEvals              int
-	TermsWithTwoLeaders     int
-	LeaderElection          []time.Duration // fault -> a new leader agreed (leader faults)
-	SchedulingResumed       []time.Duration // fault -> a probe job's eval complete
+	// OrphanedAllocs are allocs still to run, after the settle period,
+	// whose job was purged or purged and registered again;
+	// OrphanProcesses task processes on the real clients whose alloc is
+	// terminal or unknown.
+	OrphanedAllocs      int
+	OrphanProcesses     int
+	TaskProcsSeen       int // the most task processes one check saw on the real clients
+	Purges              int // acknowledged purges (each followed by a register of the same ID)
+	TermsWithTwoLeaders int
+	LeaderElection      []time.Duration // fault -> a new leader agreed (leader faults)
+	SchedulingResumed   []time.Duration // fault -> a probe job's eval complete
 	// Partitions: the old leader's step-down, and writes sent to the
 	// minority side (each must be refused, none may apply).
 	LeaderStepDown     []time.Duration // partition -> the old leader no longer leads
@@ -61,6 +72,17 @@ type Report struct {
 	// first write acknowledged after it (0 when writes never stopped).
 	WriteGap            map[string][]time.Duration
 	WritesAfterElection map[string][]time.Duration
+	// The sequential writer (one variable write at a time, seqTimeout each):
+	// per leader fault, the time from the fault to a new leader observed,
+	// the longest stretch without an acknowledgement until the first one
+	// after the election, and how far beyond the election that came.
+	SeqElection     map[string][]time.Duration
+	SeqGap          map[string][]time.Duration
+	SeqBeyond       map[string][]time.Duration
+	SeqAcked        int
+	SeqFailed       int
+	SeqLatency      []time.Duration
+	SeqNeverResumed int // leader faults after which no write was acknowledged by the round's checks
 }
 
 // Faults, in the order rounds cycle through them.
@@ -74,9 +96,18 @@ const (
 	// real network does, where partition-leader refuses connections.
 	FaultPartitionDrop = "partition-leader-drop"
 	FaultNodeFlap      = "node-flap"
+	// FaultKillClient SIGKILLs the real client agent for clientDown
+	// (its node goes down, its allocs are lost and replaced, its task
+	// processes run on) and starts it again: it must kill the tasks of
+	// allocs that are gone.
+	FaultKillClient = "kill-client"
 )
 
-var faultCycle = []string{FaultKillLeader, FaultKillFollower, FaultPauseLeader, FaultPartitionLead, FaultRestart, FaultNodeFlap, FaultPartitionDrop}
+// clientDown is how long a killed client stays down: past the servers'
+// heartbeat TTL and grace (2 s + 3 s), so its node is marked down.
+const clientDown = 7 * time.Second
+
+var faultCycle = []string{FaultKillLeader, FaultKillFollower, FaultPauseLeader, FaultPartitionLead, FaultRestart, FaultNodeFlap, FaultPartitionDrop, FaultKillClient}
 
 // isPartition reports whether fault partitions the leader away.
 func isPartition(fault string) bool {
@@ -92,11 +123,15 @@ type harness struct {
 	rng     *rand.Rand
 	rngMu   sync.Mutex
 	servers []*serverProc
-	nodes   *simNodes
-	load    *load
-	terms   *termWatch
-	report  *Report
-	faults  []string
+	clients []*clientProc
+	// orphansSeen are the orphan processes already counted.
+	orphansSeen map[string]bool
+	seq         *seqWriter
+	nodes       *simNodes
+	load        *load
+	terms       *termWatch
+	report      *Report
+	faults      []string
 	// minority is the side a partition cut off (nil otherwise): the load
 	// writes through the majority, as its clients would.
 	minority   []*serverProc
@@ -123,9 +158,10 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
 	}
-	h := &harness{cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b9)), faults: cfg.Faults,
+	h := &harness{cfg: cfg, orphansSeen: map[string]bool{}, rng: rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b9)), faults: cfg.Faults,
 		report: &Report{Servers: cfg.Servers, Rounds: cfg.Rounds, FaultCounts: map[string]int{},
-			WriteGap: map[string][]time.Duration{}, WritesAfterElection: map[string][]time.Duration{}}}
+			WriteGap: map[string][]time.Duration{}, WritesAfterElection: map[string][]time.Duration{},
+			SeqElection: map[string][]time.Duration{}, SeqGap: map[string][]time.Duration{}, SeqBeyond: map[string][]time.Duration{}}}
 	if len(h.faults) == 0 {
 		h.faults = faultCycle
 	}
@@ -149,7 +185,23 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if h.nodes, err = startSimNodes(h.rpcAddrs(), cfg.Nodes); err != nil {
 		return nil, err
 	}
+	if cfg.Clients == 0 {
+		cfg.Clients = 1
+		h.cfg.Clients = 1
+	}
+	for i := 1; i <= cfg.Clients; i++ {
+		name := fmt.Sprintf("chaos-client-%d", i)
+		c, err := startClient(cfg.Binary, filepath.Join(cfg.WorkDir, name), name, h.rpcAddrs())
+		if err != nil {
+			return nil, err
+		}
+		h.clients = append(h.clients, c)
+		if err := c.waitReady(h.servers[0].api, 60*time.Second); err != nil {
+			return nil, err
+		}
+	}
 	h.load = startLoad(h)
+	h.seq = startSeqWriter(h)
 	for round := 1; round <= cfg.Rounds && ctx.Err() == nil; round++ {
 		fault := h.faults[(round-1)%len(h.faults)]
 		if err := h.round(round, fault); err != nil {
@@ -249,6 +301,13 @@ func (h *harness) stopAll() {
 	if h.load != nil {
 		h.load.stop()
 	}
+	if h.seq != nil {
+		h.seq.stop()
+	}
+	for _, c := range h.clients {
+		c.stop()
+	}
+	killTasks(h.cfg.WorkDir)
 	if h.nodes != nil {
 		h.nodes.stop()
 	}
@@ -264,7 +323,7 @@ func (h *harness) stopAll() {
 func (h *harness) reachable() []*serverProc {
 	var out []*serverProc
 	for _, s := range h.servers {
-		if s.alive() && !s.stopped {
+		if s.running() {
 			out = append(out, s)
 		}
 	}
@@ -348,7 +407,7 @@ func (h *harness) round(n int, fault string) error {
 		go func() { minority <- h.watchMinority(n, start, victim, cutOff) }()
 	}
 	var elected time.Time
-	if victim == leader && fault != FaultNodeFlap {
+	if victim == leader && fault != FaultNodeFlap && fault != FaultKillClient {
 		if _, err := h.waitLeader(60*time.Second, cutOff...); err != nil {
 			return fmt.Errorf("no new leader: %w", err)
 		}
@@ -382,7 +441,11 @@ func (h *harness) round(n int, fault string) error {
 		return err
 	}
 	time.Sleep(h.cfg.Soak) // load on the healed cluster before the checks
-	return h.checkRound(n, fault, victim, resumed, outcome)
+	err = h.checkRound(n, fault, victim, resumed, outcome)
+	if !elected.IsZero() {
+		h.recordSeq(fault, start, elected)
+	}
+	return err
 }
 
 // victim is the server a fault hits: the leader for leader faults, the
@@ -425,22 +488,35 @@ func (h *harness) inject(fault string, victim *serverProc) ([]*serverProc, error
 		return minority, h.partition(minority, fault == FaultPartitionDrop)
 	case FaultNodeFlap:
 		h.nodes.flap(h.intn(len(h.nodes.nodes)), 6*time.Second)
+	case FaultKillClient:
+		if len(h.clients) == 0 {
+			return nil, nil
+		}
+		c := h.clients[h.intn(len(h.clients))]
+		c.kill()
+		time.Sleep(clientDown) // the fault's length: the node must go down
+		if err := c.start(); err != nil {
+			return nil, err
+		}
+		return nil, c.waitReady(h.servers[0].api, 60*time.Second)
 	}
 	return nil, nil
 }
 
 // checkRound runs the round's checks on the healed cluster and logs them.
 func (h *harness) checkRound(n int, fault string, victim *serverProc, resumed time.Duration, outcome *partitionOutcome) error {
-	lost, doubles, over, stuck, err := h.check()
+	c, err := h.check()
 	if err != nil {
 		return err
 	}
-	h.report.Lost += lost
-	h.report.DoublePlacements += doubles
-	h.report.OverCommits += over
-	h.report.StuckEvals += stuck
-	fmt.Fprintf(h.cfg.Log, "round %3d  %-17s victim %-8s  scheduling resumed %6.2fs  acked %5d  lost %d  double %d  overcommit %d  stuck evals %d\n",
-		n, fault, victim.name, resumed.Seconds(), h.load.acked(), lost, doubles, over, stuck)
+	h.report.Lost += c.lost
+	h.report.DoublePlacements += c.doubles
+	h.report.OverCommits += c.over
+	h.report.StuckEvals += c.stuck
+	h.report.OrphanedAllocs += c.orphanAllocs
+	h.report.OrphanProcesses += c.orphanProcs
+	fmt.Fprintf(h.cfg.Log, "round %3d  %-17s victim %-8s  scheduling resumed %6.2fs  acked %5d  lost %d  double %d  overcommit %d  stuck evals %d  orphaned allocs %d  orphan processes %d\n",
+		n, fault, victim.name, resumed.Seconds(), h.load.acked(), c.lost, c.doubles, c.over, c.stuck, c.orphanAllocs, c.orphanProcs)
 	if outcome == nil {
 		return nil
 	}
@@ -563,10 +639,30 @@ func evalProgress(s *serverProc, evalID string, ev *api.Evaluation, err error) s
 	return fmt.Sprintf("eval %s via %s: status %q (%s), modify index %d", evalID, s.name, ev.Status, ev.StatusDescription, ev.ModifyIndex)
 }
 
+// recordSeq adds the sequential writer's view of a leader fault.
+func (h *harness) recordSeq(fault string, start, elected time.Time) {
+	r := h.report
+	gap, beyond, ok := h.seq.afterFault(start, elected)
+	r.SeqElection[fault] = append(r.SeqElection[fault], elected.Sub(start))
+	if !ok {
+		r.SeqNeverResumed++
+		fmt.Fprintf(h.cfg.Log, "           election %6.2fs  sequential writes NEVER resumed (longest gap so far %6.2fs)\n", elected.Sub(start).Seconds(), gap.Seconds())
+		return
+	}
+	r.SeqGap[fault] = append(r.SeqGap[fault], gap)
+	r.SeqBeyond[fault] = append(r.SeqBeyond[fault], beyond)
+	fmt.Fprintf(h.cfg.Log, "           election %6.2fs  sequential write gap %6.2fs, %6.2fs beyond the election\n", elected.Sub(start).Seconds(), gap.Seconds(), beyond.Seconds())
+}
+
 func (h *harness) finish() *Report {
+	if h.seq != nil {
+		h.seq.stop()
+		h.report.SeqAcked, h.report.SeqFailed, h.report.SeqLatency = h.seq.latencies()
+	}
 	if h.load != nil {
 		h.load.stop()
 		h.report.AckedWrites = h.load.acked()
+		h.report.Purges = h.load.purgeCount()
 	}
 	if h.terms != nil {
 		h.report.TermsWithTwoLeaders = h.terms.violations()
@@ -584,9 +680,26 @@ func (r *Report) Print(w io.Writer) {
 	fmt.Fprintf(w, "double placements       %d\n", r.DoublePlacements)
 	fmt.Fprintf(w, "over-commits            %d\n", r.OverCommits)
 	fmt.Fprintf(w, "evals never processed   %d\n", r.StuckEvals)
+	fmt.Fprintf(w, "orphaned allocs         %d (of purged incarnations; %d purges, each registered again)\n", r.OrphanedAllocs, r.Purges)
+	fmt.Fprintf(w, "orphan task processes   %d (on the real clients, alloc terminal or unknown; up to %d task processes seen)\n", r.OrphanProcesses, r.TaskProcsSeen)
 	fmt.Fprintf(w, "terms with two leaders  %d\n", r.TermsWithTwoLeaders)
 	fmt.Fprintf(w, "time to new leader      p50 %s  p99 %s  (%d elections)\n", pct(r.LeaderElection, 50), pct(r.LeaderElection, 99), len(r.LeaderElection))
 	fmt.Fprintf(w, "scheduling resumed      p50 %s  p99 %s\n", pct(r.SchedulingResumed, 50), pct(r.SchedulingResumed, 99))
+	fmt.Fprintf(w, "sequential writer       %d acked, %d failed (timeout %s); latency p50 %s  p99 %s\n",
+		r.SeqAcked, r.SeqFailed, seqTimeout, pct(r.SeqLatency, 50), pct(r.SeqLatency, 99))
+	var allGap, allBeyond []time.Duration
+	for _, f := range faultCycle {
+		if len(r.SeqElection[f]) == 0 {
+			continue
+		}
+		allGap = append(allGap, r.SeqGap[f]...)
+		allBeyond = append(allBeyond, r.SeqBeyond[f]...)
+		fmt.Fprintf(w, "  %-21s election p50 %s  p99 %s;  write gap p50 %s  p99 %s;  beyond the election p50 %s  p99 %s  (%d faults)\n", f,
+			pct(r.SeqElection[f], 50), pct(r.SeqElection[f], 99), pct(r.SeqGap[f], 50), pct(r.SeqGap[f], 99),
+			pct(r.SeqBeyond[f], 50), pct(r.SeqBeyond[f], 99), len(r.SeqElection[f]))
+	}
+	fmt.Fprintf(w, "write gap beyond election p50 %s  p99 %s  (all leader faults; gap p50 %s  p99 %s; %d never resumed)\n",
+		pct(allBeyond, 50), pct(allBeyond, 99), pct(allGap, 50), pct(allGap, 99), r.SeqNeverResumed)
 	partitions := r.FaultCounts[FaultPartitionLead] + r.FaultCounts[FaultPartitionDrop]
 	if partitions == 0 {
 		return
@@ -608,6 +721,7 @@ func (r *Report) Print(w io.Writer) {
 // OK reports whether every check held.
 func (r *Report) OK() bool {
 	return r.Lost == 0 && r.DoublePlacements == 0 && r.OverCommits == 0 && r.StuckEvals == 0 && r.TermsWithTwoLeaders == 0 &&
+		r.OrphanedAllocs == 0 && r.OrphanProcesses == 0 && r.SeqNeverResumed == 0 &&
 		r.StaleLeaders == 0 && r.GossipLeaks == 0 && r.MinorityAcked == 0 && r.MinorityApplied == 0
 }
 

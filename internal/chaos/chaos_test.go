@@ -76,6 +76,9 @@ func runChaos(t *testing.T, servers, rounds int, faults []string) {
 	if report.Faults != rounds || len(report.SchedulingResumed) != rounds {
 		t.Fatalf("faults %d, scheduling measured %d times, want %d", report.Faults, len(report.SchedulingResumed), rounds)
 	}
+	if report.TaskProcsSeen == 0 {
+		t.Fatal("no task process of the real client was ever seen: the orphan process check looked at nothing")
+	}
 	if report.AckedWrites == 0 {
 		t.Fatal("no write was acknowledged: the load never ran")
 	}

@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/nomad/api"
@@ -10,7 +11,7 @@ import (
 // check runs the invariants after a round: acknowledged writes present on
 // every server, no double placements, no over-committed node, no eval
 // left pending.
-func (h *harness) check() (lost, doubles, over, stuck int, err error) {
+func (h *harness) check() (c roundCheck, err error) {
 	h.load.paused.Lock()
 	defer h.load.paused.Unlock()
 	writes := h.load.snapshot()
@@ -19,17 +20,80 @@ func (h *harness) check() (lost, doubles, over, stuck int, err error) {
 		maxIndex = max(maxIndex, w.applied)
 	}
 	for _, s := range h.reachable() {
-		lost += h.lostOn(s, writes, maxIndex)
+		c.lost += h.lostOn(s, writes, maxIndex)
 	}
 	leader, err := h.waitLeader(60 * time.Second)
 	if err != nil {
-		return 0, 0, 0, 0, err
+		return c, err
 	}
 	// Longer than the broker's nack timeout (60 s): an eval held by a
 	// worker on a killed server is redelivered only after it.
-	stuck = h.stuckEvals(leader, 90*time.Second)
-	doubles, over, err = h.placements(leader)
-	return lost, doubles, over, stuck, err
+	c.stuck = h.stuckEvals(leader, 90*time.Second)
+	if c.doubles, c.over, err = h.placements(leader); err != nil {
+		return c, err
+	}
+	if c.orphanAllocs, err = h.orphanAllocs(leader, orphanSettle); err != nil {
+		return c, err
+	}
+	c.orphanProcs = h.orphanProcs(leader, orphanSettle)
+	return c, nil
+}
+
+// roundCheck is what one round's checks counted.
+type roundCheck struct {
+	lost, doubles, over, stuck int
+	orphanAllocs, orphanProcs  int
+}
+
+// orphanSettle is how long the checks wait for allocs of a purged
+// incarnation to be stopped, and for task processes of terminal allocs to
+// exit, before counting them.
+const orphanSettle = 30 * time.Second
+
+// orphanAllocs counts allocs that still should run although their job
+// incarnation is gone: the job was purged, or purged and registered again
+// (the alloc was created before the job's current CreateIndex). It polls
+// until there are none or timeout passed.
+func (h *harness) orphanAllocs(leader *serverProc, timeout time.Duration) (int, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		allocs, _, err := leader.api.Allocations().List(nil)
+		if err != nil {
+			return 0, err
+		}
+		jobs := map[string]*api.Job{} // nil: absent
+		var orphans []string
+		for _, a := range allocs {
+			if a.DesiredStatus != api.AllocDesiredStatusRun || isTerminal(a.ClientStatus) {
+				continue
+			}
+			job, seen := jobs[a.JobID]
+			if !seen {
+				job, _, err = leader.api.Jobs().Info(a.JobID, nil)
+				if err != nil && !isNotFound(err) {
+					return 0, err
+				}
+				jobs[a.JobID] = job
+			}
+			switch {
+			case job == nil:
+				orphans = append(orphans, fmt.Sprintf("alloc %s of purged job %s", a.ID, a.JobID))
+			case job.CreateIndex != nil && a.CreateIndex < *job.CreateIndex:
+				orphans = append(orphans, fmt.Sprintf("alloc %s (created at %d) of job %s's older incarnation (job created at %d)", a.ID, a.CreateIndex, a.JobID, *job.CreateIndex))
+			}
+		}
+		if len(orphans) == 0 || time.Now().After(deadline) {
+			for _, o := range orphans {
+				fmt.Fprintf(h.cfg.Log, "  ORPHANED ALLOC: %s\n", o)
+			}
+			return len(orphans), nil
+		}
+		time.Sleep(200 * time.Millisecond) // waiting for the purge's evals
+	}
+}
+
+func isNotFound(err error) bool {
+	return strings.Contains(err.Error(), "404") || strings.Contains(err.Error(), "not found")
 }
 
 // lostOn counts acknowledged writes server s does not have, once it has
@@ -47,6 +111,15 @@ func (h *harness) lostOn(s *serverProc, writes map[string]ackedWrite, maxIndex u
 	for id, w := range writes {
 		job, _, err := s.api.Jobs().Info(id, stale)
 		switch {
+		case (w.purged || w.mayBePurged) && err != nil && isNotFound(err),
+			w.purged && w.unsure:
+			// purged (and not registered again since), as acknowledged; or
+			// a purge failed that may have applied; or after an
+			// acknowledged purge a write that may have registered it again
+			// failed
+		case w.purged && err == nil && job != nil:
+			lost++
+			fmt.Fprintf(h.cfg.Log, "  LOST on %s: job %s purged at %d is present (modify index %d)\n", s.name, id, w.applied, *job.JobModifyIndex)
 		case err != nil || job == nil:
 			lost++
 			fmt.Fprintf(h.cfg.Log, "  LOST on %s: job %s (acked at %d): %v\n", s.name, id, w.index, err)

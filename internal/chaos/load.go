@@ -17,6 +17,9 @@ type ackedWrite struct {
 	// unsure is set when a later write to the job failed: it may or may
 	// not have applied, so only the index is checked, not the stop flag.
 	unsure bool
+	// purged: the last acknowledged write purged the job; mayBePurged:
+	// a later purge failed, and may have applied all the same.
+	purged, mayBePurged bool
 }
 
 // load drives writes from a few goroutines, each owning its jobs so the
@@ -31,15 +34,22 @@ type load struct {
 	count  int
 	// ackTimes is when each write was acknowledged, in order.
 	ackTimes []time.Time
+	purges   int
 	done     chan struct{}
 	wg       sync.WaitGroup
 }
 
+// loadWriters write mock-driver jobs to the simulated nodes; one more
+// writer writes raw_exec jobs to the real clients (when there are any).
 const loadWriters = 6
 
 func startLoad(h *harness) *load {
 	l := &load{h: h, writes: map[string]ackedWrite{}, done: make(chan struct{})}
-	for w := 0; w < loadWriters; w++ {
+	writers := loadWriters
+	if len(h.clients) > 0 {
+		writers++
+	}
+	for w := 0; w < writers; w++ {
 		l.wg.Add(1)
 		go func() {
 			defer l.wg.Done()
@@ -89,11 +99,28 @@ func (l *load) writeGap(from, elected, to time.Time) (gap, resumed time.Duration
 	return gap, max(resumed, 0)
 }
 
-func (l *load) failed(jobID string) {
+// purged records an acknowledged purge of jobID at raft index applied.
+func (l *load) purged(jobID string, applied uint64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.writes[jobID] = ackedWrite{applied: applied, purged: true}
+	l.count++
+	l.purges++
+	l.ackTimes = append(l.ackTimes, time.Now())
+}
+
+func (l *load) purgeCount() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.purges
+}
+
+func (l *load) failed(jobID string, purge bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if w, ok := l.writes[jobID]; ok {
 		w.unsure = true
+		w.mayBePurged = w.mayBePurged || purge
 		l.writes[jobID] = w
 	}
 }
@@ -139,16 +166,21 @@ func (l *load) one(writer, jobsPerWriter int, version map[string]int) {
 		}
 		c := srvs[l.h.intn(len(srvs))].api
 		id := fmt.Sprintf("load-%d-%d", writer, l.h.intn(jobsPerWriter))
+		job := loadJob
+		if writer == loadWriters {
+			id, job = fmt.Sprintf("raw-%d", l.h.intn(jobsPerWriter)), rawJob
+		}
 		var (
 			index, applied uint64
 			stopped        bool
+			purging        bool // the failed write was a purge
 			err            error
 		)
 		switch op := l.h.intn(10); {
 		case op < 5: // register or update (a new version each time)
 			version[id]++
 			var resp *api.JobRegisterResponse
-			resp, _, err = c.Jobs().Register(loadJob(id, 1+l.h.intn(3), version[id]), nil)
+			resp, _, err = c.Jobs().Register(job(id, 1+l.h.intn(3), version[id]), nil)
 			if err == nil {
 				index = resp.JobModifyIndex
 			}
@@ -156,6 +188,20 @@ func (l *load) one(writer, jobsPerWriter int, version map[string]int) {
 			count := 1 + l.h.intn(4)
 			var resp *api.JobRegisterResponse
 			resp, _, err = c.Jobs().Scale(id, "g", &count, "chaos", false, nil, nil)
+			if err == nil {
+				index = resp.JobModifyIndex
+			}
+		case op == 8: // purge, then register the same ID again at once:
+			// the old incarnation's allocs must all stop
+			var meta *api.WriteMeta
+			if _, meta, err = c.Jobs().Deregister(id, true, nil); err != nil {
+				purging = true
+				break
+			}
+			l.purged(id, meta.LastIndex)
+			version[id]++
+			var resp *api.JobRegisterResponse
+			resp, _, err = c.Jobs().Register(job(id, 1+l.h.intn(3), version[id]), nil)
 			if err == nil {
 				index = resp.JobModifyIndex
 			}
@@ -169,7 +215,7 @@ func (l *load) one(writer, jobsPerWriter int, version map[string]int) {
 			}
 		}
 		if err != nil {
-			l.failed(id)
+			l.failed(id, purging)
 			return
 		}
 		l.ack(id, index, applied, stopped)
@@ -186,6 +232,24 @@ func loadJob(id string, count, version int) *api.Job {
 	task := api.NewTask("t", "mock")
 	task.Config = map[string]any{"run_for": "1h"}
 	task.Resources = &api.Resources{CPU: ptr(100), MemoryMB: ptr(64)}
+	tg.AddTask(task)
+	job.AddTaskGroup(tg)
+	return job
+}
+
+// rawJob is a raw_exec service job for the real clients: a real task
+// process (sleep) per alloc; version changes its env, so each register
+// replaces the allocs (a destructive update: tasks stop and start).
+func rawJob(id string, count, version int) *api.Job {
+	job := api.NewServiceJob(id, id, "global", 50)
+	job.Datacenters = []string{"dc1"}
+	job.Constrain(api.NewConstraint("${attr.driver.raw_exec}", "=", "1"))
+	tg := api.NewTaskGroup("g", count)
+	task := api.NewTask("t", "raw_exec")
+	task.Config = map[string]any{"command": "/bin/sleep", "args": []string{"3600"}}
+	task.Env = map[string]string{"VERSION": fmt.Sprint(version)}
+	task.KillTimeout = ptr(time.Second)
+	task.Resources = &api.Resources{CPU: ptr(20), MemoryMB: ptr(16)}
 	tg.AddTask(task)
 	job.AddTaskGroup(tg)
 	return job

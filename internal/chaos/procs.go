@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -18,16 +19,30 @@ type serverProc struct {
 	name                     string
 	dir                      string
 	httpPort, rpcPort, serfP int
-	cmd                      *exec.Cmd
-	exited                   chan struct{} // closed when cmd has exited
-	stopped                  bool          // SIGSTOPped
-	api                      *api.Client
-	binary                   string
+	// mu guards cmd, exited and stopped: the load, the sequential writer
+	// and the term watch read them while a round kills and starts.
+	mu      sync.Mutex
+	cmd     *exec.Cmd
+	exited  chan struct{} // closed when cmd has exited
+	stopped bool          // SIGSTOPped
+	api     *api.Client
+	binary  string
 }
 
 func (p *serverProc) rpcAddr() string  { return fmt.Sprintf("127.0.0.1:%d", p.rpcPort) }
 func (p *serverProc) serfAddr() string { return fmt.Sprintf("127.0.0.1:%d", p.serfP) }
-func (p *serverProc) alive() bool      { return p.cmd != nil }
+func (p *serverProc) alive() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.cmd != nil
+}
+
+// running reports whether the process runs and is not paused.
+func (p *serverProc) running() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.cmd != nil && !p.stopped
+}
 
 // partitionFile is where the agent reads the peers it must not reach.
 func (p *serverProc) partitionFile() string { return filepath.Join(p.dir, "partition") }
@@ -100,25 +115,34 @@ func (p *serverProc) start() error {
 	}
 	exited := make(chan struct{})
 	go func() { _ = cmd.Wait(); logf.Close(); close(exited) }()
+	p.mu.Lock()
 	p.cmd, p.stopped, p.exited = cmd, false, exited
+	p.mu.Unlock()
 	return nil
 }
 
 // kill sends SIGKILL (a crash: nothing flushed, no leave).
 func (p *serverProc) kill() {
-	if p.cmd == nil {
+	p.mu.Lock()
+	cmd, stopped, exited := p.cmd, p.stopped, p.exited
+	p.mu.Unlock()
+	if cmd == nil {
 		return
 	}
-	if p.stopped {
-		_ = p.cmd.Process.Signal(syscall.SIGCONT)
+	if stopped {
+		_ = cmd.Process.Signal(syscall.SIGCONT)
 	}
-	_ = p.cmd.Process.Kill()
-	<-p.exited // its ports are free only once it is gone
+	_ = cmd.Process.Kill()
+	<-exited // its ports are free only once it is gone
+	p.mu.Lock()
 	p.cmd, p.stopped = nil, false
+	p.mu.Unlock()
 }
 
 // pause and resume send SIGSTOP and SIGCONT.
 func (p *serverProc) pause() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.cmd != nil {
 		_ = p.cmd.Process.Signal(syscall.SIGSTOP)
 		p.stopped = true
@@ -126,6 +150,8 @@ func (p *serverProc) pause() {
 }
 
 func (p *serverProc) resume() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.cmd != nil && p.stopped {
 		_ = p.cmd.Process.Signal(syscall.SIGCONT)
 		p.stopped = false

@@ -26,7 +26,7 @@ func watchTerms(servers []*serverProc) *termWatch {
 					return
 				case <-time.After(50 * time.Millisecond):
 				}
-				if !s.alive() || s.stopped {
+				if !s.running() {
 					continue
 				}
 				term, state, _, err := s.raftState()
