@@ -77,7 +77,9 @@ func startCluster(t *testing.T) *cluster {
 	if _, _, err := c.Variables().Create(tmpl, nil); err != nil {
 		t.Fatal(err)
 	}
-	cl.web = waitRunning(t, c, "web", 2)[0]
+	// Version 1's allocs: version 0's are stopped as the update rolls out
+	// (on a loaded machine the test could pick one that is about to stop).
+	cl.web = waitRunningVersion(t, c, "web", 2, 1)[0]
 	cl.shell = waitRunning(t, c, "shell", 1)[0]
 	nodes, _, err := c.Nodes().List(nil)
 	if err != nil || len(nodes) != 1 {

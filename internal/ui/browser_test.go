@@ -287,13 +287,22 @@ func ptr[T any](v T) *T { return &v }
 // waitRunning waits until the job has n running allocs and returns them.
 func waitRunning(t *testing.T, c *api.Client, id string, n int) []*api.AllocationListStub {
 	t.Helper()
+	return waitRunningVersion(t, c, id, n, -1)
+}
+
+// waitRunningVersion is waitRunning counting only allocs of the job's
+// version (any with version < 0): right after an update, the old
+// version's allocs still run until the deployment replaces them.
+func waitRunningVersion(t *testing.T, c *api.Client, id string, n int, version int) []*api.AllocationListStub {
+	t.Helper()
 	var running []*api.AllocationListStub
 	// Generous: on 2 cores the whole suite runs beside this test.
 	testutil.WaitFor(t, 60*time.Second, fmt.Sprintf("%d running allocs of %s", n, id), func() bool {
 		stubs, _, err := c.Jobs().Allocations(id, false, nil)
 		running = running[:0]
 		for _, s := range stubs {
-			if s.ClientStatus == api.AllocClientStatusRunning && s.DesiredStatus == api.AllocDesiredStatusRun {
+			if s.ClientStatus == api.AllocClientStatusRunning && s.DesiredStatus == api.AllocDesiredStatusRun &&
+				(version < 0 || s.JobVersion == uint64(version)) {
 				running = append(running, s)
 			}
 		}
