@@ -13,10 +13,12 @@ import (
 // update to a plan of 10,000 allocs, and a busy dev agent wrote tens of
 // thousands of entries between checks: the log held more heap than the
 // state it produced. devLog counts its entries' bytes and asks raft for a
-// snapshot once they pass a budget that grows with the state: a snapshot
-// costs about the state's size, so a budget of half the last snapshot
-// keeps the snapshots' cost within twice the bytes logged, and the log's
-// heap within half the state's (plus devLogMinBytes).
+// snapshot once they pass a budget. A dev snapshot is normally kept
+// unwritten (dev_snapshots.go), so it costs next to nothing, its List size
+// is 0 and the budget stays devLogMinBytes. A written one costs about the
+// state's size, so the budget is then half the last snapshot: the
+// snapshots' cost stays within twice the bytes logged, and the log's heap
+// within half the state's (plus devLogMinBytes).
 type devLog struct {
 	*raft.InmemStore
 	snaps raft.SnapshotStore
