@@ -33,11 +33,12 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	serialPlans := fs.Bool("serial-plans", false, "turn the plan applier's pipeline off (evaluate, commit and answer one plan at a time)")
 	schedulers := fs.Int("schedulers", 0, "scheduling workers per server (default 2, as on a 2-core server)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run (every server is in this process, each one's goroutines labelled server=NAME) to this file")
+	memProfile := fs.String("memprofile", "", "write a heap profile to this file once a run's state is in place (scenario f: after placing, before the snapshot; the last run's, with -count)")
 	raftTimings := fs.Bool("raft-timings", false, "after the table, print raft's timing summaries over the run (commit, log writes, replication round trips, FSM apply) for every server in this process")
 	count := fs.Int("count", 1, "run each scenario this many times; with more than one, a row after the runs gives the median rate (runs on a shared machine vary by a quarter or more)")
 	traceFile := fs.String("trace", "", "write an execution trace of the whole run to this file (go tool trace -pprof=sync|net|syscall|sched shows where goroutines wait)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: drover bench [-nodes 1000,5000,10000] [-scenario a,b,c,d,e,f,g,r] [-quick] [-servers 3] [-serial-plans] [-schedulers 2] [-count N] [-cpuprofile FILE] [-trace FILE] [-raft-timings]")
+		fmt.Fprintln(stderr, "Usage: drover bench [-nodes 1000,5000,10000] [-scenario a,b,c,d,e,f,g,r] [-quick] [-servers 3] [-serial-plans] [-schedulers 2] [-count N] [-cpuprofile FILE] [-memprofile FILE] [-trace FILE] [-raft-timings]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -73,6 +74,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	printBenchHeader(stdout)
 	for _, spec := range specs {
 		spec.Servers, spec.SerialPlans, spec.Schedulers = *servers, *serialPlans, *schedulers
+		if *memProfile != "" {
+			spec.HeapProfile = func() error { return writeHeapProfile(*memProfile) }
+		}
 		var rates []float64
 		for range *count {
 			res, err := bench.Run(spec)
@@ -201,6 +205,20 @@ func record(path string, start func(io.Writer) error, end func()) (stop func(), 
 		return nil, err
 	}
 	return func() { end(); f.Close() }, nil
+}
+
+// writeHeapProfile writes the heap profile (in use and allocated since
+// the start) to path.
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // phases tells where eval latency went: queue wait, scheduling, applying.

@@ -101,8 +101,10 @@ func TestScenariosSmoke(t *testing.T) {
 				t.Fatal(err)
 			}
 			spec.shrink(10) // quick, then ten times smaller again
+			profiled := 0
 			if sc == MillionAllocs {
 				spec.shrink(100) // 10 jobs of 1,000 do not fit on 50 nodes
+				spec.HeapProfile = func() error { profiled++; return nil }
 			}
 			if sc == Heartbeats {
 				// 50 nodes at a 10 s TTL beat about 5 times a second:
@@ -114,6 +116,9 @@ func TestScenariosSmoke(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkResult(t, res)
+			if spec.HeapProfile != nil && profiled != 1 {
+				t.Errorf("heap profile hook called %d times, want once", profiled)
+			}
 		})
 	}
 }

@@ -68,6 +68,11 @@
 // scenario a's CPU on 3 servers; at 200 it takes 10%, and the rate rose
 // 7-21% in alternating runs. The price is memory: the heap may grow to 3
 // times the live data instead of 2 (scenario a's peak RSS for three servers
-// in one process, 344 MB -> 483 MB). Set GOGC=100 (or lower) where memory
-// matters more than throughput; a client-only agent keeps Go's default.
+// in one process, 344 MB -> 483 MB). For big heaps the growth is capped:
+// after each collection the target drops so the heap grows by at most
+// ServerGCHeadroom (1 GiB) beyond what was left live, down to
+// ServerGCMinPercent (25); scenario f's million allocs leave about 2 GB
+// live, where 200 let the process reach 6.3-7 GiB RSS. Set GOGC=100 (or
+// lower) where memory matters more than throughput (GOGC turns the cap
+// off too); a client-only agent keeps Go's default.
 package bench

@@ -24,6 +24,11 @@ func runScale(c *Cluster, res *Result) error {
 	}
 	res.HeapBytes = liveHeap()
 	res.RSSBytes = rssBytes()
+	if res.HeapProfile != nil {
+		if err := res.HeapProfile(); err != nil {
+			return fmt.Errorf("heap profile: %w", err)
+		}
+	}
 	return measureSnapshot(c.Srv.State(), res)
 }
 

@@ -50,6 +50,10 @@ type Spec struct {
 	// Schedulers is the scheduling workers per server; 0 means
 	// numSchedulers (2, as on a 2-core server).
 	Schedulers int
+	// HeapProfile, if set, is called once the run's state is in place and
+	// its live heap measured, while the servers still hold it (drover
+	// bench -memprofile writes the heap profile there).
+	HeapProfile func() error
 }
 
 // DefaultSpec is the shape for a scenario; quick divides the work

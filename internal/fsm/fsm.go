@@ -161,7 +161,18 @@ func (f *FSM) Restore(r io.ReadCloser) error {
 
 type snapshot struct{ snap *state.StateSnapshot }
 
+// deferringSink is a snapshot store's sink that can keep the snapshot
+// unwritten and write it when read (a dev server's in-memory store: it
+// holds the immutable state snapshot instead of a serialised copy).
+type deferringSink interface {
+	Defer(write func(io.Writer) error)
+}
+
 func (s *snapshot) Persist(sink raft.SnapshotSink) error {
+	if d, ok := sink.(deferringSink); ok {
+		d.Defer(s.snap.Persist)
+		return sink.Close()
+	}
 	if err := s.snap.Persist(sink); err != nil {
 		sink.Cancel()
 		return err

@@ -6,7 +6,9 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/raft"
@@ -289,10 +291,70 @@ func (c *Config) withDefaults() *Config {
 // per second, for a heap that may grow to 3 times the live data instead
 // of 2 (scenario a's peak RSS: 344 MB -> 483 MB for three servers in one
 // process).
+//
+// That factor is capped for big heaps: after every collection the target
+// is lowered so the heap may grow by at most ServerGCHeadroom beyond what
+// the collection left live (but no lower than ServerGCMinPercent). A
+// million allocs leave about 2 GB live; at 200 the heap grew to 6 GB and
+// the process to 7 GiB RSS, where the bound is 4 GiB. Small and
+// medium servers (live heap under half a GiB) keep 200.
 const ServerGCPercent = 200
 
+// ServerGCHeadroom is the most a server's heap may grow beyond its live
+// data between collections, while that keeps the target at or above
+// ServerGCMinPercent.
+const ServerGCHeadroom = 1 << 30
+
+// ServerGCMinPercent is the lowest target the headroom cap sets: below
+// it the collector would run so often that marking the live heap took
+// most of the CPU.
+const ServerGCMinPercent = 25
+
+// serverGCPercentFor is the target for a heap that a collection left with
+// live bytes: ServerGCPercent, lowered so the heap grows by at most
+// headroom, not below ServerGCMinPercent.
+func serverGCPercentFor(live, headroom uint64) int {
+	if live == 0 {
+		return ServerGCPercent
+	}
+	return int(max(ServerGCMinPercent, min(ServerGCPercent, 100*headroom/live)))
+}
+
+// gcTuners counts started tuners; a tuner stops once a newer one starts.
+var gcTuners atomic.Int64
+
+// startGCTuner re-sets the collector's target after every collection
+// (a finalizer on an unreachable object runs once per cycle) from the
+// heap the collection left live. It stops when a newer tuner starts or
+// when something else changed the target since it last set it: an
+// explicit setting wins.
+func startGCTuner(headroom uint64) {
+	gen := gcTuners.Add(1)
+	samples := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/gogc:percent"}}
+	set := int64(ServerGCPercent)
+	debug.SetGCPercent(ServerGCPercent)
+	var onGC func(*gcSentinel)
+	onGC = func(s *gcSentinel) {
+		metrics.Read(samples)
+		if gcTuners.Load() != gen || int64(samples[1].Value.Uint64()) != set {
+			return
+		}
+		if p := int64(serverGCPercentFor(samples[0].Value.Uint64(), headroom)); p != set {
+			debug.SetGCPercent(int(p))
+			set = p
+		}
+		runtime.SetFinalizer(s, onGC)
+	}
+	runtime.SetFinalizer(&gcSentinel{}, onGC)
+}
+
+// gcSentinel is the object whose finalizer marks a collection (not zero
+// sized: the runtime may not finalize those).
+type gcSentinel struct{ _ [16]byte }
+
 // TuneGC sets the collector's target of a process that runs a server to
-// ServerGCPercent, unless GOGC (looked up with lookupEnv) already chose
+// ServerGCPercent (capped for big heaps: startGCTuner), unless GOGC
+// (looked up with lookupEnv) already chose
 // one, and returns the target in effect (-1: collection off) and whether
 // GOGC chose it. It changes process-wide state, so only the commands that
 // own the process call it (drover agent with a server, drover bench), never
@@ -309,6 +371,6 @@ func TuneGC(lookupEnv func(string) (string, bool)) (percent int, fromEnv bool) {
 		// rather than second-guess the operator's intent.
 		return 100, true
 	}
-	debug.SetGCPercent(ServerGCPercent)
+	startGCTuner(ServerGCHeadroom)
 	return ServerGCPercent, false
 }

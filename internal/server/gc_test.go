@@ -1,13 +1,16 @@
 package server
 
 import (
+	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"testing"
+	"time"
 )
 
 func TestTuneGC_ServerDefaultUnlessGOGCIsSet(t *testing.T) {
 	was := debug.SetGCPercent(100)
-	t.Cleanup(func() { debug.SetGCPercent(was) })
+	t.Cleanup(func() { gcTuners.Add(1); debug.SetGCPercent(was) })
 	env := func(v string, set bool) func(string) (string, bool) {
 		return func(string) (string, bool) { return v, set }
 	}
@@ -35,4 +38,58 @@ func TestTuneGC_ServerDefaultUnlessGOGCIsSet(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestServerGCPercentFor_CapsTheHeadroom(t *testing.T) {
+	const gib = 1 << 30
+	for _, tc := range []struct {
+		name     string
+		live     uint64
+		headroom uint64
+		want     int
+	}{
+		{"nothing live yet: the default", 0, gib, ServerGCPercent},
+		{"small heap: the default", 100 << 20, gib, ServerGCPercent},
+		{"half the headroom: exactly the default", gib / 2, gib, ServerGCPercent},
+		{"a million allocs (2 GiB live): grows by 1 GiB", 2 * gib, gib, 50},
+		{"huge heap: the floor", 16 * gib, gib, ServerGCMinPercent},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := serverGCPercentFor(tc.live, tc.headroom); got != tc.want {
+				t.Fatalf("serverGCPercentFor(%d, %d) = %d, want %d", tc.live, tc.headroom, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestGCTuner_LowersTheTargetAfterACollection: with a live heap far above
+// the headroom, the tuner sets the floor after a collection; a target set
+// by someone else afterwards stays.
+func TestGCTuner_LowersTheTargetAfterACollection(t *testing.T) {
+	was := debug.SetGCPercent(100)
+	t.Cleanup(func() { gcTuners.Add(1); debug.SetGCPercent(was) })
+	ballast := make([]byte, 32<<20)
+	startGCTuner(1 << 20)
+	gogc := func() int {
+		s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+		metrics.Read(s)
+		return int(s[0].Value.Uint64())
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for gogc() != ServerGCMinPercent {
+		if time.Now().After(deadline) {
+			t.Fatalf("GOGC %d after collections, want %d", gogc(), ServerGCMinPercent)
+		}
+		runtime.GC()
+		runtime.Gosched()
+	}
+	debug.SetGCPercent(150)
+	for range 3 {
+		runtime.GC()
+		runtime.Gosched()
+	}
+	if got := gogc(); got != 150 {
+		t.Errorf("GOGC %d after an explicit 150, want it kept", got)
+	}
+	runtime.KeepAlive(ballast)
 }

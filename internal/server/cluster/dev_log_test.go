@@ -87,3 +87,47 @@ func TestDevSnapshots_KeepsTheNewestComplete(t *testing.T) {
 		t.Errorf("read %d bytes, not the %d written", len(got), len(data))
 	}
 }
+
+// TestDevSnapshots_DeferredWrittenOnOpen: a sink given the snapshot's
+// writer (Defer) holds no bytes; Open writes them, every time, with the
+// meta's size, and a newer snapshot replaces it as a written one would.
+func TestDevSnapshots_DeferredWrittenOnOpen(t *testing.T) {
+	s := &devSnapshots{}
+	data := make([]byte, devSnapshotChunk+777)
+	for i := range data {
+		data[i] = byte(i * 13)
+	}
+	sink, err := s.Create(1, 20, 1, raft.Configuration{}, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writes := 0
+	sink.(*devSnapshotSink).Defer(func(w io.Writer) error {
+		writes++
+		_, err := w.Write(data)
+		return err
+	})
+	if err := sink.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if writes != 0 || len(s.latest.chunks) != 0 {
+		t.Fatalf("deferred snapshot written at Close: %d writes, %d chunks", writes, len(s.latest.chunks))
+	}
+	list, _ := s.List()
+	if len(list) != 1 || list[0].Index != 20 {
+		t.Fatalf("list %+v", list)
+	}
+	for range 2 {
+		meta, rc, err := s.Open(list[0].ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(rc)
+		if !bytes.Equal(got, data) || meta.Size != int64(len(data)) || meta.Index != 20 {
+			t.Fatalf("read %d bytes (meta size %d, index %d), want the %d written", len(got), meta.Size, meta.Index, len(data))
+		}
+	}
+	if writes != 2 {
+		t.Errorf("%d writes for 2 opens", writes)
+	}
+}

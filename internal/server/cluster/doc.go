@@ -77,7 +77,10 @@
 //
 // BenchmarkDevServerEvalHeap (internal/bench) measures the dev server's heap
 // per stored eval, with the log's and the snapshot's share: the dev log
-// keeps a fraction of the state it built. A non-dev log store sits behind a
+// keeps a fraction of the state it built, and its snapshot store keeps the
+// FSM's immutable state snapshot unwritten (dev_snapshots.go: it is
+// serialised only when an operator's snapshot save opens it; the written
+// copy cost as much heap as the allocs in it). A non-dev log store sits behind a
 // 512-entry log cache with file snapshots, so a restart replays what was
 // acknowledged. raft-wal (append-only segment files, one fsync per batch of
 // entries) is the backend of a new data dir; raft-boltdb's raft.db (bbolt,
