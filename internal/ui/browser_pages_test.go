@@ -172,7 +172,8 @@ func testPages(t *testing.T, b *browser, cl *cluster) {
 	b.visit(base, "/ui/jobs/shell@default/services/shell-svc", "Service shell-svc", cl.shell.ID[:8])
 	b.visit(base, "/ui/allocations/"+cl.shell.ID, "Services", "shell-svc")
 	b.visit(base, "/ui/jobs/web@default/web", "Task group web", "Scaling", "Reschedule events")
-	b.visit(base, "/ui/jobs/huge@default", "Placement failures", `Task group "web" could not be placed`, "Not enough memory on 1 client")
+	b.visit(base, "/ui/jobs/huge@default", "Placement failures", `Task group "web" could not be placed`, "Not enough memory on 1 client",
+		"Why not placed", "0 of 1 client fit one more", "memory; the largest free is")
 	b.visit(base, "/ui/jobs/huge@default/web", `Task group "web" could not be placed`)
 	b.visit(base, "/ui/jobs/nightly@default", "Force launch")
 	b.visit(base, "/ui/jobs/param@default/dispatch", "meta who (required)", "Payload")
@@ -215,7 +216,7 @@ func testPages(t *testing.T, b *browser, cl *cluster) {
 		t.Fatalf("evals of huge: %v", err)
 	}
 	// The chain of a blocked job says, on the graph, why each step blocked.
-	b.visit(base, "/ui/evaluations/"+hugeEvals[0].ID, "Placement failures", "Not enough memory")
+	b.visit(base, "/ui/evaluations/"+hugeEvals[0].ID, "Placement failures", "Not enough memory", "Why not placed", "memory; the largest free is")
 	var why []string
 	b.run("why lines", chromedp.Evaluate(`[...document.querySelectorAll('svg.chain text.why')].map(t => t.textContent)`, &why))
 	if len(why) == 0 || !strings.Contains(strings.Join(why, " "), "blocked web: ") {

@@ -221,9 +221,24 @@ func (b *browser) checkAccessible(page string) {
 }
 
 // click clicks the element sel names (CSS), waiting for it to be there.
+//
+// A live page re-renders when the cluster changes (a drain's progress, say):
+// if the button found is replaced before the click lands, the browser
+// answers "Could not find node with given id" and nothing was clicked, so
+// the click is tried again on the new button.
 func (b *browser) click(sel string) {
 	b.t.Helper()
-	b.run("click "+sel, chromedp.WaitVisible(sel, chromedp.ByQuery), chromedp.Click(sel, chromedp.ByQuery))
+	for attempt := 1; ; attempt++ {
+		ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+		err := chromedp.Run(ctx, chromedp.WaitVisible(sel, chromedp.ByQuery), chromedp.Click(sel, chromedp.ByQuery))
+		cancel()
+		if err == nil {
+			return
+		}
+		if attempt >= 5 || !strings.Contains(err.Error(), "Could not find node with given id") {
+			b.t.Fatalf("click %s: %v", sel, err)
+		}
+	}
 }
 
 // confirm clicks a two-step button: once to arm it, once to act.

@@ -59,3 +59,19 @@ export function latestFailures(evals) {
   }
   return null;
 }
+
+// explanation renders the explain endpoint's answer (GET
+// /v1/job/:id/explain) for the groups that leave allocs unplaced: how many
+// clients fit, the first reason each of the others is unusable (with one
+// node's numbers), and the cheapest change that would place the group.
+export function explanation(resp) {
+  const groups = ((resp && resp.Groups) || []).filter(g => g.Unplaced > 0);
+  if (!groups.length) return '';
+  return `<section class="placement" aria-label="why not placed"><h2>Why not placed</h2>${groups.map(g => {
+    const reasons = (g.Reasons || []).map(r =>
+      `<li>${esc(plural(r.Count, 'client'))}: ${esc(r.Reason)}${r.Example ? ` <span class="muted">(${esc(r.Example)})</span>` : ''}</li>`).join('');
+    const fixes = (g.Fixes || []).map(f => `<li>${esc(f)}</li>`).join('');
+    return `<div class="warn-box"><b>Task group "${esc(g.Group)}": ${esc(plural(g.Unplaced, 'allocation'))} unplaced; ${esc(g.Fit)} of ${esc(plural(g.Nodes, 'client'))} fit one more</b>
+      <ul>${reasons}</ul>${fixes ? `<p>What would place it:</p><ul>${fixes}</ul>` : ''}</div>`;
+  }).join('')}</section>`;
+}

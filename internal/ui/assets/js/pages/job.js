@@ -6,7 +6,7 @@
 import { api, send } from '../lib/api.js';
 import { esc, stat, table, button, short, badge } from '../lib/ui.js';
 import { jobRef, jobHeader, jobActions, jobTopics, wantsJob } from '../lib/job.js';
-import { placementFailures, latestFailures } from '../lib/placement.js';
+import { placementFailures, latestFailures, explanation } from '../lib/placement.js';
 import { allocTable } from '../lib/alloc.js';
 
 export function deploymentBox(d, ref, caps) {
@@ -42,6 +42,10 @@ export default function jobPage(params, query, ctx) {
         api(`${ref.base}?${ref.q}`), api(`${ref.base}/summary?${ref.q}`), api(`${ref.base}/allocations?${ref.q}`),
         api(`${ref.base}/evaluations?${ref.q}`), ctx.caps()]);
       const dep = job.Type === 'service' ? await api(`${ref.base}/deployment?${ref.q}`).catch(() => null) : null;
+      const failing = latestFailures(evals);
+      // Why the failing groups are not placed, and what would place them:
+      // the scheduler's own checks run now (nothing written).
+      const why = failing ? await api(`${ref.base}/explain?${ref.q}`).catch(() => null) : null;
       const canScale = c.ns('scale-job', ref.ns) || c.ns('submit-job', ref.ns);
       const groups = (job.TaskGroups || []).map(tg => {
         const s = (summary.Summary || {})[tg.Name] || {};
@@ -59,7 +63,7 @@ export default function jobPage(params, query, ctx) {
       return `${jobHeader(job, ref, c, ref.path)}
         <div class="grid">${stat('Type', esc(job.Type))}${stat('Namespace', esc(job.Namespace))}${stat('Priority', esc(job.Priority))}
         ${stat('Version', esc(job.Version))}${stat('Datacenters', esc((job.Datacenters || []).join(', ')))}${stat('Node pool', esc(job.NodePool || 'default'))}</div>
-        ${placementFailures(latestFailures(evals))}
+        ${placementFailures(failing)}${explanation(why)}
         <h2>Task groups</h2>${table(['Group', 'Count', 'Tasks', 'Queued', 'Starting', 'Running', 'Complete', 'Failed', 'Lost'], groups)}
         ${deploymentBox(dep, ref, c)}${children}
         <h2>Recent allocations</h2>${allocTable(recent)}`;
