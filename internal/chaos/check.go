@@ -135,13 +135,17 @@ func (h *harness) lostOn(s *serverProc, writes map[string]ackedWrite, maxIndex u
 }
 
 // stuckEvals waits until no eval is pending and returns how many still are.
+// A pending eval whose WaitUntil is still ahead is not stuck: it is a
+// delayed eval (a reschedule's backoff, 30 s and doubling for service
+// jobs), held by the broker until then; since the harness runs a real
+// client, whose allocs a fault can fail or lose, such evals appear.
 func (h *harness) stuckEvals(leader *serverProc, timeout time.Duration) int {
 	deadline := time.Now().Add(timeout)
 	pending := 0
 	for {
 		evals, _, err := leader.api.Evaluations().List(&api.QueryOptions{Filter: `Status == "pending"`})
 		if err == nil {
-			pending = len(evals)
+			pending = countDue(evals, time.Now())
 			if pending == 0 {
 				return 0
 			}
@@ -152,6 +156,17 @@ func (h *harness) stuckEvals(leader *serverProc, timeout time.Duration) int {
 		}
 		time.Sleep(100 * time.Millisecond) // waiting for the workers
 	}
+}
+
+// countDue counts the evals that are due: no WaitUntil, or one passed.
+func countDue(evals []*api.Evaluation, now time.Time) int {
+	n := 0
+	for _, e := range evals {
+		if e.WaitUntil.IsZero() || !e.WaitUntil.After(now) {
+			n++
+		}
+	}
+	return n
 }
 
 // placements counts live allocs sharing a name within a job version, and
