@@ -38,20 +38,7 @@ func startClient(binary, dir, name string, servers []string) (*clientProc, error
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	quoted := make([]string, len(servers))
-	for i, s := range servers {
-		quoted[i] = fmt.Sprintf("%q", s)
-	}
-	cfg := fmt.Sprintf(`name = %q
-data_dir = %q
-bind_addr = "127.0.0.1"
-log_level = "WARN"
-ports {
-  http = %d
-  rpc  = %d
-  serf = %d
-}
-client {
+	cfg := agentConfig(name, dir, ports[0], ports[1], ports[2]) + fmt.Sprintf(`client {
   enabled = true
   servers = [%s]
 }
@@ -60,7 +47,7 @@ plugin "raw_exec" {
     enabled = true
   }
 }
-`, name, filepath.Join(dir, "data"), ports[0], ports[1], ports[2], strings.Join(quoted, ", "))
+`, hclList(servers))
 	if err := os.WriteFile(filepath.Join(dir, "agent.hcl"), []byte(cfg), 0o600); err != nil {
 		return nil, err
 	}

@@ -71,20 +71,7 @@ func freePorts(n int) ([]int, error) {
 // bootstrap_expect = all servers, retry_join to every server, short
 // heartbeats so node flaps happen within a round.
 func (p *serverProc) writeConfig(expect int, join []string) error {
-	quoted := make([]string, len(join))
-	for i, j := range join {
-		quoted[i] = fmt.Sprintf("%q", j)
-	}
-	cfg := fmt.Sprintf(`name = %q
-data_dir = %q
-bind_addr = "127.0.0.1"
-log_level = "WARN"
-ports {
-  http = %d
-  rpc  = %d
-  serf = %d
-}
-server {
+	cfg := agentConfig(p.name, p.dir, p.httpPort, p.rpcPort, p.serfP) + fmt.Sprintf(`server {
   enabled           = true
   bootstrap_expect  = %d
   num_schedulers    = 2
@@ -95,8 +82,32 @@ server {
     retry_interval = "200ms"
   }
 }
-`, p.name, filepath.Join(p.dir, "data"), p.httpPort, p.rpcPort, p.serfP, expect, strings.Join(quoted, ", "))
+`, expect, hclList(join))
 	return os.WriteFile(filepath.Join(p.dir, "agent.hcl"), []byte(cfg), 0o600)
+}
+
+// agentConfig is the head of a chaos agent's config: its name, data dir,
+// loopback and ports.
+func agentConfig(name, dir string, http, rpc, serf int) string {
+	return fmt.Sprintf(`name = %q
+data_dir = %q
+bind_addr = "127.0.0.1"
+log_level = "WARN"
+ports {
+  http = %d
+  rpc  = %d
+  serf = %d
+}
+`, name, filepath.Join(dir, "data"), http, rpc, serf)
+}
+
+// hclList is an HCL list of quoted strings.
+func hclList(items []string) string {
+	quoted := make([]string, len(items))
+	for i, s := range items {
+		quoted[i] = fmt.Sprintf("%q", s)
+	}
+	return strings.Join(quoted, ", ")
 }
 
 // start runs the agent; its output goes to agent.log in its directory.

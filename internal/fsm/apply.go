@@ -106,23 +106,17 @@ func (f *FSM) applyJobBatchDeregister(req *structs.JobBatchDeregisterRequest, in
 // deregisterJob purges the job or stores a stopped copy of it, writing
 // evals in the same transaction.
 func (f *FSM) deregisterJob(index uint64, req *structs.JobDeregisterRequest, evals []*structs.Evaluation) error {
-	if req.Purge {
-		if !req.NoShutdownDelay {
-			return f.state.DeleteJob(index, req.Namespace, req.JobID, evals...)
+	st := state.JobStop{Namespace: req.Namespace, JobID: req.JobID, Purge: req.Purge, SubmitTime: req.SubmitTime,
+		NoShutdownDelay: req.NoShutdownDelay}
+	if !req.Purge {
+		job, err := f.state.JobByID(nil, req.Namespace, req.JobID)
+		if err != nil {
+			return err
 		}
-		return f.state.StopJob(index, state.JobStop{Namespace: req.Namespace, JobID: req.JobID, Purge: true, NoShutdownDelay: true}, evals...)
-	}
-	job, err := f.state.JobByID(nil, req.Namespace, req.JobID)
-	if err != nil {
-		return err
-	}
-	st := state.JobStop{Namespace: req.Namespace, JobID: req.JobID, SubmitTime: req.SubmitTime, NoShutdownDelay: req.NoShutdownDelay}
-	if job != nil && !job.Stop {
-		st.Stopped = job.Copy()
-		st.Stopped.Stop = true
-	}
-	if st.Stopped == nil && !st.NoShutdownDelay {
-		return f.state.UpsertEvals(index, evals)
+		if job != nil && !job.Stop {
+			st.Stopped = job.Copy()
+			st.Stopped.Stop = true
+		}
 	}
 	return f.state.StopJob(index, st, evals...)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/drover-project/drover/internal/scheduler"
 	"github.com/drover-project/drover/internal/server/insight"
 	"github.com/drover-project/drover/internal/server/periodic"
+	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -134,16 +135,26 @@ func insightError(err error) error {
 	return err
 }
 
+// snapshotJob reads the job from a fresh snapshot, which the answer then
+// runs on (404 when it is absent).
+func (e *JobEndpoint) snapshotJob(ns, id string) (*state.StateSnapshot, *structs.Job, error) {
+	snap := e.srv.State().Snapshot()
+	job, err := snap.JobByID(nil, ns, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	if job == nil {
+		return nil, nil, NotFound("job %q not found", id)
+	}
+	return snap, job, nil
+}
+
 // Explain says why the job's groups are not placed, node by node, and
 // what would place them.
 func (e *JobEndpoint) Explain(ctx context.Context, args *structs.JobExplainRequest) (*structs.JobExplainResponse, error) {
-	snap := e.srv.State().Snapshot()
-	job, err := snap.JobByID(nil, args.RequestNamespace(), args.JobID)
+	snap, job, err := e.snapshotJob(args.RequestNamespace(), args.JobID)
 	if err != nil {
 		return nil, err
-	}
-	if job == nil {
-		return nil, NotFound("job %q not found", args.JobID)
 	}
 	reply, err := insight.ExplainJob(snap, insightDeps(e.srv), job, insight.ExplainOptions{Group: args.Group, Node: args.Node, Nodes: args.Nodes})
 	if err != nil {
@@ -156,13 +167,9 @@ func (e *JobEndpoint) Explain(ctx context.Context, args *structs.JobExplainReque
 // Headroom says how many more allocs of a group fit, and with each of the
 // worst single-node losses.
 func (e *JobEndpoint) Headroom(ctx context.Context, args *structs.JobHeadroomRequest) (*structs.HeadroomResponse, error) {
-	snap := e.srv.State().Snapshot()
-	job, err := snap.JobByID(nil, args.RequestNamespace(), args.JobID)
+	snap, job, err := e.snapshotJob(args.RequestNamespace(), args.JobID)
 	if err != nil {
 		return nil, err
-	}
-	if job == nil {
-		return nil, NotFound("job %q not found", args.JobID)
 	}
 	group := args.Group
 	if group == "" {
