@@ -59,6 +59,9 @@ type NodeDiagnosis struct {
 	Failures []*Failure
 	// Free is what the node has left (capacity less its proposed allocs).
 	Free structs.ComparableResources
+	// DynamicFree is how many ports of the node's dynamic range are free
+	// (counted only when the group asks dynamic ports).
+	DynamicFree int
 }
 
 // Fits reports whether the node takes one more alloc now.
@@ -176,6 +179,7 @@ func DiagnoseGroup(st State, job *structs.Job, group string) (*GroupDiagnosis, e
 			}
 		}
 		if needsPorts(tg) {
+			nd.DynamicFree = dynamicFree(u, tg)
 			for _, f := range portCollisions(u, tg) {
 				add(f)
 			}
@@ -351,6 +355,33 @@ func portCollisions(u *nodeUsage, tg *structs.TaskGroup) []*Failure {
 		}
 	}
 	return out
+}
+
+// dynamicFree counts the free ports of the node's dynamic range when the
+// group asks dynamic ports (0 otherwise).
+func dynamicFree(u *nodeUsage, tg *structs.TaskGroup) int {
+	asks := false
+	for _, nr := range tg.Networks {
+		asks = asks || len(nr.DynamicPorts) > 0
+	}
+	for _, t := range tg.Tasks {
+		if t.Resources != nil {
+			for _, nr := range t.Resources.Networks {
+				asks = asks || len(nr.DynamicPorts) > 0
+			}
+		}
+	}
+	if !asks {
+		return 0
+	}
+	lo, hi := dynamicRange(u.node)
+	free := 0
+	for p := lo; p <= hi; p++ {
+		if u.ports[p] == 0 {
+			free++
+		}
+	}
+	return free
 }
 
 func shortID(id string) string {

@@ -108,9 +108,10 @@ type HeadroomResponse struct {
 	Blocker string
 	// PerNode is how many of the More each node took.
 	PerNode map[string]int
-	// N1 is the headroom with each of the worst single-node losses
-	// computed by the scheduler (the node down, its allocs of the group
-	// replaced first); N1Min the minimum over them and N1Worst its node.
+	// N1 is the headroom after each single-node loss (every ready node
+	// when the per-node fits are exact, else the worst few), worst
+	// first: the node down, its allocs of the group placed again first;
+	// N1Min the minimum over them and N1Worst its node.
 	N1      []*NodeLoss
 	N1Min   int
 	N1Worst string
@@ -122,6 +123,12 @@ type NodeLoss struct {
 	NodeID string
 	Name   string
 	More   int // negative: allocs of the group the rest cannot hold
+	// Others is how many allocs of other jobs or groups the node runs
+	// (system jobs' aside), which its loss would place elsewhere too.
+	// UpperBound: More does not count them taking room (the loss was
+	// not played as a what-if); the real headroom may be lower.
+	Others     int
+	UpperBound bool
 }
 
 // WhatIfRequest is a hypothetical change: drain nodes, lose nodes, or

@@ -15,20 +15,35 @@ import (
 // server's default job_max_count).
 const MaxHeadroom = 10_000
 
-// exactN1 is how many single-node losses are computed with the scheduler
-// on large clusters (every node when there are at most smallCluster).
+// exactN1 is how many single-node losses that move other allocs too are
+// played as what-ifs on large clusters (every one when there are at most
+// smallCluster nodes).
 const (
 	exactN1      = 3
 	smallCluster = 16
 )
 
-// Headroom answers how many more allocs of the group fit: the job's
-// scheduler places the group with its count raised by an upper bound (what
-// the nodes' free resources could hold) on the snapshot, one alloc after
-// the other as in any eval, and the placements it makes beyond the current
-// count are the answer. N+1: for the nodes whose loss looks worst (every
-// node on a small cluster), the loss is first played as a what-if (the
-// node down, every job's evals run) and the headroom asked again.
+// Headroom answers how many more allocs of the group fit, and the same
+// after losing each single node (N+1).
+//
+// The answer is the count at which the job's scheduler starts to block.
+// When the group's placements are independent per node (fits.go: no
+// preemption, distinct_property, reserved cores, devices, per-alloc
+// volumes, pending replacements or updates), it is the sum over nodes of
+// how many allocs of the group each one holds, which is what the
+// scheduler reaches placing them one by one (it visits every node before
+// it gives up); otherwise the scheduler places them one by one on the
+// snapshot (headroomBySchedule).
+//
+// N+1 covers every ready node. Losing node X leaves sum_{i != X} k_i less
+// the group's allocs on X, which are placed again first (negative: that
+// many cannot be). That is exact when X holds nothing else to re-place;
+// when it holds allocs of other jobs or groups, those compete for the room,
+// so the loss is played as a what-if (the node down, every job's evals
+// run) and the headroom asked again on the result: for every such node on
+// clusters of at most smallCluster nodes, for the exactN1 such nodes with
+// the lowest formula answer on larger ones; the rest keep the formula's
+// answer, an upper bound (NodeLoss.UpperBound, NodeLoss.Others).
 func Headroom(st scheduler.State, d Deps, job *structs.Job, group string) (*structs.HeadroomResponse, error) {
 	tg := job.LookupTaskGroup(group)
 	if tg == nil {
@@ -45,10 +60,139 @@ func Headroom(st scheduler.State, d Deps, job *structs.Job, group string) (*stru
 	if err != nil {
 		return nil, err
 	}
-	more, perNode := base.more, base.perNode
 	out.More, out.PerNode, out.Blocker, out.Ask = base.more, base.perNode, base.blocker, base.ask
-	// N+1 candidates: the nodes holding the most of the group now and
-	// after the headroom placements.
+	var losses []*structs.NodeLoss
+	if base.fits != nil {
+		losses, err = nodeLossesByFormula(st, d, job, group, base)
+	} else {
+		losses, err = nodeLossesBySchedule(st, d, job, group, base)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out.N1 = losses
+	out.N1Min = base.more
+	if len(losses) > 0 {
+		out.N1Min, out.N1Worst = losses[0].More, losses[0].Name
+	}
+	return out, nil
+}
+
+// nodeLossesByFormula is N+1 over every ready node from the per-node
+// fits (see Headroom), sorted worst first: the least left, then the most
+// of the group lost with the node (its allocs and its room), then name.
+func nodeLossesByFormula(st scheduler.State, d Deps, job *structs.Job, group string, base *room) ([]*structs.NodeLoss, error) {
+	f := base.fits
+	nodes, _, err := st.NodeSet(nil)
+	if err != nil {
+		return nil, err
+	}
+	others, err := othersOn(st, nodes, job, group)
+	if err != nil {
+		return nil, err
+	}
+	type cand struct {
+		loss   *structs.NodeLoss
+		weight int
+	}
+	var cands []*cand
+	for _, n := range nodes {
+		if n.Status != structs.NodeStatusReady {
+			continue
+		}
+		l := &structs.NodeLoss{NodeID: n.ID, Name: n.Name, More: f.lossMore(n.ID), Others: others[n.ID]}
+		l.UpperBound = l.Others > 0
+		cands = append(cands, &cand{loss: l, weight: f.live[n.ID] + f.per[n.ID]})
+	}
+	order := func() {
+		slices.SortStableFunc(cands, func(a, b *cand) int {
+			return cmp.Or(cmp.Compare(a.loss.More, b.loss.More), cmp.Compare(b.weight, a.weight), cmp.Compare(a.loss.Name, b.loss.Name))
+		})
+	}
+	order()
+	// The nodes whose loss moves other allocs too: played as what-ifs.
+	var play []*cand
+	for _, c := range cands {
+		if c.loss.UpperBound && (len(cands) <= smallCluster || len(play) < exactN1) {
+			play = append(play, c)
+		}
+	}
+	errs := make([]error, len(play))
+	sem := make(chan struct{}, max(runtime.GOMAXPROCS(0), 1))
+	var wg sync.WaitGroup
+	for i, c := range play {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			more, err := afterLoss(st, d, job, group, c.loss.NodeID, base.bound)
+			if err == nil {
+				c.loss.More, c.loss.UpperBound = more, false
+			}
+			errs[i] = err
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	order()
+	out := make([]*structs.NodeLoss, len(cands))
+	for i, c := range cands {
+		out[i] = c.loss
+	}
+	return out, nil
+}
+
+// othersOn counts, per node, the live allocs a loss of the node would
+// have placed again besides the group's own: those of other groups and
+// jobs (system jobs' are not placed elsewhere).
+func othersOn(st scheduler.State, nodes []*structs.Node, job *structs.Job, group string) (map[string]int, error) {
+	out := map[string]int{}
+	for _, n := range nodes {
+		if n.Status != structs.NodeStatusReady {
+			continue
+		}
+		allocs, err := st.AllocsByNodeTerminal(nil, n.ID, false)
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range allocs {
+			if a.JobID == job.ID && a.Namespace == job.Namespace && a.TaskGroup == group {
+				continue
+			}
+			if a.Job != nil && (a.Job.Type == structs.JobTypeSystem || a.Job.Type == structs.JobTypeSysBatch) {
+				continue
+			}
+			out[n.ID]++
+		}
+	}
+	return out, nil
+}
+
+// afterLoss plays the loss of one node as a what-if and asks the
+// headroom again on the result.
+func afterLoss(st scheduler.State, d Deps, job *structs.Job, group, nodeID string, bound int) (int, error) {
+	w, err := newWhatIf(st, d, &structs.WhatIfRequest{Kind: WhatIfDown, Nodes: []string{nodeID}})
+	if err == nil {
+		err = w.run()
+	}
+	if err != nil {
+		return 0, err
+	}
+	r, err := headroomOn(w.ov, d, job, group, false, bound)
+	if err != nil {
+		return 0, err
+	}
+	return r.more, nil
+}
+
+// nodeLossesBySchedule is N+1 when the fits are not exact: the loss of
+// each node that holds the most of the group (every node on a small
+// cluster) is played as a what-if, then the headroom placed again.
+func nodeLossesBySchedule(st scheduler.State, d Deps, job *structs.Job, group string, base *room) ([]*structs.NodeLoss, error) {
 	nodes, _, err := st.NodeSet(nil)
 	if err != nil {
 		return nil, err
@@ -64,7 +208,7 @@ func Headroom(st scheduler.State, d Deps, job *structs.Job, group string) (*stru
 		}
 	}
 	for _, n := range nodes {
-		weight[n.ID] += perNode[n.Name]
+		weight[n.ID] += base.perNode[n.Name]
 	}
 	var cands []*structs.Node
 	for _, n := range nodes {
@@ -79,7 +223,7 @@ func Headroom(st scheduler.State, d Deps, job *structs.Job, group string) (*stru
 		cands = cands[:exactN1]
 	}
 	// The losses are independent questions on the same immutable
-	// snapshot: answered in parallel, reported in candidate order.
+	// snapshot: answered in parallel.
 	losses := make([]*structs.NodeLoss, len(cands))
 	errs := make([]error, len(cands))
 	sem := make(chan struct{}, max(runtime.GOMAXPROCS(0), 1))
@@ -89,32 +233,18 @@ func Headroom(st scheduler.State, d Deps, job *structs.Job, group string) (*stru
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			w, err := newWhatIf(st, d, &structs.WhatIfRequest{Kind: WhatIfDown, Nodes: []string{n.ID}})
-			if err == nil {
-				err = w.run()
-			}
-			var r *room
-			if err == nil {
-				r, err = headroomOn(w.ov, d, job, group, false, base.bound)
-			}
-			if err == nil {
-				losses[i] = &structs.NodeLoss{NodeID: n.ID, Name: n.Name, More: r.more}
-			}
-			errs[i] = err
+			more, err := afterLoss(st, d, job, group, n.ID, base.bound)
+			losses[i], errs[i] = &structs.NodeLoss{NodeID: n.ID, Name: n.Name, More: more}, err
 		}()
 	}
 	wg.Wait()
-	out.N1Min = more
-	for i, l := range losses {
-		if errs[i] != nil {
-			return nil, errs[i]
-		}
-		out.N1 = append(out.N1, l)
-		if out.N1Worst == "" || l.More < out.N1Min {
-			out.N1Min, out.N1Worst = l.More, l.Name
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
 		}
 	}
-	return out, nil
+	slices.SortStableFunc(losses, func(a, b *structs.NodeLoss) int { return cmp.Compare(a.More, b.More) })
+	return losses, nil
 }
 
 // HeadroomShape answers for a hypothetical service job of one task with
@@ -154,13 +284,14 @@ type room struct {
 	blocker string
 	ask     structs.ComparableResources
 	bound   int
+	fits    *fits // the per-node fits the answer came from; nil: placed one by one
 }
 
-// headroomOn is the headroom of a group on st (see Headroom): more may be
-// negative when the current count does not fit.
+// headroomOn is the headroom of a group on st (see Headroom): from the
+// per-node fits when they are exact, else placed one by one by the
+// scheduler. more may be negative when the current count does not fit.
 // bound > 0 is an upper bound known already (a node loss only lowers the
-// headroom, so the N+1 runs reuse the answer's), which saves the
-// diagnosis of every node.
+// headroom, so the N+1 runs reuse the answer's), which saves the blocker.
 func headroomOn(st scheduler.State, d Deps, job *structs.Job, group string, withBlocker bool, bound int) (*room, error) {
 	stored, err := st.JobByID(nil, job.Namespace, job.ID)
 	if err != nil {
@@ -169,6 +300,20 @@ func headroomOn(st scheduler.State, d Deps, job *structs.Job, group string, with
 	if stored != nil {
 		job = stored
 	}
+	f, err := fitsOf(st, job, group)
+	if err != nil {
+		return nil, err
+	}
+	if f.inexact != "" {
+		return headroomBySchedule(st, d, job, group, withBlocker, bound)
+	}
+	return f.room(st, d, withBlocker)
+}
+
+// headroomBySchedule raises the group's count by an upper bound and lets
+// the job's scheduler place it, one alloc after the other as in any eval:
+// the placements beyond the current count are the answer.
+func headroomBySchedule(st scheduler.State, d Deps, job *structs.Job, group string, withBlocker bool, bound int) (*room, error) {
 	var ask structs.ComparableResources
 	if bound <= 0 {
 		diag, err := scheduler.DiagnoseGroup(st, job, group)

@@ -1,8 +1,12 @@
 package insight
 
 import (
+	"fmt"
+	"maps"
+	"math/rand/v2"
 	"testing"
 
+	"github.com/drover-project/drover/internal/scheduler"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -19,23 +23,54 @@ func scaleTo(c *cluster, job *structs.Job, count int) int {
 // group scaled up by it places everything, one more blocks.
 func TestHeadroom_MatchesWhereTheSchedulerBlocks(t *testing.T) {
 	for _, tc := range []struct {
-		name   string
-		change func(*structs.Job)
+		name    string
+		change  func(*structs.Job)
+		inexact bool // the answer is placed one by one, not summed
 	}{
-		{"resources", nil},
+		{"resources", nil, false},
 		{"distinct_hosts", func(j *structs.Job) {
 			j.TaskGroups[0].Constraints = []*structs.Constraint{{Operand: structs.ConstraintDistinctHosts}}
-		}},
+		}, false},
 		{"static port", func(j *structs.Job) {
 			j.TaskGroups[0].Networks = []*structs.NetworkResource{{ReservedPorts: []structs.Port{{Label: "http", Value: 8080}}}}
-		}},
+		}, false},
+		{"dynamic ports", func(j *structs.Job) {
+			j.TaskGroups[0].Networks = []*structs.NetworkResource{{DynamicPorts: []structs.Port{{Label: "http"}, {Label: "admin"}}}}
+		}, false},
+		{"spread with targets", func(j *structs.Job) {
+			j.TaskGroups[0].Spreads = []*structs.Spread{{Attribute: "${meta.rack}", Weight: 100,
+				SpreadTarget: []*structs.SpreadTarget{{Value: "r1", Percent: 80}, {Value: "r2", Percent: 20}}}}
+		}, false},
+		{"constraint", func(j *structs.Job) {
+			j.Constraints = append(j.Constraints, &structs.Constraint{LTarget: "${meta.rack}", RTarget: "r2", Operand: "!="})
+		}, false},
+		{"distinct_property", func(j *structs.Job) {
+			j.TaskGroups[0].Constraints = []*structs.Constraint{{Operand: structs.ConstraintDistinctProperty, LTarget: "${meta.rack}", RTarget: "3"}}
+		}, true},
+		{"two groups", func(j *structs.Job) {
+			side := j.TaskGroups[0].Copy()
+			side.Name, side.Count = "side", 2
+			side.Tasks[0].Resources = &structs.Resources{CPU: 300, MemoryMB: 1200}
+			j.TaskGroups = append(j.TaskGroups, side)
+		}, false},
+		{"job-level distinct_hosts with two groups", func(j *structs.Job) {
+			side := j.TaskGroups[0].Copy()
+			side.Name, side.Count = "side", 1
+			j.TaskGroups = append(j.TaskGroups, side)
+			j.Constraints = append(j.Constraints, &structs.Constraint{Operand: structs.ConstraintDistinctHosts})
+		}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newCluster(t)
-			c.node("a", nil)
-			c.node("b", func(n *structs.Node) { n.NodeResources.MemoryMB = 3000 })
-			c.node("c", func(n *structs.Node) { n.NodeResources.CPU.CpuShares = 1700 })
+			c.node("f", func(n *structs.Node) { n.Meta = map[string]string{"rack": "r2"}; n.NodeResources.MemoryMB = 1000 })
+			c.node("a", func(n *structs.Node) { n.Meta = map[string]string{"rack": "r1"} })
+			c.node("b", func(n *structs.Node) { n.NodeResources.MemoryMB = 3000; n.Meta = map[string]string{"rack": "r2"} })
+			c.node("c", func(n *structs.Node) { n.NodeResources.CPU.CpuShares = 1700; n.Meta = map[string]string{"rack": "r1"} })
 			c.node("d", func(n *structs.Node) { n.Status = structs.NodeStatusDown })
+			c.node("e", func(n *structs.Node) { // reserves most of what it has
+				n.Meta = map[string]string{"rack": "r1"}
+				n.ReservedResources = &structs.NodeReservedResources{CpuShares: 2900, MemoryMB: 6000, ReservedPorts: "8080"}
+			})
 			other := c.job(svc("other", 3, 900, 1500))
 			c.place(other)
 			spec := svc("web", 2, 500, 700)
@@ -55,8 +90,25 @@ func TestHeadroom_MatchesWhereTheSchedulerBlocks(t *testing.T) {
 			if h.More <= 0 || h.Current != 2 {
 				t.Fatalf("headroom: %+v", h)
 			}
-			if len(h.N1) != 3 || h.N1Min > h.More || h.N1Worst == "" {
-				t.Fatalf("N+1 over the 3 ready nodes: %+v", h.N1)
+			if len(h.N1) != 5 || h.N1Min > h.More || h.N1Worst == "" {
+				t.Fatalf("N+1 over the 5 ready nodes: %+v", h.N1)
+			}
+			// The sum of the per-node fits is the one-by-one answer,
+			// blocker and nodes included.
+			snap := c.store.Snapshot()
+			f, err := fitsOf(snap, job, "g")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (f.inexact != "") != tc.inexact {
+				t.Fatalf("fits inexact %q, want inexact %v", f.inexact, tc.inexact)
+			}
+			slow, err := headroomBySchedule(snap, testDeps, job, "g", true, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if slow.more != h.More || !maps.Equal(slow.perNode, h.PerNode) || slow.blocker != h.Blocker {
+				t.Fatalf("one by one: %d %v %q; answer %d %v %q", slow.more, slow.perNode, slow.blocker, h.More, h.PerNode, h.Blocker)
 			}
 			if got := scaleTo(c, job, 2+h.More); got != 0 {
 				t.Fatalf("count %d (headroom %d): the scheduler left %d unplaced", 2+h.More, h.More, got)
@@ -122,5 +174,154 @@ func TestHeadroom_Shape(t *testing.T) {
 	contains(t, "blocker", []string{h.Blocker}, "no eligible node has all of 1,000 MHz cpu, 1,024 MB memory at once; the closest is node ")
 	if _, err := HeadroomShape(c.store.Snapshot(), testDeps, &structs.OperatorHeadroomRequest{}); err == nil {
 		t.Fatal("an empty shape was accepted")
+	}
+}
+
+// slowLoss is N+1 for one node computed the slow way: the node's loss
+// played as a what-if, then the group placed one by one on the result.
+func slowLoss(t *testing.T, st scheduler.State, job *structs.Job, group, nodeID string) int {
+	t.Helper()
+	w, err := newWhatIf(st, testDeps, &structs.WhatIfRequest{Kind: WhatIfDown, Nodes: []string{nodeID}})
+	if err == nil {
+		err = w.run()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := headroomBySchedule(w.ov, testDeps, job, group, false, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.more
+}
+
+// N+1 over every node against the slow computation (every loss played as
+// a what-if, the group placed one by one after it) on random small
+// clusters: the answer agrees for every node and so do the minimum and
+// the worst node; the formula alone (no what-if) agrees wherever the lost
+// node holds nothing but the group, and is never below the real answer.
+func TestHeadroom_NodeLossesMatchTheSlowComputation(t *testing.T) {
+	agreeFormula, boundFormula := 0, 0
+	for seed := range uint64(24) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(seed, 33))
+			c := newCluster(t)
+			for i := range 3 + r.IntN(5) {
+				c.node(fmt.Sprintf("n%d", i), func(n *structs.Node) {
+					n.NodeResources.CPU.CpuShares = int64(1000 + 500*r.IntN(7))
+					n.NodeResources.MemoryMB = int64(1024 * (1 + r.IntN(8)))
+					if r.IntN(3) == 0 {
+						n.ReservedResources = &structs.NodeReservedResources{CpuShares: 300, MemoryMB: 512}
+					}
+				})
+			}
+			// Other jobs take some room first (none on some seeds).
+			for j := range r.IntN(3) {
+				o := c.job(svc(fmt.Sprintf("other%d", j), 1+r.IntN(4), 100*(1+r.IntN(8)), 256*(1+r.IntN(8))))
+				c.place(o)
+			}
+			spec := svc("web", 1+r.IntN(4), 100*(1+r.IntN(10)), 256*(1+r.IntN(10)))
+			switch r.IntN(4) {
+			case 0:
+				spec.TaskGroups[0].Constraints = []*structs.Constraint{{Operand: structs.ConstraintDistinctHosts}}
+			case 1:
+				spec.TaskGroups[0].Networks = []*structs.NetworkResource{{ReservedPorts: []structs.Port{{Label: "http", Value: 9090}}}}
+			}
+			job := c.job(spec)
+			c.place(job)
+			c.running()
+			snap := c.store.Snapshot()
+			h, err := Headroom(snap, testDeps, job, "g")
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := fitsOf(snap, job, "g")
+			if err != nil || f.inexact != "" {
+				t.Fatalf("fits: %v %q", err, f.inexact)
+			}
+			nodes, _, _ := snap.NodeSet(nil)
+			others, err := othersOn(snap, nodes, job, "g")
+			if err != nil {
+				t.Fatal(err)
+			}
+			minSlow, worst := h.More, ""
+			for _, l := range h.N1 {
+				slow := slowLoss(t, snap, job, "g", l.NodeID)
+				formula := f.lossMore(l.NodeID)
+				t.Logf("lose %s: answer %d, slow %d, formula %d, others %d", l.Name, l.More, slow, formula, others[l.NodeID])
+				if l.More != slow || l.UpperBound {
+					t.Fatalf("losing %s: answer %d (upper bound %v), the scheduler after the loss %d", l.Name, l.More, l.UpperBound, slow)
+				}
+				switch {
+				case others[l.NodeID] == 0 && formula != slow:
+					t.Fatalf("losing %s (nothing else on it): formula %d, slow %d", l.Name, formula, slow)
+				case formula < slow:
+					t.Fatalf("losing %s: formula %d below the real %d", l.Name, formula, slow)
+				case others[l.NodeID] == 0:
+					agreeFormula++
+				default:
+					boundFormula++
+				}
+				if worst == "" || slow < minSlow {
+					minSlow, worst = slow, l.Name
+				}
+			}
+			if len(h.N1) != len(nodes) {
+				t.Fatalf("N+1 over %d of %d nodes", len(h.N1), len(nodes))
+			}
+			if h.N1Min != minSlow || h.N1[0].More != minSlow {
+				t.Fatalf("N+1 min %d (%s), slow min %d (%s)", h.N1Min, h.N1Worst, minSlow, worst)
+			}
+		})
+	}
+	t.Logf("formula alone: equal on %d losses, an upper bound on %d", agreeFormula, boundFormula)
+	if agreeFormula == 0 || boundFormula == 0 {
+		t.Fatalf("the seeds do not cover both cases: %d equal, %d bounds", agreeFormula, boundFormula)
+	}
+}
+
+// On a large cluster, losses that move nothing but the group are the
+// formula's exact answer; the others are upper bounds except the few
+// played as what-ifs, and a group that cannot be re-placed is negative.
+func TestHeadroom_NodeLossesOnALargeCluster(t *testing.T) {
+	c := newCluster(t)
+	var ns []*structs.Node
+	for i := range 20 {
+		ns = append(ns, c.node(fmt.Sprintf("n%02d", i), func(n *structs.Node) { n.NodeResources.MemoryMB = 2048 }))
+	}
+	// Each node takes one alloc of 1,500 MB: web runs on 18 of them, a
+	// filler job on the 2 others.
+	filler := c.job(svc("filler", 2, 100, 1000))
+	c.place(filler)
+	job := c.job(svc("web", 18, 100, 1500))
+	c.place(job)
+	c.running()
+	snap := c.store.Snapshot()
+	h, err := Headroom(snap, testDeps, job, "g")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.More != 0 || len(h.N1) != 20 {
+		t.Fatalf("headroom %d, N+1 over %d nodes", h.More, len(h.N1))
+	}
+	played, bounds := 0, 0
+	for _, l := range h.N1 {
+		slow := slowLoss(t, snap, job, "g", l.NodeID)
+		switch {
+		case l.Others == 0 && (l.More != slow || l.UpperBound):
+			t.Fatalf("losing %s (only web on it): %d, the scheduler %d", l.Name, l.More, slow)
+		case l.UpperBound && l.More < slow:
+			t.Fatalf("losing %s: bound %d below the real %d", l.Name, l.More, slow)
+		case l.UpperBound:
+			bounds++
+		case l.Others > 0:
+			played++
+			if l.More != slow {
+				t.Fatalf("losing %s (played): %d, the scheduler %d", l.Name, l.More, slow)
+			}
+		}
+	}
+	if h.N1Min != -1 || played+bounds != 2 || played != min(2, exactN1) {
+		t.Fatalf("N+1 min %d (%s), %d played, %d bounds: %+v", h.N1Min, h.N1Worst, played, bounds, h.N1)
 	}
 }
