@@ -27,13 +27,18 @@ func TestWhatIfDrain_PredictsTheRealDrainOnADevCluster(t *testing.T) {
 	ballast.TaskGroups[0].Tasks[0].Resources.MemoryMB = pointer(512)
 	register(t, c, pinTo(ballast, second.Client().NodeID())) // second is fuller: binpack prefers it
 	runningAllocs(t, c, "ballast", 1)
+	// One per node: the drained node's cannot go anywhere.
+	spread := serviceJob("spread", 3, shellTask("raw_exec", "sleep 300"))
+	spread.Constrain(&api.Constraint{Operand: api.ConstraintDistinctHosts})
+	register(t, c, spread)
+	runningAllocs(t, c, "spread", 3)
 
 	var predicted struct {
 		Moves    []struct{ AllocID, Name, From, To string }
 		Unplaced []struct {
-			JobID  string
-			Count  int
-			Reason string
+			JobID, Group string
+			Count        int
+			Reason       string
 		}
 		Evals int
 	}
@@ -46,7 +51,13 @@ func TestWhatIfDrain_PredictsTheRealDrainOnADevCluster(t *testing.T) {
 	}
 	sort.Strings(want)
 	t.Logf("predicted (%d evals):\n%s", predicted.Evals, strings.Join(want, "\n"))
-	if len(want) != 3 || len(predicted.Unplaced) != 0 {
+	var wantBlocked []string
+	for _, u := range predicted.Unplaced {
+		wantBlocked = append(wantBlocked, fmt.Sprintf("%s/%s: %d unplaced: %s", u.JobID, u.Group, u.Count, u.Reason))
+	}
+	sort.Strings(wantBlocked)
+	t.Logf("predicted unplaced:\n%s", strings.Join(wantBlocked, "\n"))
+	if len(want) != 3 || len(wantBlocked) != 1 {
 		t.Fatalf("predicted: %+v", predicted)
 	}
 
@@ -80,5 +91,45 @@ func TestWhatIfDrain_PredictsTheRealDrainOnADevCluster(t *testing.T) {
 	})
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("the real drain moved\n%s\nthe what-if predicted\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// What the real drain leaves blocked: each job's blocked eval names
+	// the groups and how many stay unplaced; the reason is the job's
+	// explanation on the drained cluster.
+	var blocked []string
+	waitFor(t, 60*time.Second, "the drain to leave its blocked evals", func() (bool, string) {
+		blocked = blocked[:0]
+		for _, job := range []string{"web", "ballast", "spread"} {
+			evals, _, err := c.Jobs().Evaluations(job, nil)
+			if err != nil {
+				return false, err.Error()
+			}
+			for _, e := range evals {
+				if e.Status != api.EvalStatusBlocked {
+					continue
+				}
+				for group, m := range e.FailedTGAllocs {
+					var why struct {
+						Groups []struct {
+							Group    string
+							Unplaced int
+							Fixes    []string
+						}
+					}
+					if _, err := c.Raw().Query("/v1/job/"+job+"/explain?group="+group, &why, nil); err != nil {
+						return false, err.Error()
+					}
+					reason := ""
+					if len(why.Groups) == 1 && len(why.Groups[0].Fixes) > 0 {
+						reason = why.Groups[0].Fixes[0]
+					}
+					blocked = append(blocked, fmt.Sprintf("%s/%s: %d unplaced: %s", job, group, m.CoalescedFailures+1, reason))
+				}
+			}
+		}
+		sort.Strings(blocked)
+		return len(blocked) == len(wantBlocked), strings.Join(blocked, "; ")
+	})
+	if strings.Join(blocked, "\n") != strings.Join(wantBlocked, "\n") {
+		t.Fatalf("the real drain left blocked\n%s\nthe what-if predicted\n%s", strings.Join(blocked, "\n"), strings.Join(wantBlocked, "\n"))
 	}
 }
