@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -207,6 +208,13 @@ func classes(m map[string]int) string {
 	return strings.Join(parts, ", ")
 }
 
+type nodeLossView struct {
+	NodeID, Name string
+	More         int
+	Others       int
+	UpperBound   bool
+}
+
 type headroomView struct {
 	JobID, Group string
 	Ask          resources
@@ -214,12 +222,9 @@ type headroomView struct {
 	More         int
 	Blocker      string
 	PerNode      map[string]int
-	N1           []struct {
-		NodeID, Name string
-		More         int
-	}
-	N1Min   int
-	N1Worst string
+	N1           []nodeLossView
+	N1Min        int
+	N1Worst      string
 }
 
 func jobHeadroomCmd() *cmd {
@@ -227,11 +232,10 @@ func jobHeadroomCmd() *cmd {
 	c := &cmd{
 		Name: "job headroom", Args: "<job>", MinArgs: 1, MaxArgs: 1, Read: true,
 		Synopsis: "Show how many more allocs of a group fit, and after losing a node",
-		Help: "Places the group one alloc after the other with the job's scheduler on\n" +
-			"the current state (nothing is written): the count at which it would\n" +
-			"start to block. N+1: the same after losing each node that holds the\n" +
-			"most of the group (every node on small clusters), its allocs replaced\n" +
-			"first.",
+		Help: "How many more allocs of the group the job's scheduler places on the\n" +
+			"current state before it blocks (nothing is written). N+1: the same\n" +
+			"after losing each node, its allocs of the group placed again first,\n" +
+			"worst first.",
 	}
 	c.Flags = func(fs *flag.FlagSet) {
 		fs.StringVar(&group, "group", "", "The task group (needed when the job has several).")
@@ -253,6 +257,9 @@ func jobHeadroomCmd() *cmd {
 	}
 	return c
 }
+
+// maxN1Rows is how many single-node losses, worst first, the table shows.
+const maxN1Rows = 10
 
 func printHeadroom(w io.Writer, h *headroomView) {
 	if h.JobID != "" {
@@ -282,11 +289,27 @@ func printHeadroom(w io.Writer, h *headroomView) {
 	}
 	if len(h.N1) > 0 {
 		heading(w, "N+1 (one node lost)")
+		bounds := slices.ContainsFunc(h.N1, func(l nodeLossView) bool { return l.UpperBound })
 		rows := [][]string{{"Node Lost", "More"}}
-		for _, l := range h.N1 {
-			rows = append(rows, []string{l.Name, strconv.Itoa(l.More)})
+		if bounds {
+			rows[0] = append(rows[0], "Note")
+		}
+		for i, l := range h.N1 {
+			if i == maxN1Rows {
+				break
+			}
+			row := []string{l.Name, strconv.Itoa(l.More)}
+			if l.UpperBound {
+				row = append(row, fmt.Sprintf("at most: %d allocs of other jobs would move too", l.Others))
+			} else if bounds {
+				row = append(row, "")
+			}
+			rows = append(rows, row)
 		}
 		writeColumns(w, rows)
+		if len(h.N1) > maxN1Rows {
+			fmt.Fprintf(w, "(the %d least hurting losses are not shown; -json lists every node)\n", len(h.N1)-maxN1Rows)
+		}
 		fmt.Fprintf(w, "\nWorst single-node loss: %s (%d more fit)\n", h.N1Worst, h.N1Min)
 	}
 }

@@ -1,6 +1,7 @@
 package command
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -91,5 +92,29 @@ func TestInsightCommands(t *testing.T) {
 	_, err = c.Raw().Write("/v1/operator/whatif", map[string]any{"Kind": "drain", "Nodes": []string{nodeID}, "Bogus": true}, &out, nil)
 	if err == nil || !strings.Contains(err.Error(), "400") || !strings.Contains(err.Error(), "Bogus") {
 		t.Fatalf("unknown body field: %v", err)
+	}
+}
+
+// The N+1 table shows the worst losses first, at most maxN1Rows of them,
+// and says which answers are upper bounds (other jobs' allocs not played).
+func TestPrintHeadroom_N1Table(t *testing.T) {
+	h := &headroomView{JobID: "web", Group: "g", Current: 2, More: 30, N1Min: 4, N1Worst: "n00"}
+	for i := range 12 {
+		l := nodeLossView{Name: fmt.Sprintf("n%02d", i), More: 4 + i}
+		if i == 1 {
+			l.Others, l.UpperBound = 3, true
+		}
+		h.N1 = append(h.N1, l)
+	}
+	var b strings.Builder
+	printHeadroom(&b, h)
+	out := b.String()
+	for _, want := range []string{"Node Lost  More  Note", "n01        5     at most: 3 allocs of other jobs would move too", "n09        13", "(the 2 least hurting losses are not shown; -json lists every node)", "Worst single-node loss: n00 (4 more fit)"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("no %q in\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "n10") {
+		t.Fatalf("more than %d rows:\n%s", maxN1Rows, out)
 	}
 }
