@@ -8,6 +8,7 @@ import (
 
 	"github.com/drover-project/drover/internal/scheduler"
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/testutil/mock"
 )
 
 // scaleTo registers the job again with the group's count changed and runs
@@ -323,5 +324,65 @@ func TestHeadroom_NodeLossesOnALargeCluster(t *testing.T) {
 	}
 	if h.N1Min != -1 || played+bounds != 2 || played != min(2, exactN1) {
 		t.Fatalf("N+1 min %d (%s), %d played, %d bounds: %+v", h.N1Min, h.N1Worst, played, bounds, h.N1)
+	}
+}
+
+// The worked example of docs/insight.md ("drover job headroom reports"):
+// its cluster laid out as the page describes, and the answer it prints.
+func TestHeadroom_DocsExample(t *testing.T) {
+	c := newCluster(t)
+	web := func(n *structs.Node) {
+		n.NodeClass = "general"
+		n.NodeResources.CPU.CpuShares, n.NodeResources.MemoryMB = 8000, 16384
+	}
+	w1, w2, w3 := c.node("web-1", web), c.node("web-2", web), c.node("web-3", web)
+	c.node("gpu-1", func(n *structs.Node) {
+		n.NodeClass, n.NodeResources.MemoryMB = "gpu", 32768
+		delete(n.Drivers, "docker")
+		delete(n.Attributes, "driver.docker")
+	})
+	docker := func(j *structs.Job) *structs.Job {
+		j.TaskGroups[0].Tasks[0].Driver = "docker"
+		return c.job(j)
+	}
+	reports := svc("reports", 3, 500, 6742)
+	reports.Priority = 30
+	jobs := map[string]*structs.Job{"reports": docker(reports), "cache": docker(svc("cache", 2, 500, 8000))}
+	ingress := svc("ingress", 4, 100, 128)
+	ingress.TaskGroups[0].Networks = []*structs.NetworkResource{{ReservedPorts: []structs.Port{{Label: "http", Value: 80}}}}
+	ingress.TaskGroups[0].Constraints = []*structs.Constraint{{Operand: structs.ConstraintDistinctHosts}}
+	jobs["ingress"] = docker(ingress)
+	docker(svc("win", 1, 100, 100)) // never placed: not part of the answer
+	var allocs []*structs.Allocation
+	for i, p := range []struct {
+		job  string
+		node *structs.Node
+	}{{"reports", w1}, {"reports", w2}, {"reports", w3}, {"cache", w1}, {"cache", w2}, {"ingress", w1}, {"ingress", w2}, {"ingress", w3}} {
+		j := jobs[p.job]
+		a := mock.Alloc(fmt.Sprintf("%08d-0000-4000-8000-000000000000", i), j, p.node.ID)
+		a.Name = structs.AllocName(j.ID, "g", uint(i%3))
+		a.TaskGroup, a.ClientStatus = "g", structs.AllocClientStatusRunning
+		r := j.TaskGroups[0].Tasks[0].Resources
+		a.AllocatedResources.Tasks = map[string]*structs.AllocatedTaskResources{"web": {CpuShares: int64(r.CPU), MemoryMB: int64(r.MemoryMB)}}
+		a.AllocatedResources.Shared.DiskMB = 300
+		if p.job == "ingress" {
+			a.AllocatedResources.Shared.Ports = []structs.AllocatedPortMapping{{Label: "http", Value: 80}}
+		}
+		allocs = append(allocs, a)
+	}
+	c.must(c.store.UpsertAllocs(c.next(), allocs))
+	h, err := Headroom(c.store.Snapshot(), testDeps, jobs["reports"], "g")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n1 []string
+	for _, l := range h.N1 {
+		n1 = append(n1, fmt.Sprintf("%s %d", l.Name, l.More))
+	}
+	got := fmt.Sprintf("%d more; next: %s; per node %v; N+1 %v; worst %s (%d)", h.More, h.Blocker, h.PerNode, n1, h.N1Worst, h.N1Min)
+	want := "1 more; next: needs 6,742 MB memory; the largest free is 2,772 MB on node web-3; preemption would not help: no node fits even with every alloc of priority <= 20 evicted (preemption is off for service jobs); " +
+		"per node map[web-3:1]; N+1 [web-3 -1 web-1 -1 web-2 -1 gpu-1 1]; worst web-3 (-1)"
+	if got != want {
+		t.Fatalf("got\n%s\nthe page says\n%s", got, want)
 	}
 }
