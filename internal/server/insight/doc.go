@@ -26,14 +26,22 @@
 //     after. TestWhatIf_DrainPredictsTheRealDrain (package sim) checks
 //     that the predicted moves are what the real drain then does.
 //   - Headroom (Headroom, HeadroomShape; Job.Headroom, Operator.Headroom):
-//     the group's count is raised by an upper bound (what the nodes' free
-//     resources divide into) and the job's scheduler places it one alloc
-//     after the other; the placements beyond the current count are the
-//     answer, so the group scaled by it places and one more blocks
-//     (TestHeadroom_MatchesWhereTheSchedulerBlocks). N+1: the loss of each
-//     node that holds the most of the group (every node on clusters of at
-//     most 16) is played as a what-if first, then the headroom is asked
-//     again on the result.
+//     the count at which the job's scheduler starts to block. fits.go
+//     sums what each node takes of the group (DiagnoseGroup's free
+//     resources divided by the ask, its free dynamic ports, one with
+//     distinct_hosts or a static port, none on a failing node): the
+//     scheduler visits every node before it blocks, so one-by-one
+//     placement reaches exactly that sum while placements on one node do
+//     not change another's. Where they may (distinct_property,
+//     preemption, cores, devices, host_network, per-alloc volumes, allocs
+//     to replace or update, another group short), the count is raised and
+//     the scheduler places it one by one (headroomBySchedule).
+//     TestHeadroom_MatchesWhereTheSchedulerBlocks checks both agree and
+//     that one more blocks. N+1 covers every ready node: the sum over the
+//     others less the group's allocs on the lost node; losses that move
+//     other jobs' allocs too are played as what-ifs (all of them on
+//     clusters of at most 16 nodes, the 3 lowest on larger ones; the
+//     rest are marked upper bounds).
 //
 // IDs of the hypothetical evals and allocs come from a seeded stream
 // (Deps.Seed), so the same state and question give the same answer.
