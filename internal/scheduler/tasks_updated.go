@@ -113,3 +113,13 @@ func isEmpty(v reflect.Value) bool {
 func jobPlacementUpdated(a, b *structs.Job) bool {
 	return !equal(a.Constraints, b.Constraints) || !equal(a.Affinities, b.Affinities) || !equal(a.Spreads, b.Spreads)
 }
+
+// UpdateIsDestructive reports whether the reconciler (updateAction)
+// would replace an alloc of job version old on node with a new alloc
+// under job rather than update it in place. Insight's headroom counts on
+// in-place updates changing no resources.
+func UpdateIsDestructive(old, job *structs.Job, group string, node *structs.Node) bool {
+	oldTG, tg := old.LookupTaskGroup(group), job.LookupTaskGroup(group)
+	return oldTG == nil || tg == nil || tasksUpdated(oldTG, tg) || jobPlacementUpdated(old, job) ||
+		!inDatacenters(job.Datacenters, node.Datacenter) || !inPool(job, node)
+}

@@ -68,8 +68,9 @@ func fitsOf(st scheduler.State, job *structs.Job, group string) (*fits, error) {
 			f.inexact = "alloc " + shortID(a.ID) + " is on a node that is not ready"
 		case isTrue(a.DesiredTransition.Migrate) || isTrue(a.DesiredTransition.Reschedule) || isTrue(a.DesiredTransition.ForceReschedule):
 			f.inexact = "alloc " + shortID(a.ID) + " is to be migrated or rescheduled"
-		case a.Job != nil && a.Job.Version != job.Version:
-			f.inexact = "alloc " + shortID(a.ID) + " runs an older version of the job"
+		case a.Job != nil && (a.Job.Version != job.Version || a.Job.JobModifyIndex != job.JobModifyIndex) &&
+			scheduler.UpdateIsDestructive(a.Job, job, a.TaskGroup, n):
+			f.inexact = "alloc " + shortID(a.ID) + " is to be replaced by a new version"
 		}
 		if f.inexact != "" {
 			return f, nil

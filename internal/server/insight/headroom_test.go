@@ -386,3 +386,59 @@ func TestHeadroom_DocsExample(t *testing.T) {
 		t.Fatalf("got\n%s\nthe page says\n%s", got, want)
 	}
 }
+
+// Allocs of an older version of the job: updated in place after a count
+// change (the sum stays exact), replaced after a resource change (placed
+// one by one); either way the answer is where the scheduler blocks.
+func TestHeadroom_OlderVersions(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		change  func(*structs.Job)
+		inexact bool
+	}{
+		{"count raised", func(j *structs.Job) { j.TaskGroups[0].Count = 3 }, false},
+		{"memory changed", func(j *structs.Job) { j.TaskGroups[0].Tasks[0].Resources.MemoryMB = 900 }, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newCluster(t)
+			c.node("a", nil)
+			c.node("b", func(n *structs.Node) { n.NodeResources.MemoryMB = 3000 })
+			job := c.job(svc("web", 2, 500, 700))
+			c.place(job)
+			c.running()
+			next := job.Copy()
+			tc.change(next)
+			job = c.job(next)
+			if job.Version != 1 {
+				t.Fatalf("version %d", job.Version)
+			}
+			snap := c.store.Snapshot()
+			f, err := fitsOf(snap, job, "g")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (f.inexact != "") != tc.inexact {
+				t.Fatalf("fits inexact %q, want inexact %v", f.inexact, tc.inexact)
+			}
+			h, err := Headroom(snap, testDeps, job, "g")
+			if err != nil {
+				t.Fatal(err)
+			}
+			slow, err := headroomBySchedule(snap, testDeps, job, "g", true, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("headroom %d (%q), one by one %d", h.More, h.Blocker, slow.more)
+			if slow.more != h.More || slow.blocker != h.Blocker || h.More <= 0 {
+				t.Fatalf("answer %d %q, one by one %d %q", h.More, h.Blocker, slow.more, slow.blocker)
+			}
+			count := job.TaskGroups[0].Count
+			if got := scaleTo(c, job, count+h.More); got != 0 {
+				t.Fatalf("count %d: %d unplaced", count+h.More, got)
+			}
+			if got := scaleTo(c, job, count+h.More+1); got != 1 {
+				t.Fatalf("count %d: %d unplaced, want 1", count+h.More+1, got)
+			}
+		})
+	}
+}

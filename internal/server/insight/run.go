@@ -100,7 +100,7 @@ func jobEval(idSrc *ids, job *structs.Job, trigger string, now time.Time) *struc
 }
 
 // placed counts a capture's new placements of a group (not in-place
-// updates of existing allocs), by node ID.
+// updates of existing allocs, nor replacements of live ones), by node ID.
 func placed(c *capture, ov *overlay, jobID, group string) map[string]int {
 	out := map[string]int{}
 	for _, p := range c.plans {
@@ -111,6 +111,13 @@ func placed(c *capture, ov *overlay, jobID, group string) map[string]int {
 				}
 				if stored, _ := ov.State.AllocByID(nil, a.ID); stored != nil {
 					continue
+				}
+				// The replacement of a live alloc (a destructive update,
+				// a lost or migrated alloc) takes its place, not more.
+				if a.PreviousAllocation != "" {
+					if prev, _ := ov.State.AllocByID(nil, a.PreviousAllocation); prev != nil && !prev.TerminalStatus() {
+						continue
+					}
 				}
 				out[node]++
 			}
