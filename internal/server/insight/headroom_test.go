@@ -442,3 +442,36 @@ func TestHeadroom_OlderVersions(t *testing.T) {
 		})
 	}
 }
+
+// A node whose dynamic port range runs out before its memory: the fits
+// would be exact but the blocker's stand-ins claim no dynamic ports, so
+// the answer is placed one by one, and it is where the scheduler blocks.
+func TestHeadroom_DynamicPortsRunOut(t *testing.T) {
+	c := newCluster(t)
+	c.node("a", func(n *structs.Node) { n.NodeResources.MinDynamicPort, n.NodeResources.MaxDynamicPort = 20000, 20004 })
+	c.node("b", nil)
+	spec := svc("web", 1, 100, 100)
+	spec.TaskGroups[0].Networks = []*structs.NetworkResource{{DynamicPorts: []structs.Port{{Label: "http"}, {Label: "admin"}}}}
+	job := c.job(spec)
+	c.place(job)
+	c.running()
+	snap := c.store.Snapshot()
+	f, err := fitsOf(snap, job, "g")
+	if err != nil || f.inexact == "" {
+		t.Fatalf("fits: %v, inexact %q", err, f.inexact)
+	}
+	h, err := Headroom(snap, testDeps, job, "g")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("headroom %d (%q), per node %v (%s)", h.More, h.Blocker, h.PerNode, f.inexact)
+	if h.PerNode["a"] > 2 || h.More <= 0 {
+		t.Fatalf("node a has 5 dynamic ports for allocs of 2: %+v", h)
+	}
+	if got := scaleTo(c, job, 1+h.More); got != 0 {
+		t.Fatalf("count %d: %d unplaced", 1+h.More, got)
+	}
+	if got := scaleTo(c, job, 2+h.More); got != 1 {
+		t.Fatalf("count %d: %d unplaced, want 1", 2+h.More, got)
+	}
+}
