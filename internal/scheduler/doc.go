@@ -66,8 +66,11 @@
 //     feasibility chain, fit, ports, distinct_*) for one more alloc of a
 //     group on every node and records every failure with its numbers (asked
 //     and free, the node's value of a constraint, the alloc holding a port
-//     or a distinct host, what preemption could free), for the insight
-//     answers (package server/insight, docs/insight.md).
+//     or a distinct host, what preemption could free, the free dynamic
+//     ports), for the insight answers (package server/insight,
+//     docs/insight.md). UpdateIsDestructive (tasks_updated.go) tells
+//     insight's headroom whether an alloc of an older job version would
+//     be replaced or updated in place.
 //
 // BenchmarkServiceScheduler reproduces Nomad's benchmark shape.
 package scheduler
