@@ -141,6 +141,7 @@ func TestACLHTTP_OIDCLoginRefusals(t *testing.T) {
 		{"other redirect", nil, func(r *api.ACLOIDCCompleteAuthRequest) { r.RedirectURI = "http://localhost:1/cb" }, "403", "RedirectURI"},
 		{"bad code", nil, func(r *api.ACLOIDCCompleteAuthRequest) { r.Code = "forged" }, "403", "token endpoint refused"},
 		{"missing code", nil, func(r *api.ACLOIDCCompleteAuthRequest) { r.Code = "" }, "400", "Code: missing"},
+		{"other issuer", nil, func(r *api.ACLOIDCCompleteAuthRequest) { r.Iss = "https://evil.test" }, "403", "not the provider's issuer"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p.Set(func(p *testutil.OIDCProvider) { p.Nonce, p.Audience, p.Lifetime = nil, "", 5*time.Minute })
@@ -161,5 +162,71 @@ func TestACLHTTP_OIDCLoginRefusals(t *testing.T) {
 	// logins (the cache), not per login.
 	if n := p.Fetches("/keys"); n != 1 {
 		t.Fatalf("JWKS fetched %d times", n)
+	}
+}
+
+// Two completions of one login racing (the same state and code, as a
+// replay would send them at once): raft decides, exactly one gets a
+// token and the other a 403.
+func TestACLHTTP_OIDCCompleteRacesOnce(t *testing.T) {
+	a, c, _ := aclAgent(t)
+	p := testutil.NewOIDCProvider(t, "drover-client", "s3cret")
+	if _, _, err := c.ACLAuthMethods().Create(oidcMethod(p, "corp", false), nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.ACLBindingRules().Create(&api.ACLBindingRule{AuthMethod: "corp", BindType: "management"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	anon := withToken(t, a, "").ACLAuth()
+	u, _, err := anon.GetAuthURL(&api.ACLOIDCAuthURLRequest{AuthMethodName: "corp", RedirectURI: oidcRedirect, ClientNonce: "cn"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, state := browse(t, u.AuthURL)
+	req := &api.ACLOIDCCompleteAuthRequest{AuthMethodName: "corp", ClientNonce: "cn", State: state, Code: code, RedirectURI: oidcRedirect}
+	errs := make(chan error, 4)
+	for range 4 {
+		go func() {
+			_, _, err := anon.CompleteAuth(req, nil)
+			errs <- err
+		}()
+	}
+	ok := 0
+	for range 4 {
+		if err := <-errs; err == nil {
+			ok++
+		} else if !strings.Contains(err.Error(), "403") {
+			t.Fatalf("a losing completion: %v, want 403", err)
+		}
+	}
+	if ok != 1 {
+		t.Fatalf("%d of 4 racing completions got a token, want 1", ok)
+	}
+}
+
+// OIDCDisableUserInfo: the userinfo endpoint is not asked, so claims only
+// it holds do not bind.
+func TestACLHTTP_OIDCDisableUserInfo(t *testing.T) {
+	a, c, _ := aclAgent(t)
+	p := testutil.NewOIDCProvider(t, "drover-client", "s3cret")
+	p.UserInfo = map[string]any{"groups": []string{"eng"}}
+	m := oidcMethod(p, "corp", false)
+	m.Config.OIDCDisableUserInfo = true
+	if _, _, err := c.ACLAuthMethods().Create(m, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.ACLBindingRules().Create(&api.ACLBindingRule{AuthMethod: "corp", Selector: `"eng" in list.groups`, BindType: "management"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	anon := withToken(t, a, "").ACLAuth()
+	u, _, err := anon.GetAuthURL(&api.ACLOIDCAuthURLRequest{AuthMethodName: "corp", RedirectURI: oidcRedirect, ClientNonce: "cn"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, state := browse(t, u.AuthURL)
+	_, _, err = anon.CompleteAuth(&api.ACLOIDCCompleteAuthRequest{AuthMethodName: "corp", ClientNonce: "cn", State: state, Code: code, RedirectURI: oidcRedirect}, nil)
+	wantHTTPError(t, err, "403", "no binding rule")
+	if n := p.Fetches("/userinfo"); n != 0 {
+		t.Fatalf("userinfo fetched %d times with OIDCDisableUserInfo", n)
 	}
 }
