@@ -144,6 +144,10 @@ func TestLoginOIDC(t *testing.T) {
 	if _, _, err := c.ACLBindingRules().Create(&api.ACLBindingRule{AuthMethod: "sso", BindType: "management"}, nil); err != nil {
 		t.Fatal(err)
 	}
+	if r := run(t, "acl", "auth-method", "info", "-address", addr, "-token", root.SecretID, "sso"); r.code != 0 ||
+		!strings.Contains(r.stdout, "OIDC Client ID") || !strings.Contains(r.stdout, "drover-cli") || !strings.Contains(r.stdout, "/oidc/callback") {
+		t.Fatalf("auth-method info: %+v", r)
+	}
 	var out, errb bytes.Buffer
 	e := newEnv(&out, &errb, func(string) string { return "" })
 	var opened string
