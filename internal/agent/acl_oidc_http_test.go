@@ -230,3 +230,22 @@ func TestACLHTTP_OIDCDisableUserInfo(t *testing.T) {
 		t.Fatalf("userinfo fetched %d times with OIDCDisableUserInfo", n)
 	}
 }
+
+// auth-url needs no token, so the pending logins are bounded: past 1024
+// live ones it answers 429 instead of growing the raft state.
+func TestACLHTTP_OIDCPendingBounded(t *testing.T) {
+	a, c, _ := aclAgent(t)
+	p := testutil.NewOIDCProvider(t, "drover-client", "s3cret")
+	if _, _, err := c.ACLAuthMethods().Create(oidcMethod(p, "corp", false), nil); err != nil {
+		t.Fatal(err)
+	}
+	anon := withToken(t, a, "").ACLAuth()
+	req := &api.ACLOIDCAuthURLRequest{AuthMethodName: "corp", RedirectURI: oidcRedirect, ClientNonce: "cn"}
+	for i := range 1024 {
+		if _, _, err := anon.GetAuthURL(req, nil); err != nil {
+			t.Fatalf("auth-url %d: %v", i, err)
+		}
+	}
+	_, _, err := anon.GetAuthURL(req, nil)
+	wantHTTPError(t, err, "429", "too many OIDC logins pending")
+}
