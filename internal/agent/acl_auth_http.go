@@ -55,7 +55,7 @@ func (h *HTTPServer) aclAuthMethodUpsert(w http.ResponseWriter, r *http.Request)
 		in.Name = name
 	}
 	if in.Config != nil && in.Config.OIDCClientAssertion != nil {
-		return nil, server.BadRequest("Config.OIDCClientAssertion: not supported by Drover (OIDC auth methods are not supported yet)")
+		return nil, server.BadRequest("Config.OIDCClientAssertion: not supported by Drover (OIDC methods authenticate with OIDCClientSecret)")
 	}
 	reply, err := server.ACLUpsertAuthMethods.Call(r.Context(), h.srv, &structs.ACLAuthMethodUpsertArgs{
 		AuthMethods: []*structs.ACLAuthMethod{apiconv.ACLAuthMethodToStructs(&in)}, WriteRequest: writeRequest(r)})
@@ -172,10 +172,35 @@ func (h *HTTPServer) aclLogin(w http.ResponseWriter, r *http.Request) (any, erro
 	return apiconv.ACLTokenFromStructs(reply.Tokens[0]), nil
 }
 
-// aclOIDCRefused answers the OIDC flow's routes: Drover has no OIDC
-// auth methods yet.
-func (h *HTTPServer) aclOIDCRefused(w http.ResponseWriter, r *http.Request) (any, error) {
-	return nil, server.BadRequest("%s: OIDC auth methods are not supported by Drover yet; use a JWT auth method and PUT /v1/acl/login", r.URL.Path)
+// aclOIDCAuthURL begins an OIDC login (PUT/POST /v1/acl/oidc/auth-url).
+func (h *HTTPServer) aclOIDCAuthURL(w http.ResponseWriter, r *http.Request) (any, error) {
+	var in api.ACLOIDCAuthURLRequest
+	if err := decodeBody(w, r, &in); err != nil {
+		return nil, err
+	}
+	reply, err := server.ACLOIDCAuthURL.Call(r.Context(), h.srv, &structs.ACLOIDCAuthURLArgs{AuthMethodName: in.AuthMethodName,
+		RedirectURI: in.RedirectURI, ClientNonce: in.ClientNonce, WriteRequest: writeRequest(r)})
+	if err != nil {
+		return nil, err
+	}
+	setIndex(w, reply.Index)
+	return &api.ACLOIDCAuthURLResponse{AuthURL: reply.AuthURL}, nil
+}
+
+// aclOIDCCompleteAuth finishes an OIDC login (PUT/POST
+// /v1/acl/oidc/complete-auth) and answers the minted token.
+func (h *HTTPServer) aclOIDCCompleteAuth(w http.ResponseWriter, r *http.Request) (any, error) {
+	var in api.ACLOIDCCompleteAuthRequest
+	if err := decodeBody(w, r, &in); err != nil {
+		return nil, err
+	}
+	reply, err := server.ACLOIDCCompleteAuth.Call(r.Context(), h.srv, &structs.ACLOIDCCompleteAuthArgs{AuthMethodName: in.AuthMethodName,
+		ClientNonce: in.ClientNonce, State: in.State, Code: in.Code, Iss: in.Iss, RedirectURI: in.RedirectURI, WriteRequest: writeRequest(r)})
+	if err != nil {
+		return nil, err
+	}
+	setIndex(w, reply.Index)
+	return apiconv.ACLTokenFromStructs(reply.Tokens[0]), nil
 }
 
 // aclOneTimeTokenCreate makes a one-time token for the caller's token

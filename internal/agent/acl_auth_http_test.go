@@ -237,7 +237,8 @@ func TestACLHTTP_AuthMethodRefusals(t *testing.T) {
 		mutate func(*api.ACLAuthMethod)
 		want   string
 	}{
-		{func(m *api.ACLAuthMethod) { m.Type = "OIDC" }, "Type: OIDC auth methods are not supported"},
+		{func(m *api.ACLAuthMethod) { m.Type = "OIDC" }, "Config.JWTValidationPubKeys: not used by an OIDC auth method"},
+		{func(m *api.ACLAuthMethod) { m.Config.VerboseLogging = true }, "Config.VerboseLogging"},
 		{func(m *api.ACLAuthMethod) { m.Type = "LDAP" }, "Type"},
 		{func(m *api.ACLAuthMethod) { m.TokenLocality = "" }, "TokenLocality"},
 		{func(m *api.ACLAuthMethod) { m.MaxTokenTTL = 0 }, "MaxTokenTTL"},
@@ -277,8 +278,10 @@ func TestACLHTTP_AuthMethodRefusals(t *testing.T) {
 		_, err := c.Raw().Write("/v1/acl/auth-method", json.RawMessage(body), &out, nil)
 		wantHTTPError(t, err, "400", want)
 	}
-	_, _, err := withToken(t, a, "").ACLAuth().GetAuthURL(&api.ACLOIDCAuthURLRequest{AuthMethodName: "m"}, nil)
-	wantHTTPError(t, err, "400", "OIDC auth methods are not supported")
+	_, _, err := withToken(t, a, "").ACLAuth().GetAuthURL(&api.ACLOIDCAuthURLRequest{AuthMethodName: "m", RedirectURI: "http://x", ClientNonce: "n"}, nil)
+	wantHTTPError(t, err, "400", `"m" is a JWT method`)
+	_, _, err = withToken(t, a, "").ACLAuth().GetAuthURL(&api.ACLOIDCAuthURLRequest{AuthMethodName: "m"}, nil)
+	wantHTTPError(t, err, "400", "missing")
 }
 
 // One-time tokens through the official client: made for the caller's own

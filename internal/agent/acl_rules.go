@@ -47,10 +47,6 @@ var aclRules = map[string]aclRule{
 	"/v1/agent/join":            writeOnly(agentWrite),
 	"/v1/agent/force-leave":     writeOnly(agentWrite),
 
-	// The OIDC login flow is public in Nomad; Drover refuses it (400).
-	"/v1/acl/oidc/auth-url":      writeOnly(public),
-	"/v1/acl/oidc/complete-auth": writeOnly(public),
-
 	// Parsing reads no state; it needs parse-job (or submit-job).
 	"/v1/jobs/parse": writeOnly(ns(capParseJob, capSubmitJob)),
 	// Running an action needs what exec needs; the action, not the

@@ -154,6 +154,16 @@ func apiEventPayload(p any) map[string]any {
 			"NodeIdentityTTL": 0, "SchedulerConfiguration": nil, "CreateIndex": p.CreateIndex, "ModifyIndex": p.ModifyIndex}}
 	case *structs.ServiceRegistrationEvent:
 		return map[string]any{"Service": apiconv.ServiceRegistrationFromStructs(v.Service)}
+	case *structs.ACLTokenEvent:
+		return map[string]any{"ACLToken": apiconv.ACLTokenFromStructs(v.ACLToken)}
+	case *structs.ACLPolicyEvent:
+		return map[string]any{"ACLPolicy": apiconv.ACLPolicyFromStructs(v.ACLPolicy)}
+	case *structs.ACLRoleEvent:
+		return map[string]any{"ACLRole": apiconv.ACLRoleFromStructs(v.ACLRole)}
+	case *structs.ACLAuthMethodEvent:
+		return map[string]any{"AuthMethod": apiconv.ACLAuthMethodFromStructs(v.AuthMethod)}
+	case *structs.ACLBindingRuleEvent:
+		return map[string]any{"ACLBindingRule": apiconv.ACLBindingRuleFromStructs(v.BindingRule)}
 	}
 	return map[string]any{}
 }

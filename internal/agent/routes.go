@@ -225,8 +225,8 @@ func (h *HTTPServer) serverRouteTable() []serverRoute {
 		{putOrPost, "/v1/acl/login", h.aclLogin, server.ACLLogin},
 		{putOrPost, "/v1/acl/token/onetime", h.aclOneTimeTokenCreate, server.ACLUpsertOneTimeToken},
 		{putOrPost, "/v1/acl/token/onetime/exchange", h.aclOneTimeTokenExchange, server.ACLExchangeOneTimeToken},
-		{putOrPost, "/v1/acl/oidc/auth-url", h.aclOIDCRefused, nil},
-		{putOrPost, "/v1/acl/oidc/complete-auth", h.aclOIDCRefused, nil},
+		{putOrPost, "/v1/acl/oidc/auth-url", h.aclOIDCAuthURL, server.ACLOIDCAuthURL},
+		{putOrPost, "/v1/acl/oidc/complete-auth", h.aclOIDCCompleteAuth, server.ACLOIDCCompleteAuth},
 	}
 }
 

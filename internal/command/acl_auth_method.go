@@ -36,7 +36,7 @@ func (f *authMethodFlags) register(fs *flag.FlagSet, withName bool) {
 	if withName {
 		fs.StringVar(&f.name, "name", "", "The auth method's name (letters, digits and dashes).")
 	}
-	fs.StringVar(&f.methodType, "type", "", "The auth method's type: JWT (OIDC is not supported yet).")
+	fs.StringVar(&f.methodType, "type", "", "The auth method's type: JWT or OIDC.")
 	fs.StringVar(&f.locality, "token-locality", "", "The kind of token minted: local or global.")
 	fs.StringVar(&f.nameFormat, "token-name-format", "", "The minted tokens' name; ${auth_method_type}, ${auth_method_name} and ${value.<claim>} are interpolated.")
 	fs.DurationVar(&f.maxTTL, "max-token-ttl", 0, "How long minted tokens are valid (e.g. 1h).")
@@ -234,10 +234,30 @@ func (e *env) printAuthMethod(m *api.ACLAuthMethod) {
 		}
 		return s
 	}
-	keys := make([]string, 0, len(c.JWTValidationPubKeys))
-	for range c.JWTValidationPubKeys {
-		keys = append(keys, "<PEM>")
+	if m.Type == api.ACLAuthMethodTypeOIDC {
+		// Nomad's layout for an OIDC method; the client secret is shown
+		// as Nomad shows it (the reader holds a management token).
+		writeKV(e.stdout, [][2]string{
+			{"OIDC Discovery URL", str(c.OIDCDiscoveryURL)},
+			{"OIDC Client ID", str(c.OIDCClientID)},
+			{"OIDC Client Secret", str(c.OIDCClientSecret)},
+			{"OIDC Enable PKCE", strconv.FormatBool(c.OIDCEnablePKCE)},
+			{"OIDC Disable UserInfo", strconv.FormatBool(c.OIDCDisableUserInfo)},
+			{"OIDC Scopes", orNone(c.OIDCScopes)},
+			{"Bound audiences", orNone(c.BoundAudiences)},
+			{"Bound issuers", orNone(c.BoundIssuer)},
+			{"Allowed redirects URIs", orNone(c.AllowedRedirectURIs)},
+			{"Discovery CA pem", orNone(pemNames(c.DiscoveryCaPem))},
+			{"Signing algorithms", orNone(c.SigningAlgs)},
+			{"Expiration Leeway", c.ExpirationLeeway.String()},
+			{"NotBefore Leeway", c.NotBeforeLeeway.String()},
+			{"ClockSkew Leeway", c.ClockSkewLeeway.String()},
+			{"Claim mappings", claimMappings(c.ClaimMappings)},
+			{"List claim mappings", claimMappings(c.ListClaimMappings)},
+		})
+		return
 	}
+	keys := pemNames(c.JWTValidationPubKeys)
 	writeKV(e.stdout, [][2]string{
 		{"JWT Validation Public Keys", orNone(keys)},
 		{"JWKS URL", str(c.JWKSURL)},
@@ -251,6 +271,15 @@ func (e *env) printAuthMethod(m *api.ACLAuthMethod) {
 		{"Claim mappings", claimMappings(c.ClaimMappings)},
 		{"List claim mappings", claimMappings(c.ListClaimMappings)},
 	})
+}
+
+// pemNames stands "<PEM>" for each PEM block of a list.
+func pemNames(pems []string) []string {
+	out := make([]string, 0, len(pems))
+	for range pems {
+		out = append(out, "<PEM>")
+	}
+	return out
 }
 
 func claimMappings(m map[string]string) string {

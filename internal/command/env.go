@@ -45,6 +45,9 @@ type env struct {
 	relTime    func(t time.Time) string
 	absTimeFmt func(t time.Time) string
 	dur        func(d time.Duration) string
+	// openURL, when set, opens a URL instead of the desktop's browser
+	// (`login` with an OIDC method): tests play the browser.
+	openURL func(u string) error
 }
 
 func newEnv(stdout, stderr io.Writer, getenv func(string) string) *env {

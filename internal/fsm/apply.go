@@ -41,6 +41,8 @@ func (f *FSM) applierTable() map[structs.MessageType]applier {
 		structs.ACLBindingRuleDeleteRequestType:  decodeAndApply(f.applyACLBindingRuleDelete),
 		structs.OneTimeTokenUpsertRequestType:    decodeAndApply(f.applyOneTimeTokenUpsert),
 		structs.OneTimeTokenDeleteRequestType:    decodeAndApply(f.applyOneTimeTokenDelete),
+		structs.OIDCAuthRequestUpsertRequestType: decodeAndApply(f.applyOIDCAuthRequestUpsert),
+		structs.OIDCAuthRequestDeleteRequestType: decodeAndApply(f.applyOIDCAuthRequestDelete),
 		structs.JobStabilityRequestType:          decodeAndApply(f.applyJobStability),
 		structs.JobVersionTagRequestType:         decodeAndApply(f.applyJobVersionTag),
 		structs.NodePoolUpsertRequestType:        decodeAndApply(f.applyNodePoolUpsert),

@@ -53,3 +53,11 @@ func (f *FSM) applyOneTimeTokenUpsert(req *structs.OneTimeTokenUpsertRequest, in
 func (f *FSM) applyOneTimeTokenDelete(req *structs.OneTimeTokenDeleteRequest, index uint64) error {
 	return f.state.DeleteOneTimeTokens(index, req.Secrets, req.Now)
 }
+
+func (f *FSM) applyOIDCAuthRequestUpsert(req *structs.OIDCAuthRequestUpsertRequest, index uint64) error {
+	return f.state.UpsertOIDCAuthRequest(index, req.Request, req.Now)
+}
+
+func (f *FSM) applyOIDCAuthRequestDelete(req *structs.OIDCAuthRequestDeleteRequest, index uint64) error {
+	return f.state.DeleteOIDCAuthRequests(index, req.States)
+}

@@ -37,6 +37,54 @@ var entryEventTypes = map[structs.MessageType]string{
 	structs.DeploymentPromoteRequestType:     structs.TypeDeploymentPromotion,
 	structs.NodePoolUpsertRequestType:        structs.TypeNodePoolUpserted,
 	structs.NodePoolDeleteRequestType:        structs.TypeNodePoolDeleted,
+	// ACL entries: the event type comes from the object (aclEvent).
+	structs.ACLPolicyUpsertRequestType:      structs.TypeACLPolicyUpserted,
+	structs.ACLPolicyDeleteRequestType:      structs.TypeACLPolicyDeleted,
+	structs.ACLTokenUpsertRequestType:       structs.TypeACLTokenUpserted,
+	structs.ACLTokenDeleteRequestType:       structs.TypeACLTokenDeleted,
+	structs.ACLTokenBootstrapRequestType:    structs.TypeACLTokenUpserted,
+	structs.ACLRoleUpsertRequestType:        structs.TypeACLRoleUpserted,
+	structs.ACLRoleDeleteRequestType:        structs.TypeACLRoleDeleted,
+	structs.ACLAuthMethodUpsertRequestType:  structs.TypeACLAuthMethodUpserted,
+	structs.ACLAuthMethodDeleteRequestType:  structs.TypeACLAuthMethodDeleted,
+	structs.ACLBindingRuleUpsertRequestType: structs.TypeACLBindingRuleUpserted,
+	structs.ACLBindingRuleDeleteRequestType: structs.TypeACLBindingRuleDeleted,
+}
+
+// aclEvent converts a changed ACL object: the type says whether it was
+// written or deleted; secrets are left out (a token's SecretID, an auth
+// method's OIDCClientSecret), as Nomad's ACL events.
+func aclEvent(obj any, deleted bool) (structs.Event, bool) {
+	pick := func(up, del string) string {
+		if deleted {
+			return del
+		}
+		return up
+	}
+	switch v := obj.(type) {
+	case *structs.ACLToken:
+		c := *v
+		c.SecretID = ""
+		return structs.Event{Topic: structs.TopicACLToken, Type: pick(structs.TypeACLTokenUpserted, structs.TypeACLTokenDeleted),
+			Key: v.AccessorID, Payload: &structs.ACLTokenEvent{ACLToken: &c}}, true
+	case *structs.ACLPolicy:
+		return structs.Event{Topic: structs.TopicACLPolicy, Type: pick(structs.TypeACLPolicyUpserted, structs.TypeACLPolicyDeleted),
+			Key: v.Name, Payload: &structs.ACLPolicyEvent{ACLPolicy: v}}, true
+	case *structs.ACLRole:
+		return structs.Event{Topic: structs.TopicACLRole, Type: pick(structs.TypeACLRoleUpserted, structs.TypeACLRoleDeleted),
+			Key: v.ID, Payload: &structs.ACLRoleEvent{ACLRole: v}}, true
+	case *structs.ACLAuthMethod:
+		c := v.Copy()
+		if c.Config != nil {
+			c.Config.OIDCClientSecret = ""
+		}
+		return structs.Event{Topic: structs.TopicACLAuthMethod, Type: pick(structs.TypeACLAuthMethodUpserted, structs.TypeACLAuthMethodDeleted),
+			Key: v.Name, Payload: &structs.ACLAuthMethodEvent{AuthMethod: c}}, true
+	case *structs.ACLBindingRule:
+		return structs.Event{Topic: structs.TopicACLBindingRule, Type: pick(structs.TypeACLBindingRuleUpserted, structs.TypeACLBindingRuleDeleted),
+			Key: v.ID, Payload: &structs.ACLBindingRuleEvent{BindingRule: v}}, true
+	}
+	return structs.Event{}, false
 }
 
 // entryChanges collects what the state store committed while one entry
@@ -150,5 +198,5 @@ func eventFromChange(c memdb.Change, eventType string) (structs.Event, bool) {
 		return structs.Event{Topic: structs.TopicNodePool, Type: poolType, Key: v.Name,
 			Payload: &structs.NodePoolEvent{NodePool: v}}, true
 	}
-	return structs.Event{}, false
+	return aclEvent(obj, c.Deleted())
 }

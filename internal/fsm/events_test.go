@@ -33,15 +33,18 @@ func TestFSM_PublishesEachEntrysChangesAsEvents(t *testing.T) {
 	pub := &recordingPublisher{}
 	f.SetEventPublisher(pub)
 	populate(t, f)
-	applyEntry(t, f, 20, structs.JobDeregisterRequestType, &structs.JobDeregisterRequest{Namespace: "default", JobID: "web", Purge: true})
-	applyEntry(t, f, 21, structs.EvalDeleteRequestType, &structs.EvalDeleteRequest{Evals: []string{"e2"}})
+	// Past populate's entries (its ACL entries at 19-23 publish too).
+	applyEntry(t, f, 30, structs.JobDeregisterRequestType, &structs.JobDeregisterRequest{Namespace: "default", JobID: "web", Purge: true})
+	applyEntry(t, f, 31, structs.EvalDeleteRequestType, &structs.EvalDeleteRequest{Evals: []string{"e2"}})
 
 	want := map[uint64][]string{
 		10: {"Evaluation/JobRegistered/e1", "Job/JobRegistered/web"},
 		11: {"Node/NodeRegistration/n1"},
 		12: {"Allocation/PlanResult/a1", "Deployment/PlanResult/d1", "Job/PlanResult/web"},
-		20: {"Job/JobDeregistered/web"},
-		21: {"Evaluation/EvaluationDeleted/e2"},
+		20: {"ACLPolicy/ACLPolicyDeleted/gone"},
+		21: {"ACLToken/ACLTokenUpserted/00000000-0000-0000-0000-000000000001"},
+		30: {"Job/JobDeregistered/web"},
+		31: {"Evaluation/EvaluationDeleted/e2"},
 	}
 	seen := map[uint64]bool{}
 	for _, b := range pub.batches {

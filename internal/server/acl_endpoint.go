@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -594,10 +595,19 @@ func (e *ACLEndpoint) Login(ctx context.Context, args *structs.ACLLoginArgs) (*s
 		return nil, BadRequest("AuthMethodName: %q is an %s method; only JWT methods take a login token", m.Name, m.Type)
 	}
 	now := e.srv.now().UTC()
-	claims, err := authmethod.Verify(ctx, m, args.LoginToken, now)
+	claims, err := e.srv.authKeys.Verify(ctx, m, args.LoginToken, now)
 	if err != nil {
 		return nil, err
 	}
+	return e.mintLoginToken(ctx, m, claims, now)
+}
+
+// mintLoginToken writes the token a login's verified claims earn: its
+// binding rules decide the token's roles and policies (bindings to roles
+// or policies that do not exist are left out), and it expires after the
+// method's MaxTokenTTL. No matching binding is a 403.
+func (e *ACLEndpoint) mintLoginToken(ctx context.Context, m *structs.ACLAuthMethod, claims *authmethod.Claims, now time.Time) (*structs.ACLTokenUpsertResponse, error) {
+	st := e.srv.State()
 	rules, err := st.ACLBindingRulesByAuthMethod(nil, m.Name)
 	if err != nil {
 		return nil, err
@@ -633,4 +643,124 @@ func (e *ACLEndpoint) Login(ctx context.Context, args *structs.ACLLoginArgs) (*s
 		return nil, fmt.Errorf("login token missing after write: %v", err)
 	}
 	return &structs.ACLTokenUpsertResponse{Tokens: []*structs.ACLToken{stored}, WriteMeta: structs.WriteMeta{Index: index}}, nil
+}
+
+// maxPendingOIDC bounds the pending OIDC logins: auth-url needs no token,
+// so without a bound anyone could grow the raft state.
+const maxPendingOIDC = 1024
+
+// oidcMethod reads an OIDC auth method by name (404 when absent, 400
+// when not OIDC).
+func (e *ACLEndpoint) oidcMethod(name string) (*structs.ACLAuthMethod, error) {
+	m, err := e.srv.State().ACLAuthMethodByName(nil, name)
+	if err != nil {
+		return nil, err
+	}
+	if m == nil {
+		return nil, NotFound("ACL auth method %q not found", name)
+	}
+	if m.Type != structs.ACLAuthMethodTypeOIDC {
+		return nil, BadRequest("AuthMethodName: %q is a %s method; the OIDC flow needs an OIDC method", m.Name, m.Type)
+	}
+	return m, nil
+}
+
+// OIDCAuthURL begins an OIDC login (Nomad's POST /v1/acl/oidc/auth-url):
+// it stores the pending login through raft, keyed by a fresh state, so
+// that any server may complete it and it completes once; and answers the
+// provider's authorization URL. It needs no token.
+func (e *ACLEndpoint) OIDCAuthURL(ctx context.Context, args *structs.ACLOIDCAuthURLArgs) (*structs.ACLOIDCAuthURLResponse, error) {
+	if err := e.enabled(); err != nil {
+		return nil, err
+	}
+	for field, v := range map[string]string{"AuthMethodName": args.AuthMethodName, "RedirectURI": args.RedirectURI, "ClientNonce": args.ClientNonce} {
+		if v == "" {
+			return nil, BadRequest("%s: missing", field)
+		}
+	}
+	m, err := e.oidcMethod(args.AuthMethodName)
+	if err != nil {
+		return nil, err
+	}
+	if err := authmethod.CheckRedirect(m, args.RedirectURI); err != nil {
+		return nil, err
+	}
+	now := e.srv.now().UTC()
+	pending, err := e.srv.State().OIDCAuthRequests(nil)
+	if err != nil {
+		return nil, err
+	}
+	live := 0
+	for _, p := range pending {
+		if now.Before(p.ExpiresAt) {
+			live++
+		}
+	}
+	if live >= maxPendingOIDC {
+		return nil, NewCodedError(http.StatusTooManyRequests, "too many OIDC logins pending (%d); retry later", live)
+	}
+	p := &structs.OIDCAuthRequest{State: "st_" + NewUUID(), AuthMethodName: m.Name, ClientNonce: args.ClientNonce,
+		RedirectURI: args.RedirectURI, ExpiresAt: now.Add(authmethod.OIDCRequestTTL)}
+	if m.Config.OIDCEnablePKCE {
+		p.PKCEVerifier = strings.ReplaceAll(NewUUID()+NewUUID(), "-", "")
+	}
+	u, err := e.srv.authKeys.AuthURL(ctx, m, p)
+	if err != nil {
+		return nil, err
+	}
+	index, err := e.srv.raftApply(ctx, structs.OIDCAuthRequestUpsertRequestType, &structs.OIDCAuthRequestUpsertRequest{Request: p, Now: now})
+	if err != nil {
+		return nil, err
+	}
+	return &structs.ACLOIDCAuthURLResponse{AuthURL: u, WriteMeta: structs.WriteMeta{Index: index}}, nil
+}
+
+// OIDCCompleteAuth finishes an OIDC login (Nomad's POST
+// /v1/acl/oidc/complete-auth): the pending login named by State must
+// match the method, client nonce and redirect URI; it is consumed
+// through raft before the code is exchanged, so a state (and the code
+// issued for it) is used once even across servers; then the provider's
+// ID token is verified and the token minted as a JWT login's.
+func (e *ACLEndpoint) OIDCCompleteAuth(ctx context.Context, args *structs.ACLOIDCCompleteAuthArgs) (*structs.ACLTokenUpsertResponse, error) {
+	if err := e.enabled(); err != nil {
+		return nil, err
+	}
+	for field, v := range map[string]string{"AuthMethodName": args.AuthMethodName, "ClientNonce": args.ClientNonce,
+		"State": args.State, "Code": args.Code, "RedirectURI": args.RedirectURI} {
+		if v == "" {
+			return nil, BadRequest("%s: missing", field)
+		}
+	}
+	m, err := e.oidcMethod(args.AuthMethodName)
+	if err != nil {
+		return nil, err
+	}
+	now := e.srv.now().UTC()
+	p, err := e.srv.State().OIDCAuthRequestByState(nil, args.State)
+	if err != nil {
+		return nil, err
+	}
+	refused := authmethod.Refused("the OIDC login's state is unknown, already used or expired")
+	switch {
+	case p == nil || !now.Before(p.ExpiresAt):
+		return nil, refused
+	case p.AuthMethodName != m.Name:
+		return nil, authmethod.Refused("the OIDC login began with auth method %q, not %q", p.AuthMethodName, m.Name)
+	case p.ClientNonce != args.ClientNonce:
+		return nil, authmethod.Refused("ClientNonce does not match the one the OIDC login began with")
+	case p.RedirectURI != args.RedirectURI:
+		return nil, authmethod.Refused("RedirectURI %q is not the one the OIDC login began with", args.RedirectURI)
+	}
+	_, err = e.srv.raftApply(ctx, structs.OIDCAuthRequestDeleteRequestType, &structs.OIDCAuthRequestDeleteRequest{States: []string{p.State}})
+	if errors.Is(err, state.ErrNotFound) {
+		return nil, refused // completed meanwhile
+	}
+	if err != nil {
+		return nil, err
+	}
+	claims, err := e.srv.authKeys.Complete(ctx, m, p, args.Code, args.Iss, now)
+	if err != nil {
+		return nil, err
+	}
+	return e.mintLoginToken(ctx, m, claims, now)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
 
+	"github.com/drover-project/drover/internal/server/authmethod"
 	"github.com/drover-project/drover/internal/server/leader"
 	"github.com/drover-project/drover/internal/structs"
 	"github.com/drover-project/drover/internal/testutil"
@@ -120,5 +121,37 @@ func TestOneTimeToken_ExpiresAndIsCollected(t *testing.T) {
 	reply, err := ACLExchangeOneTimeToken.Call(ctx, s, &structs.ACLOneTimeTokenExchangeArgs{OneTimeSecretID: later.OneTimeSecretID})
 	if err != nil || reply.Token.AccessorID != root.AccessorID {
 		t.Fatalf("exchange of a live one-time token: %+v %v", reply, err)
+	}
+}
+
+// A pending OIDC login expires on the server's clock: completed after
+// OIDCRequestTTL it is refused (403), and the provider is not asked.
+func TestACLOIDC_PendingLoginExpiresOnServerClock(t *testing.T) {
+	s, clk := aclServer(t, "")
+	root := bootstrap(t, s)
+	ctx := context.Background()
+	p := testutil.NewOIDCProvider(t, "c", "secret")
+	if _, err := ACLUpsertAuthMethods.Call(ctx, s, &structs.ACLAuthMethodUpsertArgs{WriteRequest: structs.WriteRequest{AuthToken: root.SecretID},
+		AuthMethods: []*structs.ACLAuthMethod{{Name: "sso", Type: "OIDC", TokenLocality: "local", MaxTokenTTL: time.Hour,
+			Config: &structs.ACLAuthMethodConfig{OIDCDiscoveryURL: p.URL, OIDCClientID: "c", OIDCClientSecret: "secret",
+				AllowedRedirectURIs: []string{"http://localhost:4649/oidc/callback"}, SigningAlgs: []string{"ES256"}}}}}); err != nil {
+		t.Fatal(err)
+	}
+	reply, err := ACLOIDCAuthURL.Call(ctx, s, &structs.ACLOIDCAuthURLArgs{AuthMethodName: "sso", RedirectURI: "http://localhost:4649/oidc/callback", ClientNonce: "n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pending, err := s.State().OIDCAuthRequests(nil)
+	if err != nil || len(pending) != 1 || !strings.Contains(reply.AuthURL, "state="+pending[0].State) {
+		t.Fatalf("pending %+v (%v), auth URL %s", pending, err, reply.AuthURL)
+	}
+	clk.Advance(authmethod.OIDCRequestTTL)
+	_, err = ACLOIDCCompleteAuth.Call(ctx, s, &structs.ACLOIDCCompleteAuthArgs{AuthMethodName: "sso", ClientNonce: "n",
+		State: pending[0].State, Code: "code-1", RedirectURI: "http://localhost:4649/oidc/callback"})
+	if err == nil || !strings.Contains(err.Error(), "expired") {
+		t.Fatalf("completing an expired login: %v", err)
+	}
+	if n := p.Fetches("/token"); n != 0 {
+		t.Fatalf("the token endpoint was asked %d times for an expired login", n)
 	}
 }

@@ -199,6 +199,9 @@ var (
 	ACLListBindingRules   = reads("ACL.ListBindingRules", managementOnly, (*ACLEndpoint).ListBindingRules)
 	ACLGetBindingRule     = reads("ACL.GetBindingRule", managementOnly, (*ACLEndpoint).GetBindingRule)
 	ACLLogin              = writes("ACL.Login", selfChecked, (*ACLEndpoint).Login)
+	// The OIDC flow: no token; the provider's code is the credential.
+	ACLOIDCAuthURL      = writes("ACL.OIDCAuthURL", selfChecked, (*ACLEndpoint).OIDCAuthURL)
+	ACLOIDCCompleteAuth = writes("ACL.OIDCCompleteAuth", selfChecked, (*ACLEndpoint).OIDCCompleteAuth)
 	// One-time tokens: any token makes one for itself; the exchange's
 	// credential is the one-time secret.
 	ACLUpsertOneTimeToken   = writes("ACL.UpsertOneTimeToken", selfChecked, (*ACLEndpoint).UpsertOneTimeToken)

@@ -43,6 +43,7 @@ import (
 	"github.com/drover-project/drover/internal/fsm"
 	"github.com/drover-project/drover/internal/scheduler"
 	"github.com/drover-project/drover/internal/server/auth"
+	"github.com/drover-project/drover/internal/server/authmethod"
 	"github.com/drover-project/drover/internal/server/blockedevals"
 	"github.com/drover-project/drover/internal/server/broker"
 	"github.com/drover-project/drover/internal/server/cluster"
@@ -94,6 +95,9 @@ type Server struct {
 	// auth resolves tokens, filters results, holds the credentials and the
 	// keyring (package auth).
 	auth *auth.Service
+	// authKeys caches auth methods' JWKS and discovery documents for
+	// logins (package authmethod).
+	authKeys *authmethod.Keys
 	// summaries memoize job summaries for job listings.
 	summaries summaryMemo
 
@@ -158,6 +162,7 @@ func New(cfg *Config) (*Server, error) {
 	}
 	s.fsm = f
 	s.events = stream.New(c.EventBufferSize)
+	s.authKeys = authmethod.NewKeys(s.now)
 	f.SetEventPublisher(eventTap{s})
 	s.setupPipeline()
 	f.SetEvalSink(s.leader.Sink())

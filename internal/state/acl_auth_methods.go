@@ -15,7 +15,58 @@ const (
 	TableACLAuthMethods  = "acl_auth_method"
 	TableACLBindingRules = "acl_binding_rule"
 	TableOneTimeTokens   = "one_time_token"
+	TableOIDCRequests    = "oidc_auth_request"
 )
+
+func oidcRequestTable() *memdb.TableSchema {
+	return &memdb.TableSchema{Name: TableOIDCRequests, Indexes: map[string]*memdb.IndexSchema{
+		"id": unique("id", str("State")),
+	}}
+}
+
+// UpsertOIDCAuthRequest stores a pending OIDC login and removes every
+// one expired at now (a zero now expires none).
+func (s *StateStore) UpsertOIDCAuthRequest(index uint64, r *structs.OIDCAuthRequest, now time.Time) error {
+	return s.write(index, func(tx *writeTxn) error {
+		if !now.IsZero() {
+			expired, err := listWhere[structs.OIDCAuthRequest](tx.Txn, nil, func(p *structs.OIDCAuthRequest) bool {
+				return !p.ExpiresAt.After(now)
+			}, TableOIDCRequests, "id")
+			if err != nil {
+				return err
+			}
+			for _, p := range expired {
+				if err := tx.remove(TableOIDCRequests, p); err != nil {
+					return err
+				}
+			}
+		}
+		if r == nil {
+			return nil
+		}
+		c := *r
+		c.CreateIndex, c.ModifyIndex = index, index
+		return tx.insert(TableOIDCRequests, &c)
+	})
+}
+
+// DeleteOIDCAuthRequests consumes pending OIDC logins by state; an
+// unknown state is an error (ErrNotFound) and nothing is deleted.
+func (s *StateStore) DeleteOIDCAuthRequests(index uint64, states []string) error {
+	return s.write(index, func(tx *writeTxn) error {
+		return deleteAll[structs.OIDCAuthRequest](tx, TableOIDCRequests, "OIDC auth request", states)
+	})
+}
+
+// OIDCAuthRequestByState returns a pending OIDC login, or nil.
+func (r reader) OIDCAuthRequestByState(ws memdb.WatchSet, state string) (*structs.OIDCAuthRequest, error) {
+	return first[structs.OIDCAuthRequest](r.txn(), ws, TableOIDCRequests, "id", state)
+}
+
+// OIDCAuthRequests lists every pending OIDC login.
+func (r reader) OIDCAuthRequests(ws memdb.WatchSet) ([]*structs.OIDCAuthRequest, error) {
+	return listWhere[structs.OIDCAuthRequest](r.txn(), ws, func(*structs.OIDCAuthRequest) bool { return true }, TableOIDCRequests, "id")
+}
 
 func aclAuthMethodTable() *memdb.TableSchema {
 	return &memdb.TableSchema{Name: TableACLAuthMethods, Indexes: map[string]*memdb.IndexSchema{

@@ -44,3 +44,26 @@ func TestACLAuthMethods_DefaultAndCascade(t *testing.T) {
 		t.Fatal("a failed delete deleted something")
 	}
 }
+
+// A pending OIDC login is consumed once: a second delete of its state is
+// ErrNotFound and deletes nothing else. Storing one drops every one
+// expired at the entry's Now.
+func TestOIDCAuthRequests_ConsumeOnceAndExpire(t *testing.T) {
+	s := newStore(t)
+	t0 := time.Unix(1_700_000_000, 0).UTC()
+	req := func(state string, exp time.Time) *structs.OIDCAuthRequest {
+		return &structs.OIDCAuthRequest{State: state, AuthMethodName: "corp", ClientNonce: "n", ExpiresAt: exp}
+	}
+	must(t, s.UpsertOIDCAuthRequest(5, req("a", t0.Add(time.Minute)), t0))
+	must(t, s.UpsertOIDCAuthRequest(6, req("b", t0.Add(time.Hour)), t0))
+	must(t, s.DeleteOIDCAuthRequests(7, []string{"a"}))
+	if err := s.DeleteOIDCAuthRequests(8, []string{"a"}); err == nil {
+		t.Fatal("a consumed state was consumed again")
+	}
+	must(t, s.UpsertOIDCAuthRequest(9, req("c", t0.Add(2*time.Hour)), t0.Add(90*time.Minute)))
+	all, err := s.OIDCAuthRequests(nil)
+	must(t, err)
+	if len(all) != 1 || all[0].State != "c" || all[0].CreateIndex != 9 {
+		t.Fatalf("pending after expiry: %+v", all)
+	}
+}

@@ -43,6 +43,7 @@ var snapshotTables = []snapshotTable{
 	{200, TableACLAuthMethods, func() any { return new(structs.ACLAuthMethod) }},
 	{201, TableACLBindingRules, func() any { return new(structs.ACLBindingRule) }},
 	{202, TableOneTimeTokens, func() any { return new(structs.OneTimeToken) }},
+	{203, TableOIDCRequests, func() any { return new(structs.OIDCAuthRequest) }},
 	{30, TableScalingEvent, func() any { return new(structs.JobScalingEvents) }},
 	{31, TableJobSubmission, func() any { return new(structs.JobSubmission) }},
 	{32, TableNodePools, func() any { return new(structs.NodePool) }},

@@ -79,6 +79,8 @@ func populate(t *testing.T, s *StateStore) {
 		AuthMethod: "corp", Selector: `value.user == "a"`, BindType: "policy", BindName: "readonly", CreateTime: t0, ModifyTime: t0}}))
 	must(t, s.UpsertOneTimeToken(23, &structs.OneTimeToken{OneTimeSecretID: "00000000-0000-0000-0000-0000000000c1",
 		AccessorID: "00000000-0000-0000-0000-000000000001", ExpiresAt: t0.Add(10 * time.Minute)}))
+	must(t, s.UpsertOIDCAuthRequest(23, &structs.OIDCAuthRequest{State: "st_1", AuthMethodName: "corp", ClientNonce: "cn",
+		RedirectURI: "http://localhost:4649/oidc/callback", PKCEVerifier: "v", ExpiresAt: t0.Add(10 * time.Minute)}, t0))
 	exp := t0.Add(time.Hour)
 	must(t, s.UpsertACLTokens(24, []*structs.ACLToken{{
 		AccessorID: "00000000-0000-0000-0000-000000000001", SecretID: "00000000-0000-0000-0000-000000000002",

@@ -29,7 +29,7 @@ func stateSchema() *memdb.DBSchema {
 		jobsTable(), jobVersionTable(), nodesTable(), allocsTable(),
 		evalsTable(), deploymentTable(), schedulerConfigTable(), indexTable(),
 		aclPolicyTable(), aclTokenTable(), aclRoleTable(),
-		aclAuthMethodTable(), aclBindingRuleTable(), oneTimeTokenTable(),
+		aclAuthMethodTable(), aclBindingRuleTable(), oneTimeTokenTable(), oidcRequestTable(),
 		scalingEventTable(), jobSubmissionTable(), nodePoolsTable(),
 		namespacesTable(),
 		serviceRegistrationsTable(), variablesTable(), rootKeysTable(),

@@ -128,6 +128,20 @@ type OneTimeToken struct {
 	ModifyIndex     uint64
 }
 
+// OIDCAuthRequest is a pending OIDC login: made by auth-url, consumed
+// once by complete-auth. It lives in raft so that any server may
+// complete a login another began, and so that a state is used once.
+type OIDCAuthRequest struct {
+	State          string // the state parameter sent to the provider
+	AuthMethodName string
+	ClientNonce    string // sent as the ID token's nonce (Nomad's choice)
+	RedirectURI    string
+	PKCEVerifier   string // empty when the method does not use PKCE
+	ExpiresAt      time.Time
+	CreateIndex    uint64
+	ModifyIndex    uint64
+}
+
 // Raft payloads.
 type (
 	// ACLAuthMethodUpsertRequest writes auth methods by name.
@@ -148,6 +162,15 @@ type (
 		Secrets []string
 		Now     time.Time
 	}
+	// OIDCAuthRequestUpsertRequest stores a pending OIDC login and drops
+	// every one expired at Now (decided by the leader before raft).
+	OIDCAuthRequestUpsertRequest struct {
+		Request *OIDCAuthRequest
+		Now     time.Time
+	}
+	// OIDCAuthRequestDeleteRequest consumes pending OIDC logins by state:
+	// an unknown (already consumed) state fails the whole entry.
+	OIDCAuthRequestDeleteRequest struct{ States []string }
 )
 
 // Endpoint arguments and replies.
@@ -206,6 +229,28 @@ type (
 	ACLLoginArgs struct {
 		AuthMethodName string
 		LoginToken     string
+		WriteRequest
+	}
+	// ACLOIDCAuthURLArgs starts an OIDC login (POST /v1/acl/oidc/auth-url).
+	ACLOIDCAuthURLArgs struct {
+		AuthMethodName string
+		RedirectURI    string
+		ClientNonce    string
+		WriteRequest
+	}
+	ACLOIDCAuthURLResponse struct {
+		AuthURL string
+		WriteMeta
+	}
+	// ACLOIDCCompleteAuthArgs finishes an OIDC login
+	// (POST /v1/acl/oidc/complete-auth).
+	ACLOIDCCompleteAuthArgs struct {
+		AuthMethodName string
+		ClientNonce    string
+		State          string
+		Code           string
+		Iss            string
+		RedirectURI    string
 		WriteRequest
 	}
 	// ACLOneTimeTokenUpsertArgs creates a one-time token for the caller.

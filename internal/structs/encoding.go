@@ -145,12 +145,14 @@ const (
 	ACLRoleDeleteRequestType MessageType = 95
 	// Auth methods, binding rules and one-time tokens
 	// (acl_auth_method.go): 200-205, clear of every other range.
-	ACLAuthMethodUpsertRequestType  MessageType = 200
-	ACLAuthMethodDeleteRequestType  MessageType = 201
-	ACLBindingRuleUpsertRequestType MessageType = 202
-	ACLBindingRuleDeleteRequestType MessageType = 203
-	OneTimeTokenUpsertRequestType   MessageType = 204
-	OneTimeTokenDeleteRequestType   MessageType = 205
+	ACLAuthMethodUpsertRequestType   MessageType = 200
+	ACLAuthMethodDeleteRequestType   MessageType = 201
+	ACLBindingRuleUpsertRequestType  MessageType = 202
+	ACLBindingRuleDeleteRequestType  MessageType = 203
+	OneTimeTokenUpsertRequestType    MessageType = 204
+	OneTimeTokenDeleteRequestType    MessageType = 205
+	OIDCAuthRequestUpsertRequestType MessageType = 206
+	OIDCAuthRequestDeleteRequestType MessageType = 207
 )
 
 // Native service discovery, variables and the keyring (60-79 are this

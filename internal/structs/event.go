@@ -16,7 +16,22 @@ const (
 	TopicNodePool   Topic = "NodePool"
 	TopicService    Topic = "Service"
 	TopicAll        Topic = "*"
+	// ACL topics (Nomad's): management tokens only.
+	TopicACLToken       Topic = "ACLToken"
+	TopicACLPolicy      Topic = "ACLPolicy"
+	TopicACLRole        Topic = "ACLRole"
+	TopicACLAuthMethod  Topic = "ACLAuthMethod"
+	TopicACLBindingRule Topic = "ACLBindingRule"
 )
+
+// ACLTopic reports whether t is one of the ACL topics.
+func ACLTopic(t Topic) bool {
+	switch t {
+	case TopicACLToken, TopicACLPolicy, TopicACLRole, TopicACLAuthMethod, TopicACLBindingRule:
+		return true
+	}
+	return false
+}
 
 // KnownTopic reports whether t is a topic a subscriber may ask for.
 func KnownTopic(t Topic) bool {
@@ -25,7 +40,7 @@ func KnownTopic(t Topic) bool {
 		TopicNode, TopicNodePool, TopicService, TopicAll:
 		return true
 	}
-	return false
+	return ACLTopic(t)
 }
 
 // Event types. The raft-applied ones are Nomad's names: every change an
@@ -51,7 +66,35 @@ const (
 	TypeNodeEvent                     = "NodeEvent"
 	TypeSchedulerConfig               = "SchedulerConfigUpdated"
 	TypeEvalDeleted                   = "EvaluationDeleted"
+	// ACL events: the type says what happened to the object, whatever
+	// the entry (a role delete also updates the tokens linking it).
+	TypeACLTokenUpserted       = "ACLTokenUpserted"
+	TypeACLTokenDeleted        = "ACLTokenDeleted"
+	TypeACLPolicyUpserted      = "ACLPolicyUpserted"
+	TypeACLPolicyDeleted       = "ACLPolicyDeleted"
+	TypeACLRoleUpserted        = "ACLRoleUpserted"
+	TypeACLRoleDeleted         = "ACLRoleDeleted"
+	TypeACLAuthMethodUpserted  = "ACLAuthMethodUpserted"
+	TypeACLAuthMethodDeleted   = "ACLAuthMethodDeleted"
+	TypeACLBindingRuleUpserted = "ACLBindingRuleUpserted"
+	TypeACLBindingRuleDeleted  = "ACLBindingRuleDeleted"
 )
+
+// ACLTokenEvent carries a token with its SecretID removed (as Nomad's).
+type ACLTokenEvent struct{ ACLToken *ACLToken }
+
+// ACLPolicyEvent carries a policy.
+type ACLPolicyEvent struct{ ACLPolicy *ACLPolicy }
+
+// ACLRoleEvent carries a role.
+type ACLRoleEvent struct{ ACLRole *ACLRole }
+
+// ACLAuthMethodEvent carries an auth method with its OIDCClientSecret
+// removed.
+type ACLAuthMethodEvent struct{ AuthMethod *ACLAuthMethod }
+
+// ACLBindingRuleEvent carries a binding rule.
+type ACLBindingRuleEvent struct{ BindingRule *ACLBindingRule }
 
 // EvalQuasiStatusEventType names the event of an eval entering a
 // quasi-status: "EvaluationDelayed", "EvaluationScheduling", ...

@@ -3,7 +3,9 @@
 // (AdvanceUntil), checking that a goroutine is parked where it waits
 // (Parked) instead of sleeping to see that it did nothing, and, in
 // subpackages, fixtures (mock) and helpers that start agents and
-// clusters. Only tests import it.
+// clusters. Only tests import it. OIDCProvider is an in-test OpenID
+// Connect provider (discovery, JWKS, authorize, token, userinfo) for the
+// OIDC login tests.
 //
 // # Waiting
 //

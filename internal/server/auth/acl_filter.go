@@ -69,6 +69,9 @@ func (s *Service) VisibleEvents(args structs.RPCInfo, b *structs.Events) (*struc
 	}
 	out := &structs.Events{Index: b.Index}
 	for _, ev := range b.Events {
+		if structs.ACLTopic(ev.Topic) {
+			continue // management only
+		}
 		switch ev.Topic {
 		case structs.TopicNode, structs.TopicNodePool:
 			if !a.AllowNodeRead() {

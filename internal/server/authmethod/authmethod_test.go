@@ -110,7 +110,7 @@ func TestVerify_TimesAndLeeways(t *testing.T) {
 			if tc.cfg != nil {
 				tc.cfg(cfg)
 			}
-			_, err := Verify(context.Background(), &structs.ACLAuthMethod{Name: "m", Type: "JWT", Config: cfg}, sign(tc.exp, tc.nbf), now)
+			_, err := NewKeys(time.Now).Verify(context.Background(), &structs.ACLAuthMethod{Name: "m", Type: "JWT", Config: cfg}, sign(tc.exp, tc.nbf), now)
 			if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
 				t.Fatalf("err = %v, want %q", err, tc.want)
 			}

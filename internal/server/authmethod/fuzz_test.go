@@ -8,12 +8,17 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
 
+	"github.com/drover-project/drover/internal/server/coded"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -63,6 +68,45 @@ func FuzzVerify(f *testing.F) {
 		SigningAlgs:          []string{"ES256", "RS256"}, ClaimMappings: map[string]string{"sub": "u"},
 		ListClaimMappings: map[string]string{"aud": "aud"}, BoundAudiences: []string{"a"}}}
 	f.Fuzz(func(t *testing.T, token string) {
-		_, _ = Verify(context.Background(), m, token, time.Unix(0, 0))
+		_, _ = NewKeys(time.Now).Verify(context.Background(), m, token, time.Unix(0, 0))
+	})
+}
+
+// FuzzComplete: whatever a provider answers at its token and userinfo
+// endpoints, Complete refuses (a coded 400/403, never an uncoded error
+// that would be a 500) or maps claims, without panicking.
+func FuzzComplete(f *testing.F) {
+	f.Add(`{"access_token":"a","token_type":"Bearer","id_token":"x.y.z"}`, `{"sub":"alice"}`)
+	f.Add(`{"access_token":"a","token_type":"Bearer"}`, `[]`)
+	f.Add(`{"error":"invalid_grant"}`, `{"sub":1}`)
+	f.Add(`not json`, `{"sub":"alice","groups":["a",{"b":1}]}`)
+	var tokenBody, infoBody atomic.Value
+	var srv *httptest.Server
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/.well-known/openid-configuration":
+			json.NewEncoder(w).Encode(Discovery{Issuer: srv.URL, AuthorizationEndpoint: srv.URL + "/auth", TokenEndpoint: srv.URL + "/token",
+				UserinfoEndpoint: srv.URL + "/userinfo", JWKSURI: srv.URL + "/keys"})
+		case "/keys":
+			w.Write([]byte(`{"keys":[]}`))
+		case "/token":
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte(tokenBody.Load().(string)))
+		case "/userinfo":
+			w.Write([]byte(infoBody.Load().(string)))
+		}
+	}))
+	f.Cleanup(srv.Close)
+	m := &structs.ACLAuthMethod{Name: "m", Type: "OIDC", Config: &structs.ACLAuthMethodConfig{OIDCDiscoveryURL: srv.URL, OIDCClientID: "c",
+		AllowedRedirectURIs: []string{"http://localhost/cb"}, ListClaimMappings: map[string]string{"groups": "groups"}}}
+	keys := NewKeys(time.Now)
+	f.Fuzz(func(t *testing.T, token, info string) {
+		tokenBody.Store(token)
+		infoBody.Store(info)
+		_, err := keys.Complete(context.Background(), m, &structs.OIDCAuthRequest{State: "s", ClientNonce: "n", RedirectURI: "http://localhost/cb"}, "code", "", time.Now())
+		var c *coded.Error
+		if err != nil && !errors.As(err, &c) {
+			t.Fatalf("uncoded error: %v", err)
+		}
 	})
 }

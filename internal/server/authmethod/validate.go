@@ -36,10 +36,8 @@ func ValidateMethod(m *structs.ACLAuthMethod) error {
 		return bad("missing auth method")
 	case !validName.MatchString(m.Name):
 		return bad("Name: %q must be 1-128 letters, digits and dashes", m.Name)
-	case m.Type == structs.ACLAuthMethodTypeOIDC:
-		return bad("Type: OIDC auth methods are not supported by Drover yet; use a JWT method (it takes OIDCDiscoveryURL for the provider's keys)")
-	case m.Type != structs.ACLAuthMethodTypeJWT:
-		return bad("Type: %q must be JWT (or OIDC, not supported yet)", m.Type)
+	case m.Type != structs.ACLAuthMethodTypeJWT && m.Type != structs.ACLAuthMethodTypeOIDC:
+		return bad("Type: %q must be JWT or OIDC", m.Type)
 	case m.TokenLocality != structs.ACLAuthMethodTokenLocalityLocal && m.TokenLocality != structs.ACLAuthMethodTokenLocalityGlobal:
 		return bad("TokenLocality: %q must be local or global", m.TokenLocality)
 	case m.MaxTokenTTL <= 0:
@@ -54,22 +52,60 @@ func ValidateMethod(m *structs.ACLAuthMethod) error {
 			return bad("TokenNameFormat: %v", err)
 		}
 	}
-	if err := validateConfig(m.Config); err != nil {
+	check := validateConfig
+	if m.Type == structs.ACLAuthMethodTypeOIDC {
+		check = validateOIDCConfig
+	}
+	if err := check(m.Config); err != nil {
 		return bad("Config.%v", err)
 	}
 	return nil
 }
 
+// validateOIDCConfig checks an OIDC method: the provider (discovery URL,
+// client ID, redirect URIs) is required; the JWT-only key sources are
+// refused; the rest is checked as a JWT method's.
+func validateOIDCConfig(c *structs.ACLAuthMethodConfig) error {
+	for field, set := range map[string]bool{
+		"JWTValidationPubKeys": len(c.JWTValidationPubKeys) > 0, "JWKSURL": c.JWKSURL != "", "JWKSCACert": c.JWKSCACert != "",
+	} {
+		if set {
+			return fmt.Errorf("%s: not used by an OIDC auth method (its keys come from OIDCDiscoveryURL)", field)
+		}
+	}
+	switch {
+	case c.OIDCDiscoveryURL == "":
+		return fmt.Errorf("OIDCDiscoveryURL: an OIDC auth method needs its provider's discovery URL")
+	case c.OIDCClientID == "":
+		return fmt.Errorf("OIDCClientID: an OIDC auth method needs its client ID")
+	case len(c.AllowedRedirectURIs) == 0:
+		return fmt.Errorf("AllowedRedirectURIs: an OIDC auth method needs at least one redirect URI")
+	}
+	for i, u := range c.AllowedRedirectURIs {
+		if p, err := url.Parse(u); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+			return fmt.Errorf("AllowedRedirectURIs[%d]: %q is not an http(s) URL", i, u)
+		}
+	}
+	jwt := *c
+	jwt.OIDCClientID, jwt.OIDCClientSecret, jwt.OIDCEnablePKCE, jwt.OIDCDisableUserInfo = "", "", false, false
+	jwt.OIDCScopes, jwt.AllowedRedirectURIs = nil, nil
+	return validateConfig(&jwt)
+}
+
 func validateConfig(c *structs.ACLAuthMethodConfig) error {
+	// VerboseLogging would log the provider's claims; Drover has no such
+	// logging.
+	if c.VerboseLogging {
+		return fmt.Errorf("VerboseLogging: not supported by Drover")
+	}
 	// OIDC-flow fields: a JWT method does not act on them.
 	for field, set := range map[string]bool{
 		"OIDCClientID": c.OIDCClientID != "", "OIDCClientSecret": c.OIDCClientSecret != "",
 		"OIDCEnablePKCE": c.OIDCEnablePKCE, "OIDCDisableUserInfo": c.OIDCDisableUserInfo,
 		"OIDCScopes": len(c.OIDCScopes) > 0, "AllowedRedirectURIs": len(c.AllowedRedirectURIs) > 0,
-		"VerboseLogging": c.VerboseLogging,
 	} {
 		if set {
-			return fmt.Errorf("%s: not supported by Drover for a JWT auth method", field)
+			return fmt.Errorf("%s: only used by an OIDC auth method", field)
 		}
 	}
 	sources := 0

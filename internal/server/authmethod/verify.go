@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
 
 	"github.com/drover-project/drover/internal/server/coded"
@@ -36,40 +35,54 @@ type Claims struct {
 }
 
 // Verify checks a login JWT against the method: signature by one of its
-// keys (static, JWKS or discovered), exp and nbf with the leeways, the
-// bound issuers and audiences; and returns its mapped claims.
-func Verify(ctx context.Context, m *structs.ACLAuthMethod, raw string, now time.Time) (*Claims, error) {
-	c := m.Config
-	tok, err := jwt.ParseSigned(strings.TrimSpace(raw), keyAlgs(c))
-	if err != nil {
-		return nil, Refused("the login token is not a JWT signed with one of %v: %v", keyAlgs(c), err)
-	}
-	keys, err := methodKeys(ctx, c)
+// keys (static, JWKS or discovered, through the cache), exp and nbf with
+// the leeways, the bound issuers and audiences; and returns its mapped
+// claims.
+func (k *Keys) Verify(ctx context.Context, m *structs.ACLAuthMethod, raw string, now time.Time) (*Claims, error) {
+	_, all, err := k.verifyJWT(ctx, m.Config, raw, now)
 	if err != nil {
 		return nil, err
+	}
+	return MapClaims(m.Config, all)
+}
+
+// verifyJWT checks a JWT's signature, times, issuer and audience against
+// the method's config and answers its registered and all its claims.
+func (k *Keys) verifyJWT(ctx context.Context, c *structs.ACLAuthMethodConfig, raw string, now time.Time) (*jwt.Claims, map[string]any, error) {
+	tok, err := jwt.ParseSigned(strings.TrimSpace(raw), keyAlgs(c))
+	if err != nil {
+		return nil, nil, Refused("the token is not a JWT signed with one of %v: %v", keyAlgs(c), err)
+	}
+	kid := ""
+	if len(tok.Headers) > 0 {
+		kid = tok.Headers[0].KeyID
+	}
+	keys, err := k.methodKeys(ctx, c, kid)
+	if err != nil {
+		return nil, nil, err
 	}
 	var std jwt.Claims
 	all := map[string]any{}
 	verified := false
-	for _, k := range keys {
-		if err := tok.Claims(k, &std, &all); err == nil {
+	for _, key := range keys {
+		if err := tok.Claims(key, &std, &all); err == nil {
 			verified = true
 			break
 		}
 	}
 	if !verified {
-		return nil, Refused("the login token's signature does not verify with the auth method's keys")
+		return nil, nil, Refused("the token's signature does not verify with the auth method's keys")
 	}
 	if err := checkTimes(c, &std, now); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(c.BoundIssuer) > 0 && !slices.Contains(c.BoundIssuer, std.Issuer) {
-		return nil, Refused("issuer %q is not one of the bound issuers %v", std.Issuer, c.BoundIssuer)
+		return nil, nil, Refused("issuer %q is not one of the bound issuers %v", std.Issuer, c.BoundIssuer)
 	}
 	if len(c.BoundAudiences) > 0 && !slices.ContainsFunc(c.BoundAudiences, std.Audience.Contains) {
-		return nil, Refused("audience %v matches none of the bound audiences %v", []string(std.Audience), c.BoundAudiences)
+		return nil, nil, Refused("audience %v matches none of the bound audiences %v", []string(std.Audience), c.BoundAudiences)
 	}
-	return MapClaims(c, all)
+	return &std, all, nil
 }
 
 func checkTimes(c *structs.ACLAuthMethodConfig, std *jwt.Claims, now time.Time) error {
@@ -157,64 +170,39 @@ func scalar(v any) (string, bool) {
 	return "", false
 }
 
-// methodKeys are the keys a method verifies with: its static keys, or
-// its JWKS (fetched at JWKSURL, or at the jwks_uri of its discovery
-// document).
-func methodKeys(ctx context.Context, c *structs.ACLAuthMethodConfig) ([]any, error) {
-	if len(c.JWTValidationPubKeys) > 0 {
-		out := make([]any, 0, len(c.JWTValidationPubKeys))
-		for _, s := range c.JWTValidationPubKeys {
-			k, err := ParsePublicKey(s)
-			if err != nil {
-				return nil, coded.BadRequest("Config.JWTValidationPubKeys: %v", err)
-			}
-			out = append(out, k)
+func staticKeys(c *structs.ACLAuthMethodConfig) ([]any, error) {
+	out := make([]any, 0, len(c.JWTValidationPubKeys))
+	for _, s := range c.JWTValidationPubKeys {
+		k, err := ParsePublicKey(s)
+		if err != nil {
+			return nil, coded.BadRequest("Config.JWTValidationPubKeys: %v", err)
 		}
-		return out, nil
-	}
-	jwksURL, cas := c.JWKSURL, []string{c.JWKSCACert}
-	if c.OIDCDiscoveryURL != "" {
-		cas = c.DiscoveryCaPem
-		var doc struct {
-			Issuer  string `json:"issuer"`
-			JWKSURI string `json:"jwks_uri"`
-		}
-		if err := fetchJSON(ctx, strings.TrimSuffix(c.OIDCDiscoveryURL, "/")+"/.well-known/openid-configuration", cas, &doc); err != nil {
-			return nil, err
-		}
-		if doc.JWKSURI == "" {
-			return nil, Refused("the discovery document at %s names no jwks_uri", c.OIDCDiscoveryURL)
-		}
-		jwksURL = doc.JWKSURI
-	}
-	var set jose.JSONWebKeySet
-	if err := fetchJSON(ctx, jwksURL, cas, &set); err != nil {
-		return nil, err
-	}
-	out := make([]any, 0, len(set.Keys))
-	for _, k := range set.Keys {
-		if k.Use == "" || k.Use == "sig" {
-			out = append(out, k.Key)
-		}
+		out = append(out, k)
 	}
 	return out, nil
 }
 
-func fetchJSON(ctx context.Context, u string, cas []string, into any) error {
-	client := http.DefaultClient
+// httpClient is the client for a provider's URLs: the system roots, or
+// the given PEM CAs.
+func httpClient(cas []string) *http.Client {
 	var pems []string
 	for _, p := range cas {
 		if p != "" {
 			pems = append(pems, p)
 		}
 	}
-	if len(pems) > 0 {
-		pool := x509.NewCertPool()
-		for _, p := range pems {
-			pool.AppendCertsFromPEM([]byte(p))
-		}
-		client = &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
+	if len(pems) == 0 {
+		return http.DefaultClient
 	}
+	pool := x509.NewCertPool()
+	for _, p := range pems {
+		pool.AppendCertsFromPEM([]byte(p))
+	}
+	return &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
+}
+
+func fetchJSON(ctx context.Context, u string, cas []string, into any) error {
+	client := httpClient(cas)
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
@@ -223,11 +211,11 @@ func fetchJSON(ctx context.Context, u string, cas []string, into any) error {
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return Refused("fetching the auth method's keys from %s: %v", u, err)
+		return Refused("fetching %s: %v", u, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return Refused("fetching the auth method's keys from %s: %s", u, resp.Status)
+		return Refused("fetching %s: %s", u, resp.Status)
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxFetch))
 	if err != nil {
