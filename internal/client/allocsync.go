@@ -198,7 +198,7 @@ func (c *Client) newRunner(a *structs.Allocation, rec *state.AllocRecord) *alloc
 		LogPollInterval:    c.cfg.LogPollInterval,
 		AllowHostArtifacts: c.cfg.Options[taskrunner.OptionAllowHostArtifacts] == "true",
 		Services:           c.serviceSink(),
-		Identity:           c.identitySource(),
+		Identities:         c.identitySource(),
 		TemplateData:       c.templateData(),
 		MaxKillTimeout:     c.cfg.MaxKillTimeout,
 		Network:            c.networks,

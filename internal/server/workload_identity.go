@@ -35,6 +35,24 @@ func (e *WorkloadIdentityEndpoint) Sign(ctx context.Context, args *structs.Workl
 			return nil, err
 		}
 	}
+	for i, req := range args.Identities {
+		// The job says what an identity is (audience, TTL), never the
+		// client: a node can only ask for the identities its allocs'
+		// tasks declare.
+		task := alloc.Group().LookupTask(req.Task)
+		if task == nil {
+			return nil, BadRequest("Identities[%d].Task: allocation %q has no task %q", i, args.AllocID, req.Task)
+		}
+		w := task.IdentityNamed(req.Identity)
+		if w == nil {
+			return nil, BadRequest("Identities[%d].Identity: task %q has no identity %q", i, req.Task, req.Identity)
+		}
+		token, exp, err := e.srv.auth.SignWorkloadIdentity(alloc, req.Task, w)
+		if err != nil {
+			return nil, err
+		}
+		reply.Signed = append(reply.Signed, structs.SignedWorkloadIdentity{WorkloadIdentityRequest: req, JWT: token, Expiration: exp})
+	}
 	reply.Index = e.srv.State().Index(state.TableRootKeys)
 	return reply, nil
 }

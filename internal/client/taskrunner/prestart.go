@@ -25,9 +25,8 @@ const (
 type prestartState struct {
 	done bool
 
-	mu    sync.Mutex
-	env   map[string]string // from templates with env = true
-	token string            // the task's workload identity, "" without one
+	mu  sync.Mutex
+	env map[string]string // from templates with env = true
 }
 
 func (ps *prestartState) setEnv(env map[string]string) {
@@ -40,12 +39,6 @@ func (ps *prestartState) getEnv() map[string]string {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	return ps.env
-}
-
-func (ps *prestartState) getToken() string {
-	ps.mu.Lock()
-	defer ps.mu.Unlock()
-	return ps.token
 }
 
 // prestart fetches the task's artifacts, then renders its templates (the

@@ -46,8 +46,8 @@ type Config struct {
 	Restore *state.TaskRecord
 	// LogPollInterval is how often logs are copied (0: logmon's default).
 	LogPollInterval time.Duration
-	// Identity fetches the task's signed workload identity (nil: none).
-	Identity func(ctx context.Context, task string) (string, error)
+	// Identities signs the task's workload identities (nil: none).
+	Identities IdentitySigner
 	// TemplateData serves nomadVar / nomadService to templates (nil: those
 	// functions fail saying so).
 	TemplateData TemplateData
@@ -79,6 +79,7 @@ type TaskRunner struct {
 	setupDone bool
 
 	prestartState prestartState // artifacts and templates; run goroutine only
+	idTokens      identityTokens // the task's signed workload identities
 
 	runCtx     context.Context
 	cancelRun  context.CancelFunc

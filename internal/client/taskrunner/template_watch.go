@@ -310,5 +310,5 @@ func (tr *TaskRunner) newDataReader(task *structs.Task) *dataReader {
 	if tr.cfg.TemplateData == nil {
 		return nil
 	}
-	return newDataReader(tr.runCtx, tr.cfg.TemplateData, tr.prestartState.getToken(), tr.cfg.Alloc.Namespace)
+	return newDataReader(tr.runCtx, tr.cfg.TemplateData, tr.identityToken(), tr.cfg.Alloc.Namespace)
 }
