@@ -156,7 +156,7 @@ func (a *Agent) serverConfig() *server.Config {
 		ACL: server.ACLConfig{Enabled: c.ACL.Enabled, TokenTTL: c.ACL.TokenTTL, PolicyTTL: c.ACL.PolicyTTL,
 			NodeRegistrationToken: c.Server.NodeRegistrationToken},
 		OIDCIssuer: c.Server.OIDCIssuer,
-		RPCTLS: a.tls.rpcServer, RPCClientTLS: a.tls.rpcClient,
+		RPCTLS:     a.tls.rpcServer, RPCClientTLS: a.tls.rpcClient,
 		RaftApplyFault: c.RaftApplyFault,
 	}
 	if a.partition != nil {

@@ -71,8 +71,8 @@ func fullStructsTask() *structs.Task {
 			ChangeMode: "signal", ChangeSignal: "SIGHUP", Filepath: "local/t.jwt", TTL: time.Hour},
 		Identities: []*structs.WorkloadIdentity{{Name: "vault_default", Audience: []string{"vault.io"}, Env: true, File: true,
 			ChangeMode: "signal", ChangeSignal: "SIGUSR1", Filepath: "secrets/v.jwt", TTL: time.Minute}},
-		VolumeMounts:    []*structs.VolumeMount{{Volume: "data", Destination: "/srv", ReadOnly: true, PropagationMode: "private"}},
-		Actions:         []*structs.Action{{Name: "hello", Command: "/bin/echo", Args: []string{"hi"}}},
+		VolumeMounts: []*structs.VolumeMount{{Volume: "data", Destination: "/srv", ReadOnly: true, PropagationMode: "private"}},
+		Actions:      []*structs.Action{{Name: "hello", Command: "/bin/echo", Args: []string{"hi"}}},
 	}
 }
 
@@ -147,7 +147,7 @@ var apiOnlyJobFields = []string{
 	"TaskGroups.Scaling.Type", "TaskGroups.Scaling.ID", "TaskGroups.Scaling.Namespace", "TaskGroups.Scaling.Target",
 	"TaskGroups.Scaling.CreateIndex", "TaskGroups.Scaling.ModifyIndex",
 	"TaskGroups.Tasks.Vault", "TaskGroups.Tasks.Consul", "TaskGroups.Tasks.VolumeMounts", "TaskGroups.Tasks.CSIPluginConfig",
-	"TaskGroups.Tasks.Kind", "TaskGroups.Tasks.ScalingPolicies", "TaskGroups.Tasks.Secrets", 
+	"TaskGroups.Tasks.Kind", "TaskGroups.Tasks.ScalingPolicies", "TaskGroups.Tasks.Secrets",
 	"TaskGroups.Tasks.Identity.ServiceName", "TaskGroups.Tasks.Identity.ExtraClaims",
 	"TaskGroups.Tasks.Identities.ServiceName", "TaskGroups.Tasks.Identities.ExtraClaims", "TaskGroups.Tasks.Schedule",
 	"TaskGroups.Tasks.Resources.NUMA", "TaskGroups.Tasks.Resources.SecretsMB", "TaskGroups.Tasks.Resources.IOPS",

@@ -78,7 +78,7 @@ type TaskRunner struct {
 	runCalled bool
 	setupDone bool
 
-	prestartState prestartState // artifacts and templates; run goroutine only
+	prestartState prestartState  // artifacts and templates; run goroutine only
 	idTokens      identityTokens // the task's signed workload identities
 
 	runCtx     context.Context
