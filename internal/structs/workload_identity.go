@@ -224,5 +224,21 @@ type JWKSResponse struct {
 	QueryMeta
 }
 
+// OIDCDiscoveryRequest reads the OIDC discovery document of workload
+// identities.
+type OIDCDiscoveryRequest struct{ QueryOptions }
+
+// OIDCDiscoveryResponse is the document of
+// /.well-known/openid-configuration (OpenID Connect Discovery 1.0's
+// provider metadata, the fields a JWT verifier reads).
+type OIDCDiscoveryResponse struct {
+	Issuer        string   `json:"issuer"`
+	JWKSURI       string   `json:"jwks_uri"`
+	SigningAlgs   []string `json:"id_token_signing_alg_values_supported"`
+	ResponseTypes []string `json:"response_types_supported"`
+	SubjectTypes  []string `json:"subject_types_supported"`
+	QueryMeta     `json:"-"`
+}
+
 // RPCWorkloadIdentitySign is the client's call for its tasks' tokens.
 const RPCWorkloadIdentitySign = "WorkloadIdentity.Sign"

@@ -60,11 +60,11 @@ func (s *Service) SignIdentity(alloc *structs.Allocation, task string) (string, 
 	return token, err
 }
 
-// signedPayload is what a token says: Nomad's claims, and the registered
+// identitySigned is what a token says: Nomad's claims, and the registered
 // ones as the JWT spec spells them (aud a string or a list, exp only for
 // an identity with a TTL, iss only with server { oidc_issuer }); its
 // fields shadow IdentityClaims' aud, iat and nbf.
-type signedPayload struct {
+type identitySigned struct {
 	structs.IdentityClaims
 	Issuer    string           `json:"iss,omitempty"`
 	Audience  jwt.Audience     `json:"aud"`
@@ -87,7 +87,7 @@ func (s *Service) SignWorkloadIdentity(alloc *structs.Allocation, task string, w
 		return "", time.Time{}, errKeyringNotReady
 	}
 	now := s.now()
-	payload := signedPayload{
+	payload := identitySigned{
 		IdentityClaims: structs.IdentityClaims{
 			Namespace: alloc.Namespace, JobID: alloc.JobID, AllocID: alloc.ID, TaskGroup: alloc.TaskGroup, Task: task,
 			Subject: strings.Join([]string{"global", alloc.Namespace, alloc.JobID, alloc.TaskGroup, task, w.IdentityName()}, ":"),
