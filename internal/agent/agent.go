@@ -269,6 +269,7 @@ func (a *Agent) serveHTTP() error {
 	}
 	handler.clientServers = a.clientServerList
 	handler.remoteACL = a.remoteACLResolver()
+	handler.aclEnabled = a.config.ACL.Enabled
 	if dial := a.forwardDialer(); dial != nil {
 		handler.toServer = newServerForwarder(handler, dial)
 	} else {

@@ -200,6 +200,7 @@ func (c *Client) newRunner(a *structs.Allocation, rec *state.AllocRecord) *alloc
 		Services:           c.serviceSink(),
 		Identities:         c.identitySource(),
 		TemplateData:       c.templateData(),
+		TaskAPI:            c.cfg.TaskAPI,
 		MaxKillTimeout:     c.cfg.MaxKillTimeout,
 		Network:            c.networks,
 		Previous:           c.previousAlloc(a, rec),

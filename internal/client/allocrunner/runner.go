@@ -3,6 +3,7 @@ package allocrunner
 import (
 	"context"
 	"log/slog"
+	"net/http"
 	"sync"
 	"time"
 
@@ -48,6 +49,8 @@ type Config struct {
 	Identities func(ctx context.Context, allocID string, reqs []structs.WorkloadIdentityRequest) ([]structs.SignedWorkloadIdentity, error)
 	// TemplateData serves the templates' Nomad functions (nil: none).
 	TemplateData taskrunner.TemplateData
+	// TaskAPI is served on each task's secrets/api.sock (nil: none).
+	TaskAPI http.Handler
 	// MaxKillTimeout caps every task's kill_timeout (0: no cap).
 	MaxKillTimeout time.Duration
 	// Network sets up the alloc's network namespace (nil: every alloc
@@ -166,7 +169,7 @@ func (r *Runner) buildTasks() {
 			Alloc: r.alloc, Task: t, AllocDir: r.allocDir, Drivers: r.cfg.Drivers, Node: r.cfg.Node,
 			Region: r.cfg.Region, Clock: r.clock, Logger: r.cfg.Logger, Store: r.cfg.Store,
 			OnChange: r.notify, Restore: rec, LogPollInterval: r.cfg.LogPollInterval,
-			AllowHostArtifacts: r.cfg.AllowHostArtifacts, Identities: r.taskIdentities(), TemplateData: r.cfg.TemplateData,
+			AllowHostArtifacts: r.cfg.AllowHostArtifacts, Identities: r.taskIdentities(), TemplateData: r.cfg.TemplateData, TaskAPI: r.cfg.TaskAPI,
 			MaxKillTimeout: r.cfg.MaxKillTimeout,
 			Network:        r.networkIsolation,
 		})

@@ -61,6 +61,7 @@ func (tr *TaskRunner) prestart(task *structs.Task, td drivers.TaskDir, env map[s
 			return EventIdentityFailure, err
 		}
 		maps.Copy(env, tr.identityEnv(task))
+		tr.startTaskAPI(td.SecretsDir)
 		if len(task.Artifacts) > 0 {
 			tr.emit(NewEvent(tr.clock.Now(), EventDownloadingArtifacts, "Client is downloading artifacts"))
 			if err := fetchArtifacts(tr.runCtx, td.Dir, task.Artifacts, ip, tr.cfg.AllowHostArtifacts); err != nil {

@@ -112,6 +112,7 @@ func (tr *TaskRunner) recover(drv drivers.Driver) bool {
 	if err := tr.openLogs(); err != nil {
 		tr.logger.Warn("resume task logs", "error", err)
 	}
+	tr.startTaskAPI(tr.cfg.AllocDir.TaskDir(tr.name).SecretsDir)
 	tr.markRunning(nil)
 	return true
 }

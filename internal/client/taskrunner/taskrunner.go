@@ -3,6 +3,7 @@ package taskrunner
 import (
 	"context"
 	"log/slog"
+	"net/http"
 	"sync"
 	"time"
 
@@ -48,6 +49,9 @@ type Config struct {
 	LogPollInterval time.Duration
 	// Identities signs the task's workload identities (nil: none).
 	Identities IdentitySigner
+	// TaskAPI is the agent's HTTP API served to the task on
+	// secrets/api.sock (nil: no socket); it authenticates every request.
+	TaskAPI http.Handler
 	// TemplateData serves nomadVar / nomadService to templates (nil: those
 	// functions fail saying so).
 	TemplateData TemplateData
@@ -80,6 +84,7 @@ type TaskRunner struct {
 
 	prestartState prestartState  // artifacts and templates; run goroutine only
 	idTokens      identityTokens // the task's signed workload identities
+	taskAPIOnce   sync.Once      // the Task API socket is made once per runner
 
 	runCtx     context.Context
 	cancelRun  context.CancelFunc
