@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -189,5 +190,46 @@ func TestOIDCDiscovery_VerifiesNamedIdentity(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusNotFound {
 		t.Fatalf("without oidc_issuer: %s, want 404", resp.Status)
+	}
+}
+
+// TestTaskAPI_ACLsOffAcceptsOnlyWorkloadIdentities: with ACLs off the
+// Task API still requires authentication, as Nomad documents it: a
+// request without a token or with anything but a valid default workload
+// identity (an ACL secret cannot be checked with ACLs off, a named
+// identity is not a credential) is a 403; a task's identity gets the API.
+func TestTaskAPI_ACLsOffAcceptsOnlyWorkloadIdentities(t *testing.T) {
+	a, c := testAgent(t, func(cfg *config.Config) {
+		cfg.Client.Enabled = true
+		cfg.DataDir = testutil.DataDir(t)
+		cfg.Server.EnabledSchedulers = nil
+	})
+	if _, _, err := c.Variables().Create(&api.Variable{Path: "nomad/jobs/named", Items: api.VariableItems{"k": "v"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	alloc := runJob(t, c, namedIdentityJob("named"))
+	def := readAllocToken(t, c, alloc, "t/local/default.env")
+	named := readAllocToken(t, c, alloc, "t/local/sneaky.jwt")
+	h := taskAPIHandler{a.httpHandler}
+	for _, tc := range []struct {
+		name, token string
+		code        int
+		body        string
+	}{
+		{"no token", "", http.StatusForbidden, "requires a token"},
+		{"an ACL secret", "0b5bd0a2-5e47-4b8e-9d7a-3a2f4e1c9d10", http.StatusForbidden, "only workload identities"},
+		{"a named identity", named, http.StatusForbidden, "named identity"},
+		{"a forged identity", def[:len(def)-4] + "AAAA", http.StatusForbidden, "invalid token"},
+		{"the task's identity", def, http.StatusOK, `"k":"v"`},
+	} {
+		req := httptest.NewRequest("GET", "/v1/var/nomad/jobs/named", nil)
+		if tc.token != "" {
+			req.Header.Set("X-Nomad-Token", tc.token)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != tc.code || !strings.Contains(rec.Body.String(), tc.body) {
+			t.Errorf("%s: %d %q, want %d containing %q", tc.name, rec.Code, rec.Body.String(), tc.code, tc.body)
+		}
 	}
 }
