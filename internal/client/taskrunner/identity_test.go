@@ -206,3 +206,28 @@ func TestIdentityPath_StaysInTheTaskDir(t *testing.T) {
 		}
 	}
 }
+
+// A template watcher's blocking reads use the task's identity as it is
+// when they run: after a renewal of a default identity with a TTL, the
+// watch re-reads with the new token, not the one the render had.
+func TestTemplateWatchReadsWithTheRenewedIdentity(t *testing.T) {
+	data := &fakeData{vars: map[string]map[string]string{"nomad/jobs/app": {"k": "v"}}}
+	current := "default-1"
+	rd := newDataReader(context.Background(), data, "", "default")
+	rd.current = func() string { return current }
+	if _, err := renderTemplate(t.TempDir(), &structs.Template{EmbeddedTmpl: `{{ with nomadVar "nomad/jobs/app" }}{{ .k }}{{ end }}`, DestPath: "out"},
+		nil, NewInterpolator(nil, nil, ""), rd); err != nil {
+		t.Fatal(err)
+	}
+	current = "default-2"
+	deps := rd.dependencies()
+	if len(deps) != 1 {
+		t.Fatalf("deps: %d", len(deps))
+	}
+	if _, err := deps[0].block(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(data.tokens, []string{"default-1", "default-2"}) {
+		t.Fatalf("tokens read with: %v", data.tokens)
+	}
+}
