@@ -185,6 +185,13 @@ func (tr *TaskRunner) startIdentityRenewal(task *structs.Task, td drivers.TaskDi
 			expiring = append(expiring, w)
 		}
 	}
+	// Once per runner: a re-attached task signs its identities on
+	// re-attach and again at its first restart.
+	started := false
+	tr.renewOnce.Do(func() { started = true })
+	if !started {
+		return
+	}
 	go func() {
 		wait := every
 		for {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/drover-project/drover/internal/client/allocdir"
 	"github.com/drover-project/drover/internal/client/drivers/mock"
+	"github.com/drover-project/drover/internal/client/state"
 	"github.com/drover-project/drover/internal/clock"
 	"github.com/drover-project/drover/internal/structs"
 	"github.com/drover-project/drover/internal/testutil"
@@ -230,4 +231,42 @@ func TestTemplateWatchReadsWithTheRenewedIdentity(t *testing.T) {
 	if !slices.Equal(data.tokens, []string{"default-1", "default-2"}) {
 		t.Fatalf("tokens read with: %v", data.tokens)
 	}
+}
+
+// A task re-attached by a new task runner (a client restart) gets its
+// identities signed again and their renewal resumed: the earlier
+// runner's tokens were in its memory only.
+func TestIdentityRenewal_ResumesAfterReattach(t *testing.T) {
+	task := &structs.Task{Identities: []*structs.WorkloadIdentity{
+		{Name: "db", Audience: []string{"db"}, File: true, TTL: time.Minute},
+	}}
+	tr, rec, clk, signer, dir := startIdentityTask(t, task)
+	tr.mu.Lock()
+	h := tr.handle
+	tr.mu.Unlock()
+	st := tr.State()
+	tr.Shutdown()
+	<-tr.Done()
+
+	tr2 := New(Config{Alloc: tr.cfg.Alloc, Task: task, AllocDir: tr.cfg.AllocDir, Drivers: oneDriver{rec}, Region: "global", Clock: clk,
+		Identities: signer.sign, Node: tr.cfg.Node, Logger: slog.New(slog.DiscardHandler),
+		Restore: &state.TaskRecord{State: st, Handle: h}})
+	go tr2.Run()
+	t.Cleanup(func() {
+		tr2.Kill(NewEvent(clk.Now(), EventKilling, "test over"))
+		<-tr2.Done()
+	})
+	testutil.WaitFor(t, 10*time.Second, "re-signed on re-attach", func() bool {
+		b, _ := os.ReadFile(filepath.Join(dir, "secrets", "nomad_db.jwt"))
+		return string(b) == "db-2"
+	})
+	// The earlier runner's timer may still sit on the clock; step it until
+	// the new runner's renewal has run.
+	testutil.AdvanceUntil(t, clk, 30*time.Second, 10*time.Second, "renewed by the new runner", func() bool {
+		return signer.signed("db") >= 3
+	})
+	testutil.WaitFor(t, 10*time.Second, "the renewed token written", func() (bool, string) {
+		b, _ := os.ReadFile(filepath.Join(dir, "secrets", "nomad_db.jwt"))
+		return string(b) == fmt.Sprintf("db-%d", signer.signed("db")), string(b)
+	})
 }

@@ -85,6 +85,7 @@ type TaskRunner struct {
 	prestartState prestartState  // artifacts and templates; run goroutine only
 	idTokens      identityTokens // the task's signed workload identities
 	taskAPIOnce   sync.Once      // the Task API socket is made once per runner
+	renewOnce     sync.Once      // identity renewal runs once per runner
 
 	runCtx     context.Context
 	cancelRun  context.CancelFunc
