@@ -60,7 +60,10 @@
 // set as NOMAD_TOKEN / NOMAD_TOKEN_<name>. Those with a TTL are renewed
 // together once half the shortest TTL has passed on the runner's clock
 // (so tests step it), then their change_mode acts: restart (the restarted
-// task gets the new env), signal (change_signal), noop.
+// task gets the new env), signal (change_signal), noop. A task re-attached
+// after a client restart gets its identities signed again and their
+// renewal resumed. Template watchers read with the identity as it is at
+// each read.
 // task_api.go: secrets/api.sock serves Config.TaskAPI (the agent's HTTP
 // API behind its Task API authentication) from the first prestart (or a
 // re-attach) until the runner ends, when the socket is removed; a path too
