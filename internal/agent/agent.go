@@ -155,7 +155,8 @@ func (a *Agent) serverConfig() *server.Config {
 		Logger:                             a.log,
 		ACL: server.ACLConfig{Enabled: c.ACL.Enabled, TokenTTL: c.ACL.TokenTTL, PolicyTTL: c.ACL.PolicyTTL,
 			NodeRegistrationToken: c.Server.NodeRegistrationToken},
-		RPCTLS: a.tls.rpcServer, RPCClientTLS: a.tls.rpcClient,
+		OIDCIssuer: c.Server.OIDCIssuer,
+		RPCTLS:     a.tls.rpcServer, RPCClientTLS: a.tls.rpcClient,
 		RaftApplyFault: c.RaftApplyFault,
 	}
 	if a.partition != nil {
@@ -268,6 +269,7 @@ func (a *Agent) serveHTTP() error {
 	}
 	handler.clientServers = a.clientServerList
 	handler.remoteACL = a.remoteACLResolver()
+	handler.aclEnabled = a.config.ACL.Enabled
 	if dial := a.forwardDialer(); dial != nil {
 		handler.toServer = newServerForwarder(handler, dial)
 	} else {

@@ -109,6 +109,9 @@ func (a *Agent) clientConfig(dataDir string, servers client.Servers) *client.Con
 			DiskUsageThreshold: c.Client.GC.DiskUsageThreshold, InodeUsageThreshold: c.Client.GC.InodeUsageThreshold,
 			ParallelDestroys: c.Client.GC.ParallelDestroys},
 	}
+	if a.httpHandler != nil {
+		cc.TaskAPI = taskAPIHandler{a.httpHandler}
+	}
 	if a.server != nil {
 		// An agent running both roles just works, ACLs or not: its server
 		// vouches for its own client (see auth.Service.AgentNodeCredential).

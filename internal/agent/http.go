@@ -91,6 +91,9 @@ type HTTPServer struct {
 	// remoteExecOff is client { disable_remote_exec = true }: alloc exec
 	// and task actions on this client's allocs answer 403.
 	remoteExecOff bool
+	// aclEnabled is the agent's acl { enabled }: the Task API of a
+	// client-only agent needs it (task_api.go).
+	aclEnabled bool
 	// responseHeaders go on every response (http_api_response_headers).
 	responseHeaders map[string]string
 }

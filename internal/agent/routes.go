@@ -180,6 +180,7 @@ func (h *HTTPServer) serverRouteTable() []serverRoute {
 		{putOrPost, "/v1/operator/keyring/rotate", h.keyringRotate, server.KeyringRotate},
 		{"DELETE", "/v1/operator/keyring/key/{id}", h.keyringDelete, server.KeyringDelete},
 		{"GET", "/.well-known/jwks.json", h.jwks, server.WorkloadIdentityJWKS},
+		{"GET", "/.well-known/openid-configuration", h.oidcDiscovery, server.WorkloadIdentityOIDCDiscovery},
 		// cluster_http.go
 		{"GET", "/v1/agent/members", h.agentMembers, nil},
 		{putOrPost, "/v1/agent/join", h.agentJoin, nil},

@@ -23,6 +23,12 @@ func (h *HTTPServer) jwks(w http.ResponseWriter, r *http.Request) (any, error) {
 	}{reply.Keys}, nil
 }
 
+// oidcDiscovery answers the OIDC discovery document of workload
+// identities.
+func (h *HTTPServer) oidcDiscovery(w http.ResponseWriter, r *http.Request) (any, error) {
+	return readEndpoint(w, r, server.WorkloadIdentityOIDCDiscovery.On(h.srv), &structs.OIDCDiscoveryRequest{})
+}
+
 func (h *HTTPServer) variableList(w http.ResponseWriter, r *http.Request) (any, error) {
 	reply, err := readEndpoint(w, r, server.VariablesList.On(h.srv), &structs.VariablesListRequest{})
 	return listOf(reply.Data, apiconv.VariableMetadataFromStructs, err)

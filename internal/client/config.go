@@ -2,6 +2,7 @@ package client
 
 import (
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/drover-project/drover/internal/client/allocrunner"
@@ -84,6 +85,9 @@ type Config struct {
 	// the server holds the keyring); the client presents it when
 	// NodeRegistrationToken is empty.
 	AgentNodeCredential func() (string, bool)
+	// TaskAPI is the agent's HTTP API as tasks reach it on their
+	// secrets/api.sock (Nomad's Task API); nil: no socket.
+	TaskAPI http.Handler
 
 	// Drivers replaces the built-in registry (tests: a mock driver on a
 	// manual clock).

@@ -24,20 +24,21 @@ type NativeReads interface {
 // watcher notices a lost server within it.
 const templateWaitTime = 5 * time.Minute
 
-// identitySource signs a task's identity through the servers.
-func (c *Client) identitySource() func(context.Context, string, string) (string, error) {
+// identitySource signs identities of an alloc's tasks through the
+// servers (WorkloadIdentity.Sign, node-authenticated).
+func (c *Client) identitySource() func(context.Context, string, []structs.WorkloadIdentityRequest) ([]structs.SignedWorkloadIdentity, error) {
 	nr, ok := c.servers.(NativeReads)
 	if !ok {
 		return nil
 	}
-	return func(ctx context.Context, allocID, task string) (string, error) {
+	return func(ctx context.Context, allocID string, reqs []structs.WorkloadIdentityRequest) ([]structs.SignedWorkloadIdentity, error) {
 		resp, err := nr.SignIdentities(ctx, &structs.WorkloadIdentitySignRequest{
-			NodeID: c.nodeID, SecretID: c.secretID, AllocID: allocID, Tasks: []string{task},
+			NodeID: c.nodeID, SecretID: c.secretID, AllocID: allocID, Identities: reqs,
 		})
 		if err != nil {
-			return "", err
+			return nil, err
 		}
-		return resp.Tokens[task], nil
+		return resp.Signed, nil
 	}
 }
 

@@ -61,7 +61,7 @@ func (e *env) flagSet(c *cmd) *flag.FlagSet {
 	fs := flag.NewFlagSet(c.Name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // runCmd prints errors and usage itself
 	fs.StringVar(&e.address, "address", e.firstEnv("DROVER_ADDR", "NOMAD_ADDR"),
-		"The address of the agent's HTTP API (env DROVER_ADDR or NOMAD_ADDR; default "+defaultAddress+").")
+		"The address of the agent's HTTP API: http://, https://, or unix:// for a task's Task API socket (env DROVER_ADDR or NOMAD_ADDR; default "+defaultAddress+").")
 	fs.StringVar(&e.namespace, "namespace", e.firstEnv("DROVER_NAMESPACE", "NOMAD_NAMESPACE"),
 		"The target namespace (env DROVER_NAMESPACE or NOMAD_NAMESPACE).")
 	fs.StringVar(&e.region, "region", e.firstEnv("DROVER_REGION", "NOMAD_REGION"),

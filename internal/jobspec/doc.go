@@ -9,7 +9,7 @@
 // Parse checks the job against the field contract (package fields) and
 // reports every refused field as an error at the attribute or block that
 // set it (warned ones, the ui block, as warnings); Consul, Vault, Connect,
-// CSI-plugin, secret and schedule blocks and named identities are refused
+// CSI-plugin, secret and schedule blocks are refused
 // at their block with the contract's message. ParseOptions.AllowUnsupported
 // turns those refusals into warnings, for tests of the decoding only;
 // ParseOptions.Positions returns where each block and attribute was

@@ -2,18 +2,15 @@ package jobspec
 
 import (
 	"github.com/hashicorp/nomad/api"
-
-	"github.com/drover-project/drover/internal/jobspec/fields"
 )
 
 var identitySchema = schema([]string{"name", "aud", "change_mode", "change_signal", "env", "file", "filepath",
 	"service_name", "ttl", "extra_claims"})
 
-// identity decodes the task's default `identity` block (no name, or
-// "default"): how its workload identity is exposed. Named identities (for
-// Consul, Vault or other audiences) are refused (see decoder.refuse).
-func (b *block) identity() *api.WorkloadIdentity {
-	var out *api.WorkloadIdentity
+// identities decodes the task's `identity` blocks: the default one (no
+// name, or "default") is how its workload identity is exposed; named ones
+// are tokens for other audiences.
+func (b *block) identities() (def *api.WorkloadIdentity, named []*api.WorkloadIdentity) {
 	for _, hb := range b.all("identity") {
 		ib := b.d.openBlock(hb, identitySchema)
 		w := &api.WorkloadIdentity{}
@@ -28,12 +25,11 @@ func (b *block) identity() *api.WorkloadIdentity {
 		ib.str("service_name", &w.ServiceName)
 		ib.dur("ttl", &w.TTL)
 		ib.strList("extra_claims", &w.ExtraClaims)
-		if w.Name != "" && w.Name != "default" {
-			b.d.refuse(hb.DefRange, "Unsupported identity block",
-				"identity "+w.Name+": "+fields.Lookup("Task.Identities").Message)
+		if w.Name == "" || w.Name == "default" {
+			def = w
 			continue
 		}
-		out = w
+		named = append(named, w)
 	}
-	return out
+	return def, named
 }

@@ -45,7 +45,7 @@ func (d *decoder) task(hb *hcl.Block) *api.Task {
 	t.DispatchPayload = b.dispatchPayload()
 	t.Lifecycle = b.lifecycle()
 	t.VolumeMounts = b.volumeMounts()
-	t.Identity = b.identity()
+	t.Identity, t.Identities = b.identities()
 	t.Actions = b.actions()
 	b.unsupported("vault", "Task.Vault")
 	b.unsupported("consul", "Task.Consul")

@@ -151,6 +151,10 @@ type Config struct {
 
 	// ACL configures access control (see package auth).
 	ACL ACLConfig
+	// OIDCIssuer is server { oidc_issuer }: the iss of workload
+	// identities and the issuer /.well-known/openid-configuration
+	// announces ("": neither, as in Nomad).
+	OIDCIssuer string
 	// RPCTLS, when set, makes the RPC port speak only mutual TLS
 	// (tls { rpc = true }).
 	RPCTLS *tls.Config

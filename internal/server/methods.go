@@ -144,6 +144,8 @@ var (
 	// Sign authenticates the node; the JWKS is public keys.
 	WorkloadIdentitySign = reads("WorkloadIdentity.Sign", selfChecked, (*WorkloadIdentityEndpoint).Sign)
 	WorkloadIdentityJWKS = reads("WorkloadIdentity.JWKS", selfChecked, (*WorkloadIdentityEndpoint).JWKS)
+	// OIDC discovery is public, from this server's oidc_issuer.
+	WorkloadIdentityOIDCDiscovery = localRead("WorkloadIdentity.OIDCDiscovery", selfChecked, (*WorkloadIdentityEndpoint).OIDCDiscovery)
 
 	PlanSubmit = writes("Plan.Submit", serverOnly, (*PlanEndpoint).Submit)
 

@@ -153,7 +153,7 @@ func New(cfg *Config) (*Server, error) {
 	}
 	s.nodeID, s.bootID = nodeID, NewUUID()
 	if s.auth, err = auth.New(auth.Config{ACL: c.ACL, Region: c.Region, NodeID: nodeID, DataDir: dataDirUnlessDev(c),
-		Clock: c.Clock, Logger: s.log}, authHost{s}); err != nil {
+		Clock: c.Clock, Logger: s.log, OIDCIssuer: c.OIDCIssuer}, authHost{s}); err != nil {
 		return nil, err
 	}
 	f, err := fsm.New(c.Logger.With("component", "fsm"))

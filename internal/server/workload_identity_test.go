@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/drover-project/drover/internal/structs"
 )
@@ -70,5 +71,52 @@ func TestWorkloadIdentity_SignVerifyAuthorize(t *testing.T) {
 	tampered := parts[0] + "." + base64.RawURLEncoding.EncodeToString([]byte(`{"nomad_namespace":"default","nomad_job_id":"api","nomad_allocation_id":"x"}`)) + "." + parts[2]
 	if _, err := s.Auth().VerifyIdentity(tampered); ErrorCode(err) != 403 {
 		t.Fatalf("tampered token: %v, want 403", err)
+	}
+}
+
+// WorkloadIdentity.Sign's Identities: a node gets an identity only as its
+// alloc's job declares it (audience, TTL; the default one every task has);
+// an identity or task the job does not have is a 400 naming the field. A
+// named identity does not verify as a Drover credential.
+func TestWorkloadIdentity_SignNamesOnlyDeclaredIdentities(t *testing.T) {
+	s := catalogFixture(t)
+	ctx := context.Background()
+	job := &structs.Job{ID: "web", Namespace: "default", TaskGroups: []*structs.TaskGroup{{Name: "g", Tasks: []*structs.Task{{Name: "t",
+		Identities: []*structs.WorkloadIdentity{{Name: "vault", Audience: []string{"vault.io"}, TTL: time.Hour}}}}}}}
+	alloc := &structs.Allocation{ID: "alloc-named", Namespace: "default", JobID: "web", TaskGroup: "g", NodeID: nodeA, Job: job,
+		DesiredStatus: structs.AllocDesiredStatusRun, ClientStatus: structs.AllocClientStatusRunning}
+	if _, err := s.raftApply(ctx, structs.AllocUpdateRequestType, &structs.AllocUpdateRequest{Allocs: []*structs.Allocation{alloc}}); err != nil {
+		t.Fatal(err)
+	}
+	sign := func(reqs ...structs.WorkloadIdentityRequest) (*structs.WorkloadIdentitySignResponse, error) {
+		return WorkloadIdentitySign.Call(ctx, s, &structs.WorkloadIdentitySignRequest{NodeID: nodeA, SecretID: "sa", AllocID: "alloc-named", Identities: reqs})
+	}
+	before := time.Now()
+	resp, err := sign(structs.WorkloadIdentityRequest{Task: "t", Identity: "default"}, structs.WorkloadIdentityRequest{Task: "t", Identity: "vault"})
+	if err != nil || len(resp.Signed) != 2 {
+		t.Fatalf("sign: %v %+v", err, resp)
+	}
+	def, vault := resp.Signed[0], resp.Signed[1]
+	if !def.Expiration.IsZero() || vault.Expiration.Before(before.Add(time.Hour-time.Second)) || vault.Expiration.After(time.Now().Add(time.Hour)) {
+		t.Fatalf("expirations: default %v, vault %v (1h TTL)", def.Expiration, vault.Expiration)
+	}
+	claims, err := s.Auth().VerifyIdentity(def.JWT)
+	if err != nil || claims.Identity != "default" || claims.Subject != "global:default:web:g:t:default" {
+		t.Fatalf("verify the default identity: %v %+v", err, claims)
+	}
+	if _, err := s.Auth().VerifyIdentity(vault.JWT); ErrorCode(err) != 403 {
+		t.Fatalf("a named identity verified as a Drover credential: %v", err)
+	}
+	for _, tc := range []struct {
+		req   structs.WorkloadIdentityRequest
+		field string
+	}{
+		{structs.WorkloadIdentityRequest{Task: "t", Identity: "consul"}, "Identities[1].Identity"},
+		{structs.WorkloadIdentityRequest{Task: "nope", Identity: "default"}, "Identities[1].Task"},
+	} {
+		_, err := sign(structs.WorkloadIdentityRequest{Task: "t", Identity: "default"}, tc.req)
+		if ErrorCode(err) != 400 || !strings.Contains(err.Error(), tc.field) {
+			t.Errorf("%+v: %v, want 400 naming %s", tc.req, err, tc.field)
+		}
 	}
 }

@@ -35,8 +35,11 @@ type TaskGroup struct {
 	MaxRunDuration *time.Duration
 }
 
-// LookupTask returns the named task, or nil.
+// LookupTask returns the named task, or nil (also for a nil group).
 func (tg *TaskGroup) LookupTask(name string) *Task {
+	if tg == nil {
+		return nil
+	}
 	for _, t := range tg.Tasks {
 		if t.Name == name {
 			return t
@@ -190,6 +193,11 @@ type Task struct {
 	VolumeMounts []*VolumeMount
 	// Actions are the commands operators may run in the task by name.
 	Actions []*Action
+	// Identities are the task's named workload identities (identity
+	// blocks with a name other than "default"): tokens for other
+	// audiences, each signed by the servers, written to the secrets dir
+	// and the env as asked, and renewed before they expire.
+	Identities []*WorkloadIdentity
 }
 
 // Task lifecycle hooks.

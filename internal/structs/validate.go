@@ -554,6 +554,7 @@ func (t *Task) validate(v validator, j *Job) {
 		tmpl.validate(v.index("Templates", i))
 	}
 	t.validateActions(v)
+	t.validateIdentities(v)
 }
 
 func (r *Resources) validate(v validator) {

@@ -137,6 +137,30 @@ var jobCases = []jobCase{
 	{name: "signal template without signal", mutate: func(j *Job) {
 		task(j, 0, 0).Templates = []*Template{{EmbeddedTmpl: "x", DestPath: "local/x", ChangeMode: TemplateChangeModeSignal}}
 	}, field: "TaskGroups[0].Tasks[0].Templates[0].ChangeSignal"},
+	{name: "named identity without aud", mutate: func(j *Job) {
+		task(j, 0, 0).Identities = []*WorkloadIdentity{{Name: "vault"}}
+	}, field: "TaskGroups[0].Tasks[0].Identities[0].Audience"},
+	{name: "named identity called default", mutate: func(j *Job) {
+		task(j, 0, 0).Identities = []*WorkloadIdentity{{Name: "default", Audience: []string{"x"}}}
+	}, field: "TaskGroups[0].Tasks[0].Identities[0].Name"},
+	{name: "identity name with a colon", mutate: func(j *Job) {
+		task(j, 0, 0).Identities = []*WorkloadIdentity{{Name: "a:b", Audience: []string{"x"}}}
+	}, field: "TaskGroups[0].Tasks[0].Identities[0].Name"},
+	{name: "identity twice", mutate: func(j *Job) {
+		task(j, 0, 0).Identities = []*WorkloadIdentity{{Name: "v", Audience: []string{"x"}}, {Name: "v", Audience: []string{"y"}}}
+	}, field: "TaskGroups[0].Tasks[0].Identities[1].Name"},
+	{name: "identity signal without signal", mutate: func(j *Job) {
+		task(j, 0, 0).Identity = &WorkloadIdentity{ChangeMode: WIChangeModeSignal}
+	}, field: "TaskGroups[0].Tasks[0].Identity.ChangeSignal"},
+	{name: "identity bad change mode", mutate: func(j *Job) {
+		task(j, 0, 0).Identities = []*WorkloadIdentity{{Name: "v", Audience: []string{"x"}, ChangeMode: "reload"}}
+	}, field: "TaskGroups[0].Tasks[0].Identities[0].ChangeMode"},
+	{name: "identity negative ttl", mutate: func(j *Job) {
+		task(j, 0, 0).Identities = []*WorkloadIdentity{{Name: "v", Audience: []string{"x"}, TTL: -time.Second}}
+	}, field: "TaskGroups[0].Tasks[0].Identities[0].TTL"},
+	{name: "identity filepath without file", mutate: func(j *Job) {
+		task(j, 0, 0).Identity = &WorkloadIdentity{Filepath: "local/t"}
+	}, field: "TaskGroups[0].Tasks[0].Identity.Filepath"},
 	{name: "template uid below -1", mutate: func(j *Job) {
 		task(j, 0, 0).Templates = []*Template{{EmbeddedTmpl: "x", DestPath: "local/x", Uid: new(-2)}}
 	}, field: "TaskGroups[0].Tasks[0].Templates[0].Uid"},

@@ -21,7 +21,7 @@ var convertedElsewhere = map[string]bool{
 	// server-owned: the register path overwrites them (fields: owned)
 	"ScalingPolicy.Type": true, "ScalingPolicy.ID": true, "ScalingPolicy.Namespace": true, "ScalingPolicy.Target": true,
 	"ScalingPolicy.CreateIndex": true, "ScalingPolicy.ModifyIndex": true,
-	// honoured through the default identity's Env/File (identityToStructs)
+	// the default identity (identitiesToStructs)
 	"Task.Identity": true,
 	// a group's volume_mount lives in the task; the api field is the same
 	"Task.VolumeMounts": true,

@@ -67,9 +67,12 @@ func fullStructsTask() *structs.Task {
 		Leader:          true,
 		ShutdownDelay:   3 * time.Second,
 		DispatchPayload: &structs.DispatchPayloadConfig{File: "input.json"},
-		Identity:        &structs.WorkloadIdentity{Env: true, File: true},
-		VolumeMounts:    []*structs.VolumeMount{{Volume: "data", Destination: "/srv", ReadOnly: true, PropagationMode: "private"}},
-		Actions:         []*structs.Action{{Name: "hello", Command: "/bin/echo", Args: []string{"hi"}}},
+		Identity: &structs.WorkloadIdentity{Env: true, File: true, Name: "default", Audience: []string{"nomadproject.io"},
+			ChangeMode: "signal", ChangeSignal: "SIGHUP", Filepath: "local/t.jwt", TTL: time.Hour},
+		Identities: []*structs.WorkloadIdentity{{Name: "vault_default", Audience: []string{"vault.io"}, Env: true, File: true,
+			ChangeMode: "signal", ChangeSignal: "SIGUSR1", Filepath: "secrets/v.jwt", TTL: time.Minute}},
+		VolumeMounts: []*structs.VolumeMount{{Volume: "data", Destination: "/srv", ReadOnly: true, PropagationMode: "private"}},
+		Actions:      []*structs.Action{{Name: "hello", Command: "/bin/echo", Args: []string{"hi"}}},
 	}
 }
 
@@ -144,8 +147,9 @@ var apiOnlyJobFields = []string{
 	"TaskGroups.Scaling.Type", "TaskGroups.Scaling.ID", "TaskGroups.Scaling.Namespace", "TaskGroups.Scaling.Target",
 	"TaskGroups.Scaling.CreateIndex", "TaskGroups.Scaling.ModifyIndex",
 	"TaskGroups.Tasks.Vault", "TaskGroups.Tasks.Consul", "TaskGroups.Tasks.VolumeMounts", "TaskGroups.Tasks.CSIPluginConfig",
-	"TaskGroups.Tasks.Kind", "TaskGroups.Tasks.ScalingPolicies", "TaskGroups.Tasks.Secrets", "TaskGroups.Tasks.Identity",
-	"TaskGroups.Tasks.Identities", "TaskGroups.Tasks.Schedule",
+	"TaskGroups.Tasks.Kind", "TaskGroups.Tasks.ScalingPolicies", "TaskGroups.Tasks.Secrets",
+	"TaskGroups.Tasks.Identity.ServiceName", "TaskGroups.Tasks.Identity.ExtraClaims",
+	"TaskGroups.Tasks.Identities.ServiceName", "TaskGroups.Tasks.Identities.ExtraClaims", "TaskGroups.Tasks.Schedule",
 	"TaskGroups.Tasks.Resources.NUMA", "TaskGroups.Tasks.Resources.SecretsMB", "TaskGroups.Tasks.Resources.IOPS",
 	"TaskGroups.Tasks.Resources.Devices.Constraints", "TaskGroups.Tasks.Resources.Devices.Affinities",
 	"TaskGroups.Tasks.LogConfig.Enabled",
@@ -230,6 +234,10 @@ func fullAPITask() *api.Task {
 		ShutdownDelay:   4 * time.Second,
 		KillSignal:      "SIGTERM",
 		Actions:         []*api.Action{{Name: "dump", Command: "/bin/cat", Args: []string{"local/state"}}},
+		Identity: &api.WorkloadIdentity{Env: true, File: true, Name: "default", Audience: []string{"nomadproject.io"},
+			ChangeMode: "signal", ChangeSignal: "SIGHUP", Filepath: "local/t.jwt", TTL: time.Hour},
+		Identities: []*api.WorkloadIdentity{{Name: "vault_default", Audience: []string{"vault.io"}, Env: true, File: true,
+			ChangeMode: "signal", ChangeSignal: "SIGUSR1", Filepath: "secrets/v.jwt", TTL: time.Minute}},
 	}
 }
 

@@ -11,7 +11,7 @@ import (
 // taskToStructs converts a task of group g; a partial task restart block
 // inherits the group's (see inherit.go).
 func taskToStructs(g *api.TaskGroup, t *api.Task) *structs.Task {
-	return &structs.Task{
+	out := &structs.Task{
 		Name:            t.Name,
 		Driver:          t.Driver,
 		User:            t.User,
@@ -32,10 +32,11 @@ func taskToStructs(g *api.TaskGroup, t *api.Task) *structs.Task {
 		Leader:          t.Leader,
 		ShutdownDelay:   t.ShutdownDelay,
 		DispatchPayload: dispatchPayloadToStructs(t.DispatchPayload),
-		Identity:        identityToStructs(t.Identity),
 		VolumeMounts:    volumeMountsToStructs(t.VolumeMounts),
 		Actions:         convertPtrs(t.Actions, actionToStructs),
 	}
+	identitiesToStructs(t, out)
+	return out
 }
 
 func taskFromStructs(t *structs.Task) *api.Task {
@@ -61,6 +62,7 @@ func taskFromStructs(t *structs.Task) *api.Task {
 		ShutdownDelay:   t.ShutdownDelay,
 		DispatchPayload: dispatchPayloadFromStructs(t.DispatchPayload),
 		Identity:        identityFromStructs(t.Identity),
+		Identities:      convertPtrs(t.Identities, identityFromStructs),
 		VolumeMounts:    volumeMountsFromStructs(t.VolumeMounts),
 		Actions:         convertPtrs(t.Actions, actionFromStructs),
 	}

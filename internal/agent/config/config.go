@@ -196,6 +196,9 @@ type ServerConfig struct {
 	// JobMaxCount caps a task group's count (job_max_count); 0 means
 	// the server's default, 10,000.
 	JobMaxCount int
+	// OIDCIssuer is oidc_issuer: the iss of workload identities and the
+	// issuer of /.well-known/openid-configuration.
+	OIDCIssuer string
 }
 
 // Limits is the limits { } block: per-client connection caps and

@@ -123,6 +123,7 @@ type fileServer struct {
 	RaftLogStore          *fileRaftLog   `hcl:"raft_logstore,block"`
 	NodeRegistrationToken *string        `hcl:"node_registration_token,optional"`
 	JobMaxCount           *int           `hcl:"job_max_count,optional"`
+	OIDCIssuer            *string        `hcl:"oidc_issuer,optional"`
 }
 
 type fileSchedConfig struct {
@@ -339,6 +340,7 @@ func (fs *fileServer) apply(s *ServerConfig) hcl.Diagnostics {
 	set(&s.MaxHeartbeatsPerSecond, fs.MaxHeartbeatsPerSecond)
 	set(&s.NodeRegistrationToken, fs.NodeRegistrationToken)
 	set(&s.JobMaxCount, fs.JobMaxCount)
+	set(&s.OIDCIssuer, fs.OIDCIssuer)
 	set(&s.RaftMultiplier, fs.RaftMultiplier)
 	set(&s.RaftProtocol, fs.RaftProtocol)
 	set(&s.EnableEventBroker, fs.EnableEventBroker)

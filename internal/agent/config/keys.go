@@ -253,7 +253,7 @@ var keyTable = []Key{
 	r("server.non_voting_server", whyEnterprise),
 	r("server.redundancy_zone", whyEnterprise),
 	r("server.upgrade_version", whyEnterprise),
-	r("server.oidc_issuer", "Drover does not serve OIDC discovery for workload identities"),
+	hd("server.oidc_issuer", "TestOIDCDiscovery_VerifiesNamedIdentity"),
 	rb("server.plan_rejection_tracker", "Drover does not mark nodes ineligible after repeated plan rejections"),
 	rb("server.raft_boltdb", whyRaftTuning),
 	hn("server.raft_protocol", "TestValidate", "Drover speaks raft protocol 3: only 3 is accepted"),

@@ -74,6 +74,7 @@ func (s *ServerConfig) merge(o *ServerConfig) {
 	setSlice(&s.ServerJoin.RetryJoin, o.ServerJoin.RetryJoin)
 	setNZ(&s.RaftLogStore, o.RaftLogStore)
 	setNZ(&s.NodeRegistrationToken, o.NodeRegistrationToken)
+	setNZ(&s.OIDCIssuer, o.OIDCIssuer)
 	setNZ(&s.JobMaxCount, o.JobMaxCount)
 	setNZ(&s.ServerJoin.RetryInterval, o.ServerJoin.RetryInterval)
 	setNZ(&s.ServerJoin.RetryMax, o.ServerJoin.RetryMax)

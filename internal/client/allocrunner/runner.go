@@ -3,6 +3,7 @@ package allocrunner
 import (
 	"context"
 	"log/slog"
+	"net/http"
 	"sync"
 	"time"
 
@@ -44,10 +45,12 @@ type Config struct {
 	// Services receives the alloc's native service registrations whenever
 	// they change (none once it stops); nil: no catalog. It must not block.
 	Services func(allocID string, regs []*structs.ServiceRegistration)
-	// Identity fetches a task's workload identity (nil: none).
-	Identity func(ctx context.Context, allocID, task string) (string, error)
+	// Identities signs workload identities of an alloc's tasks (nil: none).
+	Identities func(ctx context.Context, allocID string, reqs []structs.WorkloadIdentityRequest) ([]structs.SignedWorkloadIdentity, error)
 	// TemplateData serves the templates' Nomad functions (nil: none).
 	TemplateData taskrunner.TemplateData
+	// TaskAPI is served on each task's secrets/api.sock (nil: none).
+	TaskAPI http.Handler
 	// MaxKillTimeout caps every task's kill_timeout (0: no cap).
 	MaxKillTimeout time.Duration
 	// Network sets up the alloc's network namespace (nil: every alloc
@@ -166,7 +169,7 @@ func (r *Runner) buildTasks() {
 			Alloc: r.alloc, Task: t, AllocDir: r.allocDir, Drivers: r.cfg.Drivers, Node: r.cfg.Node,
 			Region: r.cfg.Region, Clock: r.clock, Logger: r.cfg.Logger, Store: r.cfg.Store,
 			OnChange: r.notify, Restore: rec, LogPollInterval: r.cfg.LogPollInterval,
-			AllowHostArtifacts: r.cfg.AllowHostArtifacts, Identity: r.taskIdentity(), TemplateData: r.cfg.TemplateData,
+			AllowHostArtifacts: r.cfg.AllowHostArtifacts, Identities: r.taskIdentities(), TemplateData: r.cfg.TemplateData, TaskAPI: r.cfg.TaskAPI,
 			MaxKillTimeout: r.cfg.MaxKillTimeout,
 			Network:        r.networkIsolation,
 		})
@@ -218,10 +221,12 @@ func (r *Runner) Done() <-chan struct{} { return r.doneCh }
 // TaskStats samples every running task.
 func (r *Runner) TaskStats() map[string]*drivers.TaskStats { return r.taskStats() }
 
-// taskIdentity binds the identity source to this alloc.
-func (r *Runner) taskIdentity() func(context.Context, string) (string, error) {
-	if r.cfg.Identity == nil {
+// taskIdentities binds the identity signer to this alloc.
+func (r *Runner) taskIdentities() taskrunner.IdentitySigner {
+	if r.cfg.Identities == nil {
 		return nil
 	}
-	return func(ctx context.Context, task string) (string, error) { return r.cfg.Identity(ctx, r.id, task) }
+	return func(ctx context.Context, reqs []structs.WorkloadIdentityRequest) ([]structs.SignedWorkloadIdentity, error) {
+		return r.cfg.Identities(ctx, r.id, reqs)
+	}
 }

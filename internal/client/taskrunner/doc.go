@@ -51,6 +51,24 @@
 // more modules; its template package alone builds an 11.2 MB binary of 291
 // packages).
 //
+// # Workload identities and the Task API
+//
+// identity.go: the task's identities (the default one when exposed or
+// used by templates, and every named one) are signed through the servers
+// before artifacts and templates, written to secrets/nomad_token,
+// secrets/nomad_<name>.jwt or their filepath (inside the task dir), and
+// set as NOMAD_TOKEN / NOMAD_TOKEN_<name>. Those with a TTL are renewed
+// together once half the shortest TTL has passed on the runner's clock
+// (so tests step it), then their change_mode acts: restart (the restarted
+// task gets the new env), signal (change_signal), noop. A task re-attached
+// after a client restart gets its identities signed again and their
+// renewal resumed. Template watchers read with the identity as it is at
+// each read.
+// task_api.go: secrets/api.sock serves Config.TaskAPI (the agent's HTTP
+// API behind its Task API authentication) from the first prestart (or a
+// re-attach) until the runner ends, when the socket is removed; a path too
+// long for bind(2) is bound through /proc/self/fd.
+//
 // # Limits
 //
 // template_limits.go: rendered output and every string a function builds are

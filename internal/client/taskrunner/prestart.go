@@ -25,9 +25,8 @@ const (
 type prestartState struct {
 	done bool
 
-	mu    sync.Mutex
-	env   map[string]string // from templates with env = true
-	token string            // the task's workload identity, "" without one
+	mu  sync.Mutex
+	env map[string]string // from templates with env = true
 }
 
 func (ps *prestartState) setEnv(env map[string]string) {
@@ -40,12 +39,6 @@ func (ps *prestartState) getEnv() map[string]string {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	return ps.env
-}
-
-func (ps *prestartState) getToken() string {
-	ps.mu.Lock()
-	defer ps.mu.Unlock()
-	return ps.token
 }
 
 // prestart fetches the task's artifacts, then renders its templates (the
@@ -68,6 +61,7 @@ func (tr *TaskRunner) prestart(task *structs.Task, td drivers.TaskDir, env map[s
 			return EventIdentityFailure, err
 		}
 		maps.Copy(env, tr.identityEnv(task))
+		tr.startTaskAPI(td.SecretsDir)
 		if len(task.Artifacts) > 0 {
 			tr.emit(NewEvent(tr.clock.Now(), EventDownloadingArtifacts, "Client is downloading artifacts"))
 			if err := fetchArtifacts(tr.runCtx, td.Dir, task.Artifacts, ip, tr.cfg.AllowHostArtifacts); err != nil {

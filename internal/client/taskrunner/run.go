@@ -112,6 +112,13 @@ func (tr *TaskRunner) recover(drv drivers.Driver) bool {
 	if err := tr.openLogs(); err != nil {
 		tr.logger.Warn("resume task logs", "error", err)
 	}
+	td := tr.cfg.AllocDir.TaskDir(tr.name)
+	tr.startTaskAPI(td.SecretsDir)
+	// The task keeps running, but this client holds none of its tokens:
+	// sign them again (rewriting the files) and resume their renewal.
+	if err := tr.fetchIdentity(tr.Task(), td); err != nil {
+		tr.logger.Warn("re-signing the workload identities of a re-attached task", "error", err)
+	}
 	tr.markRunning(nil)
 	return true
 }

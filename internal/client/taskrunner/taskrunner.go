@@ -3,6 +3,7 @@ package taskrunner
 import (
 	"context"
 	"log/slog"
+	"net/http"
 	"sync"
 	"time"
 
@@ -46,8 +47,11 @@ type Config struct {
 	Restore *state.TaskRecord
 	// LogPollInterval is how often logs are copied (0: logmon's default).
 	LogPollInterval time.Duration
-	// Identity fetches the task's signed workload identity (nil: none).
-	Identity func(ctx context.Context, task string) (string, error)
+	// Identities signs the task's workload identities (nil: none).
+	Identities IdentitySigner
+	// TaskAPI is the agent's HTTP API served to the task on
+	// secrets/api.sock (nil: no socket); it authenticates every request.
+	TaskAPI http.Handler
 	// TemplateData serves nomadVar / nomadService to templates (nil: those
 	// functions fail saying so).
 	TemplateData TemplateData
@@ -78,7 +82,10 @@ type TaskRunner struct {
 	runCalled bool
 	setupDone bool
 
-	prestartState prestartState // artifacts and templates; run goroutine only
+	prestartState prestartState  // artifacts and templates; run goroutine only
+	idTokens      identityTokens // the task's signed workload identities
+	taskAPIOnce   sync.Once      // the Task API socket is made once per runner
+	renewOnce     sync.Once      // identity renewal runs once per runner
 
 	runCtx     context.Context
 	cancelRun  context.CancelFunc

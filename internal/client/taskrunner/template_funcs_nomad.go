@@ -16,9 +16,12 @@ import (
 // render read, with the index it saw, so a watcher can wait for exactly
 // those to change.
 type dataReader struct {
-	ctx       context.Context
-	data      TemplateData
-	token     string
+	ctx   context.Context
+	data  TemplateData
+	token string
+	// current, when set, is the task's identity now: a watcher's blocking
+	// reads outlive a renewal of an identity with a TTL.
+	current   func() string
 	namespace string
 
 	mu   sync.Mutex
@@ -34,6 +37,14 @@ type templateDep struct {
 
 func newDataReader(ctx context.Context, data TemplateData, token, namespace string) *dataReader {
 	return &dataReader{ctx: ctx, data: data, token: token, namespace: namespace, deps: map[string]*templateDep{}}
+}
+
+// tok is the token to read with.
+func (d *dataReader) tok() string {
+	if d.current != nil {
+		return d.current()
+	}
+	return d.token
 }
 
 func (d *dataReader) record(key string, index uint64, block func(context.Context, uint64) (uint64, error)) {
@@ -76,12 +87,12 @@ func (d *dataReader) nomadFuncs() template.FuncMap {
 }
 
 func (d *dataReader) readVar(path string) (*structs.VariableDecrypted, error) {
-	v, index, err := d.data.Variable(d.ctx, d.token, d.namespace, path, 0)
+	v, index, err := d.data.Variable(d.ctx, d.tok(), d.namespace, path, 0)
 	if err != nil {
 		return nil, fmt.Errorf("nomadVar %q: %w", path, err)
 	}
 	d.record("var:"+path, index, func(ctx context.Context, min uint64) (uint64, error) {
-		_, idx, err := d.data.Variable(ctx, d.token, d.namespace, path, min)
+		_, idx, err := d.data.Variable(ctx, d.tok(), d.namespace, path, min)
 		return idx, err
 	})
 	return v, nil
@@ -108,12 +119,12 @@ func (d *dataReader) nomadVarExists(path string) (bool, error) {
 // nomadVarList lists the variables under a prefix (metadata: .Path, ...).
 func (d *dataReader) nomadVarList(prefix ...string) ([]*structs.VariableMetadata, error) {
 	p := strings.Join(prefix, "")
-	list, index, err := d.data.VariableList(d.ctx, d.token, d.namespace, p, 0)
+	list, index, err := d.data.VariableList(d.ctx, d.tok(), d.namespace, p, 0)
 	if err != nil {
 		return nil, fmt.Errorf("nomadVarList %q: %w", p, err)
 	}
 	d.record("varlist:"+p, index, func(ctx context.Context, min uint64) (uint64, error) {
-		_, idx, err := d.data.VariableList(ctx, d.token, d.namespace, p, min)
+		_, idx, err := d.data.VariableList(ctx, d.tok(), d.namespace, p, min)
 		return idx, err
 	})
 	return list, nil
@@ -134,12 +145,12 @@ func (d *dataReader) nomadService(args ...any) ([]*TemplateService, error) {
 		return nil, errors.New(`nomadService: want "name" or count "key" "name"`)
 	}
 	name := fmt.Sprint(args[len(args)-1])
-	regs, index, err := d.data.Services(d.ctx, d.token, d.namespace, name, 0)
+	regs, index, err := d.data.Services(d.ctx, d.tok(), d.namespace, name, 0)
 	if err != nil {
 		return nil, fmt.Errorf("nomadService %q: %w", name, err)
 	}
 	d.record("service:"+name, index, func(ctx context.Context, min uint64) (uint64, error) {
-		_, idx, err := d.data.Services(ctx, d.token, d.namespace, name, min)
+		_, idx, err := d.data.Services(ctx, d.tok(), d.namespace, name, min)
 		return idx, err
 	})
 	out := make([]*TemplateService, 0, len(regs))
@@ -176,12 +187,12 @@ type TemplateServiceStub struct {
 
 // nomadServices lists the services of the task's namespace.
 func (d *dataReader) nomadServices() ([]*TemplateServiceStub, error) {
-	list, index, err := d.data.ServiceList(d.ctx, d.token, d.namespace, 0)
+	list, index, err := d.data.ServiceList(d.ctx, d.tok(), d.namespace, 0)
 	if err != nil {
 		return nil, fmt.Errorf("nomadServices: %w", err)
 	}
 	d.record("services", index, func(ctx context.Context, min uint64) (uint64, error) {
-		_, idx, err := d.data.ServiceList(ctx, d.token, d.namespace, min)
+		_, idx, err := d.data.ServiceList(ctx, d.tok(), d.namespace, min)
 		return idx, err
 	})
 	var out []*TemplateServiceStub

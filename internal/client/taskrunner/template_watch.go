@@ -310,5 +310,7 @@ func (tr *TaskRunner) newDataReader(task *structs.Task) *dataReader {
 	if tr.cfg.TemplateData == nil {
 		return nil
 	}
-	return newDataReader(tr.runCtx, tr.cfg.TemplateData, tr.prestartState.getToken(), tr.cfg.Alloc.Namespace)
+	rd := newDataReader(tr.runCtx, tr.cfg.TemplateData, "", tr.cfg.Alloc.Namespace)
+	rd.current = tr.identityToken
+	return rd
 }

@@ -227,7 +227,7 @@ var jobRows = []Row{
 	refused("Task.ScalingPolicies", "task scaling policies (vertical autoscaling) are not supported"),
 	refused("Task.Secrets", "secret blocks are not supported; store secrets in Drover variables and read them with nomadVar in a template"),
 	h("Task.Identity", "TestWorkloadIdentity_SignVerifyAuthorize"),
-	refused("Task.Identities", "Drover signs only the default workload identity; named identities (for Consul, Vault or other audiences) are not supported"),
+	h("Task.Identities", "TestNamedIdentities_SignedWrittenAndExposed"),
 	h("Task.Actions", "TestJobAction_ListAndRun"),
 	refused("Task.Schedule", "task schedules are not supported"),
 
@@ -299,15 +299,15 @@ var jobRows = []Row{
 	only("VolumeMount.PropagationMode", roundTrip, "mount propagation other than private is not supported", "private"),
 	refused("VolumeMount.SELinuxLabel", "SELinux labels on volume mounts are not supported"),
 
-	only("WorkloadIdentity.Name", "TestWorkloadIdentity_SignVerifyAuthorize", "Drover signs only the default workload identity", "default"),
-	refused("WorkloadIdentity.Audience", "identity audiences are not supported: Drover's workload identity has one fixed audience"),
-	refused("WorkloadIdentity.ChangeMode", "identity change_mode is not supported: the identity is not rotated"),
-	refused("WorkloadIdentity.ChangeSignal", "identity change_signal is not supported: the identity is not rotated"),
+	h("WorkloadIdentity.Name", "TestNamedIdentities_SignedWrittenAndExposed"),
+	h("WorkloadIdentity.Audience", "TestOIDCDiscovery_VerifiesNamedIdentity"),
+	h("WorkloadIdentity.ChangeMode", "TestIdentityRenewal_ChangeModes"),
+	h("WorkloadIdentity.ChangeSignal", "TestIdentityRenewal_ChangeModes"),
 	h("WorkloadIdentity.Env", "TestWorkloadIdentity_SignVerifyAuthorize"),
 	h("WorkloadIdentity.File", "TestWorkloadIdentity_SignVerifyAuthorize"),
-	refused("WorkloadIdentity.Filepath", "identity filepath is not supported: the token is written to secrets/nomad_token"),
+	h("WorkloadIdentity.Filepath", "TestNamedIdentities_SignedWrittenAndExposed"),
 	refused("WorkloadIdentity.ServiceName", "service identities are for Consul, which Drover does not integrate with"),
-	refused("WorkloadIdentity.TTL", "identity ttl is not supported: Drover's workload identity does not expire"),
+	h("WorkloadIdentity.TTL", "TestIdentityRenewal_ChangeModes"),
 	refused("WorkloadIdentity.ExtraClaims", "extra identity claims are not supported"),
 
 	// Services

@@ -83,7 +83,17 @@
 // checks the EdDSA signature by the root key the token names, exp/nbf/iat
 // on the server's clock (one minute of leeway), the audience, and that the
 // token's allocation exists, is not terminal and is of the token's job and
-// namespace; FuzzVerifyIdentity fuzzes it.
+// namespace, and that it is the task's default identity (the name ending
+// its sub): a named identity is never an API credential, whatever its
+// audience; FuzzVerifyIdentity fuzzes it.
+//
+// SignWorkloadIdentity signs any identity of a task as the job declares
+// it: its audiences (the default identity's: nomadproject.io), exp = now +
+// ttl when it has one, sub global:<ns>:<job>:<group>:<task>:<name>, and
+// iss = server { oidc_issuer } when set (Config.OIDCIssuer), which also
+// makes WorkloadIdentity.OIDCDiscovery (/.well-known/openid-configuration)
+// answer instead of 404. WorkloadIdentity.Sign's Identities name the
+// identities a node asks for; the server looks each up in the alloc's job.
 //
 // # The ACL endpoints
 //

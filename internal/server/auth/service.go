@@ -46,6 +46,10 @@ type Config struct {
 	DataDir string
 	Clock   clock.Clock
 	Logger  *slog.Logger
+	// OIDCIssuer is server { oidc_issuer }: the iss of every workload
+	// identity and the issuer of /.well-known/openid-configuration; ""
+	// leaves iss out and discovery unserved, as in Nomad.
+	OIDCIssuer string
 }
 
 // Service is a server's ACL resolution and cache, its result filters,

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
@@ -22,7 +23,7 @@ import (
 // it through raft and a rotation rotates it too; the public halves are
 // served as a JWKS for third parties to verify tokens.
 
-const identityAudience = "nomadproject.io"
+const identityAudience = structs.WorkloadIdentityDefaultAudience
 
 // identitySigningKey derives a root key's Ed25519 signing key.
 func (s *Service) identitySigningKey(root *structs.RootKey) (ed25519.PrivateKey, error) {
@@ -52,33 +53,64 @@ type jwtHeader struct {
 	Typ string `json:"typ"`
 }
 
-// SignIdentity issues the token of one task of an alloc with the active key.
+// SignIdentity issues the default identity of one task of an alloc with
+// the active key.
 func (s *Service) SignIdentity(alloc *structs.Allocation, task string) (string, error) {
+	token, _, err := s.SignWorkloadIdentity(alloc, task, &structs.WorkloadIdentity{Name: structs.WorkloadIdentityDefaultName})
+	return token, err
+}
+
+// identitySigned is what a token says: Nomad's claims, and the registered
+// ones as the JWT spec spells them (aud a string or a list, exp only for
+// an identity with a TTL, iss only with server { oidc_issuer }); its
+// fields shadow IdentityClaims' aud, iat and nbf.
+type identitySigned struct {
+	structs.IdentityClaims
+	Issuer    string           `json:"iss,omitempty"`
+	Audience  jwt.Audience     `json:"aud"`
+	IssuedAt  int64            `json:"iat"`
+	NotBefore int64            `json:"nbf"`
+	Expiry    *jwt.NumericDate `json:"exp,omitempty"`
+}
+
+// SignWorkloadIdentity issues the token of one identity of one task of
+// an alloc with the active key: the identity's audiences (the default
+// identity's: nomadproject.io), expiring TTL after now when it has one,
+// and as subject global:<namespace>:<job>:<group>:<task>:<identity> as
+// Nomad writes it. It returns the token and its expiry (zero: none).
+func (s *Service) SignWorkloadIdentity(alloc *structs.Allocation, task string, w *structs.WorkloadIdentity) (string, time.Time, error) {
 	root, err := s.srv.State().ActiveRootKey(nil)
 	if err != nil {
-		return "", err
+		return "", time.Time{}, err
 	}
 	if root == nil {
-		return "", errKeyringNotReady
+		return "", time.Time{}, errKeyringNotReady
 	}
-	now := s.now().Unix()
-	claims := structs.IdentityClaims{
-		Namespace: alloc.Namespace, JobID: alloc.JobID, AllocID: alloc.ID, TaskGroup: alloc.TaskGroup, Task: task,
-		Subject:  strings.Join([]string{"global", alloc.Namespace, alloc.JobID, alloc.TaskGroup, task, "default"}, ":"),
-		Audience: identityAudience, IssuedAt: now, NotBefore: now,
+	now := s.now()
+	payload := identitySigned{
+		IdentityClaims: structs.IdentityClaims{
+			Namespace: alloc.Namespace, JobID: alloc.JobID, AllocID: alloc.ID, TaskGroup: alloc.TaskGroup, Task: task,
+			Subject: strings.Join([]string{"global", alloc.Namespace, alloc.JobID, alloc.TaskGroup, task, w.IdentityName()}, ":"),
+		},
+		Issuer: s.cfg.OIDCIssuer, Audience: jwt.Audience(w.Audiences()), IssuedAt: now.Unix(), NotBefore: now.Unix(),
+	}
+	var exp time.Time
+	if w.TTL > 0 {
+		exp = now.Add(w.TTL)
+		payload.Expiry = jwt.NewNumericDate(exp)
 	}
 	header, _ := json.Marshal(jwtHeader{Alg: "EdDSA", Kid: root.KeyID, Typ: "JWT"})
-	body, err := json.Marshal(claims)
+	body, err := json.Marshal(payload)
 	if err != nil {
-		return "", err
+		return "", time.Time{}, err
 	}
 	signed := b64.EncodeToString(header) + "." + b64.EncodeToString(body)
 	priv, err := s.identitySigningKey(root)
 	if err != nil {
-		return "", err
+		return "", time.Time{}, err
 	}
 	sig := ed25519.Sign(priv, []byte(signed))
-	return signed + "." + b64.EncodeToString(sig), nil
+	return signed + "." + b64.EncodeToString(sig), exp, nil
 }
 
 // LooksLikeJWT tells a workload identity from an ACL secret (a UUID).
@@ -89,6 +121,7 @@ var (
 	errIdentityTime     = coded.New(http.StatusForbidden, "workload identity: expired, or not valid yet")
 	errIdentityAudience = coded.New(http.StatusForbidden, "workload identity: not meant for Nomad (audience)")
 	errIdentityAlloc    = coded.New(http.StatusForbidden, "workload identity: its allocation is gone or terminal")
+	errIdentityNamed    = coded.New(http.StatusForbidden, "workload identity: a named identity is for its audience, not a Drover API credential (only the default identity is)")
 )
 
 // identityLeeway is the clock skew allowed between the server that signed
@@ -133,6 +166,13 @@ func (s *Service) VerifyIdentity(token string) (*structs.IdentityClaims, error) 
 		return nil, errIdentityTime
 	}
 	claims := payload.IdentityClaims
+	// Only the default identity is an API credential: a named identity
+	// carrying nomadproject.io among its audiences is still a token
+	// minted for another system (the name ends the subject, as Nomad
+	// writes it).
+	if claims.Identity = claims.Subject[strings.LastIndexByte(claims.Subject, ':')+1:]; claims.Identity != structs.WorkloadIdentityDefaultName {
+		return nil, errIdentityNamed
+	}
 	claims.Audience, claims.IssuedAt, claims.NotBefore = identityAudience, unixOf(std.IssuedAt), unixOf(std.NotBefore)
 	alloc, err := st.AllocByID(nil, claims.AllocID)
 	if err != nil {
