@@ -21,6 +21,7 @@ const (
 	StepDriver           = "driver"
 	StepConstraint       = "constraint"
 	StepHostVolume       = "host-volume"
+	StepHostNetwork      = "host-network"
 	StepDistinctHosts    = "distinct_hosts"
 	StepDistinctProperty = "distinct_property"
 	StepResources        = "resources"
@@ -148,6 +149,11 @@ func DiagnoseGroup(st State, job *structs.Job, group string) (*GroupDiagnosis, e
 		if len(hostVolumeClaims(tg)) > 0 {
 			if ok, reason := hostVolumeFilter(tg).filter(n); !ok {
 				add(&Failure{Step: StepHostVolume, Key: reason, Detail: reason})
+			}
+		}
+		if names := hostNetworkNames(tg); len(names) > 0 {
+			if ok, reason := hostNetworkFilter(names).filter(n); !ok {
+				add(&Failure{Step: StepHostNetwork, Key: reason, Detail: reason})
 			}
 		}
 		u, err := ctx.nodeUsage(n)
@@ -318,13 +324,18 @@ func portCollisions(u *nodeUsage, tg *structs.TaskGroup) []*Failure {
 	for _, nr := range nets {
 		dynamic += len(nr.DynamicPorts)
 		for _, p := range nr.ReservedPorts {
-			if u.ports[p.Value] == 0 {
+			addrs := hostNetworkAddrs(u.node, p.HostNetwork)
+			free := len(addrs) == 0 // a missing host network is its own failure
+			for _, ip := range addrs {
+				free = free || !u.portUsed(ip, p.Value)
+			}
+			if free {
 				continue
 			}
 			var holder *structs.Allocation
 			for _, a := range u.allocs {
-				forEachPort(a, func(q int) {
-					if q == p.Value && holder == nil {
+				forEachAddrPort(a, u.ip, func(ip string, q int) {
+					if q == p.Value && holder == nil && slices.Contains(addrs, ip) {
 						holder = a
 					}
 				})

@@ -49,11 +49,17 @@
 //     feasible_host_volumes.go rejects nodes without a requested host volume
 //     (or with a read-only one for a writable claim) with the reason
 //     "missing compatible host volumes: <source>", so a blocked eval's
-//     FailedTGAllocs names it.
+//     FailedTGAllocs names it. feasible_host_networks.go rejects nodes
+//     lacking an address on a host network a port names (port {
+//     host_network }) with "missing host network <name>".
 //   - stack.go, rank.go, spread.go, fit.go, ports.go: sampled candidates
 //     (seeded per eval), binpack or spread, job anti-affinity, reschedule
 //     penalty, affinities, spreads, resource fit with exhausted dimensions,
-//     static/dynamic port assignment.
+//     static/dynamic port assignment, each port on its host network's
+//     address (the node's own for "default"); ports collide per address
+//     (the plan applier checks the same), the client's reserved ports hold
+//     on every address and a host network's on its own. Preemption frees
+//     only ports on the node's own address.
 //   - preempt*.go: only after a placement found no room, and when the
 //     scheduler configuration enables it for the job type (system by
 //     default): evict live allocs of other jobs at least 10 priority below,

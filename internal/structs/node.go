@@ -1,6 +1,7 @@
 package structs
 
 import (
+	"slices"
 	"strings"
 	"time"
 )
@@ -184,7 +185,18 @@ type ClientHostNetworkConfig struct {
 	CIDR          string
 	Interface     string
 	ReservedPorts string
+	// Addresses are the IPs the client found for it when it fingerprinted
+	// its interfaces: those of Interface, or those of any interface inside
+	// CIDR (Nomad's NodeNetworks addresses with this alias). The scheduler
+	// picks a port's host IP among them; none makes the network missing.
+	Addresses []string
 }
 
-// Copy returns a copy (a flat value).
-func (h *ClientHostNetworkConfig) Copy() *ClientHostNetworkConfig { return copyPtr(h) }
+// Copy returns a deep copy.
+func (h *ClientHostNetworkConfig) Copy() *ClientHostNetworkConfig {
+	c := copyPtr(h)
+	if c != nil {
+		c.Addresses = slices.Clone(h.Addresses)
+	}
+	return c
+}

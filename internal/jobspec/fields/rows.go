@@ -195,7 +195,7 @@ var jobRows = []Row{
 	h("Port.Label", "TestPorts_StaticAndDynamic"),
 	h("Port.Value", "TestPorts_Reserved"),
 	h("Port.To", "TestDockerTaskRunsWithItsPortMapped"),
-	only("Port.HostNetwork", "TestPorts_StaticAndDynamic", "client host networks (host_network) are not supported yet; every port is on the client's default network", "default"),
+	h("Port.HostNetwork", "TestHostNetworks_PortsBindOnTheirNetwork"),
 	refused("Port.IgnoreCollision", "ignore_collision is not supported: Drover never places two allocations on one port"),
 
 	// Tasks
