@@ -185,7 +185,7 @@ var jobRows = []Row{
 	h("NetworkResource.DNS", "TestBridge_TwoAllocsGetTheirOwnAddressAndTeardownLeavesNothing"),
 	h("NetworkResource.ReservedPorts", "TestPorts_Reserved"),
 	h("NetworkResource.DynamicPorts", "TestPorts_DynamicSpreadOverTheRange"),
-	h("NetworkResource.Hostname", "TestBridge_TwoAllocsGetTheirOwnAddressAndTeardownLeavesNothing"),
+	h("NetworkResource.Hostname", "TestAllocNetworks_SetupUsesTheInterpolatedHostname"),
 	warned("NetworkResource.MBits", "mbits is deprecated and ignored by Nomad too: bandwidth is not scheduled"),
 	h("NetworkResource.CNI", "TestNetworkPorts"),
 	h("DNSConfig.Servers", "TestBridge_TwoAllocsGetTheirOwnAddressAndTeardownLeavesNothing"),
