@@ -42,7 +42,10 @@
 //     the eval that wrote it) that marks them lost; on reconnect one of each
 //     original/replacement pair is kept per reconcile (best_score,
 //     longest_running, keep_original, keep_replacement) and the other
-//     stopped.
+//     stopped. A group with prevent_reschedule_on_lost is never replaced
+//     for a gone node: its allocs on a down node (or one disconnected past
+//     lost_after) are marked unknown once and kept, and while disconnected
+//     they are not replaced either.
 //   - feasible.go, constraints.go, distinct.go, class.go, version.go: filter
 //     chain with exported reasons, every constraint operator, results cached
 //     per computed node class (ComputeClass), unique.* escapes.

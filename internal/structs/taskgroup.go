@@ -33,6 +33,11 @@ type TaskGroup struct {
 	// the client kills the tasks and reports the alloc complete (Nomad
 	// 2.0.2's semantics).
 	MaxRunDuration *time.Duration
+	// PreventRescheduleOnLost is the group `prevent_reschedule_on_lost`:
+	// allocs of a node that goes down (or stays disconnected past
+	// lost_after) are marked unknown and kept, not replaced, until the
+	// node comes back. Appended last (wire order).
+	PreventRescheduleOnLost bool
 }
 
 // LookupTask returns the named task, or nil.

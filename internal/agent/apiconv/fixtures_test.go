@@ -100,6 +100,7 @@ func fullStructsGroup() *structs.TaskGroup {
 		MaxClientDisconnect:       new(2 * time.Hour),
 		ShutdownDelay:             new(7 * time.Second),
 		MaxRunDuration:            new(time.Hour),
+		PreventRescheduleOnLost:   true,
 	}
 }
 
@@ -140,7 +141,7 @@ func fullStructsJob() *structs.Job {
 var apiOnlyJobFields = []string{
 	"Multiregion", "UI", "DispatchIdempotencyToken", "ConsulNamespace", "VaultNamespace", "NomadTokenID",
 	"Periodic.Spec", // Specs is used; Spec and Specs are mutually exclusive
-	"TaskGroups.Volumes", "TaskGroups.Consul", "TaskGroups.PreventRescheduleOnLost",
+	"TaskGroups.Volumes", "TaskGroups.Consul",
 	"TaskGroups.Scaling.Type", "TaskGroups.Scaling.ID", "TaskGroups.Scaling.Namespace", "TaskGroups.Scaling.Target",
 	"TaskGroups.Scaling.CreateIndex", "TaskGroups.Scaling.ModifyIndex",
 	"TaskGroups.Tasks.Vault", "TaskGroups.Tasks.Consul", "TaskGroups.Tasks.VolumeMounts", "TaskGroups.Tasks.CSIPluginConfig",
@@ -267,6 +268,7 @@ func fullAPIGroup() *api.TaskGroup {
 		MaxClientDisconnect:       new(6 * time.Hour),
 		ShutdownDelay:             new(3 * time.Second),
 		MaxRunDuration:            new(2 * time.Hour),
+		PreventRescheduleOnLost:   new(true),
 	}
 }
 
@@ -395,7 +397,7 @@ func fullStructsNode() *structs.Node {
 	return &structs.Node{
 		ID: "n1", SecretID: "s3cr3t", Datacenter: "dc1", Name: "node-1", HTTPAddr: "10.0.0.1:4646", TLSEnabled: true,
 		HostVolumes:  map[string]*structs.ClientHostVolumeConfig{"shared": {Name: "shared", Path: "/srv/shared", ReadOnly: true}},
-		HostNetworks: map[string]*structs.ClientHostNetworkConfig{"public": {Name: "public", CIDR: "203.0.113.0/24", Interface: "eth1", ReservedPorts: "22"}},
+		HostNetworks: map[string]*structs.ClientHostNetworkConfig{"public": {Name: "public", CIDR: "203.0.113.0/24", Interface: "eth1", ReservedPorts: "22", Addresses: []string{"203.0.113.9"}}},
 		NodePool:     "gpu", NodeClass: "big", ComputedClass: "v1:123",
 		Attributes: map[string]string{
 			"unique.network.ip-address": "10.0.0.1", "nomad.version": "1.9.0", "os.name": "ubuntu", "os.version": "24.04", "kernel.name": "linux",

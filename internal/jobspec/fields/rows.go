@@ -112,7 +112,7 @@ var jobRows = []Row{
 	h("TaskGroup.MaxClientDisconnect", "TestEvalTrigger_MaxDisconnectTimeout_OneEvalThenAllocsLost"),
 	h("TaskGroup.Scaling", "TestJobScaleStatus_CountsAndEvents"),
 	refused("TaskGroup.Consul", noConsul),
-	refused("TaskGroup.PreventRescheduleOnLost", "prevent_reschedule_on_lost is not supported yet: lost allocations would still be replaced"),
+	h("TaskGroup.PreventRescheduleOnLost", "TestPlay_PreventRescheduleOnLostKeepsAllocsUnknown"),
 
 	h("VolumeRequest.Name", "TestHostVolumes"),
 	only("VolumeRequest.Type", "TestHostVolumes", "Drover schedules host volumes only; CSI volumes are not supported", "host"),
