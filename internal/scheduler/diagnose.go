@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/drover-project/drover/internal/structs"
@@ -22,6 +23,7 @@ const (
 	StepConstraint       = "constraint"
 	StepHostVolume       = "host-volume"
 	StepHostNetwork      = "host-network"
+	StepDevice           = "device"
 	StepDistinctHosts    = "distinct_hosts"
 	StepDistinctProperty = "distinct_property"
 	StepResources        = "resources"
@@ -159,6 +161,14 @@ func DiagnoseGroup(st State, job *structs.Job, group string) (*GroupDiagnosis, e
 		u, err := ctx.nodeUsage(n)
 		if err != nil {
 			return nil, err
+		}
+		if asks := deviceAsks(tg); len(asks) > 0 {
+			if ok, reason := deviceFilter(ctx, asks).filter(n); !ok {
+				add(&Failure{Step: StepDevice, Key: reason, Detail: reason})
+			} else if _, reason := ctx.assignDevices(u, asks); reason != "" {
+				key, _, _ := strings.Cut(reason, ":") // "device NAME", the same on every node
+				add(&Failure{Step: StepDevice, Key: key, Detail: reason})
+			}
 		}
 		nd.Free = u.capacity
 		nd.Free.Subtract(&u.used)

@@ -55,6 +55,12 @@
 //     FailedTGAllocs names it. feasible_host_networks.go rejects nodes
 //     lacking an address on a host network a port names (port {
 //     host_network }) with "missing host network <name>".
+//     feasible_devices.go: device requests (name "type", "vendor/type" or
+//     "vendor/type/name", count, constraints on ${device.*} with units):
+//     nodes without a device group that answers one are filtered ("missing
+//     device <name>"); the fit grants free healthy instances, never one
+//     another alloc holds ("device <name>: asked N, free M"), the group
+//     the request's affinities score best.
 //   - stack.go, rank.go, spread.go, fit.go, ports.go: sampled candidates
 //     (seeded per eval), binpack or spread, job anti-affinity, reschedule
 //     penalty, affinities, spreads, resource fit with exhausted dimensions,

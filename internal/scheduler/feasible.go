@@ -191,6 +191,9 @@ func newFeasibility(ctx *evalContext, job *structs.Job, tg *structs.TaskGroup) *
 	if names := hostNetworkNames(tg); len(names) > 0 {
 		f.nodeFilters = append(f.nodeFilters, hostNetworkFilter(names))
 	}
+	if asks := deviceAsks(tg); len(asks) > 0 {
+		f.nodeFilters = append(f.nodeFilters, deviceFilter(ctx, asks))
+	}
 	f.nodeFilters = append(f.nodeFilters, distinctFilters(ctx, job, tg)...)
 	return f
 }

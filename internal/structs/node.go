@@ -97,6 +97,29 @@ type NodeResources struct {
 	Networks       []*NetworkResource
 	MinDynamicPort int
 	MaxDynamicPort int
+	// Devices are the node's devices, grouped by vendor/type/name (what a
+	// device plugin fingerprints in Nomad). Drover clients have no device
+	// plugins, so only a node registered with them has any. Appended last.
+	Devices []*NodeDeviceResource
+}
+
+// NodeDeviceResource is a group of like devices on a node.
+type NodeDeviceResource struct {
+	Vendor     string
+	Type       string
+	Name       string
+	Instances  []*NodeDevice
+	Attributes map[string]string
+}
+
+// ID is the group's "vendor/type/name".
+func (d *NodeDeviceResource) ID() string { return d.Vendor + "/" + d.Type + "/" + d.Name }
+
+// NodeDevice is one instance of a device.
+type NodeDevice struct {
+	ID                string
+	Healthy           bool
+	HealthDescription string
 }
 
 // NodeCPUResources describes a node's processor.

@@ -282,10 +282,16 @@ type Resources struct {
 	Devices     []*RequestedDevice
 }
 
-// RequestedDevice asks for a number of devices of a kind.
+// RequestedDevice asks for a number of devices of a kind: Name is "type",
+// "vendor/type" or "vendor/type/name" (Nomad's device block).
 type RequestedDevice struct {
 	Name  string
 	Count uint64
+	// Constraints and Affinities are the device block's, on
+	// ${device.attr.X}, ${device.vendor}, ${device.type}, ${device.model}
+	// (Nomad's targets). Appended last (wire order).
+	Constraints []*Constraint
+	Affinities  []*Affinity
 }
 
 // NetworkResource is a `network` block (request) or a node's interface (offer).

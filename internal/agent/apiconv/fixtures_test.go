@@ -50,7 +50,9 @@ func fullStructsTask() *structs.Task {
 		Resources: &structs.Resources{
 			CPU: 500, Cores: 2, MemoryMB: 256, MemoryMaxMB: 512, DiskMB: 150,
 			Networks: []*structs.NetworkResource{fullStructsNetwork(1)},
-			Devices:  []*structs.RequestedDevice{{Name: "nvidia/gpu", Count: 2}},
+			Devices: []*structs.RequestedDevice{{Name: "nvidia/gpu", Count: 2,
+				Constraints: []*structs.Constraint{{LTarget: "${device.attr.memory}", RTarget: "8 GiB", Operand: ">="}},
+				Affinities:  []*structs.Affinity{{LTarget: "${device.model}", RTarget: "t4", Operand: "=", Weight: 50}}}},
 		},
 		RestartPolicy: &structs.RestartPolicy{Attempts: 4, Interval: time.Hour, Delay: time.Minute, Mode: "delay", RenderTemplates: true},
 		Lifecycle:     &structs.TaskLifecycleConfig{Hook: "prestart", Sidecar: true},
@@ -148,7 +150,6 @@ var apiOnlyJobFields = []string{
 	"TaskGroups.Tasks.Kind", "TaskGroups.Tasks.ScalingPolicies", "TaskGroups.Tasks.Secrets", "TaskGroups.Tasks.Identity",
 	"TaskGroups.Tasks.Identities", "TaskGroups.Tasks.Schedule",
 	"TaskGroups.Tasks.Resources.NUMA", "TaskGroups.Tasks.Resources.SecretsMB", "TaskGroups.Tasks.Resources.IOPS",
-	"TaskGroups.Tasks.Resources.Devices.Constraints", "TaskGroups.Tasks.Resources.Devices.Affinities",
 	"TaskGroups.Tasks.LogConfig.Enabled",
 	"TaskGroups.Tasks.Artifacts.GetterHeaders", "TaskGroups.Tasks.Artifacts.GetterInsecure", "TaskGroups.Tasks.Artifacts.Chown",
 	"TaskGroups.Tasks.Templates.VaultGrace", "TaskGroups.Tasks.Templates.ChangeScript.RunOnFirstRender",
@@ -215,7 +216,9 @@ func fullAPITask() *api.Task {
 		Resources: &api.Resources{
 			CPU: new(250), Cores: new(1), MemoryMB: new(128), MemoryMaxMB: new(1024), DiskMB: new(50),
 			Networks: []*api.NetworkResource{fullAPINetwork(1)},
-			Devices:  []*api.RequestedDevice{{Name: "fpga", Count: new(uint64(3))}},
+			Devices: []*api.RequestedDevice{{Name: "fpga", Count: new(uint64(3)),
+				Constraints: []*api.Constraint{{LTarget: "${device.vendor}", RTarget: "xilinx", Operand: "="}},
+				Affinities:  []*api.Affinity{{LTarget: "${device.model}", RTarget: "u50", Operand: "=", Weight: new(int8(40))}}}},
 		},
 		RestartPolicy: &api.RestartPolicy{Interval: new(time.Hour + time.Minute), Attempts: new(9), Delay: new(9 * time.Second), Mode: new("delay"), RenderTemplates: new(true)},
 		Meta:          map[string]string{"t": "m"},
@@ -360,6 +363,7 @@ func fullStructsAlloc() *structs.Allocation {
 			Tasks: map[string]*structs.AllocatedTaskResources{"server": {
 				CpuShares: 500, ReservedCores: []uint16{1, 2}, MemoryMB: 256, MemoryMaxMB: 512,
 				Networks: []*structs.NetworkResource{fullStructsNetwork(3)},
+				Devices:  []*structs.AllocatedDeviceResource{{Vendor: "nvidia", Type: "gpu", Name: "t4", DeviceIDs: []string{"GPU-1"}}},
 			}},
 			Shared: structs.AllocatedSharedResources{
 				DiskMB:   300,
@@ -408,6 +412,8 @@ func fullStructsNode() *structs.Node {
 			MemoryMB: 16384, DiskMB: 100000,
 			Networks:       []*structs.NetworkResource{fullStructsNetwork(5)},
 			MinDynamicPort: 20000, MaxDynamicPort: 32000,
+			Devices: []*structs.NodeDeviceResource{{Vendor: "nvidia", Type: "gpu", Name: "t4",
+				Instances: []*structs.NodeDevice{{ID: "GPU-1", Healthy: true, HealthDescription: "ok"}}, Attributes: map[string]string{"memory": "16 GiB"}}},
 		},
 		ReservedResources: &structs.NodeReservedResources{CpuShares: 100, MemoryMB: 256, DiskMB: 1024, ReservedPorts: "22,80"},
 		Drivers: map[string]*structs.DriverInfo{"docker": {

@@ -74,6 +74,11 @@ func TestEvaluatePlan(t *testing.T) {
 		return a
 	}
 
+	withDevice := func(a *structs.Allocation, id string) *structs.Allocation {
+		a.AllocatedResources.Tasks["web"].Devices = []*structs.AllocatedDeviceResource{{Vendor: "nvidia", Type: "gpu", Name: "t4", DeviceIDs: []string{id}}}
+		return a
+	}
+
 	cases := []struct {
 		name      string
 		place     []*structs.Allocation
@@ -109,6 +114,11 @@ func TestEvaluatePlan(t *testing.T) {
 			reject: "n-empty", reason: ReasonExhausted, dimension: DimensionPorts},
 		{name: "node reserved ports hold on host network addresses", place: []*structs.Allocation{withPortAt(place("p1", "n-empty", 100, 100, 100), "10.0.1.5", 22)},
 			reject: "n-empty", reason: ReasonExhausted, dimension: DimensionPorts},
+		{name: "one device instance granted twice", place: []*structs.Allocation{
+			withDevice(place("p1", "n-empty", 100, 100, 100), "g0"), withDevice(place("p2", "n-empty", 100, 100, 100), "g0")},
+			reject: "n-empty", reason: ReasonExhausted, dimension: DimensionDevices},
+		{name: "two device instances", place: []*structs.Allocation{
+			withDevice(place("p1", "n-empty", 100, 100, 100), "g0"), withDevice(place("p2", "n-empty", 100, 100, 100), "g1")}},
 		{name: "same port mirrored in one alloc is no collision", place: []*structs.Allocation{
 			withDynPort(withPort(place("p1", "n-empty", 100, 100, 100), 9000), 9000)}},
 		{name: "terminal allocs use nothing", place: []*structs.Allocation{place("p1", "n-term", 4000, 8192, 100_000)}},

@@ -19,6 +19,7 @@ type usage struct {
 	res       structs.ComparableResources
 	ports     claims[hostPort] // host address and port -> claiming alloc ID
 	cores     claims[uint16]   // reserved core -> claiming alloc ID
+	devices   claims[string]   // device instance (vendor/type/name/id) -> claiming alloc ID
 	reserved  []portRange      // the node's reserved ports
 	collision *Rejection       // first port or core claimed twice
 	ip        string           // the node's address: that of a port without a HostIP
@@ -60,6 +61,11 @@ func (u *usage) add(a *structs.Allocation) {
 		u.res.Cores += len(t.ReservedCores)
 		for _, c := range t.ReservedCores {
 			u.claimCore(c, a.ID)
+		}
+		for _, d := range t.Devices {
+			for _, id := range d.DeviceIDs {
+				u.claimDevice(d.Vendor+"/"+d.Type+"/"+d.Name+"/"+id, a.ID)
+			}
 		}
 		u.claimNetworks(t.Networks, a.ID, true)
 	}
@@ -122,6 +128,22 @@ func (u *usage) claimCore(core uint16, owner string) {
 	}
 	if !taken {
 		u.cores.set(core, owner)
+	}
+}
+
+// claimDevice records that owner holds a device instance; instances are
+// exclusive.
+func (u *usage) claimDevice(key, owner string) {
+	if u.collision != nil {
+		return
+	}
+	prev, taken := u.devices.owner(key)
+	if taken && prev != owner {
+		u.collide(DimensionDevices, fmt.Sprintf("device %s claimed by %s and %s", key, prev, owner))
+		return
+	}
+	if !taken {
+		u.devices.set(key, owner)
 	}
 }
 
