@@ -63,14 +63,14 @@ func TestJobRegister_RefusedFieldsAre400NamingEveryField(t *testing.T) {
 	tg := job.TaskGroups[0]
 	// Fields that stay refused: the other rows are being honoured one by
 	// one, and their own tests prove them.
-	tg.Networks[0].DynamicPorts = append(tg.Networks[0].DynamicPorts, api.Port{Label: "pub", HostNetwork: "public"})
+	tg.Networks[0].DynamicPorts = append(tg.Networks[0].DynamicPorts, api.Port{Label: "pub", IgnoreCollision: true})
 	tg.Services = append(tg.Services, &api.Service{Name: "consul-svc", PortLabel: "http"})
-	tg.Tasks[0].Resources = &api.Resources{Devices: []*api.RequestedDevice{{Name: "nvidia/gpu", Count: pointer(uint64(1))}}}
+	tg.Tasks[0].Resources = &api.Resources{NUMA: &api.NUMAResource{Affinity: "require"}}
 	tg.Tasks[0].Artifacts = []*api.TaskArtifact{{GetterSource: pointer("https://example.com/x.tgz"), GetterHeaders: map[string]string{"X": "y"}}}
 	tg.Tasks[0].Vault = &api.Vault{Role: "web"}
 	want := []string{
-		"TaskGroups[0].Networks[0].DynamicPorts[1].HostNetwork", "TaskGroups[0].Services[1].Provider", `provider = "nomad"`,
-		"TaskGroups[0].Tasks[0].Resources.Devices", "TaskGroups[0].Tasks[0].Artifacts[0].GetterHeaders", "TaskGroups[0].Tasks[0].Vault",
+		"TaskGroups[0].Networks[0].DynamicPorts[1].IgnoreCollision", "TaskGroups[0].Services[1].Provider", `provider = "nomad"`,
+		"TaskGroups[0].Tasks[0].Resources.NUMA", "TaskGroups[0].Tasks[0].Artifacts[0].GetterHeaders", "TaskGroups[0].Tasks[0].Vault",
 	}
 	before := a.Server().State().LatestIndex()
 	_, _, err := c.Jobs().Register(job, nil)

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/drover-project/drover/internal/client/allocnet"
 	"github.com/drover-project/drover/internal/client/drivers"
+	"github.com/drover-project/drover/internal/client/taskrunner"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -34,6 +36,25 @@ const holderDriver = "docker"
 type allocNetworks struct {
 	m       *allocnet.Manager
 	drivers *drivers.Registry
+	// node and region interpolate the network block's hostname (nil node:
+	// only the alloc's variables).
+	node   func() *structs.Node
+	region string
+}
+
+// hostname interpolates the network block's hostname as Nomad does: the
+// alloc-level environment (NOMAD_ALLOC_ID, NOMAD_ALLOC_INDEX, job and
+// group meta, ...) and the node's ${attr.*}, ${meta.*} and ${node.*}.
+// Unknown references stay as written, as everywhere in interpolation.
+func (n allocNetworks) hostname(a *structs.Allocation, h string) string {
+	if !strings.Contains(h, "${") {
+		return h
+	}
+	var node *structs.Node
+	if n.node != nil {
+		node = n.node()
+	}
+	return taskrunner.NewInterpolator(taskrunner.AllocEnv(a, node, n.region), node, n.region).String(h)
 }
 
 // holder is the docker driver when it is loaded.
@@ -54,6 +75,7 @@ func (n allocNetworks) Setup(ctx context.Context, a *structs.Allocation, dir str
 	if !ok {
 		return nil, nil, false, nil
 	}
+	req.Hostname = n.hostname(a, req.Hostname)
 	var h networkHolder
 	if groupUses(a, holderDriver) {
 		if h = n.holder(); h == nil {
@@ -146,7 +168,7 @@ func (c *Client) buildNetworks() {
 		return
 	}
 	c.netManager = allocnet.New(c.cniConfig())
-	c.networks = allocNetworks{m: c.netManager, drivers: c.drivers}
+	c.networks = allocNetworks{m: c.netManager, drivers: c.drivers, node: c.Node, region: c.cfg.Region}
 }
 
 // sweepNetworks tears down the namespaces of allocs the client no longer

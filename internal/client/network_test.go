@@ -184,3 +184,54 @@ func exists(p string) bool {
 	_, err := os.Stat(filepath.Clean(p))
 	return err == nil
 }
+
+// TestAllocNetworks_HostnameIsInterpolated: the network block's hostname
+// takes the alloc's variables, the job's and group's meta and the node's
+// attributes, as in Nomad; unknown references stay as written.
+func TestAllocNetworks_HostnameIsInterpolated(t *testing.T) {
+	a := noneAlloc("raw_exec")
+	a.ID, a.Name, a.Namespace = "0b4e3c2a-1111-2222-3333-444455556666", "j.g[3]", "default"
+	a.Job.Meta = map[string]string{"tier": "web"}
+	a.Job.TaskGroups[0].Meta = map[string]string{"tier": "front"}
+	node := &structs.Node{Datacenter: "dc7", Attributes: map[string]string{"unique.hostname": "box"}, Meta: map[string]string{"rack": "r2"}}
+	n := allocNetworks{node: func() *structs.Node { return node }, region: "eu"}
+	for _, tc := range []struct{ in, want string }{
+		{"plain", "plain"},
+		{"${NOMAD_SHORT_ALLOC_ID}-${NOMAD_ALLOC_INDEX}", "0b4e3c2a-3"},
+		{"${NOMAD_JOB_ID}.${NOMAD_GROUP_NAME}.${NOMAD_REGION}", "j.g.eu"},
+		{"${NOMAD_META_tier}-${meta.rack}-${node.datacenter}-${attr.unique.hostname}", "front-r2-dc7-box"},
+		{"${NOMAD_TASK_NAME}-${nope}", "${NOMAD_TASK_NAME}-${nope}"},
+	} {
+		if got := n.hostname(a, tc.in); got != tc.want {
+			t.Errorf("hostname %q became %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestAllocNetworks_SetupUsesTheInterpolatedHostname: the namespace's
+// hostname file and the isolation the tasks get carry the interpolated
+// name.
+func TestAllocNetworks_SetupUsesTheInterpolatedHostname(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("network namespaces need root")
+	}
+	cfg := allocnet.Config{StateDir: t.TempDir()}
+	if _, ok := allocnet.Fingerprint(context.Background(), cfg)[allocnet.AttrPluginPrefix+"loopback"]; !ok {
+		t.Skip("CNI loopback plugin missing (scripts/check installs containernetworking-plugins)")
+	}
+	node := &structs.Node{Datacenter: "dc7"}
+	n := allocNetworks{m: allocnet.New(cfg), drivers: &drivers.Registry{}, node: func() *structs.Node { return node }}
+	a := noneAlloc("raw_exec")
+	a.Job.TaskGroups[0].Networks[0].Hostname = "app-${NOMAD_SHORT_ALLOC_ID}-${node.datacenter}"
+	want := "app-" + a.ID[:8] + "-dc7"
+	ctx := context.Background()
+	iso, _, ok, err := n.Setup(ctx, a, t.TempDir())
+	if err != nil || !ok {
+		t.Fatalf("setup: %v %v", ok, err)
+	}
+	t.Cleanup(func() { _ = n.Teardown(ctx, a.ID) })
+	b, err := os.ReadFile(iso.HostnamePath)
+	if err != nil || iso.Hostname != want || string(b) != want+"\n" {
+		t.Fatalf("hostname %q, file %q (%v), want %q", iso.Hostname, b, err, want)
+	}
+}

@@ -41,7 +41,9 @@ func (c *Client) buildNode(fp *fingerprint.Result) *structs.Node {
 	if len(cfg.HostNetworks) > 0 {
 		n.HostNetworks = make(map[string]*structs.ClientHostNetworkConfig, len(cfg.HostNetworks))
 		for name, hn := range cfg.HostNetworks {
-			n.HostNetworks[name] = hn.Copy()
+			c := hn.Copy()
+			c.Addresses = fingerprint.HostNetworkAddrs(fp.Interfaces, hn.CIDR, hn.Interface)
+			n.HostNetworks[name] = c
 		}
 	}
 	n.Canonicalize()

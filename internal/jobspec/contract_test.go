@@ -24,7 +24,7 @@ const refusedJob = `job "web" {
         headers { X = "y" }
       }
       resources {
-        device "nvidia/gpu" { count = 1 }
+        numa { affinity = "require" }
       }
     }
   }
@@ -44,8 +44,8 @@ func TestParse_RefusesUnsupportedFieldsAtTheirPosition(t *testing.T) {
 	want := map[string]string{ // position -> what it names
 		"web.nomad.hcl:6:5":  "Services[0].Provider", // unset: the service block
 		"web.nomad.hcl:13:7": "vault block",
-		"web.nomad.hcl:14:7": "GetterHeaders",     // headers is a block: the artifact's position
-		"web.nomad.hcl:19:9": "Resources.Devices", // the device block
+		"web.nomad.hcl:14:7": "GetterHeaders",  // headers is a block: the artifact's position
+		"web.nomad.hcl:19:9": "Resources.NUMA", // the numa block
 	}
 	got := map[string]string{}
 	for _, d := range perr.Diagnostics() {

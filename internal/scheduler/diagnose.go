@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/drover-project/drover/internal/structs"
@@ -21,6 +22,8 @@ const (
 	StepDriver           = "driver"
 	StepConstraint       = "constraint"
 	StepHostVolume       = "host-volume"
+	StepHostNetwork      = "host-network"
+	StepDevice           = "device"
 	StepDistinctHosts    = "distinct_hosts"
 	StepDistinctProperty = "distinct_property"
 	StepResources        = "resources"
@@ -153,9 +156,22 @@ func DiagnoseGroup(st State, job *structs.Job, group string) (*GroupDiagnosis, e
 				add(&Failure{Step: StepHostVolume, Key: reason, Detail: reason})
 			}
 		}
+		if names := hostNetworkNames(tg); len(names) > 0 {
+			if ok, reason := hostNetworkFilter(names).filter(n); !ok {
+				add(&Failure{Step: StepHostNetwork, Key: reason, Detail: reason})
+			}
+		}
 		u, err := ctx.nodeUsage(n)
 		if err != nil {
 			return nil, err
+		}
+		if asks := deviceAsks(tg); len(asks) > 0 {
+			if ok, reason := deviceFilter(ctx, asks).filter(n); !ok {
+				add(&Failure{Step: StepDevice, Key: reason, Detail: reason})
+			} else if _, reason := ctx.assignDevices(u, asks); reason != "" {
+				key, _, _ := strings.Cut(reason, ":") // "device NAME", the same on every node
+				add(&Failure{Step: StepDevice, Key: key, Detail: reason})
+			}
 		}
 		nd.Free = u.capacity
 		nd.Free.Subtract(&u.used)
@@ -322,13 +338,18 @@ func portCollisions(u *nodeUsage, tg *structs.TaskGroup) []*Failure {
 	for _, nr := range nets {
 		dynamic += len(nr.DynamicPorts)
 		for _, p := range nr.ReservedPorts {
-			if u.ports[p.Value] == 0 {
+			addrs := hostNetworkAddrs(u.node, p.HostNetwork)
+			free := len(addrs) == 0 // a missing host network is its own failure
+			for _, ip := range addrs {
+				free = free || !u.portUsed(ip, p.Value)
+			}
+			if free {
 				continue
 			}
 			var holder *structs.Allocation
 			for _, a := range u.allocs {
-				forEachPort(a, func(q int) {
-					if q == p.Value && holder == nil {
+				forEachAddrPort(a, u.ip, func(ip string, q int) {
+					if q == p.Value && holder == nil && slices.Contains(addrs, ip) {
 						holder = a
 					}
 				})

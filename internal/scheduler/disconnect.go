@@ -43,11 +43,38 @@ func (r *reconciler) markDisconnected(tg *structs.TaskGroup, a *structs.Allocati
 		c.FollowupEvalID = r.disconnectTimeoutEval(structs.DisconnectDeadline(node, timeout)).ID
 		r.result.attrUpdate = append(r.result.attrUpdate, c)
 	}
-	if tg.ReplaceDisconnected() {
+	if tg.ReplaceDisconnected() && !tg.PreventRescheduleOnLost {
 		du.Place++
 		r.result.place = append(r.result.place, req)
 	}
 }
+
+// lostUnlessPrevented is the action for a live alloc whose node is gone
+// (down, or disconnected past lost_after): stopped as lost and replaced,
+// or, when its group sets prevent_reschedule_on_lost, kept as unknown
+// until the node is back, as Nomad does.
+func lostUnlessPrevented(tg *structs.TaskGroup) allocAction {
+	if tg.PreventRescheduleOnLost {
+		return actUnknown
+	}
+	return actLost
+}
+
+// markUnknown records an alloc of a gone node as unknown (once): it keeps
+// counting toward its group, so nothing replaces it. The client reports
+// its real status when the node is back (client.resendIfUnknown).
+func (r *reconciler) markUnknown(a *structs.Allocation) {
+	if a.ClientStatus == structs.AllocClientStatusUnknown {
+		return
+	}
+	c := a.CopySkipJob()
+	c.ClientStatus = structs.AllocClientStatusUnknown
+	c.ClientDescription = allocUnknownNoReschedule
+	r.result.attrUpdate = append(r.result.attrUpdate, c)
+}
+
+// allocUnknownNoReschedule describes an alloc kept by markUnknown.
+const allocUnknownNoReschedule = "alloc is unknown since its node is lost; prevent_reschedule_on_lost keeps it from being replaced"
 
 // disconnectTimeoutEval returns the one max-disconnect-timeout eval of
 // this pass for a deadline (allocs of one node share it).

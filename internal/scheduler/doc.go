@@ -42,18 +42,33 @@
 //     the eval that wrote it) that marks them lost; on reconnect one of each
 //     original/replacement pair is kept per reconcile (best_score,
 //     longest_running, keep_original, keep_replacement) and the other
-//     stopped.
+//     stopped. A group with prevent_reschedule_on_lost is never replaced
+//     for a gone node: its allocs on a down node (or one disconnected past
+//     lost_after) are marked unknown once and kept, and while disconnected
+//     they are not replaced either.
 //   - feasible.go, constraints.go, distinct.go, class.go, version.go: filter
 //     chain with exported reasons, every constraint operator, results cached
 //     per computed node class (ComputeClass), unique.* escapes.
 //     feasible_host_volumes.go rejects nodes without a requested host volume
 //     (or with a read-only one for a writable claim) with the reason
 //     "missing compatible host volumes: <source>", so a blocked eval's
-//     FailedTGAllocs names it.
+//     FailedTGAllocs names it. feasible_host_networks.go rejects nodes
+//     lacking an address on a host network a port names (port {
+//     host_network }) with "missing host network <name>".
+//     feasible_devices.go: device requests (name "type", "vendor/type" or
+//     "vendor/type/name", count, constraints on ${device.*} with units):
+//     nodes without a device group that answers one are filtered ("missing
+//     device <name>"); the fit grants free healthy instances, never one
+//     another alloc holds ("device <name>: asked N, free M"), the group
+//     the request's affinities score best.
 //   - stack.go, rank.go, spread.go, fit.go, ports.go: sampled candidates
 //     (seeded per eval), binpack or spread, job anti-affinity, reschedule
 //     penalty, affinities, spreads, resource fit with exhausted dimensions,
-//     static/dynamic port assignment.
+//     static/dynamic port assignment, each port on its host network's
+//     address (the node's own for "default"); ports collide per address
+//     (the plan applier checks the same), the client's reserved ports hold
+//     on every address and a host network's on its own. Preemption frees
+//     only ports on the node's own address.
 //   - preempt*.go: only after a placement found no room, and when the
 //     scheduler configuration enables it for the job type (system by
 //     default): evict live allocs of other jobs at least 10 priority below,

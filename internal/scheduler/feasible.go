@@ -188,6 +188,12 @@ func newFeasibility(ctx *evalContext, job *structs.Job, tg *structs.TaskGroup) *
 	if len(hostVolumeClaims(tg)) > 0 {
 		f.nodeFilters = append(f.nodeFilters, hostVolumeFilter(tg))
 	}
+	if names := hostNetworkNames(tg); len(names) > 0 {
+		f.nodeFilters = append(f.nodeFilters, hostNetworkFilter(names))
+	}
+	if asks := deviceAsks(tg); len(asks) > 0 {
+		f.nodeFilters = append(f.nodeFilters, deviceFilter(ctx, asks))
+	}
 	f.nodeFilters = append(f.nodeFilters, distinctFilters(ctx, job, tg)...)
 	return f
 }

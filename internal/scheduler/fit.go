@@ -38,6 +38,14 @@ func (g *groupStack) fit(n *structs.Node, m *structs.AllocMetric, penalty map[st
 			return false
 		}
 	}
+	if asks := deviceAsks(g.tg); len(asks) > 0 {
+		devices, reason := ctx.assignDevices(u, asks)
+		if devices == nil {
+			exhausted(ctx, m, n, reason)
+			return false
+		}
+		opt.devices = devices
+	}
 	if g.ports {
 		offer, reason := assignPorts(u, g.tg, ctx.rng)
 		if offer == nil {
@@ -139,6 +147,7 @@ func (g *groupStack) resources(opt *option) *structs.AllocatedResources {
 		if opt.offer != nil {
 			tr.Networks = opt.offer.tasks[t.Name]
 		}
+		tr.Devices = opt.devices[t.Name]
 		ar.Tasks[t.Name] = tr
 	}
 	ar.Shared.DiskMB = g.ask.DiskMB

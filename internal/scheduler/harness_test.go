@@ -2,7 +2,9 @@ package scheduler
 
 import (
 	"fmt"
+	"net"
 	"reflect"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -125,13 +127,14 @@ func (h *harness) checkNodes() {
 		if ok, dim, _ := structs.AllocsFit(n, allocs); !ok {
 			h.t.Fatalf("node %s over-committed on %s", n.ID, dim)
 		}
-		ports := map[int]string{}
+		ports := map[string]string{}
 		for _, a := range allocs {
-			forEachPort(a, func(p int) {
-				if other, dup := ports[p]; dup {
-					h.t.Fatalf("port %d on node %s claimed by %s and %s", p, n.ID, other, a.ID)
+			forEachAddrPort(a, nodeIP(n), func(ip string, p int) {
+				k := net.JoinHostPort(ip, strconv.Itoa(p))
+				if other, dup := ports[k]; dup {
+					h.t.Fatalf("port %s on node %s claimed by %s and %s", k, n.ID, other, a.ID)
 				}
-				ports[p] = a.ID
+				ports[k] = a.ID
 			})
 		}
 	}

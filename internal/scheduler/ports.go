@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strconv"
 
 	"github.com/drover-project/drover/internal/structs"
@@ -39,26 +40,28 @@ func needsPorts(tg *structs.TaskGroup) bool {
 
 // assignPorts grants the group's and tasks' networks on a node: reserved
 // (static) ports must be free, dynamic ones are picked from the node's
-// range. On failure it returns the exhausted dimension, e.g.
+// range, each on the address of its host network (the node's own for the
+// default one), so one port number may be granted once per address. On
+// failure it returns the exhausted dimension, e.g.
 // "network: reserved port collision http=80".
 func assignPorts(u *nodeUsage, tg *structs.TaskGroup, rng *rand.Rand) (*networkOffer, string) {
-	a := &portAssigner{u: u, rng: rng, taken: map[int]bool{}, ip: nodeIP(u.node)}
+	a := &portAssigner{u: u, rng: rng, taken: map[addrPort]bool{}, ip: u.ip}
 	a.lo, a.hi = dynamicRange(u.node)
 	offer := &networkOffer{}
 	for _, n := range tg.Networks {
-		nr, reason := a.assign(n)
+		nr, ports, reason := a.assign(n, false)
 		if reason != "" {
 			return nil, reason
 		}
 		offer.shared = append(offer.shared, nr)
-		offer.ports = append(offer.ports, a.mappings(nr)...)
+		offer.ports = append(offer.ports, ports...)
 	}
 	for _, t := range tg.Tasks {
 		if t.Resources == nil {
 			continue
 		}
 		for _, n := range t.Resources.Networks {
-			nr, reason := a.assign(n)
+			nr, _, reason := a.assign(n, true)
 			if reason != "" {
 				return nil, reason
 			}
@@ -93,59 +96,101 @@ func dynamicRange(n *structs.Node) (int, int) {
 type portAssigner struct {
 	u      *nodeUsage
 	rng    *rand.Rand
-	taken  map[int]bool // ports granted to this placement so far
+	taken  map[addrPort]bool // ports granted to this placement so far
 	ip     string
 	lo, hi int
 }
 
-func (a *portAssigner) used(p int) bool { return a.taken[p] || a.u.ports[p] > 0 }
+// addrPort is one port number on one of the node's addresses.
+type addrPort struct {
+	ip   string
+	port int
+}
 
-func (a *portAssigner) assign(ask *structs.NetworkResource) (*structs.NetworkResource, string) {
+func (a *portAssigner) used(ip string, p int) bool {
+	return a.taken[addrPort{ip, p}] || a.u.portUsed(ip, p)
+}
+
+// assign grants one network's ports and returns its port mappings. A task
+// network (legacy, one IP for all its ports) needs all its ports on one
+// address.
+func (a *portAssigner) assign(ask *structs.NetworkResource, oneIP bool) (*structs.NetworkResource, []structs.AllocatedPortMapping, string) {
 	nr := ask.Copy()
 	if nr.IP == "" {
 		nr.IP = a.ip
 	}
-	for _, p := range nr.ReservedPorts {
-		if p.Value <= 0 || a.used(p.Value) {
-			return nil, "network: reserved port collision " + p.Label + "=" + strconv.Itoa(p.Value)
+	var out []structs.AllocatedPortMapping
+	netIP, netSet := "", false
+	grant := func(p structs.Port, ip string) string {
+		a.taken[addrPort{ip, p.Value}] = true
+		out = append(out, structs.AllocatedPortMapping{Label: p.Label, Value: p.Value, To: p.To, HostIP: ip})
+		if oneIP {
+			if netSet && netIP != ip {
+				return "network: ports of one task network on different host networks"
+			}
+			netIP, netSet = ip, true
 		}
-		a.taken[p.Value] = true
+		return ""
+	}
+	for _, p := range nr.ReservedPorts {
+		addrs := a.addrs(p.HostNetwork, nr.IP)
+		if len(addrs) == 0 {
+			return nil, nil, FilterHostNetwork + " " + p.HostNetwork
+		}
+		i := slices.IndexFunc(addrs, func(ip string) bool { return p.Value > 0 && !a.used(ip, p.Value) })
+		if i < 0 {
+			return nil, nil, "network: reserved port collision " + p.Label + "=" + strconv.Itoa(p.Value)
+		}
+		if reason := grant(p, addrs[i]); reason != "" {
+			return nil, nil, reason
+		}
 	}
 	for i := range nr.DynamicPorts {
-		p, ok := a.pickDynamic()
-		if !ok {
-			return nil, "network: dynamic port selection failed"
+		p := &nr.DynamicPorts[i]
+		addrs := a.addrs(p.HostNetwork, nr.IP)
+		if len(addrs) == 0 {
+			return nil, nil, FilterHostNetwork + " " + p.HostNetwork
 		}
-		nr.DynamicPorts[i].Value = p
-		a.taken[p] = true
+		v, ok := a.pickDynamic(addrs[0])
+		if !ok {
+			return nil, nil, "network: dynamic port selection failed"
+		}
+		p.Value = v
+		if reason := grant(*p, addrs[0]); reason != "" {
+			return nil, nil, reason
+		}
 	}
-	return nr, ""
+	if netSet {
+		nr.IP = netIP
+	}
+	return nr, out, ""
+}
+
+// addrs are the addresses a port may take: its host network's, or for the
+// default one the network's IP.
+func (a *portAssigner) addrs(hostNetwork, netIP string) []string {
+	if isDefaultHostNetwork(hostNetwork) {
+		if hn := a.u.node.HostNetworks[defaultHostNetwork]; hn == nil || len(hn.Addresses) == 0 {
+			return []string{netIP}
+		}
+	}
+	return hostNetworkAddrs(a.u.node, hostNetwork)
 }
 
 // pickDynamic picks a free port in the node's range: a few random tries,
 // then a scan from a random start so a nearly full range still succeeds.
-func (a *portAssigner) pickDynamic() (int, bool) {
+func (a *portAssigner) pickDynamic(ip string) (int, bool) {
 	span := a.hi - a.lo + 1
 	for i := 0; i < randomPortTries; i++ {
-		if p := a.lo + a.rng.IntN(span); !a.used(p) {
+		if p := a.lo + a.rng.IntN(span); !a.used(ip, p) {
 			return p, true
 		}
 	}
 	start := a.rng.IntN(span)
 	for i := 0; i < span; i++ {
-		if p := a.lo + (start+i)%span; !a.used(p) {
+		if p := a.lo + (start+i)%span; !a.used(ip, p) {
 			return p, true
 		}
 	}
 	return 0, false
-}
-
-func (a *portAssigner) mappings(nr *structs.NetworkResource) []structs.AllocatedPortMapping {
-	var out []structs.AllocatedPortMapping
-	for _, ports := range [][]structs.Port{nr.ReservedPorts, nr.DynamicPorts} {
-		for _, p := range ports {
-			out = append(out, structs.AllocatedPortMapping{Label: p.Label, Value: p.Value, To: p.To, HostIP: nr.IP})
-		}
-	}
-	return out
 }

@@ -137,6 +137,7 @@ const (
 	actReschedule                     // failed: replace now
 	actLater                          // failed: replace after a delay
 	actDisconnect                     // node disconnected: unknown, replaced until lost_after
+	actUnknown                        // node gone, group prevents rescheduling: unknown, kept
 )
 
 // needsReplacement reports whether the alloc is gone or going.
@@ -237,10 +238,15 @@ func (r *reconciler) failedAction(tg *structs.TaskGroup, a *structs.Allocation) 
 func (r *reconciler) liveAction(tg *structs.TaskGroup, a *structs.Allocation) allocAction {
 	node := r.nodes[a.NodeID]
 	switch {
-	case node == nil || node.Status == structs.NodeStatusDown:
+	case node == nil:
 		return actLost
+	case node.Status == structs.NodeStatusDown:
+		return lostUnlessPrevented(tg)
 	case node.Status == structs.NodeStatusDisconnected:
-		return r.disconnectAction(tg, node)
+		if act := r.disconnectAction(tg, node); act != actLost {
+			return act
+		}
+		return lostUnlessPrevented(tg)
 	case a.DesiredTransition.Migrate != nil && *a.DesiredTransition.Migrate:
 		return actMigrate
 	}
@@ -377,6 +383,10 @@ func (r *reconciler) act(tg *structs.TaskGroup, entries []entry, canaries []*str
 			du.Ignore++
 			r.keep(tg, e.alloc)
 			r.markDisconnected(tg, e.alloc, req, du)
+		case actUnknown:
+			du.Ignore++
+			r.keep(tg, e.alloc)
+			r.markUnknown(e.alloc)
 		case actLater:
 			du.Ignore++
 			if !r.awaitingFollowUp(e.alloc) {

@@ -186,6 +186,8 @@ type option struct {
 	final  float64
 	offer  *networkOffer
 	cores  map[string][]uint16 // task -> reserved cores
+	// devices: task -> granted device instances
+	devices map[string][]*structs.AllocatedDeviceResource
 }
 
 // selectNode ranks the recent nodes and up to limit sampled feasible nodes

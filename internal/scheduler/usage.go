@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -15,18 +16,78 @@ type nodeUsage struct {
 	capacity structs.ComparableResources
 	used     structs.ComparableResources
 	cores    map[uint16]bool // reserved cores in use
-	ports    map[int]int     // port -> number of claims (node-reserved ports count once)
+	ports    map[int]int     // port -> number of claims on the node's address (node-reserved ports count once)
 	allocs   []*structs.Allocation
+	// ip is the node's own address, the one u.ports counts; addrPorts
+	// counts claims on its other addresses (host networks), by IP, made on
+	// the first such claim.
+	ip        string
+	addrPorts map[string]map[int]int
+	// reservedAt: per address, the ports a host network's reserved_ports
+	// withhold (made on first use; nil map when none).
+	reservedAt     map[string]map[int]bool
+	reservedAtDone bool
 }
 
 func newNodeUsage(n *structs.Node) *nodeUsage {
-	u := &nodeUsage{node: n, capacity: *n.Comparable()}
+	u := &nodeUsage{node: n, capacity: *n.Comparable(), ip: nodeIP(n)}
 	if r := n.ReservedResources; r != nil {
 		for _, p := range parsePortList(r.ReservedPorts) {
 			u.claimPort(p)
 		}
 	}
 	return u
+}
+
+// portUsed reports whether port p on address ip is taken: claimed there
+// by an alloc, reserved by the node (client reserved_ports hold on every
+// address, as in Nomad) or by the host network of that address.
+func (u *nodeUsage) portUsed(ip string, p int) bool {
+	if ip == "" || ip == u.ip {
+		if u.ports[p] > 0 {
+			return true
+		}
+	} else if u.addrPorts[ip][p] > 0 || u.nodeReserved(p) {
+		return true
+	}
+	if len(u.node.HostNetworks) == 0 {
+		return false
+	}
+	if !u.reservedAtDone {
+		u.reservedAt, u.reservedAtDone = hostNetworkReserved(u.node), true
+	}
+	return u.reservedAt[ip][p]
+}
+
+// nodeReserved reports whether the client's reserved_ports hold p.
+func (u *nodeUsage) nodeReserved(p int) bool {
+	r := u.node.ReservedResources
+	return r != nil && r.ReservedPorts != "" && slices.Contains(parsePortList(r.ReservedPorts), p)
+}
+
+// claimAddrPort counts a claim on port p at address ip.
+func (u *nodeUsage) claimAddrPort(ip string, p int) {
+	if ip == "" || ip == u.ip {
+		u.claimPort(p)
+		return
+	}
+	if u.addrPorts == nil {
+		u.addrPorts = map[string]map[int]int{}
+	}
+	if u.addrPorts[ip] == nil {
+		u.addrPorts[ip] = map[int]int{}
+	}
+	u.addrPorts[ip][p]++
+}
+
+func (u *nodeUsage) releaseAddrPort(ip string, p int) {
+	m := u.ports
+	if ip != "" && ip != u.ip {
+		m = u.addrPorts[ip]
+	}
+	if m[p]--; m[p] <= 0 {
+		delete(m, p)
+	}
 }
 
 // parsePortList parses "22,80,8000-8100"; malformed parts are skipped.
@@ -64,7 +125,7 @@ func (u *nodeUsage) add(a *structs.Allocation) {
 		}
 		u.cores[c] = true
 	})
-	forEachPort(a, u.claimPort)
+	forEachAddrPort(a, u.ip, u.claimAddrPort)
 }
 
 // claimPort counts a claim on port p. The map is made on the first claim:
@@ -86,11 +147,7 @@ func (u *nodeUsage) remove(id string) {
 		u.allocs = append(u.allocs[:i:i], u.allocs[i+1:]...)
 		u.used.Subtract(a.AllocatedResources.Comparable())
 		forEachCore(a, func(c uint16) { delete(u.cores, c) })
-		forEachPort(a, func(p int) {
-			if u.ports[p]--; u.ports[p] <= 0 {
-				delete(u.ports, p)
-			}
-		})
+		forEachAddrPort(a, u.ip, u.releaseAddrPort)
 		return
 	}
 }
@@ -118,8 +175,52 @@ func forEachCore(a *structs.Allocation, fn func(uint16)) {
 	}
 }
 
-// forEachPort visits every host port an alloc claims: the group's port
-// mappings and networks, and the tasks' networks.
+// forEachAddrPort visits every host port an alloc claims with its address:
+// the group's port mappings (HostIP) and the default-network ports of its
+// networks, and the tasks' networks (their IP). A group network's port on
+// a named host network is visited through its mapping, which carries the
+// address the scheduler picked. An empty address is defaultIP.
+func forEachAddrPort(a *structs.Allocation, defaultIP string, fn func(ip string, p int)) {
+	ar := a.AllocatedResources
+	if ar == nil {
+		return
+	}
+	type key struct {
+		ip string
+		p  int
+	}
+	seen := map[key]bool{}
+	visit := func(ip string, p int) {
+		if ip == "" {
+			ip = defaultIP
+		}
+		if k := (key{ip, p}); p > 0 && !seen[k] {
+			seen[k] = true
+			fn(ip, p)
+		}
+	}
+	for _, p := range ar.Shared.Ports {
+		visit(p.HostIP, p.Value)
+	}
+	for _, n := range ar.Shared.Networks {
+		for _, ports := range [][]structs.Port{n.ReservedPorts, n.DynamicPorts} {
+			for _, p := range ports {
+				if isDefaultHostNetwork(p.HostNetwork) {
+					visit(n.IP, p.Value)
+				}
+			}
+		}
+	}
+	for _, t := range ar.Tasks {
+		for _, n := range t.Networks {
+			visitNetworks([]*structs.NetworkResource{n}, func(p int) { visit(n.IP, p) })
+		}
+	}
+}
+
+// forEachPort visits every host port number an alloc claims, on any of
+// the node's addresses: the group's port mappings and networks, and the
+// tasks' networks.
 func forEachPort(a *structs.Allocation, fn func(int)) {
 	ar := a.AllocatedResources
 	if ar == nil {

@@ -33,6 +33,7 @@
 //
 // Scenarios are HCL files (testdata/scenarios) of nodes, jobs (with
 // disconnect { lost_after replace reconcile } or max_client_disconnect,
+// prevent_reschedule_on_lost,
 // cron, parameterized, update stagger), a timeline (register, update, scale,
 // stop, purge, stop_alloc, restart_alloc, promote, fail_deployment,
 // force_periodic, dispatch, drain, drain_deadline, ineligible/eligible,

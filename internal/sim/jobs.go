@@ -32,6 +32,8 @@ type JobSpec struct {
 	// older max_client_disconnect.
 	Disconnect          *structs.DisconnectStrategy
 	MaxClientDisconnect time.Duration
+	// PreventRescheduleOnLost is the group's prevent_reschedule_on_lost.
+	PreventRescheduleOnLost bool
 	// Cron makes the job a periodic parent launching a child per tick;
 	// Parameterized a parent launching a child per dispatch.
 	Cron          string
@@ -83,6 +85,7 @@ func (j JobSpec) Job() *structs.Job {
 		job.ParameterizedJob = &structs.ParameterizedJobConfig{Payload: structs.DispatchPayloadOptional}
 	}
 	job.TaskGroups[0].Disconnect = j.Disconnect.Copy()
+	job.TaskGroups[0].PreventRescheduleOnLost = j.PreventRescheduleOnLost
 	if j.MaxClientDisconnect > 0 {
 		mcd := j.MaxClientDisconnect
 		job.TaskGroups[0].MaxClientDisconnect = &mcd

@@ -57,6 +57,7 @@ type hclJob struct {
 	Update        *hclUpdate      `hcl:"update,block"`
 	Disconnect    *hclDisconnect  `hcl:"disconnect,block"`
 	MaxClientDisc string          `hcl:"max_client_disconnect,optional"`
+	PreventResch  bool            `hcl:"prevent_reschedule_on_lost,optional"`
 	Cron          string          `hcl:"cron,optional"`
 	Parameterized bool            `hcl:"parameterized,optional"`
 }
@@ -260,6 +261,7 @@ func (j hclJob) disconnect(spec *JobSpec) error {
 		return err
 	}
 	spec.MaxClientDisconnect = mcd
+	spec.PreventRescheduleOnLost = j.PreventResch
 	if d := j.Disconnect; d != nil {
 		lost, err := parseDuration(d.LostAfter)
 		if err != nil {

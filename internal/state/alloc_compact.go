@@ -212,7 +212,13 @@ func taskResourcesEqual(a, b *structs.AllocatedTaskResources) bool {
 		return a == b
 	}
 	return a.CpuShares == b.CpuShares && a.MemoryMB == b.MemoryMB && a.MemoryMaxMB == b.MemoryMaxMB &&
-		slices.Equal(a.ReservedCores, b.ReservedCores) && networksEqual(a.Networks, b.Networks)
+		slices.Equal(a.ReservedCores, b.ReservedCores) && networksEqual(a.Networks, b.Networks) &&
+		slices.EqualFunc(a.Devices, b.Devices, func(x, y *structs.AllocatedDeviceResource) bool {
+			if x == nil || y == nil {
+				return x == y
+			}
+			return x.Vendor == y.Vendor && x.Type == y.Type && x.Name == y.Name && slices.Equal(x.DeviceIDs, y.DeviceIDs)
+		})
 }
 
 func networksEqual(a, b []*structs.NetworkResource) bool {

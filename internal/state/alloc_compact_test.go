@@ -53,3 +53,27 @@ func TestUpsertAllocs_SharesWhatAGroupHasInCommon(t *testing.T) {
 }
 
 func unsafeStringData(s string) *byte { return unsafe.StringData(s) }
+
+// Allocs of one group granted different device instances keep their own
+// resources (they were shared, so the second alloc showed the first's
+// instance).
+func TestUpsertAllocs_DifferentDevicesAreNotShared(t *testing.T) {
+	s := newStore(t)
+	job := setupJob(t, s, 5, "web")
+	a1, a2 := mockAlloc("a1", job, "n1"), mockAlloc("a2", job, "n1")
+	for i, a := range []*structs.Allocation{a1, a2} {
+		for _, tr := range a.AllocatedResources.Tasks {
+			tr.Devices = []*structs.AllocatedDeviceResource{{Vendor: "nvidia", Type: "gpu", Name: "t4", DeviceIDs: []string{[]string{"g0", "g1"}[i]}}}
+		}
+	}
+	must(t, s.UpsertAllocs(10, []*structs.Allocation{a1, a2}))
+	g2, _ := s.AllocByID(nil, "a2")
+	if len(g2.AllocatedResources.Tasks) == 0 {
+		t.Fatal("the mock alloc has no task")
+	}
+	for _, tr := range g2.AllocatedResources.Tasks {
+		if len(tr.Devices) != 1 || tr.Devices[0].DeviceIDs[0] != "g1" {
+			t.Fatalf("a2's devices %+v, want g1", tr.Devices[0])
+		}
+	}
+}

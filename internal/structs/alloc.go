@@ -175,6 +175,18 @@ type AllocatedTaskResources struct {
 	MemoryMB      int64
 	MemoryMaxMB   int64
 	Networks      []*NetworkResource
+	// Devices are the device instances granted to the task, one entry
+	// per device request. Appended last (wire order).
+	Devices []*AllocatedDeviceResource
+}
+
+// AllocatedDeviceResource is the instances of one node device group
+// granted to a task.
+type AllocatedDeviceResource struct {
+	Vendor    string
+	Type      string
+	Name      string
+	DeviceIDs []string
 }
 
 // AllocatedSharedResources is granted to the whole group.

@@ -393,8 +393,34 @@ func (r *Resources) Copy() *Resources {
 	return &c
 }
 
-// Copy returns a copy of the device request.
-func (d *RequestedDevice) Copy() *RequestedDevice { return copyPtr(d) }
+// Copy returns a deep copy of the device request.
+func (d *RequestedDevice) Copy() *RequestedDevice {
+	c := copyPtr(d)
+	if c != nil {
+		c.Constraints = copyEach(d.Constraints, func(x *Constraint) *Constraint { return copyPtr(x) })
+		c.Affinities = copyEach(d.Affinities, func(x *Affinity) *Affinity { return copyPtr(x) })
+	}
+	return c
+}
+
+// Copy returns a deep copy of the device group.
+func (d *NodeDeviceResource) Copy() *NodeDeviceResource {
+	c := copyPtr(d)
+	if c != nil {
+		c.Instances = copyEach(d.Instances, copyPtr[NodeDevice])
+		c.Attributes = maps.Clone(d.Attributes)
+	}
+	return c
+}
+
+// Copy returns a deep copy of the granted devices.
+func (d *AllocatedDeviceResource) Copy() *AllocatedDeviceResource {
+	c := copyPtr(d)
+	if c != nil {
+		c.DeviceIDs = slices.Clone(d.DeviceIDs)
+	}
+	return c
+}
 
 // Copy returns a deep copy of the network.
 func (n *NetworkResource) Copy() *NetworkResource {
@@ -463,6 +489,7 @@ func (r *NodeResources) Copy() *NodeResources {
 	c := *r
 	c.CPU = *r.CPU.Copy()
 	c.Networks = copyEach(r.Networks, (*NetworkResource).Copy)
+	c.Devices = copyEach(r.Devices, (*NodeDeviceResource).Copy)
 	return &c
 }
 
@@ -576,6 +603,7 @@ func (a *AllocatedTaskResources) Copy() *AllocatedTaskResources {
 	c := *a
 	c.ReservedCores = slices.Clone(a.ReservedCores)
 	c.Networks = copyEach(a.Networks, (*NetworkResource).Copy)
+	c.Devices = copyEach(a.Devices, (*AllocatedDeviceResource).Copy)
 	return &c
 }
 

@@ -301,6 +301,8 @@ var copyCases = map[string]func(*testing.T){
 	"RootKey":                  func(t *testing.T) { checkDeepCopy(t, (*RootKey).Copy) },
 	"ClientHostVolumeConfig":   func(t *testing.T) { checkDeepCopy(t, (*ClientHostVolumeConfig).Copy) },
 	"ClientHostNetworkConfig":  func(t *testing.T) { checkDeepCopy(t, (*ClientHostNetworkConfig).Copy) },
+	"NodeDeviceResource":       func(t *testing.T) { checkDeepCopy(t, (*NodeDeviceResource).Copy) },
+	"AllocatedDeviceResource":  func(t *testing.T) { checkDeepCopy(t, (*AllocatedDeviceResource).Copy) },
 	"VolumeRequest":            func(t *testing.T) { checkDeepCopy(t, (*VolumeRequest).Copy) },
 	"VolumeMount":              func(t *testing.T) { checkDeepCopy(t, (*VolumeMount).Copy) },
 	"Action":                   func(t *testing.T) { checkDeepCopy(t, (*Action).Copy) },
@@ -308,6 +310,7 @@ var copyCases = map[string]func(*testing.T){
 
 // notCopied lists struct types deliberately without Copy, with the reason.
 var notCopied = map[string]string{
+	"NodeDevice": "flat value, copied inside NodeDeviceResource.Copy",
 	// The cluster's RPC and endpoint payloads (cluster.go, worker_rpc.go).
 	"ServerRaftStatsRequest":     "RPC payload",
 	"ServerRaftStats":            "RPC payload",

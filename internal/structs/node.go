@@ -1,6 +1,7 @@
 package structs
 
 import (
+	"slices"
 	"strings"
 	"time"
 )
@@ -96,6 +97,29 @@ type NodeResources struct {
 	Networks       []*NetworkResource
 	MinDynamicPort int
 	MaxDynamicPort int
+	// Devices are the node's devices, grouped by vendor/type/name (what a
+	// device plugin fingerprints in Nomad). Drover clients have no device
+	// plugins, so only a node registered with them has any. Appended last.
+	Devices []*NodeDeviceResource
+}
+
+// NodeDeviceResource is a group of like devices on a node.
+type NodeDeviceResource struct {
+	Vendor     string
+	Type       string
+	Name       string
+	Instances  []*NodeDevice
+	Attributes map[string]string
+}
+
+// ID is the group's "vendor/type/name".
+func (d *NodeDeviceResource) ID() string { return d.Vendor + "/" + d.Type + "/" + d.Name }
+
+// NodeDevice is one instance of a device.
+type NodeDevice struct {
+	ID                string
+	Healthy           bool
+	HealthDescription string
 }
 
 // NodeCPUResources describes a node's processor.
@@ -184,7 +208,18 @@ type ClientHostNetworkConfig struct {
 	CIDR          string
 	Interface     string
 	ReservedPorts string
+	// Addresses are the IPs the client found for it when it fingerprinted
+	// its interfaces: those of Interface, or those of any interface inside
+	// CIDR (Nomad's NodeNetworks addresses with this alias). The scheduler
+	// picks a port's host IP among them; none makes the network missing.
+	Addresses []string
 }
 
-// Copy returns a copy (a flat value).
-func (h *ClientHostNetworkConfig) Copy() *ClientHostNetworkConfig { return copyPtr(h) }
+// Copy returns a deep copy.
+func (h *ClientHostNetworkConfig) Copy() *ClientHostNetworkConfig {
+	c := copyPtr(h)
+	if c != nil {
+		c.Addresses = slices.Clone(h.Addresses)
+	}
+	return c
+}

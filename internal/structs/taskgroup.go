@@ -33,6 +33,11 @@ type TaskGroup struct {
 	// the client kills the tasks and reports the alloc complete (Nomad
 	// 2.0.2's semantics).
 	MaxRunDuration *time.Duration
+	// PreventRescheduleOnLost is the group `prevent_reschedule_on_lost`:
+	// allocs of a node that goes down (or stays disconnected past
+	// lost_after) are marked unknown and kept, not replaced, until the
+	// node comes back. Appended last (wire order).
+	PreventRescheduleOnLost bool
 }
 
 // LookupTask returns the named task, or nil (also for a nil group).
@@ -285,10 +290,16 @@ type Resources struct {
 	Devices     []*RequestedDevice
 }
 
-// RequestedDevice asks for a number of devices of a kind.
+// RequestedDevice asks for a number of devices of a kind: Name is "type",
+// "vendor/type" or "vendor/type/name" (Nomad's device block).
 type RequestedDevice struct {
 	Name  string
 	Count uint64
+	// Constraints and Affinities are the device block's, on
+	// ${device.attr.X}, ${device.vendor}, ${device.type}, ${device.model}
+	// (Nomad's targets). Appended last (wire order).
+	Constraints []*Constraint
+	Affinities  []*Affinity
 }
 
 // NetworkResource is a `network` block (request) or a node's interface (offer).

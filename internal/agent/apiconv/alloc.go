@@ -82,6 +82,9 @@ func allocatedTaskFromStructs(t *structs.AllocatedTaskResources) *api.AllocatedT
 		Cpu:      api.AllocatedCpuResources{CpuShares: t.CpuShares},
 		Memory:   api.AllocatedMemoryResources{MemoryMB: t.MemoryMB, MemoryMaxMB: t.MemoryMaxMB},
 		Networks: networksFromStructs(t.Networks),
+		Devices: convertPtrs(t.Devices, func(d *structs.AllocatedDeviceResource) *api.AllocatedDeviceResource {
+			return &api.AllocatedDeviceResource{Vendor: d.Vendor, Type: d.Type, Name: d.Name, DeviceIDs: slices.Clone(d.DeviceIDs)}
+		}),
 	}
 }
 

@@ -50,7 +50,9 @@ func fullStructsTask() *structs.Task {
 		Resources: &structs.Resources{
 			CPU: 500, Cores: 2, MemoryMB: 256, MemoryMaxMB: 512, DiskMB: 150,
 			Networks: []*structs.NetworkResource{fullStructsNetwork(1)},
-			Devices:  []*structs.RequestedDevice{{Name: "nvidia/gpu", Count: 2}},
+			Devices: []*structs.RequestedDevice{{Name: "nvidia/gpu", Count: 2,
+				Constraints: []*structs.Constraint{{LTarget: "${device.attr.memory}", RTarget: "8 GiB", Operand: ">="}},
+				Affinities:  []*structs.Affinity{{LTarget: "${device.model}", RTarget: "t4", Operand: "=", Weight: 50}}}},
 		},
 		RestartPolicy: &structs.RestartPolicy{Attempts: 4, Interval: time.Hour, Delay: time.Minute, Mode: "delay", RenderTemplates: true},
 		Lifecycle:     &structs.TaskLifecycleConfig{Hook: "prestart", Sidecar: true},
@@ -103,6 +105,7 @@ func fullStructsGroup() *structs.TaskGroup {
 		MaxClientDisconnect:       new(2 * time.Hour),
 		ShutdownDelay:             new(7 * time.Second),
 		MaxRunDuration:            new(time.Hour),
+		PreventRescheduleOnLost:   true,
 	}
 }
 
@@ -143,7 +146,7 @@ func fullStructsJob() *structs.Job {
 var apiOnlyJobFields = []string{
 	"Multiregion", "UI", "DispatchIdempotencyToken", "ConsulNamespace", "VaultNamespace", "NomadTokenID",
 	"Periodic.Spec", // Specs is used; Spec and Specs are mutually exclusive
-	"TaskGroups.Volumes", "TaskGroups.Consul", "TaskGroups.PreventRescheduleOnLost",
+	"TaskGroups.Volumes", "TaskGroups.Consul",
 	"TaskGroups.Scaling.Type", "TaskGroups.Scaling.ID", "TaskGroups.Scaling.Namespace", "TaskGroups.Scaling.Target",
 	"TaskGroups.Scaling.CreateIndex", "TaskGroups.Scaling.ModifyIndex",
 	"TaskGroups.Tasks.Vault", "TaskGroups.Tasks.Consul", "TaskGroups.Tasks.VolumeMounts", "TaskGroups.Tasks.CSIPluginConfig",
@@ -151,7 +154,6 @@ var apiOnlyJobFields = []string{
 	"TaskGroups.Tasks.Identity.ServiceName", "TaskGroups.Tasks.Identity.ExtraClaims",
 	"TaskGroups.Tasks.Identities.ServiceName", "TaskGroups.Tasks.Identities.ExtraClaims", "TaskGroups.Tasks.Schedule",
 	"TaskGroups.Tasks.Resources.NUMA", "TaskGroups.Tasks.Resources.SecretsMB", "TaskGroups.Tasks.Resources.IOPS",
-	"TaskGroups.Tasks.Resources.Devices.Constraints", "TaskGroups.Tasks.Resources.Devices.Affinities",
 	"TaskGroups.Tasks.LogConfig.Enabled",
 	"TaskGroups.Tasks.Artifacts.GetterHeaders", "TaskGroups.Tasks.Artifacts.GetterInsecure", "TaskGroups.Tasks.Artifacts.Chown",
 	"TaskGroups.Tasks.Templates.VaultGrace", "TaskGroups.Tasks.Templates.ChangeScript.RunOnFirstRender",
@@ -218,7 +220,9 @@ func fullAPITask() *api.Task {
 		Resources: &api.Resources{
 			CPU: new(250), Cores: new(1), MemoryMB: new(128), MemoryMaxMB: new(1024), DiskMB: new(50),
 			Networks: []*api.NetworkResource{fullAPINetwork(1)},
-			Devices:  []*api.RequestedDevice{{Name: "fpga", Count: new(uint64(3))}},
+			Devices: []*api.RequestedDevice{{Name: "fpga", Count: new(uint64(3)),
+				Constraints: []*api.Constraint{{LTarget: "${device.vendor}", RTarget: "xilinx", Operand: "="}},
+				Affinities:  []*api.Affinity{{LTarget: "${device.model}", RTarget: "u50", Operand: "=", Weight: new(int8(40))}}}},
 		},
 		RestartPolicy: &api.RestartPolicy{Interval: new(time.Hour + time.Minute), Attempts: new(9), Delay: new(9 * time.Second), Mode: new("delay"), RenderTemplates: new(true)},
 		Meta:          map[string]string{"t": "m"},
@@ -275,6 +279,7 @@ func fullAPIGroup() *api.TaskGroup {
 		MaxClientDisconnect:       new(6 * time.Hour),
 		ShutdownDelay:             new(3 * time.Second),
 		MaxRunDuration:            new(2 * time.Hour),
+		PreventRescheduleOnLost:   new(true),
 	}
 }
 
@@ -366,6 +371,7 @@ func fullStructsAlloc() *structs.Allocation {
 			Tasks: map[string]*structs.AllocatedTaskResources{"server": {
 				CpuShares: 500, ReservedCores: []uint16{1, 2}, MemoryMB: 256, MemoryMaxMB: 512,
 				Networks: []*structs.NetworkResource{fullStructsNetwork(3)},
+				Devices:  []*structs.AllocatedDeviceResource{{Vendor: "nvidia", Type: "gpu", Name: "t4", DeviceIDs: []string{"GPU-1"}}},
 			}},
 			Shared: structs.AllocatedSharedResources{
 				DiskMB:   300,
@@ -403,7 +409,7 @@ func fullStructsNode() *structs.Node {
 	return &structs.Node{
 		ID: "n1", SecretID: "s3cr3t", Datacenter: "dc1", Name: "node-1", HTTPAddr: "10.0.0.1:4646", TLSEnabled: true,
 		HostVolumes:  map[string]*structs.ClientHostVolumeConfig{"shared": {Name: "shared", Path: "/srv/shared", ReadOnly: true}},
-		HostNetworks: map[string]*structs.ClientHostNetworkConfig{"public": {Name: "public", CIDR: "203.0.113.0/24", Interface: "eth1", ReservedPorts: "22"}},
+		HostNetworks: map[string]*structs.ClientHostNetworkConfig{"public": {Name: "public", CIDR: "203.0.113.0/24", Interface: "eth1", ReservedPorts: "22", Addresses: []string{"203.0.113.9"}}},
 		NodePool:     "gpu", NodeClass: "big", ComputedClass: "v1:123",
 		Attributes: map[string]string{
 			"unique.network.ip-address": "10.0.0.1", "nomad.version": "1.9.0", "os.name": "ubuntu", "os.version": "24.04", "kernel.name": "linux",
@@ -414,6 +420,8 @@ func fullStructsNode() *structs.Node {
 			MemoryMB: 16384, DiskMB: 100000,
 			Networks:       []*structs.NetworkResource{fullStructsNetwork(5)},
 			MinDynamicPort: 20000, MaxDynamicPort: 32000,
+			Devices: []*structs.NodeDeviceResource{{Vendor: "nvidia", Type: "gpu", Name: "t4",
+				Instances: []*structs.NodeDevice{{ID: "GPU-1", Healthy: true, HealthDescription: "ok"}}, Attributes: map[string]string{"memory": "16 GiB"}}},
 		},
 		ReservedResources: &structs.NodeReservedResources{CpuShares: 100, MemoryMB: 256, DiskMB: 1024, ReservedPorts: "22,80"},
 		Drivers: map[string]*structs.DriverInfo{"docker": {

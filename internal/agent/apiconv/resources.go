@@ -35,13 +35,15 @@ func resourcesFromStructs(r *structs.Resources) *api.Resources {
 // constraints or affinities yet.
 func devicesToStructs(in []*api.RequestedDevice) []*structs.RequestedDevice {
 	return convertPtrs(in, func(d *api.RequestedDevice) *structs.RequestedDevice {
-		return &structs.RequestedDevice{Name: d.Name, Count: deref(d.Count)}
+		return &structs.RequestedDevice{Name: d.Name, Count: deref(d.Count),
+			Constraints: constraintsToStructs(d.Constraints), Affinities: affinitiesToStructs(d.Affinities)}
 	})
 }
 
 func devicesFromStructs(in []*structs.RequestedDevice) []*api.RequestedDevice {
 	return convertPtrs(in, func(d *structs.RequestedDevice) *api.RequestedDevice {
-		return &api.RequestedDevice{Name: d.Name, Count: new(d.Count)}
+		return &api.RequestedDevice{Name: d.Name, Count: new(d.Count),
+			Constraints: constraintsFromStructs(d.Constraints), Affinities: affinitiesFromStructs(d.Affinities)}
 	})
 }
 

@@ -35,6 +35,7 @@ func groupToStructs(job *api.Job, g *api.TaskGroup) *structs.TaskGroup {
 		MaxClientDisconnect:       clonePtr(g.MaxClientDisconnect),
 		ShutdownDelay:             clonePtr(g.ShutdownDelay),
 		MaxRunDuration:            clonePtr(g.MaxRunDuration),
+		PreventRescheduleOnLost:   g.PreventRescheduleOnLost != nil && *g.PreventRescheduleOnLost,
 	}
 	tg.Tasks = convertPtrs(g.Tasks, func(t *api.Task) *structs.Task { return taskToStructs(g, t) })
 	return tg
@@ -76,6 +77,7 @@ func groupFromStructs(tg *structs.TaskGroup) *api.TaskGroup {
 		MaxClientDisconnect:       clonePtr(tg.MaxClientDisconnect),
 		ShutdownDelay:             clonePtr(tg.ShutdownDelay),
 		MaxRunDuration:            clonePtr(tg.MaxRunDuration),
+		PreventRescheduleOnLost:   new(tg.PreventRescheduleOnLost),
 	}
 }
 

@@ -40,18 +40,47 @@ func BuildEnv(in EnvInputs) map[string]string {
 
 func nomadEnv(in EnvInputs) map[string]string {
 	a, t := in.Alloc, in.Task
+	env := allocEnv(a, in.Node, in.Region)
+	env["NOMAD_TASK_NAME"] = t.Name
+	addDirs(env, in)
+	addResources(env, a, t)
+	addPorts(env, Ports(a, t.Name), in.Network)
+	addMeta(env, in)
+	return env
+}
+
+// AllocEnv is the environment of the alloc as a whole, without a task:
+// what Nomad interpolates group-level fields with (the network block's
+// hostname): the alloc, job, group, namespace, region and datacenter
+// variables and the job's and group's meta as NOMAD_META_*.
+func AllocEnv(a *structs.Allocation, node *structs.Node, region string) map[string]string {
+	env := allocEnv(a, node, region)
+	meta := map[string]string{}
+	if a.Job != nil {
+		maps.Copy(meta, a.Job.Meta)
+	}
+	if tg := a.Group(); tg != nil {
+		maps.Copy(meta, tg.Meta)
+	}
+	for k, v := range meta {
+		env["NOMAD_META_"+envKey(k)] = v
+		env["NOMAD_META_"+strings.ToUpper(envKey(k))] = v
+	}
+	return env
+}
+
+func allocEnv(a *structs.Allocation, node *structs.Node, region string) map[string]string {
 	env := map[string]string{
 		"NOMAD_ALLOC_ID":       a.ID,
 		"NOMAD_SHORT_ALLOC_ID": shortID(a.ID),
 		"NOMAD_ALLOC_NAME":     a.Name,
 		"NOMAD_ALLOC_INDEX":    strconv.FormatUint(uint64(a.Index()), 10),
-		"NOMAD_TASK_NAME":      t.Name,
 		"NOMAD_GROUP_NAME":     a.TaskGroup,
 		"NOMAD_NAMESPACE":      a.Namespace,
-		"NOMAD_REGION":         in.Region,
+		"NOMAD_REGION":         region,
 	}
-	if in.Node != nil {
-		env["NOMAD_DC"] = in.Node.Datacenter
+	if node != nil {
+		env["NOMAD_DC"] = node.Datacenter
 	}
 	if j := a.Job; j != nil {
 		env["NOMAD_JOB_ID"], env["NOMAD_JOB_NAME"] = j.ID, j.Name
@@ -62,10 +91,6 @@ func nomadEnv(in EnvInputs) map[string]string {
 			env["NOMAD_REGION"] = j.Region
 		}
 	}
-	addDirs(env, in)
-	addResources(env, a, t)
-	addPorts(env, Ports(a, t.Name), in.Network)
-	addMeta(env, in)
 	return env
 }
 

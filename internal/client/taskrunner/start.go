@@ -69,6 +69,9 @@ func (tr *TaskRunner) taskConfig(drv drivers.Driver) (*drivers.TaskConfig, strin
 	tr.mu.Lock()
 	alloc, task := tr.alloc, tr.task
 	tr.mu.Unlock()
+	if err := devicesRefused(alloc, task.Name); err != nil {
+		return nil, EventSetupFailure, err
+	}
 	td, err := tr.cfg.AllocDir.BuildTask(task.Name)
 	if err != nil {
 		return nil, EventSetupFailure, fmt.Errorf("failed to build task directory: %w", err)

@@ -291,7 +291,7 @@ func fixes(d *scheduler.GroupDiagnosis) []string {
 				text += "freeing it alone opens no node"
 			}
 			out = append(out, fix{opens: sole[key], text: text})
-		case scheduler.StepConstraint, scheduler.StepDriver, scheduler.StepDatacenter, scheduler.StepPool, scheduler.StepHostVolume, scheduler.StepStatus, scheduler.StepDistinctProperty:
+		case scheduler.StepConstraint, scheduler.StepDriver, scheduler.StepDatacenter, scheduler.StepPool, scheduler.StepHostVolume, scheduler.StepHostNetwork, scheduler.StepDevice, scheduler.StepStatus, scheduler.StepDistinctProperty:
 			what := key
 			if f.Step == scheduler.StepConstraint {
 				what = "constraint `" + strings.TrimPrefix(key, "constraint ") + "`"

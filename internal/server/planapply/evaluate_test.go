@@ -59,10 +59,23 @@ func TestEvaluatePlan(t *testing.T) {
 		c.AllocatedResources.Tasks["web"].CpuShares = cpu
 		return c
 	}
+	// withDynPort's network is on the node's address (the mock nodes have
+	// none, so its IP is empty): ports collide per address.
 	withDynPort := func(a *structs.Allocation, port int) *structs.Allocation {
 		a.AllocatedResources.Shared.Networks = []*structs.NetworkResource{{
-			IP: "10.0.0.1", DynamicPorts: []structs.Port{{Label: "rpc", Value: port}},
+			DynamicPorts: []structs.Port{{Label: "rpc", Value: port}},
 		}}
+		return a
+	}
+
+	withPortAt := func(a *structs.Allocation, ip string, port int) *structs.Allocation {
+		a.AllocatedResources.Shared.Ports = append(a.AllocatedResources.Shared.Ports,
+			structs.AllocatedPortMapping{Label: "http", Value: port, HostIP: ip})
+		return a
+	}
+
+	withDevice := func(a *structs.Allocation, id string) *structs.Allocation {
+		a.AllocatedResources.Tasks["web"].Devices = []*structs.AllocatedDeviceResource{{Vendor: "nvidia", Type: "gpu", Name: "t4", DeviceIDs: []string{id}}}
 		return a
 	}
 
@@ -95,6 +108,17 @@ func TestEvaluatePlan(t *testing.T) {
 			reject: "n-empty", reason: ReasonExhausted, dimension: DimensionPorts},
 		{name: "port reserved by the node", place: []*structs.Allocation{withPort(place("p1", "n-empty", 100, 100, 100), 22)},
 			reject: "n-empty", reason: ReasonExhausted, dimension: DimensionPorts},
+		{name: "same port on another address (host network) is no collision", place: []*structs.Allocation{withPortAt(place("p1", "n1", 100, 100, 100), "10.0.1.5", 8080)}},
+		{name: "same port twice on one host network address", place: []*structs.Allocation{
+			withPortAt(place("p1", "n-empty", 100, 100, 100), "10.0.1.5", 9000), withPortAt(place("p2", "n-empty", 100, 100, 100), "10.0.1.5", 9000)},
+			reject: "n-empty", reason: ReasonExhausted, dimension: DimensionPorts},
+		{name: "node reserved ports hold on host network addresses", place: []*structs.Allocation{withPortAt(place("p1", "n-empty", 100, 100, 100), "10.0.1.5", 22)},
+			reject: "n-empty", reason: ReasonExhausted, dimension: DimensionPorts},
+		{name: "one device instance granted twice", place: []*structs.Allocation{
+			withDevice(place("p1", "n-empty", 100, 100, 100), "g0"), withDevice(place("p2", "n-empty", 100, 100, 100), "g0")},
+			reject: "n-empty", reason: ReasonExhausted, dimension: DimensionDevices},
+		{name: "two device instances", place: []*structs.Allocation{
+			withDevice(place("p1", "n-empty", 100, 100, 100), "g0"), withDevice(place("p2", "n-empty", 100, 100, 100), "g1")}},
 		{name: "same port mirrored in one alloc is no collision", place: []*structs.Allocation{
 			withDynPort(withPort(place("p1", "n-empty", 100, 100, 100), 9000), 9000)}},
 		{name: "terminal allocs use nothing", place: []*structs.Allocation{place("p1", "n-term", 4000, 8192, 100_000)}},

@@ -17,15 +17,32 @@ const nodeReservedOwner = "(node reserved)"
 // plan) and copies nothing.
 type usage struct {
 	res       structs.ComparableResources
-	ports     claims[int]    // host port -> claiming alloc ID
-	cores     claims[uint16] // reserved core -> claiming alloc ID
-	reserved  []portRange    // the node's reserved ports
-	collision *Rejection     // first port or core claimed twice
+	ports     claims[hostPort] // host address and port -> claiming alloc ID
+	cores     claims[uint16]   // reserved core -> claiming alloc ID
+	devices   claims[string]   // device instance (vendor/type/name/id) -> claiming alloc ID
+	reserved  []portRange      // the node's reserved ports
+	collision *Rejection       // first port or core claimed twice
+	ip        string           // the node's address: that of a port without a HostIP
+}
+
+// hostPort is one port on one of the node's addresses: ports on two host
+// networks (port { host_network }) do not collide.
+type hostPort struct {
+	ip   string
+	port int
 }
 
 // newUsage starts an empty usage for node, with the node's reserved ports.
 func newUsage(node *structs.Node) *usage {
 	u := &usage{}
+	if r := node.NodeResources; r != nil {
+		for _, n := range r.Networks {
+			if n.IP != "" {
+				u.ip = n.IP
+				break
+			}
+		}
+	}
 	if r := node.ReservedResources; r != nil && r.ReservedPorts != "" {
 		u.reserved = parsePortRanges(r.ReservedPorts)
 	}
@@ -45,36 +62,48 @@ func (u *usage) add(a *structs.Allocation) {
 		for _, c := range t.ReservedCores {
 			u.claimCore(c, a.ID)
 		}
-		u.claimNetworks(t.Networks, a.ID)
+		for _, d := range t.Devices {
+			for _, id := range d.DeviceIDs {
+				u.claimDevice(d.Vendor+"/"+d.Type+"/"+d.Name+"/"+id, a.ID)
+			}
+		}
+		u.claimNetworks(t.Networks, a.ID, true)
 	}
 	u.res.DiskMB += ar.Shared.DiskMB
 	for _, p := range ar.Shared.Ports {
-		u.claimPort(p.Value, a.ID)
+		u.claimPort(p.HostIP, p.Value, a.ID)
 	}
-	u.claimNetworks(ar.Shared.Networks, a.ID)
+	u.claimNetworks(ar.Shared.Networks, a.ID, false)
 }
 
-func (u *usage) claimNetworks(nets []*structs.NetworkResource, owner string) {
+// claimNetworks claims the networks' ports on their IP. A group network's
+// port on a named host network is claimed through its port mapping, which
+// carries the address the scheduler picked; a task network has one IP.
+func (u *usage) claimNetworks(nets []*structs.NetworkResource, owner string, task bool) {
 	for _, n := range nets {
-		for _, p := range n.ReservedPorts {
-			u.claimPort(p.Value, owner)
-		}
-		for _, p := range n.DynamicPorts {
-			u.claimPort(p.Value, owner)
+		for _, ports := range [][]structs.Port{n.ReservedPorts, n.DynamicPorts} {
+			for _, p := range ports {
+				if task || p.HostNetwork == "" || p.HostNetwork == "default" {
+					u.claimPort(n.IP, p.Value, owner)
+				}
+			}
 		}
 	}
 }
 
-// claimPort records that owner binds port on the node. One alloc may list
-// the same port several times (group ports are mirrored in its networks),
-// so only a claim by a different owner is a collision. Every port counts
-// as claimed on the whole node, whatever its host IP: simple and never
-// lets a real collision through.
-func (u *usage) claimPort(port int, owner string) {
+// claimPort records that owner binds port on the node's address ip (none:
+// the node's own). One alloc may list the same port several times (group
+// ports are mirrored in its networks), so only a claim by a different
+// owner is a collision. The node's reserved ports hold on every address.
+func (u *usage) claimPort(ip string, port int, owner string) {
 	if port <= 0 || u.collision != nil {
 		return
 	}
-	prev, taken := u.ports.owner(port)
+	if ip == "" {
+		ip = u.ip
+	}
+	k := hostPort{ip, port}
+	prev, taken := u.ports.owner(k)
 	if !taken && inRanges(u.reserved, port) {
 		prev, taken = nodeReservedOwner, true
 	}
@@ -83,7 +112,7 @@ func (u *usage) claimPort(port int, owner string) {
 		return
 	}
 	if !taken {
-		u.ports.set(port, owner)
+		u.ports.set(k, owner)
 	}
 }
 
@@ -99,6 +128,22 @@ func (u *usage) claimCore(core uint16, owner string) {
 	}
 	if !taken {
 		u.cores.set(core, owner)
+	}
+}
+
+// claimDevice records that owner holds a device instance; instances are
+// exclusive.
+func (u *usage) claimDevice(key, owner string) {
+	if u.collision != nil {
+		return
+	}
+	prev, taken := u.devices.owner(key)
+	if taken && prev != owner {
+		u.collide(DimensionDevices, fmt.Sprintf("device %s claimed by %s and %s", key, prev, owner))
+		return
+	}
+	if !taken {
+		u.devices.set(key, owner)
 	}
 }
 

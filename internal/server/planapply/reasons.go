@@ -43,9 +43,10 @@ const (
 // Exhausted dimensions (Rejection.Dimension). The first four are the names
 // structs.ComparableResources.Superset reports.
 const (
-	DimensionCPU    = "cpu"
-	DimensionCores  = "cores"
-	DimensionMemory = "memory"
-	DimensionDisk   = "disk"
-	DimensionPorts  = "ports"
+	DimensionCPU     = "cpu"
+	DimensionCores   = "cores"
+	DimensionMemory  = "memory"
+	DimensionDisk    = "disk"
+	DimensionPorts   = "ports"
+	DimensionDevices = "devices"
 )

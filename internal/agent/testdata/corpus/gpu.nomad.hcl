@@ -1,5 +1,6 @@
-# A GPU job: devices are not scheduled by Drover yet.
-# expect: refuse Resources.Devices
+# A GPU job: scheduled only on nodes registered with a matching device
+# (Drover clients load no device plugins, so it stays blocked otherwise).
+# expect: accept
 job "gpu" {
   type = "batch"
   group "train" {
