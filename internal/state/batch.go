@@ -129,4 +129,3 @@ func restartChanges(tx *memdb.Txn) {
 	f := reflect.ValueOf(tx).Elem().FieldByName("changes")
 	*(*memdb.Changes)(unsafe.Pointer(f.UnsafeAddr())) = make(memdb.Changes, 0, 1)
 }
-
