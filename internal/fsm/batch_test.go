@@ -345,3 +345,64 @@ func FuzzApplyBatch(f *testing.F) {
 		compareObserved(t, "fuzzed batches", want, got)
 	})
 }
+
+// BenchmarkFSMApplyPlanResults applies plan result entries (10 placements
+// without their job, as planapply sends them, and the plan's finished eval
+// each; events on as on a server), 64 per op, one by one and in batches as
+// raft hands them over; ns/entry is per entry.
+func BenchmarkFSMApplyPlanResults(b *testing.B) {
+	const perOp = 64
+	for _, batch := range []int{1, 4, 16, 64} {
+		b.Run(fmt.Sprintf("batch=%d", batch), func(b *testing.B) {
+			f, err := New(nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			f.SetEventPublisher(discardPublisher{})
+			job := mock.Job("web")
+			if err := f.State().UpsertJob(1, 1, job); err != nil {
+				b.Fatal(err)
+			}
+			for i := range 100 {
+				if err := f.State().UpsertNode(uint64(2+i), mock.Node(fmt.Sprintf("node-%03d", i))); err != nil {
+					b.Fatal(err)
+				}
+			}
+			stored, _ := f.State().JobByID(nil, "default", "web")
+			index := uint64(1000)
+			entry := func() *raft.Log {
+				req := &structs.ApplyPlanResultsRequest{Job: stored, EvalID: fmt.Sprint("eval-", index), UpdatedAt: int64(index)}
+				for i := range 10 {
+					a := mock.Alloc(fmt.Sprintf("alloc-%d-%d", index, i), stored, fmt.Sprintf("node-%03d", (int(index)+i)%100)).WithoutJob(stored)
+					req.AllocsUpdated = append(req.AllocsUpdated, a)
+				}
+				final := mock.Eval(req.EvalID, stored, structs.EvalTriggerJobRegister)
+				final.Status = structs.EvalStatusComplete
+				req.FinalEval = final
+				buf, err := structs.Encode(structs.ApplyPlanResultsRequestType, req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				index++
+				return &raft.Log{Index: index, Type: raft.LogCommand, Data: buf}
+			}
+			b.ReportAllocs()
+			logs := make([]*raft.Log, perOp)
+			for b.Loop() {
+				b.StopTimer()
+				for i := range logs {
+					logs[i] = entry()
+				}
+				b.StartTimer()
+				for start := 0; start < perOp; start += batch {
+					for _, r := range f.ApplyBatch(logs[start : start+batch]) {
+						if r != nil {
+							b.Fatal(r)
+						}
+					}
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*perOp), "ns/entry")
+		})
+	}
+}
