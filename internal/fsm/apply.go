@@ -111,7 +111,7 @@ func (f *FSM) deregisterJob(index uint64, req *structs.JobDeregisterRequest, eva
 	st := state.JobStop{Namespace: req.Namespace, JobID: req.JobID, Purge: req.Purge, SubmitTime: req.SubmitTime,
 		NoShutdownDelay: req.NoShutdownDelay}
 	if !req.Purge {
-		job, err := f.state.JobByID(nil, req.Namespace, req.JobID)
+		job, err := f.view().JobByID(nil, req.Namespace, req.JobID)
 		if err != nil {
 			return err
 		}
@@ -228,7 +228,7 @@ func (f *FSM) applyPlanResults(req *structs.ApplyPlanResultsRequest, index uint6
 func (f *FSM) storedEvals(evals []*structs.Evaluation) []*structs.Evaluation {
 	var out []*structs.Evaluation
 	for _, e := range evals {
-		if got, err := f.state.EvalByID(nil, e.ID); err == nil && got != nil {
+		if got, err := f.view().EvalByID(nil, e.ID); err == nil && got != nil {
 			out = append(out, e)
 		}
 	}
@@ -297,7 +297,7 @@ func evalList(e *structs.Evaluation) []*structs.Evaluation {
 func (f *FSM) nodesOfTerminalAllocs(updates []*structs.Allocation) []string {
 	var nodes []string
 	for _, u := range updates {
-		if a, err := f.state.AllocByID(nil, u.ID); err == nil && a != nil && a.TerminalStatus() {
+		if a, err := f.view().AllocByID(nil, u.ID); err == nil && a != nil && a.TerminalStatus() {
 			nodes = append(nodes, a.NodeID)
 		}
 	}
@@ -305,7 +305,7 @@ func (f *FSM) nodesOfTerminalAllocs(updates []*structs.Allocation) []string {
 }
 
 func (f *FSM) allocNode(id string) string {
-	if a, err := f.state.AllocByID(nil, id); err == nil && a != nil {
+	if a, err := f.view().AllocByID(nil, id); err == nil && a != nil {
 		return a.NodeID
 	}
 	return ""

@@ -34,6 +34,20 @@
 // (internal/testutil/wirefields; -update records appended fields and refuses
 // anything else).
 //
+// # Batches
+//
+// The FSM is a raft.BatchingFSM (batch.go): the entries of one raft commit
+// apply in one state store write transaction (state.Batch), so every
+// server, followers included, pays memdb's commit and its copied tree
+// nodes once per batch. Each entry still writes at its own index with its
+// own bookkeeping; appliers read the batch's uncommitted state; sink calls,
+// event batches and the applied index wait for the commit and then run
+// entry by entry in order. An entry whose write fails cannot be undone
+// inside the transaction, so such a batch is aborted and applied again one
+// entry at a time. TestFSM_ApplyBatchEqualsApplyOneByOne and
+// FuzzApplyBatch hold batched apply to one-by-one apply: responses, sink
+// calls, events and the snapshot (canonically encoded) must be identical.
+//
 // # The eval sink
 //
 // Written evals are handed to an EvalSink (on the leader, package leader's

@@ -88,11 +88,13 @@ func aclEvent(obj any, deleted bool) (structs.Event, bool) {
 }
 
 // entryChanges collects what the state store committed while one entry
-// applies (an entry may commit more than one write).
+// applies (an entry may commit more than one write), or while a batch
+// commits (the writes of all its entries, in order).
 type entryChanges struct {
 	mu        sync.Mutex
 	publisher EventPublisher
-	changes   memdb.Changes
+	// writes holds each committed write's changes.
+	writes []memdb.Changes
 }
 
 // SetEventPublisher makes the FSM publish one event batch per applied
@@ -108,27 +110,39 @@ func (f *FSM) SetEventPublisher(p EventPublisher) {
 	}
 	f.state.SetCommitObserver(func(_ uint64, changes memdb.Changes) {
 		f.events.mu.Lock()
-		f.events.changes = append(f.events.changes, changes...)
+		f.events.writes = append(f.events.writes, changes)
 		f.events.mu.Unlock()
 	})
 }
 
-// takeChanges returns and forgets the collected changes.
-func (c *entryChanges) take() (EventPublisher, memdb.Changes) {
+// take returns and forgets the changes of the first n collected writes
+// (all of them when n < 0).
+func (c *entryChanges) take(n int) (EventPublisher, []memdb.Changes) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	changes := c.changes
-	c.changes = nil
-	return c.publisher, changes
+	if n < 0 || n > len(c.writes) {
+		n = len(c.writes)
+	}
+	writes := c.writes[:n:n]
+	c.writes = c.writes[n:]
+	if len(c.writes) == 0 {
+		c.writes = nil
+	}
+	return c.publisher, writes
 }
 
-// publishEntryEvents turns the changes of the entry just applied into its
-// event batch. When the entry failed, its changes (none were committed
-// by the failing write, but earlier writes of the entry may have been)
-// are still what the state now holds, so they are published all the same.
-func (f *FSM) publishEntryEvents(t structs.MessageType, index uint64) {
-	p, changes := f.events.take()
-	if p == nil || len(changes) == 0 {
+// publishEntryEvents turns the changes of the entry just applied (its
+// writes: the first n collected, or all when n < 0) into its event batch.
+// When the entry failed, its changes (none were committed by the failing
+// write, but earlier writes of the entry may have been) are still what the
+// state now holds, so they are published all the same.
+func (f *FSM) publishEntryEvents(t structs.MessageType, index uint64, n int) {
+	p, writes := f.events.take(n)
+	total := 0
+	for _, changes := range writes {
+		total += len(changes)
+	}
+	if p == nil || total == 0 {
 		return
 	}
 	eventType, ok := entryEventTypes[t]
@@ -136,10 +150,12 @@ func (f *FSM) publishEntryEvents(t structs.MessageType, index uint64) {
 		return
 	}
 	batch := &structs.Events{Index: index}
-	for _, c := range changes {
-		if e, ok := eventFromChange(c, eventType); ok {
-			e.Index = index
-			batch.Events = append(batch.Events, e)
+	for _, changes := range writes {
+		for _, c := range changes {
+			if e, ok := eventFromChange(c, eventType); ok {
+				e.Index = index
+				batch.Events = append(batch.Events, e)
+			}
 		}
 	}
 	p.Publish(batch)

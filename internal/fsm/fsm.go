@@ -40,6 +40,10 @@ type FSM struct {
 	appliers map[structs.MessageType]applier
 	applied  *appliedIndex
 	events   entryChanges
+
+	// batch is the batch ApplyBatch is applying, nil outside one; only
+	// the goroutine applying entries touches it.
+	batch *applyingBatch
 }
 
 // applier applies one entry's payload at a raft index.
@@ -80,17 +84,28 @@ func (f *FSM) Apply(l *raft.Log) any {
 		return nil
 	}
 	t := structs.MessageType(l.Data[0])
+	defer f.publishEntryEvents(t, l.Index, -1)
+	return f.applyCommand(l)
+}
+
+// applyCommand applies a command entry's payload; the caller publishes its
+// events and advances the applied index.
+func (f *FSM) applyCommand(l *raft.Log) any {
+	t := structs.MessageType(l.Data[0])
 	a, ok := f.appliers[t]
 	if !ok {
 		// An unknown type means a newer server wrote it; failing loudly
 		// beats silently diverging from the other replicas.
 		panic(fmt.Sprintf("fsm: unknown message type %d at index %d", t, l.Index))
 	}
-	defer f.publishEntryEvents(t, l.Index)
 	if err := a.apply(l.Data[1:], l.Index); err != nil {
 		if errors.Is(err, ErrCASConflict) {
 			// An expected answer (a stale check-and-set), not a failure.
 			f.log.Debug("fsm: check-and-set did not apply", "type", t, "index", l.Index)
+			return err
+		}
+		if f.batch != nil && f.batch.tx.Failed() != nil {
+			// The batch is retried one entry at a time, which logs it.
 			return err
 		}
 		f.log.Error("fsm apply failed", "type", t, "index", l.Index, "error", err)
@@ -104,19 +119,18 @@ func (f *FSM) Apply(l *raft.Log) any {
 func (f *FSM) notify(evals []*structs.Evaluation) { f.notifyWithToken(evals, "") }
 
 func (f *FSM) notifyWithToken(evals []*structs.Evaluation, token string) {
-	f.mu.RLock()
-	s := f.sink
-	f.mu.RUnlock()
+	s := f.currentSink()
 	if s == nil || len(evals) == 0 {
 		return
 	}
+	view := f.view()
 	stored := make([]*structs.Evaluation, 0, len(evals))
 	for _, e := range evals {
-		if got, err := f.state.EvalByID(nil, e.ID); err == nil && got != nil {
+		if got, err := view.EvalByID(nil, e.ID); err == nil && got != nil {
 			stored = append(stored, got)
 		}
 	}
-	s.EvalsWritten(stored, token)
+	f.emit(func() { s.EvalsWritten(stored, token) })
 }
 
 func (f *FSM) currentSink() EvalSink {
@@ -131,14 +145,15 @@ func (f *FSM) capacityChanged(index uint64, nodeIDs ...string) {
 	if s == nil {
 		return
 	}
+	view := f.view()
 	seen := map[string]bool{}
 	for _, id := range nodeIDs {
 		if id == "" || seen[id] {
 			continue
 		}
 		seen[id] = true
-		if n, err := f.state.NodeByID(nil, id); err == nil && n != nil && n.Ready() {
-			s.CapacityChanged(n, index)
+		if n, err := view.NodeByID(nil, id); err == nil && n != nil && n.Ready() {
+			f.emit(func() { s.CapacityChanged(n, index) })
 		}
 	}
 }

@@ -9,6 +9,11 @@
 // readers: callers must not modify them. Copy first (structs' Copy methods)
 // and write the copy back through raft.
 //
+// A Batch (batch.go) runs consecutive writes in one memdb transaction (the
+// FSM applies a raft commit's entries in one): each write keeps its index
+// and bookkeeping and hands the commit observer its own changes after the
+// commit; a failed write poisons the batch, which its owner aborts.
+//
 // # Tables
 //
 // go-memdb tables (schema.go): jobs, job_version (last 6 versions per job; a

@@ -12,9 +12,17 @@ import (
 type reader struct {
 	db    func() *memdb.MemDB
 	nodes *nodeSetCache // shared by the store and its snapshots
+	// wtx, when set, is an open write batch's transaction (Batch.View):
+	// reads see its uncommitted writes.
+	wtx *memdb.Txn
 }
 
-func (r reader) txn() *memdb.Txn { return r.db().Txn(false) }
+func (r reader) txn() *memdb.Txn {
+	if r.wtx != nil {
+		return r.wtx
+	}
+	return r.db().Txn(false)
+}
 
 // IndexEntry is a row of the index table: the last raft index that
 // modified a table.

@@ -108,12 +108,14 @@ func allocsTable() *memdb.TableSchema {
 	// two watch channels, key), so allocs have only the indexes that no
 	// other can serve: a node's allocs are a prefix of node_term
 	// (AllocsByNode), a namespace's come from "id" (Allocs) and an eval's
-	// from its job's (AllocsByEval).
+	// from its job's (AllocsByEval). The string keys are read without
+	// reflection (typed_index.go): a plan writes many allocs, and every
+	// server applies it.
 	return &memdb.TableSchema{Name: TableAllocs, Indexes: map[string]*memdb.IndexSchema{
-		"id":         unique("id", str("ID")),
-		"job":        optional("job", nsAnd("JobID")),
-		"node_term":  optional("node_term", &memdb.CompoundIndex{Indexes: []memdb.Indexer{str("NodeID"), terminal}}),
-		"deployment": optional("deployment", str("DeploymentID")),
+		"id":         unique("id", ixAllocID),
+		"job":        optional("job", &memdb.CompoundIndex{Indexes: []memdb.Indexer{ixAllocNamespace, ixAllocJobID}}),
+		"node_term":  optional("node_term", &memdb.CompoundIndex{Indexes: []memdb.Indexer{ixAllocNodeID, terminal}}),
+		"deployment": optional("deployment", ixAllocDeploymentID),
 	}}
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hashicorp/go-memdb"
 
@@ -39,10 +40,14 @@ type StateStore struct {
 	// onCommit, when set, receives every committed write's changes (the
 	// event stream is built from them). Guarded by writeMu.
 	onCommit CommitObserver
+
+	// batch is the open write batch (BeginBatch), nil when none.
+	batch atomic.Pointer[Batch]
 }
 
 // CommitObserver receives the objects a committed write changed, in the
-// order memdb reports them, with the write's raft index. It runs under the
+// order memdb reports them, with the write's raft index (the writes of a
+// Batch each on their own, in order, once the batch commits). It runs under the
 // store's write lock, so it must be quick and must not write to the store.
 type CommitObserver func(index uint64, changes memdb.Changes)
 
@@ -108,6 +113,9 @@ func (s *StateStore) swap(db *memdb.MemDB) {
 // evals are upserted in the same transaction: a raft entry that carries a
 // change and the evals it causes becomes visible as one, or not at all.
 func (s *StateStore) write(idx uint64, fn func(tx *writeTxn) error, evals ...*structs.Evaluation) error {
+	if b := s.activeBatch(); b != nil {
+		return b.write(idx, fn, evals...)
+	}
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	tx := newWriteTxn(s.currentDB(), idx, &s.interner, &s.nodeShare)
