@@ -138,7 +138,8 @@ var jobRows = []Row{
 	h("ReschedulePolicy.Unlimited", "TestRescheduleDelay_Functions"),
 
 	h("EphemeralDisk.Sticky", "TestStickyDisk_ReplacementKeepsTheData"),
-	refused("EphemeralDisk.Migrate", "migrate (copying the alloc dir to a replacement on another node) is not supported yet; sticky = true keeps a replacement on the same node with its data"),
+	{Key: "EphemeralDisk.Migrate", State: Honoured, Proof: "TestMigrateDisk_ReplacementOnAnotherNodeGetsTheData",
+		Note: "a replacement on another node fetches alloc/data and local/ from the previous node's agent once the previous alloc stopped; a down previous node or a collected previous alloc leaves them empty, as in Nomad"},
 	h("EphemeralDisk.SizeMB", "TestLegacyAllocResources_SumTasksPlusSharedDisk"),
 
 	h("UpdateStrategy.Stagger", "TestSystemSched_UpdateDecisions"),
