@@ -242,7 +242,7 @@ var jobRows = []Row{
 	h("Resources.CPU", "TestInvariants_CatchOvercommitAndPortClash"),
 	h("Resources.Cores", "TestFit_Cores"),
 	h("Resources.MemoryMB", "TestMemoryLimitOOMKills"),
-	untested("Resources.MemoryMaxMB", roundTrip),
+	{Key: "Resources.MemoryMaxMB", State: Honoured, Proof: "TestMemoryMax_ReachesTheTask", Note: "with memory oversubscription enabled (scheduler configuration), as in Nomad; the exec driver makes it the cgroup hard limit (TestLimitsTable)"},
 	h("Resources.DiskMB", "TestLegacyAllocResources_SumTasksPlusSharedDisk"),
 	h("Resources.Networks", "TestPorts_TaskNetworks"),
 	refused("Resources.Devices", "devices (GPUs and other device plugins) are not scheduled by Drover yet: the task would be placed on a node without the device"),
@@ -259,7 +259,7 @@ var jobRows = []Row{
 	h("LogConfig.MaxFiles", "TestLogRotation"),
 	h("LogConfig.MaxFileSizeMB", "TestLogRotation"),
 	h("LogConfig.Enabled", "TestJobToStructsPresenceDefaults"),
-	untested("LogConfig.Disabled", roundTrip),
+	h("LogConfig.Disabled", "TestLogsDisabled_NoLogFiles"),
 
 	h("TaskArtifact.GetterSource", "TestArtifacts"),
 	h("TaskArtifact.GetterOptions", "TestArtifacts"),
