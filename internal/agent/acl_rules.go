@@ -60,13 +60,15 @@ var aclRules = map[string]aclRule{
 	"/v1/operator/snapshot": readWrite(management, management),
 
 	// Client endpoints: the allocation's namespace decides.
-	"/v1/client/fs/logs/{id}":            readOnly(object(server.ObjectAlloc, capReadLogs)),
-	"/v1/client/fs/ls/{id}":              readOnly(object(server.ObjectAlloc, capReadFS)),
-	"/v1/client/fs/stat/{id}":            readOnly(object(server.ObjectAlloc, capReadFS)),
-	"/v1/client/fs/cat/{id}":             readOnly(object(server.ObjectAlloc, capReadFS)),
-	"/v1/client/fs/stream/{id}":          readOnly(object(server.ObjectAlloc, capReadFS)),
-	"/v1/client/allocation/{id}/exec":    readWrite(object(server.ObjectAlloc, acl.NamespaceCapabilityAllocExec), object(server.ObjectAlloc, acl.NamespaceCapabilityAllocExec)),
-	"/v1/client/fs/readat/{id}":          readOnly(object(server.ObjectAlloc, capReadFS)),
+	"/v1/client/fs/logs/{id}":         readOnly(object(server.ObjectAlloc, capReadLogs)),
+	"/v1/client/fs/ls/{id}":           readOnly(object(server.ObjectAlloc, capReadFS)),
+	"/v1/client/fs/stat/{id}":         readOnly(object(server.ObjectAlloc, capReadFS)),
+	"/v1/client/fs/cat/{id}":          readOnly(object(server.ObjectAlloc, capReadFS)),
+	"/v1/client/fs/stream/{id}":       readOnly(object(server.ObjectAlloc, capReadFS)),
+	"/v1/client/allocation/{id}/exec": readWrite(object(server.ObjectAlloc, acl.NamespaceCapabilityAllocExec), object(server.ObjectAlloc, acl.NamespaceCapabilityAllocExec)),
+	"/v1/client/fs/readat/{id}":       readOnly(object(server.ObjectAlloc, capReadFS)),
+	// Or the alloc's migrate token (authorizeRequest, validMigrateToken).
+	snapshotPath:                         readOnly(object(server.ObjectAlloc, capReadFS)),
 	"/v1/client/allocation/{id}/checks":  readOnly(object(server.ObjectAlloc, capReadJob)),
 	"/v1/client/allocation/{id}/stats":   readOnly(object(server.ObjectAlloc, capReadJob)),
 	"/v1/client/allocation/{id}/restart": writeOnly(object(server.ObjectAlloc, capLifecycle)),

@@ -100,7 +100,7 @@ func (a *Agent) clientConfig(dataDir string, servers client.Servers) *client.Con
 		CPUTotalCompute: c.Client.CPUTotalCompute, MemoryTotalMB: c.Client.MemoryTotalMB,
 		NetworkInterface: c.Client.NetworkInterface, DevMode: c.DevMode,
 		CNIPath: splitCNIPath(c.Client.CNIPath), CNIConfigDir: c.Client.CNIConfigDir, BridgeNetworkSubnet: c.Client.BridgeNetworkSubnet,
-		HTTPTLS: a.config.TLS.HTTP, NodeRegistrationToken: c.Client.NodeRegistrationToken,
+		HTTPTLS: a.config.TLS.HTTP, HTTPClientTLS: a.tls.httpClient, NodeRegistrationToken: c.Client.NodeRegistrationToken,
 		Logger: a.log, Servers: servers, Version: Version, HostVolumes: hostVolumes(c.Client.HostVolumes),
 		HostNetworks:   hostNetworks(c.Client.HostNetworks),
 		MinDynamicPort: c.Client.MinDynamicPort, MaxDynamicPort: c.Client.MaxDynamicPort,

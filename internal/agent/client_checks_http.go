@@ -26,10 +26,14 @@ func (h *HTTPServer) allocChecks(w http.ResponseWriter, r *http.Request, c *clie
 		if res.Status == "" {
 			continue // not run yet
 		}
+		var ts int64 // 0 until the first result (an initial_status has none)
+		if !res.Timestamp.IsZero() {
+			ts = res.Timestamp.Unix()
+		}
 		out[res.Check.ID] = api.AllocCheckStatus{
 			ID: res.Check.ID, Check: res.Check.Name, Group: group, Mode: "healthiness",
 			Output: res.Output, Service: res.Check.Service, Task: res.Check.Task,
-			Status: apiCheckStatus(res.Status), StatusCode: res.StatusCode, Timestamp: res.Timestamp.Unix(),
+			Status: apiCheckStatus(res.Status), StatusCode: res.StatusCode, Timestamp: ts,
 		}
 	}
 	return out, nil

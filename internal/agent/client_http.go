@@ -40,6 +40,7 @@ func (h *HTTPServer) clientRoutes() {
 	h.clientCheckRoutes()
 	h.clientExecRoutes()
 	h.clientFSStreamRoutes()
+	h.clientSnapshotRoutes()
 }
 
 // allocHandler registers fn for a pattern whose {id} is an alloc ID.

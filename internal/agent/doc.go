@@ -72,7 +72,9 @@
 // (client fs/logs/stats/signal/restart/gc/checks in the alloc's namespace:
 // read-fs, read-logs, read-job, alloc-lifecycle;
 // /v1/client/stats|metadata|gc node read/write; /v1/agent/* and /v1/metrics
-// agent read, pprof agent write; snapshots management); an unlisted route
+// agent read, pprof agent write; snapshots management; an alloc's
+// /v1/client/allocation/:id/snapshot read-fs or the alloc's migrate token,
+// client_snapshot_http.go); an unlisted route
 // needs management and TestACLRules_EveryRouteHasARule scans the sources for
 // one. A client-only agent resolves tokens with ACL.ResolveToken over RPC
 // and compiles the same ACL. The agent's own routing lookups (which node

@@ -208,8 +208,9 @@ func (c *Client) newRunner(a *structs.Allocation, rec *state.AllocRecord) *alloc
 }
 
 // previousAlloc is the alloc a new one replaces when its group's
-// ephemeral_disk is sticky (or migrate) and that alloc ran on this node;
-// a restored runner has already taken its data.
+// ephemeral_disk is sticky (or migrate) and that alloc ran on this node,
+// or, with migrate, on another node (remotePrevious); a restored runner
+// has already taken its data.
 func (c *Client) previousAlloc(a *structs.Allocation, rec *state.AllocRecord) *allocrunner.PreviousAlloc {
 	tg := a.Group()
 	if rec != nil || a.PreviousAllocation == "" || tg == nil || tg.EphemeralDisk == nil ||
@@ -220,7 +221,10 @@ func (c *Client) previousAlloc(a *structs.Allocation, rec *state.AllocRecord) *a
 	prev := c.runners[a.PreviousAllocation]
 	c.mu.Unlock()
 	if prev == nil {
-		c.logger.Warn("sticky ephemeral disk: the previous alloc did not run on this node; its data is not migrated",
+		if tg.EphemeralDisk.Migrate {
+			return c.remotePrevious(a) // on another node: fetched through its agent
+		}
+		c.logger.Warn("sticky ephemeral disk: the previous alloc did not run on this node; its data is not migrated (migrate = true would copy it)",
 			"alloc_id", a.ID, "previous_alloc", a.PreviousAllocation)
 		return nil
 	}

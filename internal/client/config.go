@@ -1,6 +1,7 @@
 package client
 
 import (
+	"crypto/tls"
 	"log/slog"
 	"net/http"
 	"time"
@@ -36,6 +37,10 @@ type Config struct {
 	HTTPAddr   string // advertised HTTP address of this agent
 	// HTTPTLS: the agent's HTTP API is served over TLS (Node.TLSEnabled).
 	HTTPTLS bool
+	// HTTPClientTLS is how this client dials another node's agent over
+	// https (fetching a previous alloc's data for ephemeral_disk
+	// migrate); nil: the system's roots.
+	HTTPClientTLS *tls.Config
 	// Version is the agent's version, fingerprinted as nomad.version (the
 	// CLI's node list shows it).
 	Version string

@@ -77,6 +77,20 @@
 // them into the chroot, docker as binds, :ro when read-only, raw_exec as
 // symlinks under the task dir).
 //
+// # Migrating ephemeral disks
+//
+// ephemeral_disk { migrate = true } with a previous alloc on another node
+// (migrate.go): the new alloc's runner, before its tasks start, asks the
+// servers (Node.PrevAllocMigration, a blocking query) until the previous
+// alloc is terminal, then downloads /v1/client/allocation/:id/snapshot from
+// that node's agent with the migrate token the servers gave it
+// (structs.MigrateToken, an HMAC keyed with the previous node's secret,
+// checked there by ValidMigrateToken), unpacks the tar into a staging tree
+// beside the alloc dirs (allocdir.Unpack: only alloc/data and the tasks'
+// local/, clean relative names, symlinks that never climb, os.Root writes,
+// the disk's size as limit) and moves it in. A down previous node or a
+// collected previous alloc leaves the dirs empty, as in Nomad.
+//
 // # Shutdown
 //
 // The state store (package client/state) writes through bbolt's Batch, so

@@ -97,6 +97,9 @@ var (
 	// A client's pull of its alloc indexes (GetClientAllocs above is the
 	// full pull of clients of earlier versions): checked by node secret.
 	NodeGetClientAllocIndexes = reads("Node.GetClientAllocIndexes", selfChecked, (*NodeEndpoint).GetClientAllocIndexes)
+	// A client migrating an ephemeral_disk asks about its alloc's
+	// previous alloc on another node: checked by node secret.
+	NodePrevAllocMigration = reads("Node.PrevAllocMigration", selfChecked, (*NodeEndpoint).PrevAllocMigration)
 
 	OperatorSchedulerGetConfiguration = reads("Operator.SchedulerGetConfiguration", operatorRead, (*OperatorEndpoint).SchedulerGetConfiguration)
 	OperatorSchedulerSetConfiguration = writes("Operator.SchedulerSetConfiguration", operatorWrite, (*OperatorEndpoint).SchedulerSetConfiguration)

@@ -244,3 +244,56 @@ func newlyFailed(existing, update *structs.Allocation) bool {
 	return update.ClientStatus == structs.AllocClientStatusFailed &&
 		existing.ClientStatus != structs.AllocClientStatusFailed && existing.DesiredStatus == structs.AllocDesiredStatusRun
 }
+
+// PrevAllocMigration answers a client migrating an ephemeral_disk
+// (migrate = true) about the alloc its AllocID replaces: where it ran,
+// whether it is terminal yet, and the migrate token its node accepts
+// (structs.MigrateToken, keyed with that node's secret, which never
+// leaves the servers). Only the node running AllocID may ask, and only
+// about AllocID's own previous alloc, as Nomad hands migrate tokens out
+// with a node's allocs. A blocking query: the client waits with
+// MinQueryIndex until the previous alloc is terminal.
+func (e *NodeEndpoint) PrevAllocMigration(ctx context.Context, args *structs.PrevAllocMigrationArgs) (*structs.PrevAllocMigrationResponse, error) {
+	if _, err := e.authenticate(args.NodeID, args.SecretID); err != nil {
+		return nil, err
+	}
+	out := &structs.PrevAllocMigrationResponse{}
+	err := e.srv.blockingRead(ctx, &args.QueryOptions, &out.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		*out = structs.PrevAllocMigrationResponse{QueryMeta: out.QueryMeta}
+		a, err := st.AllocByID(ws, args.AllocID)
+		if err != nil {
+			return 0, err
+		}
+		if a == nil || a.NodeID != args.NodeID {
+			return 0, NewCodedError(403, "AllocID: alloc %s is not on node %s", args.AllocID, args.NodeID)
+		}
+		out.PrevAllocID = a.PreviousAllocation
+		prev, err := st.AllocByID(ws, a.PreviousAllocation)
+		if err != nil {
+			return 0, err
+		}
+		index := max(st.Index(state.TableAllocs), st.Index(state.TableNodes))
+		if prev == nil {
+			out.Gone = true
+			return index, nil
+		}
+		out.PrevNodeID = prev.NodeID
+		out.Terminal = prev.ClientTerminalStatus() || prev.ClientStatus == structs.AllocClientStatusLost ||
+			prev.ClientStatus == structs.AllocClientStatusUnknown
+		node, err := st.NodeByID(ws, prev.NodeID)
+		if err != nil {
+			return 0, err
+		}
+		if node == nil || node.Status == structs.NodeStatusDown {
+			out.NodeDown = true
+			return index, nil
+		}
+		out.HTTPAddr, out.TLSEnabled = node.HTTPAddr, node.TLSEnabled
+		out.MigrateToken = structs.MigrateToken(prev.ID, node.SecretID)
+		return index, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}

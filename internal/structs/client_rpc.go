@@ -74,6 +74,35 @@ type AllocsGetArgs struct {
 	QueryOptions
 }
 
+// PrevAllocMigrationArgs asks, for AllocID (an alloc of the calling
+// node), about the alloc it replaces on another node: a blocking query on
+// the allocs past MinQueryIndex.
+type PrevAllocMigrationArgs struct {
+	NodeID   string
+	SecretID string
+	AllocID  string
+	QueryOptions
+}
+
+// PrevAllocMigrationResponse says where the previous alloc ran and
+// whether its data can be fetched yet. Gone: the previous alloc no
+// longer exists (collected), nothing to fetch. Terminal: it stopped (or
+// its node is lost), so its data no longer changes. NodeDown: its node is
+// down or gone, so nothing can be fetched. HTTPAddr and TLSEnabled are
+// the previous node's agent; MigrateToken authorizes the snapshot there
+// (MigrateToken).
+type PrevAllocMigrationResponse struct {
+	PrevAllocID  string
+	PrevNodeID   string
+	Gone         bool
+	Terminal     bool
+	NodeDown     bool
+	HTTPAddr     string
+	TLSEnabled   bool
+	MigrateToken string
+	QueryMeta
+}
+
 // AllocsGetResponse holds the allocs asked for (with their jobs) that the
 // servers still hold; a garbage collected one is left out.
 type AllocsGetResponse struct {
@@ -120,6 +149,10 @@ const (
 	// IDs and indexes only (NodeClientAllocsResponse).
 	RPCNodeGetClientAllocIndexes = "Node.GetClientAllocIndexes"
 	RPCAllocGetAllocs            = "Alloc.GetAllocs"
-	RPCNodeUpdateAlloc           = "Node.UpdateAlloc"
-	RPCACLResolveToken           = "ACL.ResolveToken"
+	// RPCNodePrevAllocMigration is a client's question about the
+	// previous alloc whose ephemeral_disk data it migrates from another
+	// node (PrevAllocMigrationArgs).
+	RPCNodePrevAllocMigration = "Node.PrevAllocMigration"
+	RPCNodeUpdateAlloc        = "Node.UpdateAlloc"
+	RPCACLResolveToken        = "ACL.ResolveToken"
 )

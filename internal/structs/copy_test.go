@@ -368,6 +368,8 @@ var notCopied = map[string]string{
 	"NodeClientAllocsResponse":            "RPC payload",
 	"AllocsGetArgs":                       "RPC payload",
 	"AllocsGetResponse":                   "RPC payload",
+	"PrevAllocMigrationArgs":              "RPC payload",
+	"PrevAllocMigrationResponse":          "RPC payload",
 	"AllocClientUpdateArgs":               "RPC payload",
 	"GenericResponse":                     "RPC payload",
 	"SchedulerSetConfigRequest":           "raft payload",

@@ -144,7 +144,17 @@ type ServiceCheck struct {
 	// "require_healthy" (default), "ignore_warnings" (a warning counts as
 	// passing) or "ignore" (not counted).
 	OnUpdate string
+	// InitialStatus is the check's status before its first result:
+	// "passing", "warning" or "critical" ("" : pending, no status).
+	InitialStatus string
 }
+
+// Check initial_status values (Consul's, which Nomad passes on).
+const (
+	CheckStatusPassing  = "passing"
+	CheckStatusWarning  = "warning"
+	CheckStatusCritical = "critical"
+)
 
 // Check on_update values (Nomad's).
 const (

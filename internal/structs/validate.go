@@ -668,6 +668,7 @@ func (s *Service) validate(v validator) {
 			cv.fail("Interval", "must be at least %s (or 0 for the default), got %s", minCheckInterval, c.Interval)
 		}
 		cv.oneOf("OnUpdate", c.OnUpdate, "", OnUpdateRequireHealthy, OnUpdateIgnoreWarnings, OnUpdateIgnore)
+		cv.oneOf("InitialStatus", c.InitialStatus, "", CheckStatusPassing, CheckStatusWarning, CheckStatusCritical)
 		for _, n := range []struct {
 			field string
 			value int

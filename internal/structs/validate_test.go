@@ -179,6 +179,9 @@ var jobCases = []jobCase{
 	{name: "check on_update unknown", mutate: func(j *Job) {
 		group(j, 0).Services = []*Service{{Name: "s", Checks: []*ServiceCheck{{Type: "tcp", OnUpdate: "never"}}}}
 	}, field: "TaskGroups[0].Services[0].Checks[0].OnUpdate"},
+	{name: "check initial_status unknown", mutate: func(j *Job) {
+		group(j, 0).Services = []*Service{{Name: "s", Checks: []*ServiceCheck{{Type: "tcp", InitialStatus: "ok"}}}}
+	}, field: "TaskGroups[0].Services[0].Checks[0].InitialStatus"},
 	{name: "negative failures_before_critical", mutate: func(j *Job) {
 		group(j, 0).Services = []*Service{{Name: "s", Checks: []*ServiceCheck{{Type: "tcp", FailuresBeforeCritical: -1}}}}
 	}, field: "TaskGroups[0].Services[0].Checks[0].FailuresBeforeCritical"},

@@ -31,7 +31,7 @@ func fullStructsServices() []*structs.Service {
 			Interval: 10 * time.Second, Timeout: 2 * time.Second, Command: "/bin/check", Args: []string{"-v"}, GRPCService: "g",
 			GRPCUseTLS: true, TLSSkipVerify: true, TaskName: "web", CheckRestart: &structs.CheckRestart{Limit: 3, Grace: time.Second, IgnoreWarnings: true},
 			Header: map[string][]string{"X-A": {"1", "2"}}, Body: "{}", TLSServerName: "web.local",
-			SuccessBeforePassing: 2, FailuresBeforeWarning: 3, FailuresBeforeCritical: 4, OnUpdate: "ignore_warnings"}},
+			SuccessBeforePassing: 2, FailuresBeforeWarning: 3, FailuresBeforeCritical: 4, OnUpdate: "ignore_warnings", InitialStatus: "warning"}},
 		CanaryTags: []string{"canary"}, CanaryMeta: map[string]string{"c": "1"}, Meta: map[string]string{"m": "1"},
 		TaggedAddresses: map[string]string{"lan": "10.0.0.1"}, AddressMode: "host", EnableTagOverride: true, OnUpdate: "ignore",
 	}}
@@ -165,7 +165,7 @@ var (
 	apiOnlyNetworkFields = []string{"ReservedPorts.IgnoreCollision", "DynamicPorts.IgnoreCollision"}
 	apiOnlyServiceFields = []string{
 		"CheckRestart", "Connect", "TaskName", "Identity", "Weights", "Cluster", "Kind",
-		"Checks.Expose", "Checks.AddressMode", "Checks.Advertise", "Checks.InitialStatus", "Checks.Notes",
+		"Checks.Expose", "Checks.AddressMode", "Checks.Advertise", "Checks.Notes",
 	}
 )
 
@@ -202,7 +202,7 @@ func fullAPIServices() []*api.Service {
 			Interval: 5 * time.Second, Timeout: time.Second, Command: "/bin/check", Args: []string{"-v"}, GRPCService: "g",
 			GRPCUseTLS: true, TLSSkipVerify: true, TaskName: "web", CheckRestart: &api.CheckRestart{Limit: 3, Grace: new(time.Second), IgnoreWarnings: true},
 			Header: map[string][]string{"Authorization": {"Bearer x"}}, Body: "ping", TLSServerName: "api.local",
-			SuccessBeforePassing: 5, FailuresBeforeWarning: 6, FailuresBeforeCritical: 7, OnUpdate: "ignore"}},
+			SuccessBeforePassing: 5, FailuresBeforeWarning: 6, FailuresBeforeCritical: 7, OnUpdate: "ignore", InitialStatus: "passing"}},
 		Address: "192.168.9.9", CanaryTags: []string{"canary-x"}, CanaryMeta: map[string]string{"cm": "2"}, Meta: map[string]string{"mm": "2"},
 		TaggedAddresses: map[string]string{"wan": "1.2.3.4"}, AddressMode: "alloc", EnableTagOverride: true, OnUpdate: "ignore_warnings",
 	}}

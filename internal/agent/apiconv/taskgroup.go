@@ -182,7 +182,7 @@ func checksToStructs(in []api.ServiceCheck, serviceRestart *api.CheckRestart, se
 		return &structs.ServiceCheck{
 			Header: cloneHeader(c.Header), Body: c.Body, TLSServerName: c.TLSServerName,
 			SuccessBeforePassing: c.SuccessBeforePassing, FailuresBeforeWarning: c.FailuresBeforeWarning,
-			FailuresBeforeCritical: c.FailuresBeforeCritical, OnUpdate: onUpdate,
+			FailuresBeforeCritical: c.FailuresBeforeCritical, OnUpdate: onUpdate, InitialStatus: c.InitialStatus,
 			Name: c.Name, Type: c.Type, Path: c.Path, Protocol: c.Protocol, PortLabel: c.PortLabel, Method: c.Method,
 			Interval: c.Interval, Timeout: c.Timeout, Command: c.Command, Args: slices.Clone(c.Args),
 			GRPCService: c.GRPCService, GRPCUseTLS: c.GRPCUseTLS, TLSSkipVerify: c.TLSSkipVerify, TaskName: c.TaskName,
@@ -224,7 +224,7 @@ func checksFromStructs(in []*structs.ServiceCheck) []api.ServiceCheck {
 				CheckRestart: checkRestartFromStructs(c.CheckRestart),
 				Header:       cloneHeader(c.Header), Body: c.Body, TLSServerName: c.TLSServerName,
 				SuccessBeforePassing: c.SuccessBeforePassing, FailuresBeforeWarning: c.FailuresBeforeWarning,
-				FailuresBeforeCritical: c.FailuresBeforeCritical, OnUpdate: c.OnUpdate,
+				FailuresBeforeCritical: c.FailuresBeforeCritical, OnUpdate: c.OnUpdate, InitialStatus: c.InitialStatus,
 			})
 		}
 	}

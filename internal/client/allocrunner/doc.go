@@ -37,7 +37,11 @@
 // any task starts, the runner waits for the previous alloc's tasks to die
 // and moves its alloc/data and each task's local/ into the new tree (the
 // scheduler places the replacement on the previous node when it fits).
-// Data of a previous alloc on another node is not copied (logged). A batch
+// With migrate and a previous alloc on another node, the runner runs the
+// PreviousAlloc's Fetch instead (the client's migrate.go: wait for the
+// previous alloc to stop, download its snapshot from that node's agent,
+// unpack and move it in); a failure is logged and the tasks start on
+// empty dirs. A batch
 // or sysbatch group's max_run_duration (max_run.go) stops the alloc that
 // long after its runner started and reports it complete with "allocation
 // exceeded max_run_duration", as Nomad does.

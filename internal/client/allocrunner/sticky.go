@@ -1,22 +1,29 @@
 package allocrunner
 
 import (
+	"context"
+
 	"github.com/drover-project/drover/internal/client/allocdir"
 )
 
-// PreviousAlloc is the alloc a new one replaces on the same node, for a
-// sticky ephemeral_disk: Done closes once its tasks are dead.
+// PreviousAlloc is the alloc a new one replaces, for an ephemeral_disk
+// that is sticky or migrates. On the same node, Dir is its tree and Done
+// closes once its tasks are dead. On another node (migrate = true), Fetch
+// waits for it to stop and copies its data into dest (tasks: the new
+// alloc's task names) through that node's agent; Dir and Done are nil.
 type PreviousAlloc struct {
-	ID   string
-	Dir  *allocdir.AllocDir
-	Done <-chan struct{}
+	ID    string
+	Dir   *allocdir.AllocDir
+	Done  <-chan struct{}
+	Fetch func(ctx context.Context, dest *allocdir.AllocDir, tasks []string) error
 }
 
 // takePreviousData waits for the previous alloc's tasks to die, then
 // moves its alloc/data and each task's local/ into this alloc, before
-// any task starts (Nomad's sticky ephemeral_disk on one node). The move
-// is best effort, as in Nomad: a failure is logged and the tasks start on
-// empty directories. A stop of this alloc while it waits ends the wait
+// any task starts (Nomad's sticky ephemeral_disk on one node); for a
+// previous alloc on another node it runs Fetch instead (migrate). Both
+// are best effort, as in Nomad: a failure is logged and the tasks start
+// on empty directories. A stop of this alloc while it waits ends the wait
 // (nothing moves; the loop then stops the tasks that never started). It
 // returns false when the runner was shut down while waiting.
 func (r *Runner) takePreviousData() bool {
@@ -24,10 +31,37 @@ func (r *Runner) takePreviousData() bool {
 	if prev == nil || r.cfg.Restore != nil {
 		return true
 	}
-	for waiting := prev.Done != nil; waiting; {
+	var tasks []string
+	if tg := r.alloc.Group(); tg != nil {
+		for _, t := range tg.Tasks {
+			if t != nil {
+				tasks = append(tasks, t.Name)
+			}
+		}
+	}
+	done := prev.Done
+	var fetchErr chan error
+	cancel := func() {}
+	if prev.Fetch != nil {
+		var ctx context.Context
+		ctx, cancel = context.WithCancel(context.Background())
+		fetchErr = make(chan error, 1)
+		go func() { fetchErr <- prev.Fetch(ctx, r.allocDir, tasks) }()
+		done = nil
+	}
+	defer cancel()
+	for waiting := done != nil || fetchErr != nil; waiting; {
 		select {
-		case <-prev.Done:
+		case <-done:
 			waiting = false
+		case err := <-fetchErr:
+			if err != nil {
+				r.logger.Warn("migrating ephemeral disk: previous alloc's data not copied; the tasks start on empty directories",
+					"previous_alloc", prev.ID, "error", err)
+			} else {
+				r.logger.Info("migrating ephemeral disk: copied the previous alloc's data", "previous_alloc", prev.ID)
+			}
+			return true
 		case <-r.shutdownCh:
 			return false
 		case <-r.changeCh:
@@ -37,14 +71,6 @@ func (r *Runner) takePreviousData() bool {
 			if stopping {
 				r.notify() // the loop's next step acts on the stop
 				return true
-			}
-		}
-	}
-	var tasks []string
-	if tg := r.alloc.Group(); tg != nil {
-		for _, t := range tg.Tasks {
-			if t != nil {
-				tasks = append(tasks, t.Name)
 			}
 		}
 	}

@@ -82,7 +82,11 @@ func New(cfg Config, checks []Check) *Checker {
 		results: make([]Result, len(checks)), timers: make([]clock.Timer, len(checks)),
 		graceUntil: make([]time.Time, len(checks))}
 	for i, ch := range checks {
-		c.results[i] = Result{Check: ch, Status: StatusPending}
+		status := ch.Initial
+		if status == "" {
+			status = StatusPending
+		}
+		c.results[i] = Result{Check: ch, Status: status}
 		if ch.Type == TypeHTTP && (ch.TLSSkipVerify || ch.TLSServerName != "") {
 			if c.tlsHTTP == nil {
 				c.tlsHTTP = map[int]*http.Client{}

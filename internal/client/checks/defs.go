@@ -6,7 +6,9 @@
 // send the check's method, header block and body, and https ones honour
 // tls_skip_verify and tls_server_name; success_before_passing,
 // failures_before_warning and failures_before_critical hold a status
-// change until that many results in a row (thresholds). The alloc runner
+// change until that many results in a row (thresholds), and a check's
+// initial_status is its status until the first result (initialStatus:
+// Consul's meaning, which Nomad's own provider lacks). The alloc runner
 // reads the results to decide deployment health when update.health_check
 // is "checks" (weighed by each check's on_update: ForDeployment), to set
 // the health of the service registrations, and to restart tasks whose
@@ -93,6 +95,9 @@ type Check struct {
 	// OnUpdate is what the check means to deployment health (see
 	// ForDeployment).
 	OnUpdate string
+	// Initial is the status the check has before its first result:
+	// StatusPending, or the check's initial_status (see initialStatus).
+	Initial string
 }
 
 // FromAlloc lists the runnable checks of the alloc's group services and
@@ -167,6 +172,7 @@ func build(a *structs.Allocation, task string, s *structs.Service, sc *structs.S
 		Header: sc.Header, Body: sc.Body, TLSServerName: sc.TLSServerName,
 		SuccessBeforePassing: sc.SuccessBeforePassing, FailuresBeforeWarning: sc.FailuresBeforeWarning,
 		FailuresBeforeCritical: sc.FailuresBeforeCritical, OnUpdate: sc.OnUpdate,
+		Initial: initialStatus(sc.InitialStatus),
 	}
 	if c.InTask == "" {
 		c.InTask = sc.TaskName
@@ -229,4 +235,24 @@ func hostIP(ip string) string {
 		return LoopbackIP
 	}
 	return ip
+}
+
+// initialStatus maps a check's initial_status to the status it starts
+// with. Nomad documents initial_status for the Consul provider only (its
+// own provider shows a check pending until the first result); Drover
+// differs on purpose and gives its native checks Consul's meaning, so a
+// job written for Consul keeps its behaviour: the service registration
+// carries that health and deployment health counts it until the first
+// result replaces it ("critical" is Drover's failing). Unset stays
+// pending, as in Nomad's provider.
+func initialStatus(s string) string {
+	switch s {
+	case structs.CheckStatusPassing:
+		return StatusPassing
+	case structs.CheckStatusWarning:
+		return StatusWarning
+	case structs.CheckStatusCritical:
+		return StatusFailing
+	}
+	return StatusPending
 }

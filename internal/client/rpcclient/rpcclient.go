@@ -165,6 +165,13 @@ func (c *Client) SignIdentities(ctx context.Context, args *structs.WorkloadIdent
 	return &out, c.call(ctx, structs.RPCWorkloadIdentitySign, args, &out)
 }
 
+// PrevAllocMigration asks about the previous alloc on another node whose
+// ephemeral_disk data an alloc of this node migrates (a blocking query).
+func (c *Client) PrevAllocMigration(ctx context.Context, args *structs.PrevAllocMigrationArgs) (*structs.PrevAllocMigrationResponse, error) {
+	var out structs.PrevAllocMigrationResponse
+	return &out, c.call(ctx, structs.RPCNodePrevAllocMigration, args, &out)
+}
+
 // ReadVariable reads a variable (a blocking query with MinQueryIndex).
 func (c *Client) ReadVariable(ctx context.Context, args *structs.VariablesReadRequest) (*structs.VariablesReadResponse, error) {
 	var out structs.VariablesReadResponse

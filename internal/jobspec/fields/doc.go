@@ -32,6 +32,15 @@
 // docs/reference/jobspec.md is generated from the rows (Markdown; go test
 // -run TestReferenceDocIsCurrent -update rewrites it).
 //
+// The node table (node.go) does the same for the node the official client
+// reads (api.Node, GET /v1/node/:id): each field is Filled (always set on
+// a ready client's node), FilledWhenSet (when the node has it) or
+// NotFilled (with the reason), because Nomad's CLI dereferences optional
+// node fields. TestEveryNodeFieldHasARow walks api.Node by reflection;
+// internal/agent's TestNodeRowsFilledByADevAgent checks a real agent's
+// answer against the Filled rows (UnfilledNodeFields);
+// docs/reference/node.md is generated (TestNodeReferenceDocIsCurrent).
+//
 // This package imports no internal package, so the parser (internal/jobspec),
 // the agent and the CLI share it.
 package fields

@@ -149,10 +149,10 @@ func TestCheck(t *testing.T) {
 		{"zero values of refused fields", func(j *api.Job) {
 			j.TaskGroups[0].EphemeralDisk = &api.EphemeralDisk{Sticky: ptr(false), Migrate: ptr(false), SizeMB: ptr(300)}
 		}, nil, nil},
-		{"sticky disk and template delimiters honoured, migrate refused", func(j *api.Job) {
+		{"sticky and migrate disk and template delimiters honoured", func(j *api.Job) {
 			j.TaskGroups[0].EphemeralDisk = &api.EphemeralDisk{Sticky: ptr(true), Migrate: ptr(true)}
 			j.TaskGroups[0].Tasks[0].Templates = []*api.Template{{EmbeddedTmpl: ptr("x"), LeftDelim: ptr("[["), RightDelim: ptr("]]")}}
-		}, []string{"TaskGroups[0].EphemeralDisk.Migrate"}, nil},
+		}, nil, nil},
 		{"bridge and host networks, a port on a named host network", func(j *api.Job) {
 			j.TaskGroups[0].Networks = []*api.NetworkResource{{Mode: "bridge"}, {Mode: "host", DynamicPorts: []api.Port{{Label: "x", HostNetwork: "public"}}}}
 		}, nil, nil},

@@ -1,7 +1,7 @@
-# A cache that should survive rescheduling: sticky is honoured (the
-# replacement stays on the node with the data); migrate to another node is
-# not built yet.
-# expect: refuse EphemeralDisk.Migrate
+# A cache that should survive rescheduling: sticky keeps the replacement
+# on the node with the data when it fits; migrate copies the data to a
+# replacement on another node.
+# expect: accept
 job "cache" {
   group "g" {
     ephemeral_disk {
