@@ -1,6 +1,8 @@
 package scheduler
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -55,6 +57,61 @@ func parsePortList(s string) []int {
 	return out
 }
 
+// addStored counts the node's stored live allocs from the store's summary,
+// less those drop says the plan stops or replaces. The result is what
+// adding each kept alloc would give, in the same order, without reading
+// the allocs' resources (only the dropped ones are subtracted).
+func (u *nodeUsage) addStored(s *structs.NodeUsage, drop func(*structs.Allocation) bool) {
+	if s.Empty() {
+		return
+	}
+	var dropped []*structs.Allocation
+	if drop != nil {
+		for _, a := range s.Allocs {
+			if drop(a) {
+				dropped = append(dropped, a)
+			}
+		}
+	}
+	if len(dropped) == 0 {
+		u.allocs = slices.Clip(s.Allocs) // shared: add and remove copy before changing it
+	} else {
+		for _, a := range s.Allocs {
+			if !drop(a) {
+				u.allocs = append(u.allocs, a)
+			}
+		}
+	}
+	u.used.Add(&s.Used)
+	cores := s.Cores
+	if len(dropped) > 0 && len(cores) > 0 {
+		cores = maps.Clone(cores)
+	}
+	for p, n := range s.Ports {
+		if u.ports == nil {
+			u.ports = make(map[int]int, len(s.Ports))
+		}
+		u.ports[p] += n
+	}
+	for _, a := range dropped {
+		u.used.Subtract(a.AllocatedResources.Comparable())
+		forEachCore(a, func(c uint16) { cores[c]-- })
+		forEachPort(a, func(p int) {
+			if u.ports[p]--; u.ports[p] <= 0 {
+				delete(u.ports, p)
+			}
+		})
+	}
+	for c, n := range cores {
+		if n > 0 {
+			if u.cores == nil {
+				u.cores = map[uint16]bool{}
+			}
+			u.cores[c] = true
+		}
+	}
+}
+
 func (u *nodeUsage) add(a *structs.Allocation) {
 	u.allocs = append(u.allocs, a)
 	u.used.Add(a.AllocatedResources.Comparable())
@@ -107,47 +164,11 @@ func (u *nodeUsage) countGroup(jobID, group string) int {
 	return n
 }
 
+// forEachCore and forEachPort are the definitions the state store's
+// per-node usage (structs.NodeUsage) counts with, so the stored sums and
+// the plan's own additions agree.
 func forEachCore(a *structs.Allocation, fn func(uint16)) {
-	if a.AllocatedResources == nil {
-		return
-	}
-	for _, t := range a.AllocatedResources.Tasks {
-		for _, c := range t.ReservedCores {
-			fn(c)
-		}
-	}
+	a.AllocatedResources.ForEachReservedCore(fn)
 }
 
-// forEachPort visits every host port an alloc claims: the group's port
-// mappings and networks, and the tasks' networks.
-func forEachPort(a *structs.Allocation, fn func(int)) {
-	ar := a.AllocatedResources
-	if ar == nil {
-		return
-	}
-	seen := map[int]bool{}
-	visit := func(p int) {
-		if p > 0 && !seen[p] {
-			seen[p] = true
-			fn(p)
-		}
-	}
-	for _, p := range ar.Shared.Ports {
-		visit(p.Value)
-	}
-	visitNetworks(ar.Shared.Networks, visit)
-	for _, t := range ar.Tasks {
-		visitNetworks(t.Networks, visit)
-	}
-}
-
-func visitNetworks(nets []*structs.NetworkResource, visit func(int)) {
-	for _, n := range nets {
-		for _, p := range n.ReservedPorts {
-			visit(p.Value)
-		}
-		for _, p := range n.DynamicPorts {
-			visit(p.Value)
-		}
-	}
-}
+func forEachPort(a *structs.Allocation, fn func(int)) { a.AllocatedResources.ForEachHostPort(fn) }
