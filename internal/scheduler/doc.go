@@ -53,7 +53,11 @@
 //   - stack.go, rank.go, spread.go, fit.go, ports.go: sampled candidates
 //     (seeded per eval), binpack or spread, job anti-affinity, reschedule
 //     penalty, affinities, spreads, resource fit with exhausted dimensions,
-//     static/dynamic port assignment.
+//     static/dynamic port assignment. A node's usage (usage.go) starts
+//     from the state's per-node summary (State.NodeUsage: one read, not the
+//     node's allocs) less the plan's stops and replaced allocs, plus its
+//     placements; a State laid over another (insight, sim replay) computes
+//     the summary from its own allocs (structs.NewNodeUsage).
 //   - preempt*.go: only after a placement found no room, and when the
 //     scheduler configuration enables it for the job type (system by
 //     default): evict live allocs of other jobs at least 10 priority below,
