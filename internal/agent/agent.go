@@ -282,7 +282,7 @@ func (a *Agent) serveHTTP() error {
 	baseCtx, cancel := context.WithCancel(context.Background())
 	a.httpCancel = cancel
 	a.http = &http.Server{
-		Handler:           limits.withDeadlines(handler),
+		Handler:           limits.withDeadlines(withGzip(handler)),
 		BaseContext:       func(net.Listener) context.Context { return baseCtx },
 		ReadHeaderTimeout: limits.ReadHeader,
 		IdleTimeout:       limits.Idle,

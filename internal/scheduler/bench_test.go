@@ -127,3 +127,43 @@ func reportQuality(b *testing.B, p *structs.Plan, spread bool) int {
 	}
 	return placed
 }
+
+// BenchmarkServiceSchedulerBusy is BenchmarkServiceScheduler's shape
+// (5,000 nodes, 600 allocs, no spread) on a cluster that already runs
+// 10 allocs of another job on every node (a fifth of each node's CPU and
+// memory), so ranking a node reads what is placed on it.
+func BenchmarkServiceSchedulerBusy(b *testing.B) {
+	const nodes, count, perNode = 5000, 600, 10
+	h := benchCluster(b, nodes)
+	other := benchJob(nodes*perNode, false)
+	other.ID, other.Constraints = "busy", nil
+	other = h.upsertJob(other)
+	allocs := make([]*structs.Allocation, 0, nodes*perNode)
+	for i := 0; i < nodes; i++ {
+		for k := 0; k < perNode; k++ {
+			allocs = append(allocs, &structs.Allocation{
+				ID: fmt.Sprintf("busy-%05d-%02d", i, k), Namespace: other.Namespace, JobID: other.ID, Job: other,
+				TaskGroup: "web", NodeID: fmt.Sprintf("bench-%05d", i), Name: structs.AllocName(other.ID, "web", uint(i*perNode+k)),
+				DesiredStatus: structs.AllocDesiredStatusRun, ClientStatus: structs.AllocClientStatusRunning,
+				AllocatedResources: &structs.AllocatedResources{Tasks: map[string]*structs.AllocatedTaskResources{
+					"web": {CpuShares: 280, MemoryMB: 640}}},
+			})
+		}
+	}
+	h.must(h.store.UpsertAllocs(h.next(), allocs))
+	job := h.upsertJob(benchJob(count, false))
+	snap := h.store.Snapshot()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	p := &benchPlanner{}
+	service := Builtins(Deps{})[structs.JobTypeService]
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := service(log, snap, p).Process(mockEval(job, structs.EvalTriggerJobRegister)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	placed := reportQuality(b, p.plan, false)
+	b.ReportMetric(float64(placed)*float64(b.N)/b.Elapsed().Seconds(), "placements/s")
+}

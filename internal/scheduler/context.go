@@ -57,22 +57,24 @@ func newEvalContext(state State, eval *structs.Evaluation, job *structs.Job, pla
 }
 
 // nodeUsage returns what the node's proposed allocs (stored, minus the
-// plan's stops, plus the plan's placements) use, computing it once.
+// plan's stops, plus the plan's placements) use, computing it once. The
+// stored part is the state store's per-node summary (one read, not the
+// node's allocs).
 func (c *evalContext) nodeUsage(n *structs.Node) (*nodeUsage, error) {
 	if u, ok := c.usage[n.ID]; ok {
 		return u, nil
 	}
-	stored, err := c.state.AllocsByNodeTerminal(nil, n.ID, false)
+	stored, err := c.state.NodeUsage(nil, n.ID)
 	if err != nil {
 		return nil, err
 	}
 	u := newNodeUsage(n)
 	planned := c.plan.NodeAllocation[n.ID]
-	for _, a := range stored {
-		if !c.stopped[a.ID] && !a.TerminalStatus() && !containsAlloc(planned, a.ID) {
-			u.add(a)
-		}
+	var drop func(*structs.Allocation) bool
+	if len(c.stopped) > 0 || len(planned) > 0 {
+		drop = func(a *structs.Allocation) bool { return c.stopped[a.ID] || containsAlloc(planned, a.ID) }
 	}
+	u.addStored(stored, drop)
 	for _, a := range planned {
 		if !a.TerminalStatus() {
 			u.add(a)

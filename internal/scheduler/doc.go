@@ -69,6 +69,11 @@
 //     (the plan applier checks the same), the client's reserved ports hold
 //     on every address and a host network's on its own. Preemption frees
 //     only ports on the node's own address.
+//     A node's usage (usage.go) starts
+//     from the state's per-node summary (State.NodeUsage: one read, not the
+//     node's allocs) less the plan's stops and replaced allocs, plus its
+//     placements; a State laid over another (insight, sim replay) computes
+//     the summary from its own allocs (structs.NewNodeUsage).
 //   - preempt*.go: only after a placement found no room, and when the
 //     scheduler configuration enables it for the job type (system by
 //     default): evict live allocs of other jobs at least 10 priority below,
@@ -87,5 +92,7 @@
 //     insight's headroom whether an alloc of an older job version would
 //     be replaced or updated in place.
 //
-// BenchmarkServiceScheduler reproduces Nomad's benchmark shape.
+// BenchmarkServiceScheduler reproduces Nomad's benchmark shape;
+// BenchmarkServiceSchedulerBusy runs its 5000/600 case on nodes that already
+// hold 10 allocs each, where reading each candidate's allocs used to cost.
 package scheduler

@@ -11,12 +11,10 @@ import (
 // follows it, as in "missing host network public".
 const FilterHostNetwork = "missing host network"
 
-// defaultHostNetwork is the host network a port without host_network is
-// on, as in Nomad: the node's fingerprinted address unless the client
-// declares a host_network of that name.
-const defaultHostNetwork = "default"
+// defaultHostNetwork and isDefaultHostNetwork: see structs.DefaultHostNetwork.
+const defaultHostNetwork = structs.DefaultHostNetwork
 
-func isDefaultHostNetwork(name string) bool { return name == "" || name == defaultHostNetwork }
+func isDefaultHostNetwork(name string) bool { return structs.IsDefaultHostNetwork(name) }
 
 // hostNetworkNames lists, sorted, the non-default host networks the
 // group's and its tasks' ports name.

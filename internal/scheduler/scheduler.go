@@ -20,6 +20,10 @@ type State interface {
 	AllocsByJob(ws memdb.WatchSet, namespace, jobID string, anyCreateIndex bool) ([]*structs.Allocation, error)
 	AllocsByNode(ws memdb.WatchSet, nodeID string) ([]*structs.Allocation, error)
 	AllocsByNodeTerminal(ws memdb.WatchSet, nodeID string, terminal bool) ([]*structs.Allocation, error)
+	// NodeUsage sums the node's live allocs (nil: none); the list in it is
+	// AllocsByNodeTerminal(ws, nodeID, false). A State laid over another
+	// that changes allocs must override it too (structs.NewNodeUsage).
+	NodeUsage(ws memdb.WatchSet, nodeID string) (*structs.NodeUsage, error)
 	AllocByID(ws memdb.WatchSet, id string) (*structs.Allocation, error)
 	EvalByID(ws memdb.WatchSet, id string) (*structs.Evaluation, error)
 	DeploymentByID(ws memdb.WatchSet, id string) (*structs.Deployment, error)

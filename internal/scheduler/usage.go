@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -116,6 +117,56 @@ func parsePortList(s string) []int {
 	return out
 }
 
+// addStored counts the node's stored live allocs from the store's summary,
+// less those drop says the plan stops or replaces. The result is what
+// adding each kept alloc would give, in the same order, without reading
+// the allocs' resources (only the dropped ones are subtracted).
+func (u *nodeUsage) addStored(s *structs.NodeUsage, drop func(*structs.Allocation) bool) {
+	if s.Empty() {
+		return
+	}
+	var dropped []*structs.Allocation
+	if drop != nil {
+		for _, a := range s.Allocs {
+			if drop(a) {
+				dropped = append(dropped, a)
+			}
+		}
+	}
+	if len(dropped) == 0 {
+		u.allocs = slices.Clip(s.Allocs) // shared: add and remove copy before changing it
+	} else {
+		for _, a := range s.Allocs {
+			if !drop(a) {
+				u.allocs = append(u.allocs, a)
+			}
+		}
+	}
+	u.used.Add(&s.Used)
+	cores := s.Cores
+	if len(dropped) > 0 && len(cores) > 0 {
+		cores = maps.Clone(cores)
+	}
+	for k, n := range s.Ports {
+		for range n {
+			u.claimAddrPort(k.IP, k.Port)
+		}
+	}
+	for _, a := range dropped {
+		u.used.Subtract(a.AllocatedResources.Comparable())
+		forEachCore(a, func(c uint16) { cores[c]-- })
+		forEachAddrPort(a, u.ip, u.releaseAddrPort)
+	}
+	for c, n := range cores {
+		if n > 0 {
+			if u.cores == nil {
+				u.cores = map[uint16]bool{}
+			}
+			u.cores[c] = true
+		}
+	}
+}
+
 func (u *nodeUsage) add(a *structs.Allocation) {
 	u.allocs = append(u.allocs, a)
 	u.used.Add(a.AllocatedResources.Comparable())
@@ -164,91 +215,25 @@ func (u *nodeUsage) countGroup(jobID, group string) int {
 	return n
 }
 
+// forEachCore and forEachPort are the definitions the state store's
+// per-node usage (structs.NodeUsage) counts with, so the stored sums and
+// the plan's own additions agree.
 func forEachCore(a *structs.Allocation, fn func(uint16)) {
-	if a.AllocatedResources == nil {
-		return
-	}
-	for _, t := range a.AllocatedResources.Tasks {
-		for _, c := range t.ReservedCores {
-			fn(c)
-		}
-	}
+	a.AllocatedResources.ForEachReservedCore(fn)
 }
 
-// forEachAddrPort visits every host port an alloc claims with its address:
-// the group's port mappings (HostIP) and the default-network ports of its
-// networks, and the tasks' networks (their IP). A group network's port on
-// a named host network is visited through its mapping, which carries the
-// address the scheduler picked. An empty address is defaultIP.
+// forEachAddrPort visits every host port an alloc claims with its address
+// (structs.AllocatedResources.ForEachHostAddrPort, which the state store's
+// summary counts with); an empty address is defaultIP.
 func forEachAddrPort(a *structs.Allocation, defaultIP string, fn func(ip string, p int)) {
-	ar := a.AllocatedResources
-	if ar == nil {
-		return
-	}
-	type key struct {
-		ip string
-		p  int
-	}
-	seen := map[key]bool{}
-	visit := func(ip string, p int) {
+	a.AllocatedResources.ForEachHostAddrPort(func(ip string, p int) {
 		if ip == "" {
 			ip = defaultIP
 		}
-		if k := (key{ip, p}); p > 0 && !seen[k] {
-			seen[k] = true
-			fn(ip, p)
-		}
-	}
-	for _, p := range ar.Shared.Ports {
-		visit(p.HostIP, p.Value)
-	}
-	for _, n := range ar.Shared.Networks {
-		for _, ports := range [][]structs.Port{n.ReservedPorts, n.DynamicPorts} {
-			for _, p := range ports {
-				if isDefaultHostNetwork(p.HostNetwork) {
-					visit(n.IP, p.Value)
-				}
-			}
-		}
-	}
-	for _, t := range ar.Tasks {
-		for _, n := range t.Networks {
-			visitNetworks([]*structs.NetworkResource{n}, func(p int) { visit(n.IP, p) })
-		}
-	}
+		fn(ip, p)
+	})
 }
 
 // forEachPort visits every host port number an alloc claims, on any of
-// the node's addresses: the group's port mappings and networks, and the
-// tasks' networks.
-func forEachPort(a *structs.Allocation, fn func(int)) {
-	ar := a.AllocatedResources
-	if ar == nil {
-		return
-	}
-	seen := map[int]bool{}
-	visit := func(p int) {
-		if p > 0 && !seen[p] {
-			seen[p] = true
-			fn(p)
-		}
-	}
-	for _, p := range ar.Shared.Ports {
-		visit(p.Value)
-	}
-	visitNetworks(ar.Shared.Networks, visit)
-	for _, t := range ar.Tasks {
-		visitNetworks(t.Networks, visit)
-	}
-}
-
-func visitNetworks(nets []*structs.NetworkResource, visit func(int)) {
-	for _, n := range nets {
-		for _, p := range n.ReservedPorts {
-			visit(p.Value)
-		}
-		for _, p := range n.DynamicPorts {
-			visit(p.Value)
-		}
-	}
-}
+// the node's addresses, once each.
+func forEachPort(a *structs.Allocation, fn func(int)) { a.AllocatedResources.ForEachHostPort(fn) }

@@ -191,6 +191,15 @@ func (r *rollback) AllocsByNodeTerminal(ws memdb.WatchSet, nodeID string, termin
 	return r.filter(all, func(a *structs.Allocation) bool { return a.TerminalStatus() == terminal }), err
 }
 
+// NodeUsage sums the node's live allocs as they were at the index.
+func (r *rollback) NodeUsage(ws memdb.WatchSet, nodeID string) (*structs.NodeUsage, error) {
+	live, err := r.AllocsByNodeTerminal(ws, nodeID, false)
+	if err != nil {
+		return nil, err
+	}
+	return structs.NewNodeUsage(nodeID, live), nil
+}
+
 // replayPlanner records; every plan commits in full.
 type replayPlanner struct {
 	plans   []*structs.Plan

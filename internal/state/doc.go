@@ -28,7 +28,12 @@
 // unique by secret), acl_role (unique by UUID and by name), the index-table
 // row acl_token_bootstrap, the one-row autopilot_config (singleton_config.go
 // serves it and the scheduler configuration alike), service_registrations,
-// variables and root_keys.
+// variables and root_keys. node_usage (node_usage.go) is derived: one
+// structs.NodeUsage per node with live allocs (the allocs in ID order, summed
+// resources, memory_max, reserved-core and host-port claims), updated by
+// every alloc insert and delete in the same transaction (writeTxn.insert and
+// remove), rebuilt by Restore, never persisted and without an index row; the
+// schedulers rank a node from it instead of reading its allocs.
 //
 // A deployment written from an older copy (a scheduler's plan carries the
 // deployment as its snapshot had it) keeps the stored alloc counters, any

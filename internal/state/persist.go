@@ -114,6 +114,9 @@ func (s *StateStore) Restore(r io.Reader) error {
 	if err := allocs.finish(txn); err != nil {
 		return err
 	}
+	if err := rebuildNodeUsage(txn); err != nil {
+		return err
+	}
 	txn.Commit()
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()

@@ -33,7 +33,7 @@ func stateSchema() *memdb.DBSchema {
 		scalingEventTable(), jobSubmissionTable(), nodePoolsTable(),
 		namespacesTable(),
 		serviceRegistrationsTable(), variablesTable(), rootKeysTable(),
-		autopilotConfigTable(),
+		autopilotConfigTable(), nodeUsageTable(),
 	}
 	db := &memdb.DBSchema{Tables: map[string]*memdb.TableSchema{}}
 	for _, t := range tables {

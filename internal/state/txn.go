@@ -26,6 +26,8 @@ type writeTxn struct {
 	interner   *interner
 	nodeShare  *nodeShare
 	allocShare *allocShare
+	// usage holds the node usages this transaction changed (node_usage.go).
+	usage map[string]*structs.NodeUsage
 }
 
 func newWriteTxn(db *memdb.MemDB, index uint64, in *interner, ns *nodeShare) *writeTxn {
@@ -41,6 +43,11 @@ func newWriteTxn(db *memdb.MemDB, index uint64, in *interner, ns *nodeShare) *wr
 
 // insert stores obj and marks its table as touched.
 func (tx *writeTxn) insert(table string, obj any) error {
+	if table == TableAllocs {
+		if err := tx.countAllocWrite(obj.(*structs.Allocation)); err != nil {
+			return err
+		}
+	}
 	if err := tx.Insert(table, obj); err != nil {
 		return fmt.Errorf("%s insert failed: %w", table, err)
 	}
@@ -50,6 +57,11 @@ func (tx *writeTxn) insert(table string, obj any) error {
 
 // remove deletes obj and marks its table as touched.
 func (tx *writeTxn) remove(table string, obj any) error {
+	if table == TableAllocs {
+		if err := tx.countAllocDelete(obj.(*structs.Allocation)); err != nil {
+			return err
+		}
+	}
 	if err := tx.Delete(table, obj); err != nil {
 		return fmt.Errorf("%s delete failed: %w", table, err)
 	}
@@ -71,6 +83,9 @@ func (tx *writeTxn) finish() error {
 		if err := tx.refreshJobStatus(id); err != nil {
 			return err
 		}
+	}
+	if err := tx.flushNodeUsage(); err != nil {
+		return err
 	}
 	for table := range tx.touched {
 		if err := tx.Insert(TableIndex, &IndexEntry{Key: table, Value: tx.index}); err != nil {

@@ -311,6 +311,9 @@ var copyCases = map[string]func(*testing.T){
 // notCopied lists struct types deliberately without Copy, with the reason.
 var notCopied = map[string]string{
 	"NodeDevice": "flat value, copied inside NodeDeviceResource.Copy",
+	// The state store's derived per-node summary: Clone copies its slice
+	// and maps and shares the (immutable) allocs.
+	"NodeUsage": "state-store summary with Clone",
 	// The cluster's RPC and endpoint payloads (cluster.go, worker_rpc.go).
 	"ServerRaftStatsRequest":     "RPC payload",
 	"ServerRaftStats":            "RPC payload",

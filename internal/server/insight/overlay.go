@@ -176,6 +176,19 @@ func (o *overlay) AllocsByNodeTerminal(ws memdb.WatchSet, nodeID string, termina
 	return o.merge(all, o.addedByNode[nodeID], func(a *structs.Allocation) bool { return a.NodeID == nodeID && a.TerminalStatus() == terminal }), nil
 }
 
+// NodeUsage sums the node's live allocs as the overlay has them: the
+// base's summary while no overlaid alloc is on the node.
+func (o *overlay) NodeUsage(ws memdb.WatchSet, nodeID string) (*structs.NodeUsage, error) {
+	if !o.touched[nodeID] {
+		return o.State.NodeUsage(ws, nodeID)
+	}
+	live, err := o.AllocsByNodeTerminal(ws, nodeID, false)
+	if err != nil {
+		return nil, err
+	}
+	return structs.NewNodeUsage(nodeID, live), nil
+}
+
 // apply commits a plan to the overlay as the plan applier and FSM would:
 // stops and preemptions become new versions of the allocs, placements are
 // written with the plan's job.
