@@ -204,4 +204,22 @@ func TestHostNetworks_Scheduler(t *testing.T) {
 			t.Fatal("the port's holder on the public address is not named")
 		}
 	}
+
+	// A port stored on the public address leaves the same port free on the
+	// node's own: the store's per-node summary counts ports per address
+	// (a summary by port number alone refused this placement).
+	onWith := &structs.Constraint{LTarget: "${node.unique.id}", RTarget: with.ID, Operand: "="}
+	pub := mockJob("public-8081", 1)
+	pub.TaskGroups[0].Networks = portsGroup(structs.Port{Label: "web", Value: 8081, HostNetwork: "public"}).Networks
+	pub.Constraints = append(pub.Constraints, onWith)
+	h.register(pub)
+	def := mockJob("default-8081", 1)
+	def.TaskGroups[0].Networks = portsGroup(structs.Port{Label: "web", Value: 8081}).Networks
+	def.Constraints = append(def.Constraints, onWith)
+	h.register(def)
+	for _, j := range []*structs.Job{pub, def} {
+		if live := h.liveAllocs(j); len(live) != 1 || live[0].NodeID != with.ID {
+			t.Fatalf("%s: %d allocs, want 1 on the node with both addresses", j.ID, len(live))
+		}
+	}
 }
