@@ -102,7 +102,7 @@ var nodeRows = []NodeRow{
 	filled("NodeResources.Memory"),
 	filled("NodeResources.Disk"),
 	filled("NodeResources.Networks"),
-	notFilled("NodeResources.Devices", "devices are not fingerprinted on this branch: a node reports none"),
+	notFilled("NodeResources.Devices", "Drover has no device plugins, so no client fingerprints devices; the scheduler honours the devices a node registration carries (structs.NodeResources.Devices), but /v1/node does not show them"),
 	filled("NodeResources.MinDynamicPort"),
 	filled("NodeResources.MaxDynamicPort"),
 	filled("NodeCpuResources.CpuShares"),
