@@ -39,7 +39,7 @@ func (h *HTTPServer) jobPlan(w http.ResponseWriter, r *http.Request) (any, error
 		Annotations:        apiconv.PlanAnnotationsFromStructs(plan.Annotations),
 		FailedTGAllocs:     apiconv.AllocMetricsFromStructs(plan.FailedTGAllocs),
 		NextPeriodicLaunch: plan.NextPeriodicLaunch,
-		Warnings:           warnings,
+		Warnings:           joinWarnings(plan.Warnings, warnings),
 	}
 	for _, e := range plan.CreatedEvals {
 		out.CreatedEvals = append(out.CreatedEvals, apiconv.EvalFromStructs(e))

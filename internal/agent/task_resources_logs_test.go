@@ -36,6 +36,35 @@ func TestMemoryMax_ReachesTheTask(t *testing.T) {
 	}
 }
 
+// memory_max while memory oversubscription is off is not silently
+// dropped: register and plan warn that it is ignored, as Nomad does; with
+// oversubscription on, neither warns (seen failing: no warning).
+func TestMemoryMax_WarnsWhileOversubscriptionIsOff(t *testing.T) {
+	_, c := clientTestAgent(t)
+	job := shellJob("memmax-warn", "exec sleep 1000")
+	job.TaskGroups[0].Tasks[0].Resources.MemoryMaxMB = pointer(96)
+	plan, _, err := c.Jobs().Plan(job, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, _, err := c.Jobs().Register(job, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for what, w := range map[string]string{"plan": plan.Warnings, "register": reg.Warnings} {
+		if !strings.Contains(w, `"g.t": memory_max is ignored while memory oversubscription is off`) {
+			t.Errorf("%s warnings %q, want the ignored memory_max named", what, w)
+		}
+	}
+	if _, _, err := c.Operator().SchedulerSetConfiguration(&api.SchedulerConfiguration{
+		SchedulerAlgorithm: "binpack", MemoryOversubscriptionEnabled: true}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if reg, _, err = c.Jobs().Register(job, nil); err != nil || strings.Contains(reg.Warnings, "memory_max") {
+		t.Fatalf("with oversubscription on: warnings %q, err %v", reg.Warnings, err)
+	}
+}
+
 // logs { disabled = true } leaves the task's output uncollected, through a
 // real client: alloc/logs holds the logging task's files and none of the
 // silenced one's.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/drover-project/drover/internal/server/periodic"
 	"github.com/drover-project/drover/internal/structs"
@@ -44,6 +45,7 @@ func (e *JobEndpoint) Register(ctx context.Context, args *structs.JobRegisterArg
 	if err := checkSubmission(args.Submission); err != nil {
 		return nil, err
 	}
+	reply.Warnings = e.configWarnings(job)
 	now := e.srv.now()
 	req := &structs.JobRegisterRequest{Job: job, SubmitTime: now.UnixNano(), Submission: args.Submission}
 	if !job.IsMultiInstanceParent() {
@@ -65,6 +67,29 @@ func (e *JobEndpoint) Register(ctx context.Context, args *structs.JobRegisterArg
 		reply.EvalID, reply.EvalCreateIndex = req.Eval.ID, index
 	}
 	return reply, nil
+}
+
+// configWarnings says what the job asks that the cluster's scheduler
+// configuration will not honour, as Nomad warns at register and plan:
+// memory_max while memory oversubscription is off (the scheduler then
+// reserves and the client limits at memory only).
+func (e *JobEndpoint) configWarnings(job *structs.Job) string {
+	cfg, _ := e.srv.State().SchedulerConfig(nil)
+	if cfg == nil {
+		cfg = structs.DefaultSchedulerConfiguration()
+	}
+	if cfg.MemoryOversubscriptionEnabled {
+		return ""
+	}
+	var ws []string
+	for _, tg := range job.TaskGroups {
+		for _, t := range tg.Tasks {
+			if t.Resources != nil && t.Resources.MemoryMaxMB > 0 {
+				ws = append(ws, fmt.Sprintf("Task %q: memory_max is ignored while memory oversubscription is off (drover operator scheduler set-config -memory-oversubscription=true turns it on)", tg.Name+"."+t.Name))
+			}
+		}
+	}
+	return strings.Join(ws, "\n")
 }
 
 func (e *JobEndpoint) checkEnforceIndex(job *structs.Job, args *structs.JobRegisterArgs) error {

@@ -38,6 +38,7 @@ func (e *JobEndpoint) Plan(ctx context.Context, args *structs.JobPlanArgs) (*str
 		return nil, err
 	}
 	reply.Old, reply.New, reply.Index = old, proposed, snap.LatestIndex()
+	reply.Warnings = e.configWarnings(proposed)
 	if old != nil {
 		reply.JobModifyIndex = old.JobModifyIndex
 	}

@@ -174,6 +174,9 @@ type JobPlanResponse struct {
 	JobModifyIndex     uint64
 	NextPeriodicLaunch time.Time
 	WriteMeta
+	// Warnings, as register's: what the job asks that this cluster's
+	// configuration will not honour (memory_max without oversubscription).
+	Warnings string
 }
 
 // JobDispatchArgs dispatches a parameterized job.

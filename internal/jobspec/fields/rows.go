@@ -242,7 +242,7 @@ var jobRows = []Row{
 	h("Resources.CPU", "TestInvariants_CatchOvercommitAndPortClash"),
 	h("Resources.Cores", "TestFit_Cores"),
 	h("Resources.MemoryMB", "TestMemoryLimitOOMKills"),
-	{Key: "Resources.MemoryMaxMB", State: Honoured, Proof: "TestMemoryMax_ReachesTheTask", Note: "with memory oversubscription enabled (scheduler configuration), as in Nomad; the exec driver makes it the cgroup hard limit (TestLimitsTable)"},
+	{Key: "Resources.MemoryMaxMB", State: Honoured, Proof: "TestMemoryMax_ReachesTheTask", Note: "with memory oversubscription enabled (scheduler configuration), as in Nomad; the exec driver makes it the cgroup hard limit (TestLimitsTable); while it is off, register and plan warn that it is ignored (TestMemoryMax_WarnsWhileOversubscriptionIsOff)"},
 	h("Resources.DiskMB", "TestLegacyAllocResources_SumTasksPlusSharedDisk"),
 	h("Resources.Networks", "TestPorts_TaskNetworks"),
 	{Key: "Resources.Devices", State: Honoured, Proof: "TestDevices_Scheduler", Note: "scheduled against the node's devices (name, count of free healthy instances, constraints; affinities choose among a node's device groups, they do not rank nodes); Drover clients load no device plugins, so only nodes registered with devices get such a task, and a client refuses to start a task granted devices it cannot reserve"},
