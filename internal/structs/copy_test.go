@@ -313,7 +313,7 @@ var notCopied = map[string]string{
 	"NodeDevice": "flat value, copied inside NodeDeviceResource.Copy",
 	// The state store's derived per-node summary: Clone copies its slice
 	// and maps and shares the (immutable) allocs.
-	"NodeUsage": "state-store summary with Clone",
+	"NodeUsage":    "state-store summary with Clone",
 	"HostAddrPort": "flat map key of NodeUsage.Ports",
 	// The cluster's RPC and endpoint payloads (cluster.go, worker_rpc.go).
 	"ServerRaftStatsRequest":     "RPC payload",
