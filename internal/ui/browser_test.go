@@ -242,10 +242,22 @@ func (b *browser) click(sel string) {
 }
 
 // confirm clicks a two-step button: once to arm it, once to act.
+// A live re-render (an event for the page) can replace the button between
+// the click and the arming, so arming is retried, as click retries.
 func (b *browser) confirm(sel string) {
 	b.t.Helper()
-	b.click(sel)
-	b.run("armed "+sel, chromedp.WaitVisible(sel+".armed", chromedp.ByQuery))
+	for attempt := 1; ; attempt++ {
+		b.click(sel)
+		ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
+		err := chromedp.Run(ctx, chromedp.WaitVisible(sel+".armed", chromedp.ByQuery))
+		cancel()
+		if err == nil {
+			break
+		}
+		if attempt >= 4 {
+			b.t.Fatalf("armed %s: %v", sel, err)
+		}
+	}
 	b.click(sel + ".armed")
 }
 

@@ -108,7 +108,9 @@ export default function aclPage(params, query, ctx) {
   const title = params.kind[0].toUpperCase() + params.kind.slice(1);
   return {
     title,
-    topics: params.kind === 'namespaces' ? ['Namespace'] : ['ACLToken', 'ACLPolicy', 'ACLRole'],
+    // A creation form has nothing to follow, and a re-render would wipe
+    // what its handler drew (a new token's secret, shown once).
+    topics: name === 'new' ? [] : params.kind === 'namespaces' ? ['Namespace'] : ['ACLToken', 'ACLPolicy', 'ACLRole'],
     render: async () => {
       const body = name === 'new' ? await k.form() : name ? await k.show(name) : await k.list();
       const create = !name ? `<div class="actions"><a class="buttonlike primary" href="${base(params.kind)}/new">Create</a></div>` : '';
