@@ -182,7 +182,11 @@ func matrixCases(f matrixFixture) []matrixCase {
 		{"GET", "/v1/agent/self", nil, agentReaders},
 		{"GET", "/v1/agent/host", nil, agentReaders},
 		{"GET", "/v1/agent/servers", nil, agentReaders},
-		{"GET", "/v1/agent/keyring/list", nil, agentReaders},
+		// Gossip keyring: agent:write, list included (Nomad's docs).
+		{"GET", "/v1/agent/keyring/list", nil, []string{"agent-write"}},
+		{"PUT", "/v1/agent/keyring/install", map[string]any{"Key": "AAAA"}, []string{"agent-write"}},
+		{"PUT", "/v1/agent/keyring/use", map[string]any{"Key": "AAAA"}, []string{"agent-write"}},
+		{"PUT", "/v1/agent/keyring/remove", map[string]any{"Key": "AAAA"}, []string{"agent-write"}},
 		{"GET", "/v1/metrics", nil, agentReaders},
 		{"GET", "/v1/agent/pprof/nope", nil, []string{"agent-write"}},
 		{"GET", "/v1/operator/raft/configuration", nil, opReaders},
