@@ -220,6 +220,7 @@ func matrixCases(f matrixFixture) []matrixCase {
 		{"PUT", "/v1/acl/login", map[string]any{"AuthMethodName": "nope", "LoginToken": "x"}, allTokens}, // the JWT is the credential
 		{"PUT", "/v1/acl/oidc/auth-url", map[string]any{"AuthMethodName": "nope"}, allTokens},
 		{"PUT", "/v1/acl/token/onetime", nil, allTokensButBogus[1:]}, // a token makes one for itself; anonymous has none
+		{"PUT", "/v1/acl/oidc/complete-auth", map[string]any{"AuthMethodName": "nope", "ClientNonce": "n", "State": "s", "Code": "c", "RedirectURI": "http://x"}, allTokens},
 		{"PUT", "/v1/acl/role", map[string]any{"Name": "x"}, nil},
 		{"GET", "/v1/acl/role/00000000-0000-0000-0000-000000000000", nil, nil},
 		{"GET", "/v1/acl/role/name/nope", nil, nil},
@@ -241,6 +242,8 @@ func matrixCases(f matrixFixture) []matrixCase {
 
 		// Public.
 		{"GET", "/v1/status/leader", nil, allTokens},
+		{"GET", "/.well-known/jwks.json", nil, allTokens},
+		{"GET", "/.well-known/openid-configuration", nil, allTokens}, // 404 without oidc_issuer, for every token
 		{"GET", "/v1/agent/health", nil, allTokens},
 		{"GET", "/v1/regions", nil, allTokens},
 		{"GET", "/ui/", nil, allTokens},
