@@ -4,25 +4,41 @@ import (
 	"context"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/nomad/api"
 
+	"github.com/drover-project/drover/internal/clock"
 	"github.com/drover-project/drover/internal/server"
 	"github.com/drover-project/drover/internal/structs"
 	"github.com/drover-project/drover/internal/testutil"
 )
 
+// skewedClock is the real clock moved forward by a settable offset: the
+// server's timers keep running while its "now" jumps.
+type skewedClock struct {
+	clock.Real
+	mu  sync.Mutex
+	off time.Duration
+}
+
+func (c *skewedClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return time.Now().Add(c.off) }
+
+func (c *skewedClock) skip(d time.Duration) { c.mu.Lock(); c.off += d; c.mu.Unlock() }
+
 // The token x endpoint matrix again, with workload identities as the
 // tokens: the default identity of a task of job "wi" (default
-// namespace), of job "api" (prod), of a stopped allocation, and a named
-// identity (audience vault.io) of job "wi". A workload identity is a
+// namespace), of job "api" (prod), of a stopped allocation, a named
+// identity (audience vault.io) of job "wi", and (last, once the server's
+// clock has passed it) an expired one of job "wi". A workload identity is a
 // credential for its own job's variables only (Nomad's implicit policy),
 // so every endpoint of the matrix but the public ones answers 403, and
 // the variables endpoints answer exactly per path.
 func TestACLMatrix_WorkloadIdentities(t *testing.T) {
-	a, root, _ := matrixAgent(t)
+	skew := &skewedClock{}
+	a, root, _ := matrixAgent(t, WithServerClock(skew))
 	f := matrixFixtures(t, a, root)
 	node, err := a.Server().State().NodeByID(nil, f.nodeID)
 	if err != nil || node == nil {
@@ -63,6 +79,7 @@ func TestACLMatrix_WorkloadIdentities(t *testing.T) {
 		return reply.Signed[0].JWT
 	}
 	wiAlloc := place("wi", func(j *api.Job) {
+		j.TaskGroups[0].Tasks[0].Identity = &api.WorkloadIdentity{TTL: time.Minute}
 		j.TaskGroups[0].Tasks[0].Identities = []*api.WorkloadIdentity{{Name: "vault_default", Audience: []string{"vault.io"}, TTL: time.Hour}}
 	})
 	goneAlloc := place("gone", nil)
@@ -169,6 +186,28 @@ func TestACLMatrix_WorkloadIdentities(t *testing.T) {
 		sort.Strings(paths)
 		if got := strings.Join(paths, ","); got != l.want {
 			t.Errorf("%s lists %q in %s, want %q", l.token, got, l.ns, l.want)
+		}
+	}
+
+	// Expired: the default identity of job "wi" signed with its 1 min
+	// TTL, then the server's clock moved past it and the leeway. Refused
+	// everywhere, saying why, where the same token was good before.
+	expiring := sign(wiAlloc, "default")
+	if code, msg := matrixCall(t, a, expiring, matrixCase{method: "GET", path: "/v1/var/nomad/jobs/wi"}); code != 200 {
+		t.Fatalf("the identity with a TTL before expiry: %d %s", code, msg)
+	}
+	skew.skip(3 * time.Minute)
+	for _, tc := range matrixCases(f) {
+		cells++
+		code, msg := matrixCall(t, a, expiring, tc)
+		if public := slicesContains(tc.allowed, "*"); public == (code == 403) {
+			t.Errorf("%s %s with an expired identity: %d (%s)", tc.method, tc.path, code, msg)
+		}
+	}
+	for _, path := range []string{"/v1/var/nomad/jobs/wi", "/v1/vars"} {
+		cells++
+		if code, msg := matrixCall(t, a, expiring, matrixCase{method: "GET", path: path}); code != 403 || !strings.Contains(msg, "expired") {
+			t.Errorf("GET %s with an expired identity: %d %s, want 403 saying expired", path, code, msg)
 		}
 	}
 	t.Logf("workload identity matrix: %d cells", cells)

@@ -326,12 +326,12 @@ func reachesServerEndpoint(tc matrixCase) bool {
 
 // matrixAgent starts an ACL-enabled agent with real schedulers and
 // returns it with a management client.
-func matrixAgent(t *testing.T) (*Agent, *api.Client, string) {
+func matrixAgent(t *testing.T, opts ...Option) (*Agent, *api.Client, string) {
 	t.Helper()
-	a, c := testAgent(t, func(cfg *config.Config) {
+	a, c := testAgentWith(t, func(cfg *config.Config) {
 		cfg.ACL.Enabled = true
 		cfg.Server.EnabledSchedulers = nil
-	})
+	}, opts...)
 	root, _, err := c.ACLTokens().Bootstrap(nil)
 	if err != nil {
 		t.Fatal(err)
