@@ -17,9 +17,9 @@ import (
 
 // The token x endpoint matrix: every route is called with every token,
 // through the official client; a call the token's policies do not grant
-// must get 403 "Permission denied", and a granted one anything else (the
-// fixtures make most granted writes fail validation, so the matrix
-// changes little).
+// must get 403 "Permission denied", and a granted one the row's exact
+// status (the fixtures make most granted writes fail validation, so the
+// matrix changes little: 400 or 404).
 
 // matrixPolicies are the policies of the matrix's client tokens.
 var matrixPolicies = map[string]string{
@@ -55,6 +55,11 @@ type matrixCase struct {
 	method, path string
 	body         any
 	allowed      []string // besides management
+	// status is the exact status every granted token gets (200 for a
+	// success the client decodes); 0 where the official client cannot
+	// decode the body (the UI's HTML, a snapshot's bytes), which checks
+	// only that the call is not denied.
+	status int
 }
 
 // Sets of tokens, by what they grant.
@@ -91,156 +96,163 @@ func matrixCases(f matrixFixture) []matrixCase {
 	}
 	return []matrixCase{
 		// Jobs in default.
-		{"GET", "/v1/jobs", nil, plus(readsDefault, []string{"list-all"})},
-		{"GET", "/v1/jobs?namespace=prod", nil, plus(readsProd, []string{"list-all"})},
-		{"PUT", "/v1/jobs", badJob("default"), writesDefault},
-		{"PUT", "/v1/jobs?namespace=default", badJob("prod"), writesProd},
-		{"PUT", "/v1/jobs/parse", map[string]any{"JobHCL": "job {"}, readsDefault},
-		{"GET", "/v1/job/web", nil, readsDefault},
-		{"GET", "/v1/job/api?namespace=prod", nil, readsProd},
-		{"PUT", "/v1/job/x", badJob("default"), writesDefault},
-		{"DELETE", "/v1/job/nope", nil, writesDefault},
-		{"DELETE", "/v1/job/nope?namespace=prod", nil, writesProd},
-		{"GET", "/v1/job/web/versions", nil, readsDefault},
-		{"GET", "/v1/job/web/evaluations", nil, readsDefault},
-		{"GET", "/v1/job/web/allocations", nil, readsDefault},
-		{"GET", "/v1/job/web/summary", nil, readsDefault},
-		{"GET", "/v1/job/web/explain", nil, readsDefault},
-		{"GET", "/v1/job/api/headroom?namespace=prod", nil, readsProd},
-		{"GET", "/v1/evaluation/" + f.webEval + "/explain", nil, readsDefault},
-		{"GET", "/v1/job/web/deployments", nil, readsDefault},
-		{"GET", "/v1/job/web/deployment", nil, readsDefault},
-		{"PUT", "/v1/job/web/scale", map[string]any{"Count": -1, "Target": map[string]string{"Group": "web"}}, plus(writesDefault, []string{"scale-default"})},
-		{"PUT", "/v1/job/x/plan", badJob("default"), writesDefault},
-		{"PUT", "/v1/job/nope/evaluate", map[string]any{"JobID": "nope"}, writesDefault},
-		{"PUT", "/v1/job/nope/revert", map[string]any{"JobID": "nope", "JobVersion": 9}, writesDefault},
-		{"PUT", "/v1/job/web/periodic/force", nil, writesDefault},
-		{"PUT", "/v1/job/web/dispatch", map[string]any{"JobID": "web"}, writesDefault},
-		{"GET", "/v1/job/web/actions", nil, readsDefault},
-		{"GET", "/v1/job/web/action?action=a&task=t&allocID=" + f.webAlloc, nil, writesDefault},
-		{"PUT", "/v1/validate/job", badJob("default"), readsDefault},
-		{"PUT", "/v1/search", map[string]any{"Prefix": "w", "Context": "jobs"}, plus(readsDefault, []string{"list-all"})},
-		{"PUT", "/v1/search/fuzzy", map[string]any{"Text": "web", "Context": "jobs"}, plus(readsDefault, []string{"list-all"})},
+		{"GET", "/v1/jobs", nil, plus(readsDefault, []string{"list-all"}), 200},
+		{"GET", "/v1/jobs?namespace=prod", nil, plus(readsProd, []string{"list-all"}), 200},
+		{"PUT", "/v1/jobs", badJob("default"), writesDefault, 400},
+		{"PUT", "/v1/jobs?namespace=default", badJob("prod"), writesProd, 400},
+		{"PUT", "/v1/jobs/parse", map[string]any{"JobHCL": "job {"}, readsDefault, 400},
+		{"GET", "/v1/job/web", nil, readsDefault, 200},
+		{"GET", "/v1/job/api?namespace=prod", nil, readsProd, 200},
+		{"PUT", "/v1/job/x", badJob("default"), writesDefault, 400},
+		{"DELETE", "/v1/job/nope", nil, writesDefault, 404},
+		{"DELETE", "/v1/job/nope?namespace=prod", nil, writesProd, 404},
+		{"GET", "/v1/job/web/versions", nil, readsDefault, 200},
+		{"GET", "/v1/job/web/evaluations", nil, readsDefault, 200},
+		{"GET", "/v1/job/web/allocations", nil, readsDefault, 200},
+		{"GET", "/v1/job/web/summary", nil, readsDefault, 200},
+		{"GET", "/v1/job/web/explain", nil, readsDefault, 200},
+		{"GET", "/v1/job/api/headroom?namespace=prod", nil, readsProd, 200},
+		{"GET", "/v1/evaluation/" + f.webEval + "/explain", nil, readsDefault, 200},
+		{"GET", "/v1/job/web/deployments", nil, readsDefault, 200},
+		{"GET", "/v1/job/web/deployment", nil, readsDefault, 200},
+		{"PUT", "/v1/job/web/scale", map[string]any{"Count": -1, "Target": map[string]string{"Group": "web"}}, plus(writesDefault, []string{"scale-default"}), 400},
+		{"PUT", "/v1/job/x/plan", badJob("default"), writesDefault, 400},
+		{"PUT", "/v1/job/nope/evaluate", map[string]any{"JobID": "nope"}, writesDefault, 404},
+		{"PUT", "/v1/job/nope/revert", map[string]any{"JobID": "nope", "JobVersion": 9}, writesDefault, 404},
+		{"PUT", "/v1/job/web/periodic/force", nil, writesDefault, 400},
+		{"PUT", "/v1/job/web/dispatch", map[string]any{"JobID": "web"}, writesDefault, 400},
+		{"GET", "/v1/job/web/actions", nil, readsDefault, 200},
+		{"GET", "/v1/job/web/action?action=a&task=t&allocID=" + f.webAlloc, nil, writesDefault, 404},
+		{"PUT", "/v1/validate/job", badJob("default"), readsDefault, 200},
+		{"PUT", "/v1/search", map[string]any{"Prefix": "w", "Context": "jobs"}, plus(readsDefault, []string{"list-all"}), 200},
+		{"PUT", "/v1/search/fuzzy", map[string]any{"Text": "web", "Context": "jobs"}, plus(readsDefault, []string{"list-all"}), 200},
 
 		// Evaluations, allocations, deployments: the object's namespace
 		// decides, whatever namespace the request names.
-		{"GET", "/v1/evaluations", nil, readsDefault},
-		{"GET", "/v1/evaluations/count", nil, readsDefault},
-		{"GET", "/v1/evaluation/" + f.webEval, nil, readsDefault},
-		{"GET", "/v1/evaluation/" + f.apiEval, nil, readsProd},
-		{"GET", "/v1/evaluation/" + f.apiEval + "/allocations", nil, readsProd},
-		{"DELETE", "/v1/evaluations", map[string]any{"EvalIDs": []string{}}, nil},
-		{"GET", "/v1/allocations", nil, readsDefault},
-		{"GET", "/v1/allocations?namespace=prod", nil, readsProd},
-		{"GET", "/v1/allocation/" + f.webAlloc, nil, readsDefault},
-		{"GET", "/v1/allocation/" + f.apiAlloc, nil, readsProd},
-		{"GET", "/v1/deployments", nil, readsDefault},
-		{"GET", "/v1/deployment/" + f.apiDeployment, nil, readsProd},
-		{"GET", "/v1/deployment/allocations/" + f.apiDeployment, nil, readsProd},
-		{"PUT", "/v1/deployment/pause/" + f.apiDeployment, map[string]any{"DeploymentID": "mismatch"}, writesProd},
-		{"PUT", "/v1/deployment/fail/00000000-0000-0000-0000-000000000000", map[string]any{}, writesDefault},
+		{"GET", "/v1/evaluations", nil, readsDefault, 200},
+		{"GET", "/v1/evaluations/count", nil, readsDefault, 200},
+		{"GET", "/v1/evaluation/" + f.webEval, nil, readsDefault, 200},
+		{"GET", "/v1/evaluation/" + f.apiEval, nil, readsProd, 200},
+		{"GET", "/v1/evaluation/" + f.apiEval + "/allocations", nil, readsProd, 200},
+		{"DELETE", "/v1/evaluations", map[string]any{"EvalIDs": []string{}}, nil, 400},
+		{"GET", "/v1/allocations", nil, readsDefault, 200},
+		{"GET", "/v1/allocations?namespace=prod", nil, readsProd, 200},
+		{"GET", "/v1/allocation/" + f.webAlloc, nil, readsDefault, 200},
+		{"GET", "/v1/allocation/" + f.apiAlloc, nil, readsProd, 200},
+		{"GET", "/v1/deployments", nil, readsDefault, 200},
+		{"GET", "/v1/deployment/" + f.apiDeployment, nil, readsProd, 200},
+		{"GET", "/v1/deployment/allocations/" + f.apiDeployment, nil, readsProd, 200},
+		{"PUT", "/v1/deployment/pause/" + f.apiDeployment, map[string]any{"DeploymentID": "mismatch"}, writesProd, 200},
+		{"PUT", "/v1/deployment/fail/00000000-0000-0000-0000-000000000000", map[string]any{}, writesDefault, 404},
 
 		// Services, variables, keyring.
-		{"GET", "/v1/services", nil, readsDefault},
-		{"GET", "/v1/job/web/services", nil, readsDefault},
-		{"GET", "/v1/allocation/" + f.apiAlloc + "/services", nil, readsProd},
-		{"GET", "/v1/var/app/nope", nil, []string{"vars-default"}},
-		{"GET", "/v1/var/app/nope?namespace=prod", nil, []string{"vars-prod"}},
-		{"PUT", "/v1/var/app/x", map[string]any{"Items": map[string]string{"k": "v"}}, []string{"vars-default"}},
-		{"DELETE", "/v1/var/app/x", nil, nil}, // destroy: no token here holds it
-		{"GET", "/v1/vars", nil, allTokensButBogus},
-		{"GET", "/v1/operator/keyring/keys", nil, nil},
+		{"GET", "/v1/services", nil, readsDefault, 200},
+		{"GET", "/v1/job/web/services", nil, readsDefault, 200},
+		{"GET", "/v1/allocation/" + f.apiAlloc + "/services", nil, readsProd, 200},
+		{"GET", "/v1/var/app/nope", nil, []string{"vars-default"}, 404},
+		{"GET", "/v1/var/app/nope?namespace=prod", nil, []string{"vars-prod"}, 404},
+		{"PUT", "/v1/var/app/x", map[string]any{"Items": map[string]string{"k": "v"}}, []string{"vars-default"}, 200},
+		{"DELETE", "/v1/var/app/x", nil, nil, 204}, // destroy: no token here holds it
+		{"GET", "/v1/vars", nil, allTokensButBogus, 200},
+		{"GET", "/v1/operator/keyring/keys", nil, nil, 200},
 
 		// Client endpoints of an allocation (forwarded to its node, which
 		// has no HTTP address here: 502 once allowed).
-		{"GET", "/v1/client/fs/logs/" + f.webAlloc + "?task=server&type=stdout", nil, plus(writesDefault, []string{"logs-default"})},
-		{"GET", "/v1/client/fs/logs/" + f.apiAlloc + "?task=server&type=stdout", nil, writesProd},
-		{"GET", "/v1/client/fs/ls/" + f.webAlloc, nil, writesDefault},
-		{"GET", "/v1/client/fs/stat/" + f.webAlloc + "?path=/", nil, writesDefault},
-		{"GET", "/v1/client/fs/cat/" + f.apiAlloc + "?path=/x", nil, writesProd},
-		{"GET", "/v1/client/fs/readat/" + f.webAlloc + "?path=/x&offset=0&limit=1", nil, writesDefault},
-		{"GET", "/v1/client/allocation/" + f.webAlloc + "/stats", nil, readsDefault},
-		{"GET", "/v1/client/allocation/" + f.apiAlloc + "/checks", nil, readsProd},
-		{"PUT", "/v1/client/allocation/" + f.apiAlloc + "/restart", map[string]any{}, writesProd},
-		{"PUT", "/v1/client/allocation/" + f.webAlloc + "/signal", map[string]any{"Signal": "SIGNOPE"}, writesDefault},
-		{"PUT", "/v1/client/allocation/" + f.webAlloc + "/gc", nil, writesDefault},
-		{"PUT", "/v1/allocation/" + f.apiAlloc + "/stop", nil, writesProd},
-		{"GET", "/v1/client/stats", nil, nodeReaders},
-		{"GET", "/v1/client/metadata", nil, nodeReaders},
-		{"POST", "/v1/client/metadata", map[string]any{"Meta": map[string]any{}}, nodeWriters},
-		{"PUT", "/v1/client/gc", nil, nodeWriters},
+		{"GET", "/v1/client/fs/logs/" + f.webAlloc + "?task=server&type=stdout", nil, plus(writesDefault, []string{"logs-default"}), 502},
+		{"GET", "/v1/client/fs/logs/" + f.apiAlloc + "?task=server&type=stdout", nil, writesProd, 502},
+		{"GET", "/v1/client/fs/ls/" + f.webAlloc, nil, writesDefault, 502},
+		{"GET", "/v1/client/fs/stat/" + f.webAlloc + "?path=/", nil, writesDefault, 502},
+		{"GET", "/v1/client/fs/cat/" + f.apiAlloc + "?path=/x", nil, writesProd, 502},
+		{"GET", "/v1/client/fs/readat/" + f.webAlloc + "?path=/x&offset=0&limit=1", nil, writesDefault, 502},
+		{"GET", "/v1/client/allocation/" + f.webAlloc + "/stats", nil, readsDefault, 502},
+		{"GET", "/v1/client/allocation/" + f.apiAlloc + "/checks", nil, readsProd, 502},
+		{"PUT", "/v1/client/allocation/" + f.apiAlloc + "/restart", map[string]any{}, writesProd, 502},
+		{"PUT", "/v1/client/allocation/" + f.webAlloc + "/signal", map[string]any{"Signal": "SIGNOPE"}, writesDefault, 502},
+		{"PUT", "/v1/client/allocation/" + f.webAlloc + "/gc", nil, writesDefault, 502},
+		{"PUT", "/v1/allocation/" + f.apiAlloc + "/stop", nil, writesProd, 200},
+		{"GET", "/v1/client/stats", nil, nodeReaders, 400},
+		{"GET", "/v1/client/metadata", nil, nodeReaders, 400},
+		{"POST", "/v1/client/metadata", map[string]any{"Meta": map[string]any{}}, nodeWriters, 400},
+		{"PUT", "/v1/client/gc", nil, nodeWriters, 400},
 
 		// Nodes.
-		{"GET", "/v1/nodes", nil, nodeReaders},
-		{"GET", "/v1/node/" + f.nodeID, nil, nodeReaders},
-		{"GET", "/v1/node/" + f.nodeID + "/allocations", nil, nodeReaders},
-		{"PUT", "/v1/node/nope/drain", map[string]any{"NodeID": "nope"}, nodeWriters},
-		{"PUT", "/v1/node/nope/eligibility", map[string]any{"NodeID": "nope", "Eligibility": "bogus"}, nodeWriters},
-		{"PUT", "/v1/node/nope/evaluate", nil, nodeWriters},
+		{"GET", "/v1/nodes", nil, nodeReaders, 200},
+		{"GET", "/v1/node/" + f.nodeID, nil, nodeReaders, 200},
+		{"GET", "/v1/node/" + f.nodeID + "/allocations", nil, nodeReaders, 200},
+		{"PUT", "/v1/node/nope/drain", map[string]any{"NodeID": "nope"}, nodeWriters, 404},
+		{"PUT", "/v1/node/nope/eligibility", map[string]any{"NodeID": "nope", "Eligibility": "bogus"}, nodeWriters, 400},
+		{"PUT", "/v1/node/nope/evaluate", nil, nodeWriters, 404},
 
 		// Agent, operator, system.
-		{"GET", "/v1/agent/self", nil, agentReaders},
-		{"GET", "/v1/agent/host", nil, agentReaders},
-		{"GET", "/v1/agent/servers", nil, agentReaders},
-		{"GET", "/v1/agent/keyring/list", nil, agentReaders},
-		{"GET", "/v1/metrics", nil, agentReaders},
-		{"GET", "/v1/agent/pprof/nope", nil, []string{"agent-write"}},
-		{"GET", "/v1/operator/raft/configuration", nil, opReaders},
-		{"GET", "/v1/operator/scheduler/configuration", nil, opReaders},
-		{"PUT", "/v1/operator/whatif", map[string]any{"Kind": "down", "Nodes": []string{f.nodeID}}, opReaders},
-		{"GET", "/v1/operator/headroom?cpu=100", nil, opReaders},
-		{"PUT", "/v1/operator/scheduler/configuration", map[string]any{"SchedulerAlgorithm": "bogus"}, opWriters},
-		{"GET", "/v1/operator/snapshot?stale=bogus", nil, nil},
-		{"PUT", "/v1/operator/snapshot", "garbage", nil},
-		{"PUT", "/v1/system/gc", nil, nil},
-		{"DELETE", "/v1/operator/keyring/key/nope", nil, nil},
+		{"GET", "/v1/agent/self", nil, agentReaders, 200},
+		{"GET", "/v1/agent/host", nil, agentReaders, 200},
+		{"GET", "/v1/agent/servers", nil, agentReaders, 400},
+		// Gossip keyring: agent:write, list included (Nomad's docs).
+		{"GET", "/v1/agent/keyring/list", nil, []string{"agent-write"}, 400},
+		{"PUT", "/v1/agent/keyring/install", map[string]any{"Key": "AAAA"}, []string{"agent-write"}, 400},
+		{"PUT", "/v1/agent/keyring/use", map[string]any{"Key": "AAAA"}, []string{"agent-write"}, 400},
+		{"PUT", "/v1/agent/keyring/remove", map[string]any{"Key": "AAAA"}, []string{"agent-write"}, 400},
+		{"GET", "/v1/metrics", nil, agentReaders, 200},
+		{"GET", "/v1/agent/pprof/nope", nil, []string{"agent-write"}, 404},
+		{"GET", "/v1/operator/raft/configuration", nil, opReaders, 200},
+		{"GET", "/v1/operator/scheduler/configuration", nil, opReaders, 200},
+		{"PUT", "/v1/operator/whatif", map[string]any{"Kind": "down", "Nodes": []string{f.nodeID}}, opReaders, 200},
+		{"GET", "/v1/operator/headroom?cpu=100", nil, opReaders, 200},
+		{"PUT", "/v1/operator/scheduler/configuration", map[string]any{"SchedulerAlgorithm": "bogus"}, opWriters, 400},
+		{"GET", "/v1/operator/snapshot?stale=bogus", nil, nil, 0},
+		{"PUT", "/v1/operator/snapshot", "garbage", nil, 400},
+		{"PUT", "/v1/system/gc", nil, nil, 200},
+		{"DELETE", "/v1/operator/keyring/key/nope", nil, nil, 404},
 
 		// ACL endpoints.
-		{"GET", "/v1/acl/tokens", nil, nil},
-		{"PUT", "/v1/acl/token", map[string]any{"Type": "bogus"}, nil},
-		{"GET", "/v1/acl/policy/read-prod", nil, []string{"read-prod"}},
-		{"PUT", "/v1/acl/policy/x", map[string]any{"Name": "x", "Rules": "node {"}, nil},
-		{"DELETE", "/v1/acl/policy/nope", nil, nil},
-		{"DELETE", "/v1/acl/token/00000000-0000-0000-0000-000000000000", nil, nil},
-		{"GET", "/v1/acl/roles", nil, allTokensButBogus}, // each sees its own roles
+		{"GET", "/v1/acl/tokens", nil, nil, 200},
+		{"PUT", "/v1/acl/token", map[string]any{"Type": "bogus"}, nil, 400},
+		{"GET", "/v1/acl/policy/read-prod", nil, []string{"read-prod"}, 200},
+		{"PUT", "/v1/acl/policy/x", map[string]any{"Name": "x", "Rules": "node {"}, nil, 400},
+		{"DELETE", "/v1/acl/policy/nope", nil, nil, 404},
+		{"DELETE", "/v1/acl/token/00000000-0000-0000-0000-000000000000", nil, nil, 404},
+		{"GET", "/v1/acl/roles", nil, allTokensButBogus, 200}, // each sees its own roles
 		// Auth methods, binding rules, login, one-time tokens.
-		{"GET", "/v1/acl/auth-methods", nil, allTokensButBogus}, // a login looks for the default method
-		{"PUT", "/v1/acl/auth-method", map[string]any{"Name": "x"}, nil},
-		{"GET", "/v1/acl/auth-method/nope", nil, nil},
-		{"PUT", "/v1/acl/auth-method/nope", map[string]any{"Type": "JWT"}, nil},
-		{"DELETE", "/v1/acl/auth-method/nope", nil, nil},
-		{"GET", "/v1/acl/binding-rules", nil, nil},
-		{"PUT", "/v1/acl/binding-rule", map[string]any{"AuthMethod": "nope"}, nil},
-		{"GET", "/v1/acl/binding-rule/00000000-0000-0000-0000-000000000000", nil, nil},
-		{"DELETE", "/v1/acl/binding-rule/00000000-0000-0000-0000-000000000000", nil, nil},
-		{"PUT", "/v1/acl/login", map[string]any{"AuthMethodName": "nope", "LoginToken": "x"}, allTokens}, // the JWT is the credential
-		{"PUT", "/v1/acl/oidc/auth-url", map[string]any{"AuthMethodName": "nope"}, allTokens},
-		{"PUT", "/v1/acl/token/onetime", nil, allTokensButBogus[1:]}, // a token makes one for itself; anonymous has none
-		{"PUT", "/v1/acl/role", map[string]any{"Name": "x"}, nil},
-		{"GET", "/v1/acl/role/00000000-0000-0000-0000-000000000000", nil, nil},
-		{"GET", "/v1/acl/role/name/nope", nil, nil},
-		{"PUT", "/v1/acl/role/00000000-0000-0000-0000-000000000000", map[string]any{"Name": "x"}, nil},
-		{"DELETE", "/v1/acl/role/00000000-0000-0000-0000-000000000000", nil, nil},
+		{"GET", "/v1/acl/auth-methods", nil, allTokensButBogus, 200}, // a login looks for the default method
+		{"PUT", "/v1/acl/auth-method", map[string]any{"Name": "x"}, nil, 400},
+		{"GET", "/v1/acl/auth-method/nope", nil, nil, 404},
+		{"PUT", "/v1/acl/auth-method/nope", map[string]any{"Type": "JWT"}, nil, 400},
+		{"DELETE", "/v1/acl/auth-method/nope", nil, nil, 404},
+		{"GET", "/v1/acl/binding-rules", nil, nil, 200},
+		{"PUT", "/v1/acl/binding-rule", map[string]any{"AuthMethod": "nope"}, nil, 400},
+		{"GET", "/v1/acl/binding-rule/00000000-0000-0000-0000-000000000000", nil, nil, 404},
+		{"DELETE", "/v1/acl/binding-rule/00000000-0000-0000-0000-000000000000", nil, nil, 404},
+		{"PUT", "/v1/acl/login", map[string]any{"AuthMethodName": "nope", "LoginToken": "x"}, allTokens, 404}, // the JWT is the credential
+		{"PUT", "/v1/acl/oidc/auth-url", map[string]any{"AuthMethodName": "nope"}, allTokens, 400},
+		{"PUT", "/v1/acl/token/onetime", nil, allTokensButBogus[1:], 200}, // a token makes one for itself; anonymous has none
+		{"PUT", "/v1/acl/oidc/complete-auth", map[string]any{"AuthMethodName": "nope", "ClientNonce": "n", "State": "s", "Code": "c", "RedirectURI": "http://x"}, allTokens, 404},
+		{"PUT", "/v1/acl/role", map[string]any{"Name": "x"}, nil, 400},
+		{"GET", "/v1/acl/role/00000000-0000-0000-0000-000000000000", nil, nil, 404},
+		{"GET", "/v1/acl/role/name/nope", nil, nil, 404},
+		{"PUT", "/v1/acl/role/00000000-0000-0000-0000-000000000000", map[string]any{"Name": "x"}, nil, 400},
+		{"DELETE", "/v1/acl/role/00000000-0000-0000-0000-000000000000", nil, nil, 404},
 
 		// Job history.
-		{"GET", "/v1/job/web/submission?version=0", nil, readsDefault},
-		{"GET", "/v1/job/api/scale?namespace=prod", nil, plus(readsProd)},
-		{"PUT", "/v1/job/nope/stable", map[string]any{"JobID": "nope", "JobVersion": 0, "Stable": true}, writesDefault},
-		{"PUT", "/v1/job/nope/versions/v1/tag", map[string]any{"Version": 0}, writesDefault},
+		{"GET", "/v1/job/web/submission?version=0", nil, readsDefault, 404},
+		{"GET", "/v1/job/api/scale?namespace=prod", nil, plus(readsProd), 200},
+		{"PUT", "/v1/job/nope/stable", map[string]any{"JobID": "nope", "JobVersion": 0, "Stable": true}, writesDefault, 404},
+		{"PUT", "/v1/job/nope/versions/v1/tag", map[string]any{"Version": 0}, writesDefault, 404},
 
 		// Namespaces.
-		{"GET", "/v1/namespaces", nil, allTokensButBogus},
-		{"GET", "/v1/namespace/prod", nil, plus(readsProd, []string{"list-all"})},
-		{"GET", "/v1/namespace/default", nil, plus(readsDefault, []string{"list-all", "scale-default", "logs-default"})},
-		{"PUT", "/v1/namespace/x", map[string]any{"Name": "x"}, nil},
-		{"DELETE", "/v1/namespace/nope", nil, nil},
+		{"GET", "/v1/namespaces", nil, allTokensButBogus, 200},
+		{"GET", "/v1/namespace/prod", nil, plus(readsProd, []string{"list-all"}), 200},
+		{"GET", "/v1/namespace/default", nil, plus(readsDefault, []string{"list-all", "scale-default", "logs-default"}), 200},
+		{"PUT", "/v1/namespace/x", map[string]any{"Name": "x"}, nil, 200},
+		{"DELETE", "/v1/namespace/nope", nil, nil, 404},
 
 		// Public.
-		{"GET", "/v1/status/leader", nil, allTokens},
-		{"GET", "/v1/agent/health", nil, allTokens},
-		{"GET", "/v1/regions", nil, allTokens},
-		{"GET", "/ui/", nil, allTokens},
-		{"GET", "/", nil, allTokens},
+		{"GET", "/v1/status/leader", nil, allTokens, 200},
+		{"GET", "/.well-known/jwks.json", nil, allTokens, 200},
+		{"GET", "/.well-known/openid-configuration", nil, allTokens, 404}, // 404 without oidc_issuer, for every token
+		{"GET", "/v1/agent/health", nil, allTokens, 200},
+		{"GET", "/v1/regions", nil, allTokens, 200},
+		{"GET", "/ui/", nil, allTokens, 0},
+		{"GET", "/", nil, allTokens, 0},
 	}
 }
 
@@ -293,6 +305,8 @@ func runMatrix(t *testing.T, a *Agent, secrets map[string]string, cases []matrix
 				t.Errorf("%s: %s %s with %s: %d (%s), want 403", pass, tc.method, tc.path, name, code, msg)
 			case !want && !strings.Contains(msg, "Permission denied"):
 				t.Errorf("%s: %s %s with %s: 403 says %q", pass, tc.method, tc.path, name, msg)
+			case want && tc.status != 0 && code != tc.status:
+				t.Errorf("%s: %s %s with %s: %d (%s), want %d", pass, tc.method, tc.path, name, code, msg, tc.status)
 			}
 		}
 	}
@@ -319,12 +333,12 @@ func reachesServerEndpoint(tc matrixCase) bool {
 
 // matrixAgent starts an ACL-enabled agent with real schedulers and
 // returns it with a management client.
-func matrixAgent(t *testing.T) (*Agent, *api.Client, string) {
+func matrixAgent(t *testing.T, opts ...Option) (*Agent, *api.Client, string) {
 	t.Helper()
-	a, c := testAgent(t, func(cfg *config.Config) {
+	a, c := testAgentWith(t, func(cfg *config.Config) {
 		cfg.ACL.Enabled = true
 		cfg.Server.EnabledSchedulers = nil
-	})
+	}, opts...)
 	root, _, err := c.ACLTokens().Bootstrap(nil)
 	if err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 	"github.com/drover-project/drover/internal/agent/config"
 	"github.com/drover-project/drover/internal/client"
 	"github.com/drover-project/drover/internal/client/rpcclient"
+	"github.com/drover-project/drover/internal/clock"
 	"github.com/drover-project/drover/internal/connlimit"
 	"github.com/drover-project/drover/internal/server"
 	"github.com/drover-project/drover/internal/structs"
@@ -53,6 +54,8 @@ type Agent struct {
 	logLevel *slog.LevelVar
 	// stopTelemetry ends the metric sinks' export (startTelemetry).
 	stopTelemetry context.CancelFunc
+	// serverClock, when set (WithServerClock), is the server's clock.
+	serverClock clock.Clock
 }
 
 // New starts an agent: the server, then the HTTP API on the configured
@@ -161,6 +164,9 @@ func (a *Agent) serverConfig() *server.Config {
 	}
 	if a.partition != nil {
 		sc.PeerFilter = a.partition.cut
+	}
+	if a.serverClock != nil {
+		sc.Clock = a.serverClock
 	}
 	return sc
 }

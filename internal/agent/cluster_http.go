@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/nomad/api"
 
 	"github.com/drover-project/drover/internal/server"
+	"github.com/drover-project/drover/internal/server/cluster"
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -54,6 +55,26 @@ func (h *HTTPServer) agentForceLeave(w http.ResponseWriter, r *http.Request) (an
 	prune, _ := strconv.ParseBool(q.Get("prune"))
 	_, err := h.srv.ForceLeave(r.Context(), &structs.ForceLeaveRequest{Node: q.Get("node"), Prune: prune})
 	return nil, err
+}
+
+// agentKeyring answers /v1/agent/keyring/<op> (Nomad's shapes: a
+// KeyringRequest body, a KeyringResponse answer).
+func (h *HTTPServer) agentKeyring(op string) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) (any, error) {
+		args := &structs.GossipKeyringRequest{Op: op, WriteRequest: writeRequest(r)}
+		if op != cluster.KeyringList {
+			var body api.KeyringRequest
+			if err := decodeBody(w, r, &body); err != nil {
+				return nil, err
+			}
+			args.Key = body.Key
+		}
+		reply, err := server.ClusterGossipKeyring.Call(r.Context(), h.srv, args)
+		if err != nil {
+			return nil, err
+		}
+		return &api.KeyringResponse{Messages: reply.Messages, Keys: reply.Keys, NumNodes: reply.NumNodes}, nil
+	}
 }
 
 func (h *HTTPServer) raftRemovePeer(w http.ResponseWriter, r *http.Request) (any, error) {

@@ -126,8 +126,8 @@ func TestContract_NodeConfigServers(t *testing.T) {
 	}
 }
 
-// TestContract_GossipKeyring: `operator gossip keyring` gets a 400 saying
-// gossip encryption is not supported, for every operation.
+// TestContract_GossipKeyring: without gossip encryption, `operator gossip
+// keyring` gets a 400 saying it is not enabled, for every operation.
 func TestContract_GossipKeyring(t *testing.T) {
 	_, c := testAgent(t, nil)
 	_, err := c.Agent().ListKeys()

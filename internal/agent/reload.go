@@ -8,6 +8,7 @@ import (
 	"syscall"
 
 	"github.com/drover-project/drover/internal/agent/config"
+	"github.com/drover-project/drover/internal/clock"
 )
 
 // Option adjusts an agent at New.
@@ -16,6 +17,11 @@ type Option func(*Agent)
 // WithLogLevel gives the agent the level variable its logger logs at
 // (NewLogger's LogOutputs.Level), so Reload can change it.
 func WithLogLevel(v *slog.LevelVar) Option { return func(a *Agent) { a.logLevel = v } }
+
+// WithServerClock gives the agent's server its time source (the real
+// clock otherwise): tests move the server's time, e.g. past a workload
+// identity's expiry.
+func WithServerClock(c clock.Clock) Option { return func(a *Agent) { a.serverClock = c } }
 
 // Reload applies what Nomad applies on SIGHUP from a freshly loaded
 // config: log_level, and the TLS certificate and key (read again from

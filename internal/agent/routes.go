@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/drover-project/drover/internal/server"
+	"github.com/drover-project/drover/internal/server/cluster"
 )
 
 // routes registers every /v1 endpoint this agent serves: the cluster API
@@ -20,7 +21,6 @@ func (h *HTTPServer) routes() {
 	h.clientRoutes()
 	h.agentRoutes()
 	h.agentServerRoutes()
-	h.agentKeyringRoutes()
 	h.agentDebugRoutes()
 	h.metricsRoutes()
 	h.uiRoutes()
@@ -185,6 +185,10 @@ func (h *HTTPServer) serverRouteTable() []serverRoute {
 		{"GET", "/v1/agent/members", h.agentMembers, nil},
 		{putOrPost, "/v1/agent/join", h.agentJoin, nil},
 		{putOrPost, "/v1/agent/force-leave", h.agentForceLeave, nil},
+		{"GET", "/v1/agent/keyring/list", h.agentKeyring(cluster.KeyringList), server.ClusterGossipKeyring},
+		{putOrPost, "/v1/agent/keyring/install", h.agentKeyring(cluster.KeyringInstall), server.ClusterGossipKeyring},
+		{putOrPost, "/v1/agent/keyring/use", h.agentKeyring(cluster.KeyringUse), server.ClusterGossipKeyring},
+		{putOrPost, "/v1/agent/keyring/remove", h.agentKeyring(cluster.KeyringRemove), server.ClusterGossipKeyring},
 		{"DELETE", "/v1/operator/raft/peer", h.raftRemovePeer, server.ClusterRemoveRaftPeer},
 		{putOrPost, "/v1/operator/raft/transfer-leadership", h.raftTransferLeadership, server.ClusterTransferLeadership},
 		{"GET", "/v1/operator/autopilot/configuration", h.autopilotGet, server.ClusterAutopilotGetConfiguration},

@@ -19,6 +19,12 @@ const testNodeCredential = "test-node-credential"
 
 func testAgent(t testing.TB, mutate func(*config.Config)) (*Agent, *api.Client) {
 	t.Helper()
+	return testAgentWith(t, mutate)
+}
+
+// testAgentWith is testAgent with agent options.
+func testAgentWith(t testing.TB, mutate func(*config.Config), opts ...Option) (*Agent, *api.Client) {
+	t.Helper()
 	cfg := config.DevConfig()
 	cfg.Ports.HTTP, cfg.Ports.RPC, cfg.Ports.Serf = 0, 0, 0 // free ports, picked by the listeners
 	cfg.Client.Enabled = false
@@ -32,7 +38,7 @@ func testAgent(t testing.TB, mutate func(*config.Config)) (*Agent, *api.Client) 
 	if mutate != nil {
 		mutate(cfg)
 	}
-	a, err := New(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	a, err := New(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), opts...)
 	if err != nil {
 		t.Fatalf("start agent: %v", err)
 	}

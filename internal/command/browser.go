@@ -5,8 +5,12 @@ import (
 	"os/exec"
 )
 
-// openBrowser opens url with $BROWSER, else xdg-open, else says how.
+// openBrowser opens url with e.openURL when set (tests), else $BROWSER,
+// else xdg-open, else says how.
 func openBrowser(e *env, url string) error {
+	if e.openURL != nil {
+		return e.openURL(url)
+	}
 	browser := e.getenv("BROWSER")
 	if browser == "" {
 		if _, err := exec.LookPath("xdg-open"); err != nil {

@@ -311,12 +311,16 @@ func monitorCmd() *cmd {
 }
 
 func uiCmd() *cmd {
-	var showURL bool
+	var showURL, authenticate bool
 	c := &cmd{Name: "ui", Args: "[<identifier>]", MaxArgs: 1, Synopsis: "Open the Drover web UI",
 		Help: "Prints the web UI's address (at /ui on the agent's HTTP address) and, unless -show-url, opens it in " +
 			"the browser found through $BROWSER or xdg-open. An argument opens that job's (or alloc's, node's, " +
-			"deployment's) page, found by ID prefix."}
-	c.Flags = func(fs *flag.FlagSet) { fs.BoolVar(&showURL, "show-url", false, "Only print the URL.") }
+			"deployment's) page, found by ID prefix. With -authenticate, the URL carries a one-time token made " +
+			"for the CLI's token (it expires in 10 minutes); the UI exchanges it and is signed in."}
+	c.Flags = func(fs *flag.FlagSet) {
+		fs.BoolVar(&showURL, "show-url", false, "Only print the URL.")
+		fs.BoolVar(&authenticate, "authenticate", false, "Sign the UI in with a one-time token for the CLI's token.")
+	}
 	c.Run = func(e *env, args []string) error {
 		cl, err := e.api()
 		if err != nil {
@@ -330,7 +334,16 @@ func uiCmd() *cmd {
 				return err
 			}
 		}
-		fmt.Fprintf(e.stdout, "Opening URL %q\n", url)
+		if authenticate {
+			ott, _, err := cl.ACLTokens().UpsertOneTimeToken(e.write())
+			if err != nil {
+				return apiError("creating a one-time token", err)
+			}
+			url += "?ott=" + ott.OneTimeSecretID
+			fmt.Fprintf(e.stdout, "Opening URL %q with a one-time token (it expires in 10 minutes)\n", url)
+		} else {
+			fmt.Fprintf(e.stdout, "Opening URL %q\n", url)
+		}
 		if showURL {
 			return nil
 		}

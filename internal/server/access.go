@@ -50,6 +50,7 @@ var (
 	nodeWrite      = coarse((*acl.ACL).AllowNodeWrite)
 	operatorRead   = coarse((*acl.ACL).AllowOperatorRead)
 	operatorWrite  = coarse((*acl.ACL).AllowOperatorWrite)
+	agentWrite     = coarse((*acl.ACL).AllowAgentWrite)
 )
 
 // authorize checks a call against its method's rule.

@@ -24,6 +24,40 @@ type ClusterEndpoint struct{ srv *Server }
 // errNoGossip answers membership calls on a server that runs without.
 var errNoGossip = errors.New("this server runs without gossip (dev mode or a lone in-process server)")
 
+// GossipKeyring runs a gossip keyring operation across the servers
+// (answered by the server asked, whose serf broadcasts it). Without
+// gossip encryption it answers 400 where Nomad's serf reports every
+// member failing (500): the operator must set server.encrypt first. A
+// change some members refuse (a key not installed, removing the primary
+// key) or do not answer is a 400 naming them and their reasons, where
+// Nomad answers 500.
+func (e *ClusterEndpoint) GossipKeyring(_ context.Context, args *structs.GossipKeyringRequest) (*structs.GossipKeyringResponse, error) {
+	if !e.srv.cluster.GossipEncrypted() {
+		return nil, BadRequest("%v", cluster.ErrGossipKeyringDisabled)
+	}
+	switch args.Op {
+	case cluster.KeyringList:
+	case cluster.KeyringInstall, cluster.KeyringUse, cluster.KeyringRemove:
+		if args.Key == "" {
+			return nil, BadRequest("Key: the base64 gossip key to %s is required", args.Op)
+		}
+		if _, err := cluster.ValidGossipKey(args.Key); err != nil {
+			return nil, BadRequest("Key: %v", err)
+		}
+	default:
+		return nil, NotFound("keyring operation %q not found (list, install, use, remove)", args.Op)
+	}
+	res, err := e.srv.cluster.GossipKeyring(args.Op, args.Key)
+	var refused *cluster.KeyringError
+	switch {
+	case errors.As(err, &refused):
+		return nil, BadRequest("%v", err)
+	case err != nil:
+		return nil, err
+	}
+	return &structs.GossipKeyringResponse{Messages: res.Messages, Keys: res.Keys, NumNodes: res.NumNodes}, nil
+}
+
 // ServerStats reports this server's raft progress (for autopilot).
 func (e *ClusterEndpoint) ServerStats(_ context.Context, _ *structs.ServerRaftStatsRequest) (*structs.ServerRaftStats, error) {
 	st := e.srv.cluster.RaftStats()

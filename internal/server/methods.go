@@ -156,6 +156,7 @@ var (
 	// server asked (the leader asks each follower), unchecked as before.
 	ClusterServerStats               = localRead("Cluster.ServerStats", selfChecked, (*ClusterEndpoint).ServerStats)
 	ClusterMembers                   = localRead("Cluster.Members", selfChecked, (*ClusterEndpoint).Members)
+	ClusterGossipKeyring             = localWrite("Cluster.GossipKeyring", agentWrite, (*ClusterEndpoint).GossipKeyring)
 	ClusterRemoveRaftPeer            = writes("Cluster.RemoveRaftPeer", operatorWrite, (*ClusterEndpoint).RemoveRaftPeer)
 	ClusterTransferLeadership        = writes("Cluster.TransferLeadership", operatorWrite, (*ClusterEndpoint).TransferLeadership)
 	ClusterAutopilotGetConfiguration = reads("Cluster.AutopilotGetConfiguration", operatorRead, (*ClusterEndpoint).AutopilotGetConfiguration)

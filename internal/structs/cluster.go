@@ -44,6 +44,23 @@ type ClusterMembersResponse struct {
 	Members      []ClusterMember
 }
 
+// GossipKeyringRequest is one operation on the gossip keyring of every
+// server (PUT /v1/agent/keyring/<Op>): list, install, use or remove Key
+// (base64).
+type GossipKeyringRequest struct {
+	Op  string
+	Key string
+	WriteRequest
+}
+
+// GossipKeyringResponse is Nomad's KeyringResponse: per key, how many
+// members hold it; per member, its error; the member count.
+type GossipKeyringResponse struct {
+	Messages map[string]string
+	Keys     map[string]int
+	NumNodes int
+}
+
 // ClusterJoinRequest joins the gossip pool through these serf addresses.
 type ClusterJoinRequest struct {
 	Addrs []string

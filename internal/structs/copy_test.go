@@ -332,6 +332,8 @@ var notCopied = map[string]string{
 	"OperatorHealthRequest":      "RPC payload",
 	"OperatorHealthResponse":     "RPC payload",
 	"ClusterMembersRequest":      "RPC payload",
+	"GossipKeyringRequest":       "RPC payload",
+	"GossipKeyringResponse":      "RPC payload",
 	"SnapshotRestoreRequest":     "RPC payload",
 	"EvalDequeueRequest":         "RPC payload",
 	"EvalDequeueResponse":        "RPC payload",

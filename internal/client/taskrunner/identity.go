@@ -166,8 +166,24 @@ func renewAfter(ids []*structs.WorkloadIdentity) time.Duration {
 	return ttl / 2
 }
 
-// identityRetry is the wait before another try after a failed renewal.
-const identityRetry = 5 * time.Second
+// identityRetry is the wait before the first retry of a failed renewal;
+// each further failure doubles it, up to identityRetryMax, and never past
+// the renewal interval (a retry later than the next renewal would be).
+const (
+	identityRetry    = 5 * time.Second
+	identityRetryMax = 2 * time.Minute
+)
+
+// identityBackoff is the wait after the failures-th failed renewal in a
+// row (failures >= 1), for identities renewed every `every`.
+func identityBackoff(failures int, every time.Duration) time.Duration {
+	limit := min(identityRetryMax, max(every, identityRetry))
+	wait := identityRetry
+	for i := 1; i < failures && wait < limit; i++ {
+		wait *= 2
+	}
+	return min(wait, limit)
+}
 
 // startIdentityRenewal renews the task's identities with a TTL before
 // they expire, on the task runner's clock, until the runner stops: every
@@ -193,7 +209,7 @@ func (tr *TaskRunner) startIdentityRenewal(task *structs.Task, td drivers.TaskDi
 		return
 	}
 	go func() {
-		wait := every
+		wait, failures := every, 0
 		for {
 			select {
 			case <-tr.clock.After(wait):
@@ -205,10 +221,12 @@ func (tr *TaskRunner) startIdentityRenewal(task *structs.Task, td drivers.TaskDi
 				err = writeIdentityFiles(td, expiring, signed)
 			}
 			if err != nil {
-				tr.logger.Warn("renewing workload identities", "error", err)
-				wait = identityRetry
+				failures++
+				wait = identityBackoff(failures, every)
+				tr.logger.Warn("renewing workload identities", "error", err, "failures", failures, "retry_in", wait)
 				continue
 			}
+			failures = 0
 			tr.idTokens.set(signed, tr.clock.Now())
 			tr.logger.Debug("workload identities renewed", "identities", identityNames(expiring))
 			tr.applyIdentityChange(expiring)

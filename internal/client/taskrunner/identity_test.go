@@ -270,3 +270,104 @@ func TestIdentityRenewal_ResumesAfterReattach(t *testing.T) {
 		return string(b) == fmt.Sprintf("db-%d", signer.signed("db")), string(b)
 	})
 }
+
+// TestIdentityBackoff: the wait after each failed renewal in a row
+// doubles from 5 s up to 2 min, and never passes the renewal interval
+// (nor falls under 5 s with a shorter one).
+func TestIdentityBackoff(t *testing.T) {
+	for _, tc := range []struct {
+		failures int
+		every    time.Duration
+		want     time.Duration
+	}{
+		{1, 5 * time.Minute, 5 * time.Second},
+		{2, 5 * time.Minute, 10 * time.Second},
+		{3, 5 * time.Minute, 20 * time.Second},
+		{5, 5 * time.Minute, 80 * time.Second},
+		{6, 5 * time.Minute, 2 * time.Minute},
+		{1000, 5 * time.Minute, 2 * time.Minute},
+		{3, 30 * time.Second, 20 * time.Second},
+		{4, 30 * time.Second, 30 * time.Second},
+		{9, 30 * time.Second, 30 * time.Second},
+		{1, time.Second, 5 * time.Second},
+		{4, time.Second, 5 * time.Second},
+	} {
+		if got := identityBackoff(tc.failures, tc.every); got != tc.want {
+			t.Errorf("identityBackoff(%d, %v) = %v, want %v", tc.failures, tc.every, got, tc.want)
+		}
+	}
+}
+
+// TestIdentityRenewal_FailuresBackOff: a renewal the server keeps
+// refusing is retried after 5 s, then 10, 20, 40, 80 s and then every
+// 2 min (not every 5 s forever); the first success renews the files and
+// the next failure starts again at 5 s. All on the injected clock.
+func TestIdentityRenewal_FailuresBackOff(t *testing.T) {
+	task := &structs.Task{Identities: []*structs.WorkloadIdentity{
+		{Name: "db", Audience: []string{"db"}, File: true, TTL: 10 * time.Minute},
+	}}
+	task.Name, task.Driver = "web", mock.Name
+	task.Config = map[string]any{"run_for": "1h"}
+	task.LogConfig = &structs.LogConfig{Disabled: true}
+	job := &structs.Job{ID: "j", Name: "j", Type: structs.JobTypeService,
+		TaskGroups: []*structs.TaskGroup{{Name: "g", Tasks: []*structs.Task{task}}}}
+	alloc := &structs.Allocation{ID: "alloc-1", Name: "j.g[0]", TaskGroup: "g", Job: job}
+	ad := allocdir.New(t.TempDir(), alloc.ID)
+	clk := clock.NewManual(time.Unix(1_800_000_000, 0))
+	signer := &fakeSigner{clk: clk, task: task, count: map[string]int{}}
+	var mu sync.Mutex
+	failing, attempts := false, 0
+	sign := func(ctx context.Context, reqs []structs.WorkloadIdentityRequest) ([]structs.SignedWorkloadIdentity, error) {
+		mu.Lock()
+		attempts++
+		fail := failing
+		mu.Unlock()
+		if fail {
+			return nil, fmt.Errorf("server unreachable")
+		}
+		return signer.sign(ctx, reqs)
+	}
+	tries := func() int { mu.Lock(); defer mu.Unlock(); return attempts }
+	setFailing := func(f bool) { mu.Lock(); failing = f; mu.Unlock() }
+	tr := New(Config{Alloc: alloc, Task: task, AllocDir: ad, Drivers: oneDriver{&recDriver{Driver: mock.NewWithClock(nil)}},
+		Region: "global", Clock: clk, Identities: sign, Node: func() *structs.Node { return &structs.Node{ID: "n1"} },
+		Logger: slog.New(slog.DiscardHandler)})
+	go tr.Run()
+	t.Cleanup(func() {
+		tr.Kill(NewEvent(clk.Now(), EventKilling, "test over"))
+		<-tr.Done()
+	})
+	testutil.WaitFor(t, 10*time.Second, "the task running", func() bool { return tr.State().State == structs.TaskStateRunning })
+	dir := ad.TaskDir(task.Name).Dir
+
+	// step advances the clock by d, checking that nothing is tried a
+	// nanosecond before, and waits for the attempt it brings.
+	step := func(d time.Duration) {
+		t.Helper()
+		armed(t, clk)
+		before := tries()
+		clk.Advance(d - time.Nanosecond)
+		if clk.Pending() != 1 || tries() != before {
+			t.Fatalf("retried before %v had passed", d)
+		}
+		clk.Advance(time.Nanosecond)
+		testutil.WaitFor(t, 10*time.Second, fmt.Sprintf("the attempt after %v", d), func() bool { return tries() == before+1 })
+	}
+	setFailing(true)
+	step(5 * time.Minute) // the renewal, refused
+	for _, d := range []time.Duration{5 * time.Second, 10 * time.Second, 20 * time.Second, 40 * time.Second, 80 * time.Second,
+		2 * time.Minute, 2 * time.Minute} {
+		step(d)
+	}
+	setFailing(false)
+	step(2 * time.Minute)
+	testutil.WaitFor(t, 10*time.Second, "the renewed token written", func() bool {
+		b, _ := os.ReadFile(filepath.Join(dir, "secrets", "nomad_db.jwt"))
+		return string(b) == "db-2"
+	})
+	// Success resets the backoff: the next renewal is half a TTL later,
+	// and its first retry 5 s after it.
+	setFailing(true)
+	step(5 * time.Minute)
+	step(5 * time.Second)
+}

@@ -177,9 +177,6 @@ func (c *Cluster) serfConfig(events chan serf.Event) (*serf.Config, error) {
 	if sc.AdvertisePort != 0 {
 		ml.AdvertisePort = sc.AdvertisePort
 	}
-	if len(sc.SecretKey) > 0 {
-		ml.SecretKey = sc.SecretKey
-	}
 	ml.DeadNodeReclaimTime = sc.DeadNodeReclaim
 	if ml.DeadNodeReclaimTime == 0 {
 		ml.DeadNodeReclaimTime = 5 * time.Second
@@ -203,6 +200,9 @@ func (c *Cluster) serfConfig(events chan serf.Event) (*serf.Config, error) {
 		ml.Transport = t
 	}
 	conf.MemberlistConfig = ml
+	if err := setupKeyring(c.cfg.dataDirUnlessDev(), sc.SecretKey, conf, c.log.Warn); err != nil {
+		return nil, err
+	}
 	if dir := c.cfg.dataDirUnlessDev(); dir != "" {
 		serfDir := filepath.Join(dir, "server", "serf")
 		if err := os.MkdirAll(serfDir, 0o700); err != nil {

@@ -40,6 +40,12 @@
 // leave (Nomad's leave_on_terminate = false): it is failed until it
 // returns, and its workers' held evals are handed back (Host.ServerFailed).
 //
+// Gossip encryption (gossip_keyring.go): server.encrypt seeds memberlist's
+// keyring, saved to data_dir/server/serf.keyring (Nomad's file), which
+// wins over server.encrypt on restart; serf's KeyManager installs, uses
+// and removes keys on every member (/v1/agent/keyring/*), each member
+// rewriting its file.
+//
 // Bootstrap (bootstrap.go): once bootstrap_expect alive servers agree on
 // the number, each asks the others (Status.Peers) whether a cluster
 // already exists; if none does, each bootstraps raft with the same

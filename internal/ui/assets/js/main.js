@@ -264,6 +264,29 @@ document.getElementById('token-form').addEventListener('submit', ev => {
   ev.preventDefault();
   ctx.saveToken(document.getElementById('token').value.trim());
 });
+// exchangeOneTimeToken: a one-time token in the URL (?ott=, from
+// `drover ui -authenticate`, as Nomad's UI takes it) is exchanged for the
+// token it stands for, which is saved; the URL loses it either way, so a
+// reload or a shared link does not carry it. It answers what to say.
+async function exchangeOneTimeToken() {
+  const u = new URL(location.href);
+  const ott = u.searchParams.get('ott');
+  if (!ott) return null;
+  u.searchParams.delete('ott');
+  history.replaceState(history.state, '', u.pathname + u.search + u.hash);
+  const r = await fetch('/v1/acl/token/onetime/exchange', {
+    method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ OneTimeSecretID: ott }),
+  });
+  if (!r.ok) return [`Signing in with the one-time token failed: ${r.status} ${(await r.text()).trim()}`, 'error'];
+  const t = (await r.json()).Token;
+  setToken(t.SecretID);
+  document.getElementById('token').value = t.SecretID;
+  return [`Signed in with a one-time token as ${t.Name || t.AccessorID}.`, 'ok'];
+}
+
 // The stream starts once the first page has loaded, from the index that
 // page showed, so it brings only what changed since.
-route().finally(followEvents);
+exchangeOneTimeToken()
+  .catch(e => [`Signing in with the one-time token failed: ${e.message}`, 'error'])
+  .then(msg => route().then(() => { if (msg) say(...msg); }))
+  .finally(followEvents);
