@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -201,9 +202,12 @@ func TestFollowerWorker_TakesItsNextEvalWithThePlanResult(t *testing.T) {
 	if handed == 0 {
 		t.Fatal("the follower's worker dequeued every eval itself; none came with a plan result")
 	}
-	if held := heldBy(leader, follower.nodeID); len(held) != 0 {
-		t.Fatalf("the leader still records %v as held by the follower", held)
-	}
+	// The worker acks an eval after its completion is written, so the
+	// leader lets go of the last one a moment after it reads complete.
+	testutil.WaitFor(t, 10*time.Second, "the leader to release the follower's evals", func() (bool, string) {
+		held := heldBy(leader, follower.nodeID)
+		return len(held) == 0, fmt.Sprintf("the leader still records %v as held by the follower", held)
+	})
 }
 
 // heldBy lists the evals the leader records as held by serverID's workers.
