@@ -146,8 +146,8 @@ func printBenchRow(w io.Writer, r *bench.Result) {
 		work = fmt.Sprintf("%d evals / %d jobs", r.Evals, r.Jobs)
 		notes = fmt.Sprintf("evals/s; %d processed, %d canceled", r.Processed, r.Canceled)
 	case bench.MillionAllocs:
-		notes = fmt.Sprintf("%d placements; heap %s, RSS %s; snapshot %s, save %s, restore %s; %s",
-			r.Placements, mib(r.HeapBytes), mib(r.RSSBytes), mib(r.SnapshotBytes), dur(r.SnapshotSave), dur(r.SnapshotRestore), phases(r.Phases))
+		notes = fmt.Sprintf("%d placements; heap %s, RSS %s; snapshot %s, save %s, restore %s (from a %s heap, server shut down); %s",
+			r.Placements, mib(r.HeapBytes), mib(r.RSSBytes), mib(r.SnapshotBytes), dur(r.SnapshotSave), dur(r.SnapshotRestore), mib(r.RestoreBaseHeapBytes), phases(r.Phases))
 	case bench.Heartbeats:
 		work = fmt.Sprintf("%d nodes x %s", r.Nodes, r.Window)
 		notes = fmt.Sprintf("heartbeats/s; %d answered, leader CPU %.1f%% of one core", r.Heartbeats, 100*r.CPUCores)

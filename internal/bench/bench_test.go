@@ -143,6 +143,10 @@ func checkResult(t *testing.T, r *Result) {
 		if r.Placements != r.Jobs*r.Count || r.HeapBytes <= 0 || r.SnapshotBytes <= 0 || r.SnapshotRestore <= 0 {
 			t.Errorf("result %+v", r)
 		}
+		// The restore runs with the placing server shut down and dropped.
+		if r.RestoreBaseHeapBytes <= 0 || r.RestoreBaseHeapBytes >= r.HeapBytes {
+			t.Errorf("restore started from a %d B heap, the server held %d B", r.RestoreBaseHeapBytes, r.HeapBytes)
+		}
 	case Heartbeats:
 		if r.Heartbeats <= 0 || r.CPUCores <= 0 || r.Elapsed < r.Window {
 			t.Errorf("result %+v", r)

@@ -14,7 +14,8 @@
 // -scenario d measures the state store's memory per alloc, node and eval
 // (package state). -scenario f -nodes 10000 (100 jobs x 10,000 allocs)
 // reports time to place, eval p99, live heap, RSS, snapshot size and
-// save/restore times. -scenario g measures the process's CPU while every
+// save/restore times (the restore after the server shut down, as a
+// restarted server restores). -scenario g measures the process's CPU while every
 // node heartbeats at the TTL the server hands out (each node's second beat
 // at a random point of its first TTL, as in a cluster whose nodes started at
 // different times, so even a window shorter than a TTL sees the steady

@@ -118,6 +118,9 @@ type Result struct {
 	SnapshotBytes   int64
 	SnapshotSave    time.Duration
 	SnapshotRestore time.Duration
+	// RestoreBaseHeapBytes is the live heap the restore started from,
+	// with the placing server shut down (measureSnapshot).
+	RestoreBaseHeapBytes int64
 	// CPUCores is the process's CPU over the measured window, in cores (1 =
 	// one core busy): in g the leader's, in a-c every server's and the
 	// simulated nodes' together. Well under the machine's cores means the

@@ -66,8 +66,14 @@ func snapshotTableByTag(tag recordType) (snapshotTable, bool) {
 // Persist writes every table of the snapshot to w as a msgpack stream of
 // (tag, object) pairs, in table order and, within a table, in ID order.
 func (r reader) Persist(w io.Writer) error {
+	return r.persist(w, structs.MsgpackHandle)
+}
+
+// persist is Persist with the handle to encode with (tests use one that
+// sorts map keys, to compare snapshots byte for byte).
+func (r reader) persist(w io.Writer, h *codec.MsgpackHandle) error {
 	txn := r.txn()
-	enc := codec.NewEncoder(w, structs.MsgpackHandle)
+	enc := codec.NewEncoder(w, h)
 	for _, t := range snapshotTables {
 		if err := persistTable(txn, enc, t); err != nil {
 			return fmt.Errorf("persisting %s: %w", t.table, err)
