@@ -225,6 +225,8 @@ type headroomView struct {
 	N1           []nodeLossView
 	N1Min        int
 	N1Worst      string
+	N1MinBound   bool
+	N1MinAtLeast int
 }
 
 func jobHeadroomCmd() *cmd {
@@ -311,6 +313,9 @@ func printHeadroom(w io.Writer, h *headroomView) {
 			fmt.Fprintf(w, "(the %d least hurting losses are not shown; -json lists every node)\n", len(h.N1)-maxN1Rows)
 		}
 		fmt.Fprintf(w, "\nWorst single-node loss: %s (%d more fit)\n", h.N1Worst, h.N1Min)
+		if h.N1MinBound {
+			fmt.Fprintf(w, "(losses not played could leave as few as %d)\n", h.N1MinAtLeast)
+		}
 	}
 }
 

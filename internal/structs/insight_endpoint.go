@@ -115,6 +115,11 @@ type HeadroomResponse struct {
 	N1      []*NodeLoss
 	N1Min   int
 	N1Worst string
+	// N1MinBound: the answer did not play every loss that could leave
+	// fewer than N1Min (a cap on what-ifs for a large cluster); such a
+	// loss leaves at least N1MinAtLeast (N1Min when exact).
+	N1MinBound   bool
+	N1MinAtLeast int
 	QueryMeta
 }
 

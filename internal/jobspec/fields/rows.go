@@ -16,11 +16,6 @@ func owned(key, proof string) Row {
 	return Row{Key: key, State: Honoured, Proof: proof, Note: "set by the server; a value sent is replaced, as Nomad does"}
 }
 
-// untested is honoured by the code but only its conversion is tested.
-func untested(key, proof string) Row {
-	return Row{Key: key, State: Honoured, Proof: proof, Note: "acted on; only the conversion is tested"}
-}
-
 func refused(key, why string) Row { return Row{Key: key, State: Refused, Message: why} }
 func warned(key, why string) Row  { return Row{Key: key, State: Warned, Message: why} }
 

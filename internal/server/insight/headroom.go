@@ -2,7 +2,9 @@ package insight
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"sync"
@@ -15,12 +17,18 @@ import (
 // server's default job_max_count).
 const MaxHeadroom = 10_000
 
-// exactN1 is how many single-node losses that move other allocs too are
-// played as what-ifs on large clusters (every one when there are at most
-// smallCluster nodes).
+// smallCluster: on clusters of at most this many nodes every single-node
+// loss that moves other allocs too is played as a what-if.
+// An N+1 answer from the per-node fits on a large cluster plays at most
+// n1PlayBudget/nodes what-ifs (a what-if costs about the cluster's size),
+// never fewer than exactN1 nor more than maxN1Plays; exactN1 is also how
+// many losses (of the nodes holding the most of the group) it plays when
+// there are no fits.
 const (
-	exactN1      = 3
 	smallCluster = 16
+	maxN1Plays   = 64
+	exactN1      = 3
+	n1PlayBudget = 20_000
 )
 
 // Headroom answers how many more allocs of the group fit, and the same
@@ -41,9 +49,18 @@ const (
 // when it holds allocs of other jobs or groups, those compete for the room,
 // so the loss is played as a what-if (the node down, every job's evals
 // run) and the headroom asked again on the result: for every such node on
-// clusters of at most smallCluster nodes, for the exactN1 such nodes with
-// the lowest formula answer on larger ones; the rest keep the formula's
-// answer, an upper bound (NodeLoss.UpperBound, NodeLoss.Others).
+// clusters of at most smallCluster nodes. On larger ones the formula is an
+// upper bound, and each such node also has a lower bound: every other
+// alloc placed again takes at most max over cpu, memory and disk of
+// ceil(its size / the group's ask) of the group's places (at most one
+// where a node takes at most one), so the answer is at least the formula
+// less that sum. The losses are played lowest lower bound first until no
+// unplayed lower bound is below the least answer known, so the minimum
+// and the worst node are exact; the nodes left unplayed keep the
+// formula's answer, marked as an upper bound (NodeLoss.UpperBound,
+// NodeLoss.Others). The plays are capped (n1PlayBudget); should the cap
+// stop the search, N1MinBound says the minimum may be lower, down to
+// N1MinAtLeast.
 func Headroom(st scheduler.State, d Deps, job *structs.Job, group string) (*structs.HeadroomResponse, error) {
 	tg := job.LookupTaskGroup(group)
 	if tg == nil {
@@ -63,7 +80,7 @@ func Headroom(st scheduler.State, d Deps, job *structs.Job, group string) (*stru
 	out.More, out.PerNode, out.Blocker, out.Ask = base.more, base.perNode, base.blocker, base.ask
 	var losses []*structs.NodeLoss
 	if base.fits != nil {
-		losses, err = nodeLossesByFormula(st, d, job, group, base)
+		losses, out.N1MinAtLeast, err = nodeLossesByFormula(st, d, job, group, base)
 	} else {
 		losses, err = nodeLossesBySchedule(st, d, job, group, base)
 	}
@@ -75,25 +92,36 @@ func Headroom(st scheduler.State, d Deps, job *structs.Job, group string) (*stru
 	if len(losses) > 0 {
 		out.N1Min, out.N1Worst = losses[0].More, losses[0].Name
 	}
+	if out.N1MinBound = out.N1MinAtLeast < out.N1Min && base.fits != nil; !out.N1MinBound {
+		out.N1MinAtLeast = out.N1Min
+	}
 	return out, nil
 }
 
 // nodeLossesByFormula is N+1 over every ready node from the per-node
 // fits (see Headroom), sorted worst first: the least left, then the most
 // of the group lost with the node (its allocs and its room), then name.
-func nodeLossesByFormula(st scheduler.State, d Deps, job *structs.Job, group string, base *room) ([]*structs.NodeLoss, error) {
+//
+// It also answers the least any loss could leave: the least answer known,
+// or an unplayed loss's lower bound below it.
+func nodeLossesByFormula(st scheduler.State, d Deps, job *structs.Job, group string, base *room) ([]*structs.NodeLoss, int, error) {
 	f := base.fits
 	nodes, _, err := st.NodeSet(nil)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	others, err := othersOn(st, nodes, job, group)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
+	}
+	taken, err := placesTaken(st, nodes, job, group, f)
+	if err != nil {
+		return nil, 0, err
 	}
 	type cand struct {
 		loss   *structs.NodeLoss
 		weight int
+		lower  int // a lower bound of loss.More while loss.UpperBound
 	}
 	var cands []*cand
 	for _, n := range nodes {
@@ -102,40 +130,54 @@ func nodeLossesByFormula(st scheduler.State, d Deps, job *structs.Job, group str
 		}
 		l := &structs.NodeLoss{NodeID: n.ID, Name: n.Name, More: f.lossMore(n.ID), Others: others[n.ID]}
 		l.UpperBound = l.Others > 0
-		cands = append(cands, &cand{loss: l, weight: f.live[n.ID] + f.per[n.ID]})
+		cands = append(cands, &cand{loss: l, weight: f.live[n.ID] + f.per[n.ID], lower: l.More - taken[n.ID]})
 	}
 	order := func() {
 		slices.SortStableFunc(cands, func(a, b *cand) int {
 			return cmp.Or(cmp.Compare(a.loss.More, b.loss.More), cmp.Compare(b.weight, a.weight), cmp.Compare(a.loss.Name, b.loss.Name))
 		})
 	}
-	order()
-	// The nodes whose loss moves other allocs too: played as what-ifs.
-	var play []*cand
+	// The nodes whose loss moves other allocs too are played as what-ifs:
+	// all of them on a small cluster, else lowest lower bound first, in
+	// rounds of one per core, while a lower bound is below the least
+	// answer known.
+	var bounded []*cand
+	least := math.MaxInt
 	for _, c := range cands {
-		if c.loss.UpperBound && (len(cands) <= smallCluster || len(play) < exactN1) {
-			play = append(play, c)
+		if c.loss.UpperBound {
+			bounded = append(bounded, c)
+		} else {
+			least = min(least, c.loss.More)
 		}
 	}
-	errs := make([]error, len(play))
-	sem := make(chan struct{}, max(runtime.GOMAXPROCS(0), 1))
-	var wg sync.WaitGroup
-	for i, c := range play {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			more, err := afterLoss(st, d, job, group, c.loss.NodeID, base.bound)
-			if err == nil {
-				c.loss.More, c.loss.UpperBound = more, false
-			}
-			errs[i] = err
-		}()
+	slices.SortStableFunc(bounded, func(a, b *cand) int { return cmp.Compare(a.lower, b.lower) })
+	limit, round := len(bounded), max(runtime.GOMAXPROCS(0), 1)
+	if len(cands) > smallCluster {
+		limit = min(limit, max(exactN1, min(maxN1Plays, n1PlayBudget/len(cands))))
 	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
+	for played := 0; played < limit; {
+		var play []*cand
+		for _, c := range bounded[played:min(played+round, limit)] {
+			if len(cands) > smallCluster && c.lower >= least {
+				break
+			}
+			play = append(play, c)
+		}
+		if len(play) == 0 {
+			break
+		}
+		if err := playLosses(st, d, job, group, base.bound, play, func(c *cand) *structs.NodeLoss { return c.loss }); err != nil {
+			return nil, 0, err
+		}
+		for _, c := range play {
+			least = min(least, c.loss.More)
+		}
+		played += len(play)
+	}
+	atLeast := least
+	for _, c := range bounded {
+		if c.loss.UpperBound {
+			atLeast = min(atLeast, c.lower)
 		}
 	}
 	order()
@@ -143,7 +185,7 @@ func nodeLossesByFormula(st scheduler.State, d Deps, job *structs.Job, group str
 	for i, c := range cands {
 		out[i] = c.loss
 	}
-	return out, nil
+	return out, atLeast, nil
 }
 
 // othersOn counts, per node, the live allocs a loss of the node would
@@ -160,16 +202,90 @@ func othersOn(st scheduler.State, nodes []*structs.Node, job *structs.Job, group
 			return nil, err
 		}
 		for _, a := range allocs {
-			if a.JobID == job.ID && a.Namespace == job.Namespace && a.TaskGroup == group {
-				continue
+			if placedAgain(a, job, group) {
+				out[n.ID]++
 			}
-			if a.Job != nil && (a.Job.Type == structs.JobTypeSystem || a.Job.Type == structs.JobTypeSysBatch) {
-				continue
-			}
-			out[n.ID]++
 		}
 	}
 	return out, nil
+}
+
+// playLosses plays the losses of the nodes of cands at once (one per
+// core), each loss's answer replacing its formula's.
+func playLosses[C any](st scheduler.State, d Deps, job *structs.Job, group string, bound int, cands []C, loss func(C) *structs.NodeLoss) error {
+	errs := make([]error, len(cands))
+	sem := make(chan struct{}, max(runtime.GOMAXPROCS(0), 1))
+	var wg sync.WaitGroup
+	for i, c := range cands {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			l := loss(c)
+			more, err := afterLoss(st, d, job, group, l.NodeID, bound)
+			if err == nil {
+				l.More, l.UpperBound = more, false
+			}
+			errs[i] = err
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// placesTaken bounds, per ready node, how many of the group's places the
+// node's other allocs (othersOn's) can take once placed again elsewhere:
+// placing an alloc of size o on a node that takes floor(free/ask) of the
+// group lowers that by at most ceil(o/ask) in each of cpu, memory and disk,
+// and by at most one where a node takes at most one (a static port,
+// distinct_hosts); each alloc counts at least one. The what-if runs with
+// the scheduler configuration of fits (no preemption for the group's job
+// type; other jobs' replacements preempting is not bounded here).
+func placesTaken(st scheduler.State, nodes []*structs.Node, job *structs.Job, group string, f *fits) (map[string]int, error) {
+	tg := job.LookupTaskGroup(group)
+	one := hasStaticPorts(tg) || hasDistinctHosts(f.diag)
+	ask, dyn := f.diag.Ask, dynamicPorts(tg)
+	out := map[string]int{}
+	for _, n := range nodes {
+		if n.Status != structs.NodeStatusReady {
+			continue
+		}
+		allocs, err := st.AllocsByNodeTerminal(nil, n.ID, false)
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range allocs {
+			if !placedAgain(a, job, group) {
+				continue
+			}
+			k := 1
+			if !one {
+				o := a.AllocatedResources.Comparable()
+				for _, dim := range [][2]int64{{o.CpuShares, ask.CpuShares}, {o.MemoryMB, ask.MemoryMB}, {o.DiskMB, ask.DiskMB}} {
+					if dim[1] > 0 {
+						k = max(k, int((dim[0]+dim[1]-1)/dim[1]))
+					}
+				}
+				if dyn > 0 {
+					ports := 0
+					a.AllocatedResources.ForEachHostPort(func(int) { ports++ })
+					k = max(k, (ports+dyn-1)/dyn)
+				}
+			}
+			out[n.ID] += k
+		}
+	}
+	return out, nil
+}
+
+// placedAgain reports whether losing a's node places a again elsewhere
+// besides the group's own allocs: allocs of other groups and jobs, system
+// jobs' aside (they are not placed elsewhere).
+func placedAgain(a *structs.Allocation, job *structs.Job, group string) bool {
+	if a.JobID == job.ID && a.Namespace == job.Namespace && a.TaskGroup == group {
+		return false
+	}
+	return a.Job == nil || (a.Job.Type != structs.JobTypeSystem && a.Job.Type != structs.JobTypeSysBatch)
 }
 
 // afterLoss plays the loss of one node as a what-if and asks the
@@ -225,23 +341,11 @@ func nodeLossesBySchedule(st scheduler.State, d Deps, job *structs.Job, group st
 	// The losses are independent questions on the same immutable
 	// snapshot: answered in parallel.
 	losses := make([]*structs.NodeLoss, len(cands))
-	errs := make([]error, len(cands))
-	sem := make(chan struct{}, max(runtime.GOMAXPROCS(0), 1))
-	var wg sync.WaitGroup
 	for i, n := range cands {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			more, err := afterLoss(st, d, job, group, n.ID, base.bound)
-			losses[i], errs[i] = &structs.NodeLoss{NodeID: n.ID, Name: n.Name, More: more}, err
-		}()
+		losses[i] = &structs.NodeLoss{NodeID: n.ID, Name: n.Name}
 	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
+	if err := playLosses(st, d, job, group, base.bound, losses, func(l *structs.NodeLoss) *structs.NodeLoss { return l }); err != nil {
+		return nil, err
 	}
 	slices.SortStableFunc(losses, func(a, b *structs.NodeLoss) int { return cmp.Compare(a.More, b.More) })
 	return losses, nil
