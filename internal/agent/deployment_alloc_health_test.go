@@ -142,8 +142,9 @@ func TestDeploymentAllocHealth_ManualHealth(t *testing.T) {
 // object refuses a body naming another one with a 400 naming the field
 // (Nomad answers 400 too); before, pause, promote, job evaluate, scale,
 // dispatch, node eligibility and variable writes acted on the URL's object
-// and silently ignored the body's. Revert, stable, drain, namespace and
-// ACL policy writes already refused it; they are here so none regresses.
+// and silently ignored the body's. Revert, stable, drain, namespace, job
+// register and plan, and the ACL policy, token, role, binding-rule and
+// auth-method writes already refused it; they are here so none regresses.
 func TestBodyIDMatchesPath(t *testing.T) {
 	_, c := testAgent(t, nil)
 	for _, tc := range []struct {
@@ -164,6 +165,12 @@ func TestBodyIDMatchesPath(t *testing.T) {
 		{"/v1/namespace/one", &api.Namespace{Name: "two"}, "Name"},
 		{"/v1/acl/policy/one", &api.ACLPolicy{Name: "two", Rules: `namespace "default" { policy = "read" }`}, "Name"},
 		{"/v1/var/a/b", &api.Variable{Path: "a/c", Items: api.VariableItems{"k": "v"}}, "Path"},
+		{"/v1/job/web", &api.JobRegisterRequest{Job: &api.Job{ID: pointer("other")}}, "Job.ID"},
+		{"/v1/job/web/plan", &api.JobPlanRequest{Job: &api.Job{ID: pointer("other")}}, "Job.ID"},
+		{"/v1/acl/token/t1", &api.ACLToken{AccessorID: "t2", Type: "client"}, "AccessorID"},
+		{"/v1/acl/role/r1", &api.ACLRole{ID: "r2", Name: "r"}, "ID"},
+		{"/v1/acl/binding-rule/b1", &api.ACLBindingRule{ID: "b2", AuthMethod: "m"}, "ID"},
+		{"/v1/acl/auth-method/one", &api.ACLAuthMethod{Name: "two", Type: "OIDC"}, "Name"},
 	} {
 		t.Run(tc.path, func(t *testing.T) {
 			_, err := c.Raw().Write(tc.path, tc.body, nil, nil)
