@@ -142,7 +142,8 @@ func matrixCases(f matrixFixture) []matrixCase {
 		{"GET", "/v1/deployments", nil, readsDefault, 200},
 		{"GET", "/v1/deployment/" + f.apiDeployment, nil, readsProd, 200},
 		{"GET", "/v1/deployment/allocations/" + f.apiDeployment, nil, readsProd, 200},
-		{"PUT", "/v1/deployment/pause/" + f.apiDeployment, map[string]any{"DeploymentID": "mismatch"}, writesProd, 200},
+		{"PUT", "/v1/deployment/pause/" + f.apiDeployment, map[string]any{"DeploymentID": f.apiDeployment}, writesProd, 200},
+		{"PUT", "/v1/deployment/allocation-health/" + f.apiDeployment, map[string]any{"HealthyAllocationIDs": []string{"nope"}}, writesProd, 400},
 		{"PUT", "/v1/deployment/fail/00000000-0000-0000-0000-000000000000", map[string]any{}, writesDefault, 404},
 
 		// Services, variables, keyring.

@@ -72,9 +72,23 @@ func deploymentReply(w http.ResponseWriter, r *structs.DeploymentUpdateResponse)
 		DeploymentModifyIndex: r.DeploymentModifyIndex, RevertedJobVersion: r.RevertedJobVersion, WriteMeta: api.WriteMeta{LastIndex: r.Index}}
 }
 
+// pathIDMatches refuses a body that names another object than the path:
+// Nomad answers 400 when a body's ID differs from the URL's, and using
+// either silently would act on an object the caller did not mean. An
+// empty body ID means the path's.
+func pathIDMatches(field, bodyID, pathID string) error {
+	if bodyID != "" && bodyID != pathID {
+		return server.BadRequest("%s: %q does not match the path's %q", field, bodyID, pathID)
+	}
+	return nil
+}
+
 func (h *HTTPServer) deploymentPromote(w http.ResponseWriter, r *http.Request) (any, error) {
 	var req api.DeploymentPromoteRequest
 	if err := decodeBody(w, r, &req); err != nil {
+		return nil, err
+	}
+	if err := pathIDMatches("DeploymentID", req.DeploymentID, r.PathValue("id")); err != nil {
 		return nil, err
 	}
 	reply, err := server.DeploymentPromote.Call(r.Context(), h.srv, &structs.DeploymentPromoteArgs{
@@ -101,8 +115,32 @@ func (h *HTTPServer) deploymentPause(w http.ResponseWriter, r *http.Request) (an
 	if err := decodeBody(w, r, &req); err != nil {
 		return nil, err
 	}
+	if err := pathIDMatches("DeploymentID", req.DeploymentID, r.PathValue("id")); err != nil {
+		return nil, err
+	}
 	reply, err := server.DeploymentPause.Call(r.Context(), h.srv, &structs.DeploymentPauseArgs{
 		DeploymentID: r.PathValue("id"), Pause: req.Pause, WriteRequest: writeRequest(r),
+	})
+	if err != nil {
+		return nil, err
+	}
+	return deploymentReply(w, reply), nil
+}
+
+// deploymentAllocHealth answers PUT /v1/deployment/allocation-health/:id:
+// the operator's health verdict on a deployment's allocs, for groups with
+// `update { health_check = "manual" }`.
+func (h *HTTPServer) deploymentAllocHealth(w http.ResponseWriter, r *http.Request) (any, error) {
+	var req api.DeploymentAllocHealthRequest
+	if err := decodeBody(w, r, &req); err != nil {
+		return nil, err
+	}
+	if err := pathIDMatches("DeploymentID", req.DeploymentID, r.PathValue("id")); err != nil {
+		return nil, err
+	}
+	reply, err := server.DeploymentAllocHealth.Call(r.Context(), h.srv, &structs.DeploymentAllocHealthArgs{
+		DeploymentID: r.PathValue("id"), HealthyAllocationIDs: req.HealthyAllocationIDs,
+		UnhealthyAllocationIDs: req.UnhealthyAllocationIDs, WriteRequest: writeRequest(r),
 	})
 	if err != nil {
 		return nil, err

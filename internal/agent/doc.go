@@ -103,6 +103,7 @@
 // actions /v1/job/:id/actions and /v1/job/:id/action, /v1/validate/job),
 // POST /v1/allocation/:id/stop, deployments (/v1/deployments,
 // /v1/deployment/:id, /allocations/:id, /promote/:id, /fail/:id, /pause/:id,
+// /allocation-health/:id,
 // /v1/job/:id/deployment(s)), node drain and eligibility,
 // /v1/operator/scheduler/configuration (GET/PUT, ?cas=),
 // /v1/operator/raft/configuration, /v1/operator/snapshot (GET save, PUT
@@ -137,6 +138,9 @@
 //     delete refuses default and namespaces with jobs (checked again in the
 //     FSM).
 //   - Eval count and regions: GET /v1/evaluations/count, GET /v1/regions.
+//   - A write naming its object in both the URL and the body (DeploymentID,
+//     JobID, Target.Job, NodeID, Name, Path) refuses a body naming another
+//     one with a 400 naming the field (pathIDMatches), as Nomad does.
 //   - Every agent (server or client-only) answers /v1/agent/self (with
 //     stats.client, including node_id, when it runs a client),
 //     /v1/agent/health, /v1/agent/monitor (log lines at any level, from a

@@ -28,6 +28,9 @@ func (h *HTTPServer) jobScale(w http.ResponseWriter, r *http.Request) (any, erro
 	if req.Error {
 		return nil, server.BadRequest("Error: scaling error events are not supported; send a Count")
 	}
+	if err := pathIDMatches("Target.Job", req.Target["Job"], r.PathValue("id")); err != nil {
+		return nil, err
+	}
 	reply, err := server.JobScale.Call(r.Context(), h.srv, &structs.JobScaleArgs{
 		JobID: r.PathValue("id"), Group: req.Target["Group"], Count: req.Count, Message: req.Message, Meta: req.Meta,
 		WriteRequest: writeRequestIn(r, req.Namespace),
@@ -45,6 +48,9 @@ func (h *HTTPServer) jobEvaluate(w http.ResponseWriter, r *http.Request) (any, e
 		if err := decodeBody(w, r, &req); err != nil {
 			return nil, err
 		}
+	}
+	if err := pathIDMatches("JobID", req.JobID, r.PathValue("id")); err != nil {
+		return nil, err
 	}
 	reply, err := server.JobEvaluate.Call(r.Context(), h.srv, &structs.JobEvaluateArgs{
 		JobID: r.PathValue("id"), WriteRequest: writeRequestIn(r, req.Namespace),
@@ -168,6 +174,9 @@ type periodicForceResponse struct {
 func (h *HTTPServer) jobDispatch(w http.ResponseWriter, r *http.Request) (any, error) {
 	var req api.JobDispatchRequest
 	if err := decodeBody(w, r, &req); err != nil {
+		return nil, err
+	}
+	if err := pathIDMatches("JobID", req.JobID, r.PathValue("id")); err != nil {
 		return nil, err
 	}
 	reply, err := server.JobDispatch.Call(r.Context(), h.srv, &structs.JobDispatchArgs{

@@ -74,6 +74,9 @@ func (h *HTTPServer) nodeEligibility(w http.ResponseWriter, r *http.Request) (an
 	if err := decodeBody(w, r, &req); err != nil {
 		return nil, err
 	}
+	if err := pathIDMatches("NodeID", req.NodeID, r.PathValue("id")); err != nil {
+		return nil, err
+	}
 	reply, err := server.NodeUpdateEligibility.Call(r.Context(), h.srv, &structs.NodeUpdateEligibilityArgs{
 		NodeID: r.PathValue("id"), Eligibility: req.Eligibility, WriteRequest: writeRequest(r),
 	})

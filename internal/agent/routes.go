@@ -112,6 +112,7 @@ func (h *HTTPServer) serverRouteTable() []serverRoute {
 		{putOrPost, "/v1/deployment/fail/{id}", h.deploymentFail, server.DeploymentFail},
 		{putOrPost, "/v1/deployment/pause/{id}", h.deploymentPause, server.DeploymentPause},
 		{putOrPost, "/v1/deployment/unblock/{id}", h.deploymentUnblock, server.DeploymentUnblock},
+		{putOrPost, "/v1/deployment/allocation-health/{id}", h.deploymentAllocHealth, server.DeploymentAllocHealth},
 		// eval_http.go
 		{"GET", "/v1/evaluations", h.evalList, server.EvalList},
 		{"GET", "/v1/evaluations/count", h.evalCount, server.EvalCount},

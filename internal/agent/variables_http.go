@@ -52,6 +52,9 @@ func (h *HTTPServer) variableWrite(w http.ResponseWriter, r *http.Request) (any,
 	if err != nil {
 		return nil, server.BadRequest("%v", err)
 	}
+	if err := pathIDMatches("Path", in.Path, r.PathValue("path")); err != nil {
+		return nil, err
+	}
 	v.Path = r.PathValue("path")
 	op := structs.VarOpSet
 	for _, lockOp := range []string{structs.VarOpLockAcquire, structs.VarOpLockRenew, structs.VarOpLockRelease} {

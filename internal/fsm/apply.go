@@ -28,6 +28,7 @@ func (f *FSM) applierTable() map[structs.MessageType]applier {
 		structs.DeploymentStatusUpdateType:       decodeAndApply(f.applyDeploymentStatus),
 		structs.SchedulerConfigRequestType:       decodeAndApply(f.applySchedulerConfig),
 		structs.DeploymentPromoteRequestType:     decodeAndApply(f.applyDeploymentPromote),
+		structs.DeploymentAllocHealthRequestType: decodeAndApply(f.applyDeploymentAllocHealth),
 		structs.ACLPolicyUpsertRequestType:       decodeAndApply(f.applyACLPolicyUpsert),
 		structs.ACLPolicyDeleteRequestType:       decodeAndApply(f.applyACLPolicyDelete),
 		structs.ACLTokenUpsertRequestType:        decodeAndApply(f.applyACLTokenUpsert),
@@ -245,6 +246,14 @@ func (f *FSM) applyDeploymentStatus(req *structs.DeploymentStatusUpdateRequest, 
 
 func (f *FSM) applyDeploymentPromote(req *structs.DeploymentPromoteRequest, index uint64) error {
 	if err := f.state.PromoteDeployment(index, req); err != nil {
+		return err
+	}
+	f.notify(evalList(req.Eval))
+	return nil
+}
+
+func (f *FSM) applyDeploymentAllocHealth(req *structs.DeploymentAllocHealthRequest, index uint64) error {
+	if err := f.state.SetDeploymentAllocHealth(index, req); err != nil {
 		return err
 	}
 	f.notify(evalList(req.Eval))

@@ -35,6 +35,7 @@ var entryEventTypes = map[structs.MessageType]string{
 	structs.ApplyPlanResultsRequestType:      structs.TypePlanResult,
 	structs.DeploymentStatusUpdateType:       structs.TypeDeploymentUpdate,
 	structs.DeploymentPromoteRequestType:     structs.TypeDeploymentPromotion,
+	structs.DeploymentAllocHealthRequestType: structs.TypeDeploymentAllocHealth,
 	structs.NodePoolUpsertRequestType:        structs.TypeNodePoolUpserted,
 	structs.NodePoolDeleteRequestType:        structs.TypeNodePoolDeleted,
 	// ACL entries: the event type comes from the object (aclEvent).

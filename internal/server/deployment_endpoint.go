@@ -78,6 +78,63 @@ func (e *DeploymentEndpoint) Pause(ctx context.Context, args *structs.Deployment
 	return e.setStatus(ctx, args.DeploymentID, structs.DeploymentStatusRunning, "Deployment is running", true)
 }
 
+// SetAllocHealth marks a deployment's allocs healthy or unhealthy by
+// hand, the only way an alloc of a group with `update { health_check =
+// "manual" }` gets a health. One entry sets the health (timestamped by the
+// servers' clock) and writes an eval for the job, as Nomad's
+// Deployment.SetAllocHealth does; the deployment watcher then takes the
+// next step, succeeds the deployment, or fails it on an unhealthy alloc
+// (reverting with auto_revert). Drover differs on purpose in one point:
+// Nomad decides that failure (and its revert) inside this call, Drover
+// leaves it to the watcher, which decides every other health failure, so
+// RevertedJobVersion is never set here.
+func (e *DeploymentEndpoint) SetAllocHealth(ctx context.Context, args *structs.DeploymentAllocHealthArgs) (*structs.DeploymentUpdateResponse, error) {
+	if len(args.HealthyAllocationIDs)+len(args.UnhealthyAllocationIDs) == 0 {
+		return nil, BadRequest("HealthyAllocationIDs, UnhealthyAllocationIDs: name at least one allocation")
+	}
+	d, job, err := e.active(args.DeploymentID)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.checkDeploymentAllocs(d, args); err != nil {
+		return nil, err
+	}
+	eval := e.deploymentEval(d, job)
+	index, err := e.srv.raftApply(ctx, structs.DeploymentAllocHealthRequestType, &structs.DeploymentAllocHealthRequest{
+		DeploymentID: d.ID, HealthyAllocationIDs: args.HealthyAllocationIDs, UnhealthyAllocationIDs: args.UnhealthyAllocationIDs,
+		Eval: eval, UpdatedAt: e.srv.now().UnixNano(),
+	})
+	return evalReply(eval, index, err)
+}
+
+// checkDeploymentAllocs refuses an alloc ID that is not one of the
+// deployment's allocs, or is named both healthy and unhealthy, by field.
+func (e *DeploymentEndpoint) checkDeploymentAllocs(d *structs.Deployment, args *structs.DeploymentAllocHealthArgs) error {
+	seen := map[string]string{}
+	for _, l := range []struct {
+		field string
+		ids   []string
+	}{{"HealthyAllocationIDs", args.HealthyAllocationIDs}, {"UnhealthyAllocationIDs", args.UnhealthyAllocationIDs}} {
+		for _, id := range l.ids {
+			if other, dup := seen[id]; dup && other != l.field {
+				return BadRequest("%s: allocation %q is also in %s", l.field, id, other)
+			}
+			seen[id] = l.field
+			a, err := e.srv.State().AllocByID(nil, id)
+			if err != nil {
+				return err
+			}
+			if a == nil {
+				return BadRequest("%s: allocation %q not found", l.field, id)
+			}
+			if a.DeploymentID != d.ID {
+				return BadRequest("%s: allocation %q is not part of deployment %s", l.field, id, d.ID)
+			}
+		}
+	}
+	return nil
+}
+
 // Unblock unblocks a multiregion deployment that waits on its peers
 // regions. Drover runs one region, so no deployment is ever blocked: a
 // known deployment is refused by name with its status (Nomad answers an

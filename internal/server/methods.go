@@ -81,6 +81,7 @@ var (
 	DeploymentFail          = writes("Deployment.Fail", objectCap(ObjectDeployment, capSubmitJob), (*DeploymentEndpoint).Fail)
 	DeploymentPause         = writes("Deployment.Pause", objectCap(ObjectDeployment, capSubmitJob), (*DeploymentEndpoint).Pause)
 	DeploymentUnblock       = writes("Deployment.Unblock", objectCap(ObjectDeployment, capSubmitJob), (*DeploymentEndpoint).Unblock)
+	DeploymentAllocHealth   = writes("Deployment.SetAllocHealth", objectCap(ObjectDeployment, capSubmitJob), (*DeploymentEndpoint).SetAllocHealth)
 
 	// Nodes: the client's own calls (Register, the UpdateStatus
 	// heartbeat, GetClientAllocs, UpdateAlloc) authenticate by node secret.

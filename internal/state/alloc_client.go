@@ -1,6 +1,9 @@
 package state
 
 import (
+	"fmt"
+	"time"
+
 	"github.com/drover-project/drover/internal/structs"
 )
 
@@ -113,4 +116,48 @@ func mergeTransition(dst, src *structs.DesiredTransition) {
 	if src.NoShutdownDelay != nil {
 		dst.NoShutdownDelay = copyBool(src.NoShutdownDelay)
 	}
+}
+
+// SetDeploymentAllocHealth records the health an operator set by hand for
+// a deployment's allocs (`update { health_check = "manual" }`), through the
+// same path as a client's health report (so the deployment's counters
+// move the same way), and writes the request's eval in the same
+// transaction. The deployment must be active and every alloc must be one
+// of its own: anything else is an error and nothing is written.
+func (s *StateStore) SetDeploymentAllocHealth(index uint64, req *structs.DeploymentAllocHealthRequest) error {
+	return s.write(index, func(tx *writeTxn) error {
+		d, err := deploymentByID(tx.Txn, nil, req.DeploymentID)
+		if err != nil {
+			return err
+		}
+		if d == nil {
+			return errNotFoundf("deployment %s", req.DeploymentID)
+		}
+		if !d.Active() {
+			return fmt.Errorf("deployment %s is %s, not active", d.ID, d.Status)
+		}
+		at := time.Unix(0, req.UpdatedAt).UTC()
+		set := func(ids []string, healthy bool) error {
+			for _, id := range ids {
+				a, err := allocByID(tx.Txn, nil, id)
+				if err != nil {
+					return err
+				}
+				if a == nil || a.DeploymentID != d.ID {
+					return fmt.Errorf("allocation %s is not part of deployment %s", id, d.ID)
+				}
+				h := healthy
+				u := &structs.Allocation{ID: id, ModifyTime: req.UpdatedAt,
+					DeploymentStatus: &structs.AllocDeploymentStatus{Healthy: &h, Timestamp: at}}
+				if err := tx.updateAllocFromClient(u); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		if err := set(req.HealthyAllocationIDs, true); err != nil {
+			return err
+		}
+		return set(req.UnhealthyAllocationIDs, false)
+	}, evalsOf(req.Eval)...)
 }

@@ -2,7 +2,10 @@ package state
 
 import (
 	"errors"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/go-memdb"
 
@@ -183,5 +186,84 @@ func TestPromoteDeployment_ClearsTheCanaryMark(t *testing.T) {
 	}
 	if o, _ := s.AllocByID(nil, "o1"); o.AllocModifyIndex == 12 {
 		t.Fatal("an alloc outside the deployment was touched")
+	}
+}
+
+// Manual health: the operator's verdict is recorded as a client's report
+// would be (timestamp from the entry, the canary mark kept, the
+// deployment's counters moved), with the eval, in one transaction; an
+// alloc outside the deployment, an unknown alloc or deployment, or a
+// finished deployment fails the whole entry and writes nothing.
+func TestSetDeploymentAllocHealth(t *testing.T) {
+	for _, tc := range []struct {
+		name               string
+		deployment         string
+		status             string
+		healthy, unhealthy []string
+		wantErr            string
+		wantHealthy        int
+		wantUnhealthy      int
+	}{
+		{name: "both healthy", deployment: "d1", healthy: []string{"a1", "a2"}, wantHealthy: 2},
+		{name: "one each", deployment: "d1", healthy: []string{"a1"}, unhealthy: []string{"a2"}, wantHealthy: 1, wantUnhealthy: 1},
+		{name: "alloc of another deployment", deployment: "d1", healthy: []string{"a1", "other"}, wantErr: "not part of deployment d1"},
+		{name: "unknown alloc", deployment: "d1", unhealthy: []string{"nope"}, wantErr: "nope is not part"},
+		{name: "unknown deployment", deployment: "zz", healthy: []string{"a1"}, wantErr: "not found"},
+		{name: "finished deployment", deployment: "d1", status: structs.DeploymentStatusSuccessful, healthy: []string{"a1"}, wantErr: "not active"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newStore(t)
+			job := setupJob(t, s, 5, "web")
+			d := mockDeployment("d1", job)
+			if tc.status != "" {
+				d.Status = tc.status
+			}
+			must(t, s.UpsertDeployment(10, d))
+			var allocs []*structs.Allocation
+			for _, id := range []string{"a1", "a2", "other"} {
+				a := mockAlloc(id, job, "n1")
+				a.DeploymentID = "d1"
+				if id == "other" {
+					a.DeploymentID = "d0"
+				}
+				allocs = append(allocs, a)
+			}
+			allocs[0].DeploymentStatus = &structs.AllocDeploymentStatus{Canary: true}
+			must(t, s.UpsertAllocs(11, allocs))
+
+			err := s.SetDeploymentAllocHealth(12, &structs.DeploymentAllocHealthRequest{DeploymentID: tc.deployment,
+				HealthyAllocationIDs: tc.healthy, UnhealthyAllocationIDs: tc.unhealthy, Eval: mockEval("e1", "web"), UpdatedAt: 5e9})
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+				}
+				if e, _ := s.EvalByID(nil, "e1"); e != nil {
+					t.Fatal("a refused entry wrote its eval")
+				}
+				if a, _ := s.AllocByID(nil, "a1"); a.ModifyIndex != 11 {
+					t.Fatal("a refused entry changed an alloc")
+				}
+				return
+			}
+			must(t, err)
+			for _, id := range append(append([]string{}, tc.healthy...), tc.unhealthy...) {
+				a, _ := s.AllocByID(nil, id)
+				ds := a.DeploymentStatus
+				if ds == nil || ds.Healthy == nil || *ds.Healthy != slices.Contains(tc.healthy, id) ||
+					!ds.Timestamp.Equal(time.Unix(5, 0)) || ds.ModifyIndex != 12 || a.ModifyIndex != 12 {
+					t.Fatalf("alloc %s: %+v (modify index %d)", id, ds, a.ModifyIndex)
+				}
+			}
+			if a, _ := s.AllocByID(nil, "a1"); !a.DeploymentStatus.Canary {
+				t.Fatal("the canary mark was lost")
+			}
+			got, _ := s.DeploymentByID(nil, "d1")
+			if g := got.TaskGroups["web"]; g.HealthyAllocs != tc.wantHealthy || g.UnhealthyAllocs != tc.wantUnhealthy || got.ModifyIndex != 12 {
+				t.Fatalf("counters healthy %d unhealthy %d, modify index %d", g.HealthyAllocs, g.UnhealthyAllocs, got.ModifyIndex)
+			}
+			if e, _ := s.EvalByID(nil, "e1"); e == nil || e.CreateIndex != 12 {
+				t.Fatal("eval not written")
+			}
+		})
 	}
 }

@@ -40,7 +40,9 @@
 // promotion, and any status other than running with its description
 // (deployments.go): the promote, pause and status writes committed after
 // that snapshot stay decided. The store counts alloc health into deployments
-// (deployment_health.go): it is the one writer of those counters.
+// (deployment_health.go): it is the one writer of those counters. An
+// operator's manual health (SetDeploymentAllocHealth, alloc_client.go) goes
+// through the client-report path, so it counts the same way.
 //
 // Job status (pending/running/dead) is derived in the store whenever a job,
 // its evals or its allocs change (job_status.go: one index lookup for "has a

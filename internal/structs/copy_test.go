@@ -366,6 +366,7 @@ var notCopied = map[string]string{
 	"ApplyPlanResultsRequest":             "raft payload",
 	"DeploymentStatusUpdateRequest":       "raft payload",
 	"DeploymentPromoteRequest":            "raft payload",
+	"DeploymentAllocHealthRequest":        "raft payload",
 	"NodeRegisterArgs":                    "RPC payload",
 	"NodeHeartbeatArgs":                   "RPC payload",
 	"NodeUpdateResponse":                  "RPC payload",

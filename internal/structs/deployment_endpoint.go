@@ -55,6 +55,15 @@ type DeploymentPauseArgs struct {
 	WriteRequest
 }
 
+// DeploymentAllocHealthArgs sets the health of a deployment's allocs by
+// hand (PUT /v1/deployment/allocation-health/:id).
+type DeploymentAllocHealthArgs struct {
+	DeploymentID           string
+	HealthyAllocationIDs   []string
+	UnhealthyAllocationIDs []string
+	WriteRequest
+}
+
 // DeploymentUnblockArgs unblocks a multiregion deployment waiting on its
 // peers.
 type DeploymentUnblockArgs struct {

@@ -117,6 +117,9 @@ const (
 	JobBatchDeregisterRequestType    MessageType = 15
 	AllocUpdateDesiredTransitionType MessageType = 16
 	DeploymentPromoteRequestType     MessageType = 17
+	// Manual alloc health (`update { health_check = "manual" }`); 18 is
+	// Nomad's number for the same entry.
+	DeploymentAllocHealthRequestType MessageType = 18
 
 	// Job history (job_history.go).
 	JobStabilityRequestType  MessageType = 80

@@ -154,3 +154,15 @@ type DeploymentPromoteRequest struct {
 	Eval         *Evaluation
 	UpdatedAt    int64
 }
+
+// DeploymentAllocHealthRequest sets the health of a deployment's allocs
+// by hand (`update { health_check = "manual" }`), with the eval that takes
+// the next step, in one entry. UpdatedAt (the servers' clock) is the
+// health timestamp.
+type DeploymentAllocHealthRequest struct {
+	DeploymentID           string
+	HealthyAllocationIDs   []string
+	UnhealthyAllocationIDs []string
+	Eval                   *Evaluation
+	UpdatedAt              int64
+}

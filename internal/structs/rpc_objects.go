@@ -23,6 +23,7 @@ func (r *DeploymentSpecificRequest) RequestObjectID() string         { return r.
 func (r *DeploymentPromoteArgs) RequestObjectID() string             { return r.DeploymentID }
 func (r *DeploymentFailArgs) RequestObjectID() string                { return r.DeploymentID }
 func (r *DeploymentPauseArgs) RequestObjectID() string               { return r.DeploymentID }
+func (r *DeploymentAllocHealthArgs) RequestObjectID() string         { return r.DeploymentID }
 func (r *ServiceRegistrationByAllocRequest) RequestObjectID() string { return r.AllocID }
 
 func (r *JobRegisterArgs) RequestJob() *Job { return r.Job }

@@ -139,7 +139,8 @@ var jobRows = []Row{
 
 	h("UpdateStrategy.Stagger", "TestSystemSched_UpdateDecisions"),
 	h("UpdateStrategy.MaxParallel", "TestDeployment_MaxParallelLimitsDestructiveUpdates"),
-	h("UpdateStrategy.HealthCheck", "TestHealth_TaskStatesIgnoresChecks"),
+	{Key: "UpdateStrategy.HealthCheck", State: Honoured, Proof: "TestHealth_TaskStatesIgnoresChecks",
+		Note: "\"manual\": the client sets no health; the operator sets it with PUT /v1/deployment/allocation-health/:id (agent TestDeploymentAllocHealth_ManualHealth)"},
 	h("UpdateStrategy.MinHealthyTime", "TestHealth_PassingHTTPCheck"),
 	h("UpdateStrategy.HealthyDeadline", "TestHealth_FailingCheckUntilDeadline"),
 	h("UpdateStrategy.ProgressDeadline", "TestDeployment_EmptyUpdateBlockAndNoProgressDeadline"),
