@@ -115,12 +115,12 @@ type HeadroomResponse struct {
 	N1      []*NodeLoss
 	N1Min   int
 	N1Worst string
+	QueryMeta
 	// N1MinBound: the answer did not play every loss that could leave
 	// fewer than N1Min (a cap on what-ifs for a large cluster); such a
 	// loss leaves at least N1MinAtLeast (N1Min when exact).
 	N1MinBound   bool
 	N1MinAtLeast int
-	QueryMeta
 }
 
 // NodeLoss is the headroom left when one node is lost.
