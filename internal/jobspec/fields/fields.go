@@ -72,24 +72,30 @@ type Finding struct {
 
 func (f Finding) String() string { return f.Path + ": " + f.Message }
 
-var byKey = func() map[string]*Row {
-	m := make(map[string]*Row, len(jobRows))
-	for i := range jobRows {
-		r := &jobRows[i]
-		if _, dup := m[r.Key]; dup {
-			panic("fields: duplicate row " + r.Key)
+var byKey = indexRows(jobRows, func(r *Row) string { return r.Key }, "row")
+
+// indexRows maps each row's key to it; a key twice is a bug in the table.
+func indexRows[R any](rows []R, key func(*R) string, what string) map[string]*R {
+	m := make(map[string]*R, len(rows))
+	for i := range rows {
+		r := &rows[i]
+		if _, dup := m[key(r)]; dup {
+			panic("fields: duplicate " + what + " " + key(r))
 		}
-		m[r.Key] = r
+		m[key(r)] = r
 	}
 	return m
-}()
+}
 
-// Rows returns the table, sorted by key.
-func Rows() []Row {
-	out := slices.Clone(jobRows)
-	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+// sortedRows returns a copy of rows sorted by key.
+func sortedRows[R any](rows []R, key func(*R) string) []R {
+	out := slices.Clone(rows)
+	sort.Slice(out, func(i, j int) bool { return key(&out[i]) < key(&out[j]) })
 	return out
 }
+
+// Rows returns the table, sorted by key.
+func Rows() []Row { return sortedRows(jobRows, func(r *Row) string { return r.Key }) }
 
 // Lookup returns the row for "Type.Field", or nil.
 func Lookup(key string) *Row { return byKey[key] }

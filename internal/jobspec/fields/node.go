@@ -3,7 +3,6 @@ package fields
 import (
 	"fmt"
 	"reflect"
-	"slices"
 	"sort"
 	"strings"
 
@@ -164,24 +163,10 @@ var nodeRows = []NodeRow{
 	whenSet("HostNetworkInfo.ReservedPorts", "a host_network with reserved_ports"),
 }
 
-var nodeByKey = func() map[string]*NodeRow {
-	m := make(map[string]*NodeRow, len(nodeRows))
-	for i := range nodeRows {
-		r := &nodeRows[i]
-		if _, dup := m[r.Key]; dup {
-			panic("fields: duplicate node row " + r.Key)
-		}
-		m[r.Key] = r
-	}
-	return m
-}()
+var nodeByKey = indexRows(nodeRows, func(r *NodeRow) string { return r.Key }, "node row")
 
 // NodeRows returns the node table, sorted by key.
-func NodeRows() []NodeRow {
-	out := slices.Clone(nodeRows)
-	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
-	return out
-}
+func NodeRows() []NodeRow { return sortedRows(nodeRows, func(r *NodeRow) string { return r.Key }) }
 
 // LookupNode returns the node row for "Type.Field", or nil.
 func LookupNode(key string) *NodeRow { return nodeByKey[key] }

@@ -110,11 +110,7 @@ func nodeLossesByFormula(st scheduler.State, d Deps, job *structs.Job, group str
 	if err != nil {
 		return nil, 0, err
 	}
-	others, err := othersOn(st, nodes, job, group)
-	if err != nil {
-		return nil, 0, err
-	}
-	taken, err := placesTaken(st, nodes, job, group, f)
+	others, taken, err := othersOn(st, nodes, job, group, f)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -188,28 +184,6 @@ func nodeLossesByFormula(st scheduler.State, d Deps, job *structs.Job, group str
 	return out, atLeast, nil
 }
 
-// othersOn counts, per node, the live allocs a loss of the node would
-// have placed again besides the group's own: those of other groups and
-// jobs (system jobs' are not placed elsewhere).
-func othersOn(st scheduler.State, nodes []*structs.Node, job *structs.Job, group string) (map[string]int, error) {
-	out := map[string]int{}
-	for _, n := range nodes {
-		if n.Status != structs.NodeStatusReady {
-			continue
-		}
-		allocs, err := st.AllocsByNodeTerminal(nil, n.ID, false)
-		if err != nil {
-			return nil, err
-		}
-		for _, a := range allocs {
-			if placedAgain(a, job, group) {
-				out[n.ID]++
-			}
-		}
-	}
-	return out, nil
-}
-
 // playLosses plays the losses of the nodes of cands at once (one per
 // core), each loss's answer replacing its formula's.
 func playLosses[C any](st scheduler.State, d Deps, job *structs.Job, group string, bound int, cands []C, loss func(C) *structs.NodeLoss) error {
@@ -233,31 +207,34 @@ func playLosses[C any](st scheduler.State, d Deps, job *structs.Job, group strin
 	return errors.Join(errs...)
 }
 
-// placesTaken bounds, per ready node, how many of the group's places the
-// node's other allocs (othersOn's) can take once placed again elsewhere:
-// placing an alloc of size o on a node that takes floor(free/ask) of the
-// group lowers that by at most ceil(o/ask) in each of cpu, memory and disk,
-// and by at most one where a node takes at most one (a static port,
-// distinct_hosts); each alloc counts at least one. The what-if runs with
-// the scheduler configuration of fits (no preemption for the group's job
-// type; other jobs' replacements preempting is not bounded here).
-func placesTaken(st scheduler.State, nodes []*structs.Node, job *structs.Job, group string, f *fits) (map[string]int, error) {
+// othersOn counts, per ready node, the live allocs a loss of the node
+// would place again besides the group's own (placedAgain), and bounds how
+// many of the group's places they can take once placed elsewhere: placing
+// an alloc of size o on a node that takes floor(free/ask) of the group
+// lowers that by at most ceil(o/ask) in each of cpu, memory and disk (and
+// its dynamic ports), and by at most one where a node takes at most one (a
+// static port, distinct_hosts); each alloc counts at least one. The
+// what-if runs with the scheduler configuration of fits (no preemption
+// for the group's job type; other jobs' replacements preempting is not
+// bounded here).
+func othersOn(st scheduler.State, nodes []*structs.Node, job *structs.Job, group string, f *fits) (count, taken map[string]int, err error) {
 	tg := job.LookupTaskGroup(group)
 	one := hasStaticPorts(tg) || hasDistinctHosts(f.diag)
 	ask, dyn := f.diag.Ask, dynamicPorts(tg)
-	out := map[string]int{}
+	count, taken = map[string]int{}, map[string]int{}
 	for _, n := range nodes {
 		if n.Status != structs.NodeStatusReady {
 			continue
 		}
 		allocs, err := st.AllocsByNodeTerminal(nil, n.ID, false)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for _, a := range allocs {
 			if !placedAgain(a, job, group) {
 				continue
 			}
+			count[n.ID]++
 			k := 1
 			if !one {
 				o := a.AllocatedResources.Comparable()
@@ -272,10 +249,10 @@ func placesTaken(st scheduler.State, nodes []*structs.Node, job *structs.Job, gr
 					k = max(k, (ports+dyn-1)/dyn)
 				}
 			}
-			out[n.ID] += k
+			taken[n.ID] += k
 		}
 	}
-	return out, nil
+	return count, taken, nil
 }
 
 // placedAgain reports whether losing a's node places a again elsewhere

@@ -242,7 +242,7 @@ func TestHeadroom_NodeLossesMatchTheSlowComputation(t *testing.T) {
 				t.Fatalf("fits: %v %q", err, f.inexact)
 			}
 			nodes, _, _ := snap.NodeSet(nil)
-			others, err := othersOn(snap, nodes, job, "g")
+			others, _, err := othersOn(snap, nodes, job, "g", f)
 			if err != nil {
 				t.Fatal(err)
 			}
