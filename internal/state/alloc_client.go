@@ -126,15 +126,9 @@ func mergeTransition(dst, src *structs.DesiredTransition) {
 // of its own: anything else is an error and nothing is written.
 func (s *StateStore) SetDeploymentAllocHealth(index uint64, req *structs.DeploymentAllocHealthRequest) error {
 	return s.write(index, func(tx *writeTxn) error {
-		d, err := deploymentByID(tx.Txn, nil, req.DeploymentID)
+		d, err := activeDeployment(tx, req.DeploymentID)
 		if err != nil {
 			return err
-		}
-		if d == nil {
-			return errNotFoundf("deployment %s", req.DeploymentID)
-		}
-		if !d.Active() {
-			return fmt.Errorf("deployment %s is %s, not active", d.ID, d.Status)
 		}
 		at := time.Unix(0, req.UpdatedAt).UTC()
 		set := func(ids []string, healthy bool) error {

@@ -15,15 +15,9 @@ import (
 // clients advertise the service's tags instead of its canary_tags.
 func (s *StateStore) PromoteDeployment(index uint64, req *structs.DeploymentPromoteRequest) error {
 	return s.write(index, func(tx *writeTxn) error {
-		d, err := deploymentByID(tx.Txn, nil, req.DeploymentID)
+		d, err := activeDeployment(tx, req.DeploymentID)
 		if err != nil {
 			return err
-		}
-		if d == nil {
-			return errNotFoundf("deployment %s", req.DeploymentID)
-		}
-		if !d.Active() {
-			return fmt.Errorf("deployment %s is %s, not active", d.ID, d.Status)
 		}
 		c := d.Copy()
 		promoted, err := promoteGroups(c, req)
@@ -94,4 +88,20 @@ func evalsOf(e *structs.Evaluation) []*structs.Evaluation {
 		return nil
 	}
 	return []*structs.Evaluation{e}
+}
+
+// activeDeployment reads the deployment an operator's write names: an
+// error when it does not exist (not found) or has finished.
+func activeDeployment(tx *writeTxn, id string) (*structs.Deployment, error) {
+	d, err := deploymentByID(tx.Txn, nil, id)
+	if err != nil {
+		return nil, err
+	}
+	if d == nil {
+		return nil, errNotFoundf("deployment %s", id)
+	}
+	if !d.Active() {
+		return nil, fmt.Errorf("deployment %s is %s, not active", d.ID, d.Status)
+	}
+	return d, nil
 }
