@@ -235,6 +235,16 @@ func Bullets(fs []Finding) string {
 // that are not refused or warned, with the path of its first occurrence:
 // the tree the table must cover.
 func Types() []TypeAt {
+	return reachableTypes(reflect.TypeOf(api.Job{}), func(key string) bool {
+		r := byKey[key]
+		return r != nil && r.State != Honoured
+	})
+}
+
+// reachableTypes lists every struct type reachable from root through
+// exported fields, depth first, with the path of its first occurrence;
+// skip("Type.Field") prunes a field and what lies beneath it.
+func reachableTypes(root reflect.Type, skip func(key string) bool) []TypeAt {
 	seen := map[reflect.Type]bool{}
 	var out []TypeAt
 	var visit func(path string, t reflect.Type)
@@ -246,10 +256,7 @@ func Types() []TypeAt {
 		out = append(out, TypeAt{Type: t, Path: path})
 		for i := range t.NumField() {
 			f := t.Field(i)
-			if !f.IsExported() {
-				continue
-			}
-			if r := byKey[t.Name()+"."+f.Name]; r != nil && r.State != Honoured {
+			if !f.IsExported() || skip(t.Name()+"."+f.Name) {
 				continue
 			}
 			if b := baseType(f.Type); b.Kind() == reflect.Struct && b != timeType {
@@ -257,7 +264,7 @@ func Types() []TypeAt {
 			}
 		}
 	}
-	visit("", reflect.TypeOf(api.Job{}))
+	visit("", root)
 	return out
 }
 

@@ -174,30 +174,10 @@ func LookupNode(key string) *NodeRow { return nodeByKey[key] }
 // NodeTypes lists every api struct type reachable from api.Node through
 // fields that are not NotFilled, with the path of its first occurrence.
 func NodeTypes() []TypeAt {
-	seen := map[reflect.Type]bool{}
-	var out []TypeAt
-	var visit func(path string, t reflect.Type)
-	visit = func(path string, t reflect.Type) {
-		if seen[t] {
-			return
-		}
-		seen[t] = true
-		out = append(out, TypeAt{Type: t, Path: path})
-		for i := range t.NumField() {
-			f := t.Field(i)
-			if !f.IsExported() {
-				continue
-			}
-			if r := nodeByKey[nodeRowKey(t, f.Name)]; r != nil && r.Fill == NotFilled {
-				continue
-			}
-			if b := baseType(f.Type); b.Kind() == reflect.Struct && b != timeType {
-				visit(strings.TrimPrefix(path+"."+f.Name, "."), b)
-			}
-		}
-	}
-	visit("", reflect.TypeOf(api.Node{}))
-	return out
+	return reachableTypes(reflect.TypeOf(api.Node{}), func(key string) bool {
+		r := nodeByKey[key]
+		return r != nil && r.Fill == NotFilled
+	})
 }
 
 // UnfilledNodeFields walks a node as an agent answered it and returns the
