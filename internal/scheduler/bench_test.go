@@ -25,7 +25,7 @@ const benchRacks = 50
 
 // benchCluster builds Nomad's BenchmarkServiceScheduler shape: nodes over
 // dc-1/dc-2, meta rack = r(i mod racks), 4 x 3500 MHz, 32000 MB, 100 GiB.
-func benchCluster(b *testing.B, nodes int) *harness {
+func benchCluster(b testing.TB, nodes int) *harness {
 	h := newHarness(b)
 	for i := 0; i < nodes; i++ {
 		n := &structs.Node{
