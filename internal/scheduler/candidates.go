@@ -12,6 +12,7 @@ import (
 // filter: ready, in one of its datacenters and in its pool.
 type candidates struct {
 	nodes          []*structs.Node // in the order of the node list
+	pos            []int32         // each node's position in the node list
 	nodesAvailable map[string]int  // per datacenter; shared, read only
 	nodesInPool    int
 }
@@ -28,6 +29,8 @@ type candidateMemo struct {
 	mu    sync.Mutex
 	all   []*structs.Node
 	byJob map[string]*candidates
+	// sorted says whether all is sorted by ID (sortedKnown: checked).
+	sorted, sortedKnown bool
 }
 
 // maxCandidateEntries bounds the memo: one entry per distinct
@@ -43,8 +46,9 @@ func (m *candidateMemo) jobCandidates(job *structs.Job, all []*structs.Node) *ca
 	key := job.NodePool + "\x00" + strings.Join(job.Datacenters, "\x00")
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if !sameList(m.all, all) || len(m.byJob) >= maxCandidateEntries {
-		m.all, m.byJob = all, map[string]*candidates{}
+	m.use(all)
+	if len(m.byJob) >= maxCandidateEntries {
+		m.byJob = map[string]*candidates{}
 	}
 	if c, ok := m.byJob[key]; ok {
 		return c
@@ -54,14 +58,47 @@ func (m *candidateMemo) jobCandidates(job *structs.Job, all []*structs.Node) *ca
 	return c
 }
 
+// use forgets what the memo knows unless all is the list it knows.
+func (m *candidateMemo) use(all []*structs.Node) {
+	if !sameList(m.all, all) {
+		m.all, m.byJob, m.sortedKnown = all, map[string]*candidates{}, false
+	}
+}
+
+// sortedByID reports whether the node list is sorted by ID (as
+// State.NodeSet's is), memoized while all is the same shared list. A nil
+// memo checks every time.
+func (m *candidateMemo) sortedByID(all []*structs.Node) bool {
+	if m == nil {
+		return isSortedByID(all)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.use(all)
+	if !m.sortedKnown {
+		m.sorted, m.sortedKnown = isSortedByID(all), true
+	}
+	return m.sorted
+}
+
+// isSortedByID reports whether the IDs strictly increase along the list.
+func isSortedByID(all []*structs.Node) bool {
+	for i := 1; i < len(all); i++ {
+		if all[i-1].ID >= all[i].ID {
+			return false
+		}
+	}
+	return true
+}
+
 func sameList(a, b []*structs.Node) bool {
 	return len(a) == len(b) && len(a) > 0 && unsafe.SliceData(a) == unsafe.SliceData(b)
 }
 
 func filterCandidates(job *structs.Job, all []*structs.Node) *candidates {
-	c := &candidates{nodes: make([]*structs.Node, 0, len(all)), nodesAvailable: map[string]int{}}
+	c := &candidates{nodes: make([]*structs.Node, 0, len(all)), pos: make([]int32, 0, len(all)), nodesAvailable: map[string]int{}}
 	ready, dc, pool := readyFilter(), datacenterFilter(job), poolFilter(job)
-	for _, n := range all {
+	for i, n := range all {
 		if ok, _ := pool.filter(n); !ok {
 			continue
 		}
@@ -74,6 +111,7 @@ func filterCandidates(job *structs.Job, all []*structs.Node) *candidates {
 		}
 		c.nodesAvailable[n.Datacenter]++
 		c.nodes = append(c.nodes, n)
+		c.pos = append(c.pos, int32(i))
 	}
 	return c
 }

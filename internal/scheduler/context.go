@@ -3,7 +3,11 @@ package scheduler
 import (
 	"math/rand/v2"
 	"regexp"
+	"slices"
+	"strings"
 	"time"
+
+	"github.com/hashicorp/go-memdb"
 
 	"github.com/drover-project/drover/internal/structs"
 )
@@ -23,11 +27,24 @@ type evalContext struct {
 	// leaves it zero.
 	stopwatch func() func() time.Duration
 
-	usage    map[string]*nodeUsage // node ID -> usage, computed on first use
-	classes  map[string]string     // node ID -> computed class, when not stored
-	eligible map[string]bool       // computed class -> feasible for some group
-	escaped  bool                  // some constraint escaped the class cache
-	stopped  map[string]bool       // alloc IDs the plan stops or preempts
+	// Node usage, computed on first use: by position in all (the
+	// snapshot's node list, sorted by ID) for the nodes in it, by node ID
+	// for any other (a context made without the list). usageSlab hands out
+	// the usages in blocks; stored holds every node's stored summary by
+	// position once scanUsage read them in one pass (storedScanned).
+	all           []*structs.Node
+	usageAt       []*nodeUsage
+	usage         map[string]*nodeUsage
+	usageSlab     []nodeUsage
+	stored        []*structs.NodeUsage
+	storedScanned bool
+	scanNow       bool // expectRanks: scan at the first read
+	lookups       int  // point reads of stored usage so far
+	pow10         *pow10Cache
+	classes       map[string]string // node ID -> computed class, when not stored
+	eligible      map[string]bool   // computed class -> feasible for some group
+	escaped       bool              // some constraint escaped the class cache
+	stopped       map[string]bool   // alloc IDs the plan stops or preempts
 
 	nodes      map[string]*structs.Node // every node in the snapshot, by ID
 	jobAllocs  []*structs.Allocation    // the job's stored allocs
@@ -56,11 +73,42 @@ func newEvalContext(state State, eval *structs.Evaluation, job *structs.Job, pla
 	}
 }
 
+// setNodes gives the context the snapshot's node list (State.NodeSet's,
+// sorted by ID), so that it keeps per-node state by position instead of
+// by node ID. A list that is not sorted by ID (checked once per list
+// through memo) is not used: positions are found by binary search.
+func (c *evalContext) setNodes(all []*structs.Node, memo *candidateMemo) {
+	if !memo.sortedByID(all) {
+		return
+	}
+	c.all = all
+	c.usageAt = make([]*nodeUsage, len(all))
+}
+
+// position returns the index of the node with this ID in c.all.
+func (c *evalContext) position(id string) (int, bool) {
+	if c.all == nil {
+		return 0, false
+	}
+	return slices.BinarySearchFunc(c.all, id, func(n *structs.Node, id string) int { return strings.Compare(n.ID, id) })
+}
+
+// cachedUsage returns the node's usage if it was computed, else nil.
+func (c *evalContext) cachedUsage(nodeID string) *nodeUsage {
+	if p, ok := c.position(nodeID); ok {
+		return c.usageAt[p]
+	}
+	return c.usage[nodeID]
+}
+
 // nodeUsage returns what the node's proposed allocs (stored, minus the
 // plan's stops, plus the plan's placements) use, computing it once. The
 // stored part is the state store's per-node summary (one read, not the
 // node's allocs).
 func (c *evalContext) nodeUsage(n *structs.Node) (*nodeUsage, error) {
+	if p, ok := c.position(n.ID); ok {
+		return c.nodeUsageAt(p, n)
+	}
 	if u, ok := c.usage[n.ID]; ok {
 		return u, nil
 	}
@@ -68,7 +116,97 @@ func (c *evalContext) nodeUsage(n *structs.Node) (*nodeUsage, error) {
 	if err != nil {
 		return nil, err
 	}
-	u := newNodeUsage(n)
+	u := c.buildUsage(n, stored)
+	c.usage[n.ID] = u
+	return u, nil
+}
+
+// nodeUsageAt is nodeUsage of the node at position p of c.all, without
+// finding its position: the placement stack knows it.
+func (c *evalContext) nodeUsageAt(p int, n *structs.Node) (*nodeUsage, error) {
+	if u := c.usageAt[p]; u != nil {
+		return u, nil
+	}
+	stored, err := c.storedUsage(p, n.ID)
+	if err != nil {
+		return nil, err
+	}
+	u := c.buildUsage(n, stored)
+	c.usageAt[p] = u
+	return u, nil
+}
+
+// scanAfter is how many nodes' stored usage an eval reads one at a time
+// before it reads the whole table in one pass: a point read costs a
+// transaction and a tree descent (about ten times a step of the scan), so
+// an eval that ranks a good part of a large cluster (hundreds of
+// placements) is cheaper with the scan, and one that ranks a few dozen
+// nodes without it.
+func scanAfter(nodes int) int { return max(16, nodes/16) }
+
+// usageScanner is implemented by the state store and its snapshots
+// (state's EachNodeUsage). A State laid over another that changes allocs
+// overrides NodeUsage and must not offer this: the overlays embed the
+// State interface, which does not have it.
+type usageScanner interface {
+	EachNodeUsage(ws memdb.WatchSet, fn func(*structs.NodeUsage) bool) error
+}
+
+// expectRanks tells the context how many nodes its placements will rank
+// at least: when that is a good part of the cluster (a quarter), the
+// stored usages are read in one scan from the first one on.
+func (c *evalContext) expectRanks(n int) {
+	if c.all != nil && n >= len(c.all)/4 {
+		c.scanNow = true
+	}
+}
+
+// storedUsage returns the stored summary of the node at position p.
+func (c *evalContext) storedUsage(p int, id string) (*structs.NodeUsage, error) {
+	if c.storedScanned {
+		return c.stored[p], nil
+	}
+	if c.lookups++; c.scanNow || c.lookups > scanAfter(len(c.all)) {
+		if sc, ok := c.state.(usageScanner); ok {
+			if err := c.scanUsage(sc); err != nil {
+				return nil, err
+			}
+			return c.stored[p], nil
+		}
+	}
+	return c.state.NodeUsage(nil, id)
+}
+
+// scanUsage reads every stored summary, matching them to c.all by a merge
+// walk: both are in node ID order. Summaries of nodes not in the list
+// (allocs left on a deleted node) are not needed.
+func (c *evalContext) scanUsage(sc usageScanner) error {
+	stored := make([]*structs.NodeUsage, len(c.all))
+	i := 0
+	err := sc.EachNodeUsage(nil, func(u *structs.NodeUsage) bool {
+		for i < len(c.all) && c.all[i].ID < u.NodeID {
+			i++
+		}
+		if i < len(c.all) && c.all[i].ID == u.NodeID {
+			stored[i] = u
+		}
+		return i < len(c.all)
+	})
+	if err != nil {
+		return err
+	}
+	c.stored, c.storedScanned = stored, true
+	return nil
+}
+
+// buildUsage computes a node's usage from its stored summary and the plan.
+func (c *evalContext) buildUsage(n *structs.Node, stored *structs.NodeUsage) *nodeUsage {
+	if len(c.usageSlab) == 0 {
+		c.usageSlab = make([]nodeUsage, 32)
+	}
+	u := &c.usageSlab[0]
+	c.usageSlab = c.usageSlab[1:]
+	initNodeUsage(u, n)
 	planned := c.plan.NodeAllocation[n.ID]
 	var drop func(*structs.Allocation) bool
 	if len(c.stopped) > 0 || len(planned) > 0 {
@@ -80,8 +218,7 @@ func (c *evalContext) nodeUsage(n *structs.Node) (*nodeUsage, error) {
 			u.add(a)
 		}
 	}
-	c.usage[n.ID] = u
-	return u, nil
+	return u
 }
 
 func containsAlloc(allocs []*structs.Allocation, id string) bool {
@@ -94,10 +231,20 @@ func containsAlloc(allocs []*structs.Allocation, id string) bool {
 }
 
 // appendAlloc adds a placement or in-place update to the plan.
-func (c *evalContext) appendAlloc(a *structs.Allocation) {
+func (c *evalContext) appendAlloc(a *structs.Allocation) { c.appendAllocAt(a, -1) }
+
+// appendAllocAt is appendAlloc with the position of the alloc's node in
+// c.all, when the caller knows it (-1: not known).
+func (c *evalContext) appendAllocAt(a *structs.Allocation, p int) {
 	c.plan.AppendAlloc(a)
 	c.generation++
-	if u, ok := c.usage[a.NodeID]; ok {
+	var u *nodeUsage
+	if p >= 0 {
+		u = c.usageAt[p]
+	} else {
+		u = c.cachedUsage(a.NodeID)
+	}
+	if u != nil {
 		u.remove(a.ID)
 		if !a.TerminalStatus() {
 			u.add(a)
@@ -110,7 +257,7 @@ func (c *evalContext) appendStop(a *structs.Allocation, desc, clientStatus strin
 	c.plan.AppendStoppedAlloc(a, desc, clientStatus)
 	c.generation++
 	c.stopped[a.ID] = true
-	if u, ok := c.usage[a.NodeID]; ok {
+	if u := c.cachedUsage(a.NodeID); u != nil {
 		u.remove(a.ID)
 	}
 }
@@ -132,7 +279,7 @@ func (c *evalContext) popStop(a *structs.Allocation) {
 	}
 	delete(c.stopped, a.ID)
 	c.generation++
-	if u, ok := c.usage[a.NodeID]; ok && !a.TerminalStatus() {
+	if u := c.cachedUsage(a.NodeID); u != nil && !a.TerminalStatus() {
 		u.add(a)
 	}
 }

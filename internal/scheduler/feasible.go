@@ -160,7 +160,16 @@ type feasibility struct {
 	classFilters []nodeFilter
 	nodeFilters  []nodeFilter
 	classCache   map[string]filterResult
+	// byPos remembers, by position in the context's node list, the class
+	// answer of nodes already checked (classYes, classNo; 0: not yet), so
+	// that a node seen again skips hashing its class.
+	byPos []uint8
 }
+
+const (
+	classYes = 1 + iota
+	classNo
+)
 
 // newFeasibility builds the chain for a group: drivers, then the job's,
 // group's and tasks' constraints, then distinct_hosts / distinct_property.
@@ -210,13 +219,36 @@ func groupConstraints(job *structs.Job, tg *structs.TaskGroup) []*structs.Constr
 
 // feasible runs the chain on a node and records the outcome in m.
 func (f *feasibility) feasible(n *structs.Node, m *structs.AllocMetric) bool {
+	return f.feasibleAt(n, -1, m)
+}
+
+// feasibleAt is feasible with the node's position in the context's node
+// list (-1: not known). A node whose class answer byPos holds takes the
+// cached path, as it would through classCache: its class was answered
+// when the node was first checked.
+func (f *feasibility) feasibleAt(n *structs.Node, p int, m *structs.AllocMetric) bool {
 	m.NodesEvaluated++
-	class := f.ctx.classOf(n)
-	res, cached := f.classCache[class]
-	if !cached {
-		res = runFilters(f.classFilters, n)
-		f.classCache[class] = res
-		f.ctx.markClass(class, res.ok)
+	var res filterResult
+	var cached bool
+	if p >= 0 && f.byPos != nil && f.byPos[p] != 0 {
+		res.ok, cached = f.byPos[p] == classYes, true
+	} else {
+		class := f.ctx.classOf(n)
+		res, cached = f.classCache[class]
+		if !cached {
+			res = runFilters(f.classFilters, n)
+			f.classCache[class] = res
+			f.ctx.markClass(class, res.ok)
+		}
+		if p >= 0 {
+			if f.byPos == nil {
+				f.byPos = make([]uint8, len(f.ctx.all))
+			}
+			f.byPos[p] = classNo
+			if res.ok {
+				f.byPos[p] = classYes
+			}
+		}
 	}
 	if !res.ok {
 		m.NodesFiltered++

@@ -6,16 +6,29 @@ import (
 
 // consider runs feasibility, resource fit and scoring for one node into
 // opt; false when the node is infeasible or full (recorded in m). The
-// option is filled in place because most candidates are discarded.
-func (g *groupStack) consider(n *structs.Node, m *structs.AllocMetric, penalty map[string]bool, opt *option) bool {
-	return g.feas.feasible(n, m) && g.fit(n, m, penalty, opt)
+// option is filled in place because most candidates are discarded. p is
+// the node's position in the context's node list, or -1 when not known.
+func (g *groupStack) consider(n *structs.Node, p int, m *structs.AllocMetric, penalty map[string]bool, opt *option) bool {
+	return g.feas.feasibleAt(n, p, m) && g.fitAt(n, p, m, penalty, opt)
 }
 
 // fit checks the resources of a node already known to be feasible and
 // scores it; preemption calls it again once victims are out of the usage.
 func (g *groupStack) fit(n *structs.Node, m *structs.AllocMetric, penalty map[string]bool, opt *option) bool {
+	return g.fitAt(n, -1, m, penalty, opt)
+}
+
+// fitAt is fit with the node's position in the context's node list (-1:
+// not known).
+func (g *groupStack) fitAt(n *structs.Node, p int, m *structs.AllocMetric, penalty map[string]bool, opt *option) bool {
 	ctx := g.s.ctx
-	u, err := ctx.nodeUsage(n)
+	var u *nodeUsage
+	var err error
+	if p >= 0 {
+		u, err = ctx.nodeUsageAt(p, n)
+	} else {
+		u, err = ctx.nodeUsage(n)
+	}
 	if err != nil {
 		return false
 	}
@@ -31,7 +44,7 @@ func (g *groupStack) fit(n *structs.Node, m *structs.AllocMetric, penalty map[st
 		exhausted(ctx, m, n, dim)
 		return false
 	}
-	*opt = option{node: n}
+	*opt = option{node: n, pos: p}
 	if g.coreAsk > 0 {
 		if opt.cores = assignCores(u, g.tg); opt.cores == nil {
 			exhausted(ctx, m, n, "cores")
@@ -67,7 +80,7 @@ func exhausted(ctx *evalContext, m *structs.AllocMetric, n *structs.Node, dim st
 // score fills the option's components and final score.
 func (g *groupStack) score(opt *option, u *nodeUsage, after *structs.ComparableResources, penalty map[string]bool) {
 	ctx := g.s.ctx
-	opt.scores.add(scoreFit, fitScore(ctx.cfg.EffectiveAlgorithm(), &u.capacity, after))
+	opt.scores.add(scoreFit, ctx.powers().fitScore(ctx.cfg.EffectiveAlgorithm(), &u.capacity, after))
 	if !g.s.system {
 		opt.scores.add(scoreAntiAffinity, antiAffinityScore(u.countGroup(g.s.job.ID, g.tg.Name), g.tg.Count))
 	}

@@ -186,6 +186,7 @@ func (s *genericScheduler) computePlan() (*reconcileResults, error) {
 	s.ctx = newEvalContext(s.state, s.eval, in.job, s.plan, in.cfg, now)
 	s.ctx.stopwatch = s.stopwatch
 	s.ctx.nodes, s.ctx.jobAllocs = in.nodeMap, in.allocs
+	s.ctx.setNodes(in.nodes, s.memo)
 	s.out.failed, s.out.queued, s.placed = nil, map[string]int{}, map[string]string{}
 
 	r := newReconciler(in.job, s.batch, in.allocs, in.nodeMap, s.eval, in.latest, now)
@@ -268,6 +269,8 @@ func (s *genericScheduler) placeAll(res *reconcileResults) error {
 	}
 	stack := newPlacementStack(s.ctx, s.job, s.batch, s.nodes, s.memo)
 	defer stack.release()
+	s.ctx.expectRanks(len(res.place) * samplingLimit(len(stack.nodes), s.batch, false))
+	s.placed = make(map[string]string, len(res.place))
 	for _, req := range res.place {
 		name := req.tg.Name
 		s.out.queued[name]++
@@ -308,8 +311,8 @@ func (s *genericScheduler) placeOne(g *groupStack, req placeRequest, active *str
 	}
 	a := s.newAlloc(g, opt, metric, req, active)
 	s.ctx.appendPreemptions(a, victims)
-	s.ctx.appendAlloc(a)
-	g.placed(opt.node)
+	s.ctx.appendAllocAt(a, opt.pos)
+	g.placed(opt.node, opt.pos)
 	s.placed[a.ID] = req.tg.Name
 	if req.canary && active != nil {
 		s.recordCanary(active, req.tg.Name, a.ID)

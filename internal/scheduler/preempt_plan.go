@@ -32,7 +32,7 @@ func (c *evalContext) appendPreemptions(a *structs.Allocation, victims []*struct
 		c.plan.NodePreemptions[v.NodeID] = append(c.plan.NodePreemptions[v.NodeID], e)
 		evicted = append(evicted, e)
 		c.stopped[v.ID] = true
-		if u, ok := c.usage[v.NodeID]; ok {
+		if u := c.cachedUsage(v.NodeID); u != nil {
 			u.remove(v.ID)
 		}
 		a.PreemptedAllocations = append(a.PreemptedAllocations, v.ID)

@@ -58,7 +58,13 @@ func (s *scores) mean() float64 {
 }
 
 func (s *scores) asMap() map[string]float64 {
-	m := map[string]float64{}
+	n := 0
+	for _, set := range s.set {
+		if set {
+			n++
+		}
+	}
+	m := make(map[string]float64, n)
 	for k := range numScores {
 		if s.set[k] {
 			m[scoreNames[k]] = s.v[k]
@@ -76,14 +82,56 @@ const maxFitScore = 18.0
 // 20 - (10^freeCPU + 10^freeMem)); spread rewards emptier ones (the sum
 // minus 2). Both are normalised to 0..1.
 func fitScore(algorithm string, capacity, used *structs.ComparableResources) float64 {
+	return (*pow10Cache)(nil).fitScore(algorithm, capacity, used)
+}
+
+// fitScore is the package's fitScore with the powers of ten remembered.
+func (pc *pow10Cache) fitScore(algorithm string, capacity, used *structs.ComparableResources) float64 {
 	freeCPU := freeFraction(used.CpuShares, capacity.CpuShares)
 	freeMem := freeFraction(used.MemoryMB, capacity.MemoryMB)
-	total := math.Pow(10, freeCPU) + math.Pow(10, freeMem)
+	total := pc.pow10(freeCPU) + pc.pow10(freeMem)
 	raw := 20 - total
 	if algorithm == structs.SchedulerAlgorithmSpread {
 		raw = total - 2
 	}
 	return math.Min(math.Max(raw, 0), maxFitScore) / maxFitScore
+}
+
+// pow10Cache remembers math.Pow(10, f) for the free fractions an eval
+// scores with: a cluster's nodes have a few shapes and a job's allocs a
+// few sizes, so the same fractions come back for most of the thousands of
+// nodes ranked, and the power was a tenth of a large eval's time. It is
+// direct-mapped: a slot holds the last fraction hashed to it, and a miss
+// computes the power as before, so every answer is math.Pow's own, bit
+// for bit. A nil cache computes every time.
+type pow10Cache struct {
+	key [pow10Slots]uint64 // math.Float64bits of the fraction
+	val [pow10Slots]float64
+	set [pow10Slots]bool
+}
+
+const pow10Slots = 256
+
+func (pc *pow10Cache) pow10(f float64) float64 {
+	if pc == nil {
+		return math.Pow(10, f)
+	}
+	b := math.Float64bits(f)
+	i := (b * 0x9e3779b97f4a7c15) >> 56 // the top 8 bits: pow10Slots
+	if pc.set[i] && pc.key[i] == b {
+		return pc.val[i]
+	}
+	v := math.Pow(10, f)
+	pc.key[i], pc.val[i], pc.set[i] = b, v, true
+	return v
+}
+
+// powers returns the eval's cache of powers of ten, made on first use.
+func (c *evalContext) powers() *pow10Cache {
+	if c.pow10 == nil {
+		c.pow10 = &pow10Cache{}
+	}
+	return c.pow10
 }
 
 func freeFraction(used, capacity int64) float64 {

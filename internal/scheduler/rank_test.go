@@ -363,7 +363,7 @@ func TestSamplingLimit(t *testing.T) {
 // TestKeepTop checks the best-first list of node scores: at most topScores
 // entries, the best first, and on equal scores the earlier one ahead.
 func TestKeepTop(t *testing.T) {
-	var top []*option
+	var top []option
 	scores := []float64{0.5, 0.9, 0.5, 0.1, 0.7, 0.9, 0.3, 0.2}
 	for i, s := range scores {
 		o := option{node: &structs.Node{ID: string(rune('a' + i))}, final: s}

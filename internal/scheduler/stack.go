@@ -31,12 +31,15 @@ const (
 
 // placementStack places the allocs of one job in one planning attempt.
 type placementStack struct {
-	ctx            *evalContext
-	job            *structs.Job
-	batch          bool
-	system         bool            // one alloc per node: no anti-affinity
-	nodes          []*structs.Node // ready nodes in the job's datacenters and pool, shuffled
-	nodesAvailable map[string]int  // ready nodes per datacenter; shared, read only
+	ctx    *evalContext
+	job    *structs.Job
+	batch  bool
+	system bool            // one alloc per node: no anti-affinity
+	nodes  []*structs.Node // ready nodes in the job's datacenters and pool, shuffled
+	// pos holds each node's position in the context's node list (ctx.all),
+	// in the order of nodes; nil when the context has no list.
+	pos            []int32
+	nodesAvailable map[string]int // ready nodes per datacenter; shared, read only
 	nodesInPool    int
 	groups         map[string]*groupStack
 	preempt        *preemptor // nil: the job may not preempt
@@ -51,6 +54,16 @@ func newPlacementStack(ctx *evalContext, job *structs.Job, batch bool, all []*st
 	s := &placementStack{ctx: ctx, job: job, batch: batch, groups: map[string]*groupStack{},
 		nodes: shuffleBuffer(c.nodes), nodesAvailable: c.nodesAvailable, nodesInPool: c.nodesInPool,
 		preempt: newPreemptor(ctx, job)}
+	if ctx.all != nil && sameList(ctx.all, all) {
+		// The positions are shuffled with the nodes, by the same swaps:
+		// the order of the nodes is what it was without them.
+		s.pos = positionBuffer(c.pos)
+		ctx.rng.Shuffle(len(s.nodes), func(i, j int) {
+			s.nodes[i], s.nodes[j] = s.nodes[j], s.nodes[i]
+			s.pos[i], s.pos[j] = s.pos[j], s.pos[i]
+		})
+		return s
+	}
 	ctx.rng.Shuffle(len(s.nodes), func(i, j int) { s.nodes[i], s.nodes[j] = s.nodes[j], s.nodes[i] })
 	return s
 }
@@ -59,7 +72,7 @@ func newPlacementStack(ctx *evalContext, job *structs.Job, batch bool, all []*st
 // own copy of the candidate list, and on a large cluster that copy (8
 // bytes a node) was a few percent of all the bytes a scheduling run
 // allocated.
-var shuffleBuffers sync.Pool
+var shuffleBuffers, positionBuffers sync.Pool
 
 // shuffleBuffer returns a copy of nodes in a pooled slice.
 func shuffleBuffer(nodes []*structs.Node) []*structs.Node {
@@ -69,6 +82,14 @@ func shuffleBuffer(nodes []*structs.Node) []*structs.Node {
 	return slices.Clone(nodes)
 }
 
+// positionBuffer returns a copy of pos in a pooled slice.
+func positionBuffer(pos []int32) []int32 {
+	if p, ok := positionBuffers.Get().(*[]int32); ok && cap(*p) >= len(pos) {
+		return append((*p)[:0], pos...)
+	}
+	return slices.Clone(pos)
+}
+
 // release gives the stack's node order back for reuse; the stack must not
 // be used after. The order is cleared so the pool holds no nodes alive.
 func (s *placementStack) release() {
@@ -76,6 +97,11 @@ func (s *placementStack) release() {
 	clear(buf)
 	s.nodes = nil
 	shuffleBuffers.Put(&buf)
+	if s.pos != nil {
+		pos := s.pos
+		s.pos = nil
+		positionBuffers.Put(&pos)
+	}
 }
 
 func (s *placementStack) newMetric() *structs.AllocMetric {
@@ -105,10 +131,16 @@ type groupStack struct {
 	spread  *spreadScorer
 	limit   int
 	cursor  int
-	recent  []*structs.Node
+	recent  []*structs.Node             // in recentBuf
 	ask     structs.ComparableResources // without CPU of reserved cores
 	coreAsk int
 	ports   bool
+
+	recentBuf [recentNodes]*structs.Node
+	recentPos [recentNodes]int // positions of the recent nodes (-1: not known)
+	// top is the best-first list of a placement's options (keepTop); one
+	// buffer for every placement of the group.
+	top [topScores]option
 }
 
 // newGroupStack prepares a group; kept are its allocs that stay where they
@@ -182,6 +214,7 @@ func groupAsk(tg *structs.TaskGroup) (structs.ComparableResources, int) {
 // option is a ranked candidate node.
 type option struct {
 	node   *structs.Node
+	pos    int // the node's position in the context's node list; -1: not known
 	scores scores
 	final  float64
 	offer  *networkOffer
@@ -195,22 +228,27 @@ type option struct {
 func (g *groupStack) selectNode(penalty map[string]bool) (*option, *structs.AllocMetric) {
 	elapsed := g.s.ctx.startStopwatch()
 	m := g.s.newMetric()
-	var top []*option
+	top := g.top[:0]
 	var cand option
-	for _, n := range g.recent {
-		if g.consider(n, m, penalty, &cand) {
+	for i, n := range g.recent {
+		if g.consider(n, g.recentPos[i], m, penalty, &cand) {
 			top = keepTop(top, &cand)
 		}
 	}
-	nodes := g.s.nodes
+	nodes, pos := g.s.nodes, g.s.pos
 	found, skipped := 0, 0
 	for visited := 0; visited < len(nodes) && found < g.limit; visited++ {
-		n := nodes[g.cursor]
+		i := g.cursor
+		n := nodes[i]
 		g.cursor = (g.cursor + 1) % len(nodes)
 		if g.isRecent(n) {
 			continue
 		}
-		if !g.consider(n, m, penalty, &cand) {
+		p := -1
+		if pos != nil {
+			p = int(pos[i])
+		}
+		if !g.consider(n, p, m, penalty, &cand) {
 			continue
 		}
 		if cand.final < 0 && skipped < maxSkip {
@@ -242,27 +280,37 @@ func (g *groupStack) selectOn(n *structs.Node) (*option, *structs.AllocMetric) {
 	elapsed := g.s.ctx.startStopwatch()
 	m := g.s.newMetric()
 	var cand option
-	var top []*option
-	if g.consider(n, m, nil, &cand) {
-		top = keepTop(nil, &cand)
+	top := g.top[:0]
+	if g.consider(n, -1, m, nil, &cand) {
+		top = keepTop(top, &cand)
 	}
 	return g.finish(top, m, elapsed)
 }
 
-func (g *groupStack) finish(top []*option, m *structs.AllocMetric, elapsed func() time.Duration) (*option, *structs.AllocMetric) {
-	for _, o := range top {
-		m.ScoreMetaData = append(m.ScoreMetaData, &structs.NodeScoreMeta{NodeID: o.node.ID, Scores: o.scores.asMap(), NormScore: o.final})
+// finish records the scores of the best options in the metrics and
+// returns a copy of the best (top is the group's buffer, reused by the
+// next placement).
+func (g *groupStack) finish(top []option, m *structs.AllocMetric, elapsed func() time.Duration) (*option, *structs.AllocMetric) {
+	if len(top) > 0 {
+		metas := make([]structs.NodeScoreMeta, len(top))
+		m.ScoreMetaData = make([]*structs.NodeScoreMeta, len(top))
+		for i := range top {
+			metas[i] = structs.NodeScoreMeta{NodeID: top[i].node.ID, Scores: top[i].scores.asMap(), NormScore: top[i].final}
+			m.ScoreMetaData[i] = &metas[i]
+		}
 	}
 	m.AllocationTime = elapsed()
 	if len(top) == 0 {
 		return nil, m
 	}
-	return top[0], m
+	best := top[0]
+	return &best, m
 }
 
 // keepTop inserts a copy of o into the best-first list of at most
-// topScores options; on equal scores the earlier one stays ahead.
-func keepTop(top []*option, o *option) []*option {
+// topScores options; on equal scores the earlier one stays ahead. The
+// list grows within its capacity, which is at least topScores.
+func keepTop(top []option, o *option) []option {
 	i := len(top)
 	for i > 0 && top[i-1].final < o.final {
 		i--
@@ -270,24 +318,28 @@ func keepTop(top []*option, o *option) []*option {
 	if i >= topScores {
 		return top
 	}
-	kept := *o
-	top = append(top, nil)
-	copy(top[i+1:], top[i:])
-	top[i] = &kept
-	if len(top) > topScores {
-		top = top[:topScores]
+	if len(top) < topScores {
+		top = append(top, option{})
 	}
+	copy(top[i+1:], top[i:len(top)-1])
+	top[i] = *o
 	return top
 }
 
-// placed records a placement on n for the next ones of the group.
-func (g *groupStack) placed(n *structs.Node) {
+// placed records a placement on n (at position p of the context's node
+// list, -1 if not known) for the next ones of the group.
+func (g *groupStack) placed(n *structs.Node, p int) {
 	g.spread.placed(n, 1)
-	recent := []*structs.Node{n}
-	for _, r := range g.recent {
-		if r.ID != n.ID && len(recent) < recentNodes {
-			recent = append(recent, r)
+	var recent [recentNodes]*structs.Node
+	var pos [recentNodes]int
+	recent[0], pos[0] = n, p
+	k := 1
+	for i, r := range g.recent {
+		if r.ID != n.ID && k < recentNodes {
+			recent[k], pos[k] = r, g.recentPos[i]
+			k++
 		}
 	}
-	g.recent = recent
+	g.recentBuf, g.recentPos = recent, pos
+	g.recent = g.recentBuf[:k]
 }

@@ -173,6 +173,7 @@ func (s *systemScheduler) computePlan() error {
 	s.ctx = newEvalContext(s.state, s.eval, in.job, s.plan, in.cfg, s.now())
 	s.ctx.stopwatch = s.stopwatch
 	s.ctx.nodes, s.ctx.jobAllocs = in.nodeMap, in.allocs
+	s.ctx.setNodes(in.nodes, s.memo)
 	s.out.failed, s.out.queued, s.placed = nil, map[string]int{}, map[string]string{}
 	s.failedNode = map[string]bool{}
 	s.deferred = false

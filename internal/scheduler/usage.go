@@ -31,13 +31,38 @@ type nodeUsage struct {
 }
 
 func newNodeUsage(n *structs.Node) *nodeUsage {
-	u := &nodeUsage{node: n, capacity: *n.Comparable(), ip: nodeIP(n)}
+	u := &nodeUsage{}
+	initNodeUsage(u, n)
+	return u
+}
+
+// initNodeUsage sets a zero usage up for node n, nothing placed yet.
+func initNodeUsage(u *nodeUsage, n *structs.Node) {
+	*u = nodeUsage{node: n, capacity: nodeCapacity(n), ip: nodeIP(n)}
 	if r := n.ReservedResources; r != nil {
 		for _, p := range parsePortList(r.ReservedPorts) {
 			u.claimPort(p)
 		}
 	}
-	return u
+}
+
+// nodeCapacity is n.Comparable() (what the node offers, less what it
+// reserves) without its allocation: the scheduler computes it for every
+// node it ranks.
+func nodeCapacity(n *structs.Node) structs.ComparableResources {
+	var c structs.ComparableResources
+	if r := n.NodeResources; r != nil {
+		c.CpuShares = r.CPU.CpuShares
+		c.Cores = int(r.CPU.TotalCpuCores)
+		c.MemoryMB = r.MemoryMB
+		c.DiskMB = r.DiskMB
+	}
+	if r := n.ReservedResources; r != nil {
+		c.CpuShares -= r.CpuShares
+		c.MemoryMB -= r.MemoryMB
+		c.DiskMB -= r.DiskMB
+	}
+	return c
 }
 
 // portUsed reports whether port p on address ip is taken: claimed there
