@@ -41,10 +41,11 @@ type evalContext struct {
 	scanNow       bool // expectRanks: scan at the first read
 	lookups       int  // point reads of stored usage so far
 	pow10         *pow10Cache
-	classes       map[string]string // node ID -> computed class, when not stored
-	eligible      map[string]bool   // computed class -> feasible for some group
-	escaped       bool              // some constraint escaped the class cache
-	stopped       map[string]bool   // alloc IDs the plan stops or preempts
+	scoreMaps     map[scoreKey]map[string]float64 // sharedMap's
+	classes       map[string]string               // node ID -> computed class, when not stored
+	eligible      map[string]bool                 // computed class -> feasible for some group
+	escaped       bool                            // some constraint escaped the class cache
+	stopped       map[string]bool                 // alloc IDs the plan stops or preempts
 
 	nodes      map[string]*structs.Node // every node in the snapshot, by ID
 	jobAllocs  []*structs.Allocation    // the job's stored allocs

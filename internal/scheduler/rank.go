@@ -57,6 +57,37 @@ func (s *scores) mean() float64 {
 	return sum / float64(n)
 }
 
+// scoreKey identifies a set of components by their exact values.
+type scoreKey struct {
+	bits [numScores]uint64 // math.Float64bits, so 0 and -0 differ
+	set  [numScores]bool
+}
+
+// maxSharedScores bounds the maps an eval shares (sharedMap).
+const maxSharedScores = 1024
+
+// sharedMap is asMap, giving options with the same components the same
+// map: nodes alike in shape and load score alike, and an eval records
+// five maps per placement. The maps go into the plan's metrics, which no
+// one modifies (state objects are immutable), so sharing one is not seen.
+func (c *evalContext) sharedMap(s *scores) map[string]float64 {
+	var k scoreKey
+	for i := range numScores {
+		k.bits[i], k.set[i] = math.Float64bits(s.v[i]), s.set[i]
+	}
+	if m, ok := c.scoreMaps[k]; ok {
+		return m
+	}
+	m := s.asMap()
+	if c.scoreMaps == nil {
+		c.scoreMaps = map[scoreKey]map[string]float64{}
+	}
+	if len(c.scoreMaps) < maxSharedScores {
+		c.scoreMaps[k] = m
+	}
+	return m
+}
+
 func (s *scores) asMap() map[string]float64 {
 	n := 0
 	for _, set := range s.set {

@@ -295,7 +295,7 @@ func (g *groupStack) finish(top []option, m *structs.AllocMetric, elapsed func()
 		metas := make([]structs.NodeScoreMeta, len(top))
 		m.ScoreMetaData = make([]*structs.NodeScoreMeta, len(top))
 		for i := range top {
-			metas[i] = structs.NodeScoreMeta{NodeID: top[i].node.ID, Scores: top[i].scores.asMap(), NormScore: top[i].final}
+			metas[i] = structs.NodeScoreMeta{NodeID: top[i].node.ID, Scores: g.s.ctx.sharedMap(&top[i].scores), NormScore: top[i].final}
 			m.ScoreMetaData[i] = &metas[i]
 		}
 	}
