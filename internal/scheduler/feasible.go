@@ -169,6 +169,7 @@ type feasibility struct {
 const (
 	classYes = 1 + iota
 	classNo
+	classNoUnnamed // classNo on a node without a node_class: countClass has nothing to count
 )
 
 // newFeasibility builds the chain for a group: drivers, then the job's,
@@ -231,6 +232,10 @@ func (f *feasibility) feasibleAt(n *structs.Node, p int, m *structs.AllocMetric)
 	var res filterResult
 	var cached bool
 	if p >= 0 && f.byPos != nil && f.byPos[p] != 0 {
+		if f.byPos[p] == classNoUnnamed {
+			m.NodesFiltered++
+			return false // the cached path below, without reading the node
+		}
 		res.ok, cached = f.byPos[p] == classYes, true
 	} else {
 		class := f.ctx.classOf(n)
@@ -244,9 +249,13 @@ func (f *feasibility) feasibleAt(n *structs.Node, p int, m *structs.AllocMetric)
 			if f.byPos == nil {
 				f.byPos = make([]uint8, len(f.ctx.all))
 			}
-			f.byPos[p] = classNo
-			if res.ok {
+			switch {
+			case res.ok:
 				f.byPos[p] = classYes
+			case n.NodeClass == "":
+				f.byPos[p] = classNoUnnamed
+			default:
+				f.byPos[p] = classNo
 			}
 		}
 	}

@@ -38,7 +38,9 @@ func (g *groupStack) fitAt(n *structs.Node, p int, m *structs.AllocMetric, penal
 	}
 	need := u.used
 	ask := g.ask
-	ask.CpuShares += int64(g.coreAsk) * mhzPerCore(n)
+	if g.coreAsk > 0 {
+		ask.CpuShares += int64(g.coreAsk) * mhzPerCore(n)
+	}
 	need.Add(&ask)
 	if ok, dim := u.capacity.Superset(&need); !ok {
 		exhausted(ctx, m, n, dim)

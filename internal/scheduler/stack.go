@@ -40,6 +40,7 @@ type placementStack struct {
 	// in the order of nodes; nil when the context has no list.
 	pos            []int32
 	nodesAvailable map[string]int // ready nodes per datacenter; shared, read only
+	avail          map[string]int // the stack's copy of it, for the metrics
 	nodesInPool    int
 	groups         map[string]*groupStack
 	preempt        *preemptor // nil: the job may not preempt
@@ -104,12 +105,18 @@ func (s *placementStack) release() {
 	}
 }
 
+// newMetric starts a placement's metrics. Every placement of the eval
+// gets the same copy of the nodes available per datacenter: metrics are
+// never modified once made (they are state objects once in the plan), and
+// a copy per placement was two allocations of each.
 func (s *placementStack) newMetric() *structs.AllocMetric {
-	avail := make(map[string]int, len(s.nodesAvailable))
-	for k, v := range s.nodesAvailable {
-		avail[k] = v
+	if s.avail == nil {
+		s.avail = make(map[string]int, len(s.nodesAvailable))
+		for k, v := range s.nodesAvailable {
+			s.avail[k] = v
+		}
 	}
-	return &structs.AllocMetric{NodesInPool: s.nodesInPool, NodesAvailable: avail}
+	return &structs.AllocMetric{NodesInPool: s.nodesInPool, NodesAvailable: s.avail}
 }
 
 // group returns the stack of a task group, building it on first use.
