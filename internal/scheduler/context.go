@@ -36,6 +36,7 @@ type evalContext struct {
 	usageAt       []*nodeUsage
 	usage         map[string]*nodeUsage
 	usageSlab     []nodeUsage
+	inPlan        []bool // by position: the plan places or updates allocs there
 	stored        []*structs.NodeUsage
 	storedScanned bool
 	scanNow       bool // expectRanks: scan at the first read
@@ -84,6 +85,12 @@ func (c *evalContext) setNodes(all []*structs.Node, memo *candidateMemo) {
 	}
 	c.all = all
 	c.usageAt = make([]*nodeUsage, len(all))
+	c.inPlan = make([]bool, len(all))
+	for id := range c.plan.NodeAllocation {
+		if p, ok := c.position(id); ok {
+			c.inPlan[p] = true
+		}
+	}
 }
 
 // position returns the index of the node with this ID in c.all.
@@ -117,7 +124,7 @@ func (c *evalContext) nodeUsage(n *structs.Node) (*nodeUsage, error) {
 	if err != nil {
 		return nil, err
 	}
-	u := c.buildUsage(n, stored)
+	u := c.buildUsage(n, -1, stored)
 	c.usage[n.ID] = u
 	return u, nil
 }
@@ -132,7 +139,7 @@ func (c *evalContext) nodeUsageAt(p int, n *structs.Node) (*nodeUsage, error) {
 	if err != nil {
 		return nil, err
 	}
-	u := c.buildUsage(n, stored)
+	u := c.buildUsage(n, p, stored)
 	c.usageAt[p] = u
 	return u, nil
 }
@@ -201,14 +208,18 @@ func (c *evalContext) scanUsage(sc usageScanner) error {
 }
 
 // buildUsage computes a node's usage from its stored summary and the plan.
-func (c *evalContext) buildUsage(n *structs.Node, stored *structs.NodeUsage) *nodeUsage {
+// p is its position in c.all, or -1 for a node not in it.
+func (c *evalContext) buildUsage(n *structs.Node, p int, stored *structs.NodeUsage) *nodeUsage {
 	if len(c.usageSlab) == 0 {
 		c.usageSlab = make([]nodeUsage, 32)
 	}
 	u := &c.usageSlab[0]
 	c.usageSlab = c.usageSlab[1:]
 	initNodeUsage(u, n)
-	planned := c.plan.NodeAllocation[n.ID]
+	var planned []*structs.Allocation
+	if p < 0 || c.inPlan[p] {
+		planned = c.plan.NodeAllocation[n.ID]
+	}
 	var drop func(*structs.Allocation) bool
 	if len(c.stopped) > 0 || len(planned) > 0 {
 		drop = func(a *structs.Allocation) bool { return c.stopped[a.ID] || containsAlloc(planned, a.ID) }
@@ -239,11 +250,18 @@ func (c *evalContext) appendAlloc(a *structs.Allocation) { c.appendAllocAt(a, -1
 func (c *evalContext) appendAllocAt(a *structs.Allocation, p int) {
 	c.plan.AppendAlloc(a)
 	c.generation++
+	if p < 0 {
+		p = -1
+		if q, ok := c.position(a.NodeID); ok {
+			p = q
+		}
+	}
 	var u *nodeUsage
 	if p >= 0 {
+		c.inPlan[p] = true
 		u = c.usageAt[p]
 	} else {
-		u = c.cachedUsage(a.NodeID)
+		u = c.usage[a.NodeID]
 	}
 	if u != nil {
 		u.remove(a.ID)

@@ -125,7 +125,22 @@ func (pc *pow10Cache) fitScore(algorithm string, capacity, used *structs.Compara
 	if algorithm == structs.SchedulerAlgorithmSpread {
 		raw = total - 2
 	}
-	return math.Min(math.Max(raw, 0), maxFitScore) / maxFitScore
+	return clampFit(raw) / maxFitScore
+}
+
+// clampFit is math.Min(math.Max(raw, 0), maxFitScore) without the calls
+// (they were a few percent of a large eval): the same value for every
+// input, NaN and signed zeros included (a zero or below gives +0).
+func clampFit(raw float64) float64 {
+	switch {
+	case raw != raw:
+		return raw // NaN stays NaN, as through Max and Min
+	case raw > maxFitScore:
+		return maxFitScore
+	case raw > 0:
+		return raw
+	}
+	return 0
 }
 
 // pow10Cache remembers math.Pow(10, f) for the free fractions an eval
