@@ -127,3 +127,38 @@ func keepTopReference(top []*option, o *option) []*option {
 	}
 	return top
 }
+
+// TestCountGroupFollowsChanges checks countGroup's remembered answer
+// against a recount after every add and remove, for several groups.
+func TestCountGroupFollowsChanges(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	u := newNodeUsage(&structs.Node{ID: "n"})
+	var live []*structs.Allocation
+	recount := func(jobID, group string) int {
+		n := 0
+		for _, a := range live {
+			if a.JobID == jobID && (group == "" || a.TaskGroup == group) {
+				n++
+			}
+		}
+		return n
+	}
+	for i := range 2000 {
+		if len(live) > 0 && rng.IntN(3) == 0 {
+			k := rng.IntN(len(live))
+			u.remove(live[k].ID)
+			live = append(live[:k], live[k+1:]...)
+		} else {
+			a := &structs.Allocation{ID: string(rune('A' + i)), JobID: []string{"j1", "j2"}[rng.IntN(2)], TaskGroup: []string{"a", "b"}[rng.IntN(2)],
+				AllocatedResources: &structs.AllocatedResources{}}
+			u.add(a)
+			live = append(live, a)
+		}
+		for range 2 {
+			job, group := []string{"j1", "j2"}[rng.IntN(2)], []string{"", "a", "b"}[rng.IntN(3)]
+			if got, want := u.countGroup(job, group), recount(job, group); got != want {
+				t.Fatalf("step %d: countGroup(%s, %q) = %d, want %d", i, job, group, got, want)
+			}
+		}
+	}
+}

@@ -28,6 +28,16 @@ type nodeUsage struct {
 	// withhold (made on first use; nil map when none).
 	reservedAt     map[string]map[int]bool
 	reservedAtDone bool
+	// counted is countGroup's last answer, valid while counted.ok: a node
+	// is ranked again and again for one group, and counting walks every
+	// alloc on it. Every change of allocs clears it.
+	counted groupCount
+}
+
+type groupCount struct {
+	ok           bool
+	jobID, group string
+	n            int
 }
 
 func newNodeUsage(n *structs.Node) *nodeUsage {
@@ -150,6 +160,7 @@ func (u *nodeUsage) addStored(s *structs.NodeUsage, drop func(*structs.Allocatio
 	if s.Empty() {
 		return
 	}
+	u.counted.ok = false
 	var dropped []*structs.Allocation
 	if drop != nil {
 		for _, a := range s.Allocs {
@@ -194,6 +205,7 @@ func (u *nodeUsage) addStored(s *structs.NodeUsage, drop func(*structs.Allocatio
 
 func (u *nodeUsage) add(a *structs.Allocation) {
 	u.allocs = append(u.allocs, a)
+	u.counted.ok = false
 	u.used.Add(a.AllocatedResources.Comparable())
 	forEachCore(a, func(c uint16) {
 		if u.cores == nil {
@@ -221,6 +233,7 @@ func (u *nodeUsage) remove(id string) {
 			continue
 		}
 		u.allocs = append(u.allocs[:i:i], u.allocs[i+1:]...)
+		u.counted.ok = false
 		u.used.Subtract(a.AllocatedResources.Comparable())
 		forEachCore(a, func(c uint16) { delete(u.cores, c) })
 		forEachAddrPort(a, u.ip, u.releaseAddrPort)
@@ -231,12 +244,16 @@ func (u *nodeUsage) remove(id string) {
 // countGroup returns how many proposed allocs of the job (and, when group is
 // not empty, of that group) the node holds.
 func (u *nodeUsage) countGroup(jobID, group string) int {
+	if c := &u.counted; c.ok && c.jobID == jobID && c.group == group {
+		return c.n
+	}
 	n := 0
 	for _, a := range u.allocs {
 		if a.JobID == jobID && (group == "" || a.TaskGroup == group) {
 			n++
 		}
 	}
+	u.counted = groupCount{ok: true, jobID: jobID, group: group, n: n}
 	return n
 }
 
