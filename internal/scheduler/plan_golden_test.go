@@ -117,11 +117,8 @@ func runPlanScenario(t *testing.T, seed uint64, out *bytes.Buffer) {
 	s.h.must(s.h.store.SchedulerSetConfig(s.h.next(), cfg))
 	nodes := []int{6, 25, 80, 250}[r.IntN(4)]
 	fmt.Fprintf(out, "seed %d nodes=%d algorithm=%q preempt=%v\n", seed, nodes, cfg.SchedulerAlgorithm, cfg.PreemptionConfig.ServiceSchedulerEnabled)
-	var all []*structs.Node
 	for i := range nodes {
-		n := s.node(i)
-		s.h.upsertNode(n)
-		all = append(all, n)
+		s.h.upsertNode(s.node(i))
 	}
 	for i := range 2 + r.IntN(5) {
 		s.jobs = append(s.jobs, s.job(i))
