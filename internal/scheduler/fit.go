@@ -97,7 +97,7 @@ func (g *groupStack) score(opt *option, u *nodeUsage, after *structs.ComparableR
 		opt.scores.add(scoreAffinity, g.aff.score(opt.node))
 	}
 	if g.spread.active() {
-		opt.scores.add(scoreSpread, g.spread.score(opt.node))
+		opt.scores.add(scoreSpread, g.spread.scoreAt(opt.node, opt.pos))
 	}
 	opt.final = opt.scores.mean()
 }

@@ -22,6 +22,48 @@ type spreadState struct {
 	desired map[string]float64 // targeted values; nil for an even spread
 	other   float64            // desired count shared by untargeted values
 	even    float64            // desired count per value of an even spread
+	// byPos remembers each node's value of attr by its position in the
+	// context's node list (usePositions): 0 not looked up yet, -1 none,
+	// k > 0 values[k-1]. Resolving the attribute was most of a spread
+	// eval's time, for nodes ranked again and again.
+	byPos  []int32
+	values []string
+	index  map[string]int32
+}
+
+// usePositions lets the scorer remember node values by position in a
+// node list of n nodes.
+func (s *spreadScorer) usePositions(n int) {
+	for _, st := range s.spreads {
+		st.byPos, st.index = make([]int32, n), map[string]int32{}
+	}
+}
+
+// valueAt is resolveTarget(st.attr, n), remembered for the node at
+// position p (-1: not known, resolved every time).
+func (st *spreadState) valueAt(n *structs.Node, p int) (string, bool) {
+	if p < 0 || st.byPos == nil {
+		return resolveTarget(st.attr, n)
+	}
+	switch k := st.byPos[p]; {
+	case k > 0:
+		return st.values[k-1], true
+	case k < 0:
+		return "", false
+	}
+	v, ok := resolveTarget(st.attr, n)
+	if !ok {
+		st.byPos[p] = -1
+		return "", false
+	}
+	k, seen := st.index[v]
+	if !seen {
+		st.values = append(st.values, v)
+		k = int32(len(st.values))
+		st.index[v] = k
+	}
+	st.byPos[p] = k
+	return v, true
 }
 
 func newSpreadScorer(job *structs.Job, tg *structs.TaskGroup) *spreadScorer {
@@ -83,19 +125,23 @@ func (s *spreadScorer) placed(n *structs.Node, delta int) {
 	}
 }
 
-func (s *spreadScorer) score(n *structs.Node) float64 {
+func (s *spreadScorer) score(n *structs.Node) float64 { return s.scoreAt(n, -1) }
+
+// scoreAt is score of the node at position p of the context's node list
+// (-1: not known).
+func (s *spreadScorer) scoreAt(n *structs.Node, p int) float64 {
 	if s.totalWeight == 0 {
 		return 0
 	}
 	var sum float64
 	for _, st := range s.spreads {
-		sum += st.weight * st.boost(n)
+		sum += st.weight * st.boost(n, p)
 	}
 	return sum / s.totalWeight
 }
 
-func (st *spreadState) boost(n *structs.Node) float64 {
-	v, ok := resolveTarget(st.attr, n)
+func (st *spreadState) boost(n *structs.Node, p int) float64 {
+	v, ok := st.valueAt(n, p)
 	if !ok {
 		return -1
 	}

@@ -163,6 +163,9 @@ func newGroupStack(s *placementStack, tg *structs.TaskGroup, kept []*structs.All
 	g.limit = samplingLimit(len(s.nodes), s.batch, g.aff.active() || g.spread.active())
 	g.ask, g.coreAsk = groupAsk(tg)
 	if g.spread.active() {
+		if s.ctx.all != nil {
+			g.spread.usePositions(len(s.ctx.all))
+		}
 		for _, a := range kept {
 			if n := s.ctx.nodes[a.NodeID]; n != nil {
 				g.spread.placed(n, 1)
