@@ -73,7 +73,18 @@
 //     from the state's per-node summary (State.NodeUsage: one read, not the
 //     node's allocs) less the plan's stops and replaced allocs, plus its
 //     placements; a State laid over another (insight, sim replay) computes
-//     the summary from its own allocs (structs.NewNodeUsage).
+//     the summary from its own allocs (structs.NewNodeUsage). An eval that
+//     will rank a good part of the cluster (or has read many summaries
+//     one by one) reads them all in one pass instead (the store's
+//     EachNodeUsage, which the overlays do not offer). Per-eval node state
+//     (usage, class answers, spread values) is kept by the node's position
+//     in State.NodeSet's list, sorted by ID, and the positions travel with
+//     the shuffled candidates, so ranking a node hashes no node ID.
+//     Options with equal score components share one score map in the
+//     metrics, and an eval's placements one NodesAvailable map: metrics
+//     are never modified once in the plan. testdata/plans.golden pins the
+//     placements and everything the schedulers write for seeded random
+//     clusters (TestPlanGolden).
 //   - preempt*.go: only after a placement found no room, and when the
 //     scheduler configuration enables it for the job type (system by
 //     default): evict live allocs of other jobs at least 10 priority below,

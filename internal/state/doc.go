@@ -33,7 +33,8 @@
 // resources, memory_max, reserved-core and host-port claims), updated by
 // every alloc insert and delete in the same transaction (writeTxn.insert and
 // remove), rebuilt by Restore, never persisted and without an index row; the
-// schedulers rank a node from it instead of reading its allocs.
+// schedulers rank a node from it instead of reading its allocs, one row at a
+// time (NodeUsage) or, for a large eval, all in one scan (EachNodeUsage).
 //
 // A deployment written from an older copy (a scheduler's plan carries the
 // deployment as its snapshot had it) keeps the stored alloc counters, any
