@@ -22,7 +22,9 @@ type State interface {
 	AllocsByNodeTerminal(ws memdb.WatchSet, nodeID string, terminal bool) ([]*structs.Allocation, error)
 	// NodeUsage sums the node's live allocs (nil: none); the list in it is
 	// AllocsByNodeTerminal(ws, nodeID, false). A State laid over another
-	// that changes allocs must override it too (structs.NewNodeUsage).
+	// that changes allocs must override it too (structs.NewNodeUsage), and
+	// must not pass on the store's EachNodeUsage (usageScanner): embedding
+	// this interface does not.
 	NodeUsage(ws memdb.WatchSet, nodeID string) (*structs.NodeUsage, error)
 	AllocByID(ws memdb.WatchSet, id string) (*structs.Allocation, error)
 	EvalByID(ws memdb.WatchSet, id string) (*structs.Evaluation, error)
