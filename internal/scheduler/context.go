@@ -36,7 +36,8 @@ type evalContext struct {
 	usageAt       []*nodeUsage
 	usage         map[string]*nodeUsage
 	usageSlab     []nodeUsage
-	inPlan        []bool // by position: the plan places or updates allocs there
+	inPlan        []bool    // by position: the plan places or updates allocs there
+	scratch       nodeUsage // rankingUsage's
 	stored        []*structs.NodeUsage
 	storedScanned bool
 	scanNow       bool // expectRanks: scan at the first read
@@ -104,9 +105,56 @@ func (c *evalContext) position(id string) (int, bool) {
 // cachedUsage returns the node's usage if it was computed, else nil.
 func (c *evalContext) cachedUsage(nodeID string) *nodeUsage {
 	if p, ok := c.position(nodeID); ok {
-		return c.usageAt[p]
+		return c.usageAtOrNil(p)
 	}
 	return c.usage[nodeID]
+}
+
+// emptyUsage marks, in usageAt, a node known to have nothing on it: no
+// stored allocs, none in the plan, no reserved ports (rankingUsage).
+var emptyUsage = &nodeUsage{}
+
+// usageAtOrNil is the computed usage at position p, nil if none.
+func (c *evalContext) usageAtOrNil(p int) *nodeUsage {
+	if u := c.usageAt[p]; u != emptyUsage {
+		return u
+	}
+	return nil
+}
+
+// rankingUsage is nodeUsageAt for ranking the node at position p: the
+// usage of a node with nothing on it (most of a large cluster's candidates
+// until the plan places there) is not kept but set up in the context's
+// scratch usage, valid until the next call. A caller that keeps a usage
+// or changes it uses nodeUsage or nodeUsageAt.
+func (c *evalContext) rankingUsage(p int, n *structs.Node) (*nodeUsage, error) {
+	u := c.usageAt[p]
+	switch {
+	case u == emptyUsage && !c.inPlan[p]:
+		initNodeUsage(&c.scratch, n)
+		return &c.scratch, nil
+	case u != nil && u != emptyUsage:
+		return u, nil
+	}
+	if u == nil && !c.inPlan[p] && noReservedPorts(n) {
+		stored, err := c.storedUsage(p, n.ID)
+		if err != nil {
+			return nil, err
+		}
+		if stored.Empty() {
+			c.usageAt[p] = emptyUsage
+			initNodeUsage(&c.scratch, n)
+			return &c.scratch, nil
+		}
+		u = c.buildUsage(n, p, stored)
+		c.usageAt[p] = u
+		return u, nil
+	}
+	return c.nodeUsageAt(p, n)
+}
+
+func noReservedPorts(n *structs.Node) bool {
+	return n.ReservedResources == nil || n.ReservedResources.ReservedPorts == ""
 }
 
 // nodeUsage returns what the node's proposed allocs (stored, minus the
@@ -132,14 +180,18 @@ func (c *evalContext) nodeUsage(n *structs.Node) (*nodeUsage, error) {
 // nodeUsageAt is nodeUsage of the node at position p of c.all, without
 // finding its position: the placement stack knows it.
 func (c *evalContext) nodeUsageAt(p int, n *structs.Node) (*nodeUsage, error) {
-	if u := c.usageAt[p]; u != nil {
+	u := c.usageAt[p]
+	if u != nil && u != emptyUsage {
 		return u, nil
 	}
-	stored, err := c.storedUsage(p, n.ID)
-	if err != nil {
-		return nil, err
+	var stored *structs.NodeUsage // none when known empty
+	if u == nil {
+		var err error
+		if stored, err = c.storedUsage(p, n.ID); err != nil {
+			return nil, err
+		}
 	}
-	u := c.buildUsage(n, p, stored)
+	u = c.buildUsage(n, p, stored)
 	c.usageAt[p] = u
 	return u, nil
 }
@@ -259,7 +311,7 @@ func (c *evalContext) appendAllocAt(a *structs.Allocation, p int) {
 	var u *nodeUsage
 	if p >= 0 {
 		c.inPlan[p] = true
-		u = c.usageAt[p]
+		u = c.usageAtOrNil(p)
 	} else {
 		u = c.usage[a.NodeID]
 	}

@@ -25,7 +25,7 @@ func (g *groupStack) fitAt(n *structs.Node, p int, m *structs.AllocMetric, penal
 	var u *nodeUsage
 	var err error
 	if p >= 0 {
-		u, err = ctx.nodeUsageAt(p, n)
+		u, err = ctx.rankingUsage(p, n)
 	} else {
 		u, err = ctx.nodeUsage(n)
 	}
