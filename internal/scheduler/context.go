@@ -32,11 +32,16 @@ type evalContext struct {
 	// for any other (a context made without the list). usageSlab hands out
 	// the usages in blocks; stored holds every node's stored summary by
 	// position once scanUsage read them in one pass (storedScanned).
-	all           []*structs.Node
-	usageAt       []*nodeUsage
-	usage         map[string]*nodeUsage
-	usageSlab     []nodeUsage
-	inPlan        []bool    // by position: the plan places or updates allocs there
+	all       []*structs.Node
+	usageAt   []*nodeUsage
+	usage     map[string]*nodeUsage
+	usageSlab []nodeUsage
+	inPlan    []bool // by position: the plan places or updates allocs there
+	lastPos   struct {
+		id string
+		p  int
+		ok bool
+	} // position's last answer
 	scratch       nodeUsage // rankingUsage's
 	stored        []*structs.NodeUsage
 	storedScanned bool
@@ -94,12 +99,21 @@ func (c *evalContext) setNodes(all []*structs.Node, memo *candidateMemo) {
 	}
 }
 
-// position returns the index of the node with this ID in c.all.
+// position returns the index of the node with this ID in c.all. The last
+// answer is remembered: a node is often looked up twice in a row (ranked,
+// then placed on).
 func (c *evalContext) position(id string) (int, bool) {
 	if c.all == nil {
 		return 0, false
 	}
-	return slices.BinarySearchFunc(c.all, id, func(n *structs.Node, id string) int { return strings.Compare(n.ID, id) })
+	if c.lastPos.ok && c.lastPos.id == id {
+		return c.lastPos.p, true
+	}
+	p, ok := slices.BinarySearchFunc(c.all, id, func(n *structs.Node, id string) int { return strings.Compare(n.ID, id) })
+	if ok {
+		c.lastPos.id, c.lastPos.p, c.lastPos.ok = id, p, true
+	}
+	return p, ok
 }
 
 // cachedUsage returns the node's usage if it was computed, else nil.

@@ -105,5 +105,6 @@
 //
 // BenchmarkServiceScheduler reproduces Nomad's benchmark shape;
 // BenchmarkServiceSchedulerBusy runs its 5000/600 case on nodes that already
-// hold 10 allocs each, where reading each candidate's allocs used to cost.
+// hold 10 allocs each, where reading each candidate's allocs used to cost;
+// BenchmarkSystemScheduler places a system job on the same 5000 nodes.
 package scheduler
