@@ -46,6 +46,7 @@ type evalContext struct {
 	stored        []*structs.NodeUsage
 	storedScanned bool
 	scanNow       bool // expectRanks: scan at the first read
+	noScan        bool // the State cannot scan, or scanned out of order
 	lookups       int  // point reads of stored usage so far
 	pow10         *pow10Cache
 	scoreMaps     map[scoreKey]map[string]float64 // sharedMap's
@@ -240,12 +241,16 @@ func (c *evalContext) storedUsage(p int, id string) (*structs.NodeUsage, error) 
 	if c.storedScanned {
 		return c.stored[p], nil
 	}
-	if c.lookups++; c.scanNow || c.lookups > scanAfter(len(c.all)) {
+	if c.lookups++; !c.noScan && (c.scanNow || c.lookups > scanAfter(len(c.all))) {
 		if sc, ok := c.state.(usageScanner); ok {
 			if err := c.scanUsage(sc); err != nil {
 				return nil, err
 			}
-			return c.stored[p], nil
+			if c.storedScanned {
+				return c.stored[p], nil
+			}
+		} else {
+			c.noScan = true
 		}
 	}
 	return c.state.NodeUsage(nil, id)
@@ -254,10 +259,17 @@ func (c *evalContext) storedUsage(p int, id string) (*structs.NodeUsage, error) 
 // scanUsage reads every stored summary, matching them to c.all by a merge
 // walk: both are in node ID order. Summaries of nodes not in the list
 // (allocs left on a deleted node) are not needed.
+// Summaries out of order (a scanner that does not keep its promise) would
+// be missed, so they stop the scan, and the eval reads one at a time.
 func (c *evalContext) scanUsage(sc usageScanner) error {
 	stored := make([]*structs.NodeUsage, len(c.all))
-	i := 0
+	i, prev, seen, ordered := 0, "", false, true
 	err := sc.EachNodeUsage(nil, func(u *structs.NodeUsage) bool {
+		if seen && u.NodeID <= prev {
+			ordered = false
+			return false
+		}
+		prev, seen = u.NodeID, true
 		for i < len(c.all) && c.all[i].ID < u.NodeID {
 			i++
 		}
@@ -268,6 +280,10 @@ func (c *evalContext) scanUsage(sc usageScanner) error {
 	})
 	if err != nil {
 		return err
+	}
+	if !ordered {
+		c.noScan = true
+		return nil
 	}
 	c.stored, c.storedScanned = stored, true
 	return nil

@@ -1,11 +1,16 @@
 package scheduler
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
+	"github.com/hashicorp/go-memdb"
+
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/testutil/mock"
 )
 
 // The placement path's shortcuts must give the very values of what they
@@ -159,6 +164,78 @@ func TestCountGroupFollowsChanges(t *testing.T) {
 			if got, want := u.countGroup(job, group), recount(job, group); got != want {
 				t.Fatalf("step %d: countGroup(%s, %q) = %d, want %d", i, job, group, got, want)
 			}
+		}
+	}
+}
+
+// reversedScan is a State whose usage scan breaks its order promise.
+type reversedScan struct{ State }
+
+func (r reversedScan) EachNodeUsage(ws memdb.WatchSet, fn func(*structs.NodeUsage) bool) error {
+	var all []*structs.NodeUsage
+	if err := r.State.(usageScanner).EachNodeUsage(ws, func(u *structs.NodeUsage) bool { all = append(all, u); return true }); err != nil {
+		return err
+	}
+	for i := len(all) - 1; i >= 0; i-- {
+		if !fn(all[i]) {
+			break
+		}
+	}
+	return nil
+}
+
+// TestUsageScanMatchesPointReads checks that the usage an eval computes
+// is the same whether the stored summaries come from the scan, from one
+// read per node, or from a scan out of order (which must fall back to
+// point reads rather than miss summaries).
+func TestUsageScanMatchesPointReads(t *testing.T) {
+	h := newHarness(t)
+	var nodes []*structs.Node
+	for i := range 40 {
+		n := mockNode()
+		n.ID = fmt.Sprintf("scan-%02d", (i*17)%40)
+		nodes = append(nodes, h.upsertNode(n))
+	}
+	job := h.upsertJob(mockJob("scan", 1))
+	var allocs []*structs.Allocation
+	for i, n := range nodes {
+		for k := range i % 3 {
+			a := mock.Alloc(fmt.Sprintf("a-%02d-%d", i, k), job, n.ID)
+			a.Name = structs.AllocName(job.ID, "web", uint(i*3+k))
+			allocs = append(allocs, a)
+		}
+	}
+	h.upsertAllocs(allocs...)
+	snap := h.store.Snapshot()
+	list, _, err := snap.NodeSet(nil)
+	h.must(err)
+	usages := func(st State, scan bool) []structs.ComparableResources {
+		ctx := newEvalContext(st, &structs.Evaluation{ID: "e"}, job, &structs.Plan{}, nil, t0)
+		ctx.setNodes(list, nil)
+		if scan {
+			ctx.expectRanks(len(list))
+		}
+		var out []structs.ComparableResources
+		for p, n := range list {
+			u, err := ctx.nodeUsageAt(p, n)
+			h.must(err)
+			out = append(out, u.used)
+		}
+		if scan && st == State(snap) && !ctx.storedScanned {
+			t.Fatal("the snapshot's usages were not scanned")
+		}
+		if _, reversed := st.(reversedScan); reversed && ctx.storedScanned {
+			t.Fatal("an out-of-order scan was used")
+		}
+		return out
+	}
+	want := usages(snap, false)
+	if !slices.ContainsFunc(want, func(c structs.ComparableResources) bool { return c.CpuShares > 0 }) {
+		t.Fatal("no node has stored usage")
+	}
+	for _, got := range [][]structs.ComparableResources{usages(snap, true), usages(reversedScan{snap}, true)} {
+		if !slices.Equal(got, want) {
+			t.Fatalf("usages %v, want %v", got, want)
 		}
 	}
 }
