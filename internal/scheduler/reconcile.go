@@ -416,6 +416,7 @@ func (r *reconciler) inPlace(a *structs.Allocation) *structs.Allocation {
 func (r *reconciler) placeMissing(tg *structs.TaskGroup, have int, used map[uint]bool, du *structs.DesiredUpdates) int {
 	var idx uint
 	missing := max(tg.Count-have, 0)
+	r.result.place = slices.Grow(r.result.place, missing)
 	for i := 0; i < missing; i++ {
 		for used[idx] {
 			idx++
