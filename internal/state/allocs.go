@@ -149,18 +149,46 @@ func allocsByJob(txn *memdb.Txn, ws memdb.WatchSet, namespace, jobID string) ([]
 	return list[structs.Allocation](txn, ws, TableAllocs, "job", namespace, jobID)
 }
 
-// AllocsByNode returns every alloc placed on a node.
+// AllocsByNode returns every alloc placed on a node, sorted by ID: its
+// live allocs (its node_usage row) and its terminal ones (node_terminal).
 func (r reader) AllocsByNode(ws memdb.WatchSet, nodeID string) ([]*structs.Allocation, error) {
-	allocs, err := list[structs.Allocation](r.txn(), ws, TableAllocs, "node_term_prefix", terminatedKey(nodeID))
-	// node_term orders live allocs before terminal ones; callers get ID order.
+	txn := r.txn()
+	live, err := liveAllocsOnNode(txn, ws, nodeID)
+	if err != nil {
+		return nil, err
+	}
+	terminal, err := terminalAllocsOnNode(txn, ws, nodeID)
+	if err != nil || len(live) == 0 {
+		return terminal, err
+	}
+	allocs := append(live, terminal...)
 	slices.SortFunc(allocs, func(a, b *structs.Allocation) int { return strings.Compare(a.ID, b.ID) })
-	return allocs, err
+	return allocs, nil
 }
 
 // AllocsByNodeTerminal returns the terminal (or the non-terminal) allocs of
-// a node; the watch only fires on changes to that half.
+// a node, sorted by ID; the watch only fires on changes to that half.
 func (r reader) AllocsByNodeTerminal(ws memdb.WatchSet, nodeID string, terminal bool) ([]*structs.Allocation, error) {
-	return list[structs.Allocation](r.txn(), ws, TableAllocs, "node_term", nodeID, terminal)
+	if terminal {
+		return terminalAllocsOnNode(r.txn(), ws, nodeID)
+	}
+	return liveAllocsOnNode(r.txn(), ws, nodeID)
+}
+
+// liveAllocsOnNode returns a copy of the node's usage row's allocs: the
+// node's live allocs in ID order (nil when none). Live allocs have no
+// node index entry: the row, which every alloc write updates anyway,
+// serves them, and it is rewritten whenever one of them changes.
+func liveAllocsOnNode(txn *memdb.Txn, ws memdb.WatchSet, nodeID string) ([]*structs.Allocation, error) {
+	u, err := nodeUsage(txn, ws, nodeID)
+	if err != nil || u.Empty() {
+		return nil, err
+	}
+	return slices.Clone(u.Allocs), nil
+}
+
+func terminalAllocsOnNode(txn *memdb.Txn, ws memdb.WatchSet, nodeID string) ([]*structs.Allocation, error) {
+	return list[structs.Allocation](txn, ws, TableAllocs, "node_terminal", nodeID)
 }
 
 // AllocsByEval returns the allocs an evaluation created or updated last.

@@ -23,7 +23,11 @@ func nodeUsageTable() *memdb.TableSchema {
 // NodeUsage returns the summed usage of the node's live allocs, or nil when
 // it has none. The value is shared: never modify it.
 func (r reader) NodeUsage(ws memdb.WatchSet, nodeID string) (*structs.NodeUsage, error) {
-	return first[structs.NodeUsage](r.txn(), ws, TableNodeUsage, "id", nodeID)
+	return nodeUsage(r.txn(), ws, nodeID)
+}
+
+func nodeUsage(txn *memdb.Txn, ws memdb.WatchSet, nodeID string) (*structs.NodeUsage, error) {
+	return first[structs.NodeUsage](txn, ws, TableNodeUsage, "id", nodeID)
 }
 
 // countAllocWrite updates the usage of the nodes a, about to be inserted,

@@ -171,7 +171,44 @@ func checkNodeUsage(t *testing.T, r reader, when string) {
 			t.Fatalf("%s: node %s has a usage row but no live allocs: %+v", when, id, got[id])
 		}
 	}
+	checkAllocsByNode(t, r, allocs, when)
 }
+
+// checkAllocsByNode compares the per-node alloc reads (a node's live
+// allocs come from its usage row, its terminal ones from node_terminal)
+// with a filter of every stored alloc, in ID order.
+func checkAllocsByNode(t *testing.T, r reader, allocs []*structs.Allocation, when string) {
+	t.Helper()
+	for _, node := range []string{"n1", "n2", "n3", "n4", "n5", ""} {
+		var all, live, terminal []*structs.Allocation
+		for _, a := range allocs { // in ID order
+			if a.NodeID != node || node == "" {
+				continue
+			}
+			all = append(all, a)
+			if a.TerminalStatus() {
+				terminal = append(terminal, a)
+			} else {
+				live = append(live, a)
+			}
+		}
+		gotAll, err := r.AllocsByNode(nil, node)
+		must(t, err)
+		gotLive, err := r.AllocsByNodeTerminal(nil, node, false)
+		must(t, err)
+		gotTerminal, err := r.AllocsByNodeTerminal(nil, node, true)
+		must(t, err)
+		for _, c := range []struct {
+			name      string
+			got, want []*structs.Allocation
+		}{{"AllocsByNode", gotAll, all}, {"live", gotLive, live}, {"terminal", gotTerminal, terminal}} {
+			if !slices.Equal(c.got, c.want) {
+				t.Fatalf("%s: node %q: %s: %d allocs %v, want %d %v", when, node, c.name, len(c.got), allocIDs(c.got), len(c.want), allocIDs(c.want))
+			}
+		}
+	}
+}
+
 
 func usageDiff(want, got *structs.NodeUsage) string {
 	if got == nil {

@@ -97,25 +97,20 @@ func nodesTable() *memdb.TableSchema {
 }
 
 func allocsTable() *memdb.TableSchema {
-	terminal := &memdb.ConditionalIndex{Conditional: func(obj any) (bool, error) {
-		a, ok := obj.(*structs.Allocation)
-		if !ok {
-			return false, fmt.Errorf("unexpected type %T", obj)
-		}
-		return a.TerminalStatus(), nil
-	}}
 	// Every index entry costs an alloc about 400 bytes (radix node, leaf,
-	// two watch channels, key), so allocs have only the indexes that no
-	// other can serve: a node's allocs are a prefix of node_term
-	// (AllocsByNode), a namespace's come from "id" (Allocs) and an eval's
-	// from its job's (AllocsByEval). The string keys are read without
-	// reflection (typed_index.go): a plan writes many allocs, and every
-	// server applies it.
+	// two watch channels, key) and its writes a radix insert on every
+	// server, so allocs have only the indexes that no other can serve: a
+	// node's live allocs are its node_usage row (node_usage.go), its
+	// terminal ones are in node_terminal (AllocsByNode reads both), a
+	// namespace's come from "id" (Allocs) and an eval's from its job's
+	// (AllocsByEval). The string keys are read without reflection
+	// (typed_index.go): a plan writes many allocs, and every server
+	// applies it.
 	return &memdb.TableSchema{Name: TableAllocs, Indexes: map[string]*memdb.IndexSchema{
-		"id":         unique("id", ixAllocID),
-		"job":        optional("job", &memdb.CompoundIndex{Indexes: []memdb.Indexer{ixAllocNamespace, ixAllocJobID}}),
-		"node_term":  optional("node_term", &memdb.CompoundIndex{Indexes: []memdb.Indexer{ixAllocNodeID, terminal}}),
-		"deployment": optional("deployment", ixAllocDeploymentID),
+		"id":            unique("id", ixAllocID),
+		"job":           optional("job", &memdb.CompoundIndex{Indexes: []memdb.Indexer{ixAllocNamespace, ixAllocJobID}}),
+		"node_terminal": optional("node_terminal", ixAllocNodeTerminal),
+		"deployment":    optional("deployment", ixAllocDeploymentID),
 	}}
 }
 

@@ -52,3 +52,41 @@ var (
 	ixAllocNodeID       = allocStr("NodeID", func(a *structs.Allocation) string { return a.NodeID })
 	ixAllocDeploymentID = allocStr("DeploymentID", func(a *structs.Allocation) string { return a.DeploymentID })
 )
+
+// nodeTerminalIndex holds the terminal allocs placed on a node, under the
+// node's ID; live allocs and allocs without a node are left out. The keys
+// are those memdb's CompoundIndex of (NodeID string, terminal
+// ConditionalIndex) gave the terminal allocs: the node ID, a NUL and 1.
+type nodeTerminalIndex struct{}
+
+var ixAllocNodeTerminal nodeTerminalIndex
+
+func (nodeTerminalIndex) FromObject(obj any) (bool, []byte, error) {
+	a, ok := obj.(*structs.Allocation)
+	if !ok {
+		return false, nil, fmt.Errorf("node_terminal index: unexpected type %T", obj)
+	}
+	if a.NodeID == "" || !a.TerminalStatus() {
+		return false, nil, nil
+	}
+	return true, nodeTerminalKey(a.NodeID), nil
+}
+
+// FromArgs takes the node ID.
+func (nodeTerminalIndex) FromArgs(args ...any) ([]byte, error) {
+	if len(args) != 1 {
+		return nil, fmt.Errorf("node_terminal index takes the node ID, got %d arguments", len(args))
+	}
+	id, ok := args[0].(string)
+	if !ok {
+		return nil, fmt.Errorf("node_terminal index: argument must be a string: %#v", args[0])
+	}
+	return nodeTerminalKey(id), nil
+}
+
+func nodeTerminalKey(nodeID string) []byte {
+	key := make([]byte, len(nodeID)+2)
+	copy(key, nodeID)
+	key[len(nodeID)+1] = 1 // after the NUL terminator
+	return key
+}
