@@ -50,7 +50,7 @@ func (tx *writeTxn) updateAllocFromClient(u *structs.Allocation) error {
 	if err := tx.countHealth(existing, c); err != nil {
 		return err
 	}
-	return tx.storeAlloc(c)
+	return tx.storeAlloc(c, existing)
 }
 
 // clientHealth takes the health fields from the client's report and keeps
@@ -100,7 +100,7 @@ func (tx *writeTxn) updateDesiredTransition(id string, t *structs.DesiredTransit
 	// (as in Nomad): the client's pull lists allocs by it, and a
 	// no-shutdown-delay stop of an alloc already draining must reach it.
 	c.ModifyIndex, c.AllocModifyIndex = tx.index, tx.index
-	return tx.storeAlloc(c)
+	return tx.storeAlloc(c, existing)
 }
 
 func mergeTransition(dst, src *structs.DesiredTransition) {

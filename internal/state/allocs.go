@@ -49,7 +49,7 @@ func (tx *writeTxn) upsertAlloc(c *structs.Allocation) error {
 	if err := tx.countPlacement(c, existing); err != nil {
 		return err
 	}
-	return tx.storeAlloc(c)
+	return tx.storeAlloc(c, existing)
 }
 
 // keepClientAllocFields carries the client's fields (and the creation
@@ -85,10 +85,11 @@ func mergeDeploymentStatus(c, existing *structs.Allocation) *structs.AllocDeploy
 	return ds
 }
 
-// storeAlloc inserts an alloc and queues its job's status.
-func (tx *writeTxn) storeAlloc(a *structs.Allocation) error {
+// storeAlloc inserts an alloc in place of old, the stored alloc of its ID
+// read in this transaction (nil if none), and queues its job's status.
+func (tx *writeTxn) storeAlloc(a, old *structs.Allocation) error {
 	tx.internAlloc(a)
-	if err := tx.insert(TableAllocs, a); err != nil {
+	if err := tx.insertAlloc(a, old); err != nil {
 		return err
 	}
 	tx.checkJob(a.Namespace, a.JobID)

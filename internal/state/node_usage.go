@@ -16,7 +16,7 @@ const TableNodeUsage = "node_usage"
 
 func nodeUsageTable() *memdb.TableSchema {
 	return &memdb.TableSchema{Name: TableNodeUsage, Indexes: map[string]*memdb.IndexSchema{
-		"id": unique("id", str("NodeID")),
+		"id": unique("id", ixUsageNodeID),
 	}}
 }
 
@@ -30,13 +30,9 @@ func nodeUsage(txn *memdb.Txn, ws memdb.WatchSet, nodeID string) (*structs.NodeU
 	return first[structs.NodeUsage](txn, ws, TableNodeUsage, "id", nodeID)
 }
 
-// countAllocWrite updates the usage of the nodes a, about to be inserted,
-// leaves and joins.
-func (tx *writeTxn) countAllocWrite(a *structs.Allocation) error {
-	old, err := allocByID(tx.Txn, nil, a.ID)
-	if err != nil {
-		return err
-	}
+// countAllocWrite updates the usage of the nodes a, about to replace old
+// (nil for a new alloc), leaves and joins.
+func (tx *writeTxn) countAllocWrite(a, old *structs.Allocation) error {
 	wasLive := old != nil && old.NodeID != "" && !old.TerminalStatus()
 	if wasLive && old.NodeID != a.NodeID {
 		u, err := tx.usageToWrite(old.NodeID)
@@ -86,7 +82,7 @@ func (tx *writeTxn) usageToWrite(nodeID string) (*structs.NodeUsage, error) {
 	if u, ok := tx.usage[nodeID]; ok {
 		return u, nil
 	}
-	stored, err := first[structs.NodeUsage](tx.Txn, nil, TableNodeUsage, "id", nodeID)
+	stored, err := nodeUsage(tx.Txn, nil, nodeID)
 	if err != nil {
 		return nil, err
 	}

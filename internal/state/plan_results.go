@@ -131,7 +131,7 @@ func (tx *writeTxn) changeAlloc(id string, updatedAt, diffTime int64, change fun
 	change(c)
 	c.ModifyTime = firstNonZero(updatedAt, diffTime, c.ModifyTime)
 	c.ModifyIndex, c.AllocModifyIndex = tx.index, tx.index
-	return tx.storeAlloc(c)
+	return tx.storeAlloc(c, existing)
 }
 
 // upsertPlanAlloc writes a new or updated alloc of the plan, stamped with

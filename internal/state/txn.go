@@ -44,10 +44,26 @@ func newWriteTxn(db *memdb.MemDB, index uint64, in *interner, ns *nodeShare) *wr
 // insert stores obj and marks its table as touched.
 func (tx *writeTxn) insert(table string, obj any) error {
 	if table == TableAllocs {
-		if err := tx.countAllocWrite(obj.(*structs.Allocation)); err != nil {
+		a := obj.(*structs.Allocation)
+		old, err := allocByID(tx.Txn, nil, a.ID)
+		if err != nil {
 			return err
 		}
+		return tx.insertAlloc(a, old)
 	}
+	return tx.insertRow(table, obj)
+}
+
+// insertAlloc stores a, replacing old, the stored alloc of its ID (nil if
+// none), and counts the change into the node usages.
+func (tx *writeTxn) insertAlloc(a, old *structs.Allocation) error {
+	if err := tx.countAllocWrite(a, old); err != nil {
+		return err
+	}
+	return tx.insertRow(TableAllocs, a)
+}
+
+func (tx *writeTxn) insertRow(table string, obj any) error {
 	if err := tx.Insert(table, obj); err != nil {
 		return fmt.Errorf("%s insert failed: %w", table, err)
 	}

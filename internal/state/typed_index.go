@@ -45,6 +45,23 @@ func allocStr(field string, get func(*structs.Allocation) string) typedString[st
 	return typedString[structs.Allocation]{field: field, get: get}
 }
 
+// The string indexes of the tables every plan result writes (evals, jobs,
+// the index rows, node usage) and of nodes.
+var (
+	ixEvalID        = typedString[structs.Evaluation]{"ID", func(e *structs.Evaluation) string { return e.ID }}
+	ixEvalNamespace = typedString[structs.Evaluation]{"Namespace", func(e *structs.Evaluation) string { return e.Namespace }}
+	ixEvalJobID     = typedString[structs.Evaluation]{"JobID", func(e *structs.Evaluation) string { return e.JobID }}
+	ixEvalStatus    = typedString[structs.Evaluation]{"Status", func(e *structs.Evaluation) string { return e.Status }}
+	ixJobNamespace  = typedString[structs.Job]{"Namespace", func(j *structs.Job) string { return j.Namespace }}
+	ixJobID         = typedString[structs.Job]{"ID", func(j *structs.Job) string { return j.ID }}
+	ixJobStatus     = typedString[structs.Job]{"Status", func(j *structs.Job) string { return j.Status }}
+	ixJobType       = typedString[structs.Job]{"Type", func(j *structs.Job) string { return j.Type }}
+	ixNodeID        = typedString[structs.Node]{"ID", func(n *structs.Node) string { return n.ID }}
+	ixNodeSecretID  = typedString[structs.Node]{"SecretID", func(n *structs.Node) string { return n.SecretID }}
+	ixIndexKey      = typedString[IndexEntry]{"Key", func(e *IndexEntry) string { return e.Key }}
+	ixUsageNodeID   = typedString[structs.NodeUsage]{"NodeID", func(u *structs.NodeUsage) string { return u.NodeID }}
+)
+
 var (
 	ixAllocID           = allocStr("ID", func(a *structs.Allocation) string { return a.ID })
 	ixAllocNamespace    = allocStr("Namespace", func(a *structs.Allocation) string { return a.Namespace })

@@ -56,10 +56,11 @@ func NewNodeUsage(nodeID string, allocs []*Allocation) *NodeUsage {
 func (u *NodeUsage) Empty() bool { return u == nil || len(u.Allocs) == 0 }
 
 // Clone copies u so that the copy can be changed (Insert, Remove); the
-// allocs themselves are shared.
+// allocs themselves are shared. The copy has room for one more alloc, so
+// the usual change (a placement) does not grow it again.
 func (u *NodeUsage) Clone() *NodeUsage {
 	c := *u
-	c.Allocs = slices.Clone(u.Allocs)
+	c.Allocs = append(make([]*Allocation, 0, len(u.Allocs)+1), u.Allocs...)
 	c.Cores = maps.Clone(u.Cores)
 	c.Ports = maps.Clone(u.Ports)
 	return &c
