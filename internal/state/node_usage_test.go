@@ -209,7 +209,6 @@ func checkAllocsByNode(t *testing.T, r reader, allocs []*structs.Allocation, whe
 	}
 }
 
-
 func usageDiff(want, got *structs.NodeUsage) string {
 	if got == nil {
 		return "no usage stored"
