@@ -32,7 +32,16 @@ func (s typedString[T]) FromObject(obj any) (bool, []byte, error) {
 	return true, key, nil
 }
 
+// FromArgs is StringFieldIndex's, in one allocation instead of two (every
+// lookup by ID builds one).
 func (s typedString[T]) FromArgs(args ...any) ([]byte, error) {
+	if len(args) == 1 {
+		if v, ok := args[0].(string); ok {
+			key := make([]byte, len(v)+1) // the last byte is the NUL terminator
+			copy(key, v)
+			return key, nil
+		}
+	}
 	return (&memdb.StringFieldIndex{}).FromArgs(args...)
 }
 

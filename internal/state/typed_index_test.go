@@ -40,6 +40,9 @@ func checkTypedString[T any](t *testing.T, ix typedString[T], mk func(v string) 
 	if _, err := ix.FromArgs(1); err == nil {
 		t.Errorf("%s: a non-string argument was accepted", ix.field)
 	}
+	if _, err := ix.FromArgs("a", "b"); err == nil {
+		t.Errorf("%s: two arguments were accepted", ix.field)
+	}
 }
 
 func TestTypedStringMatchesStringFieldIndex(t *testing.T) {
