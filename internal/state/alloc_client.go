@@ -25,7 +25,7 @@ func (s *StateStore) UpdateAllocsFromClient(index uint64, allocs []*structs.Allo
 }
 
 func (tx *writeTxn) updateAllocFromClient(u *structs.Allocation) error {
-	existing, err := allocByID(tx.Txn, nil, u.ID)
+	existing, err := tx.allocByID(u.ID)
 	if err != nil || existing == nil {
 		return err
 	}
@@ -90,7 +90,7 @@ func (s *StateStore) UpdateAllocsDesiredTransitions(index uint64, allocs map[str
 }
 
 func (tx *writeTxn) updateDesiredTransition(id string, t *structs.DesiredTransition) error {
-	existing, err := allocByID(tx.Txn, nil, id)
+	existing, err := tx.allocByID(id)
 	if err != nil || existing == nil || t == nil {
 		return err
 	}
@@ -133,7 +133,7 @@ func (s *StateStore) SetDeploymentAllocHealth(index uint64, req *structs.Deploym
 		at := time.Unix(0, req.UpdatedAt).UTC()
 		set := func(ids []string, healthy bool) error {
 			for _, id := range ids {
-				a, err := allocByID(tx.Txn, nil, id)
+				a, err := tx.allocByID(id)
 				if err != nil {
 					return err
 				}

@@ -29,7 +29,7 @@ func (s *StateStore) UpsertAllocs(index uint64, allocs []*structs.Allocation, ev
 
 // upsertAlloc stores c, which the caller has already copied and may modify.
 func (tx *writeTxn) upsertAlloc(c *structs.Allocation) error {
-	existing, err := allocByID(tx.Txn, nil, c.ID)
+	existing, err := tx.allocByID(c.ID)
 	if err != nil {
 		return err
 	}
@@ -41,7 +41,7 @@ func (tx *writeTxn) upsertAlloc(c *structs.Allocation) error {
 		keepClientAllocFields(c, existing)
 	}
 	if c.Job == nil {
-		if c.Job, err = jobByID(tx.Txn, nil, c.Namespace, c.JobID); err != nil {
+		if c.Job, err = tx.jobByID(c.Namespace, c.JobID); err != nil {
 			return err
 		}
 	}
@@ -97,7 +97,12 @@ func (tx *writeTxn) storeAlloc(a, old *structs.Allocation) error {
 }
 
 func (tx *writeTxn) deleteAlloc(id string) error {
-	return deleteOfJob(tx, TableAllocs, allocByID, id, func(a *structs.Allocation) (string, string) { return a.Namespace, a.JobID })
+	a, err := tx.allocByID(id)
+	if err != nil || a == nil {
+		return err
+	}
+	tx.checkJob(a.Namespace, a.JobID)
+	return tx.remove(TableAllocs, a)
 }
 
 // AllocByID returns the allocation, or nil.

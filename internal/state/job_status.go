@@ -10,7 +10,7 @@ import (
 // and evals. It writes only on an actual change, so the jobs table index
 // (and blocking queries on it) move only when something visible changed.
 func (tx *writeTxn) refreshJobStatus(id structs.NamespacedID) error {
-	job, err := jobByID(tx.Txn, nil, id.Namespace, id.ID)
+	job, err := tx.jobByID(id.Namespace, id.ID)
 	if err != nil || job == nil {
 		return err
 	}

@@ -82,7 +82,7 @@ func (tx *writeTxn) usageToWrite(nodeID string) (*structs.NodeUsage, error) {
 	if u, ok := tx.usage[nodeID]; ok {
 		return u, nil
 	}
-	stored, err := nodeUsage(tx.Txn, nil, nodeID)
+	stored, err := tx.storedNodeUsage(nodeID)
 	if err != nil {
 		return nil, err
 	}
@@ -105,10 +105,18 @@ func (tx *writeTxn) flushNodeUsage() error {
 			if err := tx.Insert(TableNodeUsage, u); err != nil {
 				return err
 			}
+			tx.rows.wrote(TableNodeUsage, u, false)
 			continue
 		}
-		if _, err := tx.DeleteAll(TableNodeUsage, "id", nodeID); err != nil {
+		stored, err := tx.storedNodeUsage(nodeID)
+		if err != nil {
 			return err
+		}
+		if stored != nil {
+			if err := tx.Delete(TableNodeUsage, stored); err != nil {
+				return err
+			}
+			tx.rows.wrote(TableNodeUsage, stored, true)
 		}
 	}
 	tx.usage = nil

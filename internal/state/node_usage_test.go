@@ -33,70 +33,7 @@ func TestNodeUsage_MatchesRecomputation(t *testing.T) {
 			index := uint64(100)
 			for step := range 300 {
 				index++
-				op := rng.IntN(8)
-				if len(ids) == 0 {
-					op = 0
-				}
-				switch op {
-				case 0: // place a few new allocs
-					var allocs []*structs.Allocation
-					for range 1 + rng.IntN(3) {
-						id := fmt.Sprintf("a%03d", len(ids))
-						ids = append(ids, id)
-						allocs = append(allocs, randomAlloc(rng, id, job, nodes))
-					}
-					must(t, s.UpsertAllocs(index, allocs))
-				case 1: // stop or evict through a plan result, placing one more
-					id := fmt.Sprintf("a%03d", len(ids))
-					ids = append(ids, id)
-					stop := storedCopy(t, s, ids[rng.IntN(len(ids)-1)])
-					stop.DesiredStatus = structs.AllocDesiredStatusStop
-					req := &structs.ApplyPlanResultsRequest{Job: job, AllocsStopped: []*structs.Allocation{stop},
-						AllocsUpdated: []*structs.Allocation{randomAlloc(rng, id, job, nodes)}}
-					if rng.IntN(2) == 0 {
-						ev := storedCopy(t, s, ids[rng.IntN(len(ids)-1)])
-						ev.DesiredStatus = structs.AllocDesiredStatusEvict
-						req.AllocsPreempted = []*structs.Allocation{ev}
-					}
-					must(t, s.UpsertPlanResults(index, req))
-				case 2: // in-place update: new resources, maybe another node
-					a := storedCopy(t, s, ids[rng.IntN(len(ids))])
-					fresh := randomAlloc(rng, a.ID, job, nodes)
-					a.AllocatedResources = fresh.AllocatedResources
-					if rng.IntN(3) == 0 {
-						a.NodeID = fresh.NodeID
-					}
-					must(t, s.UpsertAllocs(index, []*structs.Allocation{a}))
-				case 3: // the server stops one
-					a := storedCopy(t, s, ids[rng.IntN(len(ids))])
-					a.DesiredStatus = structs.AllocDesiredStatusStop
-					must(t, s.UpsertAllocs(index, []*structs.Allocation{a}))
-				case 4: // a client report, terminal or not
-					statuses := []string{structs.AllocClientStatusRunning, structs.AllocClientStatusComplete,
-						structs.AllocClientStatusFailed, structs.AllocClientStatusLost, structs.AllocClientStatusPending}
-					u := &structs.Allocation{ID: ids[rng.IntN(len(ids))], ClientStatus: statuses[rng.IntN(len(statuses))]}
-					must(t, s.UpdateAllocsFromClient(index, []*structs.Allocation{u}))
-				case 5: // garbage collection, live or not
-					must(t, s.DeleteEvals(index, nil, []string{ids[rng.IntN(len(ids))], "never-stored"}))
-				case 6: // a node deleted (its allocs stay until GC), or registered again
-					id := nodes[rng.IntN(len(nodes))]
-					if n, _ := s.NodeByID(nil, id); n != nil {
-						must(t, s.DeleteNodes(index, []string{id}))
-					} else {
-						must(t, s.UpsertNode(index, mockNode(id)))
-					}
-				case 7: // a write that fails: nothing of it may stay
-					a := randomAlloc(rng, "bad", job, nodes)
-					err := s.write(index, func(tx *writeTxn) error {
-						if err := tx.upsertAlloc(tx.storedAlloc(a)); err != nil {
-							return err
-						}
-						return fmt.Errorf("fail on purpose")
-					})
-					if err == nil {
-						t.Fatal("the failing write succeeded")
-					}
-				}
+				op := randomAllocWrite(t, s, rng, &ids, nodes, job, index, true)
 				checkNodeUsage(t, s.reader, fmt.Sprintf("step %d (op %d)", step, op))
 			}
 			var buf bytes.Buffer
@@ -106,6 +43,88 @@ func TestNodeUsage_MatchesRecomputation(t *testing.T) {
 			checkNodeUsage(t, restored.reader, "after restore")
 		})
 	}
+}
+
+// randomAllocWrite makes one random write of allocs (placements, plan
+// results with stops and preemptions, in-place updates with new resources
+// or another node, client reports, GC deletes, node deletes, and with
+// failing a write that fails) and returns which.
+func randomAllocWrite(t *testing.T, s *StateStore, rng *rand.Rand, idsp *[]string, nodes []string, job *structs.Job, index uint64, failing bool) int {
+	t.Helper()
+	ids := *idsp
+	defer func() { *idsp = ids }()
+	op := rng.IntN(8)
+	if !failing && op == 7 {
+		op = 0
+	}
+	if len(ids) == 0 {
+		op = 0
+	}
+	switch op {
+	case 0: // place a few new allocs
+		var allocs []*structs.Allocation
+		for range 1 + rng.IntN(3) {
+			id := fmt.Sprintf("a%03d", len(ids))
+			ids = append(ids, id)
+			allocs = append(allocs, randomAlloc(rng, id, job, nodes))
+		}
+		must(t, s.UpsertAllocs(index, allocs))
+	case 1: // stop or evict through a plan result, placing one more
+		id := fmt.Sprintf("a%03d", len(ids))
+		ids = append(ids, id)
+		stop := storedCopy(t, s, ids[rng.IntN(len(ids)-1)])
+		stop.DesiredStatus = structs.AllocDesiredStatusStop
+		req := &structs.ApplyPlanResultsRequest{Job: job, AllocsStopped: []*structs.Allocation{stop},
+			AllocsUpdated: []*structs.Allocation{randomAlloc(rng, id, job, nodes)}}
+		if rng.IntN(2) == 0 {
+			ev := storedCopy(t, s, ids[rng.IntN(len(ids)-1)])
+			ev.DesiredStatus = structs.AllocDesiredStatusEvict
+			req.AllocsPreempted = []*structs.Allocation{ev}
+		}
+		must(t, s.UpsertPlanResults(index, req))
+	case 2: // in-place update: new resources, maybe another node
+		a := storedCopy(t, s, ids[rng.IntN(len(ids))])
+		fresh := randomAlloc(rng, a.ID, job, nodes)
+		a.AllocatedResources = fresh.AllocatedResources
+		if rng.IntN(3) == 0 {
+			a.NodeID = fresh.NodeID
+		}
+		must(t, s.UpsertAllocs(index, []*structs.Allocation{a}))
+	case 3: // the server stops one
+		a := storedCopy(t, s, ids[rng.IntN(len(ids))])
+		a.DesiredStatus = structs.AllocDesiredStatusStop
+		must(t, s.UpsertAllocs(index, []*structs.Allocation{a}))
+	case 4: // a client report, terminal or not
+		statuses := []string{structs.AllocClientStatusRunning, structs.AllocClientStatusComplete,
+			structs.AllocClientStatusFailed, structs.AllocClientStatusLost, structs.AllocClientStatusPending}
+		u := &structs.Allocation{ID: ids[rng.IntN(len(ids))], ClientStatus: statuses[rng.IntN(len(statuses))]}
+		must(t, s.UpdateAllocsFromClient(index, []*structs.Allocation{u}))
+	case 5: // garbage collection, live or not
+		must(t, s.DeleteEvals(index, nil, []string{ids[rng.IntN(len(ids))], "never-stored"}))
+	case 6: // a node deleted (its allocs stay until GC), or registered again
+		id := nodes[rng.IntN(len(nodes))]
+		view := s.reader // what the write will see: the open batch's state, if any
+		if b := s.activeBatch(); b != nil {
+			view = b.View().reader
+		}
+		if n, _ := view.NodeByID(nil, id); n != nil {
+			must(t, s.DeleteNodes(index, []string{id}))
+		} else {
+			must(t, s.UpsertNode(index, mockNode(id)))
+		}
+	case 7: // a write that fails: nothing of it may stay
+		a := randomAlloc(rng, "bad", job, nodes)
+		err := s.write(index, func(tx *writeTxn) error {
+			if err := tx.upsertAlloc(tx.storedAlloc(a)); err != nil {
+				return err
+			}
+			return fmt.Errorf("fail on purpose")
+		})
+		if err == nil {
+			t.Fatal("the failing write succeeded")
+		}
+	}
+	return op
 }
 
 // randomAlloc is a live alloc on a random node with random CPU, memory,

@@ -28,16 +28,20 @@ type writeTxn struct {
 	allocShare *allocShare
 	// usage holds the node usages this transaction changed (node_usage.go).
 	usage map[string]*structs.NodeUsage
+	// rows answers by-ID reads of allocs and node usages (txn_rows.go).
+	rows *txnRows
 }
 
 func newWriteTxn(db *memdb.MemDB, index uint64, in *interner, ns *nodeShare) *writeTxn {
+	txn := db.Txn(true)
 	return &writeTxn{
 		interner:  in,
 		nodeShare: ns,
-		Txn:       db.Txn(true),
+		Txn:       txn,
 		index:     index,
 		touched:   map[string]bool{},
 		jobs:      map[structs.NamespacedID]bool{},
+		rows:      newTxnRows(db),
 	}
 }
 
@@ -45,7 +49,7 @@ func newWriteTxn(db *memdb.MemDB, index uint64, in *interner, ns *nodeShare) *wr
 func (tx *writeTxn) insert(table string, obj any) error {
 	if table == TableAllocs {
 		a := obj.(*structs.Allocation)
-		old, err := allocByID(tx.Txn, nil, a.ID)
+		old, err := tx.allocByID(a.ID)
 		if err != nil {
 			return err
 		}
@@ -67,6 +71,7 @@ func (tx *writeTxn) insertRow(table string, obj any) error {
 	if err := tx.Insert(table, obj); err != nil {
 		return fmt.Errorf("%s insert failed: %w", table, err)
 	}
+	tx.rows.wrote(table, obj, false)
 	tx.touched[table] = true
 	return nil
 }
@@ -81,6 +86,7 @@ func (tx *writeTxn) remove(table string, obj any) error {
 	if err := tx.Delete(table, obj); err != nil {
 		return fmt.Errorf("%s delete failed: %w", table, err)
 	}
+	tx.rows.wrote(table, obj, true)
 	tx.touched[table] = true
 	return nil
 }
