@@ -137,6 +137,10 @@ func randomAlloc(rng *rand.Rand, id string, job *structs.Job, nodes []string) *s
 	if rng.IntN(3) == 0 {
 		task.ReservedCores = []uint16{uint16(rng.IntN(4)), uint16(rng.IntN(4))}
 	}
+	if rng.IntN(3) == 0 {
+		task.Devices = []*structs.AllocatedDeviceResource{{Vendor: "nvidia", Type: "gpu", Name: "t4",
+			DeviceIDs: []string{fmt.Sprintf("gpu-%d", rng.IntN(4)), fmt.Sprintf("gpu-%d", 4+rng.IntN(4))}}}
+	}
 	if rng.IntN(2) == 0 {
 		p := 20000 + rng.IntN(5)
 		task.Networks = []*structs.NetworkResource{{DynamicPorts: []structs.Port{{Label: "a", Value: p}, {Label: "b", Value: p}}}}
@@ -252,6 +256,8 @@ func usageDiff(want, got *structs.NodeUsage) string {
 		return fmt.Sprintf("cores %v, want %v", got.Cores, want.Cores)
 	case !maps.Equal(want.Ports, got.Ports):
 		return fmt.Sprintf("ports %v, want %v", got.Ports, want.Ports)
+	case want.Devices != got.Devices:
+		return fmt.Sprintf("devices %d, want %d", got.Devices, want.Devices)
 	}
 	return ""
 }
