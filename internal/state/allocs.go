@@ -93,6 +93,12 @@ func (tx *writeTxn) storeAlloc(a, old *structs.Allocation) error {
 		return err
 	}
 	tx.checkJob(a.Namespace, a.JobID)
+	if a.JobID != "" && !a.TerminalStatus() {
+		if tx.liveAllocs == nil {
+			tx.liveAllocs = map[structs.NamespacedID]*structs.Allocation{}
+		}
+		tx.liveAllocs[structs.NamespacedID{Namespace: a.Namespace, ID: a.JobID}] = a
+	}
 	return nil
 }
 

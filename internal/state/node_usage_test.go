@@ -35,6 +35,7 @@ func TestNodeUsage_MatchesRecomputation(t *testing.T) {
 				index++
 				op := randomAllocWrite(t, s, rng, &ids, nodes, job, index, true)
 				checkNodeUsage(t, s.reader, fmt.Sprintf("step %d (op %d)", step, op))
+				checkJobsRunning(t, s)
 			}
 			var buf bytes.Buffer
 			must(t, s.Persist(&buf))

@@ -18,6 +18,9 @@ type writeTxn struct {
 	touched map[string]bool
 	// jobs whose status may have changed in this transaction.
 	jobs map[structs.NamespacedID]bool
+	// liveAllocs holds a live alloc this write stored for each job, which
+	// tells refreshJobStatus the job runs without scanning its allocs.
+	liveAllocs map[structs.NamespacedID]*structs.Allocation
 	// evalsDeleted makes a job left with no evals and allocs dead rather
 	// than pending: it had work, which was garbage collected.
 	evalsDeleted bool

@@ -61,6 +61,7 @@ func TestTxnRows_MatchTransaction(t *testing.T) {
 				}
 				b.Commit()
 				checkNodeUsage(t, s.reader, "after commit")
+				checkJobsRunning(t, s)
 			}
 		})
 	}
@@ -103,6 +104,24 @@ func checkTxnRows(t *testing.T, b *Batch, allocs, evals, jobs, nodes []string) {
 		must(t, err)
 		if got != want {
 			t.Fatalf("node usage %s: txnRows has %p, the transaction %p", id, got, want)
+		}
+	}
+}
+
+// checkJobsRunning recomputes every stored job's status from its allocs
+// and evals: a job is running exactly when the recomputation says so
+// (pending and dead also depend on evals collected in the past, which a
+// recomputation cannot see).
+func checkJobsRunning(t *testing.T, s *StateStore) {
+	t.Helper()
+	jobs, err := s.Jobs(nil, "*")
+	must(t, err)
+	txn := s.db.Txn(false)
+	for _, j := range jobs {
+		want, err := jobStatus(txn, j, false)
+		must(t, err)
+		if (want == structs.JobStatusRunning) != (j.Status == structs.JobStatusRunning) {
+			t.Fatalf("job %s: stored status %s, recomputed %s", j.ID, j.Status, want)
 		}
 	}
 }
