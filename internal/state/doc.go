@@ -86,7 +86,7 @@
 // # Memory at scale
 //
 // The store is built to hold a million allocs on 10,000 nodes (drover bench
-// -scenario d measures: about 1.9 KiB per alloc, 1.3 KiB per node, 2.0 KiB
+// -scenario d measures: about 1.4 KiB per alloc, 1.4 KiB per node, 1.8 KiB
 // per eval, index entries included):
 //
 //   - Every memdb index entry costs ~450 B (go-immutable-radix node, leaf,
