@@ -25,7 +25,7 @@ func (s *StateStore) UpdateAllocsFromClient(index uint64, allocs []*structs.Allo
 }
 
 func (tx *writeTxn) updateAllocFromClient(u *structs.Allocation) error {
-	existing, err := allocByID(tx.Txn, nil, u.ID)
+	existing, err := tx.allocByID(u.ID)
 	if err != nil || existing == nil {
 		return err
 	}
@@ -50,7 +50,7 @@ func (tx *writeTxn) updateAllocFromClient(u *structs.Allocation) error {
 	if err := tx.countHealth(existing, c); err != nil {
 		return err
 	}
-	return tx.storeAlloc(c)
+	return tx.storeAlloc(c, existing)
 }
 
 // clientHealth takes the health fields from the client's report and keeps
@@ -90,7 +90,7 @@ func (s *StateStore) UpdateAllocsDesiredTransitions(index uint64, allocs map[str
 }
 
 func (tx *writeTxn) updateDesiredTransition(id string, t *structs.DesiredTransition) error {
-	existing, err := allocByID(tx.Txn, nil, id)
+	existing, err := tx.allocByID(id)
 	if err != nil || existing == nil || t == nil {
 		return err
 	}
@@ -100,7 +100,7 @@ func (tx *writeTxn) updateDesiredTransition(id string, t *structs.DesiredTransit
 	// (as in Nomad): the client's pull lists allocs by it, and a
 	// no-shutdown-delay stop of an alloc already draining must reach it.
 	c.ModifyIndex, c.AllocModifyIndex = tx.index, tx.index
-	return tx.storeAlloc(c)
+	return tx.storeAlloc(c, existing)
 }
 
 func mergeTransition(dst, src *structs.DesiredTransition) {
@@ -133,7 +133,7 @@ func (s *StateStore) SetDeploymentAllocHealth(index uint64, req *structs.Deploym
 		at := time.Unix(0, req.UpdatedAt).UTC()
 		set := func(ids []string, healthy bool) error {
 			for _, id := range ids {
-				a, err := allocByID(tx.Txn, nil, id)
+				a, err := tx.allocByID(id)
 				if err != nil {
 					return err
 				}

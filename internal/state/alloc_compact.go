@@ -156,7 +156,7 @@ func (tx *writeTxn) sharedJob(job *structs.Job) (*structs.Job, error) {
 }
 
 func (tx *writeTxn) storedJobVersion(job *structs.Job) (*structs.Job, error) {
-	live, err := jobByID(tx.Txn, nil, job.Namespace, job.ID)
+	live, err := tx.jobByID(job.Namespace, job.ID)
 	if err != nil {
 		return nil, err
 	}

@@ -29,7 +29,7 @@ func (s *StateStore) UpsertAllocs(index uint64, allocs []*structs.Allocation, ev
 
 // upsertAlloc stores c, which the caller has already copied and may modify.
 func (tx *writeTxn) upsertAlloc(c *structs.Allocation) error {
-	existing, err := allocByID(tx.Txn, nil, c.ID)
+	existing, err := tx.allocByID(c.ID)
 	if err != nil {
 		return err
 	}
@@ -41,7 +41,7 @@ func (tx *writeTxn) upsertAlloc(c *structs.Allocation) error {
 		keepClientAllocFields(c, existing)
 	}
 	if c.Job == nil {
-		if c.Job, err = jobByID(tx.Txn, nil, c.Namespace, c.JobID); err != nil {
+		if c.Job, err = tx.jobByID(c.Namespace, c.JobID); err != nil {
 			return err
 		}
 	}
@@ -49,7 +49,7 @@ func (tx *writeTxn) upsertAlloc(c *structs.Allocation) error {
 	if err := tx.countPlacement(c, existing); err != nil {
 		return err
 	}
-	return tx.storeAlloc(c)
+	return tx.storeAlloc(c, existing)
 }
 
 // keepClientAllocFields carries the client's fields (and the creation
@@ -85,18 +85,30 @@ func mergeDeploymentStatus(c, existing *structs.Allocation) *structs.AllocDeploy
 	return ds
 }
 
-// storeAlloc inserts an alloc and queues its job's status.
-func (tx *writeTxn) storeAlloc(a *structs.Allocation) error {
+// storeAlloc inserts an alloc in place of old, the stored alloc of its ID
+// read in this transaction (nil if none), and queues its job's status.
+func (tx *writeTxn) storeAlloc(a, old *structs.Allocation) error {
 	tx.internAlloc(a)
-	if err := tx.insert(TableAllocs, a); err != nil {
+	if err := tx.insertAlloc(a, old); err != nil {
 		return err
 	}
 	tx.checkJob(a.Namespace, a.JobID)
+	if a.JobID != "" && !a.TerminalStatus() {
+		if tx.liveAllocs == nil {
+			tx.liveAllocs = map[structs.NamespacedID]*structs.Allocation{}
+		}
+		tx.liveAllocs[structs.NamespacedID{Namespace: a.Namespace, ID: a.JobID}] = a
+	}
 	return nil
 }
 
 func (tx *writeTxn) deleteAlloc(id string) error {
-	return deleteOfJob(tx, TableAllocs, allocByID, id, func(a *structs.Allocation) (string, string) { return a.Namespace, a.JobID })
+	a, err := tx.allocByID(id)
+	if err != nil || a == nil {
+		return err
+	}
+	tx.checkJob(a.Namespace, a.JobID)
+	return tx.remove(TableAllocs, a)
 }
 
 // AllocByID returns the allocation, or nil.
@@ -149,18 +161,46 @@ func allocsByJob(txn *memdb.Txn, ws memdb.WatchSet, namespace, jobID string) ([]
 	return list[structs.Allocation](txn, ws, TableAllocs, "job", namespace, jobID)
 }
 
-// AllocsByNode returns every alloc placed on a node.
+// AllocsByNode returns every alloc placed on a node, sorted by ID: its
+// live allocs (its node_usage row) and its terminal ones (node_terminal).
 func (r reader) AllocsByNode(ws memdb.WatchSet, nodeID string) ([]*structs.Allocation, error) {
-	allocs, err := list[structs.Allocation](r.txn(), ws, TableAllocs, "node_term_prefix", terminatedKey(nodeID))
-	// node_term orders live allocs before terminal ones; callers get ID order.
+	txn := r.txn()
+	live, err := liveAllocsOnNode(txn, ws, nodeID)
+	if err != nil {
+		return nil, err
+	}
+	terminal, err := terminalAllocsOnNode(txn, ws, nodeID)
+	if err != nil || len(live) == 0 {
+		return terminal, err
+	}
+	allocs := append(live, terminal...)
 	slices.SortFunc(allocs, func(a, b *structs.Allocation) int { return strings.Compare(a.ID, b.ID) })
-	return allocs, err
+	return allocs, nil
 }
 
 // AllocsByNodeTerminal returns the terminal (or the non-terminal) allocs of
-// a node; the watch only fires on changes to that half.
+// a node, sorted by ID; the watch only fires on changes to that half.
 func (r reader) AllocsByNodeTerminal(ws memdb.WatchSet, nodeID string, terminal bool) ([]*structs.Allocation, error) {
-	return list[structs.Allocation](r.txn(), ws, TableAllocs, "node_term", nodeID, terminal)
+	if terminal {
+		return terminalAllocsOnNode(r.txn(), ws, nodeID)
+	}
+	return liveAllocsOnNode(r.txn(), ws, nodeID)
+}
+
+// liveAllocsOnNode returns a copy of the node's usage row's allocs: the
+// node's live allocs in ID order (nil when none). Live allocs have no
+// node index entry: the row, which every alloc write updates anyway,
+// serves them, and it is rewritten whenever one of them changes.
+func liveAllocsOnNode(txn *memdb.Txn, ws memdb.WatchSet, nodeID string) ([]*structs.Allocation, error) {
+	u, err := nodeUsage(txn, ws, nodeID)
+	if err != nil || u.Empty() {
+		return nil, err
+	}
+	return slices.Clone(u.Allocs), nil
+}
+
+func terminalAllocsOnNode(txn *memdb.Txn, ws memdb.WatchSet, nodeID string) ([]*structs.Allocation, error) {
+	return list[structs.Allocation](txn, ws, TableAllocs, "node_terminal", nodeID)
 }
 
 // AllocsByEval returns the allocs an evaluation created or updated last.

@@ -244,6 +244,51 @@ func TestAllocsByNodeTerminal_WatchFiresOnTransition(t *testing.T) {
 	}
 }
 
+// TestAllocsByNode_WatchFiresOnEveryChange: a node's live allocs are read
+// from its usage row, its terminal ones from node_terminal; a watch on
+// either half fires on every change to an alloc of that half, and only
+// then (a change on another node leaves it alone).
+func TestAllocsByNode_WatchFiresOnEveryChange(t *testing.T) {
+	s := newStore(t)
+	job := setupJob(t, s, 5, "web")
+	must(t, s.UpsertAllocs(10, []*structs.Allocation{mockAlloc("a1", job, "n1"), mockAlloc("a2", job, "n1"),
+		mockAlloc("b1", job, "n2")}))
+	must(t, s.UpdateAllocsFromClient(11, []*structs.Allocation{{ID: "a2", ClientStatus: structs.AllocClientStatusComplete}}))
+	index := uint64(20)
+	for _, tt := range []struct {
+		name                 string
+		write                func(index uint64) error
+		node, live, terminal bool // which watches must fire
+	}{
+		{"a client report that keeps it live", func(i uint64) error {
+			return s.UpdateAllocsFromClient(i, []*structs.Allocation{{ID: "a1", ClientStatus: structs.AllocClientStatusRunning}})
+		}, true, true, false},
+		{"a new placement", func(i uint64) error {
+			return s.UpsertAllocs(i, []*structs.Allocation{mockAlloc("a3", job, "n1")})
+		}, true, true, false},
+		{"a live alloc becomes terminal", func(i uint64) error {
+			return s.UpdateAllocsFromClient(i, []*structs.Allocation{{ID: "a3", ClientStatus: structs.AllocClientStatusFailed}})
+		}, true, true, true},
+		{"a terminal alloc is collected", func(i uint64) error { return s.DeleteEvals(i, nil, []string{"a2"}) }, true, false, true},
+		{"an alloc on another node", func(i uint64) error {
+			return s.UpdateAllocsFromClient(i, []*structs.Allocation{{ID: "b1", ClientStatus: structs.AllocClientStatusRunning}})
+		}, false, false, false},
+	} {
+		node, live, terminal := memdb.NewWatchSet(), memdb.NewWatchSet(), memdb.NewWatchSet()
+		_, err := s.AllocsByNode(node, "n1")
+		must(t, err)
+		_, err = s.AllocsByNodeTerminal(live, "n1", false)
+		must(t, err)
+		_, err = s.AllocsByNodeTerminal(terminal, "n1", true)
+		must(t, err)
+		index++
+		must(t, tt.write(index))
+		if got := [3]bool{watchFired(node), watchFired(live), watchFired(terminal)}; got != [3]bool{tt.node, tt.live, tt.terminal} {
+			t.Errorf("%s: watches fired (node, live, terminal) %v, want %v", tt.name, got, [3]bool{tt.node, tt.live, tt.terminal})
+		}
+	}
+}
+
 func TestDeploymentCounters(t *testing.T) {
 	s := newStore(t)
 	job := setupJob(t, s, 5, "web")

@@ -27,6 +27,7 @@ import (
 type Batch struct {
 	s      *StateStore
 	tx     *memdb.Txn
+	rows   *txnRows // shared by the writes, like tx
 	failed error
 	// writes holds each write's changes, in order, for the commit
 	// observer; len(writes) counts the writes when there is none.
@@ -47,7 +48,9 @@ var errBatchFailed = errors.New("state: write batch already failed")
 // Abort.
 func (s *StateStore) BeginBatch() *Batch {
 	s.writeMu.Lock()
-	b := &Batch{s: s, tx: s.currentDB().Txn(true)}
+	db := s.currentDB()
+	b := &Batch{s: s, tx: db.Txn(true)}
+	b.rows = newTxnRows(db)
 	if s.onCommit != nil {
 		b.tx.TrackChanges()
 	}
@@ -97,7 +100,7 @@ func (b *Batch) write(idx uint64, fn func(tx *writeTxn) error, evals ...*structs
 	}
 	s := b.s
 	tx := &writeTxn{Txn: b.tx, index: idx, touched: map[string]bool{}, jobs: map[structs.NamespacedID]bool{},
-		interner: &s.interner, nodeShare: &s.nodeShare}
+		interner: &s.interner, nodeShare: &s.nodeShare, rows: b.rows}
 	err := fn(tx)
 	if err == nil {
 		err = tx.upsertEvals(evals)

@@ -49,7 +49,7 @@ func (tx *writeTxn) clearCanaries(deploymentID string, groups []string, index ui
 		c := a.Copy()
 		c.DeploymentStatus.Canary = false
 		c.ModifyIndex, c.AllocModifyIndex = index, index
-		if err := tx.storeAlloc(c); err != nil {
+		if err := tx.storeAlloc(c, a); err != nil {
 			return err
 		}
 	}

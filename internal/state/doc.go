@@ -18,7 +18,7 @@
 //
 // go-memdb tables (schema.go): jobs, job_version (last 6 versions per job; a
 // tagged version outlives the cap), nodes (by id, secret_id, and draining
-// nodes only), allocs (by id, job, (node, terminal), deployment), evals (by
+// nodes only), allocs (by id, job, node for terminal allocs only, deployment), evals (by
 // id, (namespace, job, terminal), and live status only), deployment,
 // scheduler_config, scaling events and job submissions (job_history.go), and
 // index (the raft index that last modified each table). Also namespaces
@@ -34,7 +34,9 @@
 // every alloc insert and delete in the same transaction (writeTxn.insert and
 // remove), rebuilt by Restore, never persisted and without an index row; the
 // schedulers rank a node from it instead of reading its allocs, one row at a
-// time (NodeUsage) or, for a large eval, all in one scan (EachNodeUsage).
+// time (NodeUsage) or, for a large eval, all in one scan (EachNodeUsage),
+// and it is how a node's live allocs are read (AllocsByNodeTerminal,
+// AllocsByNode): they have no node index entry of their own.
 //
 // A deployment written from an older copy (a scheduler's plan carries the
 // deployment as its snapshot had it) keeps the stored alloc counters, any
@@ -85,15 +87,15 @@
 // # Memory at scale
 //
 // The store is built to hold a million allocs on 10,000 nodes (drover bench
-// -scenario d measures: about 1.9 KiB per alloc, 1.3 KiB per node, 2.0 KiB
+// -scenario d measures: about 1.4 KiB per alloc, 1.4 KiB per node, 1.8 KiB
 // per eval, index entries included):
 //
 //   - Every memdb index entry costs ~450 B (go-immutable-radix node, leaf,
 //     two watch channels, key), so rows carry only the indexes no other can
-//     serve: a node's allocs are a prefix scan of node_term, a namespace's
-//     allocs and evals filter id, AllocsByEval filters the eval's job's
-//     allocs, terminal evals are not in status, non-draining nodes not in
-//     draining.
+//     serve: a node's live allocs are its node_usage row, its terminal
+//     ones node_terminal, a namespace's allocs and evals filter id,
+//     AllocsByEval filters the eval's job's allocs, terminal evals are not
+//     in status, non-draining nodes not in draining.
 //   - alloc_compact.go: allocs reference the stored job version (never a
 //     copy); allocs of a group written together share one AllocatedResources
 //     per distinct value and the Metrics of the group's last placement (the

@@ -29,7 +29,7 @@ func (tx *writeTxn) upsertEvals(evals []*structs.Evaluation) error {
 // upsertEval stores a copy of e. An update keeps the creation stamps of the
 // stored eval: they describe when it first appeared.
 func (tx *writeTxn) upsertEval(e *structs.Evaluation) error {
-	existing, err := evalByID(tx.Txn, nil, e.ID)
+	existing, err := tx.evalByID(e.ID)
 	if err != nil {
 		return err
 	}
@@ -71,7 +71,12 @@ func (s *StateStore) DeleteEvals(index uint64, evalIDs, allocIDs []string) error
 }
 
 func (tx *writeTxn) deleteEval(id string) error {
-	return deleteOfJob(tx, TableEvals, evalByID, id, func(e *structs.Evaluation) (string, string) { return e.Namespace, e.JobID })
+	e, err := tx.evalByID(id)
+	if err != nil || e == nil {
+		return err
+	}
+	tx.checkJob(e.Namespace, e.JobID)
+	return tx.remove(TableEvals, e)
 }
 
 // EvalByID returns the evaluation, or nil.

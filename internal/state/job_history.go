@@ -149,7 +149,7 @@ func (tx *writeTxn) updateVersion(namespace, jobID string, version uint64, chang
 	if err := tx.insert(TableJobVersion, c); err != nil {
 		return err
 	}
-	cur, err := jobByID(tx.Txn, nil, namespace, jobID)
+	cur, err := tx.jobByID(namespace, jobID)
 	if err != nil || cur == nil || cur.Version != version {
 		return err
 	}

@@ -10,13 +10,18 @@ import (
 // and evals. It writes only on an actual change, so the jobs table index
 // (and blocking queries on it) move only when something visible changed.
 func (tx *writeTxn) refreshJobStatus(id structs.NamespacedID) error {
-	job, err := jobByID(tx.Txn, nil, id.Namespace, id.ID)
+	job, err := tx.jobByID(id.Namespace, id.ID)
 	if err != nil || job == nil {
 		return err
 	}
-	status, err := jobStatus(tx.Txn, job, tx.evalsDeleted)
-	if err != nil || status == job.Status {
-		return err
+	status := structs.JobStatusRunning
+	if !tx.runsAllocStoredHere(id, job) {
+		if status, err = jobStatus(tx.Txn, job, tx.evalsDeleted); err != nil {
+			return err
+		}
+	}
+	if status == job.Status {
+		return nil
 	}
 	// A shallow copy is enough: only top-level fields change and the nested
 	// objects it shares are immutable.
@@ -24,6 +29,19 @@ func (tx *writeTxn) refreshJobStatus(id structs.NamespacedID) error {
 	c.Status = status
 	c.ModifyIndex = tx.index
 	return tx.insert(TableJobs, &c)
+}
+
+// runsAllocStoredHere reports whether jobStatus would find job running
+// because of a live alloc of its incarnation that this write stored and
+// that is still stored: the usual plan result places live allocs of its
+// job, and then the job's allocs need no scan.
+func (tx *writeTxn) runsAllocStoredHere(id structs.NamespacedID, job *structs.Job) bool {
+	a := tx.liveAllocs[id]
+	if a == nil || job.Stop || !allocOfJobIncarnation(a, job) {
+		return false
+	}
+	cur, err := tx.allocByID(a.ID)
+	return err == nil && cur == a
 }
 
 // jobStatus derives a job's status:

@@ -114,3 +114,23 @@ func TestJobStatus_IgnoresAllocsOfPurgedIncarnation(t *testing.T) {
 		t.Fatalf("re-created job status = %s, want pending", j.Status)
 	}
 }
+
+// A live alloc stored and then stopped by the same write does not make its
+// job running (refreshJobStatus takes a live alloc the write stored as the
+// answer only while it is still stored).
+func TestJobStatus_AllocStoppedLaterInTheSameWrite(t *testing.T) {
+	s := newStore(t)
+	job := setupJob(t, s, 5, "web")
+	live := mockAlloc("a1", job, "n1")
+	stop := mockAlloc("a1", job, "n1")
+	stop.DesiredStatus = structs.AllocDesiredStatusStop
+	must(t, s.UpsertAllocs(10, []*structs.Allocation{live, stop}))
+	got, _ := s.JobByID(nil, "default", "web")
+	if got.Status != structs.JobStatusDead {
+		t.Fatalf("status %s, want dead: its only alloc was stopped", got.Status)
+	}
+	must(t, s.UpsertAllocs(11, []*structs.Allocation{mockAlloc("a2", job, "n1")}))
+	if got, _ := s.JobByID(nil, "default", "web"); got.Status != structs.JobStatusRunning {
+		t.Fatalf("status %s, want running", got.Status)
+	}
+}

@@ -44,7 +44,7 @@ func (s *StateStore) UpsertJobEntry(index uint64, req *structs.JobRegisterReques
 
 // upsertJob stores a copy of job and returns the stored object.
 func (tx *writeTxn) upsertJob(submitTime int64, job *structs.Job) (*structs.Job, error) {
-	existing, err := jobByID(tx.Txn, nil, job.Namespace, job.ID)
+	existing, err := tx.jobByID(job.Namespace, job.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +123,7 @@ func (s *StateStore) DeleteJob(index uint64, namespace, jobID string, evals ...*
 }
 
 func (tx *writeTxn) deleteJob(namespace, jobID string) error {
-	job, err := jobByID(tx.Txn, nil, namespace, jobID)
+	job, err := tx.jobByID(namespace, jobID)
 	if err != nil {
 		return err
 	}

@@ -16,23 +16,23 @@ const TableNodeUsage = "node_usage"
 
 func nodeUsageTable() *memdb.TableSchema {
 	return &memdb.TableSchema{Name: TableNodeUsage, Indexes: map[string]*memdb.IndexSchema{
-		"id": unique("id", str("NodeID")),
+		"id": unique("id", ixUsageNodeID),
 	}}
 }
 
 // NodeUsage returns the summed usage of the node's live allocs, or nil when
 // it has none. The value is shared: never modify it.
 func (r reader) NodeUsage(ws memdb.WatchSet, nodeID string) (*structs.NodeUsage, error) {
-	return first[structs.NodeUsage](r.txn(), ws, TableNodeUsage, "id", nodeID)
+	return nodeUsage(r.txn(), ws, nodeID)
 }
 
-// countAllocWrite updates the usage of the nodes a, about to be inserted,
-// leaves and joins.
-func (tx *writeTxn) countAllocWrite(a *structs.Allocation) error {
-	old, err := allocByID(tx.Txn, nil, a.ID)
-	if err != nil {
-		return err
-	}
+func nodeUsage(txn *memdb.Txn, ws memdb.WatchSet, nodeID string) (*structs.NodeUsage, error) {
+	return first[structs.NodeUsage](txn, ws, TableNodeUsage, "id", nodeID)
+}
+
+// countAllocWrite updates the usage of the nodes a, about to replace old
+// (nil for a new alloc), leaves and joins.
+func (tx *writeTxn) countAllocWrite(a, old *structs.Allocation) error {
 	wasLive := old != nil && old.NodeID != "" && !old.TerminalStatus()
 	if wasLive && old.NodeID != a.NodeID {
 		u, err := tx.usageToWrite(old.NodeID)
@@ -82,7 +82,7 @@ func (tx *writeTxn) usageToWrite(nodeID string) (*structs.NodeUsage, error) {
 	if u, ok := tx.usage[nodeID]; ok {
 		return u, nil
 	}
-	stored, err := first[structs.NodeUsage](tx.Txn, nil, TableNodeUsage, "id", nodeID)
+	stored, err := tx.storedNodeUsage(nodeID)
 	if err != nil {
 		return nil, err
 	}
@@ -105,10 +105,18 @@ func (tx *writeTxn) flushNodeUsage() error {
 			if err := tx.Insert(TableNodeUsage, u); err != nil {
 				return err
 			}
+			tx.rows.wrote(TableNodeUsage, u, false)
 			continue
 		}
-		if _, err := tx.DeleteAll(TableNodeUsage, "id", nodeID); err != nil {
+		stored, err := tx.storedNodeUsage(nodeID)
+		if err != nil {
 			return err
+		}
+		if stored != nil {
+			if err := tx.Delete(TableNodeUsage, stored); err != nil {
+				return err
+			}
+			tx.rows.wrote(TableNodeUsage, stored, true)
 		}
 	}
 	tx.usage = nil

@@ -13,7 +13,7 @@ func (tx *writeTxn) withoutGoneJob(req *structs.ApplyPlanResultsRequest) (*struc
 	if req.Job == nil {
 		return req, nil
 	}
-	stored, err := jobByID(tx.Txn, nil, req.Job.Namespace, req.Job.ID)
+	stored, err := tx.jobByID(req.Job.Namespace, req.Job.ID)
 	if err != nil || !structs.PlanJobGone(stored, req.Job) {
 		return req, err
 	}

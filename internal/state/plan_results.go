@@ -63,7 +63,7 @@ func (tx *writeTxn) upsertPlanJob(job *structs.Job) (*structs.Job, error) {
 	if job == nil {
 		return nil, nil
 	}
-	existing, err := jobByID(tx.Txn, nil, job.Namespace, job.ID)
+	existing, err := tx.jobByID(job.Namespace, job.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +123,7 @@ func (tx *writeTxn) preemptAlloc(diff *structs.Allocation, updatedAt int64) erro
 // changeAlloc applies a server-side change to a copy of a stored alloc.
 // ModifyTime is the plan's commit time, or the diff's if the plan has none.
 func (tx *writeTxn) changeAlloc(id string, updatedAt, diffTime int64, change func(*structs.Allocation)) error {
-	existing, err := allocByID(tx.Txn, nil, id)
+	existing, err := tx.allocByID(id)
 	if err != nil || existing == nil {
 		return err
 	}
@@ -131,7 +131,7 @@ func (tx *writeTxn) changeAlloc(id string, updatedAt, diffTime int64, change fun
 	change(c)
 	c.ModifyTime = firstNonZero(updatedAt, diffTime, c.ModifyTime)
 	c.ModifyIndex, c.AllocModifyIndex = tx.index, tx.index
-	return tx.storeAlloc(c)
+	return tx.storeAlloc(c, existing)
 }
 
 // upsertPlanAlloc writes a new or updated alloc of the plan, stamped with
@@ -159,7 +159,7 @@ func (tx *writeTxn) linkReplacement(a *structs.Allocation, updatedAt int64) erro
 	if a.PreviousAllocation == "" || a.CreateIndex != tx.index {
 		return nil
 	}
-	prev, err := allocByID(tx.Txn, nil, a.PreviousAllocation)
+	prev, err := tx.allocByID(a.PreviousAllocation)
 	if err != nil || prev == nil || prev.NextAllocation == a.ID {
 		return err
 	}

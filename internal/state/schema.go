@@ -64,9 +64,9 @@ func jobsTable() *memdb.TableSchema {
 	// dispatcher lists and watches them, and a write of any other job
 	// neither costs an entry there nor wakes it.
 	return &memdb.TableSchema{Name: TableJobs, Indexes: map[string]*memdb.IndexSchema{
-		"id":       unique("id", nsAnd("ID")),
-		"status":   optional("status", str("Status")),
-		"type":     optional("type", str("Type")),
+		"id":       unique("id", &memdb.CompoundIndex{Indexes: []memdb.Indexer{ixJobNamespace, ixJobID}}),
+		"status":   optional("status", ixJobStatus),
+		"type":     optional("type", ixJobType),
 		"periodic": {Name: "periodic", AllowMissing: true, Indexer: periodicIndex},
 	}}
 }
@@ -90,32 +90,27 @@ func nodesTable() *memdb.TableSchema {
 	// Only draining nodes are in it (drainingIndex), so the other nodes do
 	// not pay for an index entry.
 	return &memdb.TableSchema{Name: TableNodes, Indexes: map[string]*memdb.IndexSchema{
-		"id":        unique("id", str("ID")),
-		"secret_id": {Name: "secret_id", Unique: true, AllowMissing: true, Indexer: str("SecretID")},
+		"id":        unique("id", ixNodeID),
+		"secret_id": {Name: "secret_id", Unique: true, AllowMissing: true, Indexer: ixNodeSecretID},
 		"draining":  {Name: "draining", AllowMissing: true, Indexer: drainingIndex},
 	}}
 }
 
 func allocsTable() *memdb.TableSchema {
-	terminal := &memdb.ConditionalIndex{Conditional: func(obj any) (bool, error) {
-		a, ok := obj.(*structs.Allocation)
-		if !ok {
-			return false, fmt.Errorf("unexpected type %T", obj)
-		}
-		return a.TerminalStatus(), nil
-	}}
 	// Every index entry costs an alloc about 400 bytes (radix node, leaf,
-	// two watch channels, key), so allocs have only the indexes that no
-	// other can serve: a node's allocs are a prefix of node_term
-	// (AllocsByNode), a namespace's come from "id" (Allocs) and an eval's
-	// from its job's (AllocsByEval). The string keys are read without
-	// reflection (typed_index.go): a plan writes many allocs, and every
-	// server applies it.
+	// two watch channels, key) and its writes a radix insert on every
+	// server, so allocs have only the indexes that no other can serve: a
+	// node's live allocs are its node_usage row (node_usage.go), its
+	// terminal ones are in node_terminal (AllocsByNode reads both), a
+	// namespace's come from "id" (Allocs) and an eval's from its job's
+	// (AllocsByEval). The string keys are read without reflection
+	// (typed_index.go): a plan writes many allocs, and every server
+	// applies it.
 	return &memdb.TableSchema{Name: TableAllocs, Indexes: map[string]*memdb.IndexSchema{
-		"id":         unique("id", ixAllocID),
-		"job":        optional("job", &memdb.CompoundIndex{Indexes: []memdb.Indexer{ixAllocNamespace, ixAllocJobID}}),
-		"node_term":  optional("node_term", &memdb.CompoundIndex{Indexes: []memdb.Indexer{ixAllocNodeID, terminal}}),
-		"deployment": optional("deployment", ixAllocDeploymentID),
+		"id":            unique("id", ixAllocID),
+		"job":           optional("job", &memdb.CompoundIndex{Indexes: []memdb.Indexer{ixAllocNamespace, ixAllocJobID}}),
+		"node_terminal": optional("node_terminal", ixAllocNodeTerminal),
+		"deployment":    optional("deployment", ixAllocDeploymentID),
 	}}
 }
 
@@ -132,11 +127,11 @@ func evalsTable() *memdb.TableSchema {
 		}
 		return e.TerminalStatus(), nil
 	}}
-	jobTerm := &memdb.CompoundIndex{Indexes: []memdb.Indexer{str("Namespace"), str("JobID"), terminal}}
+	jobTerm := &memdb.CompoundIndex{Indexes: []memdb.Indexer{ixEvalNamespace, ixEvalJobID, terminal}}
 	return &memdb.TableSchema{Name: TableEvals, Indexes: map[string]*memdb.IndexSchema{
-		"id":     unique("id", str("ID")),
+		"id":     unique("id", ixEvalID),
 		"job":    optional("job", jobTerm),
-		"status": optional("status", liveEvalStatusIndex{str("Status")}),
+		"status": optional("status", liveEvalStatusIndex{ixEvalStatus}),
 	}}
 }
 
@@ -154,7 +149,7 @@ func deploymentTable() *memdb.TableSchema {
 
 func indexTable() *memdb.TableSchema {
 	return &memdb.TableSchema{Name: TableIndex, Indexes: map[string]*memdb.IndexSchema{
-		"id": unique("id", str("Key")),
+		"id": unique("id", ixIndexKey),
 	}}
 }
 
@@ -211,11 +206,13 @@ var runningDeploymentIndex = flagIndex[structs.Deployment]{name: "running", has:
 var periodicIndex = flagIndex[structs.Job]{name: "periodic", has: (*structs.Job).IsPeriodic}
 
 // liveEvalStatusIndex indexes the status of evals that are not terminal.
-type liveEvalStatusIndex struct{ *memdb.StringFieldIndex }
+type liveEvalStatusIndex struct {
+	typedString[structs.Evaluation]
+}
 
 func (i liveEvalStatusIndex) FromObject(obj any) (bool, []byte, error) {
 	if e, ok := obj.(*structs.Evaluation); ok && e.TerminalStatus() {
 		return false, nil, nil
 	}
-	return i.StringFieldIndex.FromObject(obj)
+	return i.typedString.FromObject(obj)
 }

@@ -18,6 +18,9 @@ type writeTxn struct {
 	touched map[string]bool
 	// jobs whose status may have changed in this transaction.
 	jobs map[structs.NamespacedID]bool
+	// liveAllocs holds a live alloc this write stored for each job, which
+	// tells refreshJobStatus the job runs without scanning its allocs.
+	liveAllocs map[structs.NamespacedID]*structs.Allocation
 	// evalsDeleted makes a job left with no evals and allocs dead rather
 	// than pending: it had work, which was garbage collected.
 	evalsDeleted bool
@@ -28,29 +31,50 @@ type writeTxn struct {
 	allocShare *allocShare
 	// usage holds the node usages this transaction changed (node_usage.go).
 	usage map[string]*structs.NodeUsage
+	// rows answers by-ID reads of allocs and node usages (txn_rows.go).
+	rows *txnRows
 }
 
 func newWriteTxn(db *memdb.MemDB, index uint64, in *interner, ns *nodeShare) *writeTxn {
+	txn := db.Txn(true)
 	return &writeTxn{
 		interner:  in,
 		nodeShare: ns,
-		Txn:       db.Txn(true),
+		Txn:       txn,
 		index:     index,
 		touched:   map[string]bool{},
 		jobs:      map[structs.NamespacedID]bool{},
+		rows:      newTxnRows(db),
 	}
 }
 
 // insert stores obj and marks its table as touched.
 func (tx *writeTxn) insert(table string, obj any) error {
 	if table == TableAllocs {
-		if err := tx.countAllocWrite(obj.(*structs.Allocation)); err != nil {
+		a := obj.(*structs.Allocation)
+		old, err := tx.allocByID(a.ID)
+		if err != nil {
 			return err
 		}
+		return tx.insertAlloc(a, old)
 	}
+	return tx.insertRow(table, obj)
+}
+
+// insertAlloc stores a, replacing old, the stored alloc of its ID (nil if
+// none), and counts the change into the node usages.
+func (tx *writeTxn) insertAlloc(a, old *structs.Allocation) error {
+	if err := tx.countAllocWrite(a, old); err != nil {
+		return err
+	}
+	return tx.insertRow(TableAllocs, a)
+}
+
+func (tx *writeTxn) insertRow(table string, obj any) error {
 	if err := tx.Insert(table, obj); err != nil {
 		return fmt.Errorf("%s insert failed: %w", table, err)
 	}
+	tx.rows.wrote(table, obj, false)
 	tx.touched[table] = true
 	return nil
 }
@@ -65,6 +89,7 @@ func (tx *writeTxn) remove(table string, obj any) error {
 	if err := tx.Delete(table, obj); err != nil {
 		return fmt.Errorf("%s delete failed: %w", table, err)
 	}
+	tx.rows.wrote(table, obj, true)
 	tx.touched[table] = true
 	return nil
 }

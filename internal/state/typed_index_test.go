@@ -9,32 +9,119 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
-// The typed alloc indexers give StringFieldIndex's keys for every value,
-// empty ones included, and the same argument and prefix keys.
+// typedIndexValues are the field values every typed indexer is checked on.
+var typedIndexValues = []string{"", "a", "web", "default", "0b3c-uuid", "x\x00y", "ünï"}
+
+// checkTypedString holds a typed indexer to StringFieldIndex over the same
+// field: the same keys for every value, empty ones included, and the same
+// argument and prefix keys. mk returns an object whose every indexed
+// string field holds v.
+func checkTypedString[T any](t *testing.T, ix typedString[T], mk func(v string) *T) {
+	t.Helper()
+	ref := &memdb.StringFieldIndex{Field: ix.field}
+	for _, v := range typedIndexValues {
+		o := mk(v)
+		ok1, k1, err1 := ref.FromObject(o)
+		ok2, k2, err2 := ix.FromObject(o)
+		if ok1 != ok2 || !bytes.Equal(k1, k2) || (err1 == nil) != (err2 == nil) {
+			t.Errorf("%T %s %q: FromObject (%v %q %v), StringFieldIndex (%v %q %v)", o, ix.field, v, ok2, k2, err2, ok1, k1, err1)
+		}
+		a1, _ := ref.FromArgs(v)
+		a2, _ := ix.FromArgs(v)
+		p1, _ := ref.PrefixFromArgs(v)
+		p2, _ := ix.PrefixFromArgs(v)
+		if !bytes.Equal(a1, a2) || !bytes.Equal(p1, p2) {
+			t.Errorf("%T %s %q: args %q/%q, want %q/%q", o, ix.field, v, a2, p2, a1, p1)
+		}
+	}
+	if _, _, err := ix.FromObject(&struct{}{}); err == nil {
+		t.Errorf("%s: an object of another type was indexed", ix.field)
+	}
+	if _, err := ix.FromArgs(1); err == nil {
+		t.Errorf("%s: a non-string argument was accepted", ix.field)
+	}
+	if _, err := ix.FromArgs("a", "b"); err == nil {
+		t.Errorf("%s: two arguments were accepted", ix.field)
+	}
+}
+
 func TestTypedStringMatchesStringFieldIndex(t *testing.T) {
-	values := []string{"", "a", "web", "default", "0b3c-uuid", "x\x00y", "ünï"}
+	alloc := func(v string) *structs.Allocation {
+		return &structs.Allocation{ID: v, Namespace: v, JobID: v, NodeID: v, DeploymentID: v}
+	}
 	for _, ix := range []typedString[structs.Allocation]{ixAllocID, ixAllocNamespace, ixAllocJobID, ixAllocNodeID, ixAllocDeploymentID} {
-		ref := &memdb.StringFieldIndex{Field: ix.field}
-		for _, v := range values {
-			a := &structs.Allocation{ID: v, Namespace: v, JobID: v, NodeID: v, DeploymentID: v}
-			ok1, k1, err1 := ref.FromObject(a)
-			ok2, k2, err2 := ix.FromObject(a)
-			if ok1 != ok2 || !bytes.Equal(k1, k2) || (err1 == nil) != (err2 == nil) {
-				t.Errorf("%s %q: FromObject (%v %q %v), StringFieldIndex (%v %q %v)", ix.field, v, ok2, k2, err2, ok1, k1, err1)
+		checkTypedString(t, ix, alloc)
+	}
+	eval := func(v string) *structs.Evaluation {
+		return &structs.Evaluation{ID: v, Namespace: v, JobID: v, Status: v}
+	}
+	for _, ix := range []typedString[structs.Evaluation]{ixEvalID, ixEvalNamespace, ixEvalJobID, ixEvalStatus} {
+		checkTypedString(t, ix, eval)
+	}
+	job := func(v string) *structs.Job { return &structs.Job{ID: v, Namespace: v, Status: v, Type: v} }
+	for _, ix := range []typedString[structs.Job]{ixJobNamespace, ixJobID, ixJobStatus, ixJobType} {
+		checkTypedString(t, ix, job)
+	}
+	node := func(v string) *structs.Node { return &structs.Node{ID: v, SecretID: v} }
+	for _, ix := range []typedString[structs.Node]{ixNodeID, ixNodeSecretID} {
+		checkTypedString(t, ix, node)
+	}
+	checkTypedString(t, ixIndexKey, func(v string) *IndexEntry { return &IndexEntry{Key: v} })
+	checkTypedString(t, ixUsageNodeID, func(v string) *structs.NodeUsage { return &structs.NodeUsage{NodeID: v} })
+}
+
+// The live eval status index keeps StringFieldIndex's keys for live evals
+// and leaves terminal ones out.
+func TestLiveEvalStatusIndex(t *testing.T) {
+	ix := liveEvalStatusIndex{ixEvalStatus}
+	for _, status := range []string{"", structs.EvalStatusPending, structs.EvalStatusBlocked, structs.EvalStatusComplete,
+		structs.EvalStatusFailed, structs.EvalStatusCanceled} {
+		e := &structs.Evaluation{Status: status}
+		ok, key, err := ix.FromObject(e)
+		wantOK, wantKey, _ := (&memdb.StringFieldIndex{Field: "Status"}).FromObject(e)
+		if e.TerminalStatus() {
+			wantOK, wantKey = false, nil
+		}
+		if err != nil || ok != wantOK || !bytes.Equal(key, wantKey) {
+			t.Errorf("status %q: (%v %q %v), want (%v %q)", status, ok, key, err, wantOK, wantKey)
+		}
+	}
+}
+
+// node_terminal gives a terminal alloc on a node the key the former
+// (NodeID, terminal) compound index gave it, and leaves out live allocs
+// and allocs without a node; its argument key is the compound's for
+// (node, true).
+func TestNodeTerminalIndexMatchesCompound(t *testing.T) {
+	terminal := &memdb.ConditionalIndex{Conditional: func(obj any) (bool, error) {
+		return obj.(*structs.Allocation).TerminalStatus(), nil
+	}}
+	compound := &memdb.CompoundIndex{Indexes: []memdb.Indexer{&memdb.StringFieldIndex{Field: "NodeID"}, terminal}}
+	for _, node := range typedIndexValues {
+		for _, client := range []string{structs.AllocClientStatusPending, structs.AllocClientStatusRunning,
+			structs.AllocClientStatusComplete, structs.AllocClientStatusFailed, structs.AllocClientStatusLost} {
+			for _, desired := range []string{structs.AllocDesiredStatusRun, structs.AllocDesiredStatusStop, structs.AllocDesiredStatusEvict} {
+				a := &structs.Allocation{NodeID: node, ClientStatus: client, DesiredStatus: desired}
+				ok, key, err := ixAllocNodeTerminal.FromObject(a)
+				wantOK, wantKey, _ := compound.FromObject(a)
+				if !a.TerminalStatus() {
+					wantOK, wantKey = false, nil
+				}
+				if err != nil || ok != wantOK || !bytes.Equal(key, wantKey) {
+					t.Errorf("node %q %s/%s: (%v %q %v), want (%v %q)", node, client, desired, ok, key, err, wantOK, wantKey)
+				}
 			}
-			a1, _ := ref.FromArgs(v)
-			a2, _ := ix.FromArgs(v)
-			p1, _ := ref.PrefixFromArgs(v)
-			p2, _ := ix.PrefixFromArgs(v)
-			if !bytes.Equal(a1, a2) || !bytes.Equal(p1, p2) {
-				t.Errorf("%s %q: args %q/%q, want %q/%q", ix.field, v, a2, p2, a1, p1)
-			}
 		}
-		if _, _, err := ix.FromObject(&structs.Evaluation{}); err == nil {
-			t.Errorf("%s: an eval was indexed as an alloc", ix.field)
+		args, err := ixAllocNodeTerminal.FromArgs(node)
+		want, _ := compound.FromArgs(node, true)
+		if err != nil || !bytes.Equal(args, want) {
+			t.Errorf("node %q: args %q %v, want %q", node, args, err, want)
 		}
-		if _, err := ix.FromArgs(1); err == nil {
-			t.Errorf("%s: a non-string argument was accepted", ix.field)
-		}
+	}
+	if _, _, err := ixAllocNodeTerminal.FromObject(&structs.Evaluation{}); err == nil {
+		t.Error("an eval was indexed as an alloc")
+	}
+	if _, err := ixAllocNodeTerminal.FromArgs("n1", true); err == nil {
+		t.Error("two arguments were accepted")
 	}
 }

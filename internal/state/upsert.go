@@ -1,9 +1,5 @@
 package state
 
-import (
-	"github.com/hashicorp/go-memdb"
-)
-
 // copyable is a stored row type: rows are immutable, so a write stores a
 // copy.
 type copyable[T any] interface {
@@ -33,16 +29,4 @@ func upsertKeepingCreate[T any, P copyable[T]](tx *writeTxn, table string, rows 
 		}
 	}
 	return nil
-}
-
-// deleteOfJob removes the row of table with the given id (none is no
-// error) and queues a status check of the job it belonged to.
-func deleteOfJob[T any](tx *writeTxn, table string, byID func(*memdb.Txn, memdb.WatchSet, string) (*T, error),
-	id string, jobOf func(*T) (namespace, jobID string)) error {
-	row, err := byID(tx.Txn, nil, id)
-	if err != nil || row == nil {
-		return err
-	}
-	tx.checkJob(jobOf(row))
-	return tx.remove(table, row)
 }

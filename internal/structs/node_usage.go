@@ -25,6 +25,9 @@ type NodeUsage struct {
 	// and port once; see AllocatedResources.ForEachHostAddrPort).
 	Cores map[uint16]int
 	Ports map[HostAddrPort]int
+	// Devices counts the device instances the tasks claim (their
+	// DeviceIDs), so a reader knows when no alloc holds any.
+	Devices int
 }
 
 // HostAddrPort is a host port claimed on one of a node's addresses; an
@@ -56,10 +59,11 @@ func NewNodeUsage(nodeID string, allocs []*Allocation) *NodeUsage {
 func (u *NodeUsage) Empty() bool { return u == nil || len(u.Allocs) == 0 }
 
 // Clone copies u so that the copy can be changed (Insert, Remove); the
-// allocs themselves are shared.
+// allocs themselves are shared. The copy has room for one more alloc, so
+// the usual change (a placement) does not grow it again.
 func (u *NodeUsage) Clone() *NodeUsage {
 	c := *u
-	c.Allocs = slices.Clone(u.Allocs)
+	c.Allocs = append(make([]*Allocation, 0, len(u.Allocs)+1), u.Allocs...)
 	c.Cores = maps.Clone(u.Cores)
 	c.Ports = maps.Clone(u.Ports)
 	return &c
@@ -107,6 +111,11 @@ func (u *NodeUsage) count(a *Allocation, sign int) {
 	}
 	for _, t := range ar.Tasks {
 		u.MemoryMaxMB += int64(sign) * t.MemoryMaxMB
+		for _, d := range t.Devices {
+			if d != nil {
+				u.Devices += sign * len(d.DeviceIDs)
+			}
+		}
 	}
 	ar.ForEachReservedCore(func(c uint16) { u.Cores = addCount(u.Cores, c, sign) })
 	ar.ForEachHostAddrPort(func(ip string, p int) { u.Ports = addCount(u.Ports, HostAddrPort{ip, p}, sign) })

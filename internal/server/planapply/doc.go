@@ -30,7 +30,9 @@
 // The queue (queue.go) is a priority queue. The applier checks the eval's
 // token with the broker (token.go), then evaluates every node of the plan
 // (node.go, fit.go, claims.go: node ready, eligible, not draining; cpu,
-// cores, memory, disk; port and core collisions), commits what fits in one
+// cores, memory, disk; port and core collisions; fit_summary.go accepts a
+// node where nothing exclusive is claimed from the store's per-node usage
+// summary, without adding up its allocs), commits what fits in one
 // raft entry with one preemption eval per preempted job (request.go), and
 // returns RefreshIndex when anything was rejected. A plan whose job was
 // purged, purged and re-registered, or stopped by a newer version since it

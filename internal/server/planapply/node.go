@@ -79,12 +79,24 @@ func allAlreadyOnNode(snap StateReader, nodeID string, placements []*structs.All
 // and for ports or cores claimed twice. The resulting set is the node's
 // non-terminal allocs, minus those the plan stops, preempts or replaces
 // (in-place updates carry the same ID), plus the plan's placements.
+//
+// The usual node (nothing exclusive claimed, room to spare) is accepted
+// from the store's usage summary (fitsBySummary); the rest is decided by
+// adding up the allocs.
 func checkNodeFits(snap StateReader, plan *structs.Plan, node *structs.Node, nodeID string) (*Rejection, error) {
+	removed := newIDSet(plan.NodeUpdate[nodeID], plan.NodePreemptions[nodeID], plan.NodeAllocation[nodeID])
+	if fits, err := fitsBySummary(snap, plan, node, nodeID, removed); fits || err != nil {
+		return nil, err
+	}
+	return checkNodeFitsByAllocs(snap, plan, node, nodeID, removed)
+}
+
+// checkNodeFitsByAllocs is checkNodeFits adding up the node's allocs.
+func checkNodeFitsByAllocs(snap StateReader, plan *structs.Plan, node *structs.Node, nodeID string, removed idSet) (*Rejection, error) {
 	existing, err := snap.AllocsByNodeTerminal(nil, nodeID, false)
 	if err != nil {
 		return nil, err
 	}
-	removed := newIDSet(plan.NodeUpdate[nodeID], plan.NodePreemptions[nodeID], plan.NodeAllocation[nodeID])
 	u := newUsage(node)
 	for _, a := range existing {
 		if !removed.has(a.ID) {
