@@ -5,19 +5,25 @@ import (
 
 	"github.com/drover-project/drover/internal/agent/apiconv"
 	"github.com/drover-project/drover/internal/server"
+	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
 )
+
+// allocListTables are the tables an alloc listing reads (its index).
+var allocListTables = []string{state.TableAllocs}
 
 func (h *HTTPServer) allocList(w http.ResponseWriter, r *http.Request) (any, error) {
 	opts, err := allocStubParams(r)
 	if err != nil {
 		return nil, err
 	}
-	reply, err := readEndpoint(w, r, server.AllocList.On(h.srv), &structs.AllocListRequest{})
-	if err != nil {
-		return nil, err
-	}
-	return encodedList(h.stubs.allocs, reply.Allocations, opts.variant(), allocVersion, opts.view)
+	return h.cachedList(w, r, allocListTables, func() (any, error) {
+		reply, err := readEndpoint(w, r, server.AllocList.On(h.srv), &structs.AllocListRequest{})
+		if err != nil {
+			return nil, err
+		}
+		return encodedList(h.stubs.allocs, reply.Allocations, opts.variant(), allocVersion, opts.view)
+	})
 }
 
 func (h *HTTPServer) allocGet(w http.ResponseWriter, r *http.Request) (any, error) {
