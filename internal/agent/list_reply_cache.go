@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"hash/maphash"
+	"io"
 	"net/http"
+	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -41,20 +43,42 @@ type replyCache struct {
 	off     atomic.Bool // tests: every request builds its reply
 	seed    maphash.Seed
 	fills   [64]sync.Mutex // one fill at a time per request shape
+	fileMin atomic.Int64   // replyFileMin; tests lower it
 }
+
+// replyFileMin is the size from which a kept reply lives in a memory
+// file (reply_file_linux.go) and is sent with sendfile(2); smaller ones
+// stay on the heap.
+const replyFileMin = 256 << 10
 
 type replyEntry struct {
 	index     uint64 // the reply's X-Nomad-Index
 	nextToken string
-	body      []byte
-	used      uint64
+	body      []byte   // the reply, unless file holds it
+	file      *os.File // the reply in a memory file, or nil
+	size      int64    // the reply's length
+	used      uint64   // LRU tick of the last use
+	// refs counts the requests sending the reply now, dropped says the
+	// cache no longer keeps it: its file is closed when both say it is
+	// unused (a request reopens the file by its descriptor number). Both
+	// under replyCache.mu.
+	refs    int
+	dropped bool
+}
+
+// cost is what an entry counts against the budget.
+func (e *replyEntry) cost(key string) int64 {
+	return e.size + int64(len(key)+len(e.nextToken)) + 64
 }
 
 func newReplyCache(maxBytes int64) *replyCache {
-	return &replyCache{entries: map[string]*replyEntry{}, max: maxBytes, seed: maphash.MakeSeed()}
+	c := &replyCache{entries: map[string]*replyEntry{}, max: maxBytes, seed: maphash.MakeSeed()}
+	c.fileMin.Store(replyFileMin)
+	return c
 }
 
 // get returns the reply kept for key at index, counting a hit or miss.
+// The caller sends it, then releases it.
 func (c *replyCache) get(key string, index uint64) *replyEntry {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -66,6 +90,7 @@ func (c *replyCache) get(key string, index uint64) *replyEntry {
 	c.hits++
 	c.tick++
 	e.used = c.tick
+	e.refs++
 	return e
 }
 
@@ -74,9 +99,31 @@ func (c *replyCache) peek(key string, index uint64) *replyEntry {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e := c.entries[key]; e != nil && e.index == index {
+		e.refs++
 		return e
 	}
 	return nil
+}
+
+// release ends a request's use of e (from get, peek or fill).
+func (c *replyCache) release(e *replyEntry) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e.refs--
+	c.closeUnused(e)
+}
+
+// drop marks e no longer kept (under c.mu).
+func (c *replyCache) drop(e *replyEntry) {
+	e.dropped = true
+	c.closeUnused(e)
+}
+
+func (c *replyCache) closeUnused(e *replyEntry) {
+	if e.dropped && e.refs == 0 && e.file != nil {
+		_ = e.file.Close()
+		e.file = nil
+	}
 }
 
 // fillLock is the lock of key's fills (one of fillLocks, by key's hash).
@@ -84,20 +131,21 @@ func (c *replyCache) fillLock(key string) *sync.Mutex {
 	return &c.fills[maphash.String(c.seed, key)%uint64(len(c.fills))]
 }
 
-// put keeps e under key unless a newer reply is there already, then
-// drops the least recently used entries past the budget.
+// put keeps e under key unless a newer reply is there already (or e is
+// over a quarter of the budget), then drops the least recently used
+// entries past the budget.
 func (c *replyCache) put(key string, e *replyEntry) {
-	size := int64(len(e.body) + len(key) + len(e.nextToken) + 64)
-	if size > c.max/4 {
-		return
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if old := c.entries[key]; old != nil {
-		if old.index >= e.index {
-			return
-		}
-		c.bytes -= int64(len(old.body) + len(key) + len(old.nextToken) + 64)
+	size := e.cost(key)
+	old := c.entries[key]
+	if size > c.max/4 || (old != nil && old.index >= e.index) {
+		c.drop(e)
+		return
+	}
+	if old != nil {
+		c.bytes -= old.cost(key)
+		c.drop(old)
 	}
 	c.tick++
 	e.used = c.tick
@@ -112,7 +160,8 @@ func (c *replyCache) put(key string, e *replyEntry) {
 			}
 		}
 		delete(c.entries, lruKey)
-		c.bytes -= int64(len(lru.body) + len(lruKey) + len(lru.nextToken) + 64)
+		c.bytes -= lru.cost(lruKey)
+		c.drop(lru)
 	}
 }
 
@@ -120,6 +169,9 @@ func (c *replyCache) put(key string, e *replyEntry) {
 func (c *replyCache) reset() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	for _, e := range c.entries {
+		c.drop(e)
+	}
 	c.entries, c.bytes = map[string]*replyEntry{}, 0
 }
 
@@ -242,7 +294,13 @@ func (c *replyCache) fill(w http.ResponseWriter, r *http.Request, key string, bu
 	if err != nil {
 		return nil, out, nil // the uncached path reports it
 	}
-	e := &replyEntry{index: index, nextToken: w.Header().Get("X-Nomad-NextToken"), body: body}
+	e := &replyEntry{index: index, nextToken: w.Header().Get("X-Nomad-NextToken"), body: body,
+		size: int64(len(body)), refs: 1}
+	if e.size >= c.fileMin.Load() && e.cost(key) <= c.max/4 {
+		if f, err := newReplyFile(body); err == nil {
+			e.file, e.body = f, nil
+		}
+	}
 	c.put(key, e)
 	return e, nil, nil
 }
@@ -250,10 +308,31 @@ func (c *replyCache) fill(w http.ResponseWriter, r *http.Request, key string, bu
 // writeCached sends e's body, with its query metadata when meta (a
 // reply built just now has it set already).
 func (h *HTTPServer) writeCached(w http.ResponseWriter, r *http.Request, e *replyEntry, meta bool) {
+	defer h.replies.release(e)
 	if meta {
 		setMeta(w, metaOf(h, e))
 	}
-	writeCachedBody(w, r, e.body, h)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.FormatInt(e.size, 10))
+	var err error
+	switch {
+	case e.file == nil:
+		_, err = w.Write(e.body)
+	default:
+		// A file of its own lets http.ResponseWriter's ReadFrom send
+		// it with sendfile; failing that, the shared one is read at
+		// offsets.
+		var f *os.File
+		if f, err = openReplyFile(e.file); err == nil {
+			_, err = io.Copy(w, f)
+			f.Close()
+		} else {
+			_, err = io.Copy(w, io.NewSectionReader(e.file, 0, e.size))
+		}
+	}
+	if err != nil {
+		h.log.Debug("http: write response", "path", r.URL.Path, "error", err)
+	}
 }
 
 func metaOf(h *HTTPServer, e *replyEntry) (m server.QueryMeta) {
@@ -261,14 +340,6 @@ func metaOf(h *HTTPServer, e *replyEntry) (m server.QueryMeta) {
 	m.KnownLeader = h.srv.Leader() != ""
 	m.LastContact = h.srv.LastContact()
 	return m
-}
-
-func writeCachedBody(w http.ResponseWriter, r *http.Request, body []byte, h *HTTPServer) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-	if _, err := w.Write(body); err != nil {
-		h.log.Debug("http: write response", "path", r.URL.Path, "error", err)
-	}
 }
 
 func isPretty(r *http.Request) bool {

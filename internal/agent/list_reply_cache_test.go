@@ -169,6 +169,9 @@ func checkListReplies(t *testing.T, a *Agent, round string, stale bool, paths, t
 // cache as without it, cold, warm, after a change, in every shape.
 func TestListReplyCache_SameRepliesAsUncached(t *testing.T) {
 	a, c := testAgent(t, allSchedulers)
+	// Every kept reply in a memory file, sent with sendfile (the ACL
+	// test keeps them on the heap).
+	a.httpHandler.replies.fileMin.Store(1)
 	ids := seedListCluster(t, a, c)
 	paths := listPaths(ids)
 	checkListReplies(t, a, "first", false, paths, []string{""})
@@ -318,27 +321,63 @@ func changeListTables(t *testing.T, a *Agent, path string) {
 // over a quarter of it, and never replaces a reply with an older one.
 func TestReplyCache_BoundedByBytes(t *testing.T) {
 	c := newReplyCache(4000)
-	body := func(n int) []byte { return make([]byte, n) }
-	c.put("a", &replyEntry{index: 5, body: body(900)})
-	c.put("b", &replyEntry{index: 5, body: body(900)})
-	c.put("c", &replyEntry{index: 5, body: body(900)})
+	entry := func(index uint64, n int) *replyEntry {
+		return &replyEntry{index: index, body: make([]byte, n), size: int64(n)}
+	}
+	c.put("a", entry(5, 900))
+	c.put("b", entry(5, 900))
+	c.put("c", entry(5, 900))
 	if c.get("a", 5) == nil { // a is now the most recently used
 		t.Fatal("a missing")
 	}
-	c.put("d", &replyEntry{index: 5, body: body(900)})
-	c.put("e", &replyEntry{index: 5, body: body(900)})
+	c.put("d", entry(5, 900))
+	c.put("e", entry(5, 900))
 	if s := c.stats(); s.Bytes > 4000 || c.peek("b", 5) != nil || c.peek("a", 5) == nil || c.peek("e", 5) == nil {
 		t.Fatalf("after eviction: %+v, b kept %v, a kept %v", s, c.peek("b", 5) != nil, c.peek("a", 5) != nil)
 	}
-	c.put("big", &replyEntry{index: 5, body: body(1001)})
+	c.put("big", entry(5, 1001))
 	if c.peek("big", 5) != nil {
 		t.Fatal("kept a reply over a quarter of the budget")
 	}
-	c.put("a", &replyEntry{index: 4, body: body(10)})
+	c.put("a", entry(4, 10))
 	if e := c.peek("a", 5); e == nil || len(e.body) != 900 {
 		t.Fatal("an older reply replaced a newer one")
 	}
 	if c.get("a", 6) != nil {
 		t.Fatal("a reply answered another index")
+	}
+}
+
+// TestReplyCache_FileClosedAfterLastSend: a reply kept in a memory file
+// stays open while a request sends it, even once the cache drops it, and
+// is closed when that request is done (a request reopens the file by its
+// descriptor number, which a close would free for reuse).
+func TestReplyCache_FileClosedAfterLastSend(t *testing.T) {
+	f, err := newReplyFile([]byte(`["x"]`))
+	if err != nil {
+		t.Skipf("no memory files here: %v", err)
+	}
+	c := newReplyCache(1 << 20)
+	c.put("k", &replyEntry{index: 7, file: f, size: 5})
+	e := c.get("k", 7)
+	if e == nil {
+		t.Fatal("not kept")
+	}
+	c.reset() // dropped while being sent
+	r, err := openReplyFile(e.file)
+	if err != nil {
+		t.Fatalf("the file was closed under a request: %v", err)
+	}
+	b, _ := io.ReadAll(r)
+	r.Close()
+	if string(b) != `["x"]` {
+		t.Fatalf("read %q", b)
+	}
+	c.release(e)
+	if e.file != nil {
+		t.Fatal("the dropped reply's file is still open after its last send")
+	}
+	if _, err := f.Stat(); err == nil {
+		t.Fatal("the file is open")
 	}
 }
