@@ -5,12 +5,13 @@ import (
 
 	"github.com/drover-project/drover/internal/agent/apiconv"
 	"github.com/drover-project/drover/internal/server"
-	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
 )
 
-// allocListTables are the tables an alloc listing reads (its index).
-var allocListTables = []string{state.TableAllocs}
+// allocListTables are the state tables (state.Table*; the agent does not
+// import state) an alloc listing reads: its index. A wrong name never
+// hits (TestListReplyCache_BlockingWakesOnFirstChange).
+var allocListTables = []string{"allocs"}
 
 func (h *HTTPServer) allocList(w http.ResponseWriter, r *http.Request) (any, error) {
 	opts, err := allocStubParams(r)

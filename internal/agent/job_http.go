@@ -9,13 +9,12 @@ import (
 	"github.com/drover-project/drover/internal/agent/jobdiff"
 	"github.com/drover-project/drover/internal/jobspec"
 	"github.com/drover-project/drover/internal/server"
-	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
 )
 
 // jobListTables are the tables a job listing reads: jobs, and the allocs
 // and evals its summaries count (server.JobEndpoint.List's index).
-var jobListTables = []string{state.TableJobs, state.TableAllocs, state.TableEvals}
+var jobListTables = []string{"jobs", "allocs", "evals"}
 
 func (h *HTTPServer) jobList(w http.ResponseWriter, r *http.Request) (any, error) {
 	return h.cachedList(w, r, jobListTables, func() (any, error) {

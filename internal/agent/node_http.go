@@ -7,12 +7,11 @@ import (
 
 	"github.com/drover-project/drover/internal/agent/apiconv"
 	"github.com/drover-project/drover/internal/server"
-	"github.com/drover-project/drover/internal/state"
 	"github.com/drover-project/drover/internal/structs"
 )
 
-// nodeListTables are the tables a node listing reads (its index).
-var nodeListTables = []string{state.TableNodes}
+// nodeListTables are the state tables a node listing reads: its index.
+var nodeListTables = []string{"nodes"}
 
 func (h *HTTPServer) nodeList(w http.ResponseWriter, r *http.Request) (any, error) {
 	var fields apiconv.NodeStubFields
