@@ -20,11 +20,10 @@ import (
 
 // listReply is what a GET answered, as the comparison sees it.
 type listReply struct {
-	status          int
-	index, next     string
-	contentType     string
-	body            string
-	requestedPretty bool
+	status      int
+	index, next string
+	contentType string
+	body        string
 }
 
 func getList(t *testing.T, a *Agent, path, token string) listReply {
