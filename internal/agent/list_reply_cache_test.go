@@ -28,12 +28,22 @@ type listReply struct {
 
 func getList(t *testing.T, a *Agent, path, token string) listReply {
 	t.Helper()
+	return getListEncoded(t, a, path, token, "")
+}
+
+// getListEncoded is getList asking for encoding: "" is Go's client
+// default (gzip, decompressed here), "identity" a plain body.
+func getListEncoded(t *testing.T, a *Agent, path, token, encoding string) listReply {
+	t.Helper()
 	req, err := http.NewRequest("GET", "http://"+a.HTTPAddr()+path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if token != "" {
 		req.Header.Set("X-Nomad-Token", token)
+	}
+	if encoding != "" {
+		req.Header.Set("Accept-Encoding", encoding)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -141,22 +151,24 @@ func checkListReplies(t *testing.T, a *Agent, round string, stale bool, paths, t
 		}
 		for _, path := range paths {
 			for ti, token := range tokens {
-				var want, got listReply
-				for try := 0; try < 5; try++ {
-					// Cached first: in the stale pass, what the cache
-					// kept before the change is what it would answer.
-					got = getList(t, a, path, token)
-					h.replies.off.Store(true)
-					want = getList(t, a, path, token)
-					h.replies.off.Store(false)
-					if want.index == got.index {
-						break
+				for _, enc := range []string{"", "identity"} {
+					var want, got listReply
+					for try := 0; try < 5; try++ {
+						// Cached first: in the stale pass, what the cache
+						// kept before the change is what it would answer.
+						got = getListEncoded(t, a, path, token, enc)
+						h.replies.off.Store(true)
+						want = getListEncoded(t, a, path, token, enc)
+						h.replies.off.Store(false)
+						if want.index == got.index {
+							break
+						}
 					}
-				}
-				if got != want {
-					t.Errorf("%s, %s, token %d: GET %s\n got %d index %s next %q type %q: %s\nwant %d index %s next %q type %q: %s",
-						round, pass, ti, path, got.status, got.index, got.next, got.contentType, got.body,
-						want.status, want.index, want.next, want.contentType, want.body)
+					if got != want {
+						t.Errorf("%s, %s, token %d, encoding %q: GET %s\n got %d index %s next %q type %q: %s\nwant %d index %s next %q type %q: %s",
+							round, pass, ti, enc, path, got.status, got.index, got.next, got.contentType, got.body,
+							want.status, want.index, want.next, want.contentType, want.body)
+					}
 				}
 			}
 		}
