@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"net/http"
 
@@ -46,6 +47,14 @@ func (l jsonList) write(w http.ResponseWriter, r *http.Request, log *slog.Logger
 		l.writePretty(w, r, log)
 		return
 	}
+	if err := l.writeChunks(w); err != nil {
+		log.Debug("http: write response", "path", r.URL.Path, "error", err)
+	}
+}
+
+// writeChunks writes the unindented reply (the array and a newline) in
+// writes of about listChunk bytes.
+func (l jsonList) writeChunks(w io.Writer) error {
 	buf := make([]byte, 0, listChunk)
 	buf = append(buf, '[')
 	for i, e := range l {
@@ -54,17 +63,15 @@ func (l jsonList) write(w http.ResponseWriter, r *http.Request, log *slog.Logger
 		}
 		if len(buf)+len(e) > listChunk && len(buf) > 0 {
 			if _, err := w.Write(buf); err != nil {
-				log.Debug("http: write response", "path", r.URL.Path, "error", err)
-				return
+				return err
 			}
 			buf = buf[:0]
 		}
 		buf = append(buf, e...)
 	}
 	buf = append(buf, ']', '\n')
-	if _, err := w.Write(buf); err != nil {
-		log.Debug("http: write response", "path", r.URL.Path, "error", err)
-	}
+	_, err := w.Write(buf)
+	return err
 }
 
 // writePretty indents the whole list, as json.Encoder's SetIndent would.
@@ -74,9 +81,10 @@ func (l jsonList) writePretty(w http.ResponseWriter, r *http.Request, log *slog.
 	}
 }
 
-// size is the length of the unindented reply.
+// size is the length of the unindented reply: the elements, the commas
+// between them, the brackets and the newline.
 func (l jsonList) size() int {
-	n := 3 + len(l)
+	n := 3 + max(len(l)-1, 0)
 	for _, e := range l {
 		n += len(e)
 	}

@@ -287,17 +287,32 @@ func (c *replyCache) fill(w http.ResponseWriter, r *http.Request, key string, bu
 	if e := c.peek(key, index); e != nil {
 		return e, nil, nil
 	}
-	if l, ok := out.(jsonList); ok && int64(l.size()) > c.max/4 {
-		return nil, out, nil // too big to keep: streamed as it is built
+	e := &replyEntry{index: index, nextToken: w.Header().Get("X-Nomad-NextToken"), refs: 1}
+	pretty := isPretty(r)
+	if l, ok := out.(jsonList); ok {
+		e.size = int64(l.size())
+		if e.cost(key) > c.max/4 {
+			return nil, out, nil // too big to keep: streamed as it is built
+		}
+		if !pretty && e.size >= c.fileMin.Load() {
+			// Straight into the memory file, never whole on the heap.
+			if f, err := newReplyFile(l.writeChunks); err == nil {
+				if st, err := f.Stat(); err == nil && st.Size() == e.size {
+					e.file = f
+					c.put(key, e)
+					return e, nil, nil
+				}
+				f.Close()
+			}
+		}
 	}
-	body, err := renderJSON(out, isPretty(r))
+	body, err := renderJSON(out, pretty)
 	if err != nil {
 		return nil, out, nil // the uncached path reports it
 	}
-	e := &replyEntry{index: index, nextToken: w.Header().Get("X-Nomad-NextToken"), body: body,
-		size: int64(len(body)), refs: 1}
+	e.body, e.size = body, int64(len(body))
 	if e.size >= c.fileMin.Load() && e.cost(key) <= c.max/4 {
-		if f, err := newReplyFile(body); err == nil {
+		if f, err := newReplyFile(func(w io.Writer) error { _, err := w.Write(body); return err }); err == nil {
 			e.file, e.body = f, nil
 		}
 	}

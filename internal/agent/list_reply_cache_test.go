@@ -364,7 +364,7 @@ func TestReplyCache_BoundedByBytes(t *testing.T) {
 // is closed when that request is done (a request reopens the file by its
 // descriptor number, which a close would free for reuse).
 func TestReplyCache_FileClosedAfterLastSend(t *testing.T) {
-	f, err := newReplyFile([]byte(`["x"]`))
+	f, err := newReplyFile(func(w io.Writer) error { _, err := io.WriteString(w, `["x"]`); return err })
 	if err != nil {
 		t.Skipf("no memory files here: %v", err)
 	}

@@ -4,27 +4,25 @@ package agent
 
 import (
 	"fmt"
+	"io"
 	"os"
 
 	"golang.org/x/sys/unix"
 )
 
-// newReplyFile keeps b in an anonymous memory file (memfd), from which
-// a reply is sent with sendfile(2): the kernel hands the file's pages to
-// the socket instead of copying them from the heap on every request.
-func newReplyFile(b []byte) (*os.File, error) {
+// newReplyFile keeps what write writes in an anonymous memory file
+// (memfd), from which a reply is sent with sendfile(2): the kernel hands
+// the file's pages to the socket instead of copying them from the heap
+// on every request.
+func newReplyFile(write func(io.Writer) error) (*os.File, error) {
 	fd, err := unix.MemfdCreate("drover-reply", unix.MFD_CLOEXEC)
 	if err != nil {
 		return nil, err
 	}
 	f := os.NewFile(uintptr(fd), "drover-reply")
-	for off := 0; off < len(b); {
-		n, err := f.Write(b[off:])
-		if err != nil {
-			f.Close()
-			return nil, err
-		}
-		off += n
+	if err := write(f); err != nil {
+		f.Close()
+		return nil, err
 	}
 	return f, nil
 }
