@@ -225,13 +225,13 @@ func (h *HTTPServer) cachedList(w http.ResponseWriter, r *http.Request, tables [
 	if c == nil || c.off.Load() || h.srv == nil || !h.srv.IsLeader() || !h.seesEverything(r) {
 		return build()
 	}
-	var minIndex uint64
-	if v := r.URL.Query().Get("index"); v != "" {
-		var err error
-		if minIndex, err = strconv.ParseUint(v, 10, 64); err != nil {
-			return build() // the endpoint says what is wrong
-		}
+	// The query options the endpoint would refuse (a bad wait, say, which
+	// the key leaves out) are refused the same way, by the endpoint.
+	q, err := parseQuery(r)
+	if err != nil {
+		return build()
 	}
+	minIndex := q.MinQueryIndex
 	key := replyKey(r)
 	st := h.srv.State()
 	// The same test the blocking query makes: an answer past the

@@ -73,6 +73,9 @@ func listPaths(ids map[string]string) []string {
 		"/v1/allocations?resources=true&task_states=false&pretty", "/v1/allocations?namespace=*", "/v1/allocations?namespace=prod",
 		"/v1/allocations?per_page=1", "/v1/allocations?prefix=" + ids["alloc"][:4], "/v1/allocations?index=1&wait=1s",
 		filter("/v1/allocations?namespace=*", `JobID == "api"`),
+		// Bad query options are refused whatever is cached.
+		"/v1/allocations?wait=bogus", "/v1/allocations?index=x", "/v1/allocations?stale=maybe", "/v1/allocations?per_page=-1",
+		"/v1/jobs?wait=bogus", "/v1/nodes?wait=1fortnight",
 		"/v1/nodes", "/v1/nodes?pretty", "/v1/nodes?resources=true&os=true", "/v1/nodes?per_page=1", "/v1/nodes?prefix=" + ids["node"][:4],
 		filter("/v1/nodes", `Name != "nope"`),
 		"/v1/evaluations", "/v1/evaluations?namespace=*&pretty", "/v1/deployments", "/v1/deployments?namespace=*",
