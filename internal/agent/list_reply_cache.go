@@ -29,8 +29,9 @@ const replyCacheBytes = 128 << 20
 // state store.
 //
 // It serves only callers who see every object (ACLs off, or a management
-// token), and only on the leader (a follower forwards or waits for its
-// log to catch up, so its local tables may be behind the answer). Other
+// token), and only on an established leader (a follower forwards or
+// waits for its log to catch up, and a new leader for its barrier, so
+// their local tables may be behind the answer). Other
 // callers go the uncached way, to the endpoint.
 type replyCache struct {
 	mu      sync.Mutex
@@ -222,7 +223,9 @@ func (h *HTTPServer) seesEverything(r *http.Request) bool {
 func (h *HTTPServer) cachedList(w http.ResponseWriter, r *http.Request, tables []string,
 	build func() (any, error)) (any, error) {
 	c := h.replies
-	if c == nil || c.off.Load() || h.srv == nil || !h.srv.IsLeader() || !h.seesEverything(r) {
+	// Only a leader past its leadership barrier answers from its own
+	// state (server.forward); LeaderActive comes after that barrier.
+	if c == nil || c.off.Load() || h.srv == nil || !h.srv.IsLeader() || !h.srv.LeaderActive() || !h.seesEverything(r) {
 		return build()
 	}
 	// The query options the endpoint would refuse (a bad wait, say, which
