@@ -395,3 +395,33 @@ func TestReplyCache_FileClosedAfterLastSend(t *testing.T) {
 		t.Fatal("the file is open")
 	}
 }
+
+// TestListReplyCache_FollowerNeverAnswersFromIt: a follower forwards a
+// listing to the leader (or, ?stale, answers once its log caught up):
+// its own cache stays empty, whatever it is asked; the leader's serves
+// repeats.
+func TestListReplyCache_FollowerNeverAnswersFromIt(t *testing.T) {
+	nodes, leader := startThreeServers(t)
+	f := follower(nodes, leader)
+	if _, err := leader.agent.Server().RegisterNode(simNode(1, 4000, 8192)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the node on the follower", 10*time.Second, func() (bool, string) {
+		return f.agent.Server().State().Index("nodes") > 1, "not yet"
+	})
+	for _, n := range []*clusterNode{leader, f} {
+		for _, path := range []string{"/v1/jobs", "/v1/allocations", "/v1/nodes", "/v1/nodes?stale"} {
+			for range 2 {
+				if r := getList(t, n.agent, path, ""); r.status != 200 {
+					t.Fatalf("%s GET %s: %d %s", n.name, path, r.status, r.body)
+				}
+			}
+		}
+	}
+	if s := f.agent.httpHandler.replies.stats(); s.Entries != 0 || s.Hits != 0 || s.Misses != 0 {
+		t.Fatalf("the follower's reply cache was used: %+v", s)
+	}
+	if s := leader.agent.httpHandler.replies.stats(); s.Hits == 0 {
+		t.Fatalf("the leader's reply cache never hit: %+v", s)
+	}
+}
