@@ -81,6 +81,7 @@ type HTTPServer struct {
 	forwardTransport http.RoundTripper
 	cpuSamples       *sampleCache // last CPU sample per task, for alloc stats rates
 	stubs            stubCaches   // list stubs' JSON, encoded once per state object
+	replies          *replyCache  // whole list replies by request shape (list_reply_cache.go)
 	metricSamples    *sampleCache // the same, for the per-alloc CPU percent gauges
 	// metricsOff are the agent's telemetry switches turned off
 	// (prometheus_metrics, publish_allocation_metrics,
@@ -117,7 +118,7 @@ func NewHTTPServer(srv *server.Server, localClient func() *client.Client, info A
 	}
 	h := &HTTPServer{srv: srv, client: localClient, info: info, log: log, mux: http.NewServeMux(), logs: newLogHub(),
 		forwardScheme: "http", forwardTransport: forwardTransport,
-		cpuSamples: newSampleCache(), metricSamples: newSampleCache(), stubs: newStubCaches(), streamsClosed: make(chan struct{}), methodChecked: map[string]string{}}
+		cpuSamples: newSampleCache(), metricSamples: newSampleCache(), stubs: newStubCaches(), replies: newReplyCache(replyCacheBytes), streamsClosed: make(chan struct{}), methodChecked: map[string]string{}}
 	h.setupMetrics()
 	h.routes()
 	return h

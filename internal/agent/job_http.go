@@ -12,16 +12,22 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
+// jobListTables are the tables a job listing reads: jobs, and the allocs
+// and evals its summaries count (server.JobEndpoint.List's index).
+var jobListTables = []string{"jobs", "allocs", "evals"}
+
 func (h *HTTPServer) jobList(w http.ResponseWriter, r *http.Request) (any, error) {
-	reply, err := readEndpoint(w, r, server.JobList.On(h.srv), &structs.JobListRequest{})
-	if err != nil {
-		return nil, err
-	}
-	stubs := make([]*api.JobListStub, 0, len(reply.Jobs))
-	for i, j := range reply.Jobs {
-		stubs = append(stubs, apiconv.JobListStub(j, summaryToAPI(reply.Summaries[i])))
-	}
-	return stubs, nil
+	return h.cachedList(w, r, jobListTables, func() (any, error) {
+		reply, err := readEndpoint(w, r, server.JobList.On(h.srv), &structs.JobListRequest{})
+		if err != nil {
+			return nil, err
+		}
+		stubs := make([]*api.JobListStub, 0, len(reply.Jobs))
+		for i, j := range reply.Jobs {
+			stubs = append(stubs, apiconv.JobListStub(j, summaryToAPI(reply.Summaries[i])))
+		}
+		return stubs, nil
+	})
 }
 
 // jobRegister answers PUT /v1/jobs and PUT /v1/job/:id.

@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"net/http"
 
@@ -46,6 +47,14 @@ func (l jsonList) write(w http.ResponseWriter, r *http.Request, log *slog.Logger
 		l.writePretty(w, r, log)
 		return
 	}
+	if err := l.writeChunks(w); err != nil {
+		log.Debug("http: write response", "path", r.URL.Path, "error", err)
+	}
+}
+
+// writeChunks writes the unindented reply (the array and a newline) in
+// writes of about listChunk bytes.
+func (l jsonList) writeChunks(w io.Writer) error {
 	buf := make([]byte, 0, listChunk)
 	buf = append(buf, '[')
 	for i, e := range l {
@@ -54,38 +63,56 @@ func (l jsonList) write(w http.ResponseWriter, r *http.Request, log *slog.Logger
 		}
 		if len(buf)+len(e) > listChunk && len(buf) > 0 {
 			if _, err := w.Write(buf); err != nil {
-				log.Debug("http: write response", "path", r.URL.Path, "error", err)
-				return
+				return err
 			}
 			buf = buf[:0]
 		}
 		buf = append(buf, e...)
 	}
 	buf = append(buf, ']', '\n')
-	if _, err := w.Write(buf); err != nil {
-		log.Debug("http: write response", "path", r.URL.Path, "error", err)
-	}
+	_, err := w.Write(buf)
+	return err
 }
 
 // writePretty indents the whole list, as json.Encoder's SetIndent would.
 func (l jsonList) writePretty(w http.ResponseWriter, r *http.Request, log *slog.Logger) {
-	var raw bytes.Buffer
-	raw.WriteByte('[')
-	for i, e := range l {
-		if i > 0 {
-			raw.WriteByte(',')
-		}
-		raw.Write(e)
-	}
-	raw.WriteByte(']')
-	var out bytes.Buffer
-	if err := json.Indent(&out, raw.Bytes(), "", "    "); err != nil {
-		out = raw
-	}
-	out.WriteByte('\n')
-	if _, err := w.Write(out.Bytes()); err != nil {
+	if _, err := w.Write(l.bytes(true)); err != nil {
 		log.Debug("http: write response", "path", r.URL.Path, "error", err)
 	}
+}
+
+// size is the length of the unindented reply: the elements, the commas
+// between them, the brackets and the newline.
+func (l jsonList) size() int {
+	n := 3 + max(len(l)-1, 0)
+	for _, e := range l {
+		n += len(e)
+	}
+	return n
+}
+
+// bytes is the whole reply write sends: the array and a newline,
+// indented as json.Encoder's SetIndent would when pretty.
+func (l jsonList) bytes(pretty bool) []byte {
+	raw := make([]byte, 0, l.size())
+	raw = append(raw, '[')
+	for i, e := range l {
+		if i > 0 {
+			raw = append(raw, ',')
+		}
+		raw = append(raw, e...)
+	}
+	raw = append(raw, ']')
+	if !pretty {
+		return append(raw, '\n')
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, raw, "", "    "); err != nil {
+		out.Reset()
+		out.Write(raw)
+	}
+	out.WriteByte('\n')
+	return out.Bytes()
 }
 
 // encodedList encodes each object's API view through cache; variant

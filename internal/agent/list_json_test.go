@@ -170,3 +170,17 @@ func TestJobListSummary_FollowsAllocChanges(t *testing.T) {
 		t.Fatalf("listing after the update: %+v, want 1 running and 1 starting", g)
 	}
 }
+
+// TestJSONList_SizeIsTheReplyLength: size (a cached reply's
+// Content-Length) is the length of what writeChunks and bytes write.
+func TestJSONList_SizeIsTheReplyLength(t *testing.T) {
+	for _, l := range []jsonList{nil, {[]byte(`1`)}, {[]byte(`{"a":1}`), []byte(`2`), []byte(`"x"`)}} {
+		var b bytes.Buffer
+		if err := l.writeChunks(&b); err != nil {
+			t.Fatal(err)
+		}
+		if l.size() != b.Len() || string(l.bytes(false)) != b.String() {
+			t.Fatalf("%q: size %d, writeChunks %q, bytes %q", l, l.size(), b.String(), l.bytes(false))
+		}
+	}
+}

@@ -10,6 +10,9 @@ import (
 	"github.com/drover-project/drover/internal/structs"
 )
 
+// nodeListTables are the state tables a node listing reads: its index.
+var nodeListTables = []string{"nodes"}
+
 func (h *HTTPServer) nodeList(w http.ResponseWriter, r *http.Request) (any, error) {
 	var fields apiconv.NodeStubFields
 	var err error
@@ -19,19 +22,21 @@ func (h *HTTPServer) nodeList(w http.ResponseWriter, r *http.Request) (any, erro
 	if fields.OS, err = boolParam(r, "os"); err != nil {
 		return nil, err
 	}
-	reply, err := readEndpoint(w, r, server.NodeList.On(h.srv), &structs.NodeListRequest{})
-	if err != nil {
-		return nil, err
-	}
-	var variant uint8
-	if fields.Resources {
-		variant |= 1
-	}
-	if fields.OS {
-		variant |= 2
-	}
-	return encodedList(h.stubs.nodes, reply.Nodes, variant, nodeVersion, func(n *structs.Node) any {
-		return apiconv.NodeStubFromStructs(n, fields)
+	return h.cachedList(w, r, nodeListTables, func() (any, error) {
+		reply, err := readEndpoint(w, r, server.NodeList.On(h.srv), &structs.NodeListRequest{})
+		if err != nil {
+			return nil, err
+		}
+		var variant uint8
+		if fields.Resources {
+			variant |= 1
+		}
+		if fields.OS {
+			variant |= 2
+		}
+		return encodedList(h.stubs.nodes, reply.Nodes, variant, nodeVersion, func(n *structs.Node) any {
+			return apiconv.NodeStubFromStructs(n, fields)
+		})
 	})
 }
 
