@@ -287,9 +287,25 @@ func TestPersistRestore_KeepsAllocSharing(t *testing.T) {
 func TestPersistRestore_SameBytes(t *testing.T) {
 	h := newCanonicalHandle()
 	src := newStore(t)
+	populateShared(t, src)
+	var first bytes.Buffer
+	must(t, src.Snapshot().persist(&first, h))
+
+	dst := newStore(t)
+	must(t, dst.Restore(bytes.NewReader(first.Bytes())))
+	var second bytes.Buffer
+	must(t, dst.Snapshot().persist(&second, h))
+	if !bytes.Equal(first.Bytes(), second.Bytes()) {
+		t.Fatalf("persist(restore(persist(S))) differs from persist(S): %d bytes, want %d", second.Len(), first.Len())
+	}
+}
+
+// populateShared is populate with more allocs of two job versions, so
+// that references to stored jobs, job versions and shared records all
+// repeat.
+func populateShared(t *testing.T, src *StateStore) {
+	t.Helper()
 	populate(t, src)
-	// More allocs of two job versions, so references to stored jobs,
-	// job versions and shared records all repeat.
 	stored, _ := src.JobByID(nil, "default", "web")
 	versions, _ := src.JobVersionsByID(nil, "default", "web")
 	old := versions[len(versions)-1]
@@ -305,16 +321,6 @@ func TestPersistRestore_SameBytes(t *testing.T) {
 		more = append(more, mockAlloc(fmt.Sprintf("b%d", i), job, "n1"))
 	}
 	must(t, src.UpsertAllocs(30, more))
-	var first bytes.Buffer
-	must(t, src.Snapshot().persist(&first, h))
-
-	dst := newStore(t)
-	must(t, dst.Restore(bytes.NewReader(first.Bytes())))
-	var second bytes.Buffer
-	must(t, dst.Snapshot().persist(&second, h))
-	if !bytes.Equal(first.Bytes(), second.Bytes()) {
-		t.Fatalf("persist(restore(persist(S))) differs from persist(S): %d bytes, want %d", second.Len(), first.Len())
-	}
 }
 
 // newCanonicalHandle is structs.MsgpackHandle's settings with map keys
