@@ -65,9 +65,21 @@ func snapshotTableByTag(tag recordType) (snapshotTable, bool) {
 
 // Persist writes every table of the snapshot to w as a msgpack stream of
 // (tag, object) pairs, in table order and, within a table, in ID order.
+// Objects are encoded with snapshotHandle.
 func (r reader) Persist(w io.Writer) error {
-	return r.persist(w, structs.MsgpackHandle)
+	return r.persist(w, snapshotHandle)
 }
+
+// snapshotHandle encodes snapshots: each struct as an array of its fields
+// in declaration order (structs.StructArrayHandle), as raft entries are.
+// The first snapshot format keyed each field by its name: the names were
+// half of a million-alloc snapshot's bytes, and matching them a third of
+// its restore's decoding. Restore decodes both forms (a struct is a map
+// or an array in the stream), so snapshots of either restore, and the
+// record tags are the same in both. Each field's position is part of the
+// format: fields of a struct a snapshot can hold are only ever appended
+// (TestSnapshotFields_OnlyEverAppended, testdata/snapshot_fields.golden).
+var snapshotHandle = structs.StructArrayHandle
 
 // persist is Persist with the handle to encode with (tests use one that
 // sorts map keys, to compare snapshots byte for byte).
@@ -106,6 +118,10 @@ func persistTable(txn *memdb.Txn, enc *codec.Encoder, t snapshotTable) error {
 // so readers see the old state or the new one, never a mix; on error the
 // store is unchanged. AbandonCh is then closed to wake blocking queries
 // watching the old database.
+//
+// Records are decoded on one goroutine and inserted on another
+// (restorePipeline): decoding and inserting each took about half of a
+// million-alloc restore, and a server has the cores to do both at once.
 func (s *StateStore) Restore(r io.Reader) error {
 	db, err := memdb.NewMemDB(stateSchema())
 	if err != nil {
@@ -114,7 +130,7 @@ func (s *StateStore) Restore(r io.Reader) error {
 	txn := &restoreTxn{db: db, Txn: db.Txn(true)}
 	defer func() { txn.Abort() }()
 	allocs := newAllocRestorer()
-	if err := restoreRecords(txn, codec.NewDecoder(r, structs.MsgpackHandle), allocs); err != nil {
+	if err := restorePipeline(r, txn, allocs); err != nil {
 		return err
 	}
 	if err := allocs.finish(txn); err != nil {
@@ -162,31 +178,112 @@ func (t *restoreTxn) insert(table string, obj any) error {
 	return nil
 }
 
-func restoreRecords(txn *restoreTxn, dec *codec.Decoder, allocs *allocRestorer) error {
+// restoreRecord is a decoded record on its way to the inserting goroutine:
+// a row of table, or (table "") a compact alloc, ready to insert but for
+// its job (allocRestorer.finish).
+type restoreRecord struct {
+	table string
+	obj   any
+	alloc *allocRecord
+}
+
+// pipelineBatch is how many records the decoding goroutine hands over at
+// once, and pipelineDepth how many batches it may run ahead: enough to
+// keep both goroutines busy, not enough to hold much memory.
+const (
+	pipelineBatch = 256
+	pipelineDepth = 8
+)
+
+// restorePipeline decodes r's records on a new goroutine and inserts them
+// into txn on the caller's. It returns the first error of either; it
+// returns only once the decoding goroutine has stopped reading r.
+func restorePipeline(r io.Reader, txn *restoreTxn, allocs *allocRestorer) error {
+	batches := make(chan []restoreRecord, pipelineDepth)
+	stop := make(chan struct{})
+	decoded := make(chan error, 1)
+	go func() {
+		defer close(batches)
+		decoded <- decodeRecords(codec.NewDecoder(r, structs.MsgpackHandle), allocs, batches, stop)
+	}()
+	var err error
+	for batch := range batches {
+		if err = insertRecords(txn, batch, allocs); err != nil {
+			break
+		}
+	}
+	close(stop)
+	for range batches { // the decoder stops at its next hand-over
+	}
+	if derr := <-decoded; derr != nil && err == nil {
+		err = derr
+	}
+	return err
+}
+
+// decodeRecords reads records until the stream ends, handing them over in
+// batches, until stop is closed. Only it uses the allocRestorer's shared
+// records and interner.
+func decodeRecords(dec *codec.Decoder, allocs *allocRestorer, out chan<- []restoreRecord, stop <-chan struct{}) error {
+	batch := make([]restoreRecord, 0, pipelineBatch)
+	send := func() bool {
+		select {
+		case out <- batch:
+			batch = make([]restoreRecord, 0, pipelineBatch)
+			return true
+		case <-stop:
+			return false
+		}
+	}
 	for {
 		var tag recordType
 		if err := dec.Decode(&tag); err != nil {
 			if errors.Is(err, io.EOF) {
+				if len(batch) > 0 {
+					send()
+				}
 				return nil
 			}
 			return fmt.Errorf("reading record tag: %w", err)
 		}
 		if tag == tagAllocShared || tag == tagAllocRef {
-			if err := allocs.decode(tag, dec); err != nil {
+			rec, err := allocs.decode(tag, dec)
+			if err != nil {
 				return fmt.Errorf("reading alloc record: %w", err)
+			}
+			if rec == nil { // a shared record: kept by allocs
+				continue
+			}
+			batch = append(batch, restoreRecord{alloc: rec})
+		} else {
+			t, ok := snapshotTableByTag(tag)
+			if !ok {
+				return fmt.Errorf("unknown snapshot record type %d", tag)
+			}
+			obj := t.new()
+			if err := dec.Decode(obj); err != nil {
+				return fmt.Errorf("reading %s record: %w", t.table, err)
+			}
+			batch = append(batch, restoreRecord{table: t.table, obj: obj})
+		}
+		if len(batch) == pipelineBatch && !send() {
+			return nil
+		}
+	}
+}
+
+// insertRecords inserts a batch of decoded records.
+func insertRecords(txn *restoreTxn, batch []restoreRecord, allocs *allocRestorer) error {
+	for _, rec := range batch {
+		if rec.alloc != nil {
+			if err := allocs.insert(txn, rec.alloc); err != nil {
+				return err
 			}
 			continue
 		}
-		t, ok := snapshotTableByTag(tag)
-		if !ok {
-			return fmt.Errorf("unknown snapshot record type %d", tag)
-		}
-		obj := t.new()
-		if err := dec.Decode(obj); err != nil {
-			return fmt.Errorf("reading %s record: %w", t.table, err)
-		}
-		if err := txn.insert(t.table, obj); err != nil {
-			return fmt.Errorf("restoring %s record: %w", t.table, err)
+		if err := txn.insert(rec.table, rec.obj); err != nil {
+			return fmt.Errorf("restoring %s record: %w", rec.table, err)
 		}
 	}
+	return nil
 }
