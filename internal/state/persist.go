@@ -146,6 +146,22 @@ func (s *StateStore) Restore(r io.Reader) error {
 	return nil
 }
 
+// restoreHandle decodes snapshots: structs.MsgpackHandle's settings (it
+// decodes structs of either form) reading through a buffer of its own.
+// Without one the decoder reads the stream a byte at a time through
+// io.Reader calls (raft's snapshot file is no io.ByteScanner). The buffer
+// is released explicitly: by default the decoder drops it after each
+// Decode call, and what it had read ahead with it.
+var restoreHandle = func() *codec.MsgpackHandle {
+	h := &codec.MsgpackHandle{}
+	h.RawToString = structs.MsgpackHandle.RawToString
+	h.WriteExt = structs.MsgpackHandle.WriteExt
+	h.MapType = structs.MsgpackHandle.MapType
+	h.ReaderBufferSize = 1 << 16
+	h.ExplicitRelease = true
+	return h
+}()
+
 // restoreTxn loads a new database in transactions of restoreBatch
 // inserts. Nobody sees the database before Restore swaps it in, so
 // committing part of it early is harmless, and each transaction must stay
@@ -204,7 +220,9 @@ func restorePipeline(r io.Reader, txn *restoreTxn, allocs *allocRestorer) error 
 	decoded := make(chan error, 1)
 	go func() {
 		defer close(batches)
-		decoded <- decodeRecords(codec.NewDecoder(r, structs.MsgpackHandle), allocs, batches, stop)
+		dec := codec.NewDecoder(r, restoreHandle)
+		defer dec.Release()
+		decoded <- decodeRecords(dec, allocs, batches, stop)
 	}()
 	var err error
 	for batch := range batches {
