@@ -77,13 +77,12 @@
 // submissions, 32 node pools, 40 ACL policies, 41 ACL tokens, 60 service
 // registrations, 61 variables, 62 root keys, 92 autopilot configuration, 94
 // ACL roles; Restore accepts records in any order and still reads tag 5).
-// Restore decodes on one goroutine while it inserts on another, swaps in a
-// new memdb and closes AbandonCh so blocked readers re-run. Snapshots
-// encode structs as arrays of their fields, as entries and RPCs do (see
-// package structs), so their fields are only ever appended
-// (testdata/snapshot_fields.golden); Restore still reads snapshots of the
-// first format, whose structs are maps keyed by field name
-// (testdata/snapshot-v1.msgpack).
+// Restore swaps in a new memdb and closes AbandonCh so blocked readers
+// re-run. Snapshots encode structs as arrays of their fields, as entries
+// and RPCs do (see package structs), so their fields are only ever
+// appended (testdata/snapshot_fields.golden); Restore still reads
+// snapshots of the first format, whose structs are maps keyed by field
+// name (testdata/snapshot-v1.msgpack).
 //
 // # Memory at scale
 //

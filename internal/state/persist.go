@@ -118,10 +118,6 @@ func persistTable(txn *memdb.Txn, enc *codec.Encoder, t snapshotTable) error {
 // so readers see the old state or the new one, never a mix; on error the
 // store is unchanged. AbandonCh is then closed to wake blocking queries
 // watching the old database.
-//
-// Records are decoded on one goroutine and inserted on another
-// (restorePipeline): decoding and inserting each took about half of a
-// million-alloc restore, and a server has the cores to do both at once.
 func (s *StateStore) Restore(r io.Reader) error {
 	db, err := memdb.NewMemDB(stateSchema())
 	if err != nil {
@@ -130,7 +126,9 @@ func (s *StateStore) Restore(r io.Reader) error {
 	txn := &restoreTxn{db: db, Txn: db.Txn(true)}
 	defer func() { txn.Abort() }()
 	allocs := newAllocRestorer()
-	if err := restorePipeline(r, txn, allocs); err != nil {
+	dec := codec.NewDecoder(r, restoreHandle)
+	defer dec.Release()
+	if err := restoreRecords(txn, dec, allocs); err != nil {
 		return err
 	}
 	if err := allocs.finish(txn); err != nil {
@@ -194,114 +192,31 @@ func (t *restoreTxn) insert(table string, obj any) error {
 	return nil
 }
 
-// restoreRecord is a decoded record on its way to the inserting goroutine:
-// a row of table, or (table "") a compact alloc, ready to insert but for
-// its job (allocRestorer.finish).
-type restoreRecord struct {
-	table string
-	obj   any
-	alloc *allocRecord
-}
-
-// pipelineBatch is how many records the decoding goroutine hands over at
-// once, and pipelineDepth how many batches it may run ahead: enough to
-// keep both goroutines busy, not enough to hold much memory.
-const (
-	pipelineBatch = 256
-	pipelineDepth = 8
-)
-
-// restorePipeline decodes r's records on a new goroutine and inserts them
-// into txn on the caller's. It returns the first error of either; it
-// returns only once the decoding goroutine has stopped reading r.
-func restorePipeline(r io.Reader, txn *restoreTxn, allocs *allocRestorer) error {
-	batches := make(chan []restoreRecord, pipelineDepth)
-	stop := make(chan struct{})
-	decoded := make(chan error, 1)
-	go func() {
-		defer close(batches)
-		dec := codec.NewDecoder(r, restoreHandle)
-		defer dec.Release()
-		decoded <- decodeRecords(dec, allocs, batches, stop)
-	}()
-	var err error
-	for batch := range batches {
-		if err = insertRecords(txn, batch, allocs); err != nil {
-			break
-		}
-	}
-	close(stop)
-	for range batches { // the decoder stops at its next hand-over
-	}
-	if derr := <-decoded; derr != nil && err == nil {
-		err = derr
-	}
-	return err
-}
-
-// decodeRecords reads records until the stream ends, handing them over in
-// batches, until stop is closed. Only it uses the allocRestorer's shared
-// records and interner.
-func decodeRecords(dec *codec.Decoder, allocs *allocRestorer, out chan<- []restoreRecord, stop <-chan struct{}) error {
-	batch := make([]restoreRecord, 0, pipelineBatch)
-	send := func() bool {
-		select {
-		case out <- batch:
-			batch = make([]restoreRecord, 0, pipelineBatch)
-			return true
-		case <-stop:
-			return false
-		}
-	}
+func restoreRecords(txn *restoreTxn, dec *codec.Decoder, allocs *allocRestorer) error {
 	for {
 		var tag recordType
 		if err := dec.Decode(&tag); err != nil {
 			if errors.Is(err, io.EOF) {
-				if len(batch) > 0 {
-					send()
-				}
 				return nil
 			}
 			return fmt.Errorf("reading record tag: %w", err)
 		}
 		if tag == tagAllocShared || tag == tagAllocRef {
-			rec, err := allocs.decode(tag, dec)
-			if err != nil {
+			if err := allocs.decode(tag, dec); err != nil {
 				return fmt.Errorf("reading alloc record: %w", err)
-			}
-			if rec == nil { // a shared record: kept by allocs
-				continue
-			}
-			batch = append(batch, restoreRecord{alloc: rec})
-		} else {
-			t, ok := snapshotTableByTag(tag)
-			if !ok {
-				return fmt.Errorf("unknown snapshot record type %d", tag)
-			}
-			obj := t.new()
-			if err := dec.Decode(obj); err != nil {
-				return fmt.Errorf("reading %s record: %w", t.table, err)
-			}
-			batch = append(batch, restoreRecord{table: t.table, obj: obj})
-		}
-		if len(batch) == pipelineBatch && !send() {
-			return nil
-		}
-	}
-}
-
-// insertRecords inserts a batch of decoded records.
-func insertRecords(txn *restoreTxn, batch []restoreRecord, allocs *allocRestorer) error {
-	for _, rec := range batch {
-		if rec.alloc != nil {
-			if err := allocs.insert(txn, rec.alloc); err != nil {
-				return err
 			}
 			continue
 		}
-		if err := txn.insert(rec.table, rec.obj); err != nil {
-			return fmt.Errorf("restoring %s record: %w", rec.table, err)
+		t, ok := snapshotTableByTag(tag)
+		if !ok {
+			return fmt.Errorf("unknown snapshot record type %d", tag)
+		}
+		obj := t.new()
+		if err := dec.Decode(obj); err != nil {
+			return fmt.Errorf("reading %s record: %w", t.table, err)
+		}
+		if err := txn.insert(t.table, obj); err != nil {
+			return fmt.Errorf("restoring %s record: %w", t.table, err)
 		}
 	}
-	return nil
 }

@@ -157,28 +157,16 @@ func (p *allocPersister) lookupJobRef(a *structs.Allocation) (uint8, error) {
 	return jobInline, nil
 }
 
-// allocRestorer rebuilds allocs from their records. Records are decoded
-// (decode) on Restore's decoding goroutine, which alone uses shared and
-// strs, and inserted (insert) on its inserting one. An alloc's job is
-// attached at the end (finish), once every job row of the snapshot is in
-// whatever the order of its records: no index of the allocs table reads
-// Alloc.Job, and nobody sees the database before Restore swaps it in.
+// allocRestorer rebuilds allocs from their records. Allocs are inserted
+// at the end (finish), when every job row of the snapshot is in.
 type allocRestorer struct {
-	shared map[uint64]*sharedRecord
-	strs   interner
-	// pending are the inserted allocs whose job finish attaches.
-	pending []pendingJob
+	shared  map[uint64]*sharedRecord
+	pending []*allocRecord
+	strs    interner
 	// jobs holds the job each (namespace, job, reference, version) names:
 	// thousands of allocs name the same one, and looking it up per alloc
 	// was a tenth of a restore's time.
 	jobs map[jobKey]*structs.Job
-}
-
-// pendingJob is an inserted alloc and what its record said of its job.
-type pendingJob struct {
-	alloc   *structs.Allocation
-	version uint64
-	ref     uint8
 }
 
 // jobKey is what an allocRecord says of its job.
@@ -192,34 +180,28 @@ func newAllocRestorer() *allocRestorer {
 	return &allocRestorer{shared: map[uint64]*sharedRecord{}, jobs: map[jobKey]*structs.Job{}}
 }
 
-// decode reads a record of tag; it returns the alloc record, ready to
-// insert but for its job, or nil for a shared record (kept).
-func (r *allocRestorer) decode(tag recordType, dec *codec.Decoder) (*allocRecord, error) {
+func (r *allocRestorer) decode(tag recordType, dec *codec.Decoder) error {
 	switch tag {
 	case tagAllocShared:
 		rec := &sharedRecord{}
 		if err := dec.Decode(rec); err != nil {
-			return nil, err
+			return err
 		}
 		r.shared[rec.Ref] = rec
-		return nil, nil
 	case tagAllocRef:
 		rec := &allocRecord{}
 		if err := dec.Decode(rec); err != nil {
-			return nil, err
+			return err
 		}
 		if rec.Alloc == nil {
-			return nil, fmt.Errorf("alloc record without an alloc")
+			return fmt.Errorf("alloc record without an alloc")
 		}
 		if err := r.resolveShared(rec); err != nil {
-			return nil, err
+			return err
 		}
-		rec.Alloc.AllocatedResources.Seal() // as storeAlloc's copies are (sharedResources)
-		tx := writeTxn{interner: &r.strs}
-		tx.internAlloc(rec.Alloc)
-		return rec, nil
+		r.pending = append(r.pending, rec)
 	}
-	return nil, fmt.Errorf("not an alloc record type: %d", tag)
+	return nil
 }
 
 func (r *allocRestorer) resolveShared(rec *allocRecord) error {
@@ -241,56 +223,51 @@ func (r *allocRestorer) resolveShared(rec *allocRecord) error {
 	return nil
 }
 
-// insert inserts a decoded alloc; finish attaches its job.
-func (r *allocRestorer) insert(txn *restoreTxn, rec *allocRecord) error {
-	a := rec.Alloc
-	if err := txn.insert(TableAllocs, a); err != nil {
-		return fmt.Errorf("restoring alloc %s: %w", a.ID, err)
-	}
-	if rec.JobRef != jobInline {
-		r.pending = append(r.pending, pendingJob{alloc: a, version: rec.JobVersion, ref: rec.JobRef})
-	}
-	return nil
-}
-
-// finish attaches each inserted alloc's job, in the transaction that
-// holds every record of the snapshot.
+// finish attaches each alloc's job and inserts the allocs.
 func (r *allocRestorer) finish(txn *restoreTxn) error {
-	for _, p := range r.pending {
-		job, err := r.job(txn, p)
-		if err != nil {
-			return err
+	tx := &writeTxn{interner: &r.strs}
+	for _, rec := range r.pending {
+		a := rec.Alloc
+		if rec.JobRef != jobInline {
+			job, err := r.job(txn, rec)
+			if err != nil {
+				return err
+			}
+			a.Job = job
 		}
-		if job == nil {
-			return fmt.Errorf("alloc %s: job %s version %d not in the snapshot", p.alloc.ID, p.alloc.JobID, p.version)
+		if rec.JobRef != jobInline && a.Job == nil {
+			return fmt.Errorf("alloc %s: job %s version %d not in the snapshot", a.ID, a.JobID, rec.JobVersion)
 		}
-		p.alloc.Job = job
+		a.AllocatedResources.Seal() // as storeAlloc's copies are (sharedResources)
+		tx.internAlloc(a)
+		if err := txn.insert(TableAllocs, a); err != nil {
+			return fmt.Errorf("restoring alloc %s: %w", a.ID, err)
+		}
 	}
-	r.pending = nil
 	return nil
 }
 
 // job returns the stored job a record names (nil if the snapshot lacks
-// it). finish runs after every record is in, so the answer never changes
-// during it.
-func (r *allocRestorer) job(txn *restoreTxn, p pendingJob) (*structs.Job, error) {
-	a := p.alloc
-	key := jobKey{namespace: a.Namespace, id: a.JobID, ref: p.ref}
-	if p.ref == jobVersion {
-		key.version = p.version
+// it). Allocs are inserted after every job row, so the answer never
+// changes during finish.
+func (r *allocRestorer) job(txn *restoreTxn, rec *allocRecord) (*structs.Job, error) {
+	a := rec.Alloc
+	key := jobKey{namespace: a.Namespace, id: a.JobID, ref: rec.JobRef}
+	if rec.JobRef == jobVersion {
+		key.version = rec.JobVersion
 	}
 	if job, ok := r.jobs[key]; ok {
 		return job, nil
 	}
 	var job *structs.Job
 	var err error
-	switch p.ref {
+	switch rec.JobRef {
 	case jobLive:
 		job, err = jobByID(txn.Txn, nil, a.Namespace, a.JobID)
 	case jobVersion:
-		job, err = first[structs.Job](txn.Txn, nil, TableJobVersion, "id", a.Namespace, a.JobID, p.version)
+		job, err = first[structs.Job](txn.Txn, nil, TableJobVersion, "id", a.Namespace, a.JobID, rec.JobVersion)
 	default:
-		return nil, fmt.Errorf("alloc %s: unknown job reference %d", a.ID, p.ref)
+		return nil, fmt.Errorf("alloc %s: unknown job reference %d", a.ID, rec.JobRef)
 	}
 	if err != nil {
 		return nil, err

@@ -336,8 +336,8 @@ func newCanonicalHandle() *codec.MsgpackHandle {
 }
 
 // A restore that fails, whether decoding (a cut-off stream) or inserting
-// (a row no index takes), leaves the store as it was, and its decoding
-// goroutine stopped, however far ahead of the inserts it had read.
+// (a row no index takes), leaves the store as it was and no goroutine
+// behind.
 func TestRestore_FailsPartWay(t *testing.T) {
 	src := newStore(t)
 	job := mockJob("web")
@@ -345,7 +345,7 @@ func TestRestore_FailsPartWay(t *testing.T) {
 	stored, _ := src.JobByID(nil, "default", "web")
 	must(t, src.UpsertNode(11, mockNode("n1")))
 	var allocs []*structs.Allocation
-	for i := range 3 * pipelineBatch * pipelineDepth {
+	for i := range 3 * restoreBatch {
 		allocs = append(allocs, mockAlloc(fmt.Sprintf("a%05d", i), stored, "n1"))
 	}
 	must(t, src.UpsertAllocs(12, allocs))
