@@ -81,8 +81,11 @@
 // registrations, 61 variables, 62 root keys, 92 autopilot configuration, 94
 // ACL roles; Restore accepts records in any order and still reads tag 5).
 // Restore swaps in a new memdb and closes AbandonCh so blocked readers
-// re-run. Snapshots keep field names (entries and RPCs do not: see package
-// structs).
+// re-run. Snapshots encode structs as arrays of their fields, as entries
+// and RPCs do (see package structs), so their fields are only ever
+// appended (testdata/snapshot_fields.golden); Restore still reads
+// snapshots of the first format, whose structs are maps keyed by field
+// name (testdata/snapshot-v1.msgpack).
 //
 // # Memory at scale
 //

@@ -65,9 +65,21 @@ func snapshotTableByTag(tag recordType) (snapshotTable, bool) {
 
 // Persist writes every table of the snapshot to w as a msgpack stream of
 // (tag, object) pairs, in table order and, within a table, in ID order.
+// Objects are encoded with snapshotHandle.
 func (r reader) Persist(w io.Writer) error {
-	return r.persist(w, structs.MsgpackHandle)
+	return r.persist(w, snapshotHandle)
 }
+
+// snapshotHandle encodes snapshots: each struct as an array of its fields
+// in declaration order (structs.StructArrayHandle), as raft entries are.
+// The first snapshot format keyed each field by its name: the names were
+// half of a million-alloc snapshot's bytes, and matching them a third of
+// its restore's decoding. Restore decodes both forms (a struct is a map
+// or an array in the stream), so snapshots of either restore, and the
+// record tags are the same in both. Each field's position is part of the
+// format: fields of a struct a snapshot can hold are only ever appended
+// (TestSnapshotFields_OnlyEverAppended, testdata/snapshot_fields.golden).
+var snapshotHandle = structs.StructArrayHandle
 
 // persist is Persist with the handle to encode with (tests use one that
 // sorts map keys, to compare snapshots byte for byte).
@@ -114,7 +126,9 @@ func (s *StateStore) Restore(r io.Reader) error {
 	txn := &restoreTxn{db: db, Txn: db.Txn(true)}
 	defer func() { txn.Abort() }()
 	allocs := newAllocRestorer()
-	if err := restoreRecords(txn, codec.NewDecoder(r, structs.MsgpackHandle), allocs); err != nil {
+	dec := codec.NewDecoder(r, restoreHandle)
+	defer dec.Release()
+	if err := restoreRecords(txn, dec, allocs); err != nil {
 		return err
 	}
 	if err := allocs.finish(txn); err != nil {
@@ -129,6 +143,22 @@ func (s *StateStore) Restore(r io.Reader) error {
 	s.swap(db)
 	return nil
 }
+
+// restoreHandle decodes snapshots: structs.MsgpackHandle's settings (it
+// decodes structs of either form) reading through a buffer of its own.
+// Without one the decoder reads the stream a byte at a time through
+// io.Reader calls (raft's snapshot file is no io.ByteScanner). The buffer
+// is released explicitly: by default the decoder drops it after each
+// Decode call, and what it had read ahead with it.
+var restoreHandle = func() *codec.MsgpackHandle {
+	h := &codec.MsgpackHandle{}
+	h.RawToString = structs.MsgpackHandle.RawToString
+	h.WriteExt = structs.MsgpackHandle.WriteExt
+	h.MapType = structs.MsgpackHandle.MapType
+	h.ReaderBufferSize = 1 << 16
+	h.ExplicitRelease = true
+	return h
+}()
 
 // restoreTxn loads a new database in transactions of restoreBatch
 // inserts. Nobody sees the database before Restore swaps it in, so

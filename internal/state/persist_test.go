@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"reflect"
+	"runtime"
 	"testing"
 	"time"
 
@@ -287,9 +288,25 @@ func TestPersistRestore_KeepsAllocSharing(t *testing.T) {
 func TestPersistRestore_SameBytes(t *testing.T) {
 	h := newCanonicalHandle()
 	src := newStore(t)
+	populateShared(t, src)
+	var first bytes.Buffer
+	must(t, src.Snapshot().persist(&first, h))
+
+	dst := newStore(t)
+	must(t, dst.Restore(bytes.NewReader(first.Bytes())))
+	var second bytes.Buffer
+	must(t, dst.Snapshot().persist(&second, h))
+	if !bytes.Equal(first.Bytes(), second.Bytes()) {
+		t.Fatalf("persist(restore(persist(S))) differs from persist(S): %d bytes, want %d", second.Len(), first.Len())
+	}
+}
+
+// populateShared is populate with more allocs of two job versions, so
+// that references to stored jobs, job versions and shared records all
+// repeat.
+func populateShared(t *testing.T, src *StateStore) {
+	t.Helper()
 	populate(t, src)
-	// More allocs of two job versions, so references to stored jobs,
-	// job versions and shared records all repeat.
 	stored, _ := src.JobByID(nil, "default", "web")
 	versions, _ := src.JobVersionsByID(nil, "default", "web")
 	old := versions[len(versions)-1]
@@ -305,26 +322,70 @@ func TestPersistRestore_SameBytes(t *testing.T) {
 		more = append(more, mockAlloc(fmt.Sprintf("b%d", i), job, "n1"))
 	}
 	must(t, src.UpsertAllocs(30, more))
-	var first bytes.Buffer
-	must(t, src.Snapshot().persist(&first, h))
-
-	dst := newStore(t)
-	must(t, dst.Restore(bytes.NewReader(first.Bytes())))
-	var second bytes.Buffer
-	must(t, dst.Snapshot().persist(&second, h))
-	if !bytes.Equal(first.Bytes(), second.Bytes()) {
-		t.Fatalf("persist(restore(persist(S))) differs from persist(S): %d bytes, want %d", second.Len(), first.Len())
-	}
 }
 
-// newCanonicalHandle is structs.MsgpackHandle's settings with map keys
-// sorted.
+// newCanonicalHandle is snapshotHandle's settings with map keys sorted.
 func newCanonicalHandle() *codec.MsgpackHandle {
 	h := &codec.MsgpackHandle{}
-	h.RawToString = structs.MsgpackHandle.RawToString
-	h.WriteExt = structs.MsgpackHandle.WriteExt
-	h.MapType = structs.MsgpackHandle.MapType
-	h.StructToArray = structs.MsgpackHandle.StructToArray
+	h.RawToString = snapshotHandle.RawToString
+	h.WriteExt = snapshotHandle.WriteExt
+	h.MapType = snapshotHandle.MapType
+	h.StructToArray = snapshotHandle.StructToArray
 	h.Canonical = true
 	return h
+}
+
+// A restore that fails, whether decoding (a cut-off stream) or inserting
+// (a row no index takes), leaves the store as it was and no goroutine
+// behind.
+func TestRestore_FailsPartWay(t *testing.T) {
+	src := newStore(t)
+	job := mockJob("web")
+	must(t, src.UpsertJob(10, 0, job))
+	stored, _ := src.JobByID(nil, "default", "web")
+	must(t, src.UpsertNode(11, mockNode("n1")))
+	var allocs []*structs.Allocation
+	for i := range 3 * restoreBatch {
+		allocs = append(allocs, mockAlloc(fmt.Sprintf("a%05d", i), stored, "n1"))
+	}
+	must(t, src.UpsertAllocs(12, allocs))
+	var good bytes.Buffer
+	must(t, src.Snapshot().Persist(&good))
+
+	// A node without an ID, early in the stream: its insert fails.
+	var badRow bytes.Buffer
+	enc := codec.NewEncoder(&badRow, snapshotHandle)
+	must(t, enc.Encode(recordType(4)))
+	must(t, enc.Encode(&structs.Node{Name: "no-id"}))
+	badRow.Write(good.Bytes())
+
+	for name, stream := range map[string][]byte{
+		"cut off":    good.Bytes()[:good.Len()*2/3],
+		"bad insert": badRow.Bytes(),
+	} {
+		t.Run(name, func(t *testing.T) {
+			before := runtime.NumGoroutine()
+			dst := newStore(t)
+			populate(t, dst)
+			if err := dst.Restore(bytes.NewReader(stream)); err == nil {
+				t.Fatal("restored without error")
+			}
+			if dst.LatestIndex() != 25 {
+				t.Fatal("failed restore changed the store")
+			}
+			// The decoder's goroutine may still be returning (and the
+			// runtime may have started its finalizer goroutine).
+			for wait := 0; runtime.NumGoroutine() > before+1 || (wait < 100 && runtime.NumGoroutine() > before); wait++ {
+				if wait > 1000 {
+					t.Fatalf("%d goroutines after a failed restore, %d before", runtime.NumGoroutine(), before)
+				}
+				time.Sleep(time.Millisecond)
+			}
+		})
+	}
+	dst := newStore(t)
+	must(t, dst.Restore(bytes.NewReader(good.Bytes())))
+	if got, _ := dst.Allocs(nil, "*"); len(got) != len(allocs) {
+		t.Fatalf("%d allocs restored, want %d", len(got), len(allocs))
+	}
 }

@@ -45,8 +45,11 @@
 // reachable from an entry type or an endpoint's arguments and reply and hold
 // its fields to testdata/entry_fields.golden and testdata/rpc_fields.golden
 // (internal/testutil/wirefields; -update records appended fields and refuses
-// anything else). Snapshots keep field names. Everything non-deterministic
-// (IDs, timestamps) is decided before an entry is proposed.
+// anything else). State snapshots write structs as arrays too, their
+// fields held by internal/state's testdata/snapshot_fields.golden;
+// snapshots of the first format, with field names, still restore.
+// Everything non-deterministic (IDs, timestamps) is decided before an entry
+// is proposed.
 //
 // The argument and reply types of the server's methods live in
 // <family>_endpoint.go, so the same values travel in-process and over

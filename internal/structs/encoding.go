@@ -8,15 +8,17 @@ import (
 	"github.com/hashicorp/go-msgpack/v2/codec"
 )
 
-// MsgpackHandle decodes raft log entries and encodes and decodes
-// snapshots and the client's local state. Decoded strings stay strings
-// and untyped maps become map[string]any so a decoded Task.Config looks
-// like the one that was encoded.
+// MsgpackHandle decodes raft log entries (state snapshots decode with its
+// settings and a read buffer: internal/state's restoreHandle), and
+// encodes and decodes the client's local state. Decoded strings stay
+// strings and untyped maps become map[string]any so a decoded Task.Config
+// looks like the one that was encoded.
 var MsgpackHandle = newMsgpackHandle(false)
 
-// StructArrayHandle encodes raft log entries (Encode) and RPCs: each
-// struct as an array of its fields in declaration order instead of a map
-// keyed by their names. The names were two thirds of a plan entry's
+// StructArrayHandle encodes raft log entries (Encode), RPCs and state
+// snapshots (internal/state's Persist): each struct as an array of its
+// fields in declaration order instead of a map keyed by their names.
+// The names were two thirds of a plan entry's
 // bytes and most of the time every server spent decoding it. Both
 // handles decode both forms, so entries and calls encoded with names
 // (by an earlier version) still decode.
