@@ -59,7 +59,10 @@
 // POST alike (handleWrite). Bodies are decoded strictly (unknown fields,
 // trailing data, bodies over 8 MiB -> 4xx naming the problem). Lists support
 // prefix, filter, per_page / next_token (the key of the next page's first
-// item: the ID, or namespace.id for jobs), reverse, and namespace=*. A
+// item: the ID, or namespace.id for jobs), reverse, and namespace=*; the
+// sub-listings (a job's, node's, eval's or deployment's allocs, a job's
+// evals, versions and deployments), namespaces and node pools apply none
+// of filter, per_page, next_token and reverse and refuse them by name. A
 // client-only agent serves /v1/client/* and /v1/agent/* itself and forwards
 // every other /v1 path to a server over its client's RPC connection (an
 // HTTP stream on the yamux session, server_forward_http.go): the caller's

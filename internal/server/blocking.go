@@ -80,6 +80,9 @@ func (s *Server) queryMeta(index uint64) QueryMeta {
 // whenever the table does.
 func readAtTable[T any](s *Server, ctx context.Context, q *QueryOptions, meta *QueryMeta, table string,
 	out *T, read func(memdb.WatchSet, *state.StateStore) (T, error)) error {
+	if err := refuseListOptions(q); err != nil {
+		return err
+	}
 	return s.blockingRead(ctx, q, meta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		var err error
 		*out, err = read(ws, st)

@@ -120,3 +120,22 @@ func pageFilter[T any](q *QueryOptions, also func(*T) bool) (state.MatchFunc[T],
 		return match(obj)
 	}, nil
 }
+
+// refuseListOptions refuses the list options (filter, per_page,
+// next_token, reverse) on a listing that does not apply them, naming the
+// first one set: a sub-listing (a job's, node's, eval's or deployment's
+// allocs, a job's evals, versions or deployments), namespaces, node pools.
+// Nomad ignores them there; Drover refuses what it does not act on.
+func refuseListOptions(q *QueryOptions) error {
+	switch {
+	case q.Filter != "":
+		return BadRequest("filter: this listing does not filter; list it whole")
+	case q.PerPage != 0:
+		return BadRequest("per_page: this listing is not paged")
+	case q.NextToken != "":
+		return BadRequest("next_token: this listing is not paged")
+	case q.Reverse:
+		return BadRequest("reverse: this listing has one order")
+	}
+	return nil
+}

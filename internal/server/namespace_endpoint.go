@@ -18,6 +18,9 @@ type NamespaceEndpoint struct{ srv *Server }
 // starts with it), "default" included.
 func (e *NamespaceEndpoint) List(ctx context.Context, args *structs.NamespaceListRequest) (*structs.NamespaceListResponse, error) {
 	reply := &structs.NamespaceListResponse{}
+	if err := refuseListOptions(&args.QueryOptions); err != nil {
+		return nil, err
+	}
 	err := e.srv.blockingRead(ctx, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
 		var err error
 		if reply.Namespaces, err = st.Namespaces(ws, args.Prefix); err == nil {

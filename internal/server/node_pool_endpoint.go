@@ -19,6 +19,9 @@ type NodePoolEndpoint struct{ srv *Server }
 // starting with it), built-ins included.
 func (e *NodePoolEndpoint) List(ctx context.Context, args *structs.NodePoolListRequest) (*structs.NodePoolListResponse, error) {
 	reply := &structs.NodePoolListResponse{}
+	if err := refuseListOptions(&args.QueryOptions); err != nil {
+		return nil, err
+	}
 	a, err := e.srv.auth.ResolveToken(args.AuthToken)
 	if err != nil {
 		return nil, err
