@@ -123,6 +123,13 @@ func (m *Method[E, A, P, R]) Name() string { return m.name }
 // method's rule, sends it to the leader when the route says so (the
 // leader's answer is the reply), and otherwise answers it here.
 func (m *Method[E, A, P, R]) Call(ctx context.Context, s *Server, args P) (*R, error) {
+	// A cluster is one region (federation is not built): a call
+	// addressed to another region is refused by name, where Nomad would
+	// forward it (or answer "No path to region"), never answered with
+	// this region's state.
+	if r := args.RequestRegion(); r != "" && r != s.config.Region {
+		return nil, BadRequest("region: %q is not this cluster's region %q (Drover does not federate regions)", r, s.config.Region)
+	}
 	if err := s.authorizeCall(&m.spec, args); err != nil {
 		return nil, err
 	}

@@ -48,6 +48,9 @@ func (q *QueryOptions) AllowStaleRead() bool { return q.AllowStale }
 // RequestNamespace is the namespace the request addresses.
 func (q *QueryOptions) RequestNamespace() string { return q.Namespace }
 
+// RequestRegion is the region the caller addressed ("" for the server's).
+func (q *QueryOptions) RequestRegion() string { return q.Region }
+
 // RequestToken is the caller's ACL secret.
 func (q *QueryOptions) RequestToken() string { return q.AuthToken }
 
@@ -90,6 +93,9 @@ func (w *WriteRequest) AllowStaleRead() bool { return false }
 // RequestNamespace is the namespace the request addresses.
 func (w *WriteRequest) RequestNamespace() string { return w.Namespace }
 
+// RequestRegion is the region the caller addressed ("" for the server's).
+func (w *WriteRequest) RequestRegion() string { return w.Region }
+
 // RequestToken is the caller's ACL secret.
 func (w *WriteRequest) RequestToken() string { return w.AuthToken }
 
@@ -105,4 +111,5 @@ type RPCInfo interface {
 	AllowStaleRead() bool
 	RequestNamespace() string
 	RequestToken() string
+	RequestRegion() string
 }
