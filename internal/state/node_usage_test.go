@@ -21,14 +21,7 @@ func TestNodeUsage_MatchesRecomputation(t *testing.T) {
 	for seed := range uint64(20) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 7))
-			s := newStore(t)
-			nodes := []string{"n1", "n2", "n3", "n4"}
-			for i, id := range nodes {
-				must(t, s.UpsertNode(uint64(i+1), mockNode(id)))
-			}
-			job := mockJob("web")
-			must(t, s.UpsertJob(10, 0, job))
-			job, _ = s.JobByID(nil, job.Namespace, job.ID)
+			s, nodes, job := randomWriteStore(t)
 			var ids []string
 			index := uint64(100)
 			for step := range 300 {
@@ -282,4 +275,18 @@ func TestNodeUsage_StoredValueNeverChanges(t *testing.T) {
 	if len(after.Allocs) != 2 || after.Used.CpuShares != 2*used.CpuShares {
 		t.Fatalf("after a second alloc: %+v", after)
 	}
+}
+
+// randomWriteStore is the start of the random write tests: a store with
+// nodes n1-n4 and the job "web" they write allocs of.
+func randomWriteStore(t *testing.T) (*StateStore, []string, *structs.Job) {
+	s := newStore(t)
+	nodes := []string{"n1", "n2", "n3", "n4"}
+	for i, id := range nodes {
+		must(t, s.UpsertNode(uint64(i+1), mockNode(id)))
+	}
+	job := mockJob("web")
+	must(t, s.UpsertJob(10, 0, job))
+	job, _ = s.JobByID(nil, job.Namespace, job.ID)
+	return s, nodes, job
 }

@@ -79,27 +79,23 @@ func (r *txnRows) wrote(table string, obj any, deleted bool) {
 	switch table {
 	case TableAllocs:
 		a := obj.(*structs.Allocation)
-		if deleted {
-			a = nil
-		}
-		r.allocs[obj.(*structs.Allocation).ID] = a
+		r.allocs[a.ID] = unlessDeleted(a, deleted)
 	case TableNodeUsage:
 		u := obj.(*structs.NodeUsage)
-		if deleted {
-			u = nil
-		}
-		r.usage[obj.(*structs.NodeUsage).NodeID] = u
+		r.usage[u.NodeID] = unlessDeleted(u, deleted)
 	case TableEvals:
 		e := obj.(*structs.Evaluation)
-		if deleted {
-			e = nil
-		}
-		r.evals[obj.(*structs.Evaluation).ID] = e
+		r.evals[e.ID] = unlessDeleted(e, deleted)
 	case TableJobs:
 		j := obj.(*structs.Job)
-		if deleted {
-			j = nil
-		}
-		r.jobs[structs.NamespacedID{Namespace: obj.(*structs.Job).Namespace, ID: obj.(*structs.Job).ID}] = j
+		r.jobs[structs.NamespacedID{Namespace: j.Namespace, ID: j.ID}] = unlessDeleted(j, deleted)
 	}
+}
+
+// unlessDeleted is the row a write left: obj, or nil for a removal.
+func unlessDeleted[T any](obj *T, deleted bool) *T {
+	if deleted {
+		return nil
+	}
+	return obj
 }

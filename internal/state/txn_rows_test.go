@@ -17,14 +17,7 @@ func TestTxnRows_MatchTransaction(t *testing.T) {
 	for seed := range uint64(10) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 11))
-			s := newStore(t)
-			nodes := []string{"n1", "n2", "n3", "n4"}
-			for i, id := range nodes {
-				must(t, s.UpsertNode(uint64(i+1), mockNode(id)))
-			}
-			job := mockJob("web")
-			must(t, s.UpsertJob(10, 0, job))
-			job, _ = s.JobByID(nil, job.Namespace, job.ID)
+			s, nodes, job := randomWriteStore(t)
 			var ids, evals []string
 			jobs := []string{"web", "api", "batch"}
 			index := uint64(100)
