@@ -36,9 +36,11 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	memProfile := fs.String("memprofile", "", "write a heap profile to this file once a run's state is in place (scenario f: after placing, before the snapshot; the last run's, with -count)")
 	raftTimings := fs.Bool("raft-timings", false, "after the table, print raft's timing summaries over the run (commit, log writes, replication round trips, FSM apply) for every server in this process")
 	count := fs.Int("count", 1, "run each scenario this many times; with more than one, a row after the runs gives the median rate (runs on a shared machine vary by a quarter or more)")
+	readGzip := fs.Bool("read-gzip", false, "scenario r: the clients ask for gzip, as the official client does (the bytes off the wire are counted, not unzipped)")
+	readPage := fs.Int("read-page", 0, "scenario r: the alloc and node listings ask per_page=N, each client walking the pages with next_token")
 	traceFile := fs.String("trace", "", "write an execution trace of the whole run to this file (go tool trace -pprof=sync|net|syscall|sched shows where goroutines wait)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: drover bench [-nodes 1000,5000,10000] [-scenario a,b,c,d,e,f,g,r] [-quick] [-servers 3] [-serial-plans] [-schedulers 2] [-count N] [-cpuprofile FILE] [-memprofile FILE] [-trace FILE] [-raft-timings]")
+		fmt.Fprintln(stderr, "Usage: drover bench [-nodes 1000,5000,10000] [-scenario a,b,c,d,e,f,g,r] [-quick] [-servers 3] [-serial-plans] [-schedulers 2] [-count N] [-cpuprofile FILE] [-memprofile FILE] [-trace FILE] [-raft-timings] [-read-gzip] [-read-page N]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -52,6 +54,18 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "drover bench:", err)
 		return 2
+	}
+	if *readPage < 0 {
+		fmt.Fprintf(stderr, "drover bench: -read-page: %d is not a page size\n", *readPage)
+		return 2
+	}
+	if *readGzip || *readPage > 0 {
+		for _, s := range specs {
+			if s.Scenario != bench.Reads {
+				fmt.Fprintf(stderr, "drover bench: -read-gzip and -read-page shape scenario r's load only, not scenario %s\n", s.Scenario)
+				return 2
+			}
+		}
 	}
 	for _, r := range []struct {
 		path  string
@@ -74,6 +88,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	printBenchHeader(stdout)
 	for _, spec := range specs {
 		spec.Servers, spec.SerialPlans, spec.Schedulers = *servers, *serialPlans, *schedulers
+		spec.ReadGzip, spec.ReadPage = *readGzip, *readPage
 		if *memProfile != "" {
 			spec.HeapProfile = func() error { return writeHeapProfile(*memProfile) }
 		}
@@ -158,6 +173,12 @@ func printBenchRow(w io.Writer, r *bench.Result) {
 			perRead = time.Duration(r.CPUCores * float64(r.Elapsed) / n)
 		}
 		notes = fmt.Sprintf("reads/s (p50/p99 in the eval columns); CPU %.2f cores, %s per read (server and load driver);", r.CPUCores, dur(perRead))
+		if r.ReadGzip {
+			notes += " gzip'd (sizes on the wire);"
+		}
+		if r.ReadPage > 0 {
+			notes += fmt.Sprintf(" alloc and node listings paged by %d;", r.ReadPage)
+		}
 		for _, s := range r.Reads {
 			notes += fmt.Sprintf(" %s %d p50 %s p99 %s %s/reply;", s.Endpoint, s.Count, dur(s.P50), dur(s.P99), kib(s.Bytes/int64(max(1, s.Count))))
 		}

@@ -288,7 +288,7 @@ func (a *Agent) serveHTTP() error {
 	baseCtx, cancel := context.WithCancel(context.Background())
 	a.httpCancel = cancel
 	a.http = &http.Server{
-		Handler:           limits.withDeadlines(withGzip(handler)),
+		Handler:           limits.withDeadlines(WithGzip(handler)),
 		BaseContext:       func(net.Listener) context.Context { return baseCtx },
 		ReadHeaderTimeout: limits.ReadHeader,
 		IdleTimeout:       limits.Idle,

@@ -9,9 +9,10 @@ import (
 	"sync"
 )
 
-// withGzip compresses replies for callers that send Accept-Encoding: gzip,
-// as Nomad's HTTP server does for its whole API (the official client
-// always asks, and unzips). Streams keep streaming: Flush flushes the
+// WithGzip compresses replies for callers that send Accept-Encoding:
+// gzip, as Nomad's HTTP server does for its whole API (the official
+// client always asks, and unzips). The agent's listener serves through
+// it, and so does drover bench's read load. Streams keep streaming: Flush flushes the
 // compressor (a sync flush) before the connection, so each event, log
 // frame or pprof chunk reaches the caller when it did before.
 //
@@ -26,7 +27,7 @@ import (
 // The request's Accept-Encoding is removed once the reply is to be
 // compressed here, so a handler that proxies the request (to a client
 // agent or a server) does not get a compressed reply to compress again.
-func withGzip(next http.Handler) http.Handler {
+func WithGzip(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodHead || r.Header.Get("Upgrade") != "" || !acceptsGzip(r.Header.Values("Accept-Encoding")) {
 			next.ServeHTTP(w, r)
@@ -111,6 +112,19 @@ func (w *gzipResponseWriter) Write(b []byte) (int, error) {
 		return w.gz.Write(b)
 	}
 	return w.ResponseWriter.Write(b)
+}
+
+// ReadFrom sends src through the compressor, or, for a reply not
+// compressed here (a cached reply kept gzip'd), through the connection's
+// own ReadFrom, which sends a file with sendfile(2).
+func (w *gzipResponseWriter) ReadFrom(src io.Reader) (int64, error) {
+	if !w.decided {
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.gz != nil {
+		return io.Copy(w.gz, src)
+	}
+	return io.Copy(w.ResponseWriter, src)
 }
 
 // FlushError sends what was written so far (http.ResponseController's

@@ -41,6 +41,7 @@ type replyCache struct {
 	tick    uint64 // LRU clock
 	hits    int64
 	misses  int64
+	gzips   int64       // replies gzip'd for keeping (list_reply_gzip.go)
 	off     atomic.Bool // tests: every request builds its reply
 	seed    maphash.Seed
 	fills   [64]sync.Mutex // one fill at a time per request shape
@@ -65,11 +66,29 @@ type replyEntry struct {
 	// under replyCache.mu.
 	refs    int
 	dropped bool
+	// gz is the reply gzip'd, made by the first request that asks for
+	// gzip and kept beside the plain reply (under replyCache.mu); gzMu
+	// makes one request compress it while the others wait for it.
+	gzMu sync.Mutex
+	gz   *gzipReply
+}
+
+// gzipReply is a kept reply gzip'd at BestSpeed, as WithGzip would
+// compress it for the request: on the heap, or in a memory file when the
+// plain reply is in one.
+type gzipReply struct {
+	body []byte
+	file *os.File
+	size int64
 }
 
 // cost is what an entry counts against the budget.
 func (e *replyEntry) cost(key string) int64 {
-	return e.size + int64(len(key)+len(e.nextToken)) + 64
+	n := e.size + int64(len(key)+len(e.nextToken)) + 64
+	if e.gz != nil {
+		n += e.gz.size
+	}
+	return n
 }
 
 func newReplyCache(maxBytes int64) *replyCache {
@@ -121,9 +140,16 @@ func (c *replyCache) drop(e *replyEntry) {
 }
 
 func (c *replyCache) closeUnused(e *replyEntry) {
-	if e.dropped && e.refs == 0 && e.file != nil {
+	if !e.dropped || e.refs != 0 {
+		return
+	}
+	if e.file != nil {
 		_ = e.file.Close()
 		e.file = nil
+	}
+	if e.gz != nil && e.gz.file != nil {
+		_ = e.gz.file.Close()
+		e.gz.file = nil
 	}
 }
 
@@ -152,6 +178,12 @@ func (c *replyCache) put(key string, e *replyEntry) {
 	e.used = c.tick
 	c.entries[key] = e
 	c.bytes += size
+	c.evict()
+}
+
+// evict drops the least recently used entries until the cache is within
+// its budget (under c.mu).
+func (c *replyCache) evict() {
 	for c.bytes > c.max {
 		var lruKey string
 		var lru *replyEntry
@@ -178,13 +210,13 @@ func (c *replyCache) reset() {
 
 // replyCacheStats are the whole-reply cache's counters.
 type replyCacheStats struct {
-	Bytes, Entries, Hits, Misses int64
+	Bytes, Entries, Hits, Misses, Gzips int64
 }
 
 func (c *replyCache) stats() replyCacheStats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return replyCacheStats{Bytes: c.bytes, Entries: int64(len(c.entries)), Hits: c.hits, Misses: c.misses}
+	return replyCacheStats{Bytes: c.bytes, Entries: int64(len(c.entries)), Hits: c.hits, Misses: c.misses, Gzips: c.gzips}
 }
 
 // replyKey names a list request's shape: its path and every query
@@ -241,14 +273,14 @@ func (h *HTTPServer) cachedList(w http.ResponseWriter, r *http.Request, tables [
 	// caller's index is sent at once.
 	if index := st.MaxTableIndex(tables...); index > minIndex {
 		if e := c.get(key, index); e != nil {
-			h.writeCached(w, r, e, true)
+			h.writeCached(w, r, key, e, true)
 			return nil, nil
 		}
 		fill := c.fillLock(key)
 		fill.Lock()
 		if e := c.peek(key, st.MaxTableIndex(tables...)); e != nil {
 			fill.Unlock()
-			h.writeCached(w, r, e, true)
+			h.writeCached(w, r, key, e, true)
 			return nil, nil
 		}
 		e, out, err := c.fill(w, r, key, build)
@@ -256,7 +288,7 @@ func (h *HTTPServer) cachedList(w http.ResponseWriter, r *http.Request, tables [
 		if e == nil {
 			return out, err
 		}
-		h.writeCached(w, r, e, false)
+		h.writeCached(w, r, key, e, false)
 		return nil, nil
 	}
 	out, err := build() // blocks until the tables pass minIndex
@@ -270,7 +302,7 @@ func (h *HTTPServer) cachedList(w http.ResponseWriter, r *http.Request, tables [
 	if e == nil {
 		return out, err
 	}
-	h.writeCached(w, r, e, false)
+	h.writeCached(w, r, key, e, false)
 	return nil, nil
 }
 
@@ -324,28 +356,39 @@ func (c *replyCache) fill(w http.ResponseWriter, r *http.Request, key string, bu
 }
 
 // writeCached sends e's body, with its query metadata when meta (a
-// reply built just now has it set already).
-func (h *HTTPServer) writeCached(w http.ResponseWriter, r *http.Request, e *replyEntry, meta bool) {
+// reply built just now has it set already): gzip'd, from the copy kept
+// beside it, when WithGzip would compress it.
+func (h *HTTPServer) writeCached(w http.ResponseWriter, r *http.Request, key string, e *replyEntry, meta bool) {
 	defer h.replies.release(e)
 	if meta {
 		setMeta(w, metaOf(h, e))
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.FormatInt(e.size, 10))
+	body, file, size := e.body, e.file, e.size
+	if compressingWriter(w) != nil {
+		if g, err := h.replies.gzipped(key, e); err == nil {
+			// WithGzip leaves a reply with its own encoding as it is.
+			w.Header().Set("Content-Encoding", "gzip")
+			body, file, size = g.body, g.file, g.size
+		} else {
+			h.log.Debug("http: gzip a cached reply", "path", r.URL.Path, "error", err)
+		}
+	}
+	w.Header().Set("Content-Length", strconv.FormatInt(size, 10))
 	var err error
 	switch {
-	case e.file == nil:
-		_, err = w.Write(e.body)
+	case file == nil:
+		_, err = w.Write(body)
 	default:
 		// A file of its own lets http.ResponseWriter's ReadFrom send
 		// it with sendfile; failing that, the shared one is read at
 		// offsets.
 		var f *os.File
-		if f, err = openReplyFile(e.file); err == nil {
+		if f, err = openReplyFile(file); err == nil {
 			_, err = io.Copy(w, f)
 			f.Close()
 		} else {
-			_, err = io.Copy(w, io.NewSectionReader(e.file, 0, e.size))
+			_, err = io.Copy(w, io.NewSectionReader(file, 0, size))
 		}
 	}
 	if err != nil {

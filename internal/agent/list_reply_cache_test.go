@@ -24,6 +24,8 @@ type listReply struct {
 	index, next string
 	contentType string
 	body        string
+	// gzipped: the reply came gzip'd and Go's client unzipped it.
+	gzipped bool
 }
 
 func getList(t *testing.T, a *Agent, path, token string) listReply {
@@ -55,7 +57,7 @@ func getListEncoded(t *testing.T, a *Agent, path, token, encoding string) listRe
 		t.Fatal(err)
 	}
 	return listReply{status: resp.StatusCode, index: resp.Header.Get("X-Nomad-Index"),
-		next: resp.Header.Get("X-Nomad-NextToken"), contentType: resp.Header.Get("Content-Type"), body: string(b)}
+		next: resp.Header.Get("X-Nomad-NextToken"), contentType: resp.Header.Get("Content-Type"), body: string(b), gzipped: resp.Uncompressed}
 }
 
 // listPaths are every list endpoint of routes.go, in the shapes a caller
@@ -168,9 +170,9 @@ func checkListReplies(t *testing.T, a *Agent, round string, stale bool, paths, t
 						}
 					}
 					if got != want {
-						t.Errorf("%s, %s, token %d, encoding %q: GET %s\n got %d index %s next %q type %q: %s\nwant %d index %s next %q type %q: %s",
-							round, pass, ti, enc, path, got.status, got.index, got.next, got.contentType, got.body,
-							want.status, want.index, want.next, want.contentType, want.body)
+						t.Errorf("%s, %s, token %d, encoding %q: GET %s\n got %d index %s next %q type %q gzip'd %v: %s\nwant %d index %s next %q type %q gzip'd %v: %s",
+							round, pass, ti, enc, path, got.status, got.index, got.next, got.contentType, got.gzipped, got.body,
+							want.status, want.index, want.next, want.contentType, want.gzipped, want.body)
 					}
 				}
 			}

@@ -163,6 +163,49 @@ func checkResult(t *testing.T, r *Result) {
 	}
 }
 
+// TestReadsGzipAndPaged: scenario r's gzip'd and paged load asks what it
+// says: gzip'd replies are smaller on the wire than plain ones, and paged
+// alloc and node listings are walked to their last page and started over.
+func TestReadsGzipAndPaged(t *testing.T) {
+	spec, err := DefaultSpec(Reads, 50, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.shrink(10)
+	plain, err := Run(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 500 allocs in 13 pages, 50 nodes in 2; long enough for every
+	// client to reach the last alloc page.
+	spec.ReadGzip, spec.ReadPage, spec.Window = true, 40, time.Second
+	shaped, err := Run(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkResult(t, shaped)
+	perReply := func(r *Result, kind string) (float64, ReadStat) {
+		for _, s := range r.Reads {
+			if s.Endpoint == kind {
+				return float64(s.Bytes) / float64(s.Count), s
+			}
+		}
+		t.Fatalf("no %s reads in %+v", kind, r.Reads)
+		return 0, ReadStat{}
+	}
+	for _, kind := range ReadEndpoints {
+		p, ps := perReply(plain, kind)
+		g, gs := perReply(shaped, kind)
+		if g >= p {
+			t.Errorf("%s: %.0f B per gzip'd (or paged) reply, %.0f B plain", kind, g, p)
+		}
+		paged := kind == "allocations" || kind == "nodes"
+		if ps.LastPages != 0 || paged != (gs.LastPages > 0 && gs.LastPages < gs.Count) {
+			t.Errorf("%s: %d of %d replies were a last page (plain: %d)", kind, gs.LastPages, gs.Count, ps.LastPages)
+		}
+	}
+}
+
 func TestDefaultSpec(t *testing.T) {
 	for sc, want := range map[string]int{ManyJobs: 10_000, BigJobs: 10_000, OneHugeJob: 50_000} {
 		s, err := DefaultSpec(sc, 1000, false)

@@ -22,6 +22,21 @@
 // rate). BenchmarkDevServerEvalHeap (evalheap.go) measures the dev server's
 // heap per stored eval.
 //
+// -scenario r -nodes 5000 (reads.go) places 200 jobs x 250, then serves the
+// agent's HTTP handler (NewHTTPServer behind WithGzip, as the agent's
+// listener) on loopback to 20 clients, each cycling through /v1/jobs,
+// /v1/job/:id, /v1/allocations, /v1/nodes and a blocking query whose index
+// has passed, for 20 s: reads/s, p50/p99 and bytes per reply for each
+// endpoint, and the process's CPU per read (server and load driver share
+// the process and its cores). The clients read each body to the end and
+// decode nothing. In this shape a whole /v1/allocations reply is 32 MB
+// (50,000 allocs), and moving those bytes through loopback is nearly all
+// of the CPU. -read-gzip makes the clients ask for gzip as the official
+// client does (about 4.4 MB on the wire; counted there, not unzipped), and
+// -read-page N makes the alloc and node listings ask per_page=N, each
+// client walking the pages with next_token (N=700 gives about 450 KB per
+// alloc page).
+//
 // # Real servers
 //
 // drover bench -servers 3 (servers.go) runs the scenarios on real servers

@@ -7,7 +7,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	neturl "net/url"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -27,8 +29,11 @@ var ReadEndpoints = []string{"jobs", "job", "allocations", "nodes", "blocking"}
 type ReadStat struct {
 	Endpoint string
 	Count    int
-	Bytes    int64 // response bytes, summed
-	P50, P99 time.Duration
+	Bytes    int64 // response bytes, summed (on the wire: gzip'd with ReadGzip)
+	// LastPages counts the replies of a paged listing (ReadPage) that
+	// were its last page, after which the client starts over.
+	LastPages int
+	P50, P99  time.Duration
 }
 
 // runReads places the spec's jobs, then serves the agent's HTTP API on
@@ -52,14 +57,19 @@ func runReads(c *Cluster, res *Result) error {
 	}
 	h := agent.NewHTTPServer(c.Srv, nil, agent.AgentInfo{Name: "bench", Region: "global", Datacenter: "dc1"},
 		slog.New(slog.NewTextHandler(io.Discard, nil)))
-	hs := &http.Server{Handler: h}
+	// As the agent serves it: gzip for a caller that asks.
+	hs := &http.Server{Handler: agent.WithGzip(h)}
 	go func() { _ = hs.Serve(ln) }()
 	defer hs.Close()
 	base := "http://" + ln.Addr().String()
-	// Compression off: on loopback it only spends CPU on both sides.
+	// Compression off unless ReadGzip: then the clients ask for it
+	// themselves, so Go's transport leaves the body compressed.
 	tr := &http.Transport{MaxIdleConnsPerHost: readClients, DisableCompression: true}
 	defer tr.CloseIdleConnections()
 	hc := &http.Client{Transport: tr, Timeout: time.Minute}
+	// pages[client][kind] is the next_token of the client's next page
+	// of a paged listing ("" the first page).
+	pages := make([]map[string]string, readClients)
 	urls := func(client, i int) (string, string) {
 		kind := ReadEndpoints[(client+i)%len(ReadEndpoints)]
 		job := jobID((client*7 + i) % res.Jobs)
@@ -68,10 +78,15 @@ func runReads(c *Cluster, res *Result) error {
 			return kind, base + "/v1/jobs"
 		case "job":
 			return kind, base + "/v1/job/" + job
-		case "allocations":
-			return kind, base + "/v1/allocations"
-		case "nodes":
-			return kind, base + "/v1/nodes"
+		case "allocations", "nodes":
+			url := base + "/v1/" + kind
+			if res.ReadPage > 0 {
+				url += "?per_page=" + strconv.Itoa(res.ReadPage)
+				if next := pages[client][kind]; next != "" {
+					url += "&next_token=" + neturl.QueryEscape(next)
+				}
+			}
+			return kind, url
 		default:
 			return kind, base + "/v1/job/" + job + "?index=1&wait=5s"
 		}
@@ -80,6 +95,7 @@ func runReads(c *Cluster, res *Result) error {
 		kind  string
 		lat   time.Duration
 		bytes int64
+		last  bool // a paged listing's last page
 	}
 	results := make([][]sample, readClients)
 	ctx, cancel := context.WithTimeout(context.Background(), res.Window)
@@ -90,12 +106,21 @@ func runReads(c *Cluster, res *Result) error {
 	startCPU, start := cpuTime(), time.Now()
 	for cl := range readClients {
 		wg.Add(1)
+		pages[cl] = map[string]string{}
 		go func() {
 			defer wg.Done()
 			for i := 0; ctx.Err() == nil; i++ {
 				kind, url := urls(cl, i)
+				req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, url, nil)
+				if err != nil {
+					errOnce.Do(func() { firstErr = err })
+					return
+				}
+				if res.ReadGzip {
+					req.Header.Set("Accept-Encoding", "gzip")
+				}
 				t0 := time.Now()
-				resp, err := hc.Get(url)
+				resp, err := hc.Do(req)
 				if err != nil {
 					errOnce.Do(func() { firstErr = err })
 					return
@@ -106,7 +131,12 @@ func runReads(c *Cluster, res *Result) error {
 					errOnce.Do(func() { firstErr = fmt.Errorf("GET %s: status %d, %v", url, resp.StatusCode, err) })
 					return
 				}
-				results[cl] = append(results[cl], sample{kind, time.Since(t0), n})
+				s := sample{kind: kind, lat: time.Since(t0), bytes: n}
+				if res.ReadPage > 0 && (kind == "allocations" || kind == "nodes") {
+					pages[cl][kind] = resp.Header.Get("X-Nomad-NextToken")
+					s.last = pages[cl][kind] == ""
+				}
+				results[cl] = append(results[cl], s)
 			}
 		}()
 	}
@@ -128,6 +158,9 @@ func runReads(c *Cluster, res *Result) error {
 			}
 			st.Count++
 			st.Bytes += s.bytes
+			if s.last {
+				st.LastPages++
+			}
 			lats[s.kind] = append(lats[s.kind], s.lat)
 			all = append(all, s.lat)
 		}

@@ -50,6 +50,15 @@ type Spec struct {
 	// Schedulers is the scheduling workers per server; 0 means
 	// numSchedulers (2, as on a 2-core server).
 	Schedulers int
+	// ReadGzip makes scenario r's clients ask for gzip, as the official
+	// client does; they count the compressed bytes off the wire and do
+	// not unzip them (nor decode the JSON, compressed or not): the load
+	// measures the server.
+	ReadGzip bool
+	// ReadPage, if positive, makes scenario r's alloc and node listings
+	// ask per_page=ReadPage, each client walking the pages with
+	// next_token over its successive reads and starting over at the end.
+	ReadPage int
 	// HeapProfile, if set, is called once the run's state is in place and
 	// its live heap measured, while the servers still hold it (drover
 	// bench -memprofile writes the heap profile there).

@@ -1,0 +1,148 @@
+package agent
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"net/http"
+	"strconv"
+	"testing"
+
+	"github.com/hashicorp/nomad/api"
+)
+
+// getRaw GETs path asking for encoding itself, so Go's client leaves the
+// body as it came over the wire.
+func getRaw(t *testing.T, a *Agent, path, encoding string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest("GET", "http://"+a.HTTPAddr()+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept-Encoding", encoding)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, b
+}
+
+func gunzip(t *testing.T, b []byte) []byte {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("not gzip: %v", err)
+	}
+	out, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatalf("bad gzip: %v", err)
+	}
+	return out
+}
+
+// TestListReplyCache_GzipKeptOnce: a cached listing asked for gzip goes
+// out gzip'd (Content-Encoding, a Content-Length that is the wire's, the
+// plain reply's bytes once unzipped), compressed once per kept reply and
+// not on every request, its compressed bytes counted in the cache's
+// budget; a change makes a new reply, compressed again. Both where the
+// kept replies live on the heap and in memory files.
+func TestListReplyCache_GzipKeptOnce(t *testing.T) {
+	for _, inFile := range []bool{false, true} {
+		t.Run("file="+strconv.FormatBool(inFile), func(t *testing.T) {
+			a, c := testAgent(t, allSchedulers)
+			if inFile {
+				a.httpHandler.replies.fileMin.Store(1)
+			}
+			seedListCluster(t, a, c)
+			cache := a.httpHandler.replies
+			for _, path := range []string{"/v1/allocations", "/v1/jobs?namespace=*", "/v1/nodes"} {
+				cache.reset()
+				plainResp, plain := getRaw(t, a, path, "identity")
+				if plainResp.StatusCode != 200 || plainResp.Header.Get("Content-Encoding") != "" {
+					t.Fatalf("GET %s plain: %d %q", path, plainResp.StatusCode, plainResp.Header.Get("Content-Encoding"))
+				}
+				before := cache.stats()
+				for i := range 3 {
+					resp, wire := getRaw(t, a, path, "gzip")
+					if resp.StatusCode != 200 || resp.Header.Get("Content-Encoding") != "gzip" || resp.Header.Get("Vary") != "Accept-Encoding" {
+						t.Fatalf("GET %s #%d: %d encoding %q vary %q", path, i, resp.StatusCode, resp.Header.Get("Content-Encoding"), resp.Header.Get("Vary"))
+					}
+					if cl := resp.Header.Get("Content-Length"); cl != strconv.Itoa(len(wire)) {
+						t.Fatalf("GET %s #%d: Content-Length %s for %d bytes", path, i, cl, len(wire))
+					}
+					if got := gunzip(t, wire); !bytes.Equal(got, plain) {
+						t.Fatalf("GET %s #%d: unzipped\n%s\nwant\n%s", path, i, got, plain)
+					}
+					if resp.Header.Get("X-Nomad-Index") != plainResp.Header.Get("X-Nomad-Index") {
+						t.Fatalf("GET %s: index %s, plain %s", path, resp.Header.Get("X-Nomad-Index"), plainResp.Header.Get("X-Nomad-Index"))
+					}
+					if i == 0 {
+						if s := cache.stats(); s.Bytes != before.Bytes+int64(len(wire)) {
+							t.Fatalf("GET %s: the gzip'd copy's %d bytes are not counted: %d then %d", path, len(wire), before.Bytes, s.Bytes)
+						}
+					}
+				}
+				if s := cache.stats(); s.Gzips-before.Gzips != 1 || s.Hits-before.Hits != 3 {
+					t.Fatalf("GET %s: %d compressions and %d hits for 3 gzip'd reads of one kept reply", path, s.Gzips-before.Gzips, s.Hits-before.Hits)
+				}
+			}
+			// A change: a new reply, compressed anew, with the new job in it.
+			resp, _, err := c.Jobs().Register(testAPIJob("web3"), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			waitEvalDone(t, c, resp.EvalID)
+			before := cache.stats()
+			_, wire := getRaw(t, a, "/v1/jobs?namespace=*", "gzip")
+			_, plain := getRaw(t, a, "/v1/jobs?namespace=*", "identity")
+			if got := gunzip(t, wire); !bytes.Equal(got, plain) || !bytes.Contains(got, []byte(`"web3"`)) {
+				t.Fatalf("after a change, unzipped\n%s\nwant\n%s", got, plain)
+			}
+			if s := cache.stats(); s.Gzips-before.Gzips != 1 {
+				t.Fatalf("after a change: %d compressions", s.Gzips-before.Gzips)
+			}
+			// The official client (gzip, unzipped by Go's transport) reads it.
+			jobs, _, err := c.Jobs().List(&api.QueryOptions{Namespace: "*"})
+			if err != nil || len(jobs) != 3 {
+				t.Fatalf("official client: %d jobs, %v", len(jobs), err)
+			}
+		})
+	}
+}
+
+// TestReplyCache_GzipFileClosedWithEntry: the gzip'd copy of a reply in
+// a memory file is closed with the reply, once dropped and unused, and
+// leaves the budget with it.
+func TestReplyCache_GzipFileClosedWithEntry(t *testing.T) {
+	f, err := newReplyFile(func(w io.Writer) error { _, err := io.WriteString(w, `["x","x","x"]`); return err })
+	if err != nil {
+		t.Skipf("no memory files here: %v", err)
+	}
+	c := newReplyCache(1 << 20)
+	c.put("k", &replyEntry{index: 7, file: f, size: 13})
+	e := c.get("k", 7)
+	g, err := c.gzipped("k", e)
+	if err != nil || g.file == nil {
+		t.Fatalf("gzipped: %+v, %v", g, err)
+	}
+	if s := c.stats(); s.Bytes != e.cost("k") || s.Bytes < 13+g.size {
+		t.Fatalf("budget %d for a 13-byte reply and its %d-byte gzip", s.Bytes, g.size)
+	}
+	gf := g.file
+	c.reset()
+	if s := c.stats(); s.Bytes != 0 {
+		t.Fatalf("budget %d after reset", s.Bytes)
+	}
+	if _, err := gf.Stat(); err != nil {
+		t.Fatal("the gzip'd file was closed under a request")
+	}
+	c.release(e)
+	if _, err := gf.Stat(); err == nil || g.file != nil {
+		t.Fatal("the dropped reply's gzip'd file is still open after its last send")
+	}
+}
