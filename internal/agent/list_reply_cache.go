@@ -28,11 +28,12 @@ const replyCacheBytes = 128 << 20
 // unchanged listing is one write of cached bytes, without walking the
 // state store.
 //
-// It serves only callers who see every object (ACLs off, or a management
-// token), and only on an established leader (a follower forwards or
-// waits for its log to catch up, and a new leader for its barrier, so
-// their local tables may be behind the answer). Other
-// callers go the uncached way, to the endpoint.
+// With ACLs on, an entry is kept for the caller's view of the listing
+// (list_reply_view.go), not its token: callers who see the same see one
+// entry, and a caller the endpoint refuses goes the uncached way. It
+// serves only on an established leader (a follower forwards or waits
+// for its log to catch up, and a new leader for its barrier, so their
+// local tables may be behind the answer).
 type replyCache struct {
 	mu      sync.Mutex
 	entries map[string]*replyEntry
@@ -189,26 +190,20 @@ func (c *replyCache) stats() replyCacheStats {
 
 // replyKey names a list request's shape: its path and every query
 // parameter but the blocking ones (index, wait), which change when the
-// reply is sent, not what it is. url.Values.Encode sorts by name.
-func replyKey(r *http.Request) string {
+// reply is sent, not what it is (url.Values.Encode sorts by name), and
+// the caller's view (replyView; "" for the unfiltered one).
+func replyKey(r *http.Request, view string) string {
 	q := r.URL.Query()
 	q.Del("index")
 	q.Del("wait")
-	if len(q) == 0 {
-		return r.URL.Path
+	key := r.URL.Path
+	if len(q) != 0 {
+		key += "?" + q.Encode()
 	}
-	return r.URL.Path + "?" + q.Encode()
-}
-
-// seesEverything reports whether the caller's listing is the unfiltered
-// one: ACLs are off, or its token is a management token.
-func (h *HTTPServer) seesEverything(r *http.Request) bool {
-	au := h.srv.Auth()
-	if !au.ACLEnabled() {
-		return true
+	if view != "" {
+		key += "\x00" + view // no query's encoding has a NUL
 	}
-	a, err := au.ResolveToken(requestToken(r))
-	return err == nil && a != nil && a.IsManagement()
+	return key
 }
 
 // cachedList answers a list request from the whole-reply cache when it
@@ -225,7 +220,11 @@ func (h *HTTPServer) cachedList(w http.ResponseWriter, r *http.Request, tables [
 	c := h.replies
 	// Only a leader past its leadership barrier answers from its own
 	// state (server.forward); LeaderActive comes after that barrier.
-	if c == nil || c.off.Load() || h.srv == nil || !h.srv.IsLeader() || !h.srv.LeaderActive() || !h.seesEverything(r) {
+	if c == nil || c.off.Load() || h.srv == nil || !h.srv.IsLeader() || !h.srv.LeaderActive() {
+		return build()
+	}
+	view, ok := h.replyView(r)
+	if !ok {
 		return build()
 	}
 	// The query options the endpoint would refuse (a bad wait, say, which
@@ -235,7 +234,7 @@ func (h *HTTPServer) cachedList(w http.ResponseWriter, r *http.Request, tables [
 		return build()
 	}
 	minIndex := q.MinQueryIndex
-	key := replyKey(r)
+	key := replyKey(r, view)
 	st := h.srv.State()
 	// The same test the blocking query makes: an answer past the
 	// caller's index is sent at once.
