@@ -29,6 +29,8 @@ var viewPolicies = map[string]string{
 	"glob-pr":   `namespace "pr*" { policy = "read" }`,
 	"list-only": `namespace "default" { capabilities = ["list-jobs"] }`, // no read-job, no node read: 403s
 	"named":     `namespace "default" { policy = "read" }` + "\n" + `namespace "prod" { policy = "read" }`,
+	// Sees what "all" sees until a namespace tmp appears.
+	"not-tmp": `namespace "*" { policy = "read" }` + "\n" + `namespace "tmp" { policy = "deny" }`,
 }
 
 func newViewCluster(t *testing.T) *viewCluster {
@@ -64,7 +66,7 @@ func newViewCluster(t *testing.T) *viewCluster {
 // secrets are the tokens' secrets, the anonymous caller's ("") last.
 func (v *viewCluster) secrets() []string {
 	var out []string
-	for _, name := range []string{"root", "prod-a", "prod-b", "all", "not-prod", "glob-pr", "list-only", "named"} {
+	for _, name := range []string{"root", "prod-a", "prod-b", "all", "not-prod", "glob-pr", "list-only", "named", "not-tmp"} {
 		out = append(out, v.tokens[name].SecretID)
 	}
 	return append(out, "")
