@@ -31,9 +31,11 @@ const replyCacheBytes = 128 << 20
 // With ACLs on, an entry is kept for the caller's view of the listing
 // (list_reply_view.go), not its token: callers who see the same see one
 // entry, and a caller the endpoint refuses goes the uncached way. It
-// serves only on an established leader (a follower forwards or waits
-// for its log to catch up, and a new leader for its barrier, so their
-// local tables may be behind the answer).
+// serves only where the endpoint answers from this server's own state
+// (answersLocally): on an established leader, and on any server that
+// has replayed its log for a stale read (a follower otherwise forwards,
+// and a new leader waits for its barrier, so their local tables may be
+// behind the answer).
 type replyCache struct {
 	mu      sync.Mutex
 	entries map[string]*replyEntry
@@ -218,9 +220,7 @@ func replyKey(r *http.Request, view string) string {
 func (h *HTTPServer) cachedList(w http.ResponseWriter, r *http.Request, tables []string,
 	build func() (any, error)) (any, error) {
 	c := h.replies
-	// Only a leader past its leadership barrier answers from its own
-	// state (server.forward); LeaderActive comes after that barrier.
-	if c == nil || c.off.Load() || h.srv == nil || !h.srv.IsLeader() || !h.srv.LeaderActive() {
+	if c == nil || c.off.Load() || h.srv == nil || !h.answersLocally(r) {
 		return build()
 	}
 	view, ok := h.replyView(r)

@@ -108,3 +108,17 @@ func (h *HTTPServer) namespacesView(a *acl.ACL, capability string) (string, bool
 	b.WriteString(elsewhere)
 	return b.String(), true
 }
+
+// answersLocally reports whether the endpoint answers r from this
+// server's own state, as server.forward decides: a leader past its
+// leadership barrier (LeaderActive comes after it) answers every read;
+// any server that has replayed the raft log it had at start answers a
+// stale one (?stale), its reply's index its own tables', its
+// LastContact and KnownLeader its own (metaOf, as server.queryMeta).
+func (h *HTTPServer) answersLocally(r *http.Request) bool {
+	if h.srv.IsLeader() && h.srv.LeaderActive() {
+		return true
+	}
+	q, err := parseQuery(r)
+	return err == nil && q.AllowStale && h.srv.AnswersStaleReads()
+}

@@ -3,6 +3,7 @@ package agent
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/nomad/api"
 
@@ -254,4 +255,103 @@ func TestListReplyCache_ViewChangesTakeEffect(t *testing.T) {
 		t.Fatalf("named token sees the deleted namespace's allocs: %s", r.body)
 	}
 	check("after the namespace's deletion")
+}
+
+// TestListReplyCache_FollowerStaleAsUncached: a follower answers a
+// stale listing from its own state and cache, for every view, the same
+// status, index, next token and bytes as its uncached stale path, cold,
+// warm and after changes (a policy update and new allocs, replicated);
+// a listing that is not stale is forwarded, never answered from its
+// cache.
+func TestListReplyCache_FollowerStaleAsUncached(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a 3-server cluster")
+	}
+	aclOn := func(cfg *config.Config) {
+		allSchedulers(cfg)
+		cfg.ACL.Enabled = true
+	}
+	s1 := startClusterServerWith(t, "s1", t.TempDir(), nil, aclOn)
+	join := []string{s1.agent.Server().SerfAddr()}
+	nodes := []*clusterNode{s1, startClusterServerWith(t, "s2", t.TempDir(), join, aclOn), startClusterServerWith(t, "s3", t.TempDir(), join, aclOn)}
+	leader := waitForLeader(t, nodes, 3)
+	f := follower(nodes, leader)
+	c := leader.api
+	root, _, err := c.ACLTokens().Bootstrap(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetSecretID(root.SecretID)
+	ids := seedListCluster(t, leader.agent, c)
+	secrets := []string{root.SecretID}
+	for _, name := range []string{"prod-a", "not-prod", "glob-pr", "list-only"} {
+		if _, err := c.ACLPolicies().Upsert(&api.ACLPolicy{Name: name, Rules: viewPolicies[name]}, nil); err != nil {
+			t.Fatal(err)
+		}
+		tok, _, err := c.ACLTokens().Create(&api.ACLToken{Type: "client", Policies: []string{name}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		secrets = append(secrets, tok.SecretID)
+	}
+	secrets = append(secrets, "")
+	var paths []string
+	for _, p := range cachedListPaths(ids) {
+		if strings.Contains(p, "?") {
+			paths = append(paths, p+"&stale")
+		} else {
+			paths = append(paths, p+"?stale")
+		}
+	}
+	paths = append(paths, "/v1/allocations?stale=true&namespace=*")
+	// The follower has the last write (the last token) before the
+	// comparison: a reply of an older index is read again anyway.
+	waitFor(t, "the follower to catch up", 10*time.Second, func() (bool, string) {
+		return f.agent.Server().State().LatestIndex() >= leader.agent.Server().State().LatestIndex(), "behind"
+	})
+	checkListReplies(t, f.agent, "first", false, paths, secrets)
+	if s := f.agent.httpHandler.replies.stats(); s.Hits == 0 {
+		t.Fatalf("the follower's stale listings never hit its cache: %+v", s)
+	}
+	if _, err := c.ACLPolicies().Upsert(&api.ACLPolicy{Name: "prod-a",
+		Rules: viewPolicies["prod-a"] + "\n" + `namespace "default" { policy = "read" }`}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Allocations().Stop(&api.Allocation{ID: ids["alloc"]}, nil); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the follower to catch up", 10*time.Second, func() (bool, string) {
+		return f.agent.Server().State().LatestIndex() >= leader.agent.Server().State().LatestIndex(), "behind"
+	})
+	checkListReplies(t, f.agent, "after a change", true, paths, secrets)
+
+	// Not stale: forwarded, the follower's cache untouched.
+	before := f.agent.httpHandler.replies.stats()
+	for _, path := range []string{"/v1/allocations", "/v1/jobs?namespace=*", "/v1/nodes", "/v1/nodes?stale=false"} {
+		if r := getList(t, f.agent, path, root.SecretID); r.status != 200 {
+			t.Fatalf("GET %s: %d %s", path, r.status, r.body)
+		}
+	}
+	if after := f.agent.httpHandler.replies.stats(); after.Hits != before.Hits || after.Misses != before.Misses {
+		t.Fatalf("a forwarded listing used the follower's cache: %+v then %+v", before, after)
+	}
+
+	// Alone, without a leader: stale listings still answer, from the
+	// cache, saying no leader is known (X-Nomad-KnownLeader false).
+	for _, n := range nodes {
+		if n != f {
+			n.stop()
+		}
+	}
+	waitFor(t, "the follower to lose its leader", 20*time.Second, func() (bool, string) {
+		return f.agent.Server().Leader() == "", "still has one"
+	})
+	hits := f.agent.httpHandler.replies.stats().Hits
+	checkListReplies(t, f.agent, "without a leader", true, paths, secrets)
+	if f.agent.httpHandler.replies.stats().Hits == hits {
+		t.Fatal("no stale listing without a leader hit the cache")
+	}
+	if r := getList(t, f.agent, "/v1/allocations?stale", root.SecretID); r.status != 200 || r.knownLeader != "false" {
+		t.Fatalf("stale listing without a leader: %d, known leader %q", r.status, r.knownLeader)
+	}
 }
