@@ -82,7 +82,8 @@
 // allowed, with acl.NamespaceOperationElsewhere (how the ACL decides on
 // other names: allocs outlive a deleted namespace). Callers who see the
 // same share an entry; a caller the endpoint refuses (unknown or deleted
-// token, no capability) goes the uncached way to its 403, never kept. It
+// token, no capability) goes the uncached way to its 403, never kept, and
+// a reply built while the ACL tables changed is sent but not kept. It
 // serves where the endpoint answers from this server's own state: a
 // leader past its barrier, and any server that has replayed its log for
 // a ?stale read (KnownLeader and LastContact its own, per request).

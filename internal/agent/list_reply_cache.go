@@ -227,6 +227,9 @@ func (h *HTTPServer) cachedList(w http.ResponseWriter, r *http.Request, tables [
 	if !ok {
 		return build()
 	}
+	if hook := testHookViewed.Load(); hook != nil {
+		(*hook)()
+	}
 	// The query options the endpoint would refuse (a bad wait, say, which
 	// the key leaves out) are refused the same way, by the endpoint.
 	q, err := parseQuery(r)
@@ -234,7 +237,7 @@ func (h *HTTPServer) cachedList(w http.ResponseWriter, r *http.Request, tables [
 		return build()
 	}
 	minIndex := q.MinQueryIndex
-	key := replyKey(r, view)
+	key := replyKey(r, view.key)
 	st := h.srv.State()
 	// The same test the blocking query makes: an answer past the
 	// caller's index is sent at once.
@@ -250,7 +253,14 @@ func (h *HTTPServer) cachedList(w http.ResponseWriter, r *http.Request, tables [
 			h.writeCached(w, r, e, true)
 			return nil, nil
 		}
-		e, out, err := c.fill(w, r, key, build)
+		// Built here, not by fill: a reply whose view did not hold is
+		// sent, not kept.
+		out, err := build()
+		if err != nil || !h.held(view) {
+			fill.Unlock()
+			return out, err
+		}
+		e, out, err := c.fill(w, r, key, func() (any, error) { return out, nil })
 		fill.Unlock()
 		if e == nil {
 			return out, err
@@ -259,8 +269,8 @@ func (h *HTTPServer) cachedList(w http.ResponseWriter, r *http.Request, tables [
 		return nil, nil
 	}
 	out, err := build() // blocks until the tables pass minIndex
-	if err != nil {
-		return nil, err
+	if err != nil || !h.held(view) {
+		return out, err
 	}
 	fill := c.fillLock(key)
 	fill.Lock()

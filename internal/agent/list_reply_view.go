@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/drover-project/drover/internal/acl"
 	"github.com/drover-project/drover/internal/structs"
@@ -17,7 +18,10 @@ import (
 // checks expiry on each use), so a changed policy or a deleted token
 // counts from the next request on. A caller the endpoint would refuse
 // (an unknown token, no capability) goes the uncached way, to the
-// endpoint's own 403, which is never kept.
+// endpoint's own 403, which is never kept. The endpoint resolves the
+// token again as it builds the reply: a reply is kept only when the ACL
+// tables did not change from the view to the reply (held), so an entry
+// is always its view's.
 //
 // What each endpoint filters by (server: access.go's rule, then
 // auth.VisibleOnly; no listing redacts fields by capability):
@@ -42,37 +46,61 @@ var listViewCapability = map[string]string{
 	"/v1/allocations": acl.NamespaceCapabilityReadJob,
 }
 
+// listView is a list request's view: key names it ("" for the
+// unfiltered one), and with ACLs on, aclIndex is the ACL tables' index
+// (auth.ResolutionIndex) read before the caller's token was resolved.
+type listView struct {
+	key      string
+	acl      bool
+	aclIndex uint64
+}
+
 // replyView returns the view of the caller of a list request: "" for
 // the unfiltered one (ACLs off, management, or nothing filtered), else a
 // text naming it. ok is false when the request is to go the uncached way.
-func (h *HTTPServer) replyView(r *http.Request) (view string, ok bool) {
+func (h *HTTPServer) replyView(r *http.Request) (v listView, ok bool) {
 	au := h.srv.Auth()
 	if !au.ACLEnabled() {
-		return "", true
+		return v, true
 	}
+	v.acl, v.aclIndex = true, au.ResolutionIndex()
 	a, err := au.ResolveToken(requestToken(r))
 	if err != nil || a == nil {
-		return "", false // the endpoint refuses it
+		return v, false // the endpoint refuses it
 	}
 	if a.IsManagement() {
-		return "", true
+		return v, true
 	}
 	if r.URL.Path == "/v1/nodes" {
-		return "", a.AllowNodeRead()
+		return v, a.AllowNodeRead()
 	}
 	capability, known := listViewCapability[r.URL.Path]
 	if !known {
-		return "", false
+		return v, false
 	}
 	ns := r.URL.Query().Get("namespace")
 	if ns == "" {
 		ns = structs.DefaultNamespace
 	}
 	if ns != "*" {
-		return "", a.AllowNamespaceOperation(ns, capability)
+		return v, a.AllowNamespaceOperation(ns, capability)
 	}
-	return h.namespacesView(a, capability)
+	v.key, ok = h.namespacesView(a, capability)
+	return v, ok
 }
+
+// held reports whether a reply built since the view was derived is the
+// view's, to be kept under its key: the endpoint resolves the token again
+// when it builds the reply, and a token, policy or role changed between
+// the two may have given it another ACL (the reply is still the right
+// answer to this request, only not kept).
+func (h *HTTPServer) held(v listView) bool {
+	return !v.acl || h.srv.Auth().ResolutionIndex() == v.aclIndex
+}
+
+// testHookViewed, when set, runs after a list request's view is derived
+// (tests: a policy change between the view and the build).
+var testHookViewed atomic.Pointer[func()]
 
 // namespacesView is the view of a listing of every namespace: see above.
 // The namespaces are read between two reads of their table's index, so

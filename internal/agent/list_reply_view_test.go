@@ -355,3 +355,54 @@ func TestListReplyCache_FollowerStaleAsUncached(t *testing.T) {
 		t.Fatalf("stale listing without a leader: %d, known leader %q", r.status, r.knownLeader)
 	}
 }
+
+// TestListReplyCache_ACLChangeDuringBuildNotKept: a policy changed
+// between a request's view and the endpoint's own resolution of its
+// token gives the reply another ACL's content: it is sent (the answer
+// at that time) but not kept under the view it no longer is, at once or
+// after a blocking wait; a token of that old view never reads it.
+func TestListReplyCache_ACLChangeDuringBuildNotKept(t *testing.T) {
+	v := newViewCluster(t)
+	a, c := v.a, v.c
+	const path = "/v1/allocations?namespace=*"
+	prodA, prodB := v.tokens["prod-a"].SecretID, v.tokens["prod-b"].SecretID
+	setPolicy := func(rules string) {
+		t.Helper()
+		if _, err := c.ACLPolicies().Upsert(&api.ACLPolicy{Name: "prod-a", Rules: rules}, nil); err != nil {
+			t.Error(err)
+		}
+	}
+	widened := viewPolicies["prod-a"] + "\n" + `namespace "default" { policy = "read" }`
+	for _, blocking := range []bool{false, true} {
+		setPolicy(viewPolicies["prod-a"])
+		first := getList(t, a, path, prodA) // prod-a and prod-b see the same
+		a.httpHandler.replies.reset()
+		hook := func() {
+			testHookViewed.Store(nil)
+			setPolicy(widened)
+		}
+		testHookViewed.Store(&hook)
+		var got listReply
+		if blocking {
+			done := make(chan listReply, 1)
+			go func() { done <- getList(t, a, path+"&wait=20s&index="+first.index, prodA) }()
+			waitFor(t, "the hook to run", 10*time.Second, func() (bool, string) { return testHookViewed.Load() == nil, "not yet" })
+			time.Sleep(100 * time.Millisecond)
+			changeListTables(t, a, "/v1/allocations")
+			got = <-done
+		} else {
+			got = getList(t, a, path, prodA)
+		}
+		testHookViewed.Store(nil)
+		if !strings.Contains(got.body, `"JobID":"web"`) {
+			t.Fatalf("blocking %v: the widened token's reply: %d %s", blocking, got.status, got.body)
+		}
+		r := getList(t, a, path, prodB)
+		a.httpHandler.replies.off.Store(true)
+		want := getList(t, a, path, prodB)
+		a.httpHandler.replies.off.Store(false)
+		if r != want || strings.Contains(r.body, `"JobID":"web"`) {
+			t.Fatalf("blocking %v: prod-b after prod-a's policy changed under its request:\n got %+v\nwant %+v", blocking, r, want)
+		}
+	}
+}
