@@ -17,7 +17,11 @@
 // AllowVariableOperation, AllowHostVolumeOperation,
 // AllowNodePoolOperation,
 // AllowNode/Agent/Operator/Quota Read/Write, AllowPluginList/Read,
-// IsManagement. FuzzParse fuzzes the parser.
+// IsManagement; NamespaceOperationElsewhere describes where a capability
+// is allowed outside a set of known namespace names ("" nowhere, "*"
+// everywhere, else the deciding rules), which with the known names it is
+// allowed in stands for the whole decision (the agent's reply cache keys
+// a listing by it). FuzzParse fuzzes the parser.
 //
 // Variables are granted only by a namespace's variables block, path by
 // path: the closest path glob decides, read implies list, deny wins, and a

@@ -68,6 +68,28 @@
 // HTTP stream on the yamux session, server_forward_http.go): the caller's
 // token goes along and the server's agent checks it.
 //
+// The whole-reply cache (list_reply_cache.go, 128 MB): /v1/jobs,
+// /v1/allocations and /v1/nodes keep each reply's exact bytes by request
+// shape, stamped with the tables' index, and answer a repeat of an
+// unchanged listing by writing them (sendfile from a memory file for big
+// ones). An entry is keyed by the caller's view, never its token
+// (list_reply_view.go): derived per request from the freshly resolved
+// ACL, it is "" (unfiltered) with ACLs off, for management, for a
+// caller with node read (nodes) or with the capability in the one
+// namespace asked for (jobs: list-jobs, allocations: read-job), and with
+// namespace=* for a caller allowed everywhere; otherwise the namespaces
+// the state has (at the namespaces table's index) where the capability is
+// allowed, with acl.NamespaceOperationElsewhere (how the ACL decides on
+// other names: allocs outlive a deleted namespace). Callers who see the
+// same share an entry; a caller the endpoint refuses (unknown or deleted
+// token, no capability) goes the uncached way to its 403, never kept, and
+// a reply built while the ACL tables changed is sent but not kept. It
+// serves where the endpoint answers from this server's own state: a
+// leader past its barrier, and any server that has replayed its log for
+// a ?stale read (KnownLeader and LastContact its own, per request).
+// Tests compare every shape, cached and uncached (the off switch), for
+// tokens of every kind (list_reply_view_test.go).
+//
 // ACLs on HTTP (acl_authz.go, acl_rules.go): a cluster route whose handler
 // is one method call names that method (serverRoute.by) and is checked by it
 // alone; for every other route ServeHTTP checks the rule aclRules gives the

@@ -28,11 +28,14 @@ const replyCacheBytes = 128 << 20
 // unchanged listing is one write of cached bytes, without walking the
 // state store.
 //
-// It serves only callers who see every object (ACLs off, or a management
-// token), and only on an established leader (a follower forwards or
-// waits for its log to catch up, and a new leader for its barrier, so
-// their local tables may be behind the answer). Other
-// callers go the uncached way, to the endpoint.
+// With ACLs on, an entry is kept for the caller's view of the listing
+// (list_reply_view.go), not its token: callers who see the same see one
+// entry, and a caller the endpoint refuses goes the uncached way. It
+// serves only where the endpoint answers from this server's own state
+// (answersLocally): on an established leader, and on any server that
+// has replayed its log for a stale read (a follower otherwise forwards,
+// and a new leader waits for its barrier, so their local tables may be
+// behind the answer).
 type replyCache struct {
 	mu      sync.Mutex
 	entries map[string]*replyEntry
@@ -221,26 +224,20 @@ func (c *replyCache) stats() replyCacheStats {
 
 // replyKey names a list request's shape: its path and every query
 // parameter but the blocking ones (index, wait), which change when the
-// reply is sent, not what it is. url.Values.Encode sorts by name.
-func replyKey(r *http.Request) string {
+// reply is sent, not what it is (url.Values.Encode sorts by name), and
+// the caller's view (replyView; "" for the unfiltered one).
+func replyKey(r *http.Request, view string) string {
 	q := r.URL.Query()
 	q.Del("index")
 	q.Del("wait")
-	if len(q) == 0 {
-		return r.URL.Path
+	key := r.URL.Path
+	if len(q) != 0 {
+		key += "?" + q.Encode()
 	}
-	return r.URL.Path + "?" + q.Encode()
-}
-
-// seesEverything reports whether the caller's listing is the unfiltered
-// one: ACLs are off, or its token is a management token.
-func (h *HTTPServer) seesEverything(r *http.Request) bool {
-	au := h.srv.Auth()
-	if !au.ACLEnabled() {
-		return true
+	if view != "" {
+		key += "\x00" + view // no query's encoding has a NUL
 	}
-	a, err := au.ResolveToken(requestToken(r))
-	return err == nil && a != nil && a.IsManagement()
+	return key
 }
 
 // cachedList answers a list request from the whole-reply cache when it
@@ -255,10 +252,15 @@ func (h *HTTPServer) seesEverything(r *http.Request) bool {
 func (h *HTTPServer) cachedList(w http.ResponseWriter, r *http.Request, tables []string,
 	build func() (any, error)) (any, error) {
 	c := h.replies
-	// Only a leader past its leadership barrier answers from its own
-	// state (server.forward); LeaderActive comes after that barrier.
-	if c == nil || c.off.Load() || h.srv == nil || !h.srv.IsLeader() || !h.srv.LeaderActive() || !h.seesEverything(r) {
+	if c == nil || c.off.Load() || h.srv == nil || !h.answersLocally(r) {
 		return build()
+	}
+	view, ok := h.replyView(r)
+	if !ok {
+		return build()
+	}
+	if hook := testHookViewed.Load(); hook != nil {
+		(*hook)()
 	}
 	// The query options the endpoint would refuse (a bad wait, say, which
 	// the key leaves out) are refused the same way, by the endpoint.
@@ -267,7 +269,7 @@ func (h *HTTPServer) cachedList(w http.ResponseWriter, r *http.Request, tables [
 		return build()
 	}
 	minIndex := q.MinQueryIndex
-	key := replyKey(r)
+	key := replyKey(r, view.key)
 	st := h.srv.State()
 	// The same test the blocking query makes: an answer past the
 	// caller's index is sent at once.
@@ -283,7 +285,14 @@ func (h *HTTPServer) cachedList(w http.ResponseWriter, r *http.Request, tables [
 			h.writeCached(w, r, key, e, true)
 			return nil, nil
 		}
-		e, out, err := c.fill(w, r, key, build)
+		// Built here, not by fill: a reply whose view did not hold is
+		// sent, not kept.
+		out, err := build()
+		if err != nil || !h.held(view) {
+			fill.Unlock()
+			return out, err
+		}
+		e, out, err := c.fill(w, r, key, func() (any, error) { return out, nil })
 		fill.Unlock()
 		if e == nil {
 			return out, err
@@ -292,8 +301,8 @@ func (h *HTTPServer) cachedList(w http.ResponseWriter, r *http.Request, tables [
 		return nil, nil
 	}
 	out, err := build() // blocks until the tables pass minIndex
-	if err != nil {
-		return nil, err
+	if err != nil || !h.held(view) {
+		return out, err
 	}
 	fill := c.fillLock(key)
 	fill.Lock()

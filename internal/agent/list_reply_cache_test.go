@@ -23,6 +23,7 @@ type listReply struct {
 	status      int
 	index, next string
 	contentType string
+	knownLeader string // X-Nomad-KnownLeader (LastContact is a time: left out)
 	body        string
 	// gzipped: the reply came gzip'd and Go's client unzipped it.
 	gzipped bool
@@ -57,7 +58,8 @@ func getListEncoded(t *testing.T, a *Agent, path, token, encoding string) listRe
 		t.Fatal(err)
 	}
 	return listReply{status: resp.StatusCode, index: resp.Header.Get("X-Nomad-Index"),
-		next: resp.Header.Get("X-Nomad-NextToken"), contentType: resp.Header.Get("Content-Type"), body: string(b), gzipped: resp.Uncompressed}
+		next: resp.Header.Get("X-Nomad-NextToken"), contentType: resp.Header.Get("Content-Type"),
+		knownLeader: resp.Header.Get("X-Nomad-KnownLeader"), body: string(b), gzipped: resp.Uncompressed}
 }
 
 // listPaths are every list endpoint of routes.go, in the shapes a caller
@@ -399,9 +401,9 @@ func TestReplyCache_FileClosedAfterLastSend(t *testing.T) {
 }
 
 // TestListReplyCache_FollowerNeverAnswersFromIt: a follower forwards a
-// listing to the leader (or, ?stale, answers once its log caught up):
-// its own cache stays empty, whatever it is asked; the leader's serves
-// repeats.
+// listing to the leader: its own cache stays empty; the leader's serves
+// repeats. (A stale listing is answered from the follower's own state,
+// and cache: TestListReplyCache_FollowerStaleAsUncached.)
 func TestListReplyCache_FollowerNeverAnswersFromIt(t *testing.T) {
 	nodes, leader := startThreeServers(t)
 	f := follower(nodes, leader)
@@ -412,7 +414,7 @@ func TestListReplyCache_FollowerNeverAnswersFromIt(t *testing.T) {
 		return f.agent.Server().State().Index("nodes") > 1, "not yet"
 	})
 	for _, n := range []*clusterNode{leader, f} {
-		for _, path := range []string{"/v1/jobs", "/v1/allocations", "/v1/nodes", "/v1/nodes?stale"} {
+		for _, path := range []string{"/v1/jobs", "/v1/allocations", "/v1/nodes", "/v1/nodes?stale=false"} {
 			for range 2 {
 				if r := getList(t, n.agent, path, ""); r.status != 200 {
 					t.Fatalf("%s GET %s: %d %s", n.name, path, r.status, r.body)

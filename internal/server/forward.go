@@ -196,6 +196,11 @@ func (s *Server) waitReplayed(ctx context.Context) error {
 
 // replayed reports whether the FSM (not just raft, which counts entries
 // handed to the FSM) has applied the log this server had at start.
+// AnswersStaleReads reports whether this server answers a stale read
+// from its own state now (forward), without waiting: it has replayed
+// the raft log it had at start. Once true it stays true.
+func (s *Server) AnswersStaleReads() bool { return s.replayed() }
+
 func (s *Server) replayed() bool {
 	done, cancel := context.WithCancel(context.Background())
 	cancel() // WaitForIndex then only checks

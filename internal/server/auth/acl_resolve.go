@@ -87,7 +87,7 @@ func (s *Service) ResolveCaller(secret string) (Caller, error) {
 		return Caller{ACL: acl.ManagementACL}, nil
 	}
 	st := s.srv.State()
-	index := max(st.Index(state.TableACLTokens), st.Index(state.TableACLPolicies), st.Index(state.TableACLRoles))
+	index := resolutionIndex(st)
 	now := s.now()
 	r, ok := s.aclCache.get(secret, index, now, s.cfg.ACL.cacheTTL())
 	if !ok {
@@ -102,6 +102,17 @@ func (s *Service) ResolveCaller(secret string) (Caller, error) {
 		return Caller{}, ErrPermissionDenied
 	}
 	return r, nil
+}
+
+// ResolutionIndex is the highest index of the ACL tables a token's
+// resolution reads (tokens, policies, roles): two resolutions of a secret
+// between which it did not change compile the same ACL (the token may
+// have expired meanwhile, which only refuses). The agent's reply cache
+// keeps a reply only when it held from the caller's view to the reply.
+func (s *Service) ResolutionIndex() uint64 { return resolutionIndex(s.srv.State()) }
+
+func resolutionIndex(st *state.StateStore) uint64 {
+	return max(st.Index(state.TableACLTokens), st.Index(state.TableACLPolicies), st.Index(state.TableACLRoles))
 }
 
 // compileToken looks the secret up and compiles its policies, its
