@@ -174,14 +174,14 @@ func (s *Server) rpcAddrOf(id, raftAddr string) string {
 // server had when it started, so a restarted server never answers from a
 // partial state.
 func (s *Server) waitReplayed(ctx context.Context) error {
-	if s.replayed() {
+	if s.AnswersStaleReads() {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.config.ForwardTimeout)
 	defer cancel()
 	tick := time.NewTicker(5 * time.Millisecond)
 	defer tick.Stop()
-	for !s.replayed() {
+	for !s.AnswersStaleReads() {
 		select {
 		case <-ctx.Done():
 			return &CodedError{Code: http.StatusServiceUnavailable,
@@ -194,14 +194,11 @@ func (s *Server) waitReplayed(ctx context.Context) error {
 	return nil
 }
 
-// replayed reports whether the FSM (not just raft, which counts entries
-// handed to the FSM) has applied the log this server had at start.
 // AnswersStaleReads reports whether this server answers a stale read
-// from its own state now (forward), without waiting: it has replayed
-// the raft log it had at start. Once true it stays true.
-func (s *Server) AnswersStaleReads() bool { return s.replayed() }
-
-func (s *Server) replayed() bool {
+// from its own state now (forward), without waiting: the FSM (not just
+// raft, which counts entries handed to the FSM) has applied the log this
+// server had at start. Once true it stays true.
+func (s *Server) AnswersStaleReads() bool {
 	done, cancel := context.WithCancel(context.Background())
 	cancel() // WaitForIndex then only checks
 	return s.fsm.WaitForIndex(done, s.startIndex) == nil
