@@ -382,7 +382,12 @@ func TestCluster_ACLsOnFollowersStillSchedule(t *testing.T) {
 		}
 		return n
 	}
-	for i := 0; followersProcessed() == 0 && i < 40; i++ {
+	// Until a follower's worker takes one: a follower's workers start
+	// dequeuing once they know the leader, and until then the leader's
+	// take every eval (40 registrations in a row were all the leader's
+	// once under load), so the bound is time, not a count.
+	deadline := time.Now().Add(30 * time.Second)
+	for i := 0; followersProcessed() == 0 && time.Now().Before(deadline); i++ {
 		if _, _, err := leader.api.Jobs().Register(mockServiceJob("acl-"+itoa(i), 1), w); err != nil {
 			t.Fatal(err)
 		}
