@@ -62,11 +62,16 @@ func optional(name string, idx memdb.Indexer) *memdb.IndexSchema {
 func jobsTable() *memdb.TableSchema {
 	// Only periodic parents are in "periodic" (periodicIndex): the periodic
 	// dispatcher lists and watches them, and a write of any other job
-	// neither costs an entry there nor wakes it.
+	// neither costs an entry there nor wakes it. Likewise only system and
+	// sysbatch jobs are in "type" (nodeJobTypeIndex): a node registering
+	// reads those, and service and batch jobs, nearly all of a cluster's,
+	// would pay an index entry rewritten on every write of the job (its
+	// register and each status change) for a read nothing makes. The jobs
+	// of any other type, and the jobs of a status, are read by filtering
+	// "id" (JobsByType, JobsByStatus).
 	return &memdb.TableSchema{Name: TableJobs, Indexes: map[string]*memdb.IndexSchema{
 		"id":       unique("id", &memdb.CompoundIndex{Indexes: []memdb.Indexer{ixJobNamespace, ixJobID}}),
-		"status":   optional("status", ixJobStatus),
-		"type":     optional("type", ixJobType),
+		"type":     optional("type", nodeJobTypeIndex{ixJobType}),
 		"periodic": {Name: "periodic", AllowMissing: true, Indexer: periodicIndex},
 	}}
 }
@@ -204,6 +209,25 @@ var runningDeploymentIndex = flagIndex[structs.Deployment]{name: "running", has:
 
 // periodicIndex holds the jobs with an enabled periodic block.
 var periodicIndex = flagIndex[structs.Job]{name: "periodic", has: (*structs.Job).IsPeriodic}
+
+// nodeJobTypeIndex indexes the type of system and sysbatch jobs only
+// (indexedJobType), under the keys a type index of every job gave them.
+type nodeJobTypeIndex struct {
+	typedString[structs.Job]
+}
+
+func (i nodeJobTypeIndex) FromObject(obj any) (bool, []byte, error) {
+	if j, ok := obj.(*structs.Job); ok && !indexedJobType(j.Type) {
+		return false, nil, nil
+	}
+	return i.typedString.FromObject(obj)
+}
+
+// indexedJobType reports whether jobs of type t are in the jobs table's
+// "type" index: the types whose jobs run on every node.
+func indexedJobType(t string) bool {
+	return t == structs.JobTypeSystem || t == structs.JobTypeSysBatch
+}
 
 // liveEvalStatusIndex indexes the status of evals that are not terminal.
 type liveEvalStatusIndex struct {

@@ -63,7 +63,6 @@ var (
 	ixEvalStatus    = typedString[structs.Evaluation]{"Status", func(e *structs.Evaluation) string { return e.Status }}
 	ixJobNamespace  = typedString[structs.Job]{"Namespace", func(j *structs.Job) string { return j.Namespace }}
 	ixJobID         = typedString[structs.Job]{"ID", func(j *structs.Job) string { return j.ID }}
-	ixJobStatus     = typedString[structs.Job]{"Status", func(j *structs.Job) string { return j.Status }}
 	ixJobType       = typedString[structs.Job]{"Type", func(j *structs.Job) string { return j.Type }}
 	ixNodeID        = typedString[structs.Node]{"ID", func(n *structs.Node) string { return n.ID }}
 	ixNodeSecretID  = typedString[structs.Node]{"SecretID", func(n *structs.Node) string { return n.SecretID }}
