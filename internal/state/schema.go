@@ -70,7 +70,7 @@ func jobsTable() *memdb.TableSchema {
 	// of any other type, and the jobs of a status, are read by filtering
 	// "id" (JobsByType, JobsByStatus).
 	return &memdb.TableSchema{Name: TableJobs, Indexes: map[string]*memdb.IndexSchema{
-		"id":       unique("id", &memdb.CompoundIndex{Indexes: []memdb.Indexer{ixJobNamespace, ixJobID}}),
+		"id":       unique("id", ixJobKey),
 		"type":     optional("type", nodeJobTypeIndex{ixJobType}),
 		"periodic": {Name: "periodic", AllowMissing: true, Indexer: periodicIndex},
 	}}
@@ -113,7 +113,7 @@ func allocsTable() *memdb.TableSchema {
 	// applies it.
 	return &memdb.TableSchema{Name: TableAllocs, Indexes: map[string]*memdb.IndexSchema{
 		"id":            unique("id", ixAllocID),
-		"job":           optional("job", &memdb.CompoundIndex{Indexes: []memdb.Indexer{ixAllocNamespace, ixAllocJobID}}),
+		"job":           optional("job", ixAllocJob),
 		"node_terminal": optional("node_terminal", ixAllocNodeTerminal),
 		"deployment":    optional("deployment", ixAllocDeploymentID),
 	}}

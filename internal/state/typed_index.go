@@ -78,6 +78,63 @@ var (
 	ixAllocDeploymentID = allocStr("DeploymentID", func(a *structs.Allocation) string { return a.DeploymentID })
 )
 
+// typedPair is memdb's CompoundIndex of two typedStrings (a namespace and
+// an ID): the same keys, first NUL second NUL, none when either is empty,
+// built in one allocation where the CompoundIndex takes four (a key per
+// part and two appends) for every row written and every lookup.
+// TestTypedPairMatchesCompound holds it to the CompoundIndex, which still
+// answers what the pair does not read itself (prefixes, odd arguments).
+type typedPair[T any] struct {
+	first, second typedString[T]
+	compound      *memdb.CompoundIndex
+}
+
+func newTypedPair[T any](first, second typedString[T]) typedPair[T] {
+	return typedPair[T]{first: first, second: second,
+		compound: &memdb.CompoundIndex{Indexes: []memdb.Indexer{first, second}}}
+}
+
+func (p typedPair[T]) FromObject(obj any) (bool, []byte, error) {
+	o, ok := obj.(*T)
+	if !ok {
+		return p.compound.FromObject(obj) // its error
+	}
+	a, b := p.first.get(o), p.second.get(o)
+	if a == "" || b == "" {
+		return false, nil, nil
+	}
+	return true, pairKey(a, b), nil
+}
+
+func (p typedPair[T]) FromArgs(args ...any) ([]byte, error) {
+	if len(args) == 2 {
+		a, okA := args[0].(string)
+		b, okB := args[1].(string)
+		if okA && okB {
+			return pairKey(a, b), nil
+		}
+	}
+	return p.compound.FromArgs(args...)
+}
+
+func (p typedPair[T]) PrefixFromArgs(args ...any) ([]byte, error) {
+	return p.compound.PrefixFromArgs(args...)
+}
+
+func pairKey(a, b string) []byte {
+	key := make([]byte, len(a)+1+len(b)+1) // each part NUL-terminated
+	copy(key, a)
+	copy(key[len(a)+1:], b)
+	return key
+}
+
+// The (namespace, job) keys of the allocs and jobs tables: every placement
+// writes one, every job write and job lookup builds one.
+var (
+	ixAllocJob = newTypedPair(ixAllocNamespace, ixAllocJobID)
+	ixJobKey   = newTypedPair(ixJobNamespace, ixJobID)
+)
+
 // nodeTerminalIndex holds the terminal allocs placed on a node, under the
 // node's ID; live allocs and allocs without a node are left out. The keys
 // are those memdb's CompoundIndex of (NodeID string, terminal

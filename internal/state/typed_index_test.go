@@ -2,6 +2,7 @@ package state
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 
 	"github.com/hashicorp/go-memdb"
@@ -124,4 +125,52 @@ func TestNodeTerminalIndexMatchesCompound(t *testing.T) {
 	if _, err := ixAllocNodeTerminal.FromArgs("n1", true); err == nil {
 		t.Error("two arguments were accepted")
 	}
+}
+
+// The (namespace, job) pairs give the keys, errors and prefixes of the
+// CompoundIndex of the same two typedStrings they replace.
+func TestTypedPairMatchesCompound(t *testing.T) {
+	checkPair(t, ixAllocJob, func(ns, id string) any { return &structs.Allocation{Namespace: ns, JobID: id} })
+	checkPair(t, ixJobKey, func(ns, id string) any { return &structs.Job{Namespace: ns, ID: id} })
+}
+
+func checkPair[T any](t *testing.T, p typedPair[T], obj func(ns, id string) any) {
+	t.Helper()
+	compound := &memdb.CompoundIndex{Indexes: []memdb.Indexer{p.first, p.second}}
+	same := func(what string, gotKey []byte, gotErr error, wantKey []byte, wantErr error) {
+		t.Helper()
+		if !bytes.Equal(gotKey, wantKey) || (gotErr == nil) != (wantErr == nil) {
+			t.Errorf("%s %s: (%q, %v), want (%q, %v)", p.first.field, what, gotKey, gotErr, wantKey, wantErr)
+		}
+	}
+	for _, a := range typedIndexValues {
+		for _, b := range typedIndexValues {
+			ok, key, err := p.FromObject(obj(a, b))
+			wantOK, wantKey, wantErr := compound.FromObject(obj(a, b))
+			if ok != wantOK {
+				t.Errorf("%q/%q: indexed %v, want %v", a, b, ok, wantOK)
+			}
+			same(fmt.Sprintf("object %q/%q", a, b), key, err, wantKey, wantErr)
+			key, err = p.FromArgs(a, b)
+			wantKey, wantErr = compound.FromArgs(a, b)
+			same(fmt.Sprintf("args %q/%q", a, b), key, err, wantKey, wantErr)
+			key, err = p.PrefixFromArgs(a, b)
+			wantKey, wantErr = compound.PrefixFromArgs(a, b)
+			same(fmt.Sprintf("prefix %q/%q", a, b), key, err, wantKey, wantErr)
+		}
+		key, err := p.PrefixFromArgs(a)
+		wantKey, wantErr := compound.PrefixFromArgs(a)
+		same(fmt.Sprintf("prefix %q", a), key, err, wantKey, wantErr)
+	}
+	for _, args := range [][]any{{"a"}, {"a", "b", "c"}, {"a", 1}, {1, "b"}, {}} {
+		key, err := p.FromArgs(args...)
+		wantKey, wantErr := compound.FromArgs(args...)
+		same(fmt.Sprintf("args %v", args), key, err, wantKey, wantErr)
+	}
+	ok, key, err := p.FromObject(&IndexEntry{Key: "x"})
+	wantOK, wantKey, wantErr := compound.FromObject(&IndexEntry{Key: "x"})
+	if ok != wantOK {
+		t.Errorf("another type: indexed %v, want %v", ok, wantOK)
+	}
+	same("another type", key, err, wantKey, wantErr)
 }
