@@ -77,14 +77,12 @@ func jobsTable() *memdb.TableSchema {
 }
 
 func jobVersionTable() *memdb.TableSchema {
-	id := &memdb.CompoundIndex{Indexes: []memdb.Indexer{
-		str("Namespace"), str("ID"), &memdb.UintFieldIndex{Field: "Version"},
-	}}
 	// "job" is non-unique, and memdb orders equal keys by primary key, so
-	// the versions of one job come out oldest first.
+	// the versions of one job come out oldest first. Both keys are built
+	// without reflection (typed_index.go): every job register writes them.
 	return &memdb.TableSchema{Name: TableJobVersion, Indexes: map[string]*memdb.IndexSchema{
-		"id":  unique("id", id),
-		"job": {Name: "job", Indexer: nsAnd("ID")},
+		"id":  unique("id", ixJobVersionID),
+		"job": {Name: "job", Indexer: ixJobVersionJob},
 	}}
 }
 

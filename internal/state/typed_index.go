@@ -1,6 +1,7 @@
 package state
 
 import (
+	"encoding/binary"
 	"fmt"
 
 	"github.com/hashicorp/go-memdb"
@@ -134,6 +135,60 @@ var (
 	ixAllocJob = newTypedPair(ixAllocNamespace, ixAllocJobID)
 	ixJobKey   = newTypedPair(ixJobNamespace, ixJobID)
 )
+
+// jobVersionKey is the job_version table's id, memdb's CompoundIndex of
+// (Namespace, ID, Version) over StringFieldIndex and UintFieldIndex
+// (jobVersionCompound): the same keys (namespace NUL ID NUL, the version
+// in 8 big-endian bytes), read without reflection and built in one
+// allocation. TestJobVersionIndexesMatchCompound holds both job_version
+// indexes to the CompoundIndexes they replace.
+type jobVersionKey struct{}
+
+var ixJobVersionID jobVersionKey
+
+// jobVersionCompound is the index jobVersionKey replaces; it answers what
+// jobVersionKey does not read itself (prefixes, odd arguments).
+var jobVersionCompound = &memdb.CompoundIndex{Indexes: []memdb.Indexer{
+	str("Namespace"), str("ID"), &memdb.UintFieldIndex{Field: "Version"},
+}}
+
+func (jobVersionKey) FromObject(obj any) (bool, []byte, error) {
+	j, ok := obj.(*structs.Job)
+	if !ok {
+		return jobVersionCompound.FromObject(obj) // its error
+	}
+	if j.Namespace == "" || j.ID == "" {
+		return false, nil, nil
+	}
+	return true, jobVersionKeyOf(j.Namespace, j.ID, j.Version), nil
+}
+
+func (jobVersionKey) FromArgs(args ...any) ([]byte, error) {
+	if len(args) == 3 {
+		ns, okNS := args[0].(string)
+		id, okID := args[1].(string)
+		v, okV := args[2].(uint64)
+		if okNS && okID && okV {
+			return jobVersionKeyOf(ns, id, v), nil
+		}
+	}
+	return jobVersionCompound.FromArgs(args...)
+}
+
+func (jobVersionKey) PrefixFromArgs(args ...any) ([]byte, error) {
+	return jobVersionCompound.PrefixFromArgs(args...)
+}
+
+func jobVersionKeyOf(ns, id string, version uint64) []byte {
+	key := make([]byte, len(ns)+1+len(id)+1+8)
+	copy(key, ns)
+	copy(key[len(ns)+1:], id)
+	binary.BigEndian.PutUint64(key[len(ns)+1+len(id)+1:], version)
+	return key
+}
+
+// ixJobVersionJob is job_version's "job": the versions of one job.
+var ixJobVersionJob = newTypedPair(ixJobNamespace, ixJobID)
 
 // nodeTerminalIndex holds the terminal allocs placed on a node, under the
 // node's ID; live allocs and allocs without a node are left out. The keys

@@ -3,6 +3,7 @@ package state
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/hashicorp/go-memdb"
@@ -173,4 +174,52 @@ func checkPair[T any](t *testing.T, p typedPair[T], obj func(ns, id string) any)
 		t.Errorf("another type: indexed %v, want %v", ok, wantOK)
 	}
 	same("another type", key, err, wantKey, wantErr)
+}
+
+// job_version's keys are those of the reflective CompoundIndexes they
+// replace.
+func TestJobVersionIndexesMatchCompound(t *testing.T) {
+	nsAndID := &memdb.CompoundIndex{Indexes: []memdb.Indexer{&memdb.StringFieldIndex{Field: "Namespace"}, &memdb.StringFieldIndex{Field: "ID"}}}
+	for _, ns := range typedIndexValues {
+		for _, id := range typedIndexValues {
+			for _, v := range []uint64{0, 1, 255, 256, 1 << 40, math.MaxUint64} {
+				j := &structs.Job{Namespace: ns, ID: id, Version: v}
+				ok, key, err := ixJobVersionID.FromObject(j)
+				wantOK, wantKey, wantErr := jobVersionCompound.FromObject(j)
+				if ok != wantOK || !bytes.Equal(key, wantKey) || (err == nil) != (wantErr == nil) {
+					t.Errorf("id of %q/%q@%d: (%v %q %v), want (%v %q %v)", ns, id, v, ok, key, err, wantOK, wantKey, wantErr)
+				}
+				args, err := ixJobVersionID.FromArgs(ns, id, v)
+				wantArgs, wantErr := jobVersionCompound.FromArgs(ns, id, v)
+				if !bytes.Equal(args, wantArgs) || (err == nil) != (wantErr == nil) {
+					t.Errorf("id args %q/%q@%d: (%q %v), want (%q %v)", ns, id, v, args, err, wantArgs, wantErr)
+				}
+			}
+			j := &structs.Job{Namespace: ns, ID: id}
+			ok, key, _ := ixJobVersionJob.FromObject(j)
+			wantOK, wantKey, _ := nsAndID.FromObject(j)
+			if ok != wantOK || !bytes.Equal(key, wantKey) {
+				t.Errorf("job of %q/%q: (%v %q), want (%v %q)", ns, id, ok, key, wantOK, wantKey)
+			}
+			args, _ := ixJobVersionJob.FromArgs(ns, id)
+			wantArgs, _ := nsAndID.FromArgs(ns, id)
+			if !bytes.Equal(args, wantArgs) {
+				t.Errorf("job args %q/%q: %q, want %q", ns, id, args, wantArgs)
+			}
+		}
+	}
+	for _, args := range [][]any{{"a", "b"}, {"a", "b", 1}, {"a", "b", uint32(1)}, {"a", 1, uint64(1)}} {
+		got, err := ixJobVersionID.FromArgs(args...)
+		want, wantErr := jobVersionCompound.FromArgs(args...)
+		if !bytes.Equal(got, want) || (err == nil) != (wantErr == nil) {
+			t.Errorf("id args %v: (%q %v), want (%q %v)", args, got, err, want, wantErr)
+		}
+	}
+	for _, args := range [][]any{{"a"}, {"a", "b"}} {
+		got, err := ixJobVersionID.PrefixFromArgs(args...)
+		want, wantErr := jobVersionCompound.PrefixFromArgs(args...)
+		if !bytes.Equal(got, want) || (err == nil) != (wantErr == nil) {
+			t.Errorf("id prefix %v: (%q %v), want (%q %v)", args, got, err, want, wantErr)
+		}
+	}
 }
