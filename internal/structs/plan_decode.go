@@ -149,7 +149,7 @@ func (r *planReader) alloc(a *Allocation) bool {
 		case 12:
 			a.DesiredDescription, ok = r.str(f)
 		case 13:
-			ok = r.nested(&a.DesiredTransition)
+			ok = r.desiredTransition(&a.DesiredTransition)
 		case 14:
 			a.ClientStatus, ok = r.str(f)
 		case 15:
@@ -212,6 +212,34 @@ func (r *planReader) resources() (*AllocatedResources, bool) {
 	}
 	r.prevRes, r.prevResRaw = res, raw
 	return res, true
+}
+
+// desiredTransition reads an alloc's desired transition, every field
+// unset on a new placement, without the codec when its fields are nil or
+// booleans.
+func (r *planReader) desiredTransition(d *DesiredTransition) bool {
+	if r.nilValue() {
+		return true
+	}
+	start := r.i
+	n, ok := r.arrayLen()
+	if !ok || n > 4 {
+		r.i = start
+		return r.nested(d)
+	}
+	fields := [...]**bool{&d.Migrate, &d.Reschedule, &d.ForceReschedule, &d.NoShutdownDelay}
+	for k := range n {
+		if r.nilValue() {
+			continue
+		}
+		if !r.need(1) || (r.b[r.i] != 0xc2 && r.b[r.i] != 0xc3) {
+			return false
+		}
+		v := r.b[r.i] == 0xc3
+		*fields[k] = &v
+		r.i++
+	}
+	return true
 }
 
 // taskStates reads an alloc's task states; the empty map every new

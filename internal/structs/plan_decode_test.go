@@ -85,6 +85,9 @@ func TestDecodePlanResults_AllocFields(t *testing.T) {
 	if n := reflect.TypeFor[Allocation]().NumField(); n != allocFields {
 		t.Fatalf("Allocation has %d fields, the fast path reads %d: teach planReader.alloc the new ones", n, allocFields)
 	}
+	if n := reflect.TypeFor[DesiredTransition]().NumField(); n != 4 {
+		t.Fatalf("DesiredTransition has %d fields, the fast path reads 4", n)
+	}
 	if n := reflect.TypeFor[ApplyPlanResultsRequest]().NumField(); n != 10 {
 		t.Fatalf("ApplyPlanResultsRequest has %d fields, the fast path reads 10", n)
 	}
