@@ -33,7 +33,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	serialPlans := fs.Bool("serial-plans", false, "turn the plan applier's pipeline off (evaluate, commit and answer one plan at a time)")
 	schedulers := fs.Int("schedulers", 0, "scheduling workers per server (default 2, as on a 2-core server)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run (every server is in this process, each one's goroutines labelled server=NAME) to this file")
-	placingProfile := fs.String("cpuprofile-placing", "", "write a CPU profile of only the placing window of scenarios a-c (from the first job submitted to the last eval complete; node registration left out) to this file (the last run's, with -count)")
+	placingProfile := fs.String("cpuprofile-placing", "", "write a CPU profile of only the placing window of scenarios a-c and f (from the first job submitted to the last eval complete; node registration left out) to this file (the last run's, with -count)")
 	memProfile := fs.String("memprofile", "", "write a heap profile to this file once a run's state is in place (scenario f: after placing, before the snapshot; the last run's, with -count)")
 	raftTimings := fs.Bool("raft-timings", false, "after the table, print raft's timing summaries over the run (commit, log writes, replication round trips, FSM apply) for every server in this process")
 	count := fs.Int("count", 1, "run each scenario this many times; with more than one, a row after the runs gives the median rate (runs on a shared machine vary by a quarter or more)")

@@ -34,9 +34,10 @@
 // run (each server's goroutines carry the pprof label server=NAME, and the
 // bench names the leader, so go tool pprof -tags FILE splits the CPU by
 // server), -cpuprofile-placing FILE profiles only the placing window of
-// scenarios a-c (Spec.Measuring: from the first job submitted to the last
-// eval complete, so registering the nodes is left out), -count N runs each scenario N times and adds a row with the
-// median rate (runs on a shared machine vary by a quarter or more), and
+// scenarios a-c and f (Spec.Measuring: from the first job submitted to the
+// last eval complete, so registering the nodes is left out), -count N runs
+// each scenario N times and adds a row with the median rate (runs on a
+// shared machine vary by a quarter or more), and
 // -trace FILE records an execution trace (go tool trace -pprof=sync|sched
 // FILE shows where goroutines wait). With the plan pipeline, plans no longer
 // queue behind the commit, and raft's buffered apply channel (BatchApplyCh)

@@ -55,7 +55,7 @@ type Spec struct {
 	// bench -memprofile writes the heap profile there).
 	HeapProfile func() error
 	// Measuring, if set, is called when a placing run's measured window
-	// opens (a-c: the first job submitted, the nodes already registered)
+	// opens (a-c and f: the first job submitted, the nodes already registered)
 	// and the function it returns when the window closes (drover bench
 	// -cpuprofile-placing profiles only that window).
 	Measuring func() (end func())
