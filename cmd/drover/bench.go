@@ -49,6 +49,10 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "drover bench: -count: %d is not a positive number of runs\n", *count)
 		return 2
 	}
+	if *cpuProfile != "" && *placingProfile != "" {
+		fmt.Fprintln(stderr, "drover bench: -cpuprofile and -cpuprofile-placing: one CPU profile at a time")
+		return 2
+	}
 	specs, err := benchSpecs(*nodesFlag, *scenFlag, *quick)
 	if err != nil {
 		fmt.Fprintln(stderr, "drover bench:", err)
@@ -76,10 +80,6 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	for _, spec := range specs {
 		spec.Servers, spec.SerialPlans, spec.Schedulers = *servers, *serialPlans, *schedulers
 		if *placingProfile != "" {
-			if *cpuProfile != "" {
-				fmt.Fprintln(stderr, "drover bench: -cpuprofile and -cpuprofile-placing: one CPU profile at a time")
-				return 2
-			}
 			spec.Measuring = func() func() { return profileWindow(*placingProfile, stderr) }
 		}
 		if *memProfile != "" {
