@@ -123,17 +123,9 @@ func evalsTable() *memdb.TableSchema {
 	// others) and a namespace's evals come from "id" (Evals).
 	// "job" keys an eval by (namespace, job, terminal), so a job's status
 	// asks whether it has a live eval without reading its whole history.
-	terminal := &memdb.ConditionalIndex{Conditional: func(obj any) (bool, error) {
-		e, ok := obj.(*structs.Evaluation)
-		if !ok {
-			return false, fmt.Errorf("unexpected type %T", obj)
-		}
-		return e.TerminalStatus(), nil
-	}}
-	jobTerm := &memdb.CompoundIndex{Indexes: []memdb.Indexer{ixEvalNamespace, ixEvalJobID, terminal}}
 	return &memdb.TableSchema{Name: TableEvals, Indexes: map[string]*memdb.IndexSchema{
 		"id":     unique("id", ixEvalID),
-		"job":    optional("job", jobTerm),
+		"job":    optional("job", ixEvalJob),
 		"status": optional("status", liveEvalStatusIndex{ixEvalStatus}),
 	}}
 }

@@ -223,3 +223,47 @@ func TestJobVersionIndexesMatchCompound(t *testing.T) {
 		}
 	}
 }
+
+// The evals' (namespace, job, terminal) keys are evalJobCompound's.
+func TestEvalJobIndexMatchesCompound(t *testing.T) {
+	statuses := []string{"", structs.EvalStatusPending, structs.EvalStatusBlocked, structs.EvalStatusComplete,
+		structs.EvalStatusFailed, structs.EvalStatusCanceled}
+	same := func(what string, key []byte, err error, wantKey []byte, wantErr error) {
+		t.Helper()
+		if !bytes.Equal(key, wantKey) || (err == nil) != (wantErr == nil) {
+			t.Errorf("%s: (%q %v), want (%q %v)", what, key, err, wantKey, wantErr)
+		}
+	}
+	for _, ns := range typedIndexValues {
+		for _, job := range typedIndexValues {
+			for _, status := range statuses {
+				e := &structs.Evaluation{Namespace: ns, JobID: job, Status: status}
+				ok, key, err := ixEvalJob.FromObject(e)
+				wantOK, wantKey, wantErr := evalJobCompound.FromObject(e)
+				if ok != wantOK {
+					t.Errorf("%q/%q %s: indexed %v, want %v", ns, job, status, ok, wantOK)
+				}
+				same(fmt.Sprintf("object %q/%q %s", ns, job, status), key, err, wantKey, wantErr)
+			}
+			for _, terminal := range []bool{false, true} {
+				key, err := ixEvalJob.FromArgs(ns, job, terminal)
+				wantKey, wantErr := evalJobCompound.FromArgs(ns, job, terminal)
+				same(fmt.Sprintf("args %q/%q %v", ns, job, terminal), key, err, wantKey, wantErr)
+			}
+			key, err := ixEvalJob.PrefixFromArgs(ns, job)
+			wantKey, wantErr := evalJobCompound.PrefixFromArgs(ns, job)
+			same(fmt.Sprintf("prefix %q/%q", ns, job), key, err, wantKey, wantErr)
+		}
+	}
+	for _, args := range [][]any{{"a", "b"}, {"a", "b", 1}, {"a", 1, true}, {"a", "b", true, 1}} {
+		key, err := ixEvalJob.FromArgs(args...)
+		wantKey, wantErr := evalJobCompound.FromArgs(args...)
+		same(fmt.Sprintf("args %v", args), key, err, wantKey, wantErr)
+	}
+	ok, key, err := ixEvalJob.FromObject(&structs.Job{ID: "x"})
+	wantOK, wantKey, wantErr := evalJobCompound.FromObject(&structs.Job{ID: "x"})
+	if ok != wantOK {
+		t.Errorf("another type: indexed %v, want %v", ok, wantOK)
+	}
+	same("another type", key, err, wantKey, wantErr)
+}
