@@ -33,6 +33,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	serialPlans := fs.Bool("serial-plans", false, "turn the plan applier's pipeline off (evaluate, commit and answer one plan at a time)")
 	schedulers := fs.Int("schedulers", 0, "scheduling workers per server (default 2, as on a 2-core server)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run (every server is in this process, each one's goroutines labelled server=NAME) to this file")
+	placingProfile := fs.String("cpuprofile-placing", "", "write a CPU profile of only the placing window of scenarios a-c and f (from the first job submitted to the last eval complete; node registration left out) to this file (the last run's, with -count)")
 	memProfile := fs.String("memprofile", "", "write a heap profile to this file once a run's state is in place (scenario f: after placing, before the snapshot; the last run's, with -count)")
 	raftTimings := fs.Bool("raft-timings", false, "after the table, print raft's timing summaries over the run (commit, log writes, replication round trips, FSM apply) for every server in this process")
 	count := fs.Int("count", 1, "run each scenario this many times; with more than one, a row after the runs gives the median rate (runs on a shared machine vary by a quarter or more)")
@@ -40,7 +41,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	readPage := fs.Int("read-page", 0, "scenario r: the alloc and node listings ask per_page=N, each client walking the pages with next_token")
 	traceFile := fs.String("trace", "", "write an execution trace of the whole run to this file (go tool trace -pprof=sync|net|syscall|sched shows where goroutines wait)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: drover bench [-nodes 1000,5000,10000] [-scenario a,b,c,d,e,f,g,r] [-quick] [-servers 3] [-serial-plans] [-schedulers 2] [-count N] [-cpuprofile FILE] [-memprofile FILE] [-trace FILE] [-raft-timings] [-read-gzip] [-read-page N]")
+		fmt.Fprintln(stderr, "Usage: drover bench [-nodes 1000,5000,10000] [-scenario a,b,c,d,e,f,g,r] [-quick] [-servers 3] [-serial-plans] [-schedulers 2] [-count N] [-cpuprofile FILE] [-cpuprofile-placing FILE] [-memprofile FILE] [-trace FILE] [-raft-timings] [-read-gzip] [-read-page N]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -48,6 +49,10 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	}
 	if *count < 1 {
 		fmt.Fprintf(stderr, "drover bench: -count: %d is not a positive number of runs\n", *count)
+		return 2
+	}
+	if *cpuProfile != "" && *placingProfile != "" {
+		fmt.Fprintln(stderr, "drover bench: -cpuprofile and -cpuprofile-placing: one CPU profile at a time")
 		return 2
 	}
 	specs, err := benchSpecs(*nodesFlag, *scenFlag, *quick)
@@ -89,6 +94,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	for _, spec := range specs {
 		spec.Servers, spec.SerialPlans, spec.Schedulers = *servers, *serialPlans, *schedulers
 		spec.ReadGzip, spec.ReadPage = *readGzip, *readPage
+		if *placingProfile != "" {
+			spec.Measuring = func() func() { return profileWindow(*placingProfile, stderr) }
+		}
 		if *memProfile != "" {
 			spec.HeapProfile = func() error { return writeHeapProfile(*memProfile) }
 		}
@@ -101,7 +109,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 			}
 			printBenchRow(stdout, res)
 			rates = append(rates, res.PerSecond)
-			if *cpuProfile != "" && len(res.ServerNames) > 1 {
+			if (*cpuProfile != "" || *placingProfile != "") && len(res.ServerNames) > 1 {
 				fmt.Fprintf(stderr, "drover bench: scenario %s: the profile labels each server's goroutines: server=%s led, server=%s followed ('go tool pprof -tags' splits the CPU by server)\n",
 					res.Scenario, res.ServerNames[0], strings.Join(res.ServerNames[1:], ","))
 			}
@@ -226,6 +234,17 @@ func record(path string, start func(io.Writer) error, end func()) (stop func(), 
 		return nil, err
 	}
 	return func() { end(); f.Close() }, nil
+}
+
+// profileWindow starts a CPU profile into path and returns what ends it;
+// a profile that cannot start is reported and the run goes on unprofiled.
+func profileWindow(path string, stderr io.Writer) func() {
+	stop, err := record(path, pprof.StartCPUProfile, pprof.StopCPUProfile)
+	if err != nil {
+		fmt.Fprintln(stderr, "drover bench: -cpuprofile-placing:", err)
+		return func() {}
+	}
+	return stop
 }
 
 // writeHeapProfile writes the heap profile (in use and allocated since

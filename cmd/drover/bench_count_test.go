@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -47,5 +49,27 @@ func TestBench_MedianRowFollowsTheRuns(t *testing.T) {
 	last := lines[4]
 	if !strings.Contains(last, "median of 3") || strings.Count(strings.SplitN(last, "rates ", 2)[1], ",") != 2 {
 		t.Fatalf("last row %q: want the median of 3 runs with their 3 rates", last)
+	}
+}
+
+// -cpuprofile-placing writes a profile of the placing window; with
+// -cpuprofile too (Go has one CPU profile at a time) the bench refuses to
+// start.
+func TestBench_PlacingProfile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "placing.prof")
+	var stdout, stderr bytes.Buffer
+	if code := runBench([]string{"-quick", "-scenario", "a", "-nodes", "100", "-cpuprofile-placing", path}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Size() == 0 {
+		t.Fatalf("profile %s: %v (want a non-empty file)", path, err)
+	}
+	stdout.Reset()
+	stderr.Reset()
+	if code := runBench([]string{"-cpuprofile", path + "2", "-cpuprofile-placing", path}, &stdout, &stderr); code != 2 {
+		t.Fatalf("both profiles: exit %d, want 2", code)
+	}
+	if !strings.Contains(stderr.String(), "one CPU profile") || stdout.Len() != 0 {
+		t.Fatalf("stderr %q, stdout %q: want the refusal and no table", stderr.String(), stdout.String())
 	}
 }

@@ -63,6 +63,11 @@ type Spec struct {
 	// its live heap measured, while the servers still hold it (drover
 	// bench -memprofile writes the heap profile there).
 	HeapProfile func() error
+	// Measuring, if set, is called when a placing run's measured window
+	// opens (a-c and f: the first job submitted, the nodes already registered)
+	// and the function it returns when the window closes (drover bench
+	// -cpuprofile-placing profiles only that window).
+	Measuring func() (end func())
 }
 
 // DefaultSpec is the shape for a scenario; quick divides the work
@@ -182,13 +187,19 @@ func Run(spec Spec) (*Result, error) {
 // waits until every job's register eval is complete; the scheduler marks
 // an eval complete only after its plan's allocs are committed.
 func runPlacement(c *Cluster, res *Result) error {
+	end := func() {}
+	if res.Measuring != nil {
+		end = res.Measuring()
+	}
 	startCPU, startGC, start := cpuTime(), gcCPUTime(), time.Now()
 	evalIDs, err := submitJobs(c, res.Spec)
 	if err != nil {
+		end()
 		return err
 	}
 	timeout := waitTimeout + time.Duration(res.Jobs*res.Count)*placementBudget
 	evals, err := waitEvals(c.Srv.State(), evalIDs, timeout)
+	end()
 	if err != nil {
 		return err
 	}

@@ -24,7 +24,7 @@ func (f *FSM) applierTable() map[structs.MessageType]applier {
 		structs.AllocUpdateRequestType:           decodeAndApply(f.applyAllocServerUpdate),
 		structs.AllocClientUpdateRequestType:     decodeAndApply(f.applyAllocClientUpdate),
 		structs.AllocUpdateDesiredTransitionType: decodeAndApply(f.applyAllocDesiredTransition),
-		structs.ApplyPlanResultsRequestType:      decodeAndApply(f.applyPlanResults),
+		structs.ApplyPlanResultsRequestType:      decodeWithAndApply(structs.DecodePlanResults, f.applyPlanResults),
 		structs.DeploymentStatusUpdateType:       decodeAndApply(f.applyDeploymentStatus),
 		structs.SchedulerConfigRequestType:       decodeAndApply(f.applySchedulerConfig),
 		structs.DeploymentPromoteRequestType:     decodeAndApply(f.applyDeploymentPromote),
@@ -56,9 +56,16 @@ func (f *FSM) applierTable() map[structs.MessageType]applier {
 
 // decodeAndApply decodes the payload into a fresh T and applies it.
 func decodeAndApply[T any](fn func(req *T, index uint64) error) applier {
+	return decodeWithAndApply(func(buf []byte, req *T) error { return structs.Decode(buf, req) }, fn)
+}
+
+// decodeWithAndApply is decodeAndApply with an entry type's own decoder,
+// which must give what structs.Decode gives (a plan result's:
+// structs.DecodePlanResults).
+func decodeWithAndApply[T any](decode func([]byte, *T) error, fn func(req *T, index uint64) error) applier {
 	return applier{payload: reflect.TypeFor[T](), apply: func(buf []byte, index uint64) error {
 		req := new(T)
-		if err := structs.Decode(buf, req); err != nil {
+		if err := decode(buf, req); err != nil {
 			return fmt.Errorf("decode %T: %w", req, err)
 		}
 		return fn(req, index)

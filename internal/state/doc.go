@@ -16,7 +16,8 @@
 //
 // # Tables
 //
-// go-memdb tables (schema.go): jobs, job_version (last 6 versions per job; a
+// go-memdb tables (schema.go): jobs (by id; system and sysbatch jobs also by
+// type, periodic parents in periodic), job_version (last 6 versions per job; a
 // tagged version outlives the cap), nodes (by id, secret_id, and draining
 // nodes only), allocs (by id, job, node for terminal allocs only, deployment), evals (by
 // id, (namespace, job, terminal), and live status only), deployment,

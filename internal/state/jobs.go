@@ -172,12 +172,21 @@ func (r reader) PeriodicJobs(ws memdb.WatchSet) ([]*structs.Job, error) {
 	return list[structs.Job](r.txn(), ws, TableJobs, "periodic", true)
 }
 
-// JobsByStatus returns the jobs with the given status.
+// JobsByStatus returns the jobs with the given status, in namespace and
+// ID order. The jobs table has no status index (a job's status changes
+// with its allocs, and every change rewrote the entry), so this filters
+// every job, and ws fires on any job's change.
 func (r reader) JobsByStatus(ws memdb.WatchSet, status string) ([]*structs.Job, error) {
-	return list[structs.Job](r.txn(), ws, TableJobs, "status", status)
+	return listWhere(r.txn(), ws, func(j *structs.Job) bool { return j.Status == status }, TableJobs, "id")
 }
 
-// JobsByType returns the jobs of a scheduler type (e.g. every system job).
+// JobsByType returns the jobs of a scheduler type (e.g. every system job),
+// in namespace and ID order. System and sysbatch jobs come from the "type"
+// index; the jobs of any other type by filtering every job (ws then fires
+// on any job's change).
 func (r reader) JobsByType(ws memdb.WatchSet, jobType string) ([]*structs.Job, error) {
-	return list[structs.Job](r.txn(), ws, TableJobs, "type", jobType)
+	if indexedJobType(jobType) {
+		return list[structs.Job](r.txn(), ws, TableJobs, "type", jobType)
+	}
+	return listWhere(r.txn(), ws, func(j *structs.Job) bool { return j.Type == jobType }, TableJobs, "id")
 }

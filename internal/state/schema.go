@@ -62,24 +62,27 @@ func optional(name string, idx memdb.Indexer) *memdb.IndexSchema {
 func jobsTable() *memdb.TableSchema {
 	// Only periodic parents are in "periodic" (periodicIndex): the periodic
 	// dispatcher lists and watches them, and a write of any other job
-	// neither costs an entry there nor wakes it.
+	// neither costs an entry there nor wakes it. Likewise only system and
+	// sysbatch jobs are in "type" (nodeJobTypeIndex): a node registering
+	// reads those, and service and batch jobs, nearly all of a cluster's,
+	// would pay an index entry rewritten on every write of the job (its
+	// register and each status change) for a read nothing makes. The jobs
+	// of any other type, and the jobs of a status, are read by filtering
+	// "id" (JobsByType, JobsByStatus).
 	return &memdb.TableSchema{Name: TableJobs, Indexes: map[string]*memdb.IndexSchema{
-		"id":       unique("id", &memdb.CompoundIndex{Indexes: []memdb.Indexer{ixJobNamespace, ixJobID}}),
-		"status":   optional("status", ixJobStatus),
-		"type":     optional("type", ixJobType),
+		"id":       unique("id", ixJobKey),
+		"type":     optional("type", nodeJobTypeIndex{ixJobType}),
 		"periodic": {Name: "periodic", AllowMissing: true, Indexer: periodicIndex},
 	}}
 }
 
 func jobVersionTable() *memdb.TableSchema {
-	id := &memdb.CompoundIndex{Indexes: []memdb.Indexer{
-		str("Namespace"), str("ID"), &memdb.UintFieldIndex{Field: "Version"},
-	}}
 	// "job" is non-unique, and memdb orders equal keys by primary key, so
-	// the versions of one job come out oldest first.
+	// the versions of one job come out oldest first. Both keys are built
+	// without reflection (typed_index.go): every job register writes them.
 	return &memdb.TableSchema{Name: TableJobVersion, Indexes: map[string]*memdb.IndexSchema{
-		"id":  unique("id", id),
-		"job": {Name: "job", Indexer: nsAnd("ID")},
+		"id":  unique("id", ixJobVersionID),
+		"job": {Name: "job", Indexer: ixJobVersionJob},
 	}}
 }
 
@@ -108,7 +111,7 @@ func allocsTable() *memdb.TableSchema {
 	// applies it.
 	return &memdb.TableSchema{Name: TableAllocs, Indexes: map[string]*memdb.IndexSchema{
 		"id":            unique("id", ixAllocID),
-		"job":           optional("job", &memdb.CompoundIndex{Indexes: []memdb.Indexer{ixAllocNamespace, ixAllocJobID}}),
+		"job":           optional("job", ixAllocJob),
 		"node_terminal": optional("node_terminal", ixAllocNodeTerminal),
 		"deployment":    optional("deployment", ixAllocDeploymentID),
 	}}
@@ -120,17 +123,9 @@ func evalsTable() *memdb.TableSchema {
 	// others) and a namespace's evals come from "id" (Evals).
 	// "job" keys an eval by (namespace, job, terminal), so a job's status
 	// asks whether it has a live eval without reading its whole history.
-	terminal := &memdb.ConditionalIndex{Conditional: func(obj any) (bool, error) {
-		e, ok := obj.(*structs.Evaluation)
-		if !ok {
-			return false, fmt.Errorf("unexpected type %T", obj)
-		}
-		return e.TerminalStatus(), nil
-	}}
-	jobTerm := &memdb.CompoundIndex{Indexes: []memdb.Indexer{ixEvalNamespace, ixEvalJobID, terminal}}
 	return &memdb.TableSchema{Name: TableEvals, Indexes: map[string]*memdb.IndexSchema{
 		"id":     unique("id", ixEvalID),
-		"job":    optional("job", jobTerm),
+		"job":    optional("job", ixEvalJob),
 		"status": optional("status", liveEvalStatusIndex{ixEvalStatus}),
 	}}
 }
@@ -204,6 +199,25 @@ var runningDeploymentIndex = flagIndex[structs.Deployment]{name: "running", has:
 
 // periodicIndex holds the jobs with an enabled periodic block.
 var periodicIndex = flagIndex[structs.Job]{name: "periodic", has: (*structs.Job).IsPeriodic}
+
+// nodeJobTypeIndex indexes the type of system and sysbatch jobs only
+// (indexedJobType), under the keys a type index of every job gave them.
+type nodeJobTypeIndex struct {
+	typedString[structs.Job]
+}
+
+func (i nodeJobTypeIndex) FromObject(obj any) (bool, []byte, error) {
+	if j, ok := obj.(*structs.Job); ok && !indexedJobType(j.Type) {
+		return false, nil, nil
+	}
+	return i.typedString.FromObject(obj)
+}
+
+// indexedJobType reports whether jobs of type t are in the jobs table's
+// "type" index: the types whose jobs run on every node.
+func indexedJobType(t string) bool {
+	return t == structs.JobTypeSystem || t == structs.JobTypeSysBatch
+}
 
 // liveEvalStatusIndex indexes the status of evals that are not terminal.
 type liveEvalStatusIndex struct {

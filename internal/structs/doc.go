@@ -48,6 +48,15 @@
 // anything else). State snapshots write structs as arrays too, their
 // fields held by internal/state's testdata/snapshot_fields.golden;
 // snapshots of the first format, with field names, still restore.
+// The plan result, the entry every server applies for every placement,
+// decodes through DecodePlanResults (plan_decode.go): the request and its
+// allocs are read field by field without reflection, strings and resources
+// an alloc repeats from the alloc before it are decoded once, nested
+// objects go to the codec, and any other shape (names, unknown fields) to
+// the codec whole; TestDecodePlanResults_SameAsCodec and
+// FuzzDecodePlanResults hold it to Decode (about 40 % less time and a third
+// fewer allocations per entry, BenchmarkDecodePlanResults on the entries
+// of a drover bench run).
 // Everything non-deterministic (IDs, timestamps) is decided before an entry
 // is proposed.
 //
