@@ -38,6 +38,17 @@ func getList(t *testing.T, a *Agent, path, token string) listReply {
 // default (gzip, decompressed here), "identity" a plain body.
 func getListEncoded(t *testing.T, a *Agent, path, token, encoding string) listReply {
 	t.Helper()
+	resp, b := fetch(t, a, path, token, encoding)
+	return listReply{status: resp.StatusCode, index: resp.Header.Get("X-Nomad-Index"),
+		next: resp.Header.Get("X-Nomad-NextToken"), contentType: resp.Header.Get("Content-Type"),
+		knownLeader: resp.Header.Get("X-Nomad-KnownLeader"), body: string(b), gzipped: resp.Uncompressed}
+}
+
+// fetch GETs path with token (if any), asking for encoding (if any:
+// then Go's client leaves the body as it came over the wire), and
+// returns the reply with its whole body.
+func fetch(t *testing.T, a *Agent, path, token, encoding string) (*http.Response, []byte) {
+	t.Helper()
 	req, err := http.NewRequest("GET", "http://"+a.HTTPAddr()+path, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -57,9 +68,23 @@ func getListEncoded(t *testing.T, a *Agent, path, token, encoding string) listRe
 	if err != nil {
 		t.Fatal(err)
 	}
-	return listReply{status: resp.StatusCode, index: resp.Header.Get("X-Nomad-Index"),
-		next: resp.Header.Get("X-Nomad-NextToken"), contentType: resp.Header.Get("Content-Type"),
-		knownLeader: resp.Header.Get("X-Nomad-KnownLeader"), body: string(b), gzipped: resp.Uncompressed}
+	return resp, b
+}
+
+// aclListAgent is an agent with ACLs on, bootstrapped (c carries the
+// management token, root), and seeded by seedListCluster.
+func aclListAgent(t *testing.T) (a *Agent, c *api.Client, root *api.ACLToken, ids map[string]string) {
+	t.Helper()
+	a, c = testAgent(t, func(cfg *config.Config) {
+		allSchedulers(cfg)
+		cfg.ACL.Enabled = true
+	})
+	root, _, err := c.ACLTokens().Bootstrap(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetSecretID(root.SecretID)
+	return a, c, root, seedListCluster(t, a, c)
 }
 
 // listPaths are every list endpoint of routes.go, in the shapes a caller
@@ -212,16 +237,7 @@ func TestListReplyCache_SameRepliesAsUncached(t *testing.T) {
 // listing never answers a token limited to one namespace, nor one
 // without a token: each sees what it sees uncached.
 func TestListReplyCache_ACLViews(t *testing.T) {
-	a, c := testAgent(t, func(cfg *config.Config) {
-		allSchedulers(cfg)
-		cfg.ACL.Enabled = true
-	})
-	root, _, err := c.ACLTokens().Bootstrap(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.SetSecretID(root.SecretID)
-	ids := seedListCluster(t, a, c)
+	a, c, root, ids := aclListAgent(t)
 	if _, err := c.ACLPolicies().Upsert(&api.ACLPolicy{Name: "read-prod",
 		Rules: `namespace "prod" { policy = "read" }` + "\n" + `node { policy = "read" }`}, nil); err != nil {
 		t.Fatal(err)

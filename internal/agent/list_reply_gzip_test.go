@@ -15,21 +15,7 @@ import (
 // body as it came over the wire.
 func getRaw(t *testing.T, a *Agent, path, encoding string) (*http.Response, []byte) {
 	t.Helper()
-	req, err := http.NewRequest("GET", "http://"+a.HTTPAddr()+path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Accept-Encoding", encoding)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp, b
+	return fetch(t, a, path, "", encoding)
 }
 
 func gunzip(t *testing.T, b []byte) []byte {

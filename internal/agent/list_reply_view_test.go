@@ -36,17 +36,8 @@ var viewPolicies = map[string]string{
 
 func newViewCluster(t *testing.T) *viewCluster {
 	t.Helper()
-	a, c := testAgent(t, func(cfg *config.Config) {
-		allSchedulers(cfg)
-		cfg.ACL.Enabled = true
-	})
-	root, _, err := c.ACLTokens().Bootstrap(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.SetSecretID(root.SecretID)
-	v := &viewCluster{a: a, c: c, tokens: map[string]*api.ACLToken{"root": root}}
-	v.ids = seedListCluster(t, a, c)
+	a, c, root, ids := aclListAgent(t)
+	v := &viewCluster{a: a, c: c, tokens: map[string]*api.ACLToken{"root": root}, ids: ids}
 	for name, rules := range viewPolicies {
 		if _, err := c.ACLPolicies().Upsert(&api.ACLPolicy{Name: name, Rules: rules}, nil); err != nil {
 			t.Fatal(err)
