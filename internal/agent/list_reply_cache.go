@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/drover-project/drover/internal/server"
+	"github.com/drover-project/drover/internal/telemetry"
 )
 
 // replyCacheBytes bounds the whole-reply cache of list endpoints: it
@@ -220,6 +221,22 @@ func (c *replyCache) stats() replyCacheStats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return replyCacheStats{Bytes: c.bytes, Entries: int64(len(c.entries)), Hits: c.hits, Misses: c.misses, Gzips: c.gzips}
+}
+
+// replyCacheGauges are the cache's figures at a scrape, for operators:
+// bytes and entries kept now, and since the agent started the requests
+// answered from it (hits), those that built their reply (misses) and
+// the replies gzip'd for keeping. Drover's own names (Nomad has no such
+// cache): drover_http_reply_cache_*.
+func (h *HTTPServer) replyCacheGauges() []telemetry.Gauge {
+	s := h.replies.stats()
+	return []telemetry.Gauge{
+		{Name: "drover.http.reply_cache.bytes", Value: float64(s.Bytes)},
+		{Name: "drover.http.reply_cache.entries", Value: float64(s.Entries)},
+		{Name: "drover.http.reply_cache.hits", Value: float64(s.Hits)},
+		{Name: "drover.http.reply_cache.misses", Value: float64(s.Misses)},
+		{Name: "drover.http.reply_cache.gzips", Value: float64(s.Gzips)},
+	}
 }
 
 // replyKey names a list request's shape: its path and every query

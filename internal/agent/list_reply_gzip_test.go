@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/nomad/api"
@@ -130,5 +131,38 @@ func TestReplyCache_GzipFileClosedWithEntry(t *testing.T) {
 	c.release(e)
 	if _, err := gf.Stat(); err == nil || g.file != nil {
 		t.Fatal("the dropped reply's gzip'd file is still open after its last send")
+	}
+}
+
+// TestReplyCache_Metrics: the reply cache's figures are on /v1/metrics,
+// in Nomad's JSON summary (dotted) and the Prometheus exposition
+// (drover_http_reply_cache_*), as they are in the cache.
+func TestReplyCache_Metrics(t *testing.T) {
+	a, c := testAgent(t, allSchedulers)
+	seedListCluster(t, a, c)
+	for range 3 {
+		getRaw(t, a, "/v1/jobs?namespace=*", "gzip")
+	}
+	s := a.httpHandler.replies.stats()
+	if s.Hits == 0 || s.Gzips == 0 || s.Entries == 0 {
+		t.Fatalf("the cache was not used: %+v", s)
+	}
+	want := map[string]int64{"bytes": s.Bytes, "entries": s.Entries, "hits": s.Hits, "misses": s.Misses, "gzips": s.Gzips}
+	summary, _, err := c.Operator().MetricsSummary(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float32{}
+	for _, g := range summary.Gauges {
+		got[g.Name] = g.Value
+	}
+	_, text := doRaw(t, a, "GET", "/v1/metrics?format=prometheus", "")
+	for name, v := range want {
+		if g, ok := got["drover.http.reply_cache."+name]; !ok || int64(g) != v {
+			t.Errorf("JSON gauge drover.http.reply_cache.%s = %v (present %v), want %d", name, g, ok, v)
+		}
+		if line := "drover_http_reply_cache_" + name + " " + strconv.FormatInt(v, 10); !strings.Contains(text, line+"\n") {
+			t.Errorf("prometheus exposition lacks %q", line)
+		}
 	}
 }

@@ -21,6 +21,7 @@ func (h *HTTPServer) metricsRoutes() {
 func (h *HTTPServer) setupMetrics() {
 	if h.srv != nil {
 		h.metrics = h.srv.Metrics()
+		h.metrics.Register(h.metrics.NewGaugeFunc(h.replyCacheGauges))
 	} else {
 		h.metrics = telemetry.New()
 		h.metrics.Register(h.metrics.NewRuntimeCollector())
