@@ -75,6 +75,10 @@ type replyEntry struct {
 	// makes one request compress it while the others wait for it.
 	gzMu sync.Mutex
 	gz   *gzipReply
+	// gzOnly: only the gzip'd reply is kept (size is the plain one's
+	// length): a listing too big to keep plain, kept for the callers
+	// that ask for gzip (the official client always does).
+	gzOnly bool
 }
 
 // gzipReply is a kept reply gzip'd at BestSpeed, as WithGzip would
@@ -88,7 +92,10 @@ type gzipReply struct {
 
 // cost is what an entry counts against the budget.
 func (e *replyEntry) cost(key string) int64 {
-	n := e.size + int64(len(key)+len(e.nextToken)) + 64
+	n := int64(len(key)+len(e.nextToken)) + 64
+	if !e.gzOnly {
+		n += e.size
+	}
 	if e.gz != nil {
 		n += e.gz.size
 	}
@@ -291,16 +298,20 @@ func (h *HTTPServer) cachedList(w http.ResponseWriter, r *http.Request, tables [
 	// The same test the blocking query makes: an answer past the
 	// caller's index is sent at once.
 	if index := st.MaxTableIndex(tables...); index > minIndex {
-		if e := c.get(key, index); e != nil {
+		if e := c.get(key, index); e.serves(w) {
 			h.writeCached(w, r, key, e, true)
 			return nil, nil
+		} else if e != nil {
+			c.release(e)
 		}
 		fill := c.fillLock(key)
 		fill.Lock()
-		if e := c.peek(key, st.MaxTableIndex(tables...)); e != nil {
+		if e := c.peek(key, st.MaxTableIndex(tables...)); e.serves(w) {
 			fill.Unlock()
 			h.writeCached(w, r, key, e, true)
 			return nil, nil
+		} else if e != nil {
+			c.release(e)
 		}
 		// Built here, not by fill: a reply whose view did not hold is
 		// sent, not kept.
@@ -346,14 +357,25 @@ func (c *replyCache) fill(w http.ResponseWriter, r *http.Request, key string, bu
 		return nil, out, nil
 	}
 	if e := c.peek(key, index); e != nil {
-		return e, nil, nil
+		if e.serves(w) {
+			return e, nil, nil
+		}
+		c.release(e)
 	}
 	e := &replyEntry{index: index, nextToken: w.Header().Get("X-Nomad-NextToken"), refs: 1}
 	pretty := isPretty(r)
 	if l, ok := out.(jsonList); ok {
 		e.size = int64(l.size())
 		if e.cost(key) > c.max/4 {
-			return nil, out, nil // too big to keep: streamed as it is built
+			// Too big to keep plain: kept gzip'd for a caller that
+			// asks for gzip, else streamed as it is built.
+			if pretty || compressingWriter(w) == nil {
+				return nil, out, nil
+			}
+			if e := c.keepGzipOnly(key, e, l); e != nil {
+				return e, nil, nil
+			}
+			return nil, out, nil
 		}
 		if !pretty && e.size >= c.fileMin.Load() {
 			// Straight into the memory file, never whole on the heap.

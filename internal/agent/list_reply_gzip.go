@@ -13,7 +13,9 @@ import (
 // server CPU each time. The cache now keeps the gzip'd reply beside the
 // plain one, made once per kept reply by the first request that asks,
 // and sends it as WithGzip would have: Content-Encoding gzip, Vary
-// Accept-Encoding (WithGzip's), the same decompressed bytes.
+// Accept-Encoding (WithGzip's), the same decompressed bytes. A listing
+// too big to keep plain is kept gzip'd alone (keepGzipOnly), for those
+// callers only.
 
 // gzipped is e's reply gzip'd, compressed now if no request has asked
 // for it yet. While e is kept under key, the compressed bytes count
@@ -52,16 +54,25 @@ func compressReply(e *replyEntry) (*gzipReply, error) {
 	if e.file != nil {
 		src = io.NewSectionReader(e.file, 0, e.size)
 	}
+	return gzipInto(e.file != nil, func(w io.Writer) error {
+		_, err := io.Copy(w, src)
+		return err
+	})
+}
+
+// gzipInto gzips what write writes at BestSpeed, into a memory file if
+// inFile, else on the heap.
+func gzipInto(inFile bool, write func(io.Writer) error) (*gzipReply, error) {
 	compress := func(w io.Writer) error {
 		gz := gzipWriters.Get().(*gzip.Writer)
 		defer func() { gz.Reset(io.Discard); gzipWriters.Put(gz) }()
 		gz.Reset(w)
-		if _, err := io.Copy(gz, src); err != nil {
+		if err := write(gz); err != nil {
 			return err
 		}
 		return gz.Close()
 	}
-	if e.file != nil {
+	if inFile {
 		f, err := newReplyFile(compress)
 		if err != nil {
 			return nil, err
@@ -78,6 +89,32 @@ func compressReply(e *replyEntry) (*gzipReply, error) {
 		return nil, err
 	}
 	return &gzipReply{body: b.Bytes(), size: int64(b.Len())}, nil
+}
+
+// keepGzipOnly keeps, for a caller that asks for gzip, a listing too big
+// to keep plain: l is written straight through the compressor into a
+// memory file (never whole on the heap), and kept gzip'd alone unless
+// that too is over the cache's per-reply bound. e (the caller's, with
+// the reply's index, next token and plain size) is returned to be sent,
+// or nil if compressing failed (the caller then streams the listing as
+// it is built).
+func (c *replyCache) keepGzipOnly(key string, e *replyEntry, l jsonList) *replyEntry {
+	g, err := gzipInto(true, l.writeChunks)
+	if err != nil {
+		return nil
+	}
+	e.gz, e.gzOnly = g, true
+	c.mu.Lock()
+	c.gzips++
+	c.mu.Unlock()
+	c.put(key, e)
+	return e
+}
+
+// serves reports whether e can answer the request w writes: a reply kept
+// gzip'd alone answers only a caller that asks for gzip.
+func (e *replyEntry) serves(w http.ResponseWriter) bool {
+	return e != nil && (!e.gzOnly || compressingWriter(w) != nil)
 }
 
 // compressingWriter is WithGzip's writer when it is about to compress

@@ -166,3 +166,56 @@ func TestReplyCache_Metrics(t *testing.T) {
 		}
 	}
 }
+
+// TestListReplyCache_GzipOnlyWhenTooBigPlain: a listing too big to keep
+// plain is kept gzip'd alone for the callers that ask for gzip, compressed
+// once, and answers them the plain reply's bytes once unzipped; a plain
+// caller still gets the whole listing, built anew, and never a kept
+// gzip'd reply. Every list path then answers as uncached, in both
+// encodings, with the cache this small.
+func TestListReplyCache_GzipOnlyWhenTooBigPlain(t *testing.T) {
+	a, c := testAgent(t, allSchedulers)
+	ids := seedListCluster(t, a, c)
+	cache := a.httpHandler.replies
+	const path = "/v1/allocations?namespace=*"
+	cache.off.Store(true)
+	_, plain := getRaw(t, a, path, "identity")
+	_, wire := getRaw(t, a, path, "gzip")
+	cache.off.Store(false)
+	// Too big to keep plain (cost is the size plus the key, the next
+	// token and 64), small enough gzip'd.
+	quarter := int64(len(plain)) + int64(len(path)) + 64 - 1
+	if int64(len(wire))+int64(len(path))+64 > quarter {
+		t.Fatalf("the listing gzip'd (%d B) is not smaller than plain (%d B)", len(wire), len(plain))
+	}
+	cache.mu.Lock()
+	cache.max = 4 * quarter
+	cache.mu.Unlock()
+	cache.reset()
+
+	before := cache.stats()
+	for i := range 3 {
+		resp, got := getRaw(t, a, path, "gzip")
+		if resp.Header.Get("Content-Encoding") != "gzip" || resp.Header.Get("Content-Length") != strconv.Itoa(len(got)) {
+			t.Fatalf("#%d: encoding %q length %q for %d bytes", i, resp.Header.Get("Content-Encoding"), resp.Header.Get("Content-Length"), len(got))
+		}
+		if unzipped := gunzip(t, got); !bytes.Equal(unzipped, plain) {
+			t.Fatalf("#%d: unzipped\n%s\nwant\n%s", i, unzipped, plain)
+		}
+	}
+	s := cache.stats()
+	if s.Gzips-before.Gzips != 1 || s.Hits-before.Hits != 2 || s.Entries != 1 || s.Bytes > quarter {
+		t.Fatalf("3 gzip'd reads: %d compressions, %d hits, %d entries, %d bytes (bound %d)",
+			s.Gzips-before.Gzips, s.Hits-before.Hits, s.Entries, s.Bytes, quarter)
+	}
+	for range 2 {
+		resp, got := getRaw(t, a, path, "identity")
+		if resp.Header.Get("Content-Encoding") != "" || !bytes.Equal(got, plain) {
+			t.Fatalf("plain read: encoding %q\n%s\nwant\n%s", resp.Header.Get("Content-Encoding"), got, plain)
+		}
+	}
+	if s2 := cache.stats(); s2.Gzips != s.Gzips || s2.Entries != 1 {
+		t.Fatalf("plain reads changed the kept reply: %+v then %+v", s, s2)
+	}
+	checkListReplies(t, a, "a small cache", false, listPaths(ids), []string{""})
+}
