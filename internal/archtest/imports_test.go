@@ -78,6 +78,8 @@ var rules = []rule{
 	// HTTP handlers call server endpoints, which read the state store.
 	{"internal/agent", neverImports("internal/state")},
 	{"internal/testutil/mock", only("internal/structs")},
+	// Captured raft entries for the FSM's benchmark and the decoder's tests.
+	{"internal/testutil/benchentries", only()},
 	// Tokens, credentials and the keyring see the state store and nothing
 	// of the server but the interface they declare (auth.Server).
 	{"internal/server/auth", only("internal/acl", "internal/clock", "internal/server/coded", "internal/state", "internal/structs")},

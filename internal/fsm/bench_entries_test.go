@@ -1,16 +1,13 @@
 package fsm
 
 import (
-	"compress/gzip"
-	"encoding/binary"
 	"fmt"
-	"io"
-	"os"
 	"testing"
 
 	"github.com/hashicorp/raft"
 
 	"github.com/drover-project/drover/internal/structs"
+	"github.com/drover-project/drover/internal/testutil/benchentries"
 )
 
 // benchEntries are the first 120 command entries a 3-server drover bench
@@ -18,30 +15,18 @@ import (
 // registers of a 10-alloc service job with its eval, 56 plan results
 // placing 10 allocs each and finishing the eval), as the leader's FSM
 // received them at raft indexes 5006-5125; testdata/bench-entries.bin.gz
-// holds each as its 8-byte big-endian index, a 4-byte big-endian length
-// and the entry's bytes (type byte first). The indexes matter: a plan
+// holds them (package benchentries reads it). The indexes matter: a plan
 // whose job's CreateIndex is not the stored job's places nothing
 // (structs.PlanJobGone).
 func benchEntries(tb testing.TB) []*raft.Log {
 	tb.Helper()
-	f, err := os.Open("testdata/bench-entries.bin.gz")
+	entries, err := benchentries.Read("testdata/bench-entries.bin.gz")
 	if err != nil {
 		tb.Fatal(err)
 	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	raw, err := io.ReadAll(zr)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var logs []*raft.Log
-	for len(raw) > 0 {
-		index, n := binary.BigEndian.Uint64(raw), binary.BigEndian.Uint32(raw[8:])
-		logs = append(logs, &raft.Log{Index: index, Type: raft.LogCommand, Data: raw[12 : 12+n]})
-		raw = raw[12+n:]
+	logs := make([]*raft.Log, len(entries))
+	for i, e := range entries {
+		logs[i] = &raft.Log{Index: e.Index, Type: raft.LogCommand, Data: e.Data}
 	}
 	return logs
 }

@@ -2,15 +2,12 @@ package structs
 
 import (
 	"bytes"
-	"compress/gzip"
-	"encoding/binary"
-	"io"
 	"math"
 	"math/rand/v2"
-	"os"
 	"reflect"
 	"testing"
 
+	"github.com/drover-project/drover/internal/testutil/benchentries"
 	"github.com/hashicorp/go-msgpack/v2/codec"
 )
 
@@ -55,26 +52,15 @@ func samePlanResults(t *testing.T, what string, buf []byte) {
 // run committed (internal/fsm/testdata/bench-entries.bin.gz).
 func benchPlanEntries(t testing.TB) [][]byte {
 	t.Helper()
-	f, err := os.Open("../fsm/testdata/bench-entries.bin.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := io.ReadAll(zr)
+	entries, err := benchentries.Read("../fsm/testdata/bench-entries.bin.gz")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out [][]byte
-	for len(raw) > 0 { // index (8 bytes), length (4), type byte, payload
-		n := binary.BigEndian.Uint32(raw[8:])
-		if MessageType(raw[12]) == ApplyPlanResultsRequestType {
-			out = append(out, raw[13:12+n])
+	for _, e := range entries { // type byte, payload
+		if MessageType(e.Data[0]) == ApplyPlanResultsRequestType {
+			out = append(out, e.Data[1:])
 		}
-		raw = raw[12+n:]
 	}
 	return out
 }

@@ -28,7 +28,9 @@
 // Start (an in-process dev agent on free ports, shut down with the test) and
 // Client (the official API client for it), used by the CLI and end-to-end
 // tests. wirefields: holds entry and RPC structs' field order to append-only
-// changes (see package structs).
+// changes (see package structs). benchentries: reads the raft entries
+// captured from a drover bench run that the FSM's apply benchmark replays
+// and the plan-results decoder's tests check.
 //
 // # The check
 //
