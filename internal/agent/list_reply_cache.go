@@ -109,12 +109,13 @@ func newReplyCache(maxBytes int64) *replyCache {
 }
 
 // get returns the reply kept for key at index, counting a hit or miss.
-// The caller sends it, then releases it.
-func (c *replyCache) get(key string, index uint64) *replyEntry {
+// A reply kept gzip'd alone answers only a caller that takes gzip
+// (gzipOK). The caller sends it, then releases it.
+func (c *replyCache) get(key string, index uint64, gzipOK bool) *replyEntry {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e := c.entries[key]
-	if e == nil || e.index != index {
+	e := c.usable(key, index, gzipOK)
+	if e == nil {
 		c.misses++
 		return nil
 	}
@@ -126,14 +127,24 @@ func (c *replyCache) get(key string, index uint64) *replyEntry {
 }
 
 // peek is get without counting.
-func (c *replyCache) peek(key string, index uint64) *replyEntry {
+func (c *replyCache) peek(key string, index uint64, gzipOK bool) *replyEntry {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if e := c.entries[key]; e != nil && e.index == index {
+	e := c.usable(key, index, gzipOK)
+	if e != nil {
 		e.refs++
-		return e
 	}
-	return nil
+	return e
+}
+
+// usable is the entry kept for key at index that can answer the caller
+// (under c.mu), or nil.
+func (c *replyCache) usable(key string, index uint64, gzipOK bool) *replyEntry {
+	e := c.entries[key]
+	if e == nil || e.index != index || (e.gzOnly && !gzipOK) {
+		return nil
+	}
+	return e
 }
 
 // release ends a request's use of e (from get, peek or fill).
@@ -294,24 +305,21 @@ func (h *HTTPServer) cachedList(w http.ResponseWriter, r *http.Request, tables [
 	}
 	minIndex := q.MinQueryIndex
 	key := replyKey(r, view.key)
+	gzipOK := compressingWriter(w) != nil
 	st := h.srv.State()
 	// The same test the blocking query makes: an answer past the
 	// caller's index is sent at once.
 	if index := st.MaxTableIndex(tables...); index > minIndex {
-		if e := c.get(key, index); e.serves(w) {
+		if e := c.get(key, index, gzipOK); e != nil {
 			h.writeCached(w, r, key, e, true)
 			return nil, nil
-		} else if e != nil {
-			c.release(e)
 		}
 		fill := c.fillLock(key)
 		fill.Lock()
-		if e := c.peek(key, st.MaxTableIndex(tables...)); e.serves(w) {
+		if e := c.peek(key, st.MaxTableIndex(tables...), gzipOK); e != nil {
 			fill.Unlock()
 			h.writeCached(w, r, key, e, true)
 			return nil, nil
-		} else if e != nil {
-			c.release(e)
 		}
 		// Built here, not by fill: a reply whose view did not hold is
 		// sent, not kept.
@@ -356,11 +364,8 @@ func (c *replyCache) fill(w http.ResponseWriter, r *http.Request, key string, bu
 	if err != nil || index <= 1 {
 		return nil, out, nil
 	}
-	if e := c.peek(key, index); e != nil {
-		if e.serves(w) {
-			return e, nil, nil
-		}
-		c.release(e)
+	if e := c.peek(key, index, compressingWriter(w) != nil); e != nil {
+		return e, nil, nil
 	}
 	e := &replyEntry{index: index, nextToken: w.Header().Get("X-Nomad-NextToken"), refs: 1}
 	pretty := isPretty(r)

@@ -361,23 +361,23 @@ func TestReplyCache_BoundedByBytes(t *testing.T) {
 	c.put("a", entry(5, 900))
 	c.put("b", entry(5, 900))
 	c.put("c", entry(5, 900))
-	if c.get("a", 5) == nil { // a is now the most recently used
+	if c.get("a", 5, false) == nil { // a is now the most recently used
 		t.Fatal("a missing")
 	}
 	c.put("d", entry(5, 900))
 	c.put("e", entry(5, 900))
-	if s := c.stats(); s.Bytes > 4000 || c.peek("b", 5) != nil || c.peek("a", 5) == nil || c.peek("e", 5) == nil {
-		t.Fatalf("after eviction: %+v, b kept %v, a kept %v", s, c.peek("b", 5) != nil, c.peek("a", 5) != nil)
+	if s := c.stats(); s.Bytes > 4000 || c.peek("b", 5, false) != nil || c.peek("a", 5, false) == nil || c.peek("e", 5, false) == nil {
+		t.Fatalf("after eviction: %+v, b kept %v, a kept %v", s, c.peek("b", 5, false) != nil, c.peek("a", 5, false) != nil)
 	}
 	c.put("big", entry(5, 1001))
-	if c.peek("big", 5) != nil {
+	if c.peek("big", 5, false) != nil {
 		t.Fatal("kept a reply over a quarter of the budget")
 	}
 	c.put("a", entry(4, 10))
-	if e := c.peek("a", 5); e == nil || len(e.body) != 900 {
+	if e := c.peek("a", 5, false); e == nil || len(e.body) != 900 {
 		t.Fatal("an older reply replaced a newer one")
 	}
-	if c.get("a", 6) != nil {
+	if c.get("a", 6, false) != nil {
 		t.Fatal("a reply answered another index")
 	}
 }
@@ -393,7 +393,7 @@ func TestReplyCache_FileClosedAfterLastSend(t *testing.T) {
 	}
 	c := newReplyCache(1 << 20)
 	c.put("k", &replyEntry{index: 7, file: f, size: 5})
-	e := c.get("k", 7)
+	e := c.get("k", 7, false)
 	if e == nil {
 		t.Fatal("not kept")
 	}

@@ -111,12 +111,6 @@ func (c *replyCache) keepGzipOnly(key string, e *replyEntry, l jsonList) *replyE
 	return e
 }
 
-// serves reports whether e can answer the request w writes: a reply kept
-// gzip'd alone answers only a caller that asks for gzip.
-func (e *replyEntry) serves(w http.ResponseWriter) bool {
-	return e != nil && (!e.gzOnly || compressingWriter(w) != nil)
-}
-
 // compressingWriter is WithGzip's writer when it is about to compress
 // this reply, else nil.
 func compressingWriter(w http.ResponseWriter) *gzipResponseWriter {
