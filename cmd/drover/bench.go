@@ -64,12 +64,14 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "drover bench: -read-page: %d is not a page size\n", *readPage)
 		return 2
 	}
-	if *readGzip || *readPage > 0 {
-		for _, s := range specs {
-			if s.Scenario != bench.Reads {
-				fmt.Fprintf(stderr, "drover bench: -read-gzip and -read-page shape scenario r's load only, not scenario %s\n", s.Scenario)
-				return 2
-			}
+	for _, s := range specs {
+		if (*readGzip || *readPage > 0) && s.Scenario != bench.Reads {
+			fmt.Fprintf(stderr, "drover bench: -read-gzip and -read-page shape scenario r's load only, not scenario %s\n", s.Scenario)
+			return 2
+		}
+		if *placingProfile != "" && !bench.Places(s.Scenario) {
+			fmt.Fprintf(stderr, "drover bench: -cpuprofile-placing profiles the placing of scenarios a-c and f; scenario %s places nothing to profile\n", s.Scenario)
+			return 2
 		}
 	}
 	for _, r := range []struct {

@@ -73,3 +73,27 @@ func TestBench_PlacingProfile(t *testing.T) {
 		t.Fatalf("stderr %q, stdout %q: want the refusal and no table", stderr.String(), stdout.String())
 	}
 }
+
+// Options that shape one kind of scenario are refused, by name, for a
+// scenario they would not change, before the table starts.
+func TestBench_ScenarioOptionsRefusedElsewhere(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-scenario", "a", "-read-gzip"}, "-read-gzip and -read-page"},
+		{[]string{"-scenario", "r,a", "-read-page", "10"}, "-read-gzip and -read-page"},
+		{[]string{"-scenario", "r", "-read-page", "-1"}, "-read-page"},
+		{[]string{"-scenario", "r", "-cpuprofile-placing", filepath.Join(t.TempDir(), "p")}, "-cpuprofile-placing"},
+		{[]string{"-scenario", "g", "-cpuprofile-placing", filepath.Join(t.TempDir(), "p")}, "-cpuprofile-placing"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := runBench(append([]string{"-quick", "-nodes", "50"}, tc.args...), &stdout, &stderr); code != 2 {
+			t.Errorf("%v: exit %d, want 2 (stderr %q)", tc.args, code, stderr.String())
+			continue
+		}
+		if !strings.Contains(stderr.String(), tc.want) || stdout.Len() != 0 {
+			t.Errorf("%v: stderr %q, stdout %q: want a refusal naming %s and no table", tc.args, stderr.String(), stdout.String(), tc.want)
+		}
+	}
+}

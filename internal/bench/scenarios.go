@@ -183,6 +183,16 @@ func Run(spec Spec) (*Result, error) {
 	return res, nil
 }
 
+// Places reports whether a scenario has a placing window (runPlacement),
+// the one Spec.Measuring brackets: a-c and f.
+func Places(scenario string) bool {
+	switch scenario {
+	case ManyJobs, BigJobs, OneHugeJob, MillionAllocs:
+		return true
+	}
+	return false
+}
+
 // runPlacement registers the spec's jobs from concurrent submitters and
 // waits until every job's register eval is complete; the scheduler marks
 // an eval complete only after its plan's allocs are committed.
